@@ -1,0 +1,75 @@
+import type { UserMessage } from './messages.js'
+import type { Session } from './session.js'
+
+/**
+ * An agent: one conversation loop over one session.
+ *
+ * @public
+ */
+export interface Agent {
+  /** Stable identifier. */
+  readonly id: string
+  /** The session the agent logs to. */
+  readonly session: Session
+  /** The agent that spawned this one, when it is a child. */
+  readonly owner?: Agent
+  /**
+   * Queues a user message for the next step of the running turn; on an idle
+   * agent it starts a turn. The message is logged when its step begins.
+   */
+  steer(message: UserMessage): void
+  /** Appends a user message to the log now, without starting a turn. */
+  inject(message: UserMessage): Promise<void>
+}
+
+/**
+ * The payload of the `agent/pre-step` waterfall, run before every step of a
+ * turn (never before a same-step retry).
+ *
+ * @public
+ */
+export interface PreStepPayload {
+  readonly agent: Agent
+  readonly turn: number
+  readonly step: number
+  /** Aborted when the turn is cancelled. */
+  readonly signal: AbortSignal
+  /** User messages proposed for this step (steered messages), oldest first. */
+  readonly messages: readonly UserMessage[]
+}
+
+/**
+ * The outcome of the `agent/pre-step` waterfall: `enter` the step, logging
+ * `messages` as its user messages first, or `reject` it and end the turn.
+ *
+ * @public
+ */
+export type PreStepDecision =
+  | { readonly kind: 'enter'; readonly messages: readonly UserMessage[] }
+  | { readonly kind: 'reject'; readonly reason: string }
+
+/**
+ * The payload of the `agent/request-error` waterfall, run when a model
+ * request fails.
+ *
+ * @public
+ */
+export interface RequestErrorPayload {
+  readonly agent: Agent
+  readonly turn: number
+  readonly step: number
+  /** 1 for the first failure of this step, 2 for the next, and so on. */
+  readonly attempt: number
+  readonly error: unknown
+  /** Whether the host considers the failure transient. */
+  readonly retryable: boolean
+  readonly signal: AbortSignal
+}
+
+/**
+ * The outcome of the `agent/request-error` waterfall: `retry` re-sends the
+ * same frozen request (pre-step does not run again), `fail` ends the turn.
+ *
+ * @public
+ */
+export type RequestErrorDecision = { readonly kind: 'retry'; readonly delayMs?: number } | { readonly kind: 'fail' }

@@ -1,0 +1,67 @@
+import type { Disposer } from '@planmode/context'
+import type { Agent } from './agent.js'
+import type { ImageAttachment } from './messages.js'
+import type { CommandSource } from './session.js'
+
+/** How a command takes input. @public */
+export interface CommandInput {
+  /** Shown after the name in help, e.g. `[off|message]`. */
+  readonly hint?: string
+  /** Whether composer image attachments may accompany the command. */
+  readonly images?: boolean
+}
+
+/** What a handler receives. @public */
+export interface CommandInvocation {
+  readonly agent: Agent
+  /** Everything after `/name`, untrimmed. */
+  readonly rawInput: string
+  /** Image attachments sent with the command (empty unless `input.images`). */
+  readonly attachments: readonly ImageAttachment[]
+  /** Pairs the logged `command/run` and `command/done`. */
+  readonly commandId: string
+}
+
+/** A handler's reply, shown to the user and never to the model. @public */
+export interface CommandResult {
+  readonly kind: 'success' | 'error'
+  readonly text: string
+}
+
+/** A slash command. @public */
+export interface CommandDefinition {
+  /** The name without the slash. */
+  readonly name: string
+  readonly description: string
+  readonly input?: CommandInput
+  handler(invocation: CommandInvocation): CommandResult | Promise<CommandResult>
+}
+
+/** A request to run one command line. @public */
+export interface CommandRequest {
+  readonly agent: Agent
+  /** The whole line, starting with `/`. */
+  readonly line: string
+  readonly attachments?: readonly ImageAttachment[]
+  /** Who ran it; defaults to `{ kind: 'user' }`. */
+  readonly source?: CommandSource
+}
+
+/**
+ * The command registry (service `commands`). `execute` logs `command/run`
+ * before the handler and `command/done` after it.
+ *
+ * @public
+ */
+export interface CommandRegistry {
+  /** Adds a command. Throws if the name is taken. The disposer removes it. */
+  register(command: CommandDefinition): Disposer
+  /** Registered commands, sorted by name. */
+  list(): readonly CommandDefinition[]
+  /**
+   * Runs a `/name args` line. Resolves `undefined` when the line names no
+   * registered command (nothing is logged then). A throwing handler becomes
+   * an `error` result.
+   */
+  execute(request: CommandRequest): Promise<CommandResult | undefined>
+}

@@ -1,0 +1,109 @@
+/**
+ * The contracts a host implements and the plan layers consume: session
+ * logs, agents, the pre-step waterfall, and the registries for prompts,
+ * tools, commands, user questions, projections and invariants.
+ *
+ * @remarks
+ * Types only, apart from {@link UserQuestionError}. Importing this package
+ * also types the matching services and events of `@planmode/context`.
+ *
+ * @packageDocumentation
+ */
+import type { PreStepDecision, PreStepPayload, RequestErrorDecision, RequestErrorPayload } from './agent.js'
+import type { CommandRegistry } from './commands.js'
+import type { SessionInvariantRegistry } from './invariants.js'
+import type { SessionProjectionRegistry } from './projections.js'
+import type { SessionEventPayload } from './session.js'
+import type { SystemPromptRegistry } from './system-prompt.js'
+import type { ToolRegistry } from './tools.js'
+import type { UserQuestions } from './user-questions.js'
+
+
+export type {
+  Agent,
+  PreStepDecision,
+  PreStepPayload,
+  RequestErrorDecision,
+  RequestErrorPayload,
+} from './agent.js'
+export type { CommandDefinition, CommandInput, CommandInvocation, CommandRegistry, CommandRequest, CommandResult } from './commands.js'
+export type { SessionInvariant, SessionInvariantRegistry } from './invariants.js'
+export type {
+  AssistantContentBlock,
+  AssistantMessage,
+  ImageAttachment,
+  ImageBlock,
+  MessageSource,
+  ReasoningBlock,
+  TextBlock,
+  ToolCallBlock,
+  UserContentBlock,
+  UserMessage,
+} from './messages.js'
+export type {
+  ProjectionChange,
+  ProjectionKey,
+  ProjectionSnapshot,
+  ProjectionUnit,
+  SessionProjectionMap,
+  SessionProjectionRegistry,
+} from './projections.js'
+export type {
+  CommandSource,
+  RequestHeader,
+  Session,
+  SessionEvent,
+  SessionEventMap,
+  SessionEventPayload,
+  SessionEventType,
+  TurnEndReason,
+} from './session.js'
+export type { JsonSchema, StandardSchemaV1 } from './standard-schema.js'
+export type { AssembledRequest, AssemblyInput, RenderedSection, SystemPromptRegistry, SystemPromptSection } from './system-prompt.js'
+export type { ToolDefinition, ToolExecution, ToolPresentation, ToolRegistry, ToolResult, ToolSchema } from './tools.js'
+export { UserQuestionError } from './user-question-error.js'
+export type { UserQuestionErrorCode } from './user-question-error.js'
+export type {
+  AskRequest,
+  QuestionIntent,
+  QuestionOption,
+  UserAnswer,
+  UserQuestion,
+  UserQuestionProvider,
+  UserQuestions,
+} from './user-questions.js'
+
+declare module '@planmode/context' {
+  interface Services {
+    /** System-prompt sections and request assembly. */
+    systemPrompt: SystemPromptRegistry
+    /** The tool catalog and tool execution. */
+    tools: ToolRegistry
+    /** Slash commands. */
+    commands: CommandRegistry
+    /** Questions put to the person at the keyboard. */
+    userQuestions: UserQuestions
+    /** Projection units folded from session logs. */
+    sessionProjections: SessionProjectionRegistry
+    /** Checks every appended event. */
+    sessionInvariants: SessionInvariantRegistry
+  }
+
+  interface Events {
+    /**
+     * Waterfall before every step of a turn (not before a same-step retry).
+     * Listeners await `next()` for the downstream decision and may amend it.
+     */
+    'agent/pre-step': (
+      payload: PreStepPayload,
+      next: (payload?: PreStepPayload) => Promise<PreStepDecision>,
+    ) => Promise<PreStepDecision>
+    /** Waterfall when a model request fails; decides between retrying the frozen request and failing. */
+    'agent/request-error': (
+      payload: RequestErrorPayload,
+      next: (payload?: RequestErrorPayload) => Promise<RequestErrorDecision>,
+    ) => Promise<RequestErrorDecision>
+    /** After every append, once the event is in `session.events`. */
+    'session/event': (payload: SessionEventPayload) => void
+  }
+}

@@ -1,0 +1,68 @@
+import type { Disposer } from '@planmode/context'
+import type { Session, SessionEvent } from './session.js'
+import type { StandardSchemaV1 } from './standard-schema.js'
+
+/**
+ * The wire value of every projection key, keyed by key. Extend it by
+ * declaration merging; plan-projection adds `plan`.
+ *
+ * @public
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-interface
+export interface SessionProjectionMap {}
+
+/** A key declared in {@link SessionProjectionMap}. @public */
+export type ProjectionKey = keyof SessionProjectionMap & string
+
+/**
+ * A projection unit: a pure fold of the session log into a small state, and
+ * a view of that state sent to clients.
+ *
+ * @public
+ */
+export interface ProjectionUnit<State = unknown, View = unknown> {
+  /** The key of the value in snapshots. */
+  readonly key: string
+  /** Bumped when the state's shape changes, so cached states are refolded. */
+  readonly stateVersion: number
+  /** The state before any event. Plain JSON. */
+  initial(): State
+  /** Folds one event. Return the same reference when the event changes nothing. */
+  apply(state: State, event: SessionEvent): State
+  /** The wire value of a state. */
+  view(state: State): View
+  /** Checks the view before it leaves the host; it must validate synchronously. */
+  readonly schema: StandardSchemaV1<unknown, View>
+}
+
+/** Every projection's value at one point of the log. @public */
+export interface ProjectionSnapshot {
+  /** `seq` of the last event folded; -1 for an empty log. */
+  readonly asOfSeq: number
+  readonly values: { readonly [K in ProjectionKey]?: SessionProjectionMap[K] } & Readonly<Record<string, unknown>>
+}
+
+/** One projection value that changed because of an appended event. @public */
+export interface ProjectionChange {
+  readonly session: Session
+  readonly key: string
+  readonly value: unknown
+  readonly asOfSeq: number
+}
+
+/**
+ * The session-projection registry (service `sessionProjections`): drives
+ * every unit on every appended event.
+ *
+ * @public
+ */
+export interface SessionProjectionRegistry {
+  /** Adds a unit. Throws if its key is taken. The disposer removes it. */
+  register<State, View>(unit: ProjectionUnit<State, View>): Disposer
+  /** Registered keys, in registration order. */
+  keys(): readonly string[]
+  /** Every unit's validated value for `session`, as of its last event. Synchronous. */
+  snapshot(session: Session): ProjectionSnapshot
+  /** Called once per unit whose state reference changed after an append. */
+  onChange(listener: (change: ProjectionChange) => void): Disposer
+}

@@ -1,0 +1,52 @@
+import type { Disposer } from '@planmode/context'
+import type { Agent } from './agent.js'
+import type { ToolSchema } from './tools.js'
+
+/** What a section renders for: the agent a request is assembled for, if any. @public */
+export interface AssemblyInput {
+  readonly agent?: Agent
+}
+
+/**
+ * One named part of the system prompt.
+ *
+ * @public
+ */
+export interface SystemPromptSection {
+  /** Unique name, namespaced by owner (e.g. `plan:policy`). */
+  readonly name: string
+  /** Position; lower first. Ties keep registration order. */
+  readonly order: number
+  /** The text, or a function rendering it per assembly. An empty string contributes nothing. */
+  readonly text: string | ((input: AssemblyInput) => string)
+}
+
+/** A section as rendered by one assembly. @public */
+export interface RenderedSection {
+  readonly name: string
+  readonly order: number
+  readonly text: string
+}
+
+/** What one assembly produces: the request's system text and tool catalog. @public */
+export interface AssembledRequest {
+  /** Every section in order, including empty ones. */
+  readonly sections: readonly RenderedSection[]
+  /** The non-empty section texts joined with a blank line. */
+  readonly system: string
+  /** The tool catalog, sorted by name. */
+  readonly tools: readonly ToolSchema[]
+}
+
+/**
+ * The system-prompt registry (service `systemPrompt`). Plugins add
+ * sections; the agent loop assembles a request before every step.
+ *
+ * @public
+ */
+export interface SystemPromptRegistry {
+  /** Adds a section. Throws if the name is taken. The disposer removes it. */
+  section(section: SystemPromptSection): Disposer
+  /** Renders every section for `input` and snapshots the tool catalog. */
+  assemble(input: AssemblyInput): AssembledRequest
+}

@@ -1,0 +1,79 @@
+import type { Disposer } from '@planmode/context'
+import type { Agent } from './agent.js'
+import type { TextBlock } from './messages.js'
+import type { JsonSchema } from './standard-schema.js'
+
+/** A tool as the model sees it in the catalog. @public */
+export interface ToolSchema {
+  readonly name: string
+  readonly description: string
+  /** JSON Schema of the arguments (an object schema). */
+  readonly parameters: JsonSchema
+}
+
+/** What a tool's `execute` is told about its call. @public */
+export interface ToolExecution {
+  /** The agent whose model made the call; absent when a host runs a tool directly. */
+  readonly agent?: Agent
+  /** Aborted when the turn is cancelled. */
+  readonly signal: AbortSignal
+  readonly toolCallId: string
+}
+
+/** The logged outcome of one tool call. @public */
+export interface ToolResult {
+  readonly isError: boolean
+  /** What the model reads. A thrown error becomes `Error: <message>`. */
+  readonly content: readonly TextBlock[]
+  /** The structured value `execute` returned, when it succeeded. */
+  readonly value?: unknown
+}
+
+/** How a UI may show a tool call or result; hosts without a renderer ignore it. @public */
+export interface ToolPresentation {
+  readonly card: 'generic'
+  readonly title: string
+  readonly kind?: 'read' | 'edit' | 'execute' | 'other'
+  readonly content: readonly TextBlock[]
+}
+
+/**
+ * A tool a plugin registers.
+ *
+ * @public
+ */
+export interface ToolDefinition<Input = never, Output = unknown> {
+  readonly name: string
+  readonly description: string
+  /** JSON Schema of the arguments; the host validates input against it before `execute`. */
+  readonly parameters: JsonSchema
+  /** JSON Schema of the value `execute` returns, for documentation and UIs. */
+  readonly outputSchema?: JsonSchema
+  /** Runs the call. Throw to fail it: the message reaches the model as `Error: <message>`. */
+  execute(input: Input, execution: ToolExecution): Output | Promise<Output>
+  /** Renders a successful value for the model. Defaults to its JSON. */
+  toModelOutput?(output: Output): string
+  /** How a UI may show the call. */
+  presentCall?(input: Input): ToolPresentation
+  /** How a UI may show the result. */
+  presentResult?(result: ToolResult): ToolPresentation
+}
+
+/**
+ * The tool registry (service `tools`).
+ *
+ * @public
+ */
+export interface ToolRegistry {
+  /** Adds a tool. Throws if the name is taken. The disposer removes it. */
+  register<Input, Output>(tool: ToolDefinition<Input, Output>): Disposer
+  /** The tool named `name`, if registered. */
+  get(name: string): ToolDefinition<never, unknown> | undefined
+  /** The catalog, sorted by name. Identical bytes for identical registrations. */
+  schemas(): readonly ToolSchema[]
+  /**
+   * Validates `input` and runs the tool. Never rejects: an unknown tool,
+   * invalid input or a thrown error becomes a failed result.
+   */
+  execute(name: string, input: unknown, execution: ToolExecution): Promise<ToolResult>
+}

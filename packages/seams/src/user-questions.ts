@@ -1,0 +1,78 @@
+import type { Disposer } from '@planmode/context'
+import type { Agent } from './agent.js'
+
+/** One choice of a question. @public */
+export interface QuestionOption {
+  readonly label: string
+  readonly description: string
+}
+
+/**
+ * What a question is for, so a capable UI can render it specially.
+ * `plan-review` names the label that means approval.
+ *
+ * @public
+ */
+export type QuestionIntent =
+  | { readonly kind: 'plan-review'; readonly approve: string }
+  | { readonly kind: string; readonly [key: string]: unknown }
+
+/** One question put to the user. @public */
+export interface UserQuestion {
+  /** Unique within the request; answers refer to it. */
+  readonly id: string
+  /** A short label, e.g. `Plan review`. */
+  readonly header: string
+  readonly question: string
+  /** Long-form material the user should read first (markdown). */
+  readonly detail?: string
+  readonly options: readonly QuestionOption[]
+  /** Whether several options may be selected. */
+  readonly multiSelect?: boolean
+  readonly intent?: QuestionIntent
+}
+
+/** The user's answer to one question. @public */
+export interface UserAnswer {
+  readonly id: string
+  /** Labels of the selected options. */
+  readonly selected: readonly string[]
+  /** Free text the user typed instead of (or besides) choosing. */
+  readonly custom?: string
+}
+
+/** One ask: who is asking, what, and when to give up. @public */
+export interface AskRequest {
+  readonly agent: Agent
+  readonly questions: readonly UserQuestion[]
+  /** Aborting it rejects the ask with `ASK_ABORTED`. */
+  readonly signal?: AbortSignal
+}
+
+/**
+ * Something that can put questions to a person: a terminal, a web UI.
+ * Reject with a {@link UserQuestionError} of code `ASK_CANCELLED` when the
+ * user dismisses the questions to type instead.
+ *
+ * @public
+ */
+export interface UserQuestionProvider {
+  ask(request: AskRequest): Promise<readonly UserAnswer[]>
+}
+
+/**
+ * The user-questions seam (service `userQuestions`).
+ *
+ * @public
+ */
+export interface UserQuestions {
+  /**
+   * Asks through the registered provider. Rejects with a
+   * {@link UserQuestionError}: `NO_PROVIDER` when none is registered,
+   * `NOT_ROOT_AGENT` when the agent is owned by a live agent, `ASK_ABORTED`
+   * when the signal aborts; a provider's own rejection passes through.
+   */
+  ask(request: AskRequest): Promise<readonly UserAnswer[]>
+  /** Registers the provider (the latest wins). The disposer removes it. */
+  registerProvider(provider: UserQuestionProvider): Disposer
+}

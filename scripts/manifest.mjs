@@ -1,0 +1,41 @@
+// Prints the `exports`/`publishConfig.exports` pair for a package's entry points.
+// Usage: node scripts/manifest.mjs packages/<name>   (rewrites package.json in place)
+// Entries come from tsup.config.ts's `entry` map, so exports never drift from the build.
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+export function entriesOf(dir) {
+  const config = readFileSync(join(dir, 'tsup.config.ts'), 'utf8')
+  const block = /entry:\s*\{([^}]*)\}/.exec(config)
+  if (!block) throw new Error(`${dir}/tsup.config.ts: no \`entry: { ... }\` map`)
+  const entries = {}
+  for (const match of block[1].matchAll(/['"]?([\w-]+)['"]?\s*:\s*['"]([^'"]+)['"]/g)) {
+    entries[match[1]] = match[2]
+  }
+  return entries
+}
+
+export function exportsFor(entries, withSource) {
+  const result = {}
+  for (const [name, source] of Object.entries(entries)) {
+    const key = name === 'index' ? '.' : `./${name}`
+    result[key] = {
+      ...(withSource ? { '@planmode/source': `./${source}` } : {}),
+      import: { types: `./dist/${name}.d.ts`, default: `./dist/${name}.js` },
+      require: { types: `./dist/${name}.d.cts`, default: `./dist/${name}.cjs` },
+    }
+  }
+  result['./package.json'] = './package.json'
+  return result
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  for (const dir of process.argv.slice(2)) {
+    const path = join(dir, 'package.json')
+    const pkg = JSON.parse(readFileSync(path, 'utf8'))
+    const entries = entriesOf(dir)
+    pkg.exports = exportsFor(entries, true)
+    pkg.publishConfig = { ...(pkg.publishConfig ?? {}), access: 'public', exports: exportsFor(entries, false) }
+    writeFileSync(path, JSON.stringify(pkg, null, 2) + '\n')
+  }
+}
