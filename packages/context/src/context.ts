@@ -253,7 +253,7 @@ export class Context {
    * throws, everything it registered is undone and the error is rethrown.
    * Disposing this context disposes the plugin too.
    */
-  plugin<C>(plugin: Plugin<C>, ...config: C extends void ? [config?: C] : [config: C]): Fiber
+  plugin<C>(plugin: Plugin<C>, ...config: void extends C ? [config?: C] : [config: C]): Fiber
   plugin<C>(plugin: Plugin<C>, config?: C): Fiber {
     if (this.scope.disposed) throw new Error(`${this.scope.name}: cannot load "${plugin.name}" from a disposed context`)
     for (const name of plugin.requires ?? []) {

@@ -1,8 +1,0 @@
-import { describe, expect, it } from 'vitest'
-import { Context } from '@planmode/context'
-
-describe('smoke', () => {
-  it('loads from source', () => {
-    expect(new Context().get('x' as never)).toBeUndefined()
-  })
-})
