@@ -29,8 +29,11 @@ export interface Agent {
  * @public
  */
 export interface PreStepPayload {
+  /** The agent about to take the step. */
   readonly agent: Agent
+  /** The turn number (from 1). */
   readonly turn: number
+  /** The step number within the turn (from 1). */
   readonly step: number
   /** Aborted when the turn is cancelled. */
   readonly signal: AbortSignal
@@ -55,14 +58,19 @@ export type PreStepDecision =
  * @public
  */
 export interface RequestErrorPayload {
+  /** The agent whose request failed. */
   readonly agent: Agent
+  /** The turn number (from 1). */
   readonly turn: number
+  /** The step whose request failed. */
   readonly step: number
   /** 1 for the first failure of this step, 2 for the next, and so on. */
   readonly attempt: number
+  /** What the model port threw. */
   readonly error: unknown
   /** Whether the host considers the failure transient. */
   readonly retryable: boolean
+  /** Aborted when the turn is cancelled. */
   readonly signal: AbortSignal
 }
 

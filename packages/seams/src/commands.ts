@@ -13,6 +13,7 @@ export interface CommandInput {
 
 /** What a handler receives. @public */
 export interface CommandInvocation {
+  /** The agent the command was run for. */
   readonly agent: Agent
   /** Everything after `/name`, untrimmed. */
   readonly rawInput: string
@@ -24,7 +25,9 @@ export interface CommandInvocation {
 
 /** A handler's reply, shown to the user and never to the model. @public */
 export interface CommandResult {
+  /** Whether the command did what was asked. */
   readonly kind: 'success' | 'error'
+  /** The reply, for the person who ran it. */
   readonly text: string
 }
 
@@ -32,16 +35,21 @@ export interface CommandResult {
 export interface CommandDefinition {
   /** The name without the slash. */
   readonly name: string
+  /** One line for help listings. */
   readonly description: string
+  /** What input it takes. */
   readonly input?: CommandInput
+  /** Runs the command. A throw becomes an `error` result. */
   handler(invocation: CommandInvocation): CommandResult | Promise<CommandResult>
 }
 
 /** A request to run one command line. @public */
 export interface CommandRequest {
+  /** The agent to run it for. */
   readonly agent: Agent
   /** The whole line, starting with `/`. */
   readonly line: string
+  /** Composer images sent with the line. */
   readonly attachments?: readonly ImageAttachment[]
   /** Who ran it; defaults to `{ kind: 'user' }`. */
   readonly source?: CommandSource

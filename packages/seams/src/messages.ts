@@ -16,13 +16,17 @@ export interface ImageAttachment {
 
 /** A text block of a user or assistant message. @public */
 export interface TextBlock {
+  /** Discriminant. */
   readonly type: 'text'
+  /** The text, as written. */
   readonly text: string
 }
 
 /** An image block of a user message, referring to its attachment. @public */
 export interface ImageBlock {
+  /** Discriminant. */
   readonly type: 'image'
+  /** The image itself. */
   readonly attachment: ImageAttachment
 }
 
@@ -54,15 +58,19 @@ export type MessageSource =
  * @public
  */
 export interface UserMessage {
+  /** The blocks, in order (images usually first). */
   readonly content: readonly UserContentBlock[]
+  /** Who wrote it. */
   readonly source: MessageSource
 }
 
 /** A tool call the model made. @public */
 export interface ToolCallBlock {
+  /** Discriminant. */
   readonly type: 'tool-call'
   /** The id that pairs the call with its `tool/result`. */
   readonly toolCallId: string
+  /** The name of the tool called. */
   readonly toolName: string
   /** The parsed arguments, as the model sent them. */
   readonly input: unknown
@@ -70,7 +78,9 @@ export interface ToolCallBlock {
 
 /** Model reasoning text, kept in the log but not re-sent by every host. @public */
 export interface ReasoningBlock {
+  /** Discriminant. */
   readonly type: 'reasoning'
+  /** The reasoning text. */
   readonly text: string
 }
 
@@ -79,5 +89,6 @@ export type AssistantContentBlock = TextBlock | ToolCallBlock | ReasoningBlock
 
 /** An assistant message: the model's answer for one step. @public */
 export interface AssistantMessage {
+  /** Text, reasoning and tool calls, in the order the model produced them. */
   readonly content: readonly AssistantContentBlock[]
 }

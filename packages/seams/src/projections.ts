@@ -39,14 +39,19 @@ export interface ProjectionUnit<State = unknown, View = unknown> {
 export interface ProjectionSnapshot {
   /** `seq` of the last event folded; -1 for an empty log. */
   readonly asOfSeq: number
+  /** Each registered unit's wire value, by key. */
   readonly values: { readonly [K in ProjectionKey]?: SessionProjectionMap[K] } & Readonly<Record<string, unknown>>
 }
 
 /** One projection value that changed because of an appended event. @public */
 export interface ProjectionChange {
+  /** The session whose log grew. */
   readonly session: Session
+  /** The unit whose state changed. */
   readonly key: string
+  /** The unit's new, validated wire value. */
   readonly value: unknown
+  /** `seq` of the event that changed it. */
   readonly asOfSeq: number
 }
 

@@ -60,8 +60,11 @@ export interface SessionEventMap {
  * @public
  */
 export interface RequestHeader {
+  /** `initial` for the session's first header, `change` when system text, tools or model differ from the previous one. */
   readonly reason: 'initial' | 'change'
+  /** The turn of the request. */
   readonly turn: number
+  /** The step of the request. */
   readonly step: number
   /** `provider:modelId` of the model the request goes to. */
   readonly model: string
@@ -86,10 +89,13 @@ export type SessionEventType = keyof SessionEventMap & string
  */
 export type SessionEvent<T extends SessionEventType = SessionEventType> = {
   [K in T]: {
+    /** The event type, a key of {@link SessionEventMap}. */
     readonly type: K
+    /** Position in the log: 0 for the first event, strictly increasing. */
     readonly seq: number
     /** Milliseconds since the epoch, when the host appended it. */
     readonly time: number
+    /** The payload; its shape is given by the type. */
     readonly data: SessionEventMap[K]
   }
 }[T]
@@ -118,6 +124,8 @@ export interface Session {
 
 /** The payload of the `session/event` event: one appended event. @public */
 export interface SessionEventPayload {
+  /** The session appended to. */
   readonly session: Session
+  /** The event as logged. */
   readonly event: SessionEvent
 }

@@ -4,6 +4,7 @@ import type { ToolSchema } from './tools.js'
 
 /** What a section renders for: the agent a request is assembled for, if any. @public */
 export interface AssemblyInput {
+  /** The agent the request is for; absent for previews and catalog dumps. */
   readonly agent?: Agent
 }
 
@@ -23,8 +24,11 @@ export interface SystemPromptSection {
 
 /** A section as rendered by one assembly. @public */
 export interface RenderedSection {
+  /** The section's name. */
   readonly name: string
+  /** The section's order. */
   readonly order: number
+  /** What it rendered (possibly empty). */
   readonly text: string
 }
 

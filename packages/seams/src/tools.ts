@@ -5,7 +5,9 @@ import type { JsonSchema } from './standard-schema.js'
 
 /** A tool as the model sees it in the catalog. @public */
 export interface ToolSchema {
+  /** The name the model calls. */
   readonly name: string
+  /** What the tool does and when to use it; the model reads it. */
   readonly description: string
   /** JSON Schema of the arguments (an object schema). */
   readonly parameters: JsonSchema
@@ -17,11 +19,13 @@ export interface ToolExecution {
   readonly agent?: Agent
   /** Aborted when the turn is cancelled. */
   readonly signal: AbortSignal
+  /** The id of the call, as the model sent it. */
   readonly toolCallId: string
 }
 
 /** The logged outcome of one tool call. @public */
 export interface ToolResult {
+  /** Whether the call failed (the model is told so). */
   readonly isError: boolean
   /** What the model reads. A thrown error becomes `Error: <message>`. */
   readonly content: readonly TextBlock[]
@@ -31,9 +35,13 @@ export interface ToolResult {
 
 /** How a UI may show a tool call or result; hosts without a renderer ignore it. @public */
 export interface ToolPresentation {
+  /** The renderer to use; `generic` is a titled card of text. */
   readonly card: 'generic'
+  /** The card's title. */
   readonly title: string
+  /** What sort of action it is, for an icon. */
   readonly kind?: 'read' | 'edit' | 'execute' | 'other'
+  /** The card's body (markdown text). */
   readonly content: readonly TextBlock[]
 }
 
@@ -43,7 +51,9 @@ export interface ToolPresentation {
  * @public
  */
 export interface ToolDefinition<Input = never, Output = unknown> {
+  /** The name the model calls; unique in the registry. */
   readonly name: string
+  /** What the tool does and when to use it; the model reads it. */
   readonly description: string
   /** JSON Schema of the arguments; the host validates input against it before `execute`. */
   readonly parameters: JsonSchema

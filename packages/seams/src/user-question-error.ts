@@ -22,6 +22,7 @@ export type UserQuestionErrorCode = 'ASK_CANCELLED' | 'ASK_ABORTED' | 'NO_PROVID
  * @public
  */
 export class UserQuestionError extends Error {
+  /** Why the ask failed; branch on it. */
   readonly code: UserQuestionErrorCode
   private readonly [marker] = true
 

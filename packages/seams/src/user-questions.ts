@@ -3,7 +3,9 @@ import type { Agent } from './agent.js'
 
 /** One choice of a question. @public */
 export interface QuestionOption {
+  /** What the user picks; answers carry it in `selected`. */
   readonly label: string
+  /** What picking it means. */
   readonly description: string
 }
 
@@ -23,17 +25,21 @@ export interface UserQuestion {
   readonly id: string
   /** A short label, e.g. `Plan review`. */
   readonly header: string
+  /** The question itself. */
   readonly question: string
   /** Long-form material the user should read first (markdown). */
   readonly detail?: string
+  /** The choices, in display order. */
   readonly options: readonly QuestionOption[]
   /** Whether several options may be selected. */
   readonly multiSelect?: boolean
+  /** What the question is for, when a UI should render it specially. */
   readonly intent?: QuestionIntent
 }
 
 /** The user's answer to one question. @public */
 export interface UserAnswer {
+  /** The question answered. */
   readonly id: string
   /** Labels of the selected options. */
   readonly selected: readonly string[]
@@ -43,7 +49,9 @@ export interface UserAnswer {
 
 /** One ask: who is asking, what, and when to give up. @public */
 export interface AskRequest {
+  /** The agent asking; a child owned by a live agent is refused. */
   readonly agent: Agent
+  /** The questions, in display order. */
   readonly questions: readonly UserQuestion[]
   /** Aborting it rejects the ask with `ASK_ABORTED`. */
   readonly signal?: AbortSignal
@@ -57,6 +65,7 @@ export interface AskRequest {
  * @public
  */
 export interface UserQuestionProvider {
+  /** Shows the questions and resolves with one answer per question. Honour `signal`. */
   ask(request: AskRequest): Promise<readonly UserAnswer[]>
 }
 
