@@ -1,0 +1,31 @@
+import { cpSync, existsSync, mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+/** The root of the `@planmode/demo` package, found from this module's location (source or `dist`). */
+export function demoPackageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url))
+  for (;;) {
+    const manifest = join(dir, 'package.json')
+    if (existsSync(manifest)) {
+      const name = (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name
+      if (name === '@planmode/demo') return dir
+    }
+    const parent = dirname(dir)
+    if (parent === dir) throw new Error('cannot find the @planmode/demo package root')
+    dir = parent
+  }
+}
+
+/** The sample project shipped with the demo (`apps/demo/workspace`). */
+export function sampleWorkspaceDir(): string {
+  return join(demoPackageRoot(), 'workspace')
+}
+
+/** Copies the sample project to a fresh temporary directory and returns its path. */
+export function copySampleWorkspace(): string {
+  const target = mkdtempSync(join(tmpdir(), 'planmode-demo-workspace-'))
+  cpSync(sampleWorkspaceDir(), target, { recursive: true })
+  return target
+}
