@@ -1,0 +1,182 @@
+import type { Context } from '@planmode/context'
+import type { Agent, PreStepDecision, PreStepPayload, Session, UserMessage } from '@planmode/seams'
+import { planModeNotice } from './notice.js'
+import { readPlanLog, type PlanLog } from './plan-log.js'
+import type {} from './plan-mode-event.js'
+
+/**
+ * What {@link PlanModeController.get} returns: the logged state, plus the
+ * selected state while a selection waits for the next step boundary.
+ *
+ * @public
+ */
+export interface PlanModeState {
+  /** The logged plan-mode state. */
+  readonly active: boolean
+  /** The selected state, present only while a selection is waiting. */
+  readonly pending?: boolean
+}
+
+/**
+ * The outcome of {@link PlanModeController.set}:
+ * `committed` (appended now), `queued` (applies at the next accepted
+ * pre-step), `cancelled` (an opposite waiting selection was reversed) or
+ * `noop` (already the target).
+ *
+ * @public
+ */
+export type PlanModeSetResult = 'committed' | 'queued' | 'cancelled' | 'noop'
+
+/**
+ * The plan-mode controller (service `planMode`).
+ *
+ * @public
+ */
+export interface PlanModeController {
+  /** The logged state of `agent`'s session, and the waiting selection if any. */
+  get(agent: Agent): PlanModeState
+  /**
+   * Selects plan mode on or off. Idle: appends `plan/mode` now (and injects
+   * the notice when one is due). During a turn: waits for the next accepted
+   * pre-step. Rejects when an idle append fails; the waiting selection is
+   * then unchanged.
+   */
+  set(agent: Agent, active: boolean): Promise<PlanModeSetResult>
+  /**
+   * Leaves plan mode at the next accepted pre-step, silently. Used by the
+   * exit tool after an approved review; appends nothing now.
+   */
+  exitAtBoundary(agent: Agent): void
+}
+
+declare module '@planmode/context' {
+  interface Services {
+    /** Per-agent plan mode, provided by `@planmode/plan-core`. */
+    planMode: PlanModeController
+  }
+}
+
+interface Selection {
+  readonly active: boolean
+  readonly narrate: boolean
+}
+
+/** The message the boundary flush logs through `logger.warn` when its append fails. */
+const FLUSH_FAILED = 'plan-mode: failed to append selected plan mode at step start'
+
+function noticeFor(log: PlanLog, target: boolean): UserMessage | undefined {
+  return log.told === undefined || log.told === target ? undefined : planModeNotice(target)
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+/**
+ * Builds the controller and registers its outermost pre-step listener
+ * through `ctx`. Disposing `ctx` removes the listener; selections still
+ * waiting then never flush.
+ */
+export function createPlanModeController(ctx: Context): PlanModeController {
+  const pending = new WeakMap<Session, Selection>()
+  const rebuilt = new WeakSet<Session>()
+  const locks = new WeakMap<Session, Promise<unknown>>()
+
+  /**
+   * First use of a session by this controller (a fresh process, or a
+   * reloaded plan-core): rebuild a settled `/plan` selection from the log.
+   */
+  const read = (session: Session): PlanLog => {
+    const log = readPlanLog(session)
+    if (!rebuilt.has(session)) {
+      rebuilt.add(session)
+      const wanted = log.selection.wanted
+      if (wanted !== null && wanted !== log.active && !pending.has(session)) {
+        pending.set(session, { active: wanted, narrate: true })
+      }
+    }
+    return log
+  }
+
+  const serialize = <T>(session: Session, task: () => Promise<T>): Promise<T> => {
+    const previous = locks.get(session) ?? Promise.resolve()
+    const result = previous.then(task, task)
+    const settled = result.catch(() => {})
+    locks.set(session, settled)
+    void settled.then(() => {
+      if (locks.get(session) === settled) locks.delete(session)
+    })
+    return result
+  }
+
+  const controller: PlanModeController = {
+    get(agent) {
+      const log = read(agent.session)
+      const selection = pending.get(agent.session)
+      return selection === undefined ? { active: log.active } : { active: log.active, pending: selection.active }
+    },
+
+    set(agent, active) {
+      const session = agent.session
+      return serialize(session, async () => {
+        const log = read(session)
+        const selection = pending.get(session)
+        const target = selection?.active ?? log.active
+        if (active === target) return 'noop'
+        if (log.openTurn) {
+          pending.set(session, { active, narrate: true })
+          return active === log.active ? 'cancelled' : 'queued'
+        }
+        if (active === log.active) {
+          pending.delete(session)
+          return 'cancelled'
+        }
+        const notice = noticeFor(log, active)
+        await session.append('plan/mode', { active })
+        if (pending.get(session) === selection) pending.delete(session)
+        if (notice !== undefined) {
+          try {
+            await agent.inject(notice)
+          } catch (error) {
+            ctx.logger.warn(`plan-mode: failed to inject the plan-mode notice: ${describe(error)}`, error)
+          }
+        }
+        return 'committed'
+      })
+    },
+
+    exitAtBoundary(agent) {
+      read(agent.session)
+      pending.set(agent.session, { active: false, narrate: false })
+    },
+  }
+
+  const flush = async (
+    payload: PreStepPayload,
+    next: (payload?: PreStepPayload) => Promise<PreStepDecision>,
+  ): Promise<PreStepDecision> => {
+    const decision = await next()
+    if (decision.kind === 'reject' || payload.signal.aborted) return decision
+    const session = payload.agent.session
+    const log = read(session)
+    const selection = pending.get(session)
+    if (selection === undefined) return decision
+    if (selection.active === log.active) {
+      pending.delete(session)
+      return decision
+    }
+    const notice = selection.narrate ? noticeFor(log, selection.active) : undefined
+    try {
+      await session.append('plan/mode', { active: selection.active })
+    } catch (error) {
+      ctx.logger.warn(`${FLUSH_FAILED}: ${describe(error)}`, error)
+      return decision
+    }
+    if (pending.get(session) === selection) pending.delete(session)
+    if (notice === undefined) return decision
+    return { ...decision, messages: [...decision.messages, notice] }
+  }
+
+  ctx.on('agent/pre-step', flush, { prepend: true })
+  return controller
+}

@@ -1,0 +1,17 @@
+/**
+ * Logged, per-agent plan mode: the `plan/mode` session event, its folds,
+ * and the `planMode` controller that applies selections at step boundaries.
+ * The invariant lives in the `./invariant` subpath.
+ *
+ * @packageDocumentation
+ */
+import type {} from '@planmode/seams'
+export type { PlanModeEventData } from './plan-mode-event.js'
+export { foldPlanMode } from './fold-plan-mode.js'
+export { initialPlanSelection, selectedPlanMode, stepPlanSelection } from './plan-selection.js'
+export type { PlanSelectionState } from './plan-selection.js'
+export { readPlanLog } from './plan-log.js'
+export type { PlanLog } from './plan-log.js'
+export { PLAN_MODE_PLUGIN_ID, planModeNotice } from './notice.js'
+export type { PlanModeController, PlanModeSetResult, PlanModeState } from './controller.js'
+export { planCorePlugin } from './plugin.js'

@@ -1,0 +1,40 @@
+import type { Plugin } from '@planmode/context'
+import type { SessionInvariant } from '@planmode/seams'
+import type {} from './plan-mode-event.js'
+
+/**
+ * The owner name the invariant is registered under (named in failures).
+ *
+ * @public
+ */
+export const PLAN_MODE_INVARIANT_OWNER = '@planmode/plan-core/invariant'
+
+/**
+ * Checks one event: a `plan/mode` event must carry a boolean `data.active`.
+ * Every other event passes. Valid inside a turn and between turns.
+ *
+ * @public
+ */
+export const planModeInvariant: SessionInvariant = (event) => {
+  if (event.type !== 'plan/mode') return undefined
+  const data: unknown = event.data
+  const value = typeof data === 'object' && data !== null ? (data as { active?: unknown }).active : undefined
+  if (typeof value === 'boolean') return undefined
+  return `plan/mode data.active is ${JSON.stringify(value) ?? 'undefined'}; expected a boolean`
+}
+
+/**
+ * Registers {@link planModeInvariant} with service `sessionInvariants`,
+ * which checks the `plan/mode` events of every loaded session first (a
+ * broken log fails the load with the invariant's message), then every
+ * append. Requires `sessionInvariants`; disposing the plugin removes the check.
+ *
+ * @public
+ */
+export const planModeInvariantPlugin: Plugin = {
+  name: PLAN_MODE_INVARIANT_OWNER,
+  requires: ['sessionInvariants'],
+  apply(ctx) {
+    ctx.effect(ctx.require('sessionInvariants').register(PLAN_MODE_INVARIANT_OWNER, planModeInvariant))
+  },
+}

@@ -1,0 +1,99 @@
+import type { Session, SessionEvent } from '@planmode/seams'
+import { initialPlanSelection, stepPlanSelection, type PlanSelectionState } from './plan-selection.js'
+import type {} from './plan-mode-event.js'
+
+/**
+ * Everything plan mode needs to know about a session log, folded
+ * incrementally by {@link readPlanLog}.
+ *
+ * @public
+ */
+export interface PlanLog {
+  /** The logged plan-mode state: {@link foldPlanMode} of the whole log. */
+  readonly active: boolean
+  /** The logged state as of the last `request/header` (what the model was last told); `undefined` before the first header. */
+  readonly told: boolean | undefined
+  /** Whether the last `turn/start` is not followed by a `turn/end`. */
+  readonly openTurn: boolean
+  /** The `/plan` command records folded by the SPEC §7 rule. */
+  readonly selection: PlanSelectionState
+  /** How many events have been folded. */
+  readonly length: number
+}
+
+interface Cache {
+  events: readonly SessionEvent[]
+  last: SessionEvent | undefined
+  log: PlanLog
+}
+
+const caches = new WeakMap<Session, Cache>()
+
+function initialLog(): PlanLog {
+  return { active: false, told: undefined, openTurn: false, selection: initialPlanSelection(), length: 0 }
+}
+
+function fold(log: PlanLog, events: readonly SessionEvent[], from: number): PlanLog {
+  let { active, told, openTurn, selection } = log
+  for (let index = from; index < events.length; index++) {
+    const event = events[index]!
+    switch (event.type) {
+      case 'plan/mode':
+        active = event.data.active
+        break
+      case 'request/header':
+        told = active
+        break
+      case 'turn/start':
+        openTurn = true
+        break
+      case 'turn/end':
+        openTurn = false
+        break
+    }
+    selection = stepPlanSelection(selection, event)
+  }
+  if (
+    active === log.active &&
+    told === log.told &&
+    openTurn === log.openTurn &&
+    selection === log.selection &&
+    events.length === log.length
+  ) {
+    return log
+  }
+  return { active, told, openTurn, selection, length: events.length }
+}
+
+/**
+ * Folds `session.events` incrementally: each call scans only the events
+ * appended since the previous call for that session, so its cost does not
+ * grow with the length of the log.
+ *
+ * @remarks
+ * The fold is cached per session (weakly). It starts again from the first
+ * event when the host replaces the `events` array, when the array is
+ * shorter than what was folded, or when the last folded event is no longer
+ * at its index (an in-place repair). Returns the same object while nothing
+ * relevant changed.
+ *
+ * @public
+ */
+export function readPlanLog(session: Session): PlanLog {
+  const events = session.events
+  let cache = caches.get(session)
+  if (
+    cache === undefined ||
+    cache.events !== events ||
+    events.length < cache.log.length ||
+    (cache.log.length > 0 && events[cache.log.length - 1] !== cache.last)
+  ) {
+    cache = { events, last: undefined, log: initialLog() }
+    caches.set(session, cache)
+  }
+  if (events.length > cache.log.length) {
+    cache.log = fold(cache.log, events, cache.log.length)
+    cache.last = events[events.length - 1]
+  }
+  return cache.log
+}

@@ -1,0 +1,24 @@
+import type { Plugin } from '@planmode/context'
+import { createPlanModeController } from './controller.js'
+
+/**
+ * The plan-core plugin: provides service `planMode` and registers its
+ * outermost `agent/pre-step` listener. Disposing it removes both; a
+ * selection still waiting then never flushes. Takes no config.
+ *
+ * @example
+ * ```ts
+ * const root = new Context()
+ * root.plugin(hostPlugin, { agents: { model } })
+ * root.plugin(planCorePlugin)
+ * await root.require('planMode').set(agent, true)
+ * ```
+ *
+ * @public
+ */
+export const planCorePlugin: Plugin = {
+  name: '@planmode/plan-core',
+  apply(ctx) {
+    ctx.provide('planMode', createPlanModeController(ctx))
+  },
+}

@@ -1,0 +1,38 @@
+/**
+ * The plan-policy config: exactly one key.
+ *
+ * @public
+ */
+export interface PlanPolicyConfig {
+  /** The guidance added to every request while plan mode is active, verbatim (not trimmed, not wrapped). */
+  readonly section: string
+}
+
+/**
+ * Validates a plan-policy config and returns a new object. Throws when
+ * `section` is not a string or is blank, and on any other key.
+ *
+ * @example
+ * ```ts
+ * resolveConfig({ section: RECOMMENDED_PLAN_SECTION }) // ok
+ * resolveConfig({ section: '  ' }) // throws: needs a non-empty `section`
+ * ```
+ *
+ * @public
+ */
+export function resolveConfig(config: unknown): PlanPolicyConfig {
+  const record: Record<string, unknown> =
+    typeof config === 'object' && config !== null ? (config as Record<string, unknown>) : {}
+  const section = record['section']
+  if (typeof section !== 'string') {
+    throw new Error('@planmode/plan-policy: PlanPolicyConfig needs a string `section`')
+  }
+  if (section.trim() === '') {
+    throw new Error('@planmode/plan-policy: PlanPolicyConfig needs a non-empty `section`')
+  }
+  const unknown = Object.keys(record).filter((key) => key !== 'section')
+  if (unknown.length > 0) {
+    throw new Error(`@planmode/plan-policy: PlanPolicyConfig has unknown key(s) ${unknown.join(', ')}`)
+  }
+  return { section }
+}

@@ -1,0 +1,166 @@
+import type { Context } from '@planmode/context'
+import type { ToolDefinition, ToolExecution, ToolPresentation, UserAnswer, UserQuestion } from '@planmode/seams'
+import { UserQuestionError } from '@planmode/seams'
+import type {} from '@planmode/plan-core'
+
+/**
+ * The exit tool's name.
+ *
+ * @public
+ */
+export const EXIT_PLAN_MODE = 'exit_plan_mode'
+
+/**
+ * The arguments of `exit_plan_mode`.
+ *
+ * @public
+ */
+export interface ExitPlanModeInput {
+  /** The complete plan in markdown, starting with a `# ` title. */
+  readonly plan: string
+}
+
+/**
+ * The value of an approved `exit_plan_mode` call.
+ *
+ * @public
+ */
+export interface ExitPlanModeOutput {
+  readonly approved: true
+}
+
+/** The label that approves the plan in the review question. @public */
+export const APPROVE_LABEL = 'Approve'
+
+/** The label that keeps planning in the review question. @public */
+export const KEEP_PLANNING_LABEL = 'Keep planning'
+
+/**
+ * The messages `exit_plan_mode` fails with (the model reads them after `Error: `),
+ * and the text of an approval.
+ *
+ * @public
+ */
+export const EXIT_PLAN_MODE_MESSAGES = {
+  noAgent: 'exit_plan_mode requires a calling agent',
+  notInPlanMode: 'exit_plan_mode is only available in plan mode',
+  badPlan: 'exit_plan_mode requires a non-empty markdown plan starting with a # heading',
+  noPlanMode:
+    'exit_plan_mode cannot run because plan mode is not loaded in this host (@planmode/plan-core). Ask the user to check the setup.',
+  noReview:
+    'exit_plan_mode cannot show the plan for review here: no user-questions service is available. Stay in plan mode, and ask the user to leave plan mode with /plan off once they accept the plan.',
+  dismissed:
+    'The user dismissed the plan review to speak to you. Stay in plan mode, stop here, and wait for their message.',
+  reloaded:
+    'The plan-mode service was reloaded during review, so this review no longer counts. Stay in plan mode and present the plan again with exit_plan_mode.',
+  keepPlanningWithFeedback: 'The user chose to keep planning; their feedback: ',
+  keepPlanning: 'The user chose to keep planning; revise the plan and present it again.',
+  approved: 'The user approved the plan and plan mode is now off. Carry out the plan from your next step.',
+} as const
+
+const LEVEL_ONE_TITLE = /^#\s+\S/
+const ANY_HEADING = /^#{1,6}\s+(.+?)\s*$/m
+
+function reviewQuestion(plan: string): UserQuestion {
+  return {
+    id: 'plan-review',
+    header: 'Plan review',
+    question: 'Approve this plan and leave plan mode?',
+    detail: plan,
+    options: [
+      { label: APPROVE_LABEL, description: 'Leave plan mode; the agent carries out the plan from its next step.' },
+      { label: KEEP_PLANNING_LABEL, description: 'Stay in plan mode; add feedback to say what should change.' },
+    ],
+    intent: { kind: 'plan-review', approve: APPROVE_LABEL },
+  }
+}
+
+function consented(answers: readonly UserAnswer[]): boolean {
+  if (answers.length !== 1) return false
+  const [answer] = answers
+  return (
+    answer!.id === 'plan-review' &&
+    answer!.selected.length === 1 &&
+    answer!.selected[0] === APPROVE_LABEL &&
+    !hasText(answer!.custom)
+  )
+}
+
+function hasText(custom: string | undefined): custom is string {
+  return custom !== undefined && custom.trim() !== ''
+}
+
+function titleOf(plan: unknown): string {
+  if (typeof plan !== 'string') return 'Plan'
+  return ANY_HEADING.exec(plan)?.[1] ?? 'Plan'
+}
+
+/**
+ * Builds the `exit_plan_mode` tool. It reads services `planMode` and
+ * `userQuestions` from `ctx` on every call, and refuses an approval that
+ * arrives after `ctx` was disposed.
+ *
+ * @public
+ */
+export function createExitPlanModeTool(ctx: Context): ToolDefinition<ExitPlanModeInput, ExitPlanModeOutput> {
+  return {
+    name: EXIT_PLAN_MODE,
+    description:
+      'Use only in plan mode. Present your complete, decision-complete plan to the user for review. ' +
+      'The plan is markdown starting with a "# " title. If the user approves, plan mode ends and you carry out the plan ' +
+      'from your next step; otherwise you get their feedback and keep planning. ' +
+      'Make this the only and final tool call of your response.',
+    parameters: {
+      type: 'object',
+      properties: {
+        plan: { type: 'string', description: 'The complete plan in markdown, starting with a "# " title.' },
+      },
+      required: ['plan'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      properties: { approved: { type: 'boolean', const: true } },
+      required: ['approved'],
+      additionalProperties: false,
+    },
+    async execute(input: ExitPlanModeInput, execution: ToolExecution): Promise<ExitPlanModeOutput> {
+      const agent = execution.agent
+      if (agent === undefined) throw new Error(EXIT_PLAN_MODE_MESSAGES.noAgent)
+      const planMode = ctx.get('planMode')
+      if (planMode === undefined) throw new Error(EXIT_PLAN_MODE_MESSAGES.noPlanMode)
+      if (!planMode.get(agent).active) throw new Error(EXIT_PLAN_MODE_MESSAGES.notInPlanMode)
+      const plan = input.plan
+      if (typeof plan !== 'string' || !LEVEL_ONE_TITLE.test(plan.trim())) throw new Error(EXIT_PLAN_MODE_MESSAGES.badPlan)
+      const userQuestions = ctx.get('userQuestions')
+      if (userQuestions === undefined) throw new Error(EXIT_PLAN_MODE_MESSAGES.noReview)
+      let answers: readonly UserAnswer[]
+      try {
+        answers = await userQuestions.ask({ agent, questions: [reviewQuestion(plan)], signal: execution.signal })
+      } catch (error) {
+        if (UserQuestionError.isInstance(error) && error.code === 'ASK_CANCELLED') {
+          throw new Error(EXIT_PLAN_MODE_MESSAGES.dismissed, { cause: error })
+        }
+        throw error
+      }
+      if (!ctx.active || ctx.get('planMode') !== planMode) throw new Error(EXIT_PLAN_MODE_MESSAGES.reloaded)
+      if (!consented(answers)) {
+        const review = answers.find((answer) => answer.id === 'plan-review')
+        const custom = hasText(review?.custom) ? review.custom : answers.find((answer) => hasText(answer.custom))?.custom
+        throw new Error(
+          custom !== undefined
+            ? `${EXIT_PLAN_MODE_MESSAGES.keepPlanningWithFeedback}${custom}`
+            : EXIT_PLAN_MODE_MESSAGES.keepPlanning,
+        )
+      }
+      planMode.exitAtBoundary(agent)
+      return { approved: true }
+    },
+    toModelOutput: () => EXIT_PLAN_MODE_MESSAGES.approved,
+    presentCall(input: ExitPlanModeInput): ToolPresentation {
+      const plan = typeof input?.plan === 'string' ? input.plan : ''
+      return { card: 'generic', title: titleOf(plan), kind: 'other', content: [{ type: 'text', text: plan }] }
+    },
+    presentResult: (result) => ({ card: 'generic', title: 'Plan review', content: result.content }),
+  }
+}

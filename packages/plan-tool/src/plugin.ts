@@ -1,0 +1,21 @@
+import type { Plugin } from '@planmode/context'
+import type {} from '@planmode/plan-core'
+import { createExitPlanModeTool } from './exit-plan-mode.js'
+
+/**
+ * The plan-tool plugin: registers `exit_plan_mode` in both plan-mode states
+ * (so the tool catalog never changes with the mode) while a `tools`
+ * registry is composed; disposing it removes the tool. Requires `planMode`.
+ * Takes no config.
+ *
+ * @public
+ */
+export const planToolPlugin: Plugin = {
+  name: '@planmode/plan-tool',
+  requires: ['planMode'],
+  apply(ctx) {
+    ctx.inject(['tools'], (child) => {
+      child.effect(child.require('tools').register(createExitPlanModeTool(child)))
+    })
+  },
+}
