@@ -1,0 +1,250 @@
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3Content,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3StreamPart,
+  LanguageModelV3StreamResult,
+  LanguageModelV3Usage,
+} from '@ai-sdk/provider'
+import { writePlan } from './plan-writer.js'
+import { EXIT_TOOL, foldPlanning, type Episode, type PlanningState } from './planning-state.js'
+import { readPrompt, type ReadItem } from './prompt-reader.js'
+import { pickRecipe, type PlannedCall } from './recipes.js'
+
+/** Options of {@link createOfflineModel}. */
+export interface OfflineModelOptions {
+  /**
+   * The plan-mode section the host puts in the system prompt; its presence
+   * tells the model it is in plan mode. Without it (or as well), a system
+   * prompt that names `exit_plan_mode` counts as plan mode.
+   */
+  readonly planSection?: string
+  /** Pause between streamed chunks, in milliseconds (0 = none), so a human can watch and cancel. */
+  readonly chunkDelayMs?: number
+  /** The model id reported in request headers. */
+  readonly modelId?: string
+}
+
+/** What the model decided to say or do for one step. */
+export interface OfflineAction {
+  readonly text: string
+  readonly calls: readonly PlannedCall[]
+}
+
+const say = (text: string): OfflineAction => ({ text, calls: [] })
+
+function isQuestion(text: string): boolean {
+  return /\?\s*$/.test(text) && !/^(can|could|would|will) you\b/i.test(text)
+}
+
+function chat(text: string): OfflineAction {
+  if (/^(hi|hello|hey|good (morning|afternoon|evening))\b/i.test(text)) {
+    return say(
+      "Hello! I'm planmode's offline demo model. Send `/plan <goal>` (try `/plan Add due dates to tasks`) and I'll explore this workspace read-only and present a plan for your review.",
+    )
+  }
+  if (/^(thanks|thank you|cheers)\b/i.test(text)) return say("You're welcome.")
+  if (isQuestion(text)) {
+    return say(
+      "I'm a small scripted model that runs offline, so I can't really answer open questions. What I can do is plan: send `/plan <goal>` and I'll explore the workspace and present a plan for your review.",
+    )
+  }
+  return say(
+    "I'm the offline demo model: outside plan mode I only chat. Send `/plan <goal>` (or `/plan` and then your goal) and I'll explore the workspace read-only and present a plan for your review.",
+  )
+}
+
+function lastResults(last: ReadItem | undefined): readonly { name: string }[] {
+  return last?.kind === 'tool' ? last.results : []
+}
+
+function explore(episode: Episode, hasExitTool: boolean): OfflineAction {
+  const recipe = pickRecipe(episode.goal, episode.listed)
+  if (episode.needsRevision) {
+    const feedback = episode.feedback[episode.feedback.length - 1] ?? ''
+    const query = recipe.revisionQuery(feedback)
+    if (episode.exploredSinceFeedback === 0 && query !== undefined && !episode.searches.some((search) => search.query === query)) {
+      return { text: `Good point. Let me check where that fits before revising the plan.`, calls: [{ name: 'search', input: { query } }] }
+    }
+  } else if (episode.submissions.length === 0) {
+    if (episode.listed === undefined) {
+      return { text: "I'll plan this before touching anything. First, a look at the workspace.", calls: [{ name: 'list_files', input: {} }] }
+    }
+    const toRead = recipe.filesToRead(episode.listed).filter((file) => !episode.reads.has(file))
+    if (episode.reads.size === 0 && toRead.length > 0) {
+      return { text: 'Reading the files this touches.', calls: toRead.map((path) => ({ name: 'read_file', input: { path } })) }
+    }
+    if (episode.searches.length === 0 && recipe.searchQuery !== undefined) {
+      return {
+        text: `Checking every place that handles "${recipe.searchQuery}".`,
+        calls: [{ name: 'search', input: { query: recipe.searchQuery } }],
+      }
+    }
+  }
+  const plan = writePlan(episode, recipe)
+  if (!hasExitTool) {
+    return say(
+      `${plan}\nI can't submit this plan for review here (no \`${EXIT_TOOL}\` tool). When you're happy with it, leave plan mode with \`/plan off\`.`,
+    )
+  }
+  const intro = episode.submissions.length === 0 ? 'Here is my plan.' : 'Here is the revised plan.'
+  return { text: intro, calls: [{ name: EXIT_TOOL, input: { plan } }] }
+}
+
+function implement(episode: Episode): OfflineAction {
+  const recipe = pickRecipe(episode.goal, episode.listed)
+  const plan = episode.submissions[episode.submissions.length - 1] ?? ''
+  const steps = recipe.implementation(episode.feedback, plan, episode.goal)
+  const done = episode.implementationSteps
+  if (done < steps.length) {
+    const text = done === 0 ? 'The plan is approved, so I am carrying it out now.' : 'Continuing with the plan.'
+    return { text, calls: steps[done]! }
+  }
+  const failed = episode.implementationResults.filter((result) => result.isError)
+  if (failed.length > 0) {
+    return say(
+      `I carried out the plan, but ${failed.length} change${failed.length === 1 ? '' : 's'} failed:\n${failed
+        .map((result) => `- ${result.text}`)
+        .join('\n')}\nThe workspace may differ from what I planned against; tell me how to proceed.`,
+    )
+  }
+  return say(`Done. ${recipe.summary(episode.feedback)}`)
+}
+
+/**
+ * Decides the next step from the request alone: plan-mode exploration and a
+ * plan through `exit_plan_mode`, a visible revision after "keep planning",
+ * the implementation once the plan is approved and plan mode is off, and
+ * plain answers to plain chat. Pure and deterministic.
+ */
+export function decide(options: LanguageModelV3CallOptions, modelOptions: OfflineModelOptions = {}): OfflineAction & { state: PlanningState } {
+  const { system, items } = readPrompt(options.prompt)
+  const state = foldPlanning(items)
+  const section = modelOptions.planSection?.trim()
+  const inPlanMode = (section !== undefined && section !== '' && system.includes(section)) || system.includes(EXIT_TOOL)
+  const hasExitTool = (options.tools ?? []).some((tool) => tool.name === EXIT_TOOL)
+  const { episode, last } = state
+  const act = (action: OfflineAction): OfflineAction & { state: PlanningState } => ({ ...action, state })
+
+  if (episode?.approved === true && last?.kind !== 'user') return act(implement(episode))
+
+  const exitResult = lastResults(last).some((result) => result.name === EXIT_TOOL)
+  if (exitResult && episode !== undefined) {
+    if (episode.review === 'dismissed') return act(say("Understood: I'm staying in plan mode and waiting for your message."))
+    if (episode.review === 'failed') {
+      return act(
+        say(
+          `My plan could not be submitted for review (${episode.failure ?? 'unknown error'}). If review is unavailable, leave plan mode yourself with \`/plan off\` once you're happy with the plan.`,
+        ),
+      )
+    }
+  }
+
+  if (!inPlanMode) {
+    if (last?.kind === 'user' && state.unclaimedUserText !== undefined) return act(chat(state.unclaimedUserText))
+    if (episode !== undefined && !episode.approved) {
+      return act(say("Plan mode is off, so I'll wait: send `/plan` to go on planning, or tell me what to do next."))
+    }
+    return act(say('Anything else?'))
+  }
+
+  if (episode === undefined) {
+    const text = state.unclaimedUserText
+    if (text === undefined) return act(say('Plan mode is on. What should I plan?'))
+    if (isQuestion(text)) {
+      return act(say("I'm in plan mode, so I only read and plan. Tell me what you want changed and I'll explore the workspace and present a plan."))
+    }
+    return act({ text: "I'll plan this before touching anything. First, a look at the workspace.", calls: [{ name: 'list_files', input: {} }] })
+  }
+  return act(explore(episode, hasExitTool))
+}
+
+function usage(options: LanguageModelV3CallOptions, output: string): LanguageModelV3Usage {
+  const input = Math.ceil(JSON.stringify(options.prompt).length / 4)
+  const out = Math.ceil(output.length / 4)
+  return {
+    inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
+    outputTokens: { total: out, text: out, reasoning: 0 },
+  }
+}
+
+function chunks(text: string, size = 32): string[] {
+  const out: string[] = []
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size))
+  return out
+}
+
+function abortError(): Error {
+  const error = new Error('The operation was aborted.')
+  error.name = 'AbortError'
+  return error
+}
+
+/**
+ * The deterministic offline planning model, an AI SDK `LanguageModelV3`:
+ * no network, no key, the same answer for the same request.
+ */
+export function createOfflineModel(modelOptions: OfflineModelOptions = {}): LanguageModelV3 {
+  const delay = modelOptions.chunkDelayMs ?? 0
+  const build = (options: LanguageModelV3CallOptions) => {
+    if (options.abortSignal?.aborted === true) throw abortError()
+    const action = decide(options, modelOptions)
+    const calls = action.calls.map((call, index) => ({
+      toolCallId: `call_${action.state.callCount + index + 1}`,
+      toolName: call.name,
+      input: JSON.stringify(call.input),
+    }))
+    const finishReason = { unified: calls.length > 0 ? ('tool-calls' as const) : ('stop' as const), raw: calls.length > 0 ? 'tool_calls' : 'stop' }
+    return { action, calls, finishReason, usage: usage(options, action.text + calls.map((call) => call.input).join('')) }
+  }
+  return {
+    specificationVersion: 'v3',
+    provider: 'planmode-offline',
+    modelId: modelOptions.modelId ?? 'planner-1',
+    supportedUrls: {},
+    async doGenerate(options): Promise<LanguageModelV3GenerateResult> {
+      const { action, calls, finishReason, usage } = build(options)
+      const content: LanguageModelV3Content[] = []
+      if (action.text !== '') content.push({ type: 'text', text: action.text })
+      for (const call of calls) content.push({ type: 'tool-call', ...call })
+      return { content, finishReason, usage, warnings: [], response: { modelId: modelOptions.modelId ?? 'planner-1' } }
+    },
+    async doStream(options): Promise<LanguageModelV3StreamResult> {
+      const { action, calls, finishReason, usage } = build(options)
+      const parts: LanguageModelV3StreamPart[] = [{ type: 'stream-start', warnings: [] }]
+      parts.push({ type: 'response-metadata', id: `offline-${action.state.callCount}`, modelId: modelOptions.modelId ?? 'planner-1' })
+      if (action.text !== '') {
+        parts.push({ type: 'text-start', id: 'text-1' })
+        for (const delta of chunks(action.text)) parts.push({ type: 'text-delta', id: 'text-1', delta })
+        parts.push({ type: 'text-end', id: 'text-1' })
+      }
+      for (const call of calls) {
+        parts.push({ type: 'tool-input-start', id: call.toolCallId, toolName: call.toolName })
+        for (const delta of chunks(call.input, 256)) parts.push({ type: 'tool-input-delta', id: call.toolCallId, delta })
+        parts.push({ type: 'tool-input-end', id: call.toolCallId })
+        parts.push({ type: 'tool-call', ...call })
+      }
+      parts.push({ type: 'finish', finishReason, usage })
+      const signal = options.abortSignal
+      let index = 0
+      const stream = new ReadableStream<LanguageModelV3StreamPart>({
+        async pull(controller) {
+          if (signal?.aborted === true) {
+            controller.error(abortError())
+            return
+          }
+          if (delay > 0 && index > 0) await new Promise((resolve) => setTimeout(resolve, delay))
+          if ((signal as AbortSignal | undefined)?.aborted === true) {
+            controller.error(abortError())
+            return
+          }
+          const part = parts[index++]
+          if (part === undefined) controller.close()
+          else controller.enqueue(part)
+        },
+      })
+      return { stream }
+    },
+  }
+}

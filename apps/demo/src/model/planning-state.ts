@@ -1,0 +1,132 @@
+import type { ReadItem, ReadResult } from './prompt-reader.js'
+
+/** The exit tool's name (SPEC §6). */
+export const EXIT_TOOL = 'exit_plan_mode'
+const READ_ONLY = new Set(['list_files', 'read_file', 'search'])
+const MUTATING = new Set(['write_file', 'edit_file'])
+
+/** How the last review of a submitted plan ended. */
+export type ReviewOutcome = 'none' | 'keep-planning' | 'dismissed' | 'approved' | 'failed'
+
+/** One planning episode: a goal, what was explored, what was submitted and how it was reviewed. */
+export interface Episode {
+  readonly goal: string
+  readonly feedback: string[]
+  listed: string[] | undefined
+  readonly reads: Map<string, string>
+  readonly searches: { query: string; text: string }[]
+  readonly submissions: string[]
+  review: ReviewOutcome
+  /** The text of the last failed exit call that was not a keep-planning answer. */
+  failure: string | undefined
+  /** True when feedback arrived after the last submission. */
+  needsRevision: boolean
+  /** Read-only calls made since the last review or feedback. */
+  exploredSinceFeedback: number
+  approved: boolean
+  /** Assistant steps taken since the approval. */
+  implementationSteps: number
+  readonly implementationResults: ReadResult[]
+}
+
+/** Everything the offline model folds out of one transcript. */
+export interface PlanningState {
+  /** The planning episode still open, or the approved one being carried out. */
+  readonly episode: Episode | undefined
+  /** The last item of the transcript. */
+  readonly last: ReadItem | undefined
+  /** The latest user message that no episode has claimed yet. */
+  readonly unclaimedUserText: string | undefined
+  /** How many tool calls the transcript holds (for fresh call ids). */
+  readonly callCount: number
+}
+
+function newEpisode(goal: string): Episode {
+  return {
+    goal,
+    feedback: [],
+    listed: undefined,
+    reads: new Map(),
+    searches: [],
+    submissions: [],
+    review: 'none',
+    failure: undefined,
+    needsRevision: false,
+    exploredSinceFeedback: 0,
+    approved: false,
+    implementationSteps: 0,
+    implementationResults: [],
+  }
+}
+
+const FEEDBACK = /their feedback: ([\s\S]*)$/
+
+/** Folds a transcript into the state of the current planning episode. */
+export function foldPlanning(items: readonly ReadItem[]): PlanningState {
+  let episode: Episode | undefined
+  let unclaimed: string | undefined
+  let callCount = 0
+  const callInputs = new Map<string, Record<string, unknown>>()
+  for (const item of items) {
+    if (item.kind === 'user') {
+      if (item.notice || item.text === '') continue
+      if (episode !== undefined && !episode.approved) {
+        episode.feedback.push(item.text)
+        episode.exploredSinceFeedback = 0
+        if (episode.submissions.length > 0) episode.needsRevision = true
+      } else {
+        episode = undefined
+        unclaimed = item.text
+      }
+    } else if (item.kind === 'assistant') {
+      if (episode?.approved === true) episode.implementationSteps++
+      for (const call of item.calls) {
+        callCount++
+        callInputs.set(call.id, call.input)
+        if (READ_ONLY.has(call.name) || call.name === EXIT_TOOL) {
+          if (episode === undefined || episode.approved) {
+            episode = newEpisode(unclaimed ?? 'the task')
+            unclaimed = undefined
+          }
+          if (call.name === EXIT_TOOL) {
+            episode.submissions.push(typeof call.input.plan === 'string' ? call.input.plan : '')
+            episode.needsRevision = false
+          } else {
+            episode.exploredSinceFeedback++
+          }
+        }
+      }
+    } else {
+      for (const result of item.results) {
+        const input = callInputs.get(result.id) ?? {}
+        if (episode === undefined) continue
+        if (result.name === EXIT_TOOL) {
+          if (!result.isError) {
+            episode.approved = true
+            episode.review = 'approved'
+          } else if (/keep planning/i.test(result.text)) {
+            episode.review = 'keep-planning'
+            const feedback = FEEDBACK.exec(result.text)?.[1]?.trim()
+            if (feedback !== undefined && feedback !== '') episode.feedback.push(feedback)
+            episode.needsRevision = true
+            episode.exploredSinceFeedback = 0
+          } else if (/dismissed/i.test(result.text)) {
+            episode.review = 'dismissed'
+          } else {
+            episode.review = 'failed'
+            episode.failure = result.text
+          }
+        } else if (MUTATING.has(result.name)) {
+          if (episode.approved) episode.implementationResults.push(result)
+        } else {
+          // A failed read is recorded as empty so exploration moves on instead of repeating it.
+          const text = result.isError ? '' : result.text
+          if (result.name === 'list_files') episode.listed = text.split('\n').filter((line) => line !== '' && !line.startsWith('('))
+          else if (result.name === 'read_file') episode.reads.set(String(input.path ?? ''), text)
+          else if (result.name === 'search') episode.searches.push({ query: String(input.query ?? ''), text })
+        }
+      }
+    }
+  }
+  return { episode, last: items[items.length - 1], unclaimedUserText: unclaimed, callCount }
+}

@@ -1,0 +1,138 @@
+import { spawnSync } from 'node:child_process'
+import { readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import type { LanguageModelV3FunctionTool, LanguageModelV3Prompt } from '@ai-sdk/provider'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createOfflineModel } from '../src/model/offline-model.js'
+import { copySampleWorkspace } from '../src/workspace/sample-workspace.js'
+import { createWorkspaceTools } from '../src/workspace/workspace-tools.js'
+
+const SECTION = 'PLAN MODE IS ON. Explore read-only and submit a plan with exit_plan_mode.'
+const roots: string[] = []
+afterEach(() => {
+  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true })
+})
+
+/** A minimal loop in the shape of the host's, to exercise the model alone. */
+async function simulate(goal: string, reviews: { selected: string[]; custom?: string }[]) {
+  const root = copySampleWorkspace()
+  roots.push(root)
+  const workspaceTools = createWorkspaceTools(root)
+  const tools: LanguageModelV3FunctionTool[] = [
+    ...workspaceTools.map((tool) => ({ type: 'function' as const, name: tool.name, inputSchema: tool.parameters as never })),
+    { type: 'function', name: 'exit_plan_mode', inputSchema: { type: 'object' } },
+  ]
+  const model = createOfflineModel({ planSection: SECTION })
+  let planMode = true
+  const history: LanguageModelV3Prompt = [{ role: 'user', content: [{ type: 'text', text: goal }] }]
+  const trace: string[] = []
+  for (let step = 0; step < 20; step++) {
+    const system = planMode ? `You are a coding agent.\n\n${SECTION}` : 'You are a coding agent.'
+    const result = await model.doGenerate({ prompt: [{ role: 'system', content: system }, ...history], tools })
+    const calls = result.content.flatMap((part) => (part.type === 'tool-call' ? [part] : []))
+    const text = result.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('')
+    history.push({
+      role: 'assistant',
+      content: [
+        ...(text === '' ? [] : [{ type: 'text' as const, text }]),
+        ...calls.map((call) => ({ type: 'tool-call' as const, toolCallId: call.toolCallId, toolName: call.toolName, input: JSON.parse(call.input) })),
+      ],
+    })
+    if (calls.length === 0) {
+      trace.push(`text:${text.slice(0, 40)}`)
+      break
+    }
+    let leave = false
+    const results = []
+    for (const call of calls) {
+      const input = JSON.parse(call.input)
+      trace.push(call.toolName === 'exit_plan_mode' ? 'exit' : `${call.toolName}${input.path ? ` ${input.path}` : ''}`)
+      let value: string
+      let isError = false
+      if (call.toolName === 'exit_plan_mode') {
+        trace.push(`plan:${input.plan.split('\n')[0]}`)
+        const review = reviews.shift()!
+        if (review.selected[0] === 'Approve') {
+          value = 'Plan approved.'
+          leave = true
+        } else {
+          isError = true
+          value = review.custom
+            ? `Error: The user chose to keep planning; their feedback: ${review.custom}`
+            : 'Error: The user chose to keep planning; revise the plan and present it again.'
+        }
+      } else {
+        const tool = workspaceTools.find((candidate) => candidate.name === call.toolName)!
+        try {
+          const output = await (tool.execute as (input: unknown, execution: unknown) => unknown)(input, {})
+          value = (tool.toModelOutput as (output: unknown) => string)(output)
+        } catch (error) {
+          isError = true
+          value = `Error: ${(error as Error).message}`
+        }
+      }
+      results.push({ type: 'tool-result' as const, toolCallId: call.toolCallId, toolName: call.toolName, output: { type: 'text' as const, value } })
+      if (isError) trace.push(`error:${value.slice(0, 50)}`)
+    }
+    history.push({ role: 'tool', content: results })
+    if (leave) planMode = false
+  }
+  return { root, trace, history }
+}
+
+describe('offline planning model', () => {
+  it('explores, plans, revises on feedback, and carries out the approved plan', async () => {
+    const { root, trace, history } = await simulate('Add due dates to tasks, settable from the command line.', [
+      { selected: ['Keep planning'], custom: 'Also flag overdue tasks in the list output.' },
+      { selected: ['Approve'] },
+    ])
+    expect(trace.slice(0, 5)).toEqual(['list_files', 'read_file src/tasks.js', 'read_file src/format.js', 'read_file src/cli.js', 'search'])
+    expect(trace).toContain('plan:# Plan: due dates for tasks')
+    const plans = history.flatMap((message) =>
+      message.role === 'assistant'
+        ? message.content.flatMap((part) => (part.type === 'tool-call' && part.toolName === 'exit_plan_mode' ? [(part.input as { plan: string }).plan] : []))
+        : [],
+    )
+    expect(plans).toHaveLength(2)
+    expect(plans[0]).not.toMatch(/overdue/i)
+    expect(plans[1]).toMatch(/Revision 2/)
+    expect(plans[1]).toMatch(/## Feedback addressed\n- "Also flag overdue tasks in the list output.": /)
+    expect(trace.filter((entry) => entry.startsWith('error:')).length).toBe(1)
+    expect(trace.at(-1)).toMatch(/^text:Done\./)
+    expect(readFileSync(join(root, 'src/format.js'), 'utf8')).toContain('OVERDUE')
+    expect(readFileSync(join(root, 'test/due-dates.test.js'), 'utf8')).toContain('isOverdue')
+    const tests = spawnSync(process.execPath, ['--test'], { cwd: root, encoding: 'utf8' })
+    expect(tests.stdout).toMatch(/# pass 8/)
+    expect(tests.status).toBe(0)
+  })
+
+  it('answers plain chat plainly outside plan mode', async () => {
+    const model = createOfflineModel({ planSection: SECTION })
+    const result = await model.doGenerate({
+      prompt: [
+        { role: 'system', content: 'You are a coding agent.' },
+        { role: 'user', content: [{ type: 'text', text: 'hello there' }] },
+      ],
+    })
+    expect(result.content).toEqual([{ type: 'text', text: expect.stringMatching(/^Hello!/) }])
+    expect(result.finishReason.unified).toBe('stop')
+  })
+
+  it('streams the same decision it generates', async () => {
+    const model = createOfflineModel({ planSection: SECTION })
+    const options = {
+      prompt: [
+        { role: 'system' as const, content: SECTION },
+        { role: 'user' as const, content: [{ type: 'text' as const, text: 'Add due dates' }] },
+      ],
+    }
+    const { stream } = await model.doStream(options)
+    const parts = []
+    for await (const part of stream as unknown as AsyncIterable<{ type: string }>) parts.push(part)
+    expect(parts.map((part) => part.type)).toEqual(
+      expect.arrayContaining(['stream-start', 'text-delta', 'tool-input-start', 'tool-call', 'finish']),
+    )
+    const generated = await model.doGenerate(options)
+    expect(generated.content.find((part) => part.type === 'tool-call')).toMatchObject({ toolName: 'list_files' })
+  })
+})
