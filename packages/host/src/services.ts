@@ -1,0 +1,16 @@
+import type { AgentRegistry, AgentStatusPayload } from './agent-types.js'
+import type { SessionStore } from './session-store.js'
+
+declare module '@planmode/context' {
+  interface Services {
+    /** The session store of `@planmode/host`. */
+    sessions: SessionStore
+    /** The agent registry of `@planmode/host`. */
+    agents: AgentRegistry
+  }
+
+  interface Events {
+    /** An agent started (`running`) or finished (`idle`) a turn. */
+    'agent/status': (payload: AgentStatusPayload) => void
+  }
+}

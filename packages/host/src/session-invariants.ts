@@ -1,0 +1,96 @@
+import type { Disposer, Plugin } from '@planmode/context'
+import type { Session, SessionEvent, SessionInvariant, SessionInvariantRegistry } from '@planmode/seams'
+
+/**
+ * The host's invariant registry: the seams' {@link @planmode/seams#SessionInvariantRegistry}
+ * plus the check the session store runs before every append.
+ *
+ * @public
+ */
+export interface HostSessionInvariants extends SessionInvariantRegistry {
+  /** Owners of the registered checks, in registration order. */
+  owners(): readonly string[]
+  /**
+   * Runs every registered check over `event`. Throws an {@link InvariantViolationError}
+   * for the first one that refuses it.
+   */
+  check(event: SessionEvent, session: Session): void
+}
+
+/**
+ * Thrown when an event breaks a registered invariant: by `append` (nothing is
+ * written), by `open` (the log on disk breaks it), or by `register` (a loaded
+ * session already breaks the new check).
+ *
+ * @public
+ */
+export class InvariantViolationError extends Error {
+  /** The owner the check was registered under. */
+  readonly owner: string
+  /** The session the event belongs to. */
+  readonly sessionId: string
+  /** The event's type. */
+  readonly eventType: string
+  /** The event's `seq` (the `seq` it would have had, for a refused append). */
+  readonly seq: number
+
+  constructor(owner: string, session: Session, event: SessionEvent, reason: string) {
+    super(`invariant "${owner}" refused ${event.type} (session ${session.id}, seq ${event.seq}): ${reason}`)
+    this.name = 'InvariantViolationError'
+    this.owner = owner
+    this.sessionId = session.id
+    this.eventType = event.type
+    this.seq = event.seq
+  }
+}
+
+interface Entry {
+  readonly owner: string
+  readonly check: SessionInvariant
+}
+
+/**
+ * Provides service `sessionInvariants`. A check registered while sessions are
+ * loaded runs over all of their events first (when a `sessions` store is
+ * composed); the session store runs every check before each append and over
+ * every log it opens.
+ *
+ * @public
+ */
+export const sessionInvariantsPlugin: Plugin = {
+  name: '@planmode/host/session-invariants',
+  apply(ctx) {
+    const entries: Entry[] = []
+    const run = (list: readonly Entry[], event: SessionEvent, session: Session): void => {
+      for (const entry of list) {
+        let reason: string | undefined
+        try {
+          reason = entry.check(event, session)
+        } catch (error) {
+          reason = `the check threw: ${error instanceof Error ? error.message : String(error)}`
+        }
+        if (reason !== undefined) throw new InvariantViolationError(entry.owner, session, event, reason)
+      }
+    }
+    const registry: HostSessionInvariants = {
+      register(owner: string, check: SessionInvariant): Disposer {
+        if (typeof check !== 'function') throw new TypeError(`sessionInvariants.register(${owner}): check must be a function`)
+        const entry: Entry = { owner, check }
+        const loaded = ctx.get('sessions')?.loaded() ?? []
+        for (const session of loaded) {
+          for (const event of session.events) run([entry], event, session)
+        }
+        entries.push(entry)
+        return () => {
+          const index = entries.indexOf(entry)
+          if (index >= 0) entries.splice(index, 1)
+        }
+      },
+      owners: () => entries.map((entry) => entry.owner),
+      check(event, session) {
+        run([...entries], event, session)
+      },
+    }
+    ctx.provide('sessionInvariants', registry)
+  },
+}

@@ -1,0 +1,48 @@
+/**
+ * Why a session log could not be used. Branch on `code`.
+ *
+ * @public
+ */
+export type SessionLogErrorCode =
+  | 'INVALID_ID'
+  | 'NOT_FOUND'
+  | 'EXISTS'
+  | 'UNREADABLE'
+  | 'CORRUPT_LINE'
+  | 'SEQ_ORDER'
+  | 'CLOSED'
+
+const marker = Symbol.for('@planmode/host/SessionLogError')
+
+/**
+ * A session log that cannot be opened, created or written. The message names
+ * the file and, for a bad line, its 1-based line number (`file:line: …`).
+ *
+ * @public
+ */
+export class SessionLogError extends Error {
+  /** What went wrong. */
+  readonly code: SessionLogErrorCode
+  /** The log file, when there is one. */
+  readonly file: string | undefined
+  /** The 1-based line of the file, for `CORRUPT_LINE` and `SEQ_ORDER`. */
+  readonly line: number | undefined
+  private readonly [marker] = true
+
+  constructor(
+    code: SessionLogErrorCode,
+    message: string,
+    options: { file?: string; line?: number; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.name = 'SessionLogError'
+    this.code = code
+    this.file = options.file
+    this.line = options.line
+  }
+
+  /** True for any `SessionLogError`, from any copy of this package. */
+  static isInstance(error: unknown): error is SessionLogError {
+    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[marker] === true
+  }
+}

@@ -1,0 +1,178 @@
+import type { Disposer, Plugin } from '@planmode/context'
+import type {
+  ProjectionChange,
+  ProjectionSnapshot,
+  ProjectionUnit,
+  Session,
+  SessionEvent,
+  SessionProjectionRegistry,
+} from '@planmode/seams'
+
+/**
+ * A projection view that failed its unit's schema (or validated
+ * asynchronously). The view never leaves the host.
+ *
+ * @public
+ */
+export class ProjectionViewError extends Error {
+  /** The unit's key. */
+  readonly key: string
+  constructor(key: string, detail: string) {
+    super(`projection "${key}": ${detail}`)
+    this.name = 'ProjectionViewError'
+    this.key = key
+  }
+}
+
+type AnyUnit = ProjectionUnit<unknown, unknown>
+
+interface Folded {
+  state: unknown
+  /** `seq` of the last event folded; -1 before any. */
+  seq: number
+  /** The events array the fold walked (a replaced array means a refold). */
+  events: readonly SessionEvent[]
+  /** Index in `events` after the last folded event. */
+  index: number
+  /** The state before the last folded event, so a change is seen even when a snapshot folded it first. */
+  before: unknown
+}
+
+function validate(unit: AnyUnit, view: unknown): unknown {
+  const result = unit.schema['~standard'].validate(view)
+  if (result instanceof Promise) {
+    throw new ProjectionViewError(unit.key, 'its schema validated asynchronously; projection schemas must be synchronous')
+  }
+  if (result.issues !== undefined) {
+    const detail = result.issues
+      .map((issue) => {
+        const path = (issue.path ?? []).map((segment) => String(typeof segment === 'object' ? segment.key : segment)).join('.')
+        return path === '' ? issue.message : `${path}: ${issue.message}`
+      })
+      .join('; ')
+    throw new ProjectionViewError(unit.key, `view failed its schema: ${detail}`)
+  }
+  return result.value
+}
+
+/**
+ * Provides service `sessionProjections`. Every appended event (`session/event`)
+ * drives every registered unit, incrementally; a unit registered late folds
+ * the existing log the first time a session is touched. `snapshot` is
+ * synchronous and catches up with `session.events` first; every value is
+ * checked by its unit's schema (a failing one throws a
+ * {@link ProjectionViewError}). `onChange` fires once per unit whose state
+ * reference changed for an appended event.
+ *
+ * @public
+ */
+export const sessionProjectionsPlugin: Plugin = {
+  name: '@planmode/host/session-projections',
+  apply(ctx) {
+    const units: AnyUnit[] = []
+    const states = new WeakMap<Session, Map<AnyUnit, Folded>>()
+    const listeners = new Set<(change: ProjectionChange) => void>()
+
+    /** The unit's fold for `session`, caught up to `events` entries with seq <= `upTo`. */
+    const foldOf = (unit: AnyUnit, session: Session, upTo = Number.POSITIVE_INFINITY): Folded => {
+      let perSession = states.get(session)
+      if (perSession === undefined) {
+        perSession = new Map()
+        states.set(session, perSession)
+      }
+      const events = session.events
+      let folded = perSession.get(unit)
+      if (folded !== undefined && folded.events !== events) {
+        // The host replaced the array (repair, compaction): resume after the last folded seq,
+        // or refold when the log no longer reaches it.
+        const last = events[events.length - 1]
+        if (last === undefined || last.seq < folded.seq) folded = undefined
+        else {
+          let index = events.length
+          while (index > 0 && events[index - 1]!.seq > folded.seq) index -= 1
+          folded.events = events
+          folded.index = index
+        }
+      }
+      if (folded === undefined) {
+        const initial = unit.initial()
+        folded = { state: initial, seq: -1, events, index: 0, before: initial }
+        perSession.set(unit, folded)
+      }
+      while (folded.index < events.length) {
+        const event = events[folded.index]!
+        if (event.seq > upTo) break
+        const before = folded.state
+        folded.state = unit.apply(before, event)
+        folded.before = before
+        folded.seq = event.seq
+        folded.index += 1
+      }
+      return folded
+    }
+
+    const registry: SessionProjectionRegistry = {
+      register<State, View>(unit: ProjectionUnit<State, View>): Disposer {
+        if (typeof unit?.key !== 'string' || unit.key === '') throw new TypeError('sessionProjections.register: a unit needs a non-empty `key`')
+        for (const member of ['initial', 'apply', 'view'] as const) {
+          if (typeof unit[member] !== 'function') throw new TypeError(`sessionProjections.register(${unit.key}): \`${member}\` must be a function`)
+        }
+        if (typeof unit.schema?.['~standard']?.validate !== 'function') {
+          throw new TypeError(`sessionProjections.register(${unit.key}): \`schema\` must be a Standard Schema`)
+        }
+        if (units.some((existing) => existing.key === unit.key)) {
+          throw new Error(`projection key "${unit.key}" is already registered`)
+        }
+        const entry = unit as unknown as AnyUnit
+        units.push(entry)
+        return () => {
+          const index = units.indexOf(entry)
+          if (index >= 0) units.splice(index, 1)
+        }
+      },
+      keys: () => units.map((unit) => unit.key),
+      snapshot(session: Session): ProjectionSnapshot {
+        const last = session.events[session.events.length - 1]
+        const values: Record<string, unknown> = {}
+        for (const unit of units) values[unit.key] = validate(unit, unit.view(foldOf(unit, session).state))
+        return { asOfSeq: last === undefined ? -1 : last.seq, values }
+      },
+      onChange(listener: (change: ProjectionChange) => void): Disposer {
+        const entry = (change: ProjectionChange): void => listener(change)
+        listeners.add(entry)
+        return () => listeners.delete(entry)
+      },
+    }
+
+    ctx.on('session/event', ({ session, event }) => {
+      for (const unit of [...units]) {
+        let folded: Folded
+        try {
+          folded = foldOf(unit, session, event.seq)
+        } catch (error) {
+          ctx.logger.error(`projection "${unit.key}" threw while folding ${event.type} (session ${session.id}, seq ${event.seq})`, error)
+          continue
+        }
+        // Appends are serialized and announced synchronously, so the fold now ends at this event.
+        if (folded.seq !== event.seq || folded.before === folded.state || listeners.size === 0) continue
+        const after = folded.state
+        let value: unknown
+        try {
+          value = validate(unit, unit.view(after))
+        } catch (error) {
+          ctx.logger.error(`projection "${unit.key}": change at seq ${event.seq} not delivered`, error)
+          continue
+        }
+        const change: ProjectionChange = { session, key: unit.key, value, asOfSeq: event.seq }
+        for (const listener of [...listeners]) {
+          try {
+            listener(change)
+          } catch (error) {
+            ctx.logger.error(`a sessionProjections change listener threw`, error)
+          }
+        }
+      }
+    })
+    ctx.provide('sessionProjections', registry)
+  },
+}

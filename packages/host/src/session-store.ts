@@ -1,0 +1,331 @@
+import { mkdir, readdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { Context, Plugin } from '@planmode/context'
+import type { Session, SessionEvent, SessionEventMap, SessionEventType } from '@planmode/seams'
+import { newId } from './ids.js'
+import { JsonlWriter, readLog } from './jsonl-log.js'
+import { SessionLogError } from './session-log-error.js'
+import type { HostSessionInvariants } from './session-invariants.js'
+
+/**
+ * When the session store calls `fsync`: after every append, after each
+ * `turn/end` (the default), or never (the OS flushes when it likes). Every
+ * append is written to the file at once in all three; durability only
+ * decides what survives a power loss or a kernel crash.
+ *
+ * @public
+ */
+export type Durability = 'append' | 'turn' | 'never'
+
+/**
+ * Options of {@link sessionStorePlugin}.
+ *
+ * @public
+ */
+export interface SessionStoreConfig {
+  /** Directory of the JSONL logs (`<id>.jsonl`), created on first use. Without it sessions live in memory only. */
+  readonly dir?: string
+  /** When to `fsync`; defaults to `'turn'`. */
+  readonly durability?: Durability
+}
+
+/**
+ * A session of the reference host: the seams' {@link @planmode/seams#Session}
+ * backed by a JSONL file (or memory).
+ *
+ * @public
+ */
+export interface HostSession extends Session {
+  /** The JSONL file, or `undefined` for an in-memory session. */
+  readonly file: string | undefined
+  /** Resolves once every append started so far has settled. */
+  settled(): Promise<void>
+  /** Waits for pending appends, then `fsync`s the file (whatever the durability). */
+  sync(): Promise<void>
+}
+
+/** Options of {@link SessionStore.create}. @public */
+export interface CreateSessionOptions {
+  /** The id; generated when absent. Letters, digits, `.`, `_` and `-` only. */
+  readonly id?: string
+}
+
+/**
+ * The session store (service `sessions`).
+ *
+ * @public
+ */
+export interface SessionStore {
+  /** The log directory, or `undefined` when sessions live in memory. */
+  readonly dir: string | undefined
+  /** The configured durability. */
+  readonly durability: Durability
+  /** Creates an empty session (and its file). Rejects with `EXISTS` if the id is taken. */
+  create(options?: CreateSessionOptions): Promise<HostSession>
+  /**
+   * Returns the loaded session `id`, or loads it from disk: a torn last line
+   * is dropped with a warning and the file repaired; a corrupt line elsewhere,
+   * a non-increasing `seq` or an unreadable file rejects with a
+   * {@link SessionLogError} naming file and line. Registered invariants are
+   * checked over the loaded events.
+   */
+  open(id: string): Promise<HostSession>
+  /**
+   * A new session whose log is a copy of `session.events[0, end)` (default:
+   * all of it), with the same `seq` and `time` values.
+   */
+  fork(session: Session, end?: number, options?: CreateSessionOptions): Promise<HostSession>
+  /** Ids of every session on disk and in memory, sorted. */
+  list(): Promise<string[]>
+  /** The loaded session `id`, if it is loaded. */
+  get(id: string): HostSession | undefined
+  /** Every loaded session. */
+  loaded(): readonly HostSession[]
+  /** Waits for pending appends, syncs (unless durability is `never`) and unloads the session. */
+  close(session: Session): Promise<void>
+}
+
+const ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
+
+function checkId(id: string): void {
+  if (typeof id !== 'string' || !ID.test(id) || id.length > 200) {
+    throw new SessionLogError('INVALID_ID', `invalid session id ${JSON.stringify(id)}: use letters, digits, ".", "_" and "-"`)
+  }
+}
+
+class StoredSession implements HostSession {
+  readonly events: SessionEvent[]
+  private tail: Promise<unknown> = Promise.resolve()
+  closed = false
+
+  constructor(
+    readonly id: string,
+    events: SessionEvent[],
+    private readonly writer: JsonlWriter | undefined,
+    private readonly store: Store,
+  ) {
+    this.events = events
+  }
+
+  get file(): string | undefined {
+    return this.writer?.file
+  }
+
+  append<T extends SessionEventType>(type: T, data: SessionEventMap[T]): Promise<SessionEvent<T>> {
+    const run = this.tail.then(() => this.write(type, data))
+    this.tail = run.catch(() => {})
+    return run
+  }
+
+  private async write<T extends SessionEventType>(type: T, data: SessionEventMap[T]): Promise<SessionEvent<T>> {
+    if (this.closed) throw new SessionLogError('CLOSED', `session ${this.id} is closed`, { file: this.file })
+    if (typeof type !== 'string' || (type as string) === '') throw new TypeError(`session ${this.id}: event type must be a non-empty string`)
+    const last = this.events[this.events.length - 1]
+    const draft = { type, seq: last === undefined ? 0 : last.seq + 1, time: Date.now(), data }
+    let line: string
+    try {
+      line = JSON.stringify(draft)
+    } catch (error) {
+      throw new TypeError(`session ${this.id}: ${type} data is not JSON-serializable (${(error as Error).message})`)
+    }
+    // The logged event is what a reopen would read back.
+    const event = JSON.parse(line) as SessionEvent
+    this.store.checkInvariants(event, this)
+    if (this.writer !== undefined) {
+      const sync = this.store.durability === 'append' || (this.store.durability === 'turn' && type === 'turn/end')
+      await this.writer.append(line + '\n', sync)
+    }
+    this.events.push(event)
+    this.store.announce(this, event)
+    return event as SessionEvent<T>
+  }
+
+  settled(): Promise<void> {
+    return this.tail.then(() => undefined)
+  }
+
+  async sync(): Promise<void> {
+    await this.settled()
+    await this.writer?.sync()
+  }
+
+  async close(): Promise<void> {
+    await this.settled()
+    this.closed = true
+    if (this.writer !== undefined) {
+      if (this.store.durability !== 'never') await this.writer.sync().catch(() => {})
+      await this.writer.close().catch(() => {})
+    }
+  }
+}
+
+class Store implements SessionStore {
+  readonly dir: string | undefined
+  readonly durability: Durability
+  private readonly sessions = new Map<string, StoredSession>()
+  private readonly opening = new Map<string, Promise<StoredSession>>()
+  private warnedForeignInvariants = false
+  disposed = false
+
+  constructor(
+    private readonly ctx: Context,
+    config: SessionStoreConfig,
+  ) {
+    this.dir = config.dir
+    const durability = config.durability ?? 'turn'
+    if (durability !== 'append' && durability !== 'turn' && durability !== 'never') {
+      throw new TypeError(`sessionStorePlugin: durability must be 'append', 'turn' or 'never', got ${JSON.stringify(durability)}`)
+    }
+    this.durability = durability
+  }
+
+  checkInvariants(event: SessionEvent, session: Session): void {
+    const registry = this.ctx.get('sessionInvariants') as Partial<HostSessionInvariants> | undefined
+    if (registry === undefined) return
+    if (typeof registry.check !== 'function') {
+      if (!this.warnedForeignInvariants) {
+        this.warnedForeignInvariants = true
+        this.ctx.logger.warn('session store: the sessionInvariants service has no check(); appends are not validated')
+      }
+      return
+    }
+    registry.check(event, session)
+  }
+
+  announce(session: Session, event: SessionEvent): void {
+    this.ctx.emit('session/event', { session, event })
+  }
+
+  private alive(): void {
+    if (this.disposed) throw new SessionLogError('CLOSED', 'the session store was disposed')
+  }
+
+  private fileOf(id: string): string | undefined {
+    return this.dir === undefined ? undefined : join(this.dir, `${id}.jsonl`)
+  }
+
+  private async ensureDir(): Promise<void> {
+    if (this.dir !== undefined) await mkdir(this.dir, { recursive: true })
+  }
+
+  private register(session: StoredSession): StoredSession {
+    this.sessions.set(session.id, session)
+    return session
+  }
+
+  private async createWith(id: string, events: SessionEvent[]): Promise<StoredSession> {
+    this.alive()
+    checkId(id)
+    if (this.sessions.has(id) || this.opening.has(id)) {
+      throw new SessionLogError('EXISTS', `session ${id} already exists`, { file: this.fileOf(id) })
+    }
+    const file = this.fileOf(id)
+    if (file === undefined) return this.register(new StoredSession(id, events, undefined, this))
+    await this.ensureDir()
+    const writer = await JsonlWriter.open(file, 0, true)
+    if (events.length > 0) {
+      await writer.append(events.map((event) => JSON.stringify(event) + '\n').join(''), this.durability !== 'never')
+    }
+    return this.register(new StoredSession(id, events, writer, this))
+  }
+
+  create(options: CreateSessionOptions = {}): Promise<HostSession> {
+    return this.createWith(options.id ?? newId('s'), [])
+  }
+
+  async fork(session: Session, end?: number, options: CreateSessionOptions = {}): Promise<HostSession> {
+    const source = session.events
+    const stop = end === undefined ? source.length : end
+    if (!Number.isInteger(stop) || stop < 0 || stop > source.length) {
+      throw new RangeError(`fork: end must be an integer in [0, ${source.length}], got ${String(end)}`)
+    }
+    if (session instanceof StoredSession) await session.settled()
+    const events = source.slice(0, stop).map((event) => JSON.parse(JSON.stringify(event)) as SessionEvent)
+    return this.createWith(options.id ?? newId('s'), events)
+  }
+
+  async open(id: string): Promise<HostSession> {
+    this.alive()
+    checkId(id)
+    const loaded = this.sessions.get(id)
+    if (loaded !== undefined) return loaded
+    const pending = this.opening.get(id)
+    if (pending !== undefined) return pending
+    const file = this.fileOf(id)
+    if (file === undefined) throw new SessionLogError('NOT_FOUND', `session ${id} not found (the store keeps sessions in memory only)`)
+    const load = (async () => {
+      const read = await readLog(file)
+      for (const warning of read.warnings) this.ctx.logger.warn(`session store: ${warning}`)
+      const writer = await JsonlWriter.open(file, read.size)
+      const session = new StoredSession(id, read.events, writer, this)
+      try {
+        for (const event of read.events) this.checkInvariants(event, session)
+      } catch (error) {
+        await writer.close().catch(() => {})
+        throw error
+      }
+      return this.register(session)
+    })()
+    this.opening.set(id, load)
+    try {
+      return await load
+    } finally {
+      this.opening.delete(id)
+    }
+  }
+
+  async list(): Promise<string[]> {
+    const ids = new Set(this.sessions.keys())
+    if (this.dir !== undefined) {
+      try {
+        for (const name of await readdir(this.dir)) {
+          if (name.endsWith('.jsonl')) ids.add(name.slice(0, -'.jsonl'.length))
+        }
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+      }
+    }
+    return [...ids].sort()
+  }
+
+  get(id: string): HostSession | undefined {
+    return this.sessions.get(id)
+  }
+
+  loaded(): readonly HostSession[] {
+    return [...this.sessions.values()]
+  }
+
+  async close(session: Session): Promise<void> {
+    const stored = this.sessions.get(session.id)
+    if (stored === undefined || stored !== session) return
+    this.sessions.delete(session.id)
+    await stored.close()
+  }
+
+  dispose(): void {
+    this.disposed = true
+    for (const session of this.sessions.values()) {
+      session.close().catch((error: unknown) => this.ctx.logger.error(`session store: closing ${session.id} failed`, error))
+    }
+    this.sessions.clear()
+  }
+}
+
+/**
+ * Provides service `sessions`: the session store. With `dir`, one JSONL file
+ * per session (`<dir>/<id>.jsonl`, one event per line, each append a single
+ * write); without it, sessions live in memory. Every append checks the
+ * registered invariants first, is serialized per session, then updates
+ * `events` and emits `session/event`.
+ *
+ * @public
+ */
+export const sessionStorePlugin: Plugin<SessionStoreConfig | void> = {
+  name: '@planmode/host/session-store',
+  apply(ctx, config) {
+    const store = new Store(ctx, config ?? {})
+    ctx.provide('sessions', store)
+    ctx.effect(() => store.dispose())
+  },
+}

@@ -1,0 +1,71 @@
+import type { Disposer, Plugin } from '@planmode/context'
+import type { ToolDefinition, ToolExecution, ToolRegistry, ToolResult, ToolSchema } from '@planmode/seams'
+import { checkJsonSchema } from './json-schema-check.js'
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+/** A failed result whose text is `Error: <message>`. */
+function failed(message: string): ToolResult {
+  return { isError: true, content: [{ type: 'text', text: `Error: ${message}` }] }
+}
+
+function render(tool: ToolDefinition<never, unknown>, value: unknown): string {
+  if (tool.toModelOutput !== undefined) return tool.toModelOutput(value as never)
+  if (typeof value === 'string') return value
+  if (value === undefined) return ''
+  return JSON.stringify(value)
+}
+
+/**
+ * Provides service `tools`. `schemas()` is sorted by name; `execute`
+ * validates the arguments against the tool's `parameters` (a clear
+ * `Error: invalid arguments for tool "x": …` result when they do not match),
+ * runs the tool and never rejects: an unknown tool or a thrown error becomes
+ * a failed result whose text is `Error: ` + message. A successful value is
+ * rendered by `toModelOutput`, else as is when it is a string, else as JSON.
+ *
+ * @public
+ */
+export const toolsPlugin: Plugin = {
+  name: '@planmode/host/tools',
+  apply(ctx) {
+    const tools = new Map<string, ToolDefinition<never, unknown>>()
+    const registry: ToolRegistry = {
+      register<Input, Output>(tool: ToolDefinition<Input, Output>): Disposer {
+        if (typeof tool?.name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(tool.name)) {
+          throw new TypeError(`tools.register: invalid tool name ${JSON.stringify(tool?.name)} (1-64 of A-Z a-z 0-9 _ -)`)
+        }
+        if (typeof tool.execute !== 'function') throw new TypeError(`tools.register(${tool.name}): execute must be a function`)
+        if (tools.has(tool.name)) throw new Error(`tool "${tool.name}" is already registered`)
+        const entry = tool as unknown as ToolDefinition<never, unknown>
+        tools.set(tool.name, entry)
+        return () => {
+          if (tools.get(tool.name) === entry) tools.delete(tool.name)
+        }
+      },
+      get: (name) => tools.get(name),
+      schemas(): readonly ToolSchema[] {
+        return [...tools.values()]
+          .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+          .map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }))
+      },
+      async execute(name: string, input: unknown, execution: ToolExecution): Promise<ToolResult> {
+        const tool = tools.get(name)
+        if (tool === undefined) return failed(`unknown tool "${name}"`)
+        const issues = checkJsonSchema(tool.parameters ?? {}, input)
+        if (issues.length > 0) return failed(`invalid arguments for tool "${name}": ${issues.join('; ')}`)
+        try {
+          if (execution.signal.aborted) throw new Error('the call was cancelled before it started')
+          const value = await tool.execute(input as never, execution)
+          return { isError: false, content: [{ type: 'text', text: render(tool, value) }], value }
+        } catch (error) {
+          ctx.logger.debug(`tool ${name} failed`, error)
+          return failed(messageOf(error))
+        }
+      },
+    }
+    ctx.provide('tools', registry)
+  },
+}

@@ -1,0 +1,52 @@
+import { Context } from '@planmode/context'
+import type { Logger } from '@planmode/context'
+import type { Agent, Session, StandardSchemaV1, UserMessage } from '@planmode/seams'
+
+/** A logger that records every call. */
+export function recordingLogger(): Logger & { lines: { level: string; message: string }[] } {
+  const lines: { level: string; message: string }[] = []
+  const log = (level: string) => (message: string) => {
+    lines.push({ level, message })
+  }
+  return { lines, debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') }
+}
+
+export function newContext(): { ctx: Context; logger: ReturnType<typeof recordingLogger> } {
+  const logger = recordingLogger()
+  return { ctx: new Context({ logger }), logger }
+}
+
+/** A bare agent over `session`, for runtimes that only need `agent.session`. */
+export function fakeAgent(session: Session, extra: Partial<Agent> = {}): Agent & { steered: UserMessage[] } {
+  const steered: UserMessage[] = []
+  return {
+    id: extra.id ?? 'a1',
+    session,
+    ...(extra.owner === undefined ? {} : { owner: extra.owner }),
+    steered,
+    steer(message) {
+      steered.push(message)
+    },
+    async inject(message) {
+      await session.append('user/message', message)
+    },
+  }
+}
+
+/** A tiny synchronous Standard Schema. */
+export function schemaOf<T>(check: (value: unknown) => string | undefined): StandardSchemaV1<unknown, T> {
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'test',
+      validate(value) {
+        const problem = check(value)
+        return problem === undefined ? { value: value as T } : { issues: [{ message: problem }] }
+      },
+    },
+  }
+}
+
+export function text(value: string): UserMessage {
+  return { content: [{ type: 'text', text: value }], source: { kind: 'user' } }
+}
