@@ -1,0 +1,137 @@
+import {
+  foldPlanMode,
+  initialPlanSelection,
+  readPlanLog,
+  selectedPlanMode,
+  stepPlanSelection,
+  type PlanLog,
+} from '@planmode/plan-core'
+import type { SessionEvent } from '@planmode/seams'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { LogSession, bodyArb, place, type Body } from './log-arbitraries.js'
+
+function naive(events: readonly SessionEvent[]): Omit<PlanLog, 'length'> {
+  let told: boolean | undefined
+  let openTurn = false
+  events.forEach((event, index) => {
+    if (event.type === 'request/header') told = foldPlanMode(events, index + 1)
+    if (event.type === 'turn/start') openTurn = true
+    if (event.type === 'turn/end') openTurn = false
+  })
+  return {
+    active: foldPlanMode(events),
+    told,
+    openTurn,
+    selection: events.reduce(stepPlanSelection, initialPlanSelection()),
+  }
+}
+
+describe('foldPlanMode (§2)', () => {
+  it('is false for an empty log and for a log without plan/mode', () => {
+    expect(foldPlanMode([])).toBe(false)
+    expect(foldPlanMode(place([{ type: 'turn/start', data: { turn: 1 } }]))).toBe(false)
+  })
+
+  it('returns the active of the last plan/mode before end (last one wins)', () => {
+    const events = place([
+      { type: 'plan/mode', data: { active: true } },
+      { type: 'turn/start', data: { turn: 1 } },
+      { type: 'plan/mode', data: { active: false } },
+    ])
+    expect(foldPlanMode(events)).toBe(false)
+    expect(foldPlanMode(events, 2)).toBe(true)
+    expect(foldPlanMode(events, 0)).toBe(false)
+    expect(foldPlanMode(events, 99)).toBe(false)
+  })
+})
+
+describe('readPlanLog: incremental folds (§9b)', () => {
+  it('equals a naive full fold after every append, replacement and shortening', () => {
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('push' as const), bodies: fc.array(bodyArb, { maxLength: 6 }) }),
+      fc.record({ kind: fc.constant('replace' as const), keep: fc.nat(40), bodies: fc.array(bodyArb, { maxLength: 4 }) }),
+      fc.record({ kind: fc.constant('shorten' as const), keep: fc.nat(40) }),
+      fc.record({ kind: fc.constant('repair' as const), keep: fc.nat(40), bodies: fc.array(bodyArb, { maxLength: 4 }) }),
+    )
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 25 }), (ops) => {
+        const session = new LogSession()
+        for (const step of ops) {
+          if (step.kind === 'push') session.push(step.bodies)
+          else if (step.kind === 'replace') {
+            // compaction: a new array with a prefix and some new events
+            const kept = session.events.slice(0, Math.min(step.keep, session.events.length))
+            session.events = [...kept, ...place(step.bodies as Body[], kept.length)]
+          } else if (step.kind === 'shorten') {
+            session.events.length = Math.min(step.keep, session.events.length)
+          } else {
+            // truncation repair in place: same array, cut and refilled
+            session.events.length = Math.min(step.keep, session.events.length)
+            session.push(step.bodies)
+          }
+          const log = readPlanLog(session)
+          const { length, ...facts } = log
+          expect(length).toBe(session.events.length)
+          expect(facts).toEqual(naive(session.events))
+          expect(readPlanLog(session)).toBe(log)
+        }
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it('scans only the events appended since the previous read', () => {
+    const session = new LogSession()
+    const reads = { count: 0 }
+    const events: SessionEvent[] = []
+    const counted = new Proxy(events, {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) reads.count++
+        return Reflect.get(target, key, receiver)
+      },
+    })
+    Object.defineProperty(session, 'events', { get: () => counted })
+    for (let index = 0; index < 10_000; index++) {
+      events.push(...place([{ type: 'user/message', data: { content: [], source: { kind: 'user' } } }], index))
+    }
+    readPlanLog(session)
+    reads.count = 0
+    events.push(...place([{ type: 'plan/mode', data: { active: true } }], events.length))
+    expect(readPlanLog(session).active).toBe(true)
+    // one new event, plus the identity check of the last folded one
+    expect(reads.count).toBeLessThanOrEqual(3)
+    reads.count = 0
+    readPlanLog(session)
+    expect(reads.count).toBeLessThanOrEqual(1)
+  })
+})
+
+describe('the /plan selection fold (§7 rule, shared with the projection)', () => {
+  it('returns the same reference for unrelated events and unmatched records', () => {
+    const state = initialPlanSelection()
+    const [message, other, done, bare] = place([
+      { type: 'user/message', data: { content: [], source: { kind: 'user' } } },
+      { type: 'command/run', data: { commandId: 'a', name: 'other', args: '', source: { kind: 'user' } } },
+      { type: 'command/done', data: { commandId: 'zz', kind: 'success' } },
+      { type: 'command/run', data: { commandId: 'b', name: 'plan', source: { kind: 'user' } } },
+    ])
+    for (const event of [message!, other!, done!, bare!]) expect(stepPlanSelection(state, event)).toBe(state)
+  })
+
+  it('follows run → done → plan/mode', () => {
+    const events = place([
+      { type: 'command/run', data: { commandId: 'a', name: 'plan', args: '', source: { kind: 'user' } } },
+      { type: 'command/done', data: { commandId: 'a', kind: 'success' } },
+      { type: 'plan/mode', data: { active: true } },
+      { type: 'command/run', data: { commandId: 'b', name: 'plan', args: ' off ', source: { kind: 'user' } } },
+      { type: 'command/done', data: { commandId: 'b', kind: 'error' } },
+    ])
+    const states = [initialPlanSelection()]
+    for (const event of events) states.push(stepPlanSelection(states.at(-1)!, event))
+    expect(states.map(selectedPlanMode)).toEqual([undefined, true, true, undefined, false, undefined])
+    expect(states[2]).toEqual({ active: false, wanted: true, running: null })
+    expect(states[3]).toEqual({ active: true, wanted: null, running: null })
+    expect(states[5]).toEqual({ active: true, wanted: null, running: null })
+  })
+})

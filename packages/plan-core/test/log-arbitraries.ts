@@ -1,0 +1,47 @@
+import type { Session, SessionEvent, SessionEventMap, SessionEventType } from '@planmode/seams'
+import type {} from '@planmode/plan-core'
+import fc from 'fast-check'
+
+/** A bare event body (type and data); `seq`/`time` are assigned when it is placed in a log. */
+export type Body = { [K in SessionEventType]: { type: K; data: SessionEventMap[K] } }[SessionEventType]
+
+const ids = fc.constantFrom('c1', 'c2', 'c3')
+const args = fc.option(fc.constantFrom('', 'off', ' off ', 'OFF', 'draft X', '  plan it  '), { nil: undefined })
+
+export const bodyArb: fc.Arbitrary<Body> = fc.oneof(
+  fc.boolean().map((active): Body => ({ type: 'plan/mode', data: { active } })),
+  fc.constant<Body>({
+    type: 'request/header',
+    data: { reason: 'initial', turn: 1, step: 1, model: 'test:model', system: '', tools: [] },
+  }),
+  fc.nat(5).map((turn): Body => ({ type: 'turn/start', data: { turn } })),
+  fc.nat(5).map((turn): Body => ({ type: 'turn/end', data: { turn, reason: 'completed' } })),
+  fc
+    .tuple(ids, fc.constantFrom('plan', 'plan', 'other'), args)
+    .map(([commandId, name, a]): Body => ({
+      type: 'command/run',
+      data: a === undefined ? { commandId, name, source: { kind: 'user' } } : { commandId, name, args: a, source: { kind: 'user' } },
+    })),
+  fc
+    .tuple(ids, fc.constantFrom<'success' | 'error'>('success', 'success', 'error'))
+    .map(([commandId, kind]): Body => ({ type: 'command/done', data: { commandId, kind } })),
+  fc.constant<Body>({ type: 'user/message', data: { content: [{ type: 'text', text: 'hi' }], source: { kind: 'user' } } }),
+)
+
+export function place(bodies: readonly Body[], from = 0): SessionEvent[] {
+  return bodies.map((body, index) => ({ ...body, seq: from + index, time: 0 }) as SessionEvent)
+}
+
+/** A minimal in-memory session whose `events` array the test controls (push, replace, shorten). */
+export class LogSession implements Session {
+  readonly id = 'log-session'
+  events: SessionEvent[] = []
+  push(bodies: readonly Body[]): void {
+    this.events.push(...place(bodies, this.events.length))
+  }
+  async append<T extends SessionEventType>(type: T, data: SessionEventMap[T]): Promise<SessionEvent<T>> {
+    const event = { type, data, seq: this.events.length, time: 0 } as SessionEvent<T>
+    this.events.push(event as SessionEvent)
+    return event
+  }
+}
