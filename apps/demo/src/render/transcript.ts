@@ -1,0 +1,224 @@
+import type { CommandResult, SessionEvent, ToolPresentation, UserAnswer, UserQuestion } from '@planmode/seams'
+import { renderMarkdown } from './markdown.js'
+import type { Style } from './style.js'
+
+/** The plan badge shown on every prompt line, from the `plan` projection. */
+export type PlanBadge = 'on' | 'off' | 'pending-on' | 'pending-off'
+
+/** The badge for a `plan` projection value (`{ active, pending }`). */
+export function badgeOf(view: { readonly active: boolean; readonly pending: boolean } | undefined): PlanBadge {
+  if (view === undefined) return 'off'
+  if (view.pending) return view.active ? 'pending-off' : 'pending-on'
+  return view.active ? 'on' : 'off'
+}
+
+/** Where the transcript goes. */
+export interface TranscriptOutput {
+  write(chunk: string): unknown
+}
+
+/** Options of {@link TranscriptRenderer}. */
+export interface TranscriptOptions {
+  readonly out: TranscriptOutput
+  readonly style: Style
+  /** The plan-policy section, to say when a request gains or loses it. */
+  readonly planSection?: string
+  /** How a tool call is titled (the tool's `presentCall`), when the host knows the tool. */
+  readonly present?: (toolName: string, input: unknown) => ToolPresentation | undefined
+}
+
+const EXIT = 'exit_plan_mode'
+
+function oneLine(text: string, max = 110): string {
+  const line = text.split('\n').find((candidate) => candidate.trim() !== '') ?? ''
+  const more = text.trim().includes('\n') ? ' …' : ''
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line + more
+}
+
+/** Renders a session as a readable transcript: prompts, notices, tool calls, plans and reviews. */
+export class TranscriptRenderer {
+  private readonly out: TranscriptOutput
+  private readonly style: Style
+  private readonly section: string | undefined
+  private readonly present: TranscriptOptions['present']
+  private readonly calls = new Map<string, { name: string; input: unknown }>()
+  private lastSystem: string | undefined
+
+  constructor(options: TranscriptOptions) {
+    this.out = options.out
+    this.style = options.style
+    this.section = options.planSection?.trim()
+    this.present = options.present
+  }
+
+  private line(text = ''): void {
+    this.out.write(`${text}\n`)
+  }
+
+  /** The badge as printed, e.g. `[plan: on]`. */
+  badge(badge: PlanBadge): string {
+    const s = this.style
+    switch (badge) {
+      case 'on':
+        return s.bold(s.magenta('[plan: on]'))
+      case 'off':
+        return s.dim('[plan: off]')
+      case 'pending-on':
+        return s.yellow('[plan: pending → on]')
+      case 'pending-off':
+        return s.yellow('[plan: pending → off]')
+    }
+  }
+
+  /** The prompt text for readline: badge and chevron. */
+  promptText(badge: PlanBadge): string {
+    return `${this.badge(badge)} ${this.style.bold('›')} `
+  }
+
+  /** Echoes a line the user typed (or the script sent), with the badge it was typed under. */
+  prompt(badge: PlanBadge, text: string): void {
+    this.line()
+    this.line(`${this.promptText(badge)}${text}`)
+  }
+
+  /** A slash command's reply (shown to the user only, never to the model). */
+  commandResult(result: CommandResult | undefined, line: string): void {
+    if (result === undefined) {
+      this.line(`  ${this.style.red('✗')} unknown command ${line.split(/\s/)[0]}; /help lists them`)
+      return
+    }
+    const mark = result.kind === 'success' ? this.style.green('↳') : this.style.red('✗')
+    this.line(`  ${mark} ${result.text}`)
+  }
+
+  /** A stage title of the scripted showcase. */
+  stage(title: string): void {
+    this.line()
+    this.line(this.style.bold(this.style.blue(`── ${title} ──`)))
+  }
+
+  /** A line from the host itself (not the model, not the log). */
+  info(text: string): void {
+    this.line(`  ${this.style.dim(text)}`)
+  }
+
+  /** A warning or error from the host. */
+  warn(text: string): void {
+    this.line(`  ${this.style.yellow('!')} ${text}`)
+  }
+
+  /** Renders one appended session event. */
+  event(event: SessionEvent): void {
+    const s = this.style
+    switch (event.type) {
+      case 'user/message': {
+        const source = event.data.source
+        const text = event.data.content.map((block) => (block.type === 'text' ? block.text : `[image ${block.attachment.name ?? block.attachment.id}]`)).join(' ')
+        if (source.kind === 'plugin' && source.form === 'notice') this.line(`  ${s.cyan('ⓘ notice')} ${s.dim('(to the model)')} ${text}`)
+        else if (source.kind === 'plugin') this.line(`  ${s.cyan(`ⓘ ${source.plugin}`)} ${text}`)
+        else this.line(`  ${s.dim('user message →')} ${oneLine(text)}`)
+        return
+      }
+      case 'assistant/message': {
+        for (const block of event.data.content) {
+          if (block.type === 'text' && block.text.trim() !== '') this.assistantText(block.text)
+          else if (block.type === 'tool-call') this.toolCall(block.toolCallId, block.toolName, block.input)
+        }
+        return
+      }
+      case 'tool/result': {
+        const text = event.data.content.map((block) => block.text).join('\n')
+        if (event.data.toolName === EXIT) {
+          if (!event.data.isError) this.line(`    ${s.green('✓')} ${oneLine(text)}`)
+          else this.line(`    ${s.yellow('↺')} ${oneLine(text.replace(/^Error: /, ''), 160)}`)
+          return
+        }
+        if (event.data.isError) this.line(`    ${s.red('✗')} ${oneLine(text)}`)
+        else {
+          const lines = text === '' ? 0 : text.split('\n').length
+          this.line(`    ${s.dim(`← ${lines === 1 ? oneLine(text) : `${lines} lines`}`)}`)
+        }
+        return
+      }
+      case 'turn/end':
+        if (event.data.reason !== 'completed') {
+          this.line(`  ${s.yellow('■')} turn ${event.data.turn} ended: ${event.data.reason}${event.data.error === undefined ? '' : ` (${event.data.error})`}`)
+        }
+        return
+      case 'request/header': {
+        if (this.section === undefined || this.section === '') return
+        const has = event.data.system.includes(this.section)
+        const had = this.lastSystem?.includes(this.section)
+        this.lastSystem = event.data.system
+        if (event.data.reason === 'change' && had !== has) {
+          this.line(`  ${s.dim(`· request header: plan section ${has ? 'added to' : 'removed from'} the system prompt`)}`)
+        }
+        return
+      }
+      default:
+        if ((event.type as string) === 'plan/mode') {
+          const active = (event.data as { active?: unknown }).active === true
+          this.line(`  ${s.magenta('●')} ${s.dim(`plan/mode logged: ${active ? 'on' : 'off'}`)}`)
+        }
+    }
+  }
+
+  private assistantText(text: string): void {
+    const s = this.style
+    const [first, ...rest] = text.trim().split('\n')
+    this.line(`  ${s.bold(s.green('assistant'))} ${first}`)
+    for (const line of rest) this.line(`            ${line}`)
+  }
+
+  private toolCall(id: string, name: string, input: unknown): void {
+    this.calls.set(id, { name, input })
+    const s = this.style
+    if (name === EXIT) {
+      const plan = (input as { plan?: unknown }).plan
+      const title = typeof plan === 'string' ? (/^#{1,6}\s+(.*)$/m.exec(plan)?.[1] ?? 'Plan') : 'Plan'
+      this.line(`  ${s.magenta('→')} ${s.bold(EXIT)} ${s.dim(`“${title}”`)}`)
+      return
+    }
+    const presented = this.present?.(name, input)
+    const title = presented?.title ?? `${name} ${JSON.stringify(input)}`
+    this.line(`  ${s.blue('→')} ${title}`)
+  }
+
+  /** Shows a question put to the user; a plan review shows the plan as markdown. */
+  review(questions: readonly UserQuestion[]): void {
+    const s = this.style
+    for (const question of questions) {
+      this.line()
+      this.line(`  ${s.bold(s.yellow(`┌ ${question.header}`))}`)
+      if (question.detail !== undefined) {
+        this.line()
+        this.line(renderMarkdown(question.detail, s))
+        this.line()
+      }
+      this.line(`  ${s.yellow('│')} ${question.question}`)
+      question.options.forEach((option, index) => {
+        this.line(`  ${s.yellow('│')}   ${s.bold(`${index + 1}. ${option.label}`)} ${s.dim(`— ${option.description}`)}`)
+      })
+      this.line(`  ${s.yellow('└')} ${s.dim('answer with a number or a label; any other text is feedback (keep planning); an empty line dismisses')}`)
+    }
+  }
+
+  /** Echoes the answers given to a review. */
+  answer(answers: readonly UserAnswer[]): void {
+    for (const answer of answers) {
+      const chosen = answer.selected.join(', ')
+      const custom = answer.custom === undefined ? '' : `${chosen === '' ? '' : ': '}“${answer.custom}”`
+      this.line(`  ${this.style.yellow('reviewer ›')} ${chosen}${custom}`)
+    }
+  }
+
+  /** A multi-line help or summary block. */
+  block(text: string): void {
+    for (const line of text.split('\n')) this.line(`  ${line}`)
+  }
+
+  /** Markdown for the user (e.g. a plan recovered from the log). */
+  markdown(text: string): void {
+    this.line(renderMarkdown(text, this.style))
+  }
+}
