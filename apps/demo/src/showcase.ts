@@ -1,0 +1,177 @@
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
+import type { SessionEvent, UserAnswer } from '@planmode/seams'
+import { createOfflineModel } from './model/offline-model.js'
+import { createStyle, wantsColor } from './render/style.js'
+import { TranscriptRenderer, type TranscriptOutput } from './render/transcript.js'
+import { createDemoHost, type DemoHost, type QuestionAnswerer } from './terminal/demo-host.js'
+import { copySampleWorkspace, sampleWorkspaceDir } from './workspace/sample-workspace.js'
+
+/** The goal the showcase plans. */
+export const SHOWCASE_GOAL = 'Add due dates to tasks, settable from the command line.'
+/** The feedback the scripted reviewer gives the first plan. */
+export const SHOWCASE_FEEDBACK = 'Also flag overdue tasks in the `tasks list` output.'
+
+/** Options of {@link runShowcase}. */
+export interface ShowcaseOptions {
+  readonly out: TranscriptOutput
+  readonly color: boolean
+  /** Where the session log goes; a fresh temporary directory by default. */
+  readonly sessionDir?: string
+}
+
+/** One expected stage of the showcase and whether it happened. */
+export interface ShowcaseStage {
+  readonly name: string
+  readonly ok: boolean
+}
+
+/** What the showcase did. */
+export interface ShowcaseResult {
+  readonly ok: boolean
+  readonly stages: readonly ShowcaseStage[]
+  readonly sessionFile: string | undefined
+  readonly workspace: string
+}
+
+type Call = { name: string; input: Record<string, unknown>; id: string }
+
+function calls(events: readonly SessionEvent[]): (Call & { index: number })[] {
+  const out: (Call & { index: number })[] = []
+  events.forEach((event, index) => {
+    if (event.type !== 'assistant/message') return
+    for (const block of event.data.content) {
+      if (block.type === 'tool-call') out.push({ name: block.toolName, input: block.input as Record<string, unknown>, id: block.toolCallId, index })
+    }
+  })
+  return out
+}
+
+function planModeIndexes(events: readonly SessionEvent[], active: boolean): number[] {
+  return events.flatMap((event, index) =>
+    (event.type as string) === 'plan/mode' && (event.data as { active?: boolean }).active === active ? [index] : [],
+  )
+}
+
+/**
+ * The scripted showcase: `/plan <goal>`, exploration, a review answered
+ * "Keep planning" with feedback, the revised plan approved, the
+ * implementation, then the session reopened from its JSONL file in a fresh
+ * host. Every expected stage is checked; `ok` only when all happened.
+ */
+export async function runShowcase(options: ShowcaseOptions): Promise<ShowcaseResult> {
+  const style = createStyle(options.color)
+  const section = RECOMMENDED_PLAN_SECTION
+  let host: DemoHost | undefined
+  const renderer = new TranscriptRenderer({
+    out: options.out,
+    style,
+    planSection: section,
+    present: (name, input) => host?.ctx.get('tools')?.get(name)?.presentCall?.(input as never),
+  })
+  const workspace = copySampleWorkspace()
+  const sessionDir = options.sessionDir ?? mkdtempSync(join(tmpdir(), 'planmode-demo-sessions-'))
+  const scripted: Omit<UserAnswer, 'id'>[] = [{ selected: ['Keep planning'], custom: SHOWCASE_FEEDBACK }, { selected: ['Approve'] }]
+  const answer: QuestionAnswerer = async (questions) => {
+    const next = scripted.shift()
+    return next === undefined ? undefined : questions.map((question) => ({ id: question.id, ...next }))
+  }
+  const stages: ShowcaseStage[] = []
+  const check = (name: string, ok: boolean): void => {
+    stages.push({ name, ok })
+    if (!ok) renderer.warn(`expected stage did not happen: ${name}`)
+  }
+  const send = async (line: string): Promise<void> => {
+    renderer.prompt(host!.badge(), line)
+    await host!.submit(line)
+    await host!.agent.idle()
+  }
+
+  renderer.stage('planmode demo: plan, review, revise, approve, implement, resume')
+  renderer.info(`workspace: ${workspace} (a fresh copy of ${sampleWorkspaceDir()})`)
+  renderer.info(`sessions:  ${sessionDir}`)
+  renderer.info('model:     offline planner (deterministic, no network, no key)')
+  const model = createOfflineModel({ planSection: section })
+  host = await createDemoHost({ sessionDir, workspace, model, section, renderer, answer })
+  const { session } = host
+
+  renderer.stage('1. Enter plan mode with a goal')
+  await send(`/plan ${SHOWCASE_GOAL}`)
+  const events = session.events
+  const allCalls = calls(events)
+  const exits = allCalls.filter((call) => call.name === 'exit_plan_mode')
+  const results = events.flatMap((event, index) => (event.type === 'tool/result' ? [{ ...event.data, index }] : []))
+  const exitResults = results.filter((result) => result.toolName === 'exit_plan_mode')
+  const entered = planModeIndexes(events, true)[0]
+  const firstExit = exits[0]
+  const approvedAt = exitResults.find((result) => !result.isError)?.index
+  const left = planModeIndexes(events, false)[0]
+
+  check('plan mode entered by /plan', entered !== undefined && events.slice(0, entered).some((event) => event.type === 'command/run'))
+  check(
+    'explored with read-only tools before the plan',
+    firstExit !== undefined &&
+      allCalls.filter((call) => call.index < firstExit.index).some((call) => ['list_files', 'read_file', 'search'].includes(call.name)) &&
+      !allCalls.some((call) => call.index < firstExit.index && ['write_file', 'edit_file'].includes(call.name)),
+  )
+  check('plan submitted with exit_plan_mode', exits.length >= 1 && String(exits[0]!.input.plan).startsWith('# '))
+  check(
+    'review answered "Keep planning" with feedback',
+    exitResults[0]?.isError === true && exitResults[0].content.some((block) => block.text.includes(SHOWCASE_FEEDBACK)),
+  )
+  check('plan revised to address the feedback', exits.length >= 2 && String(exits[1]!.input.plan).includes(SHOWCASE_FEEDBACK))
+  check('revised plan approved, plan mode left', approvedAt !== undefined && left !== undefined && left > approvedAt)
+  const changed = results.filter((result) => ['write_file', 'edit_file'].includes(result.toolName) && approvedAt !== undefined && result.index > approvedAt)
+  check('plan carried out with write/edit tools', changed.length > 0 && changed.every((result) => !result.isError))
+  check('turn completed', events.some((event) => event.type === 'turn/end' && event.data.reason === 'completed'))
+
+  renderer.stage('2. Check the work')
+  const tests = spawnSync(process.execPath, ['--test'], { cwd: workspace, encoding: 'utf8' })
+  const passed = /# pass (\d+)/.exec(tests.stdout)?.[1]
+  const failed = /# fail (\d+)/.exec(tests.stdout)?.[1]
+  renderer.info(`node --test in the workspace: ${passed ?? '?'} passed, ${failed ?? '?'} failed`)
+  check('workspace tests pass after the change', tests.status === 0)
+  const formatted = readFileSync(join(workspace, 'src/format.js'), 'utf8')
+  check('the feedback reached the code', formatted.includes('OVERDUE'))
+
+  renderer.stage('3. Back to plan mode while idle')
+  await send('/plan')
+  check('plan mode on again', host.planState().active && host.badge() === 'on')
+
+  const sessionFile = session.file
+  const eventCount = session.events.length
+  const id = session.id
+  await host.close()
+  host = undefined
+
+  renderer.stage('4. Reopen the session from its JSONL file in a fresh host')
+  renderer.info(`opening ${sessionFile ?? id}`)
+  const reviewsLeft = scripted.length
+  host = await createDemoHost({ sessionDir, workspace, model, section, renderer, answer, resume: id })
+  const reopened = host.session.events
+  const state = host.planState()
+  renderer.info(`${reopened.length} events recovered; planMode.get → ${JSON.stringify(state)}; projection badge → ${host.badge()}`)
+  const lastPlan = calls(reopened).filter((call) => call.name === 'exit_plan_mode').at(-1)
+  if (lastPlan !== undefined) renderer.info(`last approved plan: “${/^#\s+(.*)$/m.exec(String(lastPlan.input.plan))?.[1] ?? 'Plan'}”`)
+  check('plan state recovered from the log', reopened.length === eventCount && state.active && host.badge() === 'on' && reviewsLeft === 0)
+  await send('/plan off')
+  check('plan mode left in the fresh host', !host.planState().active && host.badge() === 'off')
+  await host.close()
+  host = undefined
+
+  const ok = stages.every((stage) => stage.ok)
+  renderer.stage('Done')
+  renderer.info(`session file: ${sessionFile ?? '(in memory)'}`)
+  renderer.info(`workspace:    ${workspace}`)
+  const summary = ok
+    ? `✓ ${stages.length}/${stages.length} stages: ${exits.length} plans (${exits.length - 1} revision), approved, ${new Set(changed.map((result) => result.toolCallId)).size} changes, tests green, plan state recovered after reopening.`
+    : `✗ ${stages.filter((stage) => !stage.ok).length} of ${stages.length} stages missing: ${stages
+        .filter((stage) => !stage.ok)
+        .map((stage) => stage.name)
+        .join('; ')}`
+  options.out.write(`\n${ok ? style.green(summary) : style.red(summary)}\n`)
+  return { ok, stages, sessionFile, workspace }
+}

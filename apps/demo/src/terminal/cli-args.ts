@@ -1,0 +1,67 @@
+import { readFileSync } from 'node:fs'
+import { parseArgs } from 'node:util'
+
+/** The options of `pnpm start` (and the few `pnpm demo` takes). */
+export interface CliOptions {
+  readonly resume?: string
+  readonly sessionDir?: string
+  readonly workspace?: string
+  readonly sectionFile?: string
+  readonly baseUrl?: string
+  readonly model?: string
+  readonly apiKey?: string
+  readonly offline: boolean
+  readonly help: boolean
+}
+
+/** Parses argv (without `node` and the script). Unknown flags are an error. */
+export function parseCli(argv: readonly string[]): CliOptions {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      resume: { type: 'string' },
+      'session-dir': { type: 'string' },
+      workspace: { type: 'string' },
+      'section-file': { type: 'string' },
+      'base-url': { type: 'string' },
+      model: { type: 'string' },
+      'api-key': { type: 'string' },
+      offline: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    allowPositionals: false,
+    strict: true,
+  })
+  return {
+    resume: values.resume,
+    sessionDir: values['session-dir'],
+    workspace: values.workspace,
+    sectionFile: values['section-file'],
+    baseUrl: values['base-url'],
+    model: values.model,
+    apiKey: values['api-key'],
+    offline: values.offline === true,
+    help: values.help === true,
+  }
+}
+
+/** The plan section: `--section-file` when given, else the recommended one. */
+export function loadSection(sectionFile: string | undefined, recommended: string): string {
+  if (sectionFile === undefined) return recommended
+  const text = readFileSync(sectionFile, 'utf8')
+  if (text.trim() === '') throw new Error(`--section-file ${sectionFile} is empty`)
+  return text
+}
+
+/** Usage text of `pnpm start`. */
+export const START_USAGE = `usage: pnpm start [options]
+
+  --workspace <dir>       plan against this folder (default: a temporary copy of the sample project)
+  --session-dir <dir>     where session logs (JSONL) go (default: ~/.planmode/sessions)
+  --resume <id|path>      reopen a session, with its plan state, by id or by .jsonl path
+  --section-file <file>   plan-mode guidance text (default: RECOMMENDED_PLAN_SECTION)
+  --base-url <url>        an OpenAI-compatible chat-completions server (or OPENAI_BASE_URL)
+  --model <id>            the model id there (or OPENAI_MODEL); with DeepSeek, default deepseek-chat
+  --api-key <key>         the key (or OPENAI_API_KEY; DEEPSEEK_API_KEY selects DeepSeek)
+  --offline               use the offline planner even when a key is set
+`

@@ -1,0 +1,183 @@
+import type { LanguageModelV3 } from '@ai-sdk/provider'
+import { Context, type Logger } from '@planmode/context'
+import {
+  agentsPlugin,
+  commandsPlugin,
+  sessionInvariantsPlugin,
+  sessionProjectionsPlugin,
+  sessionStorePlugin,
+  systemPromptPlugin,
+  toolsPlugin,
+  userQuestionsPlugin,
+  type HostAgent,
+  type HostSession,
+} from '@planmode/host'
+import { planCommandsPlugin } from '@planmode/plan-commands'
+import { planCorePlugin, type PlanModeState } from '@planmode/plan-core'
+import { planModeInvariantPlugin } from '@planmode/plan-core/invariant'
+import { planPolicyPlugin } from '@planmode/plan-policy'
+import { planProjectionPlugin } from '@planmode/plan-projection'
+import type {} from '@planmode/plan-projection/types'
+import { planToolPlugin } from '@planmode/plan-tool'
+import { UserQuestionError, type UserAnswer, type UserQuestion } from '@planmode/seams'
+import { badgeOf, type PlanBadge, type TranscriptRenderer } from '../render/transcript.js'
+import { workspaceToolsPlugin } from '../workspace/workspace-tools.js'
+
+/** Answers the questions of one ask (a plan review); `undefined` dismisses them. */
+export type QuestionAnswerer = (questions: readonly UserQuestion[], signal: AbortSignal | undefined) => Promise<readonly UserAnswer[] | undefined>
+
+/** Options of {@link createDemoHost}. */
+export interface DemoHostOptions {
+  readonly sessionDir: string
+  readonly workspace: string
+  readonly model: LanguageModelV3
+  /** The plan-policy section. */
+  readonly section: string
+  readonly renderer: TranscriptRenderer
+  readonly answer: QuestionAnswerer
+  /** Reopen this session id instead of creating one. */
+  readonly resume?: string
+  readonly maxSteps?: number
+}
+
+/** What a submitted line led to. */
+export type SubmitOutcome = 'ok' | 'quit'
+
+/** The demo's host: the reference host and the five plan layers, composed through one context. */
+export interface DemoHost {
+  readonly ctx: Context
+  readonly session: HostSession
+  readonly agent: HostAgent
+  /** The `plan` projection's view, as a badge. */
+  badge(): PlanBadge
+  /** The controller's view (`planMode.get`). */
+  planState(): PlanModeState
+  /** Runs one input line: a slash command, `/help`, `/quit`, or a message. Does not wait for the turn. */
+  submit(line: string): Promise<SubmitOutcome>
+  /** Waits for pending appends, closes the session and disposes every plugin. */
+  close(): Promise<void>
+}
+
+const basePrompt = (workspace: string): string =>
+  [
+    'You are a careful coding agent working in a project workspace.',
+    `The workspace root is ${workspace}; every tool path is relative to it.`,
+    'Look around with list_files, read_file and search; change files with write_file and edit_file.',
+    'Keep answers short and concrete.',
+  ].join('\n')
+
+/** Composes the host (session store, runtimes, agent loop) with every plan layer and the workspace tools. */
+export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost> {
+  const { renderer } = options
+  const logger: Logger = {
+    debug() {},
+    info() {},
+    warn: (message, ...details) => renderer.warn([message, ...details.map(String)].join(' ')),
+    error: (message, ...details) => renderer.warn([message, ...details.map((detail) => (detail instanceof Error ? detail.message : String(detail)))].join(' ')),
+  }
+  const ctx = new Context({ logger })
+  try {
+    // The reference host, one plugin per runtime.
+    ctx.plugin(sessionInvariantsPlugin)
+    ctx.plugin(sessionStorePlugin, { dir: options.sessionDir, durability: 'turn' })
+    ctx.plugin(systemPromptPlugin)
+    ctx.plugin(toolsPlugin)
+    ctx.plugin(commandsPlugin)
+    ctx.plugin(userQuestionsPlugin)
+    ctx.plugin(sessionProjectionsPlugin)
+    ctx.plugin(agentsPlugin, { model: options.model, maxSteps: options.maxSteps ?? 24 })
+    // The five plan layers.
+    ctx.plugin(planCorePlugin)
+    ctx.plugin(planModeInvariantPlugin)
+    ctx.plugin(planPolicyPlugin, { section: options.section })
+    ctx.plugin(planCommandsPlugin)
+    ctx.plugin(planToolPlugin)
+    ctx.plugin(planProjectionPlugin)
+    // The demo's own pieces: workspace tools, a base prompt, the terminal review.
+    ctx.plugin(workspaceToolsPlugin, { root: options.workspace })
+    ctx.plugin({
+      name: '@planmode/demo/base-prompt',
+      requires: ['systemPrompt'],
+      apply: (child) => {
+        child.effect(child.require('systemPrompt').section({ name: 'demo:base', order: 10, text: basePrompt(options.workspace) }))
+      },
+    })
+    ctx.plugin({
+      name: '@planmode/demo/terminal-questions',
+      requires: ['userQuestions'],
+      apply: (child) => {
+        child.effect(
+          child.require('userQuestions').registerProvider({
+            async ask({ questions, signal }) {
+              renderer.review(questions)
+              const answers = await options.answer(questions, signal)
+              if (signal?.aborted === true) throw new UserQuestionError('ASK_ABORTED', 'the review was aborted')
+              if (answers === undefined) throw new UserQuestionError('ASK_CANCELLED', 'the user dismissed the review to type instead')
+              renderer.answer(answers)
+              return answers
+            },
+          }),
+        )
+      },
+    })
+  } catch (error) {
+    ctx.dispose()
+    throw error
+  }
+
+  const sessions = ctx.require('sessions')
+  const session = options.resume === undefined ? await sessions.create() : await sessions.open(options.resume)
+  ctx.on('session/event', ({ session: from, event }) => {
+    if (from === session) renderer.event(event)
+  })
+  const agent = ctx.require('agents').create({ session })
+  const commands = ctx.require('commands')
+  const planMode = ctx.require('planMode')
+
+  const help = (): string => {
+    const lines = ['Commands:']
+    for (const command of commands.list()) {
+      const hint = command.input?.hint === undefined ? '' : ` ${command.input.hint}`
+      lines.push(`  /${command.name}${hint}`.padEnd(24) + command.description)
+    }
+    lines.push('  /help'.padEnd(24) + 'Show this help')
+    lines.push('  /quit'.padEnd(24) + 'Leave (the session stays on disk; --resume reopens it)')
+    lines.push('Anything else is a message to the model. Ctrl+C cancels a running turn; twice quits.')
+    return lines.join('\n')
+  }
+
+  return {
+    ctx,
+    session,
+    agent,
+    badge: () => badgeOf(ctx.get('sessionProjections')?.snapshot(session).values.plan),
+    planState: () => planMode.get(agent),
+    async submit(line) {
+      const text = line.trim()
+      if (text === '') return 'ok'
+      if (text === '/quit' || text === '/exit') return 'quit'
+      if (text === '/help') {
+        renderer.block(help())
+        return 'ok'
+      }
+      if (text.startsWith('/')) {
+        renderer.commandResult(await commands.execute({ agent, line: text }), text)
+        return 'ok'
+      }
+      if (agent.status === 'running') {
+        agent.steer(text)
+        renderer.info('(steered into the running turn)')
+      } else {
+        agent.prompt(text).catch((error: unknown) => renderer.warn(error instanceof Error ? error.message : String(error)))
+      }
+      return 'ok'
+    },
+    async close() {
+      if (agent.status === 'running') await agent.cancel()
+      await agent.idle()
+      await session.settled()
+      await sessions.close(session)
+      ctx.dispose()
+    },
+  }
+}
