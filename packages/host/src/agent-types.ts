@@ -20,6 +20,8 @@ export interface TurnOutcome {
   readonly error?: string
   /** How many steps (model requests, retries not counted) the turn took. */
   readonly steps: number
+  /** The pre-step's reason, when `reason` is `rejected`. */
+  readonly rejection?: string
 }
 
 /** A user message, or plain text for a `{ kind: 'user' }` message of one text block. @public */

@@ -19,8 +19,22 @@ export type {
   TurnOutcome,
   UserInput,
 } from './agent-types.js'
+export { agentsPlugin } from './agents.js'
+export type { AgentsConfig, AgentStreamPayload } from './agents.js'
 export { commandsPlugin, parseCommandLine } from './commands.js'
 export type { ParsedCommandLine } from './commands.js'
+export { hostPlugin } from './host-plugin.js'
+export type { HostConfig } from './host-plugin.js'
+export { createScriptedModel, requestSystem } from './scripted-model.js'
+export type {
+  ScriptedAnswer,
+  ScriptedFailure,
+  ScriptedModel,
+  ScriptedModelOptions,
+  ScriptedReply,
+  ScriptedResponse,
+  ScriptedToolCall,
+} from './scripted-model.js'
 export { sessionInvariantsPlugin, InvariantViolationError } from './session-invariants.js'
 export type { HostSessionInvariants } from './session-invariants.js'
 export { SessionLogError } from './session-log-error.js'

@@ -1,4 +1,5 @@
 import type { AgentRegistry, AgentStatusPayload } from './agent-types.js'
+import type { AgentStreamPayload } from './agents.js'
 import type { SessionStore } from './session-store.js'
 
 declare module '@planmode/context' {
@@ -12,5 +13,7 @@ declare module '@planmode/context' {
   interface Events {
     /** An agent started (`running`) or finished (`idle`) a turn. */
     'agent/status': (payload: AgentStatusPayload) => void
+    /** A part of a model's streamed answer, as it arrives (for live UIs; the log gets the whole message). */
+    'agent/stream': (payload: AgentStreamPayload) => void
   }
 }

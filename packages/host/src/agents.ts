@@ -1,0 +1,522 @@
+import { APICallError } from '@ai-sdk/provider'
+import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3FunctionTool, LanguageModelV3StreamPart } from '@ai-sdk/provider'
+import type { Context, Plugin } from '@planmode/context'
+import type {
+  Agent,
+  AssembledRequest,
+  AssistantContentBlock,
+  PreStepDecision,
+  RequestErrorDecision,
+  RequestHeader,
+  Session,
+  SessionEvent,
+  ToolResult,
+  TurnEndReason,
+  UserMessage,
+} from '@planmode/seams'
+import { AgentError } from './agent-error.js'
+import type { AgentRegistry, AgentStatus, CreateAgentOptions, HostAgent, TurnOutcome, UserInput } from './agent-types.js'
+import { newId } from './ids.js'
+import { buildPrompt } from './transcript.js'
+
+/**
+ * Options of {@link agentsPlugin}.
+ *
+ * @public
+ */
+export interface AgentsConfig {
+  /** The model every agent talks to (an AI SDK `LanguageModelV3`), unless an agent overrides it. */
+  readonly model: LanguageModelV3
+  /** Steps (model requests, retries not counted) per turn before it ends with `step-limit`. Default 50. */
+  readonly maxSteps?: number
+  /** Retries of one step's request after retryable failures. Default 2. */
+  readonly maxRetries?: number
+  /** Delay before the first retry, doubled for each further one, unless a listener decides. Default 500 ms. */
+  readonly retryDelayMs?: number
+}
+
+/** The payload of the `agent/stream` event. @public */
+export interface AgentStreamPayload {
+  /** The agent whose model is answering. */
+  readonly agent: HostAgent
+  /** The turn number. */
+  readonly turn: number
+  /** The step number. */
+  readonly step: number
+  /** The model's stream part as received (text, reasoning and tool-input deltas, …). */
+  readonly part: LanguageModelV3StreamPart
+}
+
+function toMessage(input: UserInput): UserMessage {
+  if (typeof input === 'string') return { content: [{ type: 'text', text: input }], source: { kind: 'user' } }
+  if (input === null || typeof input !== 'object' || !Array.isArray(input.content)) {
+    throw new TypeError('expected a string or a user message { content, source }')
+  }
+  return input
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+function isRetryable(error: unknown): boolean {
+  if (APICallError.isInstance(error)) return error.isRetryable
+  return typeof error === 'object' && error !== null && (error as { isRetryable?: unknown }).isRetryable === true
+}
+
+/** The `value` of a tool result, if it survives JSON (the log is JSON). */
+function loggable(value: unknown): unknown {
+  if (value === undefined) return undefined
+  try {
+    return JSON.parse(JSON.stringify(value)) as unknown
+  } catch {
+    return undefined
+  }
+}
+
+function lastHeader(events: readonly SessionEvent[]): RequestHeader | undefined {
+  for (let index = events.length - 1; index >= 0; index -= 1) {
+    const event = events[index]!
+    if (event.type === 'request/header') return event.data
+  }
+  return undefined
+}
+
+function nextTurn(events: readonly SessionEvent[]): number {
+  for (let index = events.length - 1; index >= 0; index -= 1) {
+    const event = events[index]!
+    if (event.type === 'turn/start' || event.type === 'turn/end') return event.data.turn + 1
+  }
+  return 1
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal.aborted) return Promise.resolve()
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    signal.addEventListener('abort', done, { once: true })
+  })
+}
+
+const CANCELLED_BEFORE_RUN = 'Error: the turn was cancelled before this call ran'
+
+interface Followup {
+  readonly message: UserMessage
+  resolve(outcome: TurnOutcome): void
+  reject(error: unknown): void
+}
+
+type StepResponse = { readonly content: AssistantContentBlock[] } | { readonly cancelled: true } | { readonly error: unknown }
+
+class LoopAgent implements HostAgent {
+  readonly id: string
+  readonly session: Session
+  readonly owner?: Agent
+  readonly model: LanguageModelV3
+  disposed = false
+  private readonly maxSteps: number
+  private steered: UserMessage[] = []
+  private readonly followups: Followup[] = []
+  private current: { readonly controller: AbortController; readonly done: Promise<TurnOutcome> } | undefined
+  private idleWaiters: (() => void)[] = []
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly config: AgentsConfig,
+    options: CreateAgentOptions,
+    private readonly forget: (agent: LoopAgent) => void,
+  ) {
+    this.id = options.id ?? newId('agent')
+    this.session = options.session
+    if (options.owner !== undefined) this.owner = options.owner
+    this.model = options.model ?? config.model
+    this.maxSteps = options.maxSteps ?? config.maxSteps ?? 50
+  }
+
+  get status(): AgentStatus {
+    return this.current === undefined ? 'idle' : 'running'
+  }
+
+  private get busy(): boolean {
+    return this.current !== undefined || this.followups.length > 0
+  }
+
+  private alive(): void {
+    if (this.disposed) throw new AgentError('DISPOSED', `agent ${this.id} was disposed`)
+  }
+
+  prompt(input: UserInput): Promise<TurnOutcome> {
+    try {
+      this.alive()
+      if (this.busy) {
+        throw new AgentError('BUSY', `agent ${this.id} is running a turn; use followup() to queue input or steer() to join the running turn`)
+      }
+      return this.start(toMessage(input))
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  followup(input: UserInput): Promise<TurnOutcome> {
+    try {
+      this.alive()
+      const message = toMessage(input)
+      if (!this.busy) return this.start(message)
+      return new Promise((resolve, reject) => this.followups.push({ message, resolve, reject }))
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  steer(input: UserInput): void {
+    this.alive()
+    this.steered.push(toMessage(input))
+    if (!this.busy) void this.start(undefined)
+  }
+
+  async inject(input: UserInput): Promise<void> {
+    this.alive()
+    await this.session.append('user/message', toMessage(input))
+  }
+
+  async cancel(): Promise<void> {
+    const current = this.current
+    if (current === undefined) return
+    current.controller.abort(new Error(`agent ${this.id}: turn cancelled`))
+    await current.done.catch(() => undefined)
+  }
+
+  idle(): Promise<void> {
+    if (!this.busy) return Promise.resolve()
+    return new Promise((resolve) => this.idleWaiters.push(resolve))
+  }
+
+  dispose(): void {
+    if (this.disposed) return
+    this.disposed = true
+    this.current?.controller.abort(new Error(`agent ${this.id} was disposed`))
+    for (const followup of this.followups.splice(0)) {
+      followup.reject(new AgentError('DISPOSED', `agent ${this.id} was disposed before this follow-up ran`))
+    }
+    this.steered = []
+    this.forget(this)
+    if (this.current === undefined) this.settle()
+  }
+
+  private settle(): void {
+    if (this.busy) return
+    for (const resolve of this.idleWaiters.splice(0)) resolve()
+  }
+
+  /** Starts a turn now. Callers checked that none runs. */
+  private start(initial: UserMessage | undefined): Promise<TurnOutcome> {
+    const controller = new AbortController()
+    const turn = nextTurn(this.session.events)
+    let release!: (outcome: TurnOutcome) => void
+    const done = new Promise<TurnOutcome>((resolve) => (release = resolve))
+    this.current = { controller, done }
+    this.ctx.emit('agent/status', { agent: this, status: 'running', turn })
+    void this.runTurn(turn, initial, controller.signal).then((outcome) => {
+      this.current = undefined
+      this.ctx.emit('agent/status', { agent: this, status: 'idle', turn })
+      release(outcome)
+      this.afterTurn(outcome)
+    })
+    return done
+  }
+
+  private afterTurn(outcome: TurnOutcome): void {
+    if (this.disposed) return this.settle()
+    const followup = this.followups.shift()
+    if (followup !== undefined) {
+      this.start(followup.message).then(followup.resolve, followup.reject)
+      return
+    }
+    // A message steered after the last step of a completed turn starts the next turn.
+    if (outcome.reason === 'completed' && this.steered.length > 0) {
+      void this.start(undefined)
+      return
+    }
+    this.settle()
+  }
+
+  private assemble(): AssembledRequest {
+    const systemPrompt = this.ctx.get('systemPrompt')
+    if (systemPrompt !== undefined) return systemPrompt.assemble({ agent: this })
+    return { sections: [], system: '', tools: this.ctx.get('tools')?.schemas() ?? [] }
+  }
+
+  private async runTurn(turn: number, initial: UserMessage | undefined, signal: AbortSignal): Promise<TurnOutcome> {
+    let steps = 0
+    let openStep: number | undefined
+    let rejection: string | undefined
+    const end = async (reason: TurnEndReason, error?: string): Promise<TurnOutcome> => {
+      if (openStep !== undefined) {
+        const step = openStep
+        openStep = undefined
+        await this.session.append('step/end', { turn, step }).catch((e: unknown) => this.ctx.logger.error(`agent ${this.id}: could not close step ${step}`, e))
+      }
+      await this.session
+        .append('turn/end', error === undefined ? { turn, reason } : { turn, reason, error })
+        .catch((e: unknown) => this.ctx.logger.error(`agent ${this.id}: could not log turn/end of turn ${turn}`, e))
+      return {
+        turn,
+        reason,
+        steps,
+        ...(error === undefined ? {} : { error }),
+        ...(rejection === undefined ? {} : { rejection }),
+      }
+    }
+    try {
+      await this.session.append('turn/start', { turn })
+      if (initial !== undefined) await this.session.append('user/message', initial)
+      for (;;) {
+        if (signal.aborted) return await end('cancelled')
+        if (steps >= this.maxSteps) return await end('step-limit')
+        const step = steps + 1
+        const proposed = this.steered.splice(0)
+        const decision = await this.ctx.waterfall(
+          'agent/pre-step',
+          { agent: this, turn, step, signal, messages: proposed },
+          async (payload): Promise<PreStepDecision> => ({ kind: 'enter', messages: payload.messages }),
+        )
+        checkDecision(decision)
+        if (decision.kind === 'reject') {
+          this.steered.unshift(...proposed)
+          rejection = decision.reason
+          this.ctx.logger.info(`agent ${this.id}: step ${step} of turn ${turn} rejected: ${decision.reason}`)
+          return await end('rejected')
+        }
+        if (signal.aborted) {
+          this.steered.unshift(...proposed)
+          return await end('cancelled')
+        }
+        steps = step
+        for (const message of decision.messages) await this.session.append('user/message', message)
+
+        const assembled = this.assemble()
+        const model = `${this.model.provider}:${this.model.modelId}`
+        const previous = lastHeader(this.session.events)
+        const changed =
+          previous === undefined ||
+          previous.model !== model ||
+          previous.system !== assembled.system ||
+          JSON.stringify(previous.tools) !== JSON.stringify(assembled.tools)
+        if (changed) {
+          await this.session.append('request/header', {
+            reason: previous === undefined ? 'initial' : 'change',
+            turn,
+            step,
+            model,
+            system: assembled.system,
+            tools: assembled.tools,
+          })
+        }
+        // The frozen request: a retry re-sends exactly this.
+        const request: LanguageModelV3CallOptions = {
+          prompt: buildPrompt(this.session.events, assembled.system),
+          tools: assembled.tools.map(
+            (tool): LanguageModelV3FunctionTool => ({
+              type: 'function',
+              name: tool.name,
+              description: tool.description,
+              inputSchema: tool.parameters as LanguageModelV3FunctionTool['inputSchema'],
+            }),
+          ),
+          ...(assembled.tools.length > 0 ? { toolChoice: { type: 'auto' } } : {}),
+          abortSignal: signal,
+        }
+        await this.session.append('step/start', { turn, step })
+        openStep = step
+
+        const response = await this.request(request, turn, step, signal)
+        if ('cancelled' in response) return await end('cancelled')
+        if ('error' in response) return await end('error', messageOf(response.error))
+
+        await this.session.append('assistant/message', { content: response.content, turn, step })
+        const calls = response.content.filter((block) => block.type === 'tool-call')
+        for (const call of calls) {
+          const result = signal.aborted
+            ? ({ isError: true, content: [{ type: 'text', text: CANCELLED_BEFORE_RUN }] } satisfies ToolResult)
+            : await this.runTool(call.toolName, call.input, call.toolCallId, signal)
+          const value = result.isError ? undefined : loggable(result.value)
+          await this.session.append('tool/result', {
+            toolCallId: call.toolCallId,
+            toolName: call.toolName,
+            isError: result.isError,
+            content: result.content,
+            ...(value === undefined ? {} : { value }),
+          })
+        }
+        openStep = undefined
+        await this.session.append('step/end', { turn, step })
+        if (signal.aborted) return await end('cancelled')
+        if (calls.length === 0 && this.steered.length === 0) return await end('completed')
+      }
+    } catch (error) {
+      this.ctx.logger.error(`agent ${this.id}: turn ${turn} failed`, error)
+      return await end(signal.aborted ? 'cancelled' : 'error', signal.aborted ? undefined : messageOf(error))
+    }
+  }
+
+  private async runTool(name: string, input: unknown, toolCallId: string, signal: AbortSignal): Promise<ToolResult> {
+    const tools = this.ctx.get('tools')
+    if (tools === undefined) return { isError: true, content: [{ type: 'text', text: `Error: no tool registry is composed, so "${name}" cannot run` }] }
+    return tools.execute(name, input, { agent: this, signal, toolCallId })
+  }
+
+  /** Sends the frozen request, retrying as the `agent/request-error` waterfall decides (bounded by `maxRetries`). */
+  private async request(request: LanguageModelV3CallOptions, turn: number, step: number, signal: AbortSignal): Promise<StepResponse> {
+    const maxRetries = this.config.maxRetries ?? 2
+    const baseDelay = this.config.retryDelayMs ?? 500
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return { content: await this.stream(request, turn, step) }
+      } catch (error) {
+        if (signal.aborted) return { cancelled: true }
+        const retryable = isRetryable(error)
+        const allowed = attempt <= maxRetries
+        const decision: RequestErrorDecision = await this.ctx.waterfall(
+          'agent/request-error',
+          { agent: this, turn, step, attempt, error, retryable, signal },
+          async (): Promise<RequestErrorDecision> =>
+            retryable && allowed ? { kind: 'retry', delayMs: baseDelay * 2 ** (attempt - 1) } : { kind: 'fail' },
+        )
+        if (signal.aborted) return { cancelled: true }
+        if (decision.kind !== 'retry' || !allowed) {
+          if (decision.kind === 'retry') this.ctx.logger.warn(`agent ${this.id}: retry refused after ${maxRetries} retries`)
+          return { error }
+        }
+        this.ctx.logger.warn(`agent ${this.id}: request of turn ${turn} step ${step} failed (attempt ${attempt}); retrying`, messageOf(error))
+        await sleep(decision.delayMs ?? 0, signal)
+        if (signal.aborted) return { cancelled: true }
+      }
+    }
+  }
+
+  /** One model call through `doStream`, collected into assistant blocks in the order they began. */
+  private async stream(request: LanguageModelV3CallOptions, turn: number, step: number): Promise<AssistantContentBlock[]> {
+    const { stream } = await this.model.doStream(request)
+    const blocks: ({ type: 'text' | 'reasoning'; text: string } | AssistantContentBlock)[] = []
+    const open = new Map<string, { type: 'text' | 'reasoning'; text: string }>()
+    const textual = (kind: 'text' | 'reasoning', id: string): { type: 'text' | 'reasoning'; text: string } => {
+      const key = `${kind}:${id}`
+      let block = open.get(key)
+      if (block === undefined) {
+        block = { type: kind, text: '' }
+        open.set(key, block)
+        blocks.push(block)
+      }
+      return block
+    }
+    const reader = stream.getReader()
+    try {
+      for (;;) {
+        const { done, value: part } = await reader.read()
+        if (done) break
+        this.ctx.emit('agent/stream', { agent: this, turn, step, part })
+        switch (part.type) {
+          case 'text-start':
+          case 'reasoning-start':
+            textual(part.type === 'text-start' ? 'text' : 'reasoning', part.id)
+            break
+          case 'text-delta':
+          case 'reasoning-delta':
+            textual(part.type === 'text-delta' ? 'text' : 'reasoning', part.id).text += part.delta
+            break
+          case 'tool-call': {
+            let input: unknown
+            try {
+              input = part.input.trim() === '' ? {} : JSON.parse(part.input)
+            } catch {
+              input = part.input
+            }
+            blocks.push({ type: 'tool-call', toolCallId: part.toolCallId || newId('call'), toolName: part.toolName, input })
+            break
+          }
+          case 'error':
+            throw part.error
+          default:
+            break
+        }
+      }
+    } finally {
+      reader.releaseLock()
+    }
+    return blocks
+      .filter((block) => block.type === 'tool-call' || block.text !== '')
+      .map((block) => (block.type === 'tool-call' ? block : { type: block.type, text: block.text }))
+  }
+}
+
+function checkDecision(decision: PreStepDecision): void {
+  const ok =
+    decision !== null &&
+    typeof decision === 'object' &&
+    ((decision.kind === 'enter' && Array.isArray(decision.messages)) || (decision.kind === 'reject' && typeof decision.reason === 'string'))
+  if (!ok) throw new TypeError(`agent/pre-step returned ${JSON.stringify(decision)}, not a pre-step decision`)
+}
+
+/**
+ * Provides service `agents`: the agent registry and the turn loop.
+ *
+ * @remarks
+ * Per turn: `turn/start`, the prompt's `user/message`, then per step: the
+ * `agent/pre-step` waterfall (steered messages in, decision out; `reject`
+ * ends the turn), the decision's messages logged as `user/message`, the
+ * assembly, `request/header` (`initial` first, then `change` only when the
+ * system text, the tools or the model differ from the last header in the
+ * log), `step/start`, the model call (`doStream`), `assistant/message`, the
+ * tool batch (sequential, each `tool/result`), `step/end`. The turn ends
+ * (`turn/end` with its reason) when the model stops calling tools and no
+ * steered message waits (`completed`), at `maxSteps` (`step-limit`), on
+ * `cancel` (`cancelled`), on a rejected pre-step (`rejected`) or on a failure
+ * (`error`). A failed request runs the `agent/request-error` waterfall, which
+ * may `retry` (the same frozen request, no pre-step, no new header; at most
+ * `maxRetries` times) or `fail`.
+ *
+ * @public
+ */
+export const agentsPlugin: Plugin<AgentsConfig> = {
+  name: '@planmode/host/agents',
+  apply(ctx, config) {
+    if (config?.model?.specificationVersion !== 'v3') {
+      throw new TypeError('agentsPlugin: `model` must be an AI SDK LanguageModelV3 (specificationVersion "v3")')
+    }
+    for (const key of ['maxSteps', 'maxRetries', 'retryDelayMs'] as const) {
+      const value = config[key]
+      if (value !== undefined && (!Number.isInteger(value) || value < (key === 'maxSteps' ? 1 : 0))) {
+        throw new TypeError(`agentsPlugin: \`${key}\` must be an integer >= ${key === 'maxSteps' ? 1 : 0}, got ${String(value)}`)
+      }
+    }
+    const agents = new Map<string, LoopAgent>()
+    const registry: AgentRegistry = {
+      create(options: CreateAgentOptions): HostAgent {
+        if (!ctx.active) throw new Error('agents: the agents plugin was disposed')
+        if (options?.session === undefined || typeof options.session.append !== 'function') {
+          throw new TypeError('agents.create: a `session` is required')
+        }
+        if (options.id !== undefined && agents.has(options.id)) throw new Error(`agent "${options.id}" already exists`)
+        if (options.model !== undefined && options.model.specificationVersion !== 'v3') {
+          throw new TypeError('agents.create: `model` must be an AI SDK LanguageModelV3')
+        }
+        const agent = new LoopAgent(ctx, config, options, (gone) => {
+          if (agents.get(gone.id) === gone) agents.delete(gone.id)
+        })
+        agents.set(agent.id, agent)
+        return agent
+      },
+      get: (id) => agents.get(id),
+      list: () => [...agents.values()],
+    }
+    ctx.provide('agents', registry)
+    ctx.effect(() => {
+      for (const agent of [...agents.values()]) agent.dispose()
+    })
+  },
+}

@@ -1,0 +1,52 @@
+import type { Plugin } from '@planmode/context'
+import { agentsPlugin } from './agents.js'
+import type { AgentsConfig } from './agents.js'
+import { commandsPlugin } from './commands.js'
+import { sessionInvariantsPlugin } from './session-invariants.js'
+import { sessionProjectionsPlugin } from './session-projections.js'
+import { sessionStorePlugin } from './session-store.js'
+import type { SessionStoreConfig } from './session-store.js'
+import { systemPromptPlugin } from './system-prompt.js'
+import { toolsPlugin } from './tools.js'
+import { userQuestionsPlugin } from './user-questions.js'
+
+/**
+ * Options of {@link hostPlugin}: the session store's and the agents' options together.
+ *
+ * @public
+ */
+export interface HostConfig extends SessionStoreConfig, AgentsConfig {}
+
+/**
+ * The whole reference host in one plugin: invariants, session store, tools,
+ * system prompt, commands, user questions, projections and agents, each a
+ * child plugin (disposing the host disposes all of them, in reverse).
+ *
+ * @example
+ * ```ts
+ * const root = new Context()
+ * root.plugin(hostPlugin, { dir: '.sessions', model: createScriptedModel([{ text: 'hi' }]) })
+ * const session = await root.require('sessions').create()
+ * const agent = root.require('agents').create({ session })
+ * await agent.prompt('hello')
+ * ```
+ *
+ * @public
+ */
+export const hostPlugin: Plugin<HostConfig> = {
+  name: '@planmode/host',
+  apply(ctx, config) {
+    const { dir, durability, ...agents } = config
+    ctx.plugin(sessionInvariantsPlugin)
+    ctx.plugin(sessionStorePlugin, {
+      ...(dir === undefined ? {} : { dir }),
+      ...(durability === undefined ? {} : { durability }),
+    })
+    ctx.plugin(toolsPlugin)
+    ctx.plugin(systemPromptPlugin)
+    ctx.plugin(commandsPlugin)
+    ctx.plugin(userQuestionsPlugin)
+    ctx.plugin(sessionProjectionsPlugin)
+    ctx.plugin(agentsPlugin, agents)
+  },
+}
