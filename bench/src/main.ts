@@ -1,0 +1,291 @@
+/**
+ * `pnpm bench` (from the root: builds first) or `node bench/dist/main.js`.
+ *
+ *   --quick            sizes 1k, 10k, 100k, few iterations (the smoke test)
+ *   --size 100k        only this size (repeat or comma-separate: 1k,1m)
+ *   --no-append        skip the store append-throughput job
+ *   --results FILE     also write the markdown report (bench/RESULTS.md)
+ *   --json FILE        also write every figure as JSON
+ *
+ * Each size runs in its own process (`run.js`); this one prints the tables
+ * and the targets, and exits 1 when a job crashed or a row is missing.
+ */
+import { spawn } from 'node:child_process'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { cpus, tmpdir, totalmem } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { APPEND_ROWS, ROWS, type AppendResult, type MemoryResult, type RowResult, type SizeResult } from './rows.js'
+
+const here = dirname(fileURLToPath(import.meta.url))
+
+function parseSize(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)([kKmM]?)$/.exec(text.trim())
+  if (m === null) throw new Error(`bad --size ${JSON.stringify(text)}: use 1k, 10k, 100k, 1m or a number`)
+  const unit = m[2]!.toLowerCase()
+  return Math.round(Number(m[1]) * (unit === 'k' ? 1e3 : unit === 'm' ? 1e6 : 1))
+}
+
+export function sizeName(n: number): string {
+  if (n >= 1e6 && n % 1e6 === 0) return `${n / 1e6}M`
+  if (n >= 1e3 && n % 1e3 === 0) return `${n / 1e3}k`
+  return String(n)
+}
+
+function ns(v: number): string {
+  if (!Number.isFinite(v)) return 'n/a'
+  if (v < 1e3) return `${v.toFixed(v < 10 ? 2 : v < 100 ? 1 : 0)} ns`
+  if (v < 1e6) return `${(v / 1e3).toFixed(v < 1e4 ? 2 : 1)} µs`
+  if (v < 1e9) return `${(v / 1e6).toFixed(v < 1e7 ? 2 : 1)} ms`
+  return `${(v / 1e9).toFixed(2)} s`
+}
+
+function rate(v: number): string {
+  if (!Number.isFinite(v)) return 'n/a'
+  if (v >= 1e6) return `${(v / 1e6).toFixed(1)} M ev/s`
+  if (v >= 1e3) return `${(v / 1e3).toFixed(1)} k ev/s`
+  return `${v.toFixed(0)} ev/s`
+}
+
+function ratio(v: number): string {
+  if (!Number.isFinite(v)) return 'n/a'
+  if (v >= 100) return `${Math.round(v).toLocaleString('en-US')}x`
+  return `${v.toFixed(v >= 10 ? 1 : 2)}x`
+}
+
+function mib(bytes: number): string {
+  return `${(bytes / 2 ** 20).toFixed(0)} MiB`
+}
+
+/** Baseline time / our time for `ns` rows, our rate / reference rate for `rate` rows: > 1 means we are faster. */
+function speedup(row: RowResult): number {
+  const spec = ROWS.find((r) => r.id === row.id)
+  return spec?.unit === 'rate' ? row.ours / row.baseline : row.baseline / row.ours
+}
+
+function job(args: string[]): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--expose-gc', '--max-old-space-size=16384', join(here, 'run.js'), ...args],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    )
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()))
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString()
+      if (process.env['BENCH_VERBOSE'] === '1') process.stderr.write(d)
+    })
+    child.on('error', reject)
+    child.on('close', (code) => {
+      const line = out.split('\n').find((l) => l.startsWith('@@result '))
+      if (code !== 0 || line === undefined) {
+        reject(new Error(`bench job "${args.join(' ')}" failed (exit ${code})\n${err.slice(-4000)}`))
+        return
+      }
+      resolve(JSON.parse(line.slice('@@result '.length)))
+    })
+  })
+}
+
+interface Report {
+  readonly machine: { cpu: string; cores: number; memory: string; node: string; platform: string }
+  readonly date: string
+  readonly effort: 'full' | 'quick'
+  readonly sizes: SizeResult[]
+  readonly memory: MemoryResult[]
+  readonly append: AppendResult[]
+  readonly seconds: number
+}
+
+function table(result: SizeResult): string[] {
+  const lines = [
+    `| ${'row'.padEnd(48)} | ${'ours (median)'.padStart(14)} | ${'baseline (median)'.padStart(17)} | ${'ratio'.padStart(9)} |`,
+    `| ${'-'.repeat(48)} | ${'-'.repeat(13)}: | ${'-'.repeat(16)}: | ${'-'.repeat(8)}: |`,
+  ]
+  for (const spec of ROWS) {
+    const row = result.rows.find((r) => r.id === spec.id)
+    const f = spec.unit === 'rate' ? rate : ns
+    const ours = row === undefined ? 'MISSING' : f(row.ours)
+    const base = row === undefined ? 'MISSING' : f(row.baseline)
+    const r = row === undefined ? 'MISSING' : ratio(speedup(row))
+    lines.push(`| ${spec.label.padEnd(48)} | ${ours.padStart(14)} | ${base.padStart(17)} | ${r.padStart(9)} |`)
+  }
+  return lines
+}
+
+function targets(report: Report): string[] {
+  const sizes = [...report.sizes].sort((a, b) => a.size - b.size)
+  const small = sizes[0]
+  const large = sizes[sizes.length - 1]
+  if (small === undefined || large === undefined) return []
+  const L = sizeName(large.size)
+  const S = sizeName(small.size)
+  const find = (r: SizeResult, id: string): RowResult | undefined => r.rows.find((x) => x.id === id)
+  const mark = (ok: boolean): string => (ok ? 'met' : 'MISSED')
+  const lines: string[] = []
+  const note = large.size === 1_000_000 && small.size === 1_000 ? '' : ` (targets are for 1k → 1M; this run has ${S} → ${L})`
+  lines.push(`Targets, shown not asserted${note}:`)
+  lines.push('')
+  lines.push(`| per-call row | ours ${S} | ours ${L} | ${L}/${S} (≤ 1.5x) | vs baseline at ${L} (≥ 1000x) |`)
+  lines.push('| --- | ---: | ---: | ---: | ---: |')
+  for (const spec of ROWS.filter((r) => r.perCall)) {
+    const a = find(small, spec.id)
+    const b = find(large, spec.id)
+    if (a === undefined || b === undefined) {
+      lines.push(`| ${spec.label} | MISSING | | | |`)
+      continue
+    }
+    const flat = b.ours / a.ours
+    const fast = speedup(b)
+    lines.push(
+      `| ${spec.label} | ${ns(a.ours)} | ${ns(b.ours)} | ${ratio(flat)} ${mark(flat <= 1.5)} | ${ratio(fast)} ${mark(fast >= 1000)} |`,
+    )
+  }
+  lines.push('')
+  const load = find(large, 'jsonl-load')
+  if (load !== undefined) {
+    const r = load.ours / load.baseline
+    lines.push(
+      `- Cold JSONL load at ${L}: ${rate(load.ours)} vs raw JSON.parse ${rate(load.baseline)}: ours/raw = ${(r * 100).toFixed(0)}% (target ≥ 50%: ${mark(r >= 0.5)})`,
+    )
+  }
+  const filler = find(large, 'proj-replay-filler')
+  if (filler !== undefined) {
+    lines.push(
+      `- Projection cold replay of filler events at ${L}: ${rate(filler.ours)} (target ≥ 20 M ev/s: ${mark(filler.ours >= 20e6)}); whole log: ${rate(find(large, 'proj-replay')?.ours ?? NaN)}`,
+    )
+  }
+  const mem = report.memory.find((m) => m.size === large.size)
+  if (mem !== undefined) {
+    lines.push(
+      `- Peak RSS of a host process holding the ${L} session (store load + plan-core + projection): ${mib(mem.peakRss)}; heap with the log ${mib(mem.heapLog)}, after the plan layers read it ${mib(mem.heapPlan)} (+${mib(Math.max(0, mem.heapPlan - mem.heapLog))})`,
+    )
+  }
+  return lines
+}
+
+function render(report: Report): string {
+  const out: string[] = []
+  const m = report.machine
+  out.push(`Machine: ${m.cpu}, ${m.cores} cores, ${m.memory}; Node ${m.node} (${m.platform}); ${report.date}; effort ${report.effort}; ${report.seconds.toFixed(0)} s`)
+  out.push('')
+  for (const size of report.sizes) {
+    out.push(
+      `### ${sizeName(size.size)} events (JSONL ${mib(size.jsonlBytes)}; ${size.stats['plan/mode'] ?? 0} plan/mode, the last one ${size.sinceLastPlanMode} events from the end; ${size.stats['request/header'] ?? 0} request/header; ${size.stats['command/run'] ?? 0} command/run)`,
+    )
+    out.push('')
+    out.push(...table(size))
+    const mem = report.memory.find((x) => x.size === size.size)
+    if (mem !== undefined) out.push('', `Peak RSS (store load + plan layers): ${mib(mem.peakRss)}`)
+    out.push('')
+  }
+  if (report.append.length > 0) {
+    out.push('### Session store append (one JSONL session, each append awaited)')
+    out.push('')
+    out.push('| durability | events | throughput |')
+    out.push('| --- | ---: | ---: |')
+    for (const a of report.append) out.push(`| ${a.durability} | ${a.events} | ${rate(a.rate)} |`)
+    out.push('')
+  }
+  out.push(...targets(report))
+  return out.join('\n')
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      size: { type: 'string', multiple: true },
+      'no-append': { type: 'boolean', default: false },
+      results: { type: 'string' },
+      json: { type: 'string' },
+    },
+  })
+  const effort = values.quick ? 'quick' : 'full'
+  const sizes = values.size
+    ? values.size.flatMap((s) => s.split(',')).map(parseSize)
+    : effort === 'quick'
+      ? [1_000, 10_000, 100_000]
+      : [1_000, 10_000, 100_000, 1_000_000]
+  const started = Date.now()
+  const dir = await mkdtemp(join(tmpdir(), 'planmode-bench-'))
+  const report: Report = {
+    machine: {
+      cpu: cpus()[0]?.model.trim() ?? 'unknown',
+      cores: cpus().length,
+      memory: `${Math.round(totalmem() / 2 ** 30)} GiB`,
+      node: process.versions.node,
+      platform: `${process.platform}-${process.arch}`,
+    },
+    date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    effort,
+    sizes: [],
+    memory: [],
+    append: [],
+    seconds: 0,
+  }
+  let failed = false
+  try {
+    for (const size of sizes) {
+      process.stderr.write(`bench: ${sizeName(size)} events …\n`)
+      const result = (await job(['rows', '--size', String(size), '--effort', effort, '--dir', dir])) as SizeResult
+      report.sizes.push(result)
+      const mem = (await job(['memory', '--size', String(size), '--dir', dir])) as MemoryResult
+      report.memory.push(mem)
+      await rm(join(dir, `s${size}.jsonl`), { force: true })
+      console.log(`\n### ${sizeName(size)} events\n`)
+      console.log(table(result).join('\n'))
+      console.log(`\nPeak RSS (store load + plan layers): ${mib(mem.peakRss)}`)
+    }
+    if (!values['no-append']) {
+      process.stderr.write('bench: session store append …\n')
+      report.append.push(...((await job(['append', '--effort', effort, '--dir', dir])) as AppendResult[]))
+    }
+  } catch (error) {
+    console.error(String((error as Error).stack ?? error))
+    failed = true
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+  ;(report as { seconds: number }).seconds = (Date.now() - started) / 1000
+
+  const missing: string[] = []
+  for (const size of sizes) {
+    const result = report.sizes.find((r) => r.size === size)
+    for (const spec of ROWS) {
+      const row = result?.rows.find((r) => r.id === spec.id)
+      if (row === undefined || !Number.isFinite(row.ours) || !Number.isFinite(row.baseline)) {
+        missing.push(`${sizeName(size)}/${spec.id}`)
+      }
+    }
+    if (!report.memory.some((m) => m.size === size)) missing.push(`${sizeName(size)}/peak-rss`)
+  }
+  if (!values['no-append']) {
+    for (const d of APPEND_ROWS) {
+      if (!report.append.some((a) => a.durability === d && Number.isFinite(a.rate))) missing.push(`append/${d}`)
+    }
+  }
+
+  const text = render(report)
+  console.log(`\n${'='.repeat(72)}\n`)
+  console.log(text)
+  if (values.results !== undefined) {
+    await writeFile(values.results, `${RESULTS_HEADER}\n${text}\n`)
+  }
+  if (values.json !== undefined) await writeFile(values.json, JSON.stringify(report, null, 2) + '\n')
+  if (missing.length > 0) console.error(`bench: missing rows: ${missing.join(', ')}`)
+  console.log(`\nbench: ${failed || missing.length > 0 ? 'FAILED' : 'ok'} in ${report.seconds.toFixed(1)} s`)
+  return failed || missing.length > 0 ? 1 : 0
+}
+
+const RESULTS_HEADER = `# Benchmark results
+
+Generated by \`node bench/dist/main.js --results bench/RESULTS.md\` (see README.md for
+what each figure means). "ratio" is baseline time / our time (for event rates:
+our rate / reference rate), so above 1x means we are faster.
+`
+
+process.exitCode = await main()

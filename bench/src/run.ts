@@ -1,0 +1,104 @@
+/**
+ * One measurement process (spawned by main.ts, one per size and job, so
+ * sizes do not share a heap and peak RSS is per job):
+ *
+ *   node --expose-gc dist/run.js rows   --size N --effort full|quick --dir D
+ *   node --expose-gc dist/run.js memory --size N --dir D
+ *   node --expose-gc dist/run.js append --effort full|quick --dir D
+ *   node dist/run.js jsonl --size N --out FILE   (just write a generated log)
+ *
+ * Progress goes to stderr; the result is the last stdout line, `@@result <json>`.
+ */
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { Context, type Logger } from '@planmode/context'
+import { sessionProjectionsPlugin, sessionStorePlugin } from '@planmode/host'
+import { planCorePlugin } from '@planmode/plan-core'
+import { planProjectionPlugin } from '@planmode/plan-projection'
+import type { Agent } from '@planmode/seams'
+import { generateLog, logStats, makeLog, writeJsonl } from './generator.js'
+import type { Effort } from './measure.js'
+import { planRows } from './plan-rows.js'
+import type { MemoryResult, RowResult, SizeResult } from './rows.js'
+import { appendRows, jsonlLoad } from './store-rows.js'
+
+const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} }
+
+function done(result: unknown): void {
+  process.stdout.write(`@@result ${JSON.stringify(result)}\n`)
+}
+
+async function rows(size: number, effort: Effort, dir: string): Promise<void> {
+  const log = makeLog({ events: size, seed: 1 })
+  const results: RowResult[] = []
+  await planRows(log, effort, (row) => {
+    results.push(row)
+    process.stderr.write(`  ${size}: ${row.id}\n`)
+  })
+  const id = `s${size}`
+  const jsonlBytes = await writeJsonl(join(dir, `${id}.jsonl`), log)
+  const stats = logStats(log)
+  const load = await jsonlLoad(dir, id, size, effort)
+  results.push({ id: 'jsonl-load', ours: load.ours, baseline: load.raw })
+  process.stderr.write(`  ${size}: jsonl-load\n`)
+  let last = log.length - 1
+  while (last >= 0 && log[last]!.type !== 'plan/mode') last--
+  const result: SizeResult = { size, rows: results, jsonlBytes, stats, sinceLastPlanMode: log.length - 1 - last }
+  done(result)
+}
+
+/**
+ * Peak RSS of a host process holding the session: the store loads the JSONL
+ * file, then plan-core and the plan projection (through the host's
+ * projection registry) read it.
+ */
+async function memory(size: number, dir: string): Promise<void> {
+  const gc = (globalThis as { gc?: () => void }).gc ?? (() => {})
+  const ctx = new Context({ logger: quiet })
+  ctx.plugin(sessionStorePlugin, { dir, durability: 'never' })
+  ctx.plugin(sessionProjectionsPlugin)
+  ctx.plugin(planCorePlugin)
+  ctx.plugin(planProjectionPlugin)
+  const store = ctx.require('sessions')
+  const session = await store.open(`s${size}`)
+  gc()
+  const heapLog = process.memoryUsage().heapUsed
+  const agent: Agent = { id: 'agent', session, steer() {}, async inject() {} }
+  ctx.require('planMode').get(agent)
+  ctx.require('sessionProjections').snapshot(session)
+  gc()
+  const heapPlan = process.memoryUsage().heapUsed
+  const result: MemoryResult = {
+    size,
+    peakRss: process.resourceUsage().maxRSS * 1024,
+    heapLog,
+    heapPlan,
+  }
+  await store.close(session)
+  done(result)
+}
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: {
+    size: { type: 'string' },
+    effort: { type: 'string', default: 'full' },
+    dir: { type: 'string' },
+    out: { type: 'string' },
+  },
+})
+const job = positionals[0]
+const effort = values.effort === 'quick' ? 'quick' : 'full'
+const size = Number(values.size)
+if (job === 'jsonl') {
+  if (values.out === undefined) throw new Error('--out is required')
+  const bytes = await writeJsonl(values.out, generateLog({ events: size, seed: 1 }))
+  process.stderr.write(`wrote ${size} events, ${bytes} bytes, to ${values.out}\n`)
+  process.exit(0)
+}
+const dir = values.dir
+if (dir === undefined) throw new Error('--dir is required')
+if (job === 'rows') await rows(size, effort, dir)
+else if (job === 'memory') await memory(size, dir)
+else if (job === 'append') done(await appendRows(dir, effort))
+else throw new Error(`unknown job ${String(job)}`)
