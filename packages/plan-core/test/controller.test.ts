@@ -1,0 +1,503 @@
+import { foldPlanMode, planCorePlugin, readPlanLog, type PlanModeSetResult } from '@planmode/plan-core'
+import type { HostAgent } from '@planmode/host'
+import type { PreStepDecision, UserMessage } from '@planmode/seams'
+import { describe, expect, it } from 'vitest'
+import { ENTER_NOTICE, LEAVE_NOTICE, createHost, deferred, eventsOf, requestSystem, types, userTexts, type Host } from './harness.js'
+
+const PLAN_SECTION = 'PLAN MODE IS ON'
+
+/** Host + plan-core + a `look` tool + a stand-in section that shows the logged state (so headers differ by mode). */
+function setup(script: Parameters<typeof createHost>[0] = []): Host & { planMode: NonNullable<ReturnType<Host['root']['get']>> } {
+  const host = createHost(script)
+  host.root.plugin(planCorePlugin)
+  host.root.require('tools').register({
+    name: 'look',
+    description: 'Reads nothing.',
+    parameters: { type: 'object', properties: {} },
+    execute: () => 'nothing',
+  })
+  host.root.require('systemPrompt').section({
+    name: 'test:mode',
+    order: 50,
+    text: ({ agent }) => (agent !== undefined && host.root.get('planMode')?.get(agent).active === true ? PLAN_SECTION : ''),
+  })
+  return Object.assign(host, { planMode: host.root.require('planMode') })
+}
+
+const look = { toolCalls: [{ toolName: 'look', input: {} }] }
+const notices = (agent: HostAgent): string[] =>
+  eventsOf(agent.session, 'user/message')
+    .filter((event) => event.data.source.kind === 'plugin')
+    .map((event) => (event.data.content[0] as { text: string }).text)
+
+/** Refuses `plan/mode` appends while `refuse.on` (through the real invariant registry). */
+function refusePlanMode(host: Host): { on: boolean } {
+  const refuse = { on: false }
+  host.root.require('sessionInvariants').register('test', (event) =>
+    refuse.on && event.type === 'plan/mode' ? 'test refuses plan/mode' : undefined,
+  )
+  return refuse
+}
+
+describe('§2 durable state', () => {
+  it('plan/mode is log-only: it never reaches the model transcript', async () => {
+    const host = setup([{ text: 'ok' }])
+    const agent = await host.agent()
+    await host.planMode.set(agent, true)
+    await agent.prompt('hello')
+    const request = host.model.requests[0]!
+    expect(JSON.stringify(request.prompt)).not.toContain('plan/mode')
+    expect(userTexts(request)).toEqual(['hello'])
+    expect(requestSystem(request)).toContain(PLAN_SECTION)
+  })
+
+  it('a fork copies the log prefix and inherits the state; a new agent starts inactive', async () => {
+    const host = setup()
+    const agent = await host.agent()
+    await host.planMode.set(agent, true)
+    const sessions = host.root.require('sessions')
+    const fork = await sessions.fork(agent.session)
+    expect(host.planMode.get(await host.agent(fork))).toEqual({ active: true })
+    const prefix = await sessions.fork(agent.session, 0)
+    expect(host.planMode.get(await host.agent(prefix))).toEqual({ active: false })
+    expect(host.planMode.get(await host.agent())).toEqual({ active: false })
+  })
+
+  it('resume recovers the state from the log alone (a new host over the same directory)', async () => {
+    const { mkdtemp } = await import('node:fs/promises')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    const dir = await mkdtemp(join(tmpdir(), 'plan-core-'))
+    const first = createHost([], { dir })
+    first.root.plugin(planCorePlugin)
+    const agent = await first.agent()
+    await first.root.require('planMode').set(agent, true)
+    await first.root.require('sessions').close(agent.session)
+    first.root.dispose()
+
+    const second = createHost([], { dir })
+    second.root.plugin(planCorePlugin)
+    const session = await second.root.require('sessions').open(agent.session.id)
+    expect(second.root.require('planMode').get(await second.agent(session))).toEqual({ active: true })
+    expect(foldPlanMode(session.events)).toBe(true)
+  })
+})
+
+describe('§3.1 get', () => {
+  it('returns { active } and adds pending only while a selection waits', async () => {
+    const host = setup()
+    const agent = await host.agent()
+    const seen: unknown[] = []
+    host.model.push(async () => {
+      seen.push(host.planMode.get(agent))
+      await host.planMode.set(agent, true)
+      seen.push(host.planMode.get(agent))
+      return look
+    })
+    host.model.push(async () => {
+      seen.push(host.planMode.get(agent))
+      await host.planMode.set(agent, false)
+      seen.push(host.planMode.get(agent))
+      return look
+    })
+    host.model.push({ text: 'done' })
+    await agent.prompt('go')
+    expect(seen).toEqual([{ active: false }, { active: false, pending: true }, { active: true }, { active: true, pending: false }])
+    expect(host.planMode.get(agent)).toEqual({ active: false })
+  })
+})
+
+describe('§3.2 set', () => {
+  it('idle: commits by appending plan/mode now, and is a noop when already there', async () => {
+    const host = setup()
+    const agent = await host.agent()
+    expect(await host.planMode.set(agent, false)).toBe('noop')
+    expect(await host.planMode.set(agent, true)).toBe('committed')
+    expect(eventsOf(agent.session, 'plan/mode').map((event) => event.data)).toEqual([{ active: true }])
+    expect(await host.planMode.set(agent, true)).toBe('noop')
+    expect(await host.planMode.set(agent, false)).toBe('committed')
+    expect(eventsOf(agent.session, 'plan/mode').map((event) => event.data.active)).toEqual([true, false])
+  })
+
+  it('open turn: queues, reverses (cancelled) and noops against the pending target; appends nothing', async () => {
+    const host = setup()
+    const agent = await host.agent()
+    const results: PlanModeSetResult[] = []
+    let during = 0
+    host.model.push(async () => {
+      results.push(await host.planMode.set(agent, true))
+      results.push(await host.planMode.set(agent, true))
+      results.push(await host.planMode.set(agent, false))
+      results.push(await host.planMode.set(agent, false))
+      results.push(await host.planMode.set(agent, true))
+      during = eventsOf(agent.session, 'plan/mode').length
+      return { text: 'ok' }
+    })
+    await agent.prompt('go')
+    expect(results).toEqual(['queued', 'noop', 'cancelled', 'noop', 'queued'])
+    expect(during).toBe(0)
+  })
+
+  it('idle with a waiting opposite selection: drops it (cancelled), appends nothing', async () => {
+    const host = setup()
+    const agent = await host.agent()
+    host.model.push(async () => {
+      await host.planMode.set(agent, true) // after the last pre-step: waits for the next turn
+      return { text: 'ok' }
+    })
+    await agent.prompt('go')
+    expect(host.planMode.get(agent)).toEqual({ active: false, pending: true })
+    expect(await host.planMode.set(agent, false)).toBe('cancelled')
+    expect(host.planMode.get(agent)).toEqual({ active: false })
+    expect(eventsOf(agent.session, 'plan/mode')).toHaveLength(0)
+  })
+
+  it('idle: a throwing append propagates and leaves the waiting selection as it was', async () => {
+    const host = setup()
+    const refuse = refusePlanMode(host)
+    const agent = await host.agent()
+    host.model.push(async () => {
+      await host.planMode.set(agent, true)
+      await host.planMode.set(agent, false) // a cancel marker: pending false equals the logged state
+      return { text: 'ok' }
+    })
+    await agent.prompt('go')
+    expect(host.planMode.get(agent)).toEqual({ active: false, pending: false })
+    refuse.on = true
+    await expect(host.planMode.set(agent, true)).rejects.toThrow('test refuses plan/mode')
+    expect(host.planMode.get(agent)).toEqual({ active: false, pending: false })
+    expect(eventsOf(agent.session, 'plan/mode')).toHaveLength(0)
+    expect(notices(agent)).toEqual([])
+    refuse.on = false
+    expect(await host.planMode.set(agent, true)).toBe('committed')
+    expect(host.planMode.get(agent)).toEqual({ active: true })
+  })
+
+  it('idle: delivers a due notice through agent.inject, after the append', async () => {
+    const host = setup([{ text: 'ok' }])
+    const agent = await host.agent()
+    await agent.prompt('go') // a request/header told the model "inactive"
+    expect(await host.planMode.set(agent, true)).toBe('committed')
+    const tail = agent.session.events.slice(-2)
+    expect(tail.map((event) => event.type)).toEqual(['plan/mode', 'user/message'])
+    expect(tail[1]!.data).toEqual({
+      content: [{ type: 'text', text: ENTER_NOTICE }],
+      source: { kind: 'plugin', plugin: 'plan-mode', form: 'notice', summary: 'Plan mode on' },
+    })
+  })
+
+  it('serializes concurrent calls on one session', async () => {
+    const host = setup()
+    const agent = await host.agent()
+    const results = await Promise.all([host.planMode.set(agent, true), host.planMode.set(agent, false), host.planMode.set(agent, true)])
+    expect(results).toEqual(['committed', 'committed', 'committed'])
+    expect(eventsOf(agent.session, 'plan/mode').map((event) => event.data.active)).toEqual([true, false, true])
+  })
+})
+
+describe('§3.3 the boundary flush', () => {
+  it('applies a waiting selection at the next accepted pre-step, before that step’s request/header', async () => {
+    const host = setup()
+    const agent = await host.agent()
+    host.model.push(async () => {
+      await host.planMode.set(agent, true)
+      return look
+    })
+    host.model.push({ text: 'planned' })
+    await agent.prompt('go')
+    const log = types(agent.session)
+    const step2 = log.indexOf('step/start', log.indexOf('step/start') + 1)
+    const mode = log.indexOf('plan/mode')
+    expect(mode).toBeGreaterThan(log.indexOf('step/end'))
+    expect(log.slice(mode, step2)).toEqual(['plan/mode', 'user/message', 'request/header'])
+    expect(eventsOf(agent.session, 'request/header').map((event) => event.data.reason)).toEqual(['initial', 'change'])
+    expect(requestSystem(host.model.requests[0]!)).not.toContain(PLAN_SECTION)
+    expect(requestSystem(host.model.requests[1]!)).toContain(PLAN_SECTION)
+  })
+
+  it('is the outermost listener: it acts after the downstream decision', async () => {
+    const host = setup()
+    const agent = await host.agent()
+    const downstream: boolean[] = []
+    host.root.on('agent/pre-step', async (payload, next) => {
+      downstream.push(readPlanLog(payload.agent.session).active)
+      return next()
+    })
+    host.root.on('agent/pre-step', async (payload, next) => next(), { prepend: false })
+    host.model.push(async () => {
+      await host.planMode.set(agent, true)
+      return look
+    })
+    host.model.push({ text: 'ok' })
+    await agent.prompt('go')
+    // the downstream listener of step 2 ran before the flush appended
+    expect(downstream).toEqual([false, false])
+    expect(host.planMode.get(agent)).toEqual({ active: true })
+  })
+
+  it('does nothing on a rejected step; a later accepted pre-step applies the selection', async () => {
+    const host = setup()
+    const agent = await host.agent()
+    let reject = false
+    host.root.on('agent/pre-step', async (_payload, next): Promise<PreStepDecision> =>
+      reject ? { kind: 'reject', reason: 'test' } : next(),
+    )
+    host.model.push(async () => {
+      await host.planMode.set(agent, true)
+      reject = true
+      return look
+    })
+    const first = await agent.prompt('go')
+    expect(first.reason).toBe('rejected')
+    expect(eventsOf(agent.session, 'plan/mode')).toHaveLength(0)
+    expect(host.planMode.get(agent)).toEqual({ active: false, pending: true })
+    reject = false
+    host.model.push({ text: 'ok' })
+    await agent.prompt('again')
+    expect(eventsOf(agent.session, 'plan/mode').map((event) => event.data.active)).toEqual([true])
+    expect(requestSystem(host.model.requests.at(-1)!)).toContain(PLAN_SECTION)
+  })
+
+  it('does nothing when the step’s signal is aborted', async () => {
+    const host = setup()
+    const agent = await host.agent()
+    let cancelAtPreStep = false
+    host.root.on('agent/pre-step', async (_payload, next) => {
+      if (cancelAtPreStep) void agent.cancel()
+      return next()
+    })
+    host.model.push(async () => {
+      await host.planMode.set(agent, true)
+      cancelAtPreStep = true
+      return look
+    })
+    const outcome = await agent.prompt('go')
+    expect(outcome.reason).toBe('cancelled')
+    expect(eventsOf(agent.session, 'plan/mode')).toHaveLength(0)
+    expect(host.planMode.get(agent)).toEqual({ active: false, pending: true })
+  })
+
+  it('a failing append warns once, keeps the selection, never blocks the step, and is retried later', async () => {
+    const host = setup()
+    const refuse = refusePlanMode(host)
+    const agent = await host.agent()
+    host.model.push(async () => {
+      await host.planMode.set(agent, true)
+      refuse.on = true
+      return look
+    })
+    host.model.push(async () => {
+      refuse.on = false
+      return look
+    })
+    host.model.push({ text: 'ok' })
+    await agent.prompt('go')
+    const warnings = host.logger.lines.filter((line) => line.message.startsWith('plan-mode: failed to append selected plan mode at step start'))
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]!.level).toBe('warn')
+    // step 2 ran unchanged (no plan section), step 3 applied the selection
+    expect(host.model.requests).toHaveLength(3)
+    expect(requestSystem(host.model.requests[1]!)).not.toContain(PLAN_SECTION)
+    expect(requestSystem(host.model.requests[2]!)).toContain(PLAN_SECTION)
+    expect(eventsOf(agent.session, 'plan/mode')).toHaveLength(1)
+    expect(notices(agent)).toEqual([ENTER_NOTICE])
+  })
+
+  it('a selection made after the turn’s last pre-step waits for the next turn', async () => {
+    const host = setup()
+    const agent = await host.agent()
+    host.model.push(async () => {
+      await host.planMode.set(agent, true)
+      return { text: 'done' }
+    })
+    await agent.prompt('go')
+    expect(eventsOf(agent.session, 'plan/mode')).toHaveLength(0)
+    host.model.push({ text: 'next' })
+    await agent.prompt('next')
+    const log = types(agent.session)
+    const secondTurn = log.lastIndexOf('turn/start')
+    expect(log.indexOf('plan/mode')).toBeGreaterThan(secondTurn)
+    expect(log.indexOf('plan/mode')).toBeLessThan(log.lastIndexOf('request/header'))
+    expect(requestSystem(host.model.requests[1]!)).toContain(PLAN_SECTION)
+  })
+
+  it('a flush that appends nothing never narrates', async () => {
+    const host = setup()
+    const agent = await host.agent()
+    host.model.push(async () => {
+      await host.planMode.set(agent, true)
+      await host.planMode.set(agent, false)
+      return look
+    })
+    host.model.push({ text: 'ok' })
+    await agent.prompt('go')
+    expect(eventsOf(agent.session, 'plan/mode')).toHaveLength(0)
+    expect(notices(agent)).toEqual([])
+    expect(host.planMode.get(agent)).toEqual({ active: false })
+    expect(eventsOf(agent.session, 'request/header')).toHaveLength(1)
+  })
+})
+
+describe('§3.4 notices', () => {
+  it('no header yet: no notice', async () => {
+    const host = setup()
+    const agent = await host.agent()
+    expect(await host.planMode.set(agent, true)).toBe('committed')
+    expect(notices(agent)).toEqual([])
+  })
+
+  it('entering and leaving mid-turn each narrate once, as this step’s user message', async () => {
+    const host = setup()
+    const agent = await host.agent()
+    host.model.push(async () => {
+      await host.planMode.set(agent, true)
+      return look
+    })
+    host.model.push(async () => {
+      await host.planMode.set(agent, false)
+      return look
+    })
+    host.model.push({ text: 'ok' })
+    await agent.prompt('go')
+    expect(notices(agent)).toEqual([ENTER_NOTICE, LEAVE_NOTICE])
+    expect(userTexts(host.model.requests[1]!).at(-1)).toBe(ENTER_NOTICE)
+    expect(userTexts(host.model.requests[2]!).at(-1)).toBe(LEAVE_NOTICE)
+  })
+
+  it('told === target: a switch the model never saw is not narrated', async () => {
+    const host = setup([{ text: 'ok' }])
+    const agent = await host.agent()
+    await agent.prompt('go') // told: inactive
+    await host.planMode.set(agent, true) // narrated
+    await host.planMode.set(agent, false) // back to what the model was last told: silent
+    expect(notices(agent)).toEqual([ENTER_NOTICE])
+    expect(eventsOf(agent.session, 'plan/mode').map((event) => event.data.active)).toEqual([true, false])
+  })
+
+  it('the notice source is the plan-mode plugin notice form', async () => {
+    const host = setup([{ text: 'ok' }])
+    const agent = await host.agent()
+    await agent.prompt('go')
+    await host.planMode.set(agent, true)
+    await host.planMode.set(agent, false)
+    host.model.push({ text: 'ok' })
+    const messages = eventsOf(agent.session, 'user/message').map((event) => event.data as UserMessage)
+    expect(messages.at(-1)!.source).toEqual({ kind: 'plugin', plugin: 'plan-mode', form: 'notice', summary: 'Plan mode on' })
+  })
+})
+
+describe('§3.5 exitAtBoundary', () => {
+  it('stores a silent exit: the fold stays active for the batch, the next pre-step appends without a notice', async () => {
+    const host = setup()
+    const agent = await host.agent()
+    await host.planMode.set(agent, true)
+    const during: unknown[] = []
+    host.root.require('tools').register({
+      name: 'leave',
+      description: 'Leaves plan mode at the boundary.',
+      parameters: { type: 'object', properties: {} },
+      execute: (_input, { agent: caller }) => {
+        host.planMode.exitAtBoundary(caller!)
+        during.push(host.planMode.get(caller!), eventsOf(caller!.session, 'plan/mode').length)
+        return 'ok'
+      },
+    })
+    host.model.push({ toolCalls: [{ toolName: 'leave', input: {} }, { toolName: 'look', input: {} }] })
+    host.model.push({ text: 'carrying out' })
+    await agent.prompt('go')
+    expect(during).toEqual([{ active: true, pending: false }, 1])
+    expect(eventsOf(agent.session, 'plan/mode').map((event) => event.data.active)).toEqual([true, false])
+    expect(notices(agent)).toEqual([])
+    expect(requestSystem(host.model.requests[0]!)).toContain(PLAN_SECTION)
+    expect(requestSystem(host.model.requests[1]!)).not.toContain(PLAN_SECTION)
+  })
+})
+
+describe('§3.6 lifetime', () => {
+  it('disposing removes the service and the pre-step listener; a waiting selection never flushes', async () => {
+    const host = createHost()
+    const fiber = host.root.plugin(planCorePlugin)
+    const planMode = host.root.require('planMode')
+    const agent = await host.agent()
+    host.model.push(async () => {
+      await planMode.set(agent, true)
+      fiber.dispose()
+      return look
+    })
+    host.model.push({ text: 'ok' })
+    await agent.prompt('go')
+    expect(host.root.get('planMode')).toBeUndefined()
+    expect(eventsOf(agent.session, 'plan/mode')).toHaveLength(0)
+  })
+
+  it('a reloaded plan-core provides a fresh controller', async () => {
+    const host = createHost()
+    host.root.plugin(planCorePlugin).dispose()
+    host.root.plugin(planCorePlugin)
+    const agent = await host.agent()
+    expect(await host.root.require('planMode').set(agent, true)).toBe('committed')
+  })
+})
+
+describe('§9a rebuild after a restart', () => {
+  it('rebuilds a settled /plan selection from command/run + command/done and applies it at the next pre-step', async () => {
+    const { mkdtemp } = await import('node:fs/promises')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    const dir = await mkdtemp(join(tmpdir(), 'plan-core-'))
+    const first = setupWithDir(dir)
+    // a stand-in /plan handler (plan-commands has the real one; this test needs only the logged records)
+    first.root.require('commands').register({
+      name: 'plan',
+      description: 'test',
+      handler: async ({ agent, rawInput }) => {
+        await first.root.require('planMode').set(agent, rawInput.trim() !== 'off')
+        return { kind: 'success', text: 'ok' }
+      },
+    })
+    const agent = await first.agent()
+    const hang = deferred<{ text: string }>()
+    const selected = deferred()
+    first.model.push(async () => {
+      await first.root.require('commands').execute({ agent, line: '/plan' })
+      selected.resolve()
+      return hang.promise // the process "dies" mid-turn
+    })
+    void agent.prompt('go')
+    await selected.promise
+    expect(first.root.require('planMode').get(agent)).toEqual({ active: false, pending: true })
+    await first.root.require('sessions').close(agent.session)
+
+    const second = setupWithDir(dir)
+    const session = await second.root.require('sessions').open(agent.session.id)
+    const resumed = await second.agent(session)
+    expect(second.root.require('planMode').get(resumed)).toEqual({ active: false, pending: true })
+    second.model.push({ text: 'planning' })
+    await resumed.prompt('continue')
+    expect(eventsOf(session, 'plan/mode').map((event) => event.data.active)).toEqual([true])
+    expect(requestSystem(second.model.requests[0]!)).toContain(PLAN_SECTION)
+    expect(notices(resumed)).toEqual([ENTER_NOTICE])
+    hang.resolve({ text: 'late' })
+    first.root.dispose()
+  })
+})
+
+function setupWithDir(dir: string): ReturnType<typeof setup> {
+  const host = createHost([], { dir })
+  host.root.plugin(planCorePlugin)
+  host.root.require('tools').register({
+    name: 'look',
+    description: 'Reads nothing.',
+    parameters: { type: 'object', properties: {} },
+    execute: () => 'nothing',
+  })
+  host.root.require('systemPrompt').section({
+    name: 'test:mode',
+    order: 50,
+    text: ({ agent }) => {
+      const state = agent === undefined ? undefined : host.root.get('planMode')?.get(agent)
+      return state?.active === true ? PLAN_SECTION : ''
+    },
+  })
+  return Object.assign(host, { planMode: host.root.require('planMode') })
+}
