@@ -1,4 +1,4 @@
-import { foldPlanMode, planCorePlugin, readPlanLog, type PlanModeSetResult } from '@planmode/plan-core'
+import { foldPlanMode, planCorePlugin, readPlanLog, type PlanModeController, type PlanModeSetResult } from '@planmode/plan-core'
 import type { HostAgent } from '@planmode/host'
 import type { PreStepDecision, UserMessage } from '@planmode/seams'
 import { describe, expect, it } from 'vitest'
@@ -7,7 +7,7 @@ import { ENTER_NOTICE, LEAVE_NOTICE, createHost, deferred, eventsOf, requestSyst
 const PLAN_SECTION = 'PLAN MODE IS ON'
 
 /** Host + plan-core + a `look` tool + a stand-in section that shows the logged state (so headers differ by mode). */
-function setup(script: Parameters<typeof createHost>[0] = []): Host & { planMode: NonNullable<ReturnType<Host['root']['get']>> } {
+function setup(script: Parameters<typeof createHost>[0] = []): Host & { planMode: PlanModeController } {
   const host = createHost(script)
   host.root.plugin(planCorePlugin)
   host.root.require('tools').register({

@@ -1,4 +1,3 @@
-import type { LanguageModelV3CallOptions } from '@ai-sdk/provider'
 import { Context, type Logger } from '@planmode/context'
 import {
   createScriptedModel,
@@ -53,14 +52,17 @@ export function types(session: Session): string[] {
 }
 
 export function eventsOf<T extends SessionEvent['type']>(session: Session, type: T): SessionEvent<T>[] {
-  return session.events.filter((event): event is SessionEvent<T> => event.type === type)
+  return session.events.filter((event) => event.type === type) as unknown as SessionEvent<T>[]
 }
 
+/** A model request as the scripted model recorded it. */
+export type ModelRequest = ScriptedModel['requests'][number]
+
 /** The text of every user message of a model request, in order. */
-export function userTexts(request: LanguageModelV3CallOptions): string[] {
+export function userTexts(request: ModelRequest): string[] {
   return request.prompt
     .filter((message) => message.role === 'user')
-    .map((message) =>
+    .map((message: ModelRequest['prompt'][number]) =>
       (message.content as readonly { type: string; text?: string }[])
         .map((part) => (part.type === 'text' ? part.text : `[${part.type}]`))
         .join(''),
