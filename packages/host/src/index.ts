@@ -25,6 +25,8 @@ export { commandsPlugin, parseCommandLine } from './commands.js'
 export type { ParsedCommandLine } from './commands.js'
 export { hostPlugin } from './host-plugin.js'
 export type { HostConfig } from './host-plugin.js'
+export { createDeepSeekModel, createOpenAICompatibleModel, modelFromEnv } from './providers.js'
+export type { DeepSeekModelOptions, FetchFunction, OpenAICompatibleModelOptions } from './providers.js'
 export { createScriptedModel, requestSystem } from './scripted-model.js'
 export type {
   ScriptedAnswer,
