@@ -160,6 +160,7 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
       if (line === undefined || quitting) return
       armed = false
       if (!tty) renderer.prompt(active.badge(), line)
+      else renderer.typed(line)
       let outcome
       try {
         outcome = await active.submit(line)

@@ -43,6 +43,7 @@ export class TranscriptRenderer {
   private readonly present: TranscriptOptions['present']
   private readonly calls = new Map<string, { name: string; input: unknown }>()
   private lastSystem: string | undefined
+  private lastPrompt = ''
 
   constructor(options: TranscriptOptions) {
     this.out = options.out
@@ -79,6 +80,12 @@ export class TranscriptRenderer {
   prompt(badge: PlanBadge, text: string): void {
     this.line()
     this.line(`${this.promptText(badge)}${text}`)
+    this.typed(text)
+  }
+
+  /** Remembers a typed line, so the user message it becomes is not printed twice. */
+  typed(text: string): void {
+    this.lastPrompt = text
   }
 
   /** A slash command's reply (shown to the user only, never to the model). */
@@ -116,7 +123,7 @@ export class TranscriptRenderer {
         const text = event.data.content.map((block) => (block.type === 'text' ? block.text : `[image ${block.attachment.name ?? block.attachment.id}]`)).join(' ')
         if (source.kind === 'plugin' && source.form === 'notice') this.line(`  ${s.cyan('ⓘ notice')} ${s.dim('(to the model)')} ${text}`)
         else if (source.kind === 'plugin') this.line(`  ${s.cyan(`ⓘ ${source.plugin}`)} ${text}`)
-        else this.line(`  ${s.dim('user message →')} ${oneLine(text)}`)
+        else if (text.trim() === '' || !this.lastPrompt.includes(text.trim())) this.line(`  ${s.dim('user message →')} ${oneLine(text)}`)
         return
       }
       case 'assistant/message': {
@@ -152,6 +159,8 @@ export class TranscriptRenderer {
         this.lastSystem = event.data.system
         if (event.data.reason === 'change' && had !== has) {
           this.line(`  ${s.dim(`· request header: plan section ${has ? 'added to' : 'removed from'} the system prompt`)}`)
+        } else if (event.data.reason === 'initial' && has) {
+          this.line(`  ${s.dim('· request header: the system prompt includes the plan section')}`)
         }
         return
       }
