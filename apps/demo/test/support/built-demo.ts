@@ -1,0 +1,148 @@
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { SessionEvent } from '@planmode/seams'
+
+/** The repository root. */
+export const REPO = join(dirname(fileURLToPath(import.meta.url)), '../../../..')
+const DEMO = join(REPO, 'apps/demo')
+const PACKAGES = ['context', 'seams', 'plan-core', 'plan-policy', 'plan-commands', 'plan-tool', 'plan-projection', 'host']
+
+function newest(dir: string): number {
+  if (!existsSync(dir)) return 0
+  let time = 0
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = join(dir, entry.name)
+    time = Math.max(time, entry.isDirectory() ? newest(full) : statSync(full).mtimeMs)
+  }
+  return time
+}
+
+function stale(): boolean {
+  const built = existsSync(join(DEMO, 'dist/start.js')) ? statSync(join(DEMO, 'dist/start.js')).mtimeMs : 0
+  if (built === 0) return true
+  const sources = [join(DEMO, 'src'), ...PACKAGES.map((name) => join(REPO, 'packages', name, 'src'))]
+  if (sources.some((dir) => newest(dir) > built)) return true
+  return PACKAGES.some((name) => !existsSync(join(REPO, 'packages', name, 'dist/index.js')))
+}
+
+/**
+ * Builds the demo and what it depends on when `dist` is missing or older
+ * than a source (turbo first; plain tsup per package if turbo refuses).
+ */
+export function ensureBuilt(): void {
+  if (!stale()) return
+  const turbo = spawnSync('npx', ['turbo', 'run', 'build', '--filter=@planmode/demo...', '--output-logs=errors-only'], {
+    cwd: REPO,
+    encoding: 'utf8',
+  })
+  if (turbo.status === 0 && !stale()) return
+  for (const dir of [...PACKAGES.map((name) => join(REPO, 'packages', name)), DEMO]) {
+    const tsup = spawnSync('npx', ['tsup'], { cwd: dir, encoding: 'utf8' })
+    if (tsup.status !== 0) throw new Error(`build of ${dir} failed:\n${tsup.stdout}\n${tsup.stderr}`)
+  }
+}
+
+/** The environment for a child: no model keys, no colour forcing, so the offline model and plain text are used. */
+export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env }
+  for (const key of ['DEEPSEEK_API_KEY', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_MODEL', 'NO_COLOR', 'FORCE_COLOR']) delete env[key]
+  return { ...env, ...extra }
+}
+
+/** Runs `scripts/<name>.mjs` to completion with `input` on stdin. */
+export function runScript(
+  name: 'demo' | 'start',
+  args: readonly string[],
+  input = '',
+  env: NodeJS.ProcessEnv = childEnv(),
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(REPO, 'scripts', `${name}.mjs`), ...args], { cwd: REPO, env })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+    child.stdin.end(input)
+  })
+}
+
+/** Spawns `pnpm start` with piped stdin, for tests that interact step by step. */
+export function spawnStart(args: readonly string[], env: NodeJS.ProcessEnv = childEnv()): ChildProcessWithoutNullStreams & { output(): string; waitFor(text: string | RegExp): Promise<void> } {
+  const child = spawn(process.execPath, [join(REPO, 'scripts/start.mjs'), ...args], { cwd: REPO, env })
+  let output = ''
+  const waiters: { test: (text: string) => boolean; resolve: () => void }[] = []
+  const onData = (chunk: Buffer): void => {
+    output += chunk.toString()
+    for (const waiter of [...waiters]) {
+      if (waiter.test(output)) {
+        waiters.splice(waiters.indexOf(waiter), 1)
+        waiter.resolve()
+      }
+    }
+  }
+  child.stdout.on('data', onData)
+  child.stderr.on('data', onData)
+  return Object.assign(child, {
+    output: () => output,
+    waitFor(text: string | RegExp): Promise<void> {
+      const test = (all: string): boolean => (typeof text === 'string' ? all.includes(text) : text.test(all))
+      if (test(output)) return Promise.resolve()
+      return new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${String(text)}; output so far:\n${output}`)), 20_000)
+        waiters.push({ test, resolve: () => (clearTimeout(timer), resolve()) })
+      })
+    },
+  })
+}
+
+/** Reads a JSONL session log. */
+export function readSession(file: string): SessionEvent[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as SessionEvent)
+}
+
+/** The only `.jsonl` file in `dir`. */
+export function onlySessionFile(dir: string): string {
+  const files = readdirSync(dir).filter((file) => file.endsWith('.jsonl'))
+  if (files.length !== 1) throw new Error(`expected one session in ${dir}, found ${files.join(', ') || 'none'}`)
+  return join(dir, files[0]!)
+}
+
+/** A compact trace of the events that matter to plan mode, for order assertions. */
+export function planTrace(events: readonly SessionEvent[], section: string): string[] {
+  const trace: string[] = []
+  for (const event of events) {
+    const data = event.data as unknown as Record<string, unknown>
+    switch (event.type as string) {
+      case 'plan/mode':
+        trace.push(`plan/mode:${data.active ? 'on' : 'off'}`)
+        break
+      case 'request/header':
+        trace.push(`header:${data.reason}:${String(data.system).includes(section.trim()) ? 'plan' : 'default'}`)
+        break
+      case 'user/message': {
+        const source = data.source as { kind: string; form?: string }
+        if (source.kind === 'plugin' && source.form === 'notice') {
+          trace.push(`notice:${(data.content as { text: string }[])[0]!.text}`)
+        }
+        break
+      }
+      case 'tool/result':
+        if (data.toolName === 'exit_plan_mode') trace.push(`review:${data.isError ? 'keep-planning' : 'approved'}`)
+        break
+      case 'command/run':
+        trace.push(`/${data.name}${String(data.args ?? '').trim() === '' ? '' : ` ${String(data.args).trim()}`}`)
+        break
+      case 'turn/end':
+        trace.push(`turn/end:${data.reason}`)
+        break
+    }
+  }
+  return trace
+}
