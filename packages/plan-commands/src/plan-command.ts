@@ -55,7 +55,9 @@ async function handle(ctx: Context, { agent, rawInput, attachments }: CommandInv
     case 'cancelled':
       return success(PLAN_COMMAND_REPLIES.exitCancelled)
     case 'noop':
-      return success(planMode.get(agent).pending === true ? PLAN_COMMAND_REPLIES.entering : PLAN_COMMAND_REPLIES.alreadyOn)
+      // The target is already "on": either the logged state is active (possibly with a reversed exit
+      // kept until the boundary), or an entry is still waiting.
+      return success(planMode.get(agent).active ? PLAN_COMMAND_REPLIES.alreadyOn : PLAN_COMMAND_REPLIES.entering)
   }
 }
 
