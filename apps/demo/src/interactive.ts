@@ -10,7 +10,7 @@ import { TranscriptRenderer } from './render/transcript.js'
 import { parseCli, loadSection, START_USAGE } from './terminal/cli-args.js'
 import { createDemoHost, type DemoHost, type QuestionAnswerer } from './terminal/demo-host.js'
 import { LineSource } from './terminal/line-source.js'
-import { chooseModel } from './terminal/model-choice.js'
+import { chooseModel, type ModelChoice } from './terminal/model-choice.js'
 import { parseReviewAnswer } from './terminal/review-answer.js'
 import { copySampleWorkspace } from './workspace/sample-workspace.js'
 
@@ -52,8 +52,15 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
   }
   const tty = io.stdin.isTTY === true
   const style = createStyle(wantsColor(out, io.env))
-  const section = loadSection(options.sectionFile, RECOMMENDED_PLAN_SECTION)
-  const choice = chooseModel(options, section, io.env, tty ? 8 : 0)
+  let section: string
+  let choice: ModelChoice
+  try {
+    section = loadSection(options.sectionFile, RECOMMENDED_PLAN_SECTION)
+    choice = chooseModel(options, section, io.env, tty ? 8 : 0)
+  } catch (error) {
+    out.write(`${(error as Error).message}\n`)
+    return 2
+  }
   let sessionDir = resolve(options.sessionDir ?? join(homedir(), '.planmode', 'sessions'))
   let resumeId: string | undefined
   if (options.resume !== undefined) {

@@ -19,26 +19,31 @@ function newest(dir: string): number {
   return time
 }
 
-function stale(): boolean {
-  const built = existsSync(join(DEMO, 'dist/start.js')) ? statSync(join(DEMO, 'dist/start.js')).mtimeMs : 0
-  if (built === 0) return true
-  const sources = [join(DEMO, 'src'), ...PACKAGES.map((name) => join(REPO, 'packages', name, 'src'))]
-  if (sources.some((dir) => newest(dir) > built)) return true
-  return PACKAGES.some((name) => !existsSync(join(REPO, 'packages', name, 'dist/index.js')))
+function builtAt(dir: string): number {
+  const entry = ['dist/index.js', 'dist/start.js'].map((file) => join(dir, file)).find((file) => existsSync(file))
+  return entry === undefined ? 0 : statSync(entry).mtimeMs
+}
+
+/** Package directories (dependencies first, the demo last) whose `dist` is missing or older than their `src`. */
+function staleDirs(): string[] {
+  const dirs = [...PACKAGES.map((name) => join(REPO, 'packages', name)), DEMO]
+  const stale = dirs.filter((dir) => builtAt(dir) === 0 || newest(join(dir, 'src')) > builtAt(dir))
+  if (stale.length > 0 && !stale.includes(DEMO)) stale.push(DEMO)
+  return stale
 }
 
 /**
- * Builds the demo and what it depends on when `dist` is missing or older
- * than a source (turbo first; plain tsup per package if turbo refuses).
+ * Builds the demo and what it depends on when a `dist` is missing or older
+ * than its `src` (turbo first; plain tsup per stale package if turbo refuses).
  */
 export function ensureBuilt(): void {
-  if (!stale()) return
+  if (staleDirs().length === 0) return
   const turbo = spawnSync('npx', ['turbo', 'run', 'build', '--filter=@planmode/demo...', '--output-logs=errors-only'], {
     cwd: REPO,
     encoding: 'utf8',
   })
-  if (turbo.status === 0 && !stale()) return
-  for (const dir of [...PACKAGES.map((name) => join(REPO, 'packages', name)), DEMO]) {
+  if (turbo.status === 0 && staleDirs().length === 0) return
+  for (const dir of staleDirs()) {
     const tsup = spawnSync('npx', ['tsup'], { cwd: dir, encoding: 'utf8' })
     if (tsup.status !== 0) throw new Error(`build of ${dir} failed:\n${tsup.stdout}\n${tsup.stderr}`)
   }
