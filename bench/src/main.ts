@@ -12,7 +12,7 @@
  */
 import { spawn } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { cpus, tmpdir, totalmem } from 'node:os'
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -91,7 +91,7 @@ function job(args: string[]): Promise<unknown> {
 }
 
 interface Report {
-  readonly machine: { cpu: string; cores: number; memory: string; node: string; platform: string }
+  readonly machine: { cpu: string; cores: number; memory: string; node: string; platform: string; load: string }
   readonly date: string
   readonly effort: 'full' | 'quick'
   readonly sizes: SizeResult[]
@@ -170,7 +170,7 @@ function targets(report: Report): string[] {
 function render(report: Report): string {
   const out: string[] = []
   const m = report.machine
-  out.push(`Machine: ${m.cpu}, ${m.cores} cores, ${m.memory}; Node ${m.node} (${m.platform}); ${report.date}; effort ${report.effort}; ${report.seconds.toFixed(0)} s`)
+  out.push(`Machine: ${m.cpu}, ${m.cores} cores, ${m.memory}; Node ${m.node} (${m.platform}); ${report.date}; effort ${report.effort}; ${report.seconds.toFixed(0)} s; load average (1/5/15 min) at start → end: ${m.load}`)
   out.push('')
   for (const size of report.sizes) {
     out.push(
@@ -219,6 +219,7 @@ async function main(): Promise<number> {
       memory: `${Math.round(totalmem() / 2 ** 30)} GiB`,
       node: process.versions.node,
       platform: `${process.platform}-${process.arch}`,
+      load: loadavg().map((x) => x.toFixed(1)).join(' '),
     },
     date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
     effort,
@@ -232,6 +233,7 @@ async function main(): Promise<number> {
     for (const size of sizes) {
       process.stderr.write(`bench: ${sizeName(size)} events …\n`)
       const result = (await job(['rows', '--size', String(size), '--effort', effort, '--dir', dir])) as SizeResult
+      result.rows.push((await job(['load', '--size', String(size), '--effort', effort, '--dir', dir])) as RowResult)
       report.sizes.push(result)
       const mem = (await job(['memory', '--size', String(size), '--dir', dir])) as MemoryResult
       report.memory.push(mem)
@@ -251,6 +253,7 @@ async function main(): Promise<number> {
     await rm(dir, { recursive: true, force: true })
   }
   ;(report as { seconds: number }).seconds = (Date.now() - started) / 1000
+  report.machine.load += ` → ${loadavg().map((x) => x.toFixed(1)).join(' ')}`
 
   const missing: string[] = []
   for (const size of sizes) {
