@@ -1,0 +1,88 @@
+import { Context } from '@planmode/context'
+import { foldPlanMode, initialPlanSelection, planCorePlugin, selectedPlanMode, stepPlanSelection } from '@planmode/plan-core'
+import type { Agent, SessionEvent } from '@planmode/seams'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { LogSession, bodyArb, place } from './log-arbitraries.js'
+
+/** An agent over a session whose events array the test controls; only `session` is read by get(). */
+function agentOver(session: LogSession): Agent {
+  return { id: 'a', session, steer() {}, async inject() {} }
+}
+
+function controller() {
+  const root = new Context()
+  root.plugin(planCorePlugin)
+  return root.require('planMode')
+}
+
+describe('§9b the controller reads incrementally', () => {
+  it('get().active equals foldPlanMode on random logs, including replaced and shortened arrays', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(
+            fc.record({ kind: fc.constant('push' as const), bodies: fc.array(bodyArb, { maxLength: 5 }) }),
+            fc.record({ kind: fc.constant('replace' as const), keep: fc.nat(30) }),
+            fc.record({ kind: fc.constant('shorten' as const), keep: fc.nat(30) }),
+          ),
+          { maxLength: 20 },
+        ),
+        (ops) => {
+          const planMode = controller()
+          const session = new LogSession()
+          const agent = agentOver(session)
+          for (const op of ops) {
+            if (op.kind === 'push') session.push(op.bodies)
+            else if (op.kind === 'replace') session.events = session.events.slice(0, op.keep)
+            else session.events.length = Math.min(op.keep, session.events.length)
+            expect(planMode.get(agent).active).toBe(foldPlanMode(session.events))
+          }
+        },
+      ),
+      { numRuns: 200 },
+    )
+  })
+
+  it('a get() on a 200,000-event log reads only the new events', () => {
+    const planMode = controller()
+    const session = new LogSession()
+    const events: SessionEvent[] = place(
+      Array.from({ length: 200_000 }, () => ({ type: 'user/message' as const, data: { content: [], source: { kind: 'user' as const } } })),
+    )
+    let reads = 0
+    const counted = new Proxy(events, {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) reads++
+        return Reflect.get(target, key, receiver)
+      },
+    })
+    Object.defineProperty(session, 'events', { get: () => counted })
+    const agent = agentOver(session)
+    planMode.get(agent) // first use: one full fold
+    reads = 0
+    events.push(...place([{ type: 'plan/mode', data: { active: true } }], events.length))
+    expect(planMode.get(agent)).toEqual({ active: true })
+    expect(reads).toBeLessThanOrEqual(3)
+    reads = 0
+    for (let index = 0; index < 100; index++) planMode.get(agent)
+    expect(reads).toBeLessThanOrEqual(100)
+  })
+})
+
+describe('§9a the rebuild agrees with the projection', () => {
+  it('a fresh controller’s get().pending matches the §7 view whenever no /plan is mid-handler', () => {
+    fc.assert(
+      fc.property(fc.array(bodyArb, { maxLength: 30 }), (bodies) => {
+        const session = new LogSession()
+        session.push(bodies)
+        const state = session.events.reduce(stepPlanSelection, initialPlanSelection())
+        fc.pre(state.running === null)
+        const got = controller().get(agentOver(session))
+        expect(got.active).toBe(state.active)
+        expect(got.pending).toBe(selectedPlanMode(state))
+      }),
+      { numRuns: 300 },
+    )
+  })
+})
