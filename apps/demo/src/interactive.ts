@@ -85,6 +85,7 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
     style,
     planSection: section,
     present: (name, input) => host?.ctx.get('tools')?.get(name)?.presentCall?.(input as never),
+    live: tty,
   })
   const lines = new LineSource()
   const rl = createInterface({ input: io.stdin, output: tty ? out : undefined, terminal: tty })
@@ -140,6 +141,7 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
       return
     }
     armed = true
+    if (tty) out.write('\n')
     if (active.agent.status === 'running') {
       renderer.warn('cancelling the turn (Ctrl+C again quits)')
       void active.agent.cancel()
@@ -151,6 +153,7 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
   const unsubscribe = io.onInterrupt(interrupt)
   const showPrompt = (): void => {
     if (!tty || quitting) return
+    out.write('\n')
     rl.setPrompt(renderer.promptText(active.badge()))
     rl.prompt(true)
   }
@@ -158,11 +161,12 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
     active.ctx.on('agent/status', ({ status }) => {
       if (status === 'idle') showPrompt()
     })
+    active.ctx.on('agent/stream', ({ part }) => renderer.stream(part))
   }
 
   const loop = async (): Promise<void> => {
     for (;;) {
-      showPrompt()
+      if (active.agent.status !== 'running') showPrompt()
       const line = await lines.next()
       if (line === undefined || quitting) return
       armed = false

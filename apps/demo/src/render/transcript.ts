@@ -25,6 +25,8 @@ export interface TranscriptOptions {
   readonly planSection?: string
   /** How a tool call is titled (the tool's `presentCall`), when the host knows the tool. */
   readonly present?: (toolName: string, input: unknown) => ToolPresentation | undefined
+  /** Assistant text arrives through {@link TranscriptRenderer.stream} as it is generated (a TTY), not with the logged message. */
+  readonly live?: boolean
 }
 
 const EXIT = 'exit_plan_mode'
@@ -44,12 +46,30 @@ export class TranscriptRenderer {
   private readonly calls = new Map<string, { name: string; input: unknown }>()
   private lastSystem: string | undefined
   private lastPrompt = ''
+  private readonly live: boolean
+  private streaming = false
 
   constructor(options: TranscriptOptions) {
     this.out = options.out
     this.style = options.style
     this.section = options.planSection?.trim()
     this.present = options.present
+    this.live = options.live === true
+  }
+
+  /** Shows a model stream part as it arrives (text only), when the renderer is live. */
+  stream(part: { readonly type: string; readonly delta?: string }): void {
+    if (!this.live) return
+    if (part.type === 'text-delta' && part.delta !== undefined && part.delta !== '') {
+      if (!this.streaming) {
+        this.streaming = true
+        this.out.write(`  ${this.style.bold(this.style.green('assistant'))} `)
+      }
+      this.out.write(part.delta.replace(/\n/g, '\n            '))
+    } else if ((part.type === 'text-end' || part.type === 'finish' || part.type === 'tool-input-start') && this.streaming) {
+      this.streaming = false
+      this.out.write('\n')
+    }
   }
 
   private line(text = ''): void {
@@ -128,7 +148,9 @@ export class TranscriptRenderer {
       }
       case 'assistant/message': {
         for (const block of event.data.content) {
-          if (block.type === 'text' && block.text.trim() !== '') this.assistantText(block.text)
+          if (block.type === 'text' && block.text.trim() !== '') {
+            if (!this.live) this.assistantText(block.text)
+          }
           else if (block.type === 'tool-call') this.toolCall(block.toolCallId, block.toolName, block.input)
         }
         return
