@@ -172,6 +172,7 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
       armed = false
       if (!tty) renderer.prompt(active.badge(), line)
       else renderer.typed(line)
+      const wasRunning = active.agent.status === 'running'
       let outcome
       try {
         outcome = await active.submit(line)
@@ -180,6 +181,8 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
         continue
       }
       if (outcome === 'quit') return
+      // A line typed during a turn (steered, or a /plan that now waits) gets a fresh prompt with the badge.
+      if (tty && wasRunning) showPrompt()
       // Without a TTY lines are a script: one turn at a time. With one, the
       // prompt stays live so /plan and messages can reach a running turn.
       if (!tty) await Promise.race([active.agent.idle(), finished])
