@@ -112,206 +112,272 @@ function openTurn(log: readonly BenchEvent[]): BenchEvent[] {
   ]
 }
 
+/** One side of a row: a call, and optionally a setup run before each call outside the timing. */
+interface Side {
+  readonly fn: () => unknown
+  readonly setup?: () => unknown
+}
+
+/** A row: our side, the baseline's, and for rate rows the events one call folds. */
+interface Case {
+  readonly id: string
+  readonly ours: Side
+  readonly baseline: Side
+  readonly events?: number
+}
+
+function measureSide(side: Side, effort: Effort): Promise<number> {
+  return side.setup === undefined ? median(side.fn, effort) : medianWithSetup(side.setup, side.fn, effort)
+}
+
+// Baseline agents are BaselineAgent-compatible: the same minimal session.
+const asBase = (agent: Agent): BaselineAgent => agent as unknown as BaselineAgent
+
+let sink: unknown
+
+/**
+ * Builds every plan row for one log, lazily (a row's sessions are made when
+ * its turn comes, so at most one row's copies of the log are alive).
+ */
+function planCases(log: readonly BenchEvent[], stack: ReturnType<typeof compose>): Array<() => Case> {
+  const n = log.length
+  const events = log as readonly SessionEvent[]
+  const { planMode, baseline } = stack
+  const mid = openTurn(log)
+  const midLength = mid.length
+  const replay = (list: readonly SessionEvent[]): unknown => {
+    let state = planProjection.initial()
+    for (let i = 0; i < list.length; i++) state = planProjection.apply(state, list[i]!)
+    return planProjection.view(state)
+  }
+
+  return [
+    // foldPlanMode: the pure fold, on the log as generated.
+    () => ({ id: 'fold', ours: { fn: () => foldPlanMode(events) }, baseline: { fn: () => foldPlanModeScan(log) } }),
+    () => {
+      const noPlan = events.filter((e) => e.type !== 'plan/mode')
+      return {
+        id: 'fold-worst',
+        ours: { fn: () => foldPlanMode(noPlan) },
+        baseline: { fn: () => foldPlanModeScan(noPlan as readonly BenchEvent[]) },
+      }
+    },
+
+    // get: warm (the session was read before), idle.
+    () => {
+      const ours = benchAgent('get', log.slice())
+      const base = benchAgent('get-b', log.slice())
+      planMode.get(ours)
+      baseline.get(asBase(base))
+      return { id: 'get', ours: { fn: () => planMode.get(ours) }, baseline: { fn: () => baseline.get(asBase(base)) } }
+    },
+
+    // get, first use of a session object (a restarted host): folds the whole log once.
+    () => {
+      let i = 0
+      return {
+        id: 'get-cold',
+        ours: { fn: () => planMode.get(benchAgent(`cold${i++}`, log)) },
+        baseline: { fn: () => new BaselineController().get(asBase(benchAgent(`coldb${i++}`, log))) },
+      }
+    },
+
+    // set, idle: alternates on/off, so every call commits `plan/mode` (and every
+    // other call injects a notice). Ours runs on a log that grows by the calls;
+    // the baseline's log is cut back to the original before each call.
+    () => {
+      const ours = benchAgent('idle', log.slice())
+      const base = benchAgent('idle-b', log.slice())
+      let oursNext = !planMode.get(ours).active
+      let baseNext = !baseline.get(asBase(base)).active
+      return {
+        id: 'set-idle',
+        ours: {
+          setup: () => undefined,
+          fn: async () => {
+            const r = await planMode.set(ours, oursNext)
+            if (r !== 'committed') throw new Error(`set idle: expected committed, got ${r}`)
+            oursNext = !oursNext
+          },
+        },
+        baseline: {
+          setup: () => {
+            base.session.events.length = n
+            baseNext = !baseline.get(asBase(base)).active
+          },
+          fn: async () => {
+            const r = await baseline.set(asBase(base), baseNext)
+            if (r !== 'committed') throw new Error(`baseline set idle: expected committed, got ${r}`)
+          },
+        },
+      }
+    },
+
+    // plan:policy render for an idle agent.
+    () => {
+      const ours = benchAgent('policy', log.slice())
+      const base = benchAgent('policy-b', log.slice())
+      const text = stack.policy.text as (input: { agent?: Agent }) => string
+      text({ agent: ours })
+      return {
+        id: 'policy',
+        ours: { fn: () => text({ agent: ours }) },
+        baseline: { fn: () => policyTextScan(baseline, asBase(base), RECOMMENDED_PLAN_SECTION) },
+      }
+    },
+
+    // Mid-turn rows: the log with an open turn (its first step done).
+    () => {
+      const ours = benchAgent('mid', mid.slice())
+      const base = benchAgent('mid-b', mid.slice())
+      const active = planMode.get(ours).active
+      baseline.get(asBase(base))
+      let a = !active
+      let b = !active
+      return {
+        id: 'set-midturn',
+        ours: {
+          fn: async () => {
+            await planMode.set(ours, a)
+            a = !a
+          },
+        },
+        baseline: {
+          fn: async () => {
+            await baseline.set(asBase(base), b)
+            b = !b
+          },
+        },
+      }
+    },
+    () => {
+      const ours = benchAgent('flush', mid.slice())
+      const base = benchAgent('flush-b', mid.slice())
+      planMode.get(ours)
+      baseline.get(asBase(base))
+      return { id: 'flush-none', ours: { fn: () => stack.flush(ours) }, baseline: { fn: () => stack.baselineFlush(base) } }
+    },
+    // The selection is made outside the timing (a mid-turn set); the flush appends it.
+    () => {
+      const ours = benchAgent('flushp', mid.slice())
+      const base = benchAgent('flushp-b', mid.slice())
+      planMode.get(ours)
+      baseline.get(asBase(base))
+      return {
+        id: 'flush-pending',
+        ours: {
+          setup: async () => {
+            const r = await planMode.set(ours, !planMode.get(ours).active)
+            if (r !== 'queued') throw new Error(`flush setup: expected queued, got ${r}`)
+          },
+          fn: async () => {
+            const before = ours.session.events.length
+            await stack.flush(ours)
+            if (ours.session.events.length !== before + 1) throw new Error('flush appended nothing')
+          },
+        },
+        baseline: {
+          setup: async () => {
+            base.session.events.length = midLength
+            const r = await baseline.set(asBase(base), !baseline.get(asBase(base)).active)
+            if (r !== 'queued') throw new Error(`baseline flush setup: expected queued, got ${r}`)
+          },
+          fn: () => stack.baselineFlush(base),
+        },
+      }
+    },
+
+    // Projection, live: one apply per appended event (and a view when the state
+    // changed), against refolding the whole log for the view on every event.
+    // A live registry applies the event just appended, which is in cache: ours
+    // cycles over the log's last 4096 events (walking all of a 1M-event log
+    // would measure cache misses of events appended long ago instead).
+    () => {
+      let state = planProjection.initial()
+      const from = Math.max(0, n - 4096)
+      let i = from
+      return {
+        id: 'proj-apply',
+        ours: {
+          fn: () => {
+            const next = planProjection.apply(state, events[i]!)
+            if (next !== state) {
+              state = next
+              sink = planProjection.view(state)
+            }
+            i = i + 1 === n ? from : i + 1
+          },
+        },
+        baseline: { fn: () => projectionViewScan(log) },
+      }
+    },
+
+    // Projection, cold replay: events/s.
+    () => ({
+      id: 'proj-replay',
+      ours: { fn: () => replay(events) },
+      baseline: { fn: () => projectionStateScan(log) },
+      events: n,
+    }),
+    () => {
+      const filler = events.filter((e) => FILLER.has(e.type))
+      return {
+        id: 'proj-replay-filler',
+        ours: { fn: () => replay(filler) },
+        baseline: { fn: () => projectionStateScan(filler as readonly BenchEvent[]) },
+        events: filler.length,
+      }
+    },
+  ]
+}
+
 /** Runs every plan row for one log; `report` is called as each row finishes. */
 export async function planRows(
   log: readonly BenchEvent[],
   effort: Effort,
   report: (row: RowResult) => void,
 ): Promise<void> {
-  const n = log.length
-  const events = log as readonly SessionEvent[]
   const stack = compose()
-  const { planMode, baseline } = stack
-  let sink: unknown
-  const row = (id: string, ours: number, base: number): void => report({ id, ours, baseline: base })
-  // Baseline agents are BaselineAgent-compatible: the same minimal session.
-  const asBase = (agent: Agent): BaselineAgent => agent as unknown as BaselineAgent
-
-  // foldPlanMode: the pure fold, on the log as generated.
-  row(
-    'fold',
-    await median(() => foldPlanMode(events), effort),
-    await median(() => foldPlanModeScan(log), effort),
-  )
-  const noPlan = events.filter((e) => e.type !== 'plan/mode')
-  row(
-    'fold-worst',
-    await median(() => foldPlanMode(noPlan), effort),
-    await median(() => foldPlanModeScan(noPlan as readonly BenchEvent[]), effort),
-  )
-
-  // get: warm (the session was read before), idle.
-  {
-    const ours = benchAgent('get', log.slice())
-    const base = benchAgent('get-b', log.slice())
-    planMode.get(ours)
-    baseline.get(asBase(base))
-    row(
-      'get',
-      await median(() => planMode.get(ours), effort),
-      await median(() => baseline.get(asBase(base)), effort),
+  for (const make of planCases(log, stack)) {
+    const c = make()
+    const ours = await measureSide(c.ours, effort)
+    const base = await measureSide(c.baseline, effort)
+    report(
+      c.events === undefined
+        ? { id: c.id, ours, baseline: base }
+        : { id: c.id, ours: (c.events * 1e9) / ours, baseline: (c.events * 1e9) / base },
     )
-  }
-
-  // get, first use of a session object (a restarted host): folds the whole log once.
-  {
-    let i = 0
-    row(
-      'get-cold',
-      await median(() => planMode.get(benchAgent(`cold${i++}`, log)), effort),
-      await median(() => new BaselineController().get(asBase(benchAgent(`coldb${i++}`, log))), effort),
-    )
-  }
-
-  // set, idle: alternates on/off, so every call commits `plan/mode` (and every
-  // other call injects a notice). Ours runs on a log that grows by the calls;
-  // the baseline's log is cut back to the original before each call.
-  {
-    const ours = benchAgent('idle', log.slice())
-    const base = benchAgent('idle-b', log.slice())
-    planMode.get(ours)
-    let oursNext = !planMode.get(ours).active
-    let baseNext = !baseline.get(asBase(base)).active
-    const oursNs = await medianWithSetup(
-      () => undefined,
-      async () => {
-        const r = await planMode.set(ours, oursNext)
-        if (r !== 'committed') throw new Error(`set idle: expected committed, got ${r}`)
-        oursNext = !oursNext
-      },
-      effort,
-    )
-    const baseNs = await medianWithSetup(
-      () => {
-        base.session.events.length = n
-        baseNext = !baseline.get(asBase(base)).active
-      },
-      async () => {
-        const r = await baseline.set(asBase(base), baseNext)
-        if (r !== 'committed') throw new Error(`baseline set idle: expected committed, got ${r}`)
-      },
-      effort,
-    )
-    row('set-idle', oursNs, baseNs)
-  }
-
-  // plan:policy render for an idle agent.
-  {
-    const ours = benchAgent('policy', log.slice())
-    const base = benchAgent('policy-b', log.slice())
-    const text = stack.policy.text as (input: { agent?: Agent }) => string
-    text({ agent: ours })
-    row(
-      'policy',
-      await median(() => text({ agent: ours }), effort),
-      await median(() => policyTextScan(baseline, asBase(base), RECOMMENDED_PLAN_SECTION), effort),
-    )
-  }
-
-  // Mid-turn rows: the log with an open turn (its first step done).
-  const mid = openTurn(log)
-  const midLength = mid.length
-  {
-    const ours = benchAgent('mid', mid.slice())
-    const base = benchAgent('mid-b', mid.slice())
-    const active = planMode.get(ours).active
-    baseline.get(asBase(base))
-    let a = !active
-    let b = !active
-    row(
-      'set-midturn',
-      await median(async () => {
-        await planMode.set(ours, a)
-        a = !a
-      }, effort),
-      await median(async () => {
-        await baseline.set(asBase(base), b)
-        b = !b
-      }, effort),
-    )
-  }
-  {
-    const ours = benchAgent('flush', mid.slice())
-    const base = benchAgent('flush-b', mid.slice())
-    planMode.get(ours)
-    baseline.get(asBase(base))
-    row(
-      'flush-none',
-      await median(() => stack.flush(ours), effort),
-      await median(() => stack.baselineFlush(base), effort),
-    )
-  }
-  {
-    // The selection is made outside the timing (a mid-turn set); the flush appends it.
-    const ours = benchAgent('flushp', mid.slice())
-    const base = benchAgent('flushp-b', mid.slice())
-    planMode.get(ours)
-    baseline.get(asBase(base))
-    const oursNs = await medianWithSetup(
-      async () => {
-        const r = await planMode.set(ours, !planMode.get(ours).active)
-        if (r !== 'queued') throw new Error(`flush setup: expected queued, got ${r}`)
-      },
-      async () => {
-        const before = ours.session.events.length
-        await stack.flush(ours)
-        if (ours.session.events.length !== before + 1) throw new Error('flush appended nothing')
-      },
-      effort,
-    )
-    const baseNs = await medianWithSetup(
-      async () => {
-        base.session.events.length = midLength
-        const r = await baseline.set(asBase(base), !baseline.get(asBase(base)).active)
-        if (r !== 'queued') throw new Error(`baseline flush setup: expected queued, got ${r}`)
-      },
-      () => stack.baselineFlush(base),
-      effort,
-    )
-    row('flush-pending', oursNs, baseNs)
-  }
-
-  // Projection, live: one apply per appended event (and a view when the state
-  // changed), against refolding the whole log for the view on every event.
-  // A live registry applies the event just appended, which is in cache: ours
-  // cycles over the log's last 4096 events (walking all of a 1M-event log
-  // would measure cache misses of events appended long ago instead).
-  {
-    let state = planProjection.initial()
-    const from = Math.max(0, n - 4096)
-    let i = from
-    const oursNs = await median(() => {
-      const next = planProjection.apply(state, events[i]!)
-      if (next !== state) {
-        state = next
-        sink = planProjection.view(state)
-      }
-      i = i + 1 === n ? from : i + 1
-    }, effort)
-    const baseNs = await median(() => projectionViewScan(log), effort)
-    row('proj-apply', oursNs, baseNs)
-  }
-
-  // Projection, cold replay of the whole log: events/s.
-  const replay = (list: readonly SessionEvent[]): unknown => {
-    let state = planProjection.initial()
-    for (let i = 0; i < list.length; i++) state = planProjection.apply(state, list[i]!)
-    return planProjection.view(state)
-  }
-  const plainReplay = (list: readonly BenchEvent[]): unknown => {
-    const s = projectionStateScan(list)
-    return s
-  }
-  {
-    const oursNs = await median(() => replay(events), effort)
-    const baseNs = await median(() => plainReplay(log), effort)
-    row('proj-replay', (n * 1e9) / oursNs, (n * 1e9) / baseNs)
-  }
-  {
-    const filler = events.filter((e) => FILLER.has(e.type))
-    const oursNs = await median(() => replay(filler), effort)
-    const baseNs = await median(() => plainReplay(filler as readonly BenchEvent[]), effort)
-    row('proj-replay-filler', (filler.length * 1e9) / oursNs, (filler.length * 1e9) / baseNs)
   }
   void sink
+}
+
+/**
+ * The flatness check in one process: our side of every per-call row on a
+ * small and a large log, measured alternately (small, large, small, large)
+ * so that a neighbour's burst or the JIT's state hits both; the lower median
+ * of each side counts.
+ */
+export async function flatRows(
+  small: readonly BenchEvent[],
+  large: readonly BenchEvent[],
+  ids: readonly string[],
+  effort: Effort,
+): Promise<Array<{ id: string; small: number; large: number }>> {
+  const stack = compose()
+  const a = planCases(small, stack)
+  const b = planCases(large, stack)
+  const out: Array<{ id: string; small: number; large: number }> = []
+  for (let k = 0; k < a.length; k++) {
+    const ca = a[k]!()
+    if (!ids.includes(ca.id)) continue
+    const cb = b[k]!()
+    let s = Number.POSITIVE_INFINITY
+    let l = Number.POSITIVE_INFINITY
+    for (let round = 0; round < 2; round++) {
+      s = Math.min(s, await measureSide(ca.ours, effort))
+      l = Math.min(l, await measureSide(cb.ours, effort))
+    }
+    out.push({ id: ca.id, small: s, large: l })
+  }
+  return out
 }

@@ -65,3 +65,10 @@ export interface AppendResult {
   readonly events: number
   readonly rate: number
 }
+
+/** The flatness check: our per-call medians on a 1k and a large log, measured alternately in one process. */
+export interface FlatResult {
+  readonly small: number
+  readonly large: number
+  readonly rows: ReadonlyArray<{ readonly id: string; readonly small: number; readonly large: number }>
+}

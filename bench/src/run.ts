@@ -6,6 +6,7 @@
  *   node --expose-gc dist/run.js load   --size N --effort full|quick --dir D
  *   node --expose-gc dist/run.js memory --size N --dir D
  *   node --expose-gc dist/run.js append --effort full|quick --dir D
+ *   node --expose-gc dist/run.js flat   --size N --effort full|quick --dir D   (1k vs N, one process)
  *   node dist/run.js jsonl --size N --out FILE   (just write a generated log)
  *
  * Progress goes to stderr; the result is the last stdout line, `@@result <json>`.
@@ -19,8 +20,8 @@ import { planProjectionPlugin } from '@planmode/plan-projection'
 import type { Agent } from '@planmode/seams'
 import { generateLog, logStats, makeLog, writeJsonl } from './generator.js'
 import type { Effort } from './measure.js'
-import { planRows } from './plan-rows.js'
-import type { MemoryResult, RowResult, SizeResult } from './rows.js'
+import { flatRows, planRows } from './plan-rows.js'
+import { ROWS, type FlatResult, type MemoryResult, type RowResult, type SizeResult } from './rows.js'
 import { appendRows, jsonlLoad } from './store-rows.js'
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} }
@@ -104,4 +105,9 @@ else if (job === 'load') {
 }
 else if (job === 'memory') await memory(size, dir)
 else if (job === 'append') done(await appendRows(dir, effort))
+else if (job === 'flat') {
+  const ids = ROWS.filter((r) => r.perCall).map((r) => r.id)
+  const rows = await flatRows(makeLog({ events: 1000, seed: 1 }), makeLog({ events: size, seed: 1 }), ids, effort)
+  done({ small: 1000, large: size, rows } satisfies FlatResult)
+}
 else throw new Error(`unknown job ${String(job)}`)
