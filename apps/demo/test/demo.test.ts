@@ -1,0 +1,240 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { basename, join } from 'node:path'
+import { RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { SHOWCASE_FEEDBACK } from '../src/showcase.js'
+import { ensureBuilt, onlySessionFile, planTrace, readSession, runScript, spawnStart } from './support/built-demo.js'
+import { startChatServer } from './support/chat-server.js'
+
+// One file, so the built entries are (re)built once, before any child process runs.
+beforeAll(() => ensureBuilt(), 300_000)
+
+const temp = (prefix: string): string => mkdtempSync(join(tmpdir(), `planmode-${prefix}-`))
+const lines = (...input: string[]): string => `${input.join('\n')}\n`
+
+describe('pnpm demo (built, as a child process)', () => {
+  it('shows the whole plan-mode arc, plain when piped, and exits 0', async () => {
+    const sessionDir = temp('demo-test')
+    const { code, stdout, stderr } = await runScript('demo', ['--session-dir', sessionDir])
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    // Piped: no colour.
+    expect(stdout).not.toMatch(/\u001b\[/)
+    // The badge from the projection on every prompt line.
+    expect(stdout).toContain('[plan: off] › /plan Add due dates to tasks')
+    expect(stdout).toContain('[plan: on] › /plan off')
+    expect(stdout.match(/^\[plan: (on|off|pending → on|pending → off)\] › /gm)?.length).toBe(3)
+    // Exploration, the plan as markdown, the review and its choices.
+    expect(stdout).toContain('→ list_files .')
+    expect(stdout).toContain('→ read_file src/tasks.js')
+    expect(stdout).toContain('    # Plan: due dates for tasks')
+    expect(stdout).toContain('1. Approve')
+    expect(stdout).toContain('2. Keep planning')
+    expect(stdout).toContain(`reviewer › Keep planning: “${SHOWCASE_FEEDBACK}”`)
+    expect(stdout).toContain('_Revision 2: revised after your review._')
+    expect(stdout).toContain('reviewer › Approve')
+    expect(stdout).toContain('→ edit_file src/format.js')
+    expect(stdout).toContain('ⓘ notice (to the model) The user switched this session to plan mode.')
+    // The reopened session and the closing lines.
+    expect(stdout).toMatch(/planMode\.get → \{"active":true\}; projection badge → on/)
+    const file = onlySessionFile(sessionDir)
+    expect(stdout).toContain(`session file: ${file}`)
+    expect(stdout.trimEnd().split('\n').at(-1)).toMatch(/^✓ 13\/13 stages: 2 plans \(1 revision\), approved/)
+
+    const events = readSession(file)
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index))
+    expect(planTrace(events, RECOMMENDED_PLAN_SECTION)).toEqual([
+      `/plan Add due dates to tasks, settable from the command line.`,
+      'plan/mode:on',
+      'header:initial:plan',
+      'review:keep-planning',
+      'review:approved',
+      'plan/mode:off',
+      'header:change:default',
+      'turn/end:completed',
+      '/plan',
+      'plan/mode:on',
+      'notice:The user switched this session to plan mode.',
+      '/plan off',
+      'plan/mode:off',
+    ])
+    // No write or edit before the approval; the steered goal is a user message of the turn.
+    const approved = events.findIndex((event) => event.type === 'tool/result' && event.data.toolName === 'exit_plan_mode' && !event.data.isError)
+    const mutating = events.flatMap((event, index) =>
+      event.type === 'assistant/message' && event.data.content.some((block) => block.type === 'tool-call' && /write_file|edit_file/.test(block.toolName)) ? [index] : [],
+    )
+    expect(mutating.length).toBeGreaterThan(0)
+    expect(Math.min(...mutating)).toBeGreaterThan(approved)
+    // Every command is logged as a run/done pair, all successful.
+    const done = events.filter((event) => event.type === 'command/done')
+    expect(done).toHaveLength(3)
+    expect(done.every((event) => event.type === 'command/done' && event.data.kind === 'success')).toBe(true)
+  })
+
+  it('colours the transcript only on a TTY without NO_COLOR', async () => {
+    const { createStyle, wantsColor } = await import('../src/render/style.js')
+    expect(wantsColor({ isTTY: true }, {})).toBe(true)
+    expect(wantsColor({ isTTY: true }, { NO_COLOR: '1' })).toBe(false)
+    expect(wantsColor({ isTTY: true }, { NO_COLOR: '' })).toBe(true)
+    expect(wantsColor({ isTTY: false }, {})).toBe(false)
+    expect(wantsColor({}, {})).toBe(false)
+    expect(createStyle(true).bold('x')).toBe('\u001b[1mx\u001b[22m')
+    expect(createStyle(false).bold('x')).toBe('x')
+  })
+})
+
+describe('pnpm start driven through piped stdin', () => {
+  it('enters, leaves while idle, plans a message, takes feedback, then approval', async () => {
+    const sessionDir = temp('start-sessions')
+    const { code, stdout, stderr } = await runScript(
+      'start',
+      ['--session-dir', sessionDir],
+      lines('/plan', '/plan off', '/plan', 'Add due dates to tasks', 'Keep planning: also flag overdue tasks', 'Approve', '/plan off', '/quit'),
+    )
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    expect(stdout).not.toMatch(/\u001b\[/)
+    expect(stdout).toMatch(/\[plan: off\] › \/plan\n(  ● .*\n)?  ↳ Plan mode on\. Send \/plan off to leave\./)
+    expect(stdout).toMatch(/\[plan: on\] › \/plan off\n(  ● .*\n)?  ↳ Plan mode off\./)
+    expect(stdout).toContain('[plan: on] › Add due dates to tasks')
+    expect(stdout).toContain('review › Keep planning: also flag overdue tasks')
+    expect(stdout).toContain('reviewer › Keep planning: “also flag overdue tasks”')
+    expect(stdout).toContain('- "also flag overdue tasks": step 2 now adds `isOverdue`')
+    expect(stdout).toContain('reviewer › Approve')
+    expect(stdout).toMatch(/assistant Done\. Tasks now take an optional due date/)
+    expect(stdout).toContain('[plan: off] › /plan off\n  ↳ Plan mode is already inactive.')
+    const file = onlySessionFile(sessionDir)
+    expect(stdout).toContain(`session saved: ${file}`)
+    expect(planTrace(readSession(file), RECOMMENDED_PLAN_SECTION)).toEqual([
+      '/plan',
+      'plan/mode:on',
+      '/plan off',
+      'plan/mode:off',
+      '/plan',
+      'plan/mode:on',
+      'header:initial:plan',
+      'review:keep-planning',
+      'review:approved',
+      'plan/mode:off',
+      'header:change:default',
+      'turn/end:completed',
+      '/plan off',
+    ])
+  })
+
+  it('answers plain chat plainly and lists commands', async () => {
+    const { code, stdout } = await runScript('start', ['--session-dir', temp('chat')], lines('/help', 'hello', '/nope', '/quit'))
+    expect(code).toBe(0)
+    expect(stdout).toMatch(/\/plan \[off\|message\]\s+Enter or leave plan mode/)
+    expect(stdout).toContain("assistant Hello! I'm planmode's offline demo model.")
+    expect(stdout).toContain('unknown command /nope')
+  })
+
+  it('resumes a session by path and by id with its plan state', async () => {
+    const sessionDir = temp('resume')
+    // Run 1: plan, dismiss the review with an empty line, quit in plan mode.
+    const first = await runScript('start', ['--session-dir', sessionDir], lines('/plan', 'Add due dates to tasks', '', '/quit'))
+    expect(first.code).toBe(0)
+    expect(first.stdout).toContain("assistant Understood: I'm staying in plan mode and waiting for your message.")
+    const file = onlySessionFile(sessionDir)
+    expect(readSession(file).some((event) => event.type === 'tool/result' && /dismissed the plan review/i.test(event.data.content[0]?.text ?? ''))).toBe(true)
+
+    // Run 2, by path: the badge is on from the first prompt; a message revises the plan, which is approved.
+    const second = await runScript('start', ['--resume', file], lines('Keep it small please', '1', '/quit'))
+    expect(second.code).toBe(0)
+    expect(second.stdout).toMatch(/resumed \d+ events; plan mode on/)
+    expect(second.stdout).toContain('[plan: on] › Keep it small please')
+    expect(second.stdout).toContain('_Revision 2: revised after your review._')
+    expect(second.stdout).toContain('reviewer › Approve')
+
+    // Run 3, by id: plan mode is off now.
+    const id = basename(file, '.jsonl')
+    const third = await runScript('start', ['--resume', id, '--session-dir', sessionDir], lines('/quit'))
+    expect(third.code).toBe(0)
+    expect(third.stdout).toMatch(/resumed \d+ events; plan mode off/)
+    expect(third.stdout).toContain('[plan: off] › /quit')
+    expect(onlySessionFile(sessionDir)).toBe(file)
+  })
+
+  it('Ctrl+C cancels the running turn, a second Ctrl+C quits', async () => {
+    const sessionDir = temp('interrupt')
+    const child = spawnStart(['--session-dir', sessionDir])
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+    child.stdin.write('/plan Add due dates to tasks\n')
+    await child.waitFor('Approve this plan and leave plan mode?')
+    child.kill('SIGINT')
+    await child.waitFor('cancelling the turn (Ctrl+C again quits)')
+    await child.waitFor('turn 1 ended: cancelled')
+    child.kill('SIGINT')
+    expect(await exited).toBe(0)
+    expect(child.output()).toContain('session saved:')
+    const events = readSession(onlySessionFile(sessionDir))
+    expect(events.filter((event) => event.type === 'turn/end').map((event) => event.type === 'turn/end' && event.data.reason)).toEqual(['cancelled'])
+  })
+
+  it('--section-file replaces the plan section', async () => {
+    const sessionDir = temp('section')
+    const sectionFile = join(temp('section-file'), 'section.md')
+    writeFileSync(sectionFile, 'CUSTOM PLAN GUIDANCE: read only, then call exit_plan_mode.\n')
+    const { code } = await runScript('start', ['--session-dir', sessionDir, '--section-file', sectionFile], lines('/plan Add due dates to tasks', '', '/quit'))
+    expect(code).toBe(0)
+    const header = readSession(onlySessionFile(sessionDir)).find((event) => event.type === 'request/header')
+    expect(header?.type === 'request/header' && header.data.system).toContain('CUSTOM PLAN GUIDANCE')
+    expect(header?.type === 'request/header' && header.data.system).not.toContain(RECOMMENDED_PLAN_SECTION.trim())
+  })
+})
+
+describe('pnpm start with a real model over the OpenAI-compatible protocol', () => {
+  it('plans, reviews and implements against a loopback chat-completions server', async () => {
+    const server = await startChatServer([
+      { status: 503 },
+      { toolCalls: [{ name: 'list_files', args: {} }] },
+      { toolCalls: [{ name: 'exit_plan_mode', args: { plan: '# Plan: a notes file\n\n1. Write `NOTES.md`.\n' } }] },
+      { toolCalls: [{ name: 'write_file', args: { path: 'NOTES.md', content: 'Notes.\n' } }] },
+      { text: 'Done: NOTES.md is written.' },
+    ])
+    try {
+      const workspace = temp('real-workspace')
+      writeFileSync(join(workspace, 'README.md'), '# A project\n')
+      const sessionDir = temp('real-sessions')
+      const { code, stdout } = await runScript(
+        'start',
+        ['--session-dir', sessionDir, '--workspace', workspace, '--base-url', server.url, '--model', 'test-model', '--api-key', 'test-key'],
+        lines('/plan Add a notes file', '1', '/quit'),
+      )
+      expect(code).toBe(0)
+      expect(stdout).toContain(`model:     test-model at ${server.url}`)
+      expect(stdout).toContain('→ list_files .')
+      expect(stdout).toContain('    # Plan: a notes file')
+      expect(stdout).toContain('assistant Done: NOTES.md is written.')
+      expect(readFileSync(join(workspace, 'NOTES.md'), 'utf8')).toBe('Notes.\n')
+
+      const { requests } = server
+      expect(requests).toHaveLength(5)
+      expect(requests.every((request) => request.path === '/v1/chat/completions' && request.body.model === 'test-model')).toBe(true)
+      expect(requests[0]!.headers.authorization).toBe('Bearer test-key')
+      // The failed request is re-sent unchanged (same-step recovery).
+      expect(requests[1]!.body).toEqual(requests[0]!.body)
+      const system = (index: number): string => String(requests[index]!.body.messages.find((message) => message.role === 'system')?.content)
+      expect(system(1)).toContain(RECOMMENDED_PLAN_SECTION.trim())
+      expect(system(2)).toContain(RECOMMENDED_PLAN_SECTION.trim())
+      expect(system(3)).not.toContain(RECOMMENDED_PLAN_SECTION.trim())
+      // The tool catalog is the same in both modes.
+      const names = (index: number) => requests[index]!.body.tools?.map((tool) => tool.function.name)
+      expect(names(1)).toEqual(names(3))
+      expect(names(1)).toEqual(expect.arrayContaining(['exit_plan_mode', 'list_files', 'read_file', 'search', 'write_file', 'edit_file']))
+
+      const trace = planTrace(readSession(onlySessionFile(sessionDir)), RECOMMENDED_PLAN_SECTION)
+      expect(trace).toEqual(['/plan Add a notes file', 'plan/mode:on', 'header:initial:plan', 'review:approved', 'plan/mode:off', 'header:change:default', 'turn/end:completed'])
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('refuses --base-url without a model id', async () => {
+    const { stdout, code } = await runScript('start', ['--base-url', 'http://127.0.0.1:9/v1', '--session-dir', temp('nomodel')], lines('/quit'))
+    expect(code).not.toBe(0)
+    expect(stdout).toMatch(/--base-url needs --model/)
+  })
+})
