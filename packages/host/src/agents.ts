@@ -232,6 +232,8 @@ class LoopAgent implements HostAgent {
 
   private afterTurn(outcome: TurnOutcome): void {
     if (this.disposed) return this.settle()
+    // An `agent/status` listener may already have started the next turn; the queue waits for it.
+    if (this.current !== undefined) return
     const followup = this.followups.shift()
     if (followup !== undefined) {
       this.start(followup.message).then(followup.resolve, followup.reject)

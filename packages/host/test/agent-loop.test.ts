@@ -433,3 +433,97 @@ describe('agent loop', () => {
     await expect(agent.prompt('z')).rejects.toMatchObject({ code: 'DISPOSED' })
   })
 })
+
+describe('transcript assembly', () => {
+  it('sends images as file parts, a user message injected mid-batch after the batch, and a synthetic result for a call with none', async () => {
+    const entered = deferred()
+    const gate = deferred()
+    const { ctx, sessions, agents, model } = host([
+      { toolCalls: [{ toolName: 'pause', input: {}, toolCallId: 'p1' }, { toolName: 'pause', input: {}, toolCallId: 'p2' }] },
+      { text: 'done' },
+    ])
+    let calls = 0
+    ctx.require('tools').register({
+      name: 'pause',
+      description: 'pauses',
+      parameters: { type: 'object' },
+      execute: async () => {
+        calls += 1
+        if (calls === 1) {
+          entered.resolve()
+          await gate.promise
+        }
+        return `ok ${calls}`
+      },
+    })
+    // A log left by a crash: a tool call without its result.
+    const session = await sessions.create()
+    await session.append('assistant/message', { content: [{ type: 'tool-call', toolCallId: 'old', toolName: 'pause', input: {} }], turn: 0, step: 1 })
+    const agent = agents.create({ session })
+    const image = { id: 'i1', mediaType: 'image/png', data: 'iVBORw0KGgo=', name: 'shot.png' }
+    const outcome = agent.prompt({ content: [{ type: 'image', attachment: image }, { type: 'text', text: 'look' }], source: { kind: 'user' } })
+    await entered.promise
+    await agent.inject('by the way')
+    gate.resolve()
+    expect(await outcome).toMatchObject({ reason: 'completed' })
+    expect(model.requests[1]!.prompt).toEqual([
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'old', toolName: 'pause', input: {} }] },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'old',
+            toolName: 'pause',
+            output: { type: 'error-text', value: 'Error: no result was logged for this call (the turn was interrupted before it finished)' },
+          },
+        ],
+      },
+      { role: 'user', content: [{ type: 'file', mediaType: 'image/png', data: 'iVBORw0KGgo=', filename: 'shot.png' }, { type: 'text', text: 'look' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', toolCallId: 'p1', toolName: 'pause', input: {} },
+          { type: 'tool-call', toolCallId: 'p2', toolName: 'pause', input: {} },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          { type: 'tool-result', toolCallId: 'p1', toolName: 'pause', output: { type: 'text', value: 'ok 1' } },
+          { type: 'tool-result', toolCallId: 'p2', toolName: 'pause', output: { type: 'text', value: 'ok 2' } },
+        ],
+      },
+      { role: 'user', content: [{ type: 'text', text: 'by the way' }] },
+    ])
+  })
+
+  it('ends the turn with an error when an invariant refuses one of its appends', async () => {
+    const { ctx, sessions, agents } = host([{ toolCalls: [{ toolName: 'x', input: {} }] }])
+    ctx.require('sessionInvariants').register('no-tool-results', (event) => (event.type === 'tool/result' ? 'tool results are off' : undefined))
+    const session = await sessions.create()
+    const outcome = await agents.create({ session }).prompt('go')
+    expect(outcome.reason).toBe('error')
+    expect(outcome.error).toMatch(/no-tool-results.*tool results are off/)
+    expect(types(session.events).slice(-2)).toEqual(['step/end', 'turn/end'])
+  })
+
+  it('lets an agent/status listener start the next turn, and never overlaps turns', async () => {
+    const { ctx, sessions, agents } = host([{ text: 'a' }, { text: 'b' }, { text: 'c' }])
+    const session = await sessions.create()
+    const agent = agents.create({ session })
+    const chained: Promise<unknown>[] = []
+    ctx.on('agent/status', ({ status, turn }: AgentStatusPayload) => {
+      if (status === 'idle' && turn === 1) chained.push(agent.prompt('from listener'))
+      if (status === 'idle' && turn === 2) {
+        agent.steer('steered while idle')
+        chained.push(agent.prompt('refused').catch((e: unknown) => (AgentError.isInstance(e) ? e.code : e)))
+      }
+    })
+    await agent.prompt('1')
+    await agent.idle()
+    expect(await Promise.all(chained)).toMatchObject([{ turn: 2, reason: 'completed' }, 'BUSY'])
+    const brackets = session.events.filter((e) => e.type === 'turn/start' || e.type === 'turn/end').map((e) => `${e.type}:${e.data.turn}`)
+    expect(brackets).toEqual(['turn/start:1', 'turn/end:1', 'turn/start:2', 'turn/end:2', 'turn/start:3', 'turn/end:3'])
+  })
+})

@@ -12,7 +12,7 @@ import {
   userQuestionsPlugin,
 } from '@planmode/host'
 import { UserQuestionError } from '@planmode/seams'
-import type { ProjectionChange, ProjectionUnit, SessionEvent, UserAnswer } from '@planmode/seams'
+import type { ProjectionChange, ProjectionUnit, Session, SessionEvent, UserAnswer } from '@planmode/seams'
 import { fakeAgent, newContext, schemaOf } from './helpers.js'
 
 describe('system prompt runtime', () => {
@@ -349,6 +349,21 @@ describe('session projections', () => {
     projections.onChange((change) => changes.push(change.value))
     await session.append('turn/start', { turn: 1 })
     expect(changes).toEqual([1])
+  })
+
+  it('stays correct when a host replaces the events array (compaction, truncation)', async () => {
+    const { ctx, projections } = await setup()
+    projections.register(counting('starts', 'turn/start'))
+    const event = (seq: number, type = 'turn/start'): SessionEvent => ({ type, seq, time: 0, data: { turn: seq } }) as SessionEvent
+    const session = { id: 'custom', events: [event(0), event(1), event(2, 'x')], append: async () => { throw new Error('unused') } } as unknown as Session & { events: SessionEvent[] }
+    expect(projections.snapshot(session)).toEqual({ asOfSeq: 2, values: { starts: 2 } })
+    // Compaction: a new array that keeps the tail, then grows.
+    session.events = [event(2, 'x'), event(3)]
+    ctx.emit('session/event', { session, event: event(3) })
+    expect(projections.snapshot(session)).toEqual({ asOfSeq: 3, values: { starts: 3 } })
+    // Truncation below what was folded: refold from the new array.
+    session.events = [event(0)]
+    expect(projections.snapshot(session)).toEqual({ asOfSeq: 0, values: { starts: 1 } })
   })
 
   it('refuses a duplicate key, checks every view against its schema, and drops a disposed unit', async () => {
