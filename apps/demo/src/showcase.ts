@@ -2,10 +2,11 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { LanguageModelV3 } from '@ai-sdk/provider'
 import { RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
 import type { SessionEvent, UserAnswer } from '@planmode/seams'
 import { createOfflineModel } from './model/offline-model.js'
-import { createStyle, wantsColor } from './render/style.js'
+import { createStyle } from './render/style.js'
 import { TranscriptRenderer, type TranscriptOutput } from './render/transcript.js'
 import { createDemoHost, type DemoHost, type QuestionAnswerer } from './terminal/demo-host.js'
 import { copySampleWorkspace, sampleWorkspaceDir } from './workspace/sample-workspace.js'
@@ -59,8 +60,9 @@ function planModeIndexes(events: readonly SessionEvent[], active: boolean): numb
 /**
  * The scripted showcase: `/plan <goal>`, exploration, a review answered
  * "Keep planning" with feedback, the revised plan approved, the
- * implementation, then the session reopened from its JSONL file in a fresh
- * host. Every expected stage is checked; `ok` only when all happened.
+ * implementation, a `/plan` typed during a turn (pending), then the session
+ * reopened from its JSONL file in a fresh host, where the pending selection
+ * is recovered and applied at the next step. Every expected stage is checked; `ok` only when all happened.
  */
 export async function runShowcase(options: ShowcaseOptions): Promise<ShowcaseResult> {
   const style = createStyle(options.color)
@@ -94,7 +96,18 @@ export async function runShowcase(options: ShowcaseOptions): Promise<ShowcaseRes
   renderer.info(`workspace: ${workspace} (a fresh copy of ${sampleWorkspaceDir()})`)
   renderer.info(`sessions:  ${sessionDir}`)
   renderer.info('model:     offline planner (deterministic, no network, no key)')
-  const model = createOfflineModel({ planSection: section })
+  const offline = createOfflineModel({ planSection: section })
+  // Runs a scripted action inside the next model call, when the turn is surely open.
+  let hold: (() => Promise<void>) | undefined
+  const model: LanguageModelV3 = {
+    ...offline,
+    async doStream(callOptions) {
+      const action = hold
+      hold = undefined
+      await action?.()
+      return offline.doStream(callOptions)
+    },
+  }
   host = await createDemoHost({ sessionDir, workspace, model, section, renderer, answer })
   const { session } = host
 
@@ -137,9 +150,15 @@ export async function runShowcase(options: ShowcaseOptions): Promise<ShowcaseRes
   const formatted = readFileSync(join(workspace, 'src/format.js'), 'utf8')
   check('the feedback reached the code', formatted.includes('OVERDUE'))
 
-  renderer.stage('3. Back to plan mode while idle')
-  await send('/plan')
-  check('plan mode on again', host.planState().active && host.badge() === 'on')
+  renderer.stage('3. /plan typed while the model is answering waits for a step boundary')
+  hold = async () => {
+    renderer.prompt(host!.badge(), '/plan')
+    renderer.info('(typed while the turn runs)')
+    await host!.submit('/plan')
+  }
+  await send('thanks!')
+  renderer.info(`the turn has ended; the selection still waits for the next step: ${JSON.stringify(host.planState())}`)
+  check('a /plan during a turn is pending after it', host.badge() === 'pending-on' && host.planState().pending === true && !host.planState().active)
 
   const sessionFile = session.file
   const eventCount = session.events.length
@@ -153,12 +172,30 @@ export async function runShowcase(options: ShowcaseOptions): Promise<ShowcaseRes
   host = await createDemoHost({ sessionDir, workspace, model, section, renderer, answer, resume: id })
   const reopened = host.session.events
   const state = host.planState()
-  renderer.info(`${reopened.length} events recovered; planMode.get → ${JSON.stringify(state)}; projection badge → ${host.badge()}`)
+  renderer.info(`${reopened.length} events recovered; planMode.get → ${JSON.stringify(state)}; plan projection → ${JSON.stringify(host.projection())}`)
   const lastPlan = calls(reopened).filter((call) => call.name === 'exit_plan_mode').at(-1)
   if (lastPlan !== undefined) renderer.info(`last approved plan: “${/^#\s+(.*)$/m.exec(String(lastPlan.input.plan))?.[1] ?? 'Plan'}”`)
-  check('plan state recovered from the log', reopened.length === eventCount && state.active && host.badge() === 'on' && reviewsLeft === 0)
+  check(
+    'pending selection recovered from the log alone',
+    reopened.length === eventCount && !state.active && state.pending === true && host.badge() === 'pending-on' && reviewsLeft === 0,
+  )
+  const before = host.session.events.length
+  await send('What would you change next?')
+  const applied = host.session.events.slice(before)
+  const modeAt = applied.findIndex((event) => (event.type as string) === 'plan/mode')
+  const noticeAt = applied.findIndex((event) => event.type === 'user/message' && event.data.source.kind === 'plugin')
+  const headerAt = applied.findIndex((event) => event.type === 'request/header')
+  check(
+    'applied at the next step boundary, with a notice',
+    host.planState().active && host.badge() === 'on' && modeAt >= 0 && noticeAt > modeAt && headerAt > noticeAt,
+  )
   await send('/plan off')
-  check('plan mode left in the fresh host', !host.planState().active && host.badge() === 'off')
+  check(
+    'plan mode left while idle, with a notice',
+    !host.planState().active &&
+      host.badge() === 'off' &&
+      host.session.events.some((event) => event.type === 'user/message' && event.data.content.some((block) => block.type === 'text' && /back to the default mode/.test(block.text))),
+  )
   await host.close()
   host = undefined
 
@@ -167,7 +204,7 @@ export async function runShowcase(options: ShowcaseOptions): Promise<ShowcaseRes
   renderer.info(`session file: ${sessionFile ?? '(in memory)'}`)
   renderer.info(`workspace:    ${workspace}`)
   const summary = ok
-    ? `✓ ${stages.length}/${stages.length} stages: ${exits.length} plans (${exits.length - 1} revision), approved, ${new Set(changed.map((result) => result.toolCallId)).size} changes, tests green, plan state recovered after reopening.`
+    ? `✓ ${stages.length}/${stages.length} stages: ${exits.length} plans (${exits.length - 1} revision), approved, ${new Set(changed.map((result) => result.toolCallId)).size} changes, tests green, a pending /plan recovered after reopening and applied at the next step.`
     : `✗ ${stages.filter((stage) => !stage.ok).length} of ${stages.length} stages missing: ${stages
         .filter((stage) => !stage.ok)
         .map((stage) => stage.name)

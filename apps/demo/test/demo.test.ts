@@ -24,7 +24,8 @@ describe('pnpm demo (built, as a child process)', () => {
     // The badge from the projection on every prompt line.
     expect(stdout).toContain('[plan: off] › /plan Add due dates to tasks')
     expect(stdout).toContain('[plan: on] › /plan off')
-    expect(stdout.match(/^\[plan: (on|off|pending → on|pending → off)\] › /gm)?.length).toBe(3)
+    expect(stdout).toContain('[plan: pending → on] › What would you change next?')
+    expect(stdout.match(/^\[plan: (on|off|pending → on|pending → off)\] › /gm)?.length).toBe(5)
     // Exploration, the plan as markdown, the review and its choices.
     expect(stdout).toContain('→ list_files .')
     expect(stdout).toContain('→ read_file src/tasks.js')
@@ -35,12 +36,14 @@ describe('pnpm demo (built, as a child process)', () => {
     expect(stdout).toContain('_Revision 2: revised after your review._')
     expect(stdout).toContain('reviewer › Approve')
     expect(stdout).toContain('→ edit_file src/format.js')
+    expect(stdout).toContain('↳ Entering plan mode from the next step. Send /plan off to leave.')
     expect(stdout).toContain('ⓘ notice (to the model) The user switched this session to plan mode.')
+    expect(stdout).toContain('ⓘ notice (to the model) The user switched this session back to the default mode.')
     // The reopened session and the closing lines.
-    expect(stdout).toMatch(/planMode\.get → \{"active":true\}; projection badge → on/)
+    expect(stdout).toContain('planMode.get → {"active":false,"pending":true}; plan projection → {"active":false,"pending":true}')
     const file = onlySessionFile(sessionDir)
     expect(stdout).toContain(`session file: ${file}`)
-    expect(stdout.trimEnd().split('\n').at(-1)).toMatch(/^✓ 13\/13 stages: 2 plans \(1 revision\), approved/)
+    expect(stdout.trimEnd().split('\n').at(-1)).toMatch(/^✓ 14\/14 stages: 2 plans \(1 revision\), approved/)
 
     const events = readSession(file)
     expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index))
@@ -53,11 +56,17 @@ describe('pnpm demo (built, as a child process)', () => {
       'plan/mode:off',
       'header:change:default',
       'turn/end:completed',
+      // `/plan` typed during the chat turn: nothing is logged but the command until the next step.
       '/plan',
+      'turn/end:completed',
+      // The fresh host: the recovered selection is applied by the first pre-step, narrated, before the header.
       'plan/mode:on',
       'notice:The user switched this session to plan mode.',
+      'header:change:plan',
+      'turn/end:completed',
       '/plan off',
       'plan/mode:off',
+      'notice:The user switched this session back to the default mode.',
     ])
     // No write or edit before the approval; the steered goal is a user message of the turn.
     const approved = events.findIndex((event) => event.type === 'tool/result' && event.data.toolName === 'exit_plan_mode' && !event.data.isError)

@@ -48,6 +48,8 @@ export interface DemoHost {
   readonly ctx: Context
   readonly session: HostSession
   readonly agent: HostAgent
+  /** The `plan` projection's wire value for the session. */
+  projection(): { readonly active: boolean; readonly pending: boolean } | undefined
   /** The `plan` projection's view, as a badge. */
   badge(): PlanBadge
   /** The controller's view (`planMode.get`). */
@@ -150,6 +152,7 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
     ctx,
     session,
     agent,
+    projection: () => ctx.get('sessionProjections')?.snapshot(session).values.plan,
     badge: () => badgeOf(ctx.get('sessionProjections')?.snapshot(session).values.plan),
     planState: () => planMode.get(agent),
     async submit(line) {
