@@ -14,14 +14,23 @@ export function keywords(text: string): string[] {
   return unique.sort((a, b) => b.length - a.length)
 }
 
-/** A single-line summary of a file: its first comment, heading or non-empty line. */
+const COMMENT = /^(\/\/+|\/\*+|\*(?!\/)|#+|<!--)\s*/
+const DECLARATION = /^(export |class |function |const |let |def |fn |pub |interface |type )/
+
+function clip(text: string): string {
+  return text.length > 90 ? `${text.slice(0, 87)}...` : text
+}
+
+/** A single-line summary of a file: its first comment or heading, else its first declaration, else its first line. */
 export function firstLine(text: string): string {
-  for (const raw of text.split('\n')) {
-    const line = raw.trim()
-    if (line === '' || line.startsWith('#!')) continue
-    const cleaned = line.replace(/^(\/\/+|#+|\/\*+|\*+|<!--)\s*/, '').replace(/\*\/$/, '').trim()
-    if (cleaned === '') continue
-    return cleaned.length > 90 ? `${cleaned.slice(0, 87)}...` : cleaned
+  const lines = text.split('\n').map((line) => line.trim())
+  for (const line of lines.slice(0, 60)) {
+    if (line.startsWith('#!') || !COMMENT.test(line)) continue
+    const cleaned = line.replace(COMMENT, '').replace(/\*\/$|-->$/, '').trim()
+    if (cleaned !== '' && !/^@[a-zA-Z]+(\s|$)/.test(cleaned) && !/^eslint|^prettier/.test(cleaned)) return clip(cleaned)
   }
-  return '(empty)'
+  const declaration = lines.find((line) => DECLARATION.test(line))
+  if (declaration !== undefined) return clip(declaration)
+  const first = lines.find((line) => line !== '')
+  return first === undefined ? '(empty)' : clip(first)
 }

@@ -147,7 +147,7 @@ export const dueDatesRecipe: Recipe = {
       '`README.md`: one usage line for `--due`.',
     ]
     for (const text of feedback) {
-      if (!/overdue|past due|late\b/i.test(text)) steps.push(`Also: ${text}`)
+      if (!/overdue|past due|late\b/i.test(text)) steps.push(`From your review: ${text}`)
     }
     return steps
   },
@@ -193,6 +193,7 @@ export const dueDatesRecipe: Recipe = {
 }
 
 const CODE = /\.(c|m)?(j|t)sx?$|\.(py|go|rs|rb|java|kt|cs|php|swift|c|h|cpp)$/
+const TEST = /(^|\/)(test|tests|__tests__|spec)\/|\.(test|spec)(-d)?\.[a-z]+$|_test\.[a-z]+$/
 
 function slug(text: string): string {
   return (
@@ -211,8 +212,9 @@ function capitalise(text: string): string {
 }
 
 /** The fallback recipe for any other goal or workspace. */
-export function genericRecipe(goal: string): Recipe {
+export function genericRecipe(goal: string, listed: readonly string[] = []): Recipe {
   const words = keywords(goal)
+  const listedTests = listed.filter((file) => !file.endsWith('/') && TEST.test(file))
   const score = (file: string): number => words.filter((word) => file.toLowerCase().includes(word.replace(/s$/, ''))).length
   return {
     id: 'generic',
@@ -220,7 +222,7 @@ export function genericRecipe(goal: string): Recipe {
       const files = listed.filter((file) => !file.endsWith('/'))
       const readme = files.find((file) => /^readme(\.md)?$/i.test(file))
       const code = files
-        .filter((file) => CODE.test(file))
+        .filter((file) => CODE.test(file) && !TEST.test(file))
         .map((file, index) => ({ file, index, score: score(file) }))
         .sort((a, b) => b.score - a.score || a.index - b.index)
         .slice(0, 2)
@@ -232,14 +234,15 @@ export function genericRecipe(goal: string): Recipe {
     revisionQuery: (feedback) => keywords(feedback)[0],
     title: () => `Plan: ${capitalise(goal)}`,
     steps: (feedback, files) => {
-      const code = files.filter((file) => CODE.test(file))
+      const code = files.filter((file) => CODE.test(file) && !TEST.test(file))
       const target = code[0] === undefined ? 'the code that handles it' : `\`${code[0]}\``
+      const tests = listedTests
       const steps = [
         `Change ${target} so that it does what was asked: ${goal.trim().replace(/[.!]+$/, '')}.`,
-        `Cover the change with a test beside the existing ones${code[1] === undefined ? '' : ` (see \`${code[1]}\`)`}.`,
+        `Cover the change with a test${tests[0] === undefined ? '' : ` next to \`${tests[0]}\``}.`,
         'Document the change in the README.',
       ]
-      for (const text of feedback) steps.push(`Also: ${text}`)
+      for (const text of feedback) steps.push(`From your review: ${text}`)
       return steps
     },
     addressed: () => 'added as a step of its own.',
@@ -256,5 +259,5 @@ export function genericRecipe(goal: string): Recipe {
 /** Picks the recipe for a goal: the scripted one on the sample workspace, else the generic one. */
 export function pickRecipe(goal: string, listed: readonly string[] | undefined): Recipe {
   const sample = ['src/tasks.js', 'src/format.js', 'src/cli.js'].every((file) => listed?.includes(file) === true)
-  return sample && /\bdue\b|deadline/i.test(goal) ? dueDatesRecipe : genericRecipe(goal)
+  return sample && /\bdue\b|deadline/i.test(goal) ? dueDatesRecipe : genericRecipe(goal, listed)
 }
