@@ -38,13 +38,14 @@ export interface PlanModeController {
   /**
    * Selects plan mode on or off. Idle: appends `plan/mode` now (and injects
    * the notice when one is due). During a turn: waits for the next accepted
-   * pre-step. Rejects when an idle append fails; the waiting selection is
-   * then unchanged.
+   * pre-step. Rejects when an idle append fails (the waiting selection is
+   * then unchanged) and once plan-core has been disposed.
    */
   set(agent: Agent, active: boolean): Promise<PlanModeSetResult>
   /**
    * Leaves plan mode at the next accepted pre-step, silently. Used by the
-   * exit tool after an approved review; appends nothing now.
+   * exit tool after an approved review; appends nothing now. Throws once
+   * plan-core has been disposed.
    */
   exitAtBoundary(agent: Agent): void
 }
@@ -63,6 +64,9 @@ interface Selection {
 
 /** The message the boundary flush logs through `logger.warn` when its append fails. */
 const FLUSH_FAILED = 'plan-mode: failed to append selected plan mode at step start'
+
+/** The error of `set` and `exitAtBoundary` on a controller whose plugin was disposed. */
+const DISPOSED = 'plan-mode: this planMode controller was disposed (plan-core was unloaded); use the current planMode service'
 
 function noticeFor(log: PlanLog, target: boolean): UserMessage | undefined {
   return log.told === undefined || log.told === target ? undefined : planModeNotice(target)
@@ -117,6 +121,7 @@ export function createPlanModeController(ctx: Context): PlanModeController {
     },
 
     set(agent, active) {
+      if (!ctx.active) return Promise.reject(new Error(DISPOSED))
       const session = agent.session
       return serialize(session, async () => {
         const log = read(session)
@@ -146,6 +151,7 @@ export function createPlanModeController(ctx: Context): PlanModeController {
     },
 
     exitAtBoundary(agent) {
+      if (!ctx.active) throw new Error(DISPOSED)
       read(agent.session)
       pending.set(agent.session, { active: false, narrate: false })
     },

@@ -430,6 +430,19 @@ describe('§3.6 lifetime', () => {
     expect(eventsOf(agent.session, 'plan/mode')).toHaveLength(0)
   })
 
+  it('a disposed controller refuses to select (it could never flush) but still reads', async () => {
+    const host = createHost()
+    const fiber = host.root.plugin(planCorePlugin)
+    const planMode = host.root.require('planMode')
+    const agent = await host.agent()
+    await planMode.set(agent, true)
+    fiber.dispose()
+    await expect(planMode.set(agent, false)).rejects.toThrow('planMode controller was disposed')
+    expect(() => planMode.exitAtBoundary(agent)).toThrow('planMode controller was disposed')
+    expect(planMode.get(agent)).toEqual({ active: true })
+    expect(eventsOf(agent.session, 'plan/mode')).toHaveLength(1)
+  })
+
   it('a reloaded plan-core provides a fresh controller', async () => {
     const host = createHost()
     host.root.plugin(planCorePlugin).dispose()
