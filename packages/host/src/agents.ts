@@ -33,6 +33,12 @@ export interface AgentsConfig {
   readonly maxRetries?: number
   /** Delay before the first retry, doubled for each further one, unless a listener decides. Default 500 ms. */
   readonly retryDelayMs?: number
+  /**
+   * How long a cancelled turn waits for a running tool to honour its abort
+   * signal before logging it as failed and moving on (the tool is left
+   * running). Default 2000 ms.
+   */
+  readonly toolCancelGraceMs?: number
 }
 
 /** The payload of the `agent/stream` event. @public */
@@ -104,6 +110,26 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 const CANCELLED_BEFORE_RUN = 'Error: the turn was cancelled before this call ran'
+const CANCELLED_WHILE_RUNNING = 'Error: the turn was cancelled while this call ran, and the tool did not stop'
+
+/** Rejects with the abort reason as soon as `signal` aborts; otherwise settles like `promise`. */
+function untilAborted<T>(promise: PromiseLike<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason)
+    if (signal.aborted) onAbort()
+    else signal.addEventListener('abort', onAbort, { once: true })
+    Promise.resolve(promise).then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(value)
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(error)
+      },
+    )
+  })
+}
 
 interface Followup {
   readonly message: UserMessage
@@ -369,7 +395,24 @@ class LoopAgent implements HostAgent {
   private async runTool(name: string, input: unknown, toolCallId: string, signal: AbortSignal): Promise<ToolResult> {
     const tools = this.ctx.get('tools')
     if (tools === undefined) return { isError: true, content: [{ type: 'text', text: `Error: no tool registry is composed, so "${name}" cannot run` }] }
-    return tools.execute(name, input, { agent: this, signal, toolCallId })
+    const running = tools.execute(name, input, { agent: this, signal, toolCallId })
+    // A tool that ignores the abort signal must not hold a cancelled turn forever.
+    return new Promise<ToolResult>((resolve) => {
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const giveUp = (): void => {
+        timer = setTimeout(() => {
+          this.ctx.logger.warn(`agent ${this.id}: tool ${name} (${toolCallId}) ignored the cancellation; left running`)
+          resolve({ isError: true, content: [{ type: 'text', text: CANCELLED_WHILE_RUNNING }] })
+        }, this.config.toolCancelGraceMs ?? 2000)
+      }
+      if (signal.aborted) giveUp()
+      else signal.addEventListener('abort', giveUp, { once: true })
+      void running.then((result) => {
+        signal.removeEventListener('abort', giveUp)
+        if (timer !== undefined) clearTimeout(timer)
+        resolve(result)
+      })
+    })
   }
 
   /** Sends the frozen request, retrying as the `agent/request-error` waterfall decides (bounded by `maxRetries`). */
@@ -378,7 +421,10 @@ class LoopAgent implements HostAgent {
     const baseDelay = this.config.retryDelayMs ?? 500
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return { content: await this.stream(request, turn, step) }
+        const content = await this.stream(request, turn, step, signal)
+        // A stream cut short by a cancel is not an answer: nothing of it is logged.
+        if (signal.aborted) return { cancelled: true }
+        return { content }
       } catch (error) {
         if (signal.aborted) return { cancelled: true }
         const retryable = isRetryable(error)
@@ -402,8 +448,8 @@ class LoopAgent implements HostAgent {
   }
 
   /** One model call through `doStream`, collected into assistant blocks in the order they began. */
-  private async stream(request: LanguageModelV3CallOptions, turn: number, step: number): Promise<AssistantContentBlock[]> {
-    const { stream } = await this.model.doStream(request)
+  private async stream(request: LanguageModelV3CallOptions, turn: number, step: number, signal: AbortSignal): Promise<AssistantContentBlock[]> {
+    const { stream } = await untilAborted(this.model.doStream(request), signal)
     const blocks: ({ type: 'text' | 'reasoning'; text: string } | AssistantContentBlock)[] = []
     const open = new Map<string, { type: 'text' | 'reasoning'; text: string }>()
     const textual = (kind: 'text' | 'reasoning', id: string): { type: 'text' | 'reasoning'; text: string } => {
@@ -419,7 +465,7 @@ class LoopAgent implements HostAgent {
     const reader = stream.getReader()
     try {
       for (;;) {
-        const { done, value: part } = await reader.read()
+        const { done, value: part } = await untilAborted(reader.read(), signal)
         if (done) break
         this.ctx.emit('agent/stream', { agent: this, turn, step, part })
         switch (part.type) {
@@ -448,7 +494,8 @@ class LoopAgent implements HostAgent {
         }
       }
     } finally {
-      reader.releaseLock()
+      if (signal.aborted) void reader.cancel(signal.reason).catch(() => undefined)
+      else reader.releaseLock()
     }
     return blocks
       .filter((block) => block.type === 'tool-call' || block.text !== '')
@@ -490,7 +537,7 @@ export const agentsPlugin: Plugin<AgentsConfig> = {
     if (config?.model?.specificationVersion !== 'v3') {
       throw new TypeError('agentsPlugin: `model` must be an AI SDK LanguageModelV3 (specificationVersion "v3")')
     }
-    for (const key of ['maxSteps', 'maxRetries', 'retryDelayMs'] as const) {
+    for (const key of ['maxSteps', 'maxRetries', 'retryDelayMs', 'toolCancelGraceMs'] as const) {
       const value = config[key]
       if (value !== undefined && (!Number.isInteger(value) || value < (key === 'maxSteps' ? 1 : 0))) {
         throw new TypeError(`agentsPlugin: \`${key}\` must be an integer >= ${key === 'maxSteps' ? 1 : 0}, got ${String(value)}`)

@@ -527,3 +527,57 @@ describe('transcript assembly', () => {
     expect(brackets).toEqual(['turn/start:1', 'turn/end:1', 'turn/start:2', 'turn/end:2', 'turn/start:3', 'turn/end:3'])
   })
 })
+
+describe('cancellation of parts that ignore the signal', () => {
+  it('moves on from a tool that ignores the abort after the grace period', async () => {
+    const entered = deferred()
+    const { ctx, sessions, agents, logger } = host([{ toolCalls: [{ toolName: 'stuck', input: {}, toolCallId: 's1' }] }], { toolCancelGraceMs: 0 })
+    ctx.require('tools').register({
+      name: 'stuck',
+      description: 'never returns',
+      parameters: { type: 'object' },
+      execute: () => {
+        entered.resolve()
+        return new Promise(() => {})
+      },
+    })
+    const session = await sessions.create()
+    const agent = agents.create({ session })
+    const outcome = agent.prompt('go')
+    await entered.promise
+    await agent.cancel()
+    expect(await outcome).toMatchObject({ reason: 'cancelled' })
+    expect(session.events.find((e) => e.type === 'tool/result')!.data).toMatchObject({
+      toolCallId: 's1',
+      isError: true,
+      content: [{ type: 'text', text: 'Error: the turn was cancelled while this call ran, and the tool did not stop' }],
+    })
+    expect(logger.lines.some((l) => l.level === 'warn' && l.message.includes('ignored the cancellation'))).toBe(true)
+  })
+
+  it('cancels a model that ignores its abort signal, logging nothing of the partial answer', async () => {
+    const started = deferred()
+    const model = {
+      ...createScriptedModel([]),
+      provider: 'deaf',
+      modelId: 'm',
+      doStream: async () => ({
+        stream: new ReadableStream({
+          start(controller) {
+            controller.enqueue({ type: 'text-start', id: '0' })
+            controller.enqueue({ type: 'text-delta', id: '0', delta: 'partial' })
+            started.resolve()
+          },
+        }),
+      }),
+    }
+    const { sessions, agents } = host([])
+    const session = await sessions.create()
+    const agent = agents.create({ session, model })
+    const outcome = agent.prompt('go')
+    await started.promise
+    await agent.cancel()
+    expect(await outcome).toMatchObject({ reason: 'cancelled' })
+    expect(types(session.events)).toEqual(['turn/start', 'user/message', 'request/header', 'step/start', 'step/end', 'turn/end'])
+  })
+})
