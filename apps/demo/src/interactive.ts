@@ -86,6 +86,7 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
     planSection: section,
     present: (name, input) => host?.ctx.get('tools')?.get(name)?.presentCall?.(input as never),
     live: tty,
+    width: tty ? (out as { columns?: number }).columns : undefined,
   })
   const lines = new LineSource()
   const rl = createInterface({ input: io.stdin, output: tty ? out : undefined, terminal: tty })

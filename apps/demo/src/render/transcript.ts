@@ -25,6 +25,8 @@ export interface TranscriptOptions {
   readonly planSection?: string
   /** How a tool call is titled (the tool's `presentCall`), when the host knows the tool. */
   readonly present?: (toolName: string, input: unknown) => ToolPresentation | undefined
+  /** Wrap plans to this many columns (a TTY's width); no wrapping when absent. */
+  readonly width?: number
   /** Assistant text arrives through {@link TranscriptRenderer.stream} as it is generated (a TTY), not with the logged message. */
   readonly live?: boolean
 }
@@ -47,6 +49,7 @@ export class TranscriptRenderer {
   private lastSystem: string | undefined
   private lastPrompt = ''
   private readonly live: boolean
+  private readonly width: number | undefined
   private streaming = false
 
   constructor(options: TranscriptOptions) {
@@ -55,6 +58,7 @@ export class TranscriptRenderer {
     this.section = options.planSection?.trim()
     this.present = options.present
     this.live = options.live === true
+    this.width = options.width
   }
 
   /** Shows a model stream part as it arrives (text only), when the renderer is live. */
@@ -223,7 +227,7 @@ export class TranscriptRenderer {
       this.line(`  ${s.bold(s.yellow(`┌ ${question.header}`))}`)
       if (question.detail !== undefined) {
         this.line()
-        this.line(renderMarkdown(question.detail, s))
+        this.line(renderMarkdown(question.detail, s, '    ', this.width))
         this.line()
       }
       this.line(`  ${s.yellow('│')} ${question.question}`)
@@ -250,6 +254,6 @@ export class TranscriptRenderer {
 
   /** Markdown for the user (e.g. a plan recovered from the log). */
   markdown(text: string): void {
-    this.line(renderMarkdown(text, this.style))
+    this.line(renderMarkdown(text, this.style, '    ', this.width))
   }
 }
