@@ -96,6 +96,8 @@ function checkId(id: string): void {
 class StoredSession implements HostSession {
   readonly events: SessionEvent[]
   private tail: Promise<unknown> = Promise.resolve()
+  /** Set when `close` starts: appends made from then on are refused; earlier ones still land. */
+  closing = false
   closed = false
 
   constructor(
@@ -112,6 +114,7 @@ class StoredSession implements HostSession {
   }
 
   append<T extends SessionEventType>(type: T, data: SessionEventMap[T]): Promise<SessionEvent<T>> {
+    if (this.closing) return Promise.reject(new SessionLogError('CLOSED', `session ${this.id} is closed`, { file: this.file }))
     const run = this.tail.then(() => this.write(type, data))
     this.tail = run.catch(() => {})
     return run
@@ -150,6 +153,7 @@ class StoredSession implements HostSession {
   }
 
   async close(): Promise<void> {
+    this.closing = true
     await this.settled()
     this.closed = true
     if (this.writer !== undefined) {

@@ -196,3 +196,23 @@ describe('session store on disk (JSONL)', () => {
     expect(again.events).toHaveLength(1)
   })
 })
+
+describe('closing', () => {
+  it('lets appends made before close land and refuses the ones after, also on plugin disposal', async () => {
+    const { ctx, sessions } = store()
+    const session = await sessions.create()
+    const before = session.append('turn/start', { turn: 1 })
+    const closing = sessions.close(session)
+    const after = session.append('turn/start', { turn: 2 }).catch((e: unknown) => e)
+    await closing
+    expect((await before).seq).toBe(0)
+    expect(await after).toMatchObject({ code: 'CLOSED' })
+    const other = await sessions.create()
+    const pending = other.append('turn/start', { turn: 1 })
+    ctx.dispose()
+    expect((await pending).seq).toBe(0)
+    await expect(other.append('turn/start', { turn: 2 })).rejects.toMatchObject({ code: 'CLOSED' })
+    await expect(sessions.create()).rejects.toMatchObject({ code: 'CLOSED' })
+    expect(await readFile(other.file!, 'utf8')).toBe(JSON.stringify(other.events[0]) + '\n')
+  })
+})
