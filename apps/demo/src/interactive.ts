@@ -10,6 +10,7 @@ import { TranscriptRenderer } from './render/transcript.js'
 import { parseCli, loadSection, START_USAGE } from './terminal/cli-args.js'
 import { createDemoHost, type DemoHost, type QuestionAnswerer } from './terminal/demo-host.js'
 import { LineSource } from './terminal/line-source.js'
+import { loggedWorkspace } from './terminal/workspace-event.js'
 import { chooseModel, type ModelChoice } from './terminal/model-choice.js'
 import { parseReviewAnswer } from './terminal/review-answer.js'
 import { copySampleWorkspace } from './workspace/sample-workspace.js'
@@ -69,7 +70,10 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
     sessionDir = options.sessionDir === undefined ? target.dir : sessionDir
   }
   let workspace: string
-  if (options.workspace !== undefined) {
+  const resumedWorkspace = resumeId === undefined ? undefined : loggedWorkspace(join(sessionDir, `${resumeId}.jsonl`))
+  if (options.workspace === undefined && resumedWorkspace !== undefined) {
+    workspace = resumedWorkspace
+  } else if (options.workspace !== undefined) {
     workspace = resolve(options.workspace)
     if (!statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) {
       out.write(`--workspace ${options.workspace} is not a directory\n`)
@@ -120,7 +124,7 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
   const active = host
   renderer.stage('planmode interactive host')
   renderer.info(`model:     ${choice.description}`)
-  renderer.info(`workspace: ${workspace}`)
+  renderer.info(`workspace: ${workspace}${resumedWorkspace === workspace ? ' (from the session log)' : ''}`)
   renderer.info(`session:   ${active.session.id} (${active.session.file ?? 'in memory'})`)
   if (resumeId !== undefined) {
     const state = active.planState()

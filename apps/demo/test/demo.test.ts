@@ -150,8 +150,11 @@ describe('pnpm start driven through piped stdin', () => {
     expect(readSession(file).some((event) => event.type === 'tool/result' && /dismissed the plan review/i.test(event.data.content[0]?.text ?? ''))).toBe(true)
 
     // Run 2, by path: the badge is on from the first prompt; a message revises the plan, which is approved.
+    const workspace = /workspace: (\S+)/.exec(first.stdout)![1]!
     const second = await runScript('start', ['--resume', file], lines('Keep it small please', '1', '/quit'))
     expect(second.code).toBe(0)
+    expect(second.stdout).toContain(`workspace: ${workspace} (from the session log)`)
+    expect(readFileSync(join(workspace, 'src/format.js'), 'utf8')).toContain('(due ')
     expect(second.stdout).toMatch(/resumed \d+ events; plan mode on/)
     expect(second.stdout).toContain('[plan: on] › Keep it small please')
     expect(second.stdout).toContain('_Revision 2: revised after your review._')

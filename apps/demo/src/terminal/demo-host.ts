@@ -22,6 +22,7 @@ import { planToolPlugin } from '@planmode/plan-tool'
 import { UserQuestionError, type UserAnswer, type UserQuestion } from '@planmode/seams'
 import { badgeOf, type PlanBadge, type TranscriptRenderer } from '../render/transcript.js'
 import { workspaceToolsPlugin } from '../workspace/workspace-tools.js'
+import { WORKSPACE_EVENT } from './workspace-event.js'
 
 /** Answers the questions of one ask (a plan review); `undefined` dismisses them. */
 export type QuestionAnswerer = (questions: readonly UserQuestion[], signal: AbortSignal | undefined) => Promise<readonly UserAnswer[] | undefined>
@@ -129,6 +130,10 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
 
   const sessions = ctx.require('sessions')
   const session = options.resume === undefined ? await sessions.create() : await sessions.open(options.resume)
+  const logged = session.events.filter((event) => event.type === WORKSPACE_EVENT).at(-1)
+  if (logged?.type !== WORKSPACE_EVENT || logged.data.root !== options.workspace) {
+    await session.append(WORKSPACE_EVENT, { root: options.workspace })
+  }
   ctx.on('session/event', ({ session: from, event }) => {
     if (from === session) renderer.event(event)
   })
