@@ -85,16 +85,39 @@ export function createPlanModeController(ctx: Context): PlanModeController {
   const pending = new WeakMap<Session, Selection>()
   const rebuilt = new WeakSet<Session>()
   const locks = new WeakMap<Session, Promise<unknown>>()
+  const createdAt = Date.now()
+  /** `/plan` commands logged while this controller was loaded: their handlers select through it themselves. */
+  const live = new WeakMap<Session, Set<string>>()
+
+  ctx.on('session/event', ({ session, event }) => {
+    if (event.type !== 'command/run' || event.data.name !== 'plan') return
+    let ids = live.get(session)
+    if (ids === undefined) live.set(session, (ids = new Set()))
+    ids.add(event.data.commandId)
+  })
+
+  /** Whether the running `/plan` `commandId` was logged before this controller existed (by a process that is gone). */
+  const orphaned = (session: Session, commandId: string): boolean => {
+    if (live.get(session)?.has(commandId) === true) return false
+    const events = session.events
+    for (let index = events.length - 1; index >= 0; index--) {
+      const event = events[index]!
+      if (event.type === 'command/run' && event.data.commandId === commandId) return event.time <= createdAt
+    }
+    return false
+  }
 
   /**
    * First use of a session by this controller (a fresh process, or a
-   * reloaded plan-core): rebuild a settled `/plan` selection from the log.
+   * reloaded plan-core): rebuild the `/plan` selection of the log by the
+   * SPEC §7 rule, so `get().pending` agrees with the `plan` projection.
    */
   const read = (session: Session): PlanLog => {
     const log = readPlanLog(session)
     if (!rebuilt.has(session)) {
       rebuilt.add(session)
-      const wanted = log.selection.wanted
+      const { running, wanted: settled } = log.selection
+      const wanted = running !== null && orphaned(session, running.commandId) ? running.wanted : settled
       if (wanted !== null && wanted !== log.active && !pending.has(session)) {
         pending.set(session, { active: wanted, narrate: true })
       }

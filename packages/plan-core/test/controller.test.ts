@@ -495,6 +495,53 @@ describe('§9a rebuild after a restart', () => {
   })
 })
 
+describe('§9a a /plan that was still running when the process died', () => {
+  it('is rebuilt too (the same §7 rule as the projection), while a live handler is never pre-empted', async () => {
+    const { mkdtemp } = await import('node:fs/promises')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    const dir = await mkdtemp(join(tmpdir(), 'plan-core-'))
+    const first = setupWithDir(dir)
+    const entered = deferred()
+    first.root.require('commands').register({
+      name: 'plan',
+      description: 'test',
+      handler: async () => {
+        entered.resolve()
+        return new Promise(() => {}) // dies inside the handler: no set(), no command/done
+      },
+    })
+    const agent = await first.agent()
+    void first.root.require('commands').execute({ agent, line: '/plan' })
+    await entered.promise
+    await first.root.require('sessions').close(agent.session)
+
+    const second = setupWithDir(dir)
+    let handlerSaw: unknown
+    second.root.require('commands').register({
+      name: 'plan',
+      description: 'test',
+      handler: async ({ agent: caller, rawInput }) => {
+        handlerSaw = second.root.require('planMode').get(caller)
+        const result = await second.root.require('planMode').set(caller, rawInput.trim() !== 'off')
+        return { kind: 'success', text: result }
+      },
+    })
+    const session = await second.root.require('sessions').open(agent.session.id)
+    const resumed = await second.agent(session)
+    expect(second.root.require('planMode').get(resumed)).toEqual({ active: false, pending: true })
+    second.model.push({ text: 'ok' })
+    await resumed.prompt('continue')
+    expect(eventsOf(session, 'plan/mode').map((event) => event.data.active)).toEqual([true])
+
+    // a /plan handled in this process sees no rebuilt selection of its own record
+    const fresh = await second.agent()
+    expect(await second.root.require('commands').execute({ agent: fresh, line: '/plan' })).toEqual({ kind: 'success', text: 'committed' })
+    expect(handlerSaw).toEqual({ active: false })
+    first.root.dispose()
+  })
+})
+
 function setupWithDir(dir: string): ReturnType<typeof setup> {
   const host = createHost([], { dir })
   host.root.plugin(planCorePlugin)
