@@ -308,12 +308,19 @@ class LoopAgent implements HostAgent {
         if (steps >= this.maxSteps) return await end('step-limit')
         const step = steps + 1
         const proposed = this.steered.splice(0)
-        const decision = await this.ctx.waterfall(
-          'agent/pre-step',
-          { agent: this, turn, step, signal, messages: proposed },
-          async (payload): Promise<PreStepDecision> => ({ kind: 'enter', messages: payload.messages }),
-        )
-        checkDecision(decision)
+        let decision: PreStepDecision
+        try {
+          decision = await this.ctx.waterfall(
+            'agent/pre-step',
+            { agent: this, turn, step, signal, messages: proposed },
+            async (payload): Promise<PreStepDecision> => ({ kind: 'enter', messages: payload.messages }),
+          )
+          checkDecision(decision)
+        } catch (error) {
+          // The steered messages were never logged: keep them for the next turn.
+          this.steered.unshift(...proposed)
+          throw error
+        }
         if (decision.kind === 'reject') {
           this.steered.unshift(...proposed)
           rejection = decision.reason
@@ -407,11 +414,13 @@ class LoopAgent implements HostAgent {
       }
       if (signal.aborted) giveUp()
       else signal.addEventListener('abort', giveUp, { once: true })
-      void running.then((result) => {
+      const settle = (result: ToolResult): void => {
         signal.removeEventListener('abort', giveUp)
         if (timer !== undefined) clearTimeout(timer)
         resolve(result)
-      })
+      }
+      // The seam says `execute` never rejects; a foreign registry that does still yields a failed result.
+      running.then(settle, (error: unknown) => settle({ isError: true, content: [{ type: 'text', text: `Error: ${messageOf(error)}` }] }))
     })
   }
 

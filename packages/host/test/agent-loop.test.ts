@@ -581,3 +581,27 @@ describe('cancellation of parts that ignore the signal', () => {
     expect(types(session.events)).toEqual(['turn/start', 'user/message', 'request/header', 'step/start', 'step/end', 'turn/end'])
   })
 })
+
+describe('failures around the loop', () => {
+  it('ends the turn with an error when a pre-step listener throws, keeping the steered messages for the next turn', async () => {
+    const { ctx, sessions, agents, model } = host([{ text: 'after' }])
+    let fail = true
+    ctx.on('agent/pre-step', async (payload, next) => {
+      if (fail) {
+        fail = false
+        throw new Error('listener broke')
+      }
+      return next(payload)
+    })
+    const session = await sessions.create()
+    const agent = agents.create({ session })
+    agent.steer('keep me')
+    await agent.idle()
+    expect(session.events.at(-1)!.data).toEqual({ turn: 1, reason: 'error', error: 'listener broke' })
+    expect(await agent.prompt('again')).toMatchObject({ reason: 'completed' })
+    expect(model.requests[0]!.prompt).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'again' }] },
+      { role: 'user', content: [{ type: 'text', text: 'keep me' }] },
+    ])
+  })
+})
