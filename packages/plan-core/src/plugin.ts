@@ -2,9 +2,10 @@ import type { Plugin } from '@planmode/context'
 import { createPlanModeController } from './controller.js'
 
 /**
- * The plan-core plugin: provides service `planMode` and registers its
- * outermost `agent/pre-step` listener. Disposing it removes both; a
- * selection still waiting then never flushes. Takes no config.
+ * The plan-core plugin: provides service `planMode`, registers its
+ * outermost `agent/pre-step` listener and a `session/event` listener.
+ * Disposing it removes all three; a selection still waiting then never
+ * flushes. Takes no config.
  *
  * @example
  * ```ts
