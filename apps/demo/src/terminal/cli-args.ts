@@ -17,7 +17,8 @@ export interface CliOptions {
 /** Parses argv (without `node` and the script). Unknown flags are an error. */
 export function parseCli(argv: readonly string[]): CliOptions {
   const { values } = parseArgs({
-    args: [...argv],
+    // `pnpm start -- --flag` may hand the script a leading `--`.
+    args: argv[0] === '--' ? argv.slice(1) : [...argv],
     options: {
       resume: { type: 'string' },
       'session-dir': { type: 'string' },
