@@ -605,3 +605,20 @@ describe('failures around the loop', () => {
     ])
   })
 })
+
+describe('request headers', () => {
+  it('logs a change when only the tool catalog changed, and nothing between identical steps', async () => {
+    const { ctx, sessions, agents } = host([{ toolCalls: [{ toolName: 'noop', input: {} }] }, { text: 'b' }, { text: 'c' }])
+    ctx.require('tools').register({ name: 'noop', description: 'does nothing', parameters: { type: 'object' }, execute: () => 'ok' })
+    const session = await sessions.create()
+    const agent = agents.create({ session })
+    await agent.prompt('a')
+    ctx.require('tools').register({ name: 'more', description: 'another', parameters: { type: 'object' }, execute: () => 'ok' })
+    await agent.prompt('c')
+    const headers = session.events.filter((e) => e.type === 'request/header').map((e) => [e.data.reason, e.data.turn, e.data.step, e.data.tools.map((t) => t.name)])
+    expect(headers).toEqual([
+      ['initial', 1, 1, ['noop']],
+      ['change', 2, 1, ['more', 'noop']],
+    ])
+  })
+})

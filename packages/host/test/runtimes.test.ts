@@ -195,6 +195,12 @@ describe('command runtime', () => {
     expect(session.events.at(-1)).toMatchObject({ type: 'command/done', data: { kind: 'error' } })
   })
 
+  it('turns a handler that returns something other than a result into an error result', async () => {
+    const { commands, agent } = await setup()
+    commands.register({ name: 'odd', description: '', handler: () => 'fine' as never })
+    expect(await commands.execute({ agent, line: '/odd' })).toEqual({ kind: 'error', text: '/odd returned "fine", not a command result' })
+  })
+
   it('lists commands by name and refuses duplicates', async () => {
     const { commands } = await setup()
     commands.register({ name: 'b', description: '', handler: () => ({ kind: 'success', text: '' }) })
@@ -349,6 +355,18 @@ describe('session projections', () => {
     projections.onChange((change) => changes.push(change.value))
     await session.append('turn/start', { turn: 1 })
     expect(changes).toEqual([1])
+  })
+
+  it('refuses an asynchronous schema and does not deliver an invalid change', async () => {
+    const { projections, session, logger } = await setup()
+    const unit = counting('async', 'turn/start')
+    projections.register({ ...unit, schema: { '~standard': { version: 1, vendor: 't', validate: async (value: unknown) => ({ value: value as number }) } } })
+    const changes: unknown[] = []
+    projections.onChange((change) => changes.push(change))
+    await session.append('turn/start', { turn: 1 })
+    expect(changes).toEqual([])
+    expect(logger.lines.some((l) => l.level === 'error' && l.message.includes('projection "async"'))).toBe(true)
+    expect(() => projections.snapshot(session)).toThrow('projection "async": its schema validated asynchronously; projection schemas must be synchronous')
   })
 
   it('stays correct when a host replaces the events array (compaction, truncation)', async () => {
