@@ -4,7 +4,7 @@
  *
  * @public
  */
-export const RECOMMENDED_PLAN_SECTION = `# Plan mode
+export const RECOMMENDED_PLAN_SECTION: string = `# Plan mode
 
 The user has asked for a plan, not for changes. Until they approve one, you investigate and design; you do not build.
 
