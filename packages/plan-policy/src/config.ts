@@ -10,7 +10,8 @@ export interface PlanPolicyConfig {
 
 /**
  * Validates a plan-policy config and returns a new object. Throws when
- * `section` is not a string or is blank, and on any other key.
+ * `section` is not a string or is blank, and on any other key (one error
+ * naming every problem).
  *
  * @example
  * ```ts
@@ -24,15 +25,11 @@ export function resolveConfig(config: unknown): PlanPolicyConfig {
   const record: Record<string, unknown> =
     typeof config === 'object' && config !== null ? (config as Record<string, unknown>) : {}
   const section = record['section']
-  if (typeof section !== 'string') {
-    throw new Error('@planmode/plan-policy: PlanPolicyConfig needs a string `section`')
-  }
-  if (section.trim() === '') {
-    throw new Error('@planmode/plan-policy: PlanPolicyConfig needs a non-empty `section`')
-  }
+  const problems: string[] = []
+  if (typeof section !== 'string') problems.push('needs a string `section`')
+  else if (section.trim() === '') problems.push('needs a non-empty `section`')
   const unknown = Object.keys(record).filter((key) => key !== 'section')
-  if (unknown.length > 0) {
-    throw new Error(`@planmode/plan-policy: PlanPolicyConfig has unknown key(s) ${unknown.join(', ')}`)
-  }
-  return { section }
+  if (unknown.length > 0) problems.push(`has unknown key(s) ${unknown.join(', ')}`)
+  if (problems.length > 0) throw new Error(`@planmode/plan-policy: PlanPolicyConfig ${problems.join('; ')}`)
+  return { section: section as string }
 }

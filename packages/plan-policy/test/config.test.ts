@@ -20,6 +20,11 @@ describe('resolveConfig (§4)', () => {
     expect(() => resolveConfig({ section })).toThrow('needs a non-empty `section`')
   })
 
+  it('names every problem at once', () => {
+    expect(() => resolveConfig({ sectoin: 'x' })).toThrow('needs a string `section`')
+    expect(() => resolveConfig({ sectoin: 'x' })).toThrow('unknown key(s) sectoin')
+  })
+
   it('names every unknown key, joined with ", "', () => {
     expect(() => resolveConfig({ section: 'x', tools: [], mode: 'plan' })).toThrow('unknown key(s) tools, mode')
     expect(() => resolveConfig({ section: 'x', sandbox: true })).toThrow(/unknown key\(s\) sandbox$/)
