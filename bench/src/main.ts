@@ -69,7 +69,8 @@ function speedup(row: RowResult): number {
 }
 
 function job(args: string[]): Promise<unknown> {
-  return new Promise((resolve, reject) => {
+  const t0 = Date.now()
+  return new Promise<unknown>((resolve, reject) => {
     const child = spawn(
       process.execPath,
       ['--expose-gc', '--max-old-space-size=16384', join(here, 'run.js'), ...args],
@@ -91,6 +92,12 @@ function job(args: string[]): Promise<unknown> {
       }
       resolve(JSON.parse(line.slice('@@result '.length)))
     })
+  }).then((result) => {
+    const size = args.indexOf('--size')
+    process.stderr.write(
+      `bench:   ${args[0]}${size >= 0 ? ` ${sizeName(Number(args[size + 1]))}` : ''} done in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`,
+    )
+    return result
   })
 }
 
