@@ -146,7 +146,7 @@ export function createScriptedModel(script: readonly ScriptedResponse[] = [], op
   const chunkSize = Math.max(1, options.chunkSize ?? 8)
   let calls = 0
 
-  const next = async (request: LanguageModelV3CallOptions): Promise<LanguageModelV3Content[]> => {
+  const next = async (request: LanguageModelV3CallOptions): Promise<{ content: LanguageModelV3Content[]; finishReason: LanguageModelV3FinishReason }> => {
     requests.push(request)
     const index = requests.length - 1
     if (request.abortSignal?.aborted) throw abortError(request.abortSignal)
@@ -180,11 +180,8 @@ export function createScriptedModel(script: readonly ScriptedResponse[] = [], op
         input: typeof call.input === 'string' ? call.input : JSON.stringify(call.input ?? {}),
       })
     }
-    return content
-  }
-
-  const finishOf = (content: LanguageModelV3Content[]): LanguageModelV3FinishReason => {
-    return { unified: content.some((part) => part.type === 'tool-call') ? 'tool-calls' : 'stop', raw: undefined }
+    const unified = reply.finishReason ?? (content.some((part) => part.type === 'tool-call') ? 'tool-calls' : 'stop')
+    return { content, finishReason: { unified, raw: undefined } }
   }
 
   const model: ScriptedModel = {
@@ -200,11 +197,11 @@ export function createScriptedModel(script: readonly ScriptedResponse[] = [], op
       queue.push(...responses)
     },
     async doGenerate(request): Promise<LanguageModelV3GenerateResult> {
-      const content = await next(request)
-      return { content, finishReason: finishOf(content), usage, warnings: [] }
+      const { content, finishReason } = await next(request)
+      return { content, finishReason, usage, warnings: [] }
     },
     async doStream(request): Promise<LanguageModelV3StreamResult> {
-      const content = await next(request)
+      const { content, finishReason } = await next(request)
       const parts: LanguageModelV3StreamPart[] = [{ type: 'stream-start', warnings: [] }]
       content.forEach((part, index) => {
         const id = `${index}`
@@ -222,7 +219,7 @@ export function createScriptedModel(script: readonly ScriptedResponse[] = [], op
           parts.push(part)
         }
       })
-      parts.push({ type: 'finish', usage, finishReason: finishOf(content) })
+      parts.push({ type: 'finish', usage, finishReason })
       return {
         stream: new ReadableStream<LanguageModelV3StreamPart>({
           start(controller) {

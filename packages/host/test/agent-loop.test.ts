@@ -622,3 +622,23 @@ describe('request headers', () => {
     ])
   })
 })
+
+describe('scripted model', () => {
+  it('answers doGenerate and doStream from the same queue, with the scripted finish reason, and records requests', async () => {
+    const model = createScriptedModel([{ text: 'whole', finishReason: 'length' }, { text: 'streamed in parts', toolCalls: [{ toolName: 't', input: { a: 1 } }] }], { chunkSize: 4 })
+    const request = { prompt: [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'hi' }] }] }
+    const generated = await model.doGenerate(request)
+    expect(generated.content).toEqual([{ type: 'text', text: 'whole' }])
+    expect(generated.finishReason.unified).toBe('length')
+    const { stream } = await model.doStream(request)
+    const parts: { type: string; delta?: string }[] = []
+    const reader = stream.getReader()
+    for (let read = await reader.read(); !read.done; read = await reader.read()) parts.push(read.value)
+    expect(parts.filter((p) => p.type === 'text-delta').map((p) => p.delta)).toEqual(['stre', 'amed', ' in ', 'part', 's'])
+    expect(parts.find((p) => p.type === 'tool-call')).toMatchObject({ toolName: 't', input: '{"a":1}' })
+    expect(parts.at(-1)).toMatchObject({ type: 'finish', finishReason: { unified: 'tool-calls' } })
+    expect(model.requests).toEqual([request, request])
+    expect(model.remaining).toBe(0)
+    await expect(model.doGenerate(request)).rejects.toThrow('scripted model: no response left for request #3')
+  })
+})
