@@ -107,6 +107,11 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
       const line = await lines.next(signal, true)
       if (line === undefined) return undefined
       if (!tty) out.write(`${style.yellow('review ›')} ${line}\n`)
+      if (line.trim().startsWith('/')) {
+        // A command dismisses the review; the prompt then runs it.
+        lines.unshift(line)
+        return undefined
+      }
       const parsed = parseReviewAnswer(question, line)
       if (parsed === undefined) return undefined
       answers.push(parsed)

@@ -185,6 +185,25 @@ describe('pnpm start driven through piped stdin', () => {
     expect(events.filter((event) => event.type === 'turn/end').map((event) => event.type === 'turn/end' && event.data.reason)).toEqual(['cancelled'])
   })
 
+  it('a slash command during a review dismisses it, then runs', async () => {
+    const sessionDir = temp('review-command')
+    const { code, stdout } = await runScript('start', ['--session-dir', sessionDir], lines('/plan Add due dates to tasks', '/plan off', '/quit'))
+    expect(code).toBe(0)
+    expect(stdout).toContain('review › /plan off\n  (review dismissed)')
+    expect(stdout).toContain("assistant Understood: I'm staying in plan mode and waiting for your message.")
+    expect(stdout).toMatch(/\[plan: on\] › \/plan off\n(  .*\n)*  ↳ Plan mode off\./)
+    expect(planTrace(readSession(onlySessionFile(sessionDir)), RECOMMENDED_PLAN_SECTION)).toEqual([
+      '/plan Add due dates to tasks',
+      'plan/mode:on',
+      'header:initial:plan',
+      'review:dismissed',
+      'turn/end:completed',
+      '/plan off',
+      'plan/mode:off',
+      'notice:The user switched this session back to the default mode.',
+    ])
+  })
+
   it('--section-file replaces the plan section', async () => {
     const sessionDir = temp('section')
     const sectionFile = join(temp('section-file'), 'section.md')

@@ -234,7 +234,7 @@ export class TranscriptRenderer {
       question.options.forEach((option, index) => {
         this.line(`  ${s.yellow('│')}   ${s.bold(`${index + 1}. ${option.label}`)} ${s.dim(`— ${option.description}`)}`)
       })
-      this.line(`  ${s.yellow('└')} ${s.dim('answer with a number or a label; any other text is feedback (keep planning); an empty line dismisses')}`)
+      this.line(`  ${s.yellow('└')} ${s.dim('answer with a number or a label; other text is feedback (keep planning); an empty line or a /command dismisses')}`)
     }
   }
 

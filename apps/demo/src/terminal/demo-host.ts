@@ -115,7 +115,10 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
               renderer.review(questions)
               const answers = await options.answer(questions, signal)
               if (signal?.aborted === true) throw new UserQuestionError('ASK_ABORTED', 'the review was aborted')
-              if (answers === undefined) throw new UserQuestionError('ASK_CANCELLED', 'the user dismissed the review to type instead')
+              if (answers === undefined) {
+                renderer.info('(review dismissed)')
+                throw new UserQuestionError('ASK_CANCELLED', 'the user dismissed the review to type instead')
+              }
               renderer.answer(answers)
               return answers
             },

@@ -17,6 +17,13 @@ export class LineSource {
     else this.lines.push(line)
   }
 
+  /** Puts a line back in front of the queue, for the prompt (not for an urgent reader). */
+  unshift(line: string): void {
+    const waiter = this.waiters.shift()
+    if (waiter !== undefined) waiter(line)
+    else this.lines.unshift(line)
+  }
+
   /** Marks the end of input; waiting readers get `undefined`. */
   end(): void {
     this.ended = true

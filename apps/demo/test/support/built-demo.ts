@@ -139,7 +139,10 @@ export function planTrace(events: readonly SessionEvent[], section: string): str
         break
       }
       case 'tool/result':
-        if (data.toolName === 'exit_plan_mode') trace.push(`review:${data.isError ? 'keep-planning' : 'approved'}`)
+        if (data.toolName === 'exit_plan_mode') {
+          const text = (data.content as { text: string }[]).map((block) => block.text).join('')
+          trace.push(`review:${!data.isError ? 'approved' : /keep planning/i.test(text) ? 'keep-planning' : /dismissed/i.test(text) ? 'dismissed' : 'failed'}`)
+        }
         break
       case 'command/run':
         trace.push(`/${data.name}${String(data.args ?? '').trim() === '' ? '' : ` ${String(data.args).trim()}`}`)
