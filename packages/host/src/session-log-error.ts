@@ -11,6 +11,7 @@ export type SessionLogErrorCode =
   | 'CORRUPT_LINE'
   | 'SEQ_ORDER'
   | 'CLOSED'
+  | 'LOCKED'
 
 const marker = Symbol.for('@planmode/host/SessionLogError')
 

@@ -4,6 +4,7 @@ import type { Context, Plugin } from '@planmode/context'
 import type { Session, SessionEvent, SessionEventMap, SessionEventType } from '@planmode/seams'
 import { newId } from './ids.js'
 import { JsonlWriter, readLog } from './jsonl-log.js'
+import { SessionLock } from './session-lock.js'
 import { SessionLogError } from './session-log-error.js'
 import type { HostSessionInvariants } from './session-invariants.js'
 
@@ -63,7 +64,10 @@ export interface SessionStore {
   /** Creates an empty session (and its file). Rejects with `EXISTS` if the id is taken. */
   create(options?: CreateSessionOptions): Promise<HostSession>
   /**
-   * Returns the loaded session `id`, or loads it from disk: a torn last line
+   * Returns the loaded session `id`, or loads it from disk. A store holds an
+   * exclusive lock (`<id>.jsonl.lock`) on every session it has loaded, so a
+   * second writer — another process, or another store of this one — is
+   * refused with `LOCKED`; a lock whose process is gone is taken over. A torn last line
    * is dropped with a warning and the file repaired; a corrupt line elsewhere,
    * a non-increasing `seq` or an unreadable file rejects with a
    * {@link SessionLogError} naming file and line. Registered invariants are
@@ -105,6 +109,7 @@ class StoredSession implements HostSession {
     events: SessionEvent[],
     private readonly writer: JsonlWriter | undefined,
     private readonly store: Store,
+    readonly lock?: SessionLock,
   ) {
     this.events = events
   }
@@ -160,6 +165,7 @@ class StoredSession implements HostSession {
       if (this.store.durability !== 'never') await this.writer.sync().catch(() => {})
       await this.writer.close().catch(() => {})
     }
+    await this.lock?.release()
   }
 }
 
@@ -226,11 +232,24 @@ class Store implements SessionStore {
     const file = this.fileOf(id)
     if (file === undefined) return this.register(new StoredSession(id, events, undefined, this))
     await this.ensureDir()
-    const writer = await JsonlWriter.open(file, 0, true)
-    if (events.length > 0) {
-      await writer.append(events.map((event) => JSON.stringify(event) + '\n').join(''), this.durability !== 'never')
+    const lock = await this.lock(file)
+    let writer: JsonlWriter | undefined
+    try {
+      writer = await JsonlWriter.open(file, 0, true)
+      if (events.length > 0) {
+        await writer.append(events.map((event) => JSON.stringify(event) + '\n').join(''), this.durability !== 'never')
+      }
+      this.alive()
+    } catch (error) {
+      await writer?.close().catch(() => {})
+      await lock.release()
+      throw error
     }
-    return this.register(new StoredSession(id, events, writer, this))
+    return this.register(new StoredSession(id, events, writer, this, lock))
+  }
+
+  private lock(file: string): Promise<SessionLock> {
+    return SessionLock.acquire(file, (message) => this.ctx.logger.info(`session store: ${message}`))
   }
 
   create(options: CreateSessionOptions = {}): Promise<HostSession> {
@@ -258,17 +277,22 @@ class Store implements SessionStore {
     const file = this.fileOf(id)
     if (file === undefined) throw new SessionLogError('NOT_FOUND', `session ${id} not found (the store keeps sessions in memory only)`)
     const load = (async () => {
-      const read = await readLog(file)
-      for (const warning of read.warnings) this.ctx.logger.warn(`session store: ${warning}`)
-      const writer = await JsonlWriter.open(file, read.size)
-      const session = new StoredSession(id, read.events, writer, this)
+      // Lock first: reading repairs the file, and nobody else may be writing it.
+      const lock = await this.lock(file)
+      let writer: JsonlWriter | undefined
       try {
+        const read = await readLog(file)
+        for (const warning of read.warnings) this.ctx.logger.warn(`session store: ${warning}`)
+        writer = await JsonlWriter.open(file, read.size)
+        const session = new StoredSession(id, read.events, writer, this, lock)
         for (const event of read.events) this.checkInvariants(event, session)
+        this.alive()
+        return this.register(session)
       } catch (error) {
-        await writer.close().catch(() => {})
+        await writer?.close().catch(() => {})
+        await lock.release()
         throw error
       }
-      return this.register(session)
     })()
     this.opening.set(id, load)
     try {
@@ -310,6 +334,9 @@ class Store implements SessionStore {
   dispose(): void {
     this.disposed = true
     for (const session of this.sessions.values()) {
+      session.closing = true
+      // Synchronously, so a store created right after this one can open the session.
+      session.lock?.releaseSync()
       session.close().catch((error: unknown) => this.ctx.logger.error(`session store: closing ${session.id} failed`, error))
     }
     this.sessions.clear()

@@ -1,4 +1,6 @@
-import { mkdtemp, mkdir, readFile, rm, truncate, writeFile, stat } from 'node:fs/promises'
+import { access, mkdtemp, mkdir, readFile, rm, truncate, writeFile, stat } from 'node:fs/promises'
+import { spawnSync } from 'node:child_process'
+import { hostname } from 'node:os'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -178,6 +180,7 @@ describe('session store on disk (JSONL)', () => {
     const whole = await sessions.fork(source)
     expect(whole.events).toEqual(source.events)
     await expect(sessions.fork(source, 9)).rejects.toThrow(RangeError)
+    await sessions.close(fork)
     const reopened = await store().sessions.open(fork.id)
     expect(reopened.events).toEqual(fork.events)
     expect((await sessions.list()).sort()).toEqual([source.id, fork.id, whole.id].sort())
@@ -214,5 +217,47 @@ describe('closing', () => {
     await expect(other.append('turn/start', { turn: 2 })).rejects.toMatchObject({ code: 'CLOSED' })
     await expect(sessions.create()).rejects.toMatchObject({ code: 'CLOSED' })
     expect(await readFile(other.file!, 'utf8')).toBe(JSON.stringify(other.events[0]) + '\n')
+  })
+})
+
+describe('one writer per session', () => {
+  it('refuses a second store opening a session another store holds, until it is closed', async () => {
+    const first = store()
+    const session = await first.sessions.create()
+    await session.append('turn/start', { turn: 1 })
+    const second = store()
+    const error = await second.sessions.open(session.id).catch((e: unknown) => e)
+    expect(SessionLogError.isInstance(error) && error.code).toBe('LOCKED')
+    expect((error as Error).message).toContain('open for writing by another session store of this process')
+    await first.sessions.close(session)
+    expect((await second.sessions.open(session.id)).events).toHaveLength(1)
+  })
+
+  it('releases locks when the store is disposed, and holds none for in-memory sessions', async () => {
+    const first = store()
+    const session = await first.sessions.create()
+    await expect(access(`${session.file!}.lock`)).resolves.toBeUndefined()
+    first.ctx.dispose()
+    await expect(access(`${session.file!}.lock`)).rejects.toThrow()
+    await expect(store().sessions.open(session.id)).resolves.toMatchObject({ id: session.id })
+  })
+
+  it('takes over the stale lock of a process that is gone', async () => {
+    const file = await writeLog('stale', [line(0)])
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!
+    await writeFile(`${file}.lock`, JSON.stringify({ pid: dead, host: hostname(), token: 'x', since: 0 }))
+    const { sessions, logger } = store()
+    expect((await sessions.open('stale')).events).toHaveLength(1)
+    expect(logger.lines.some((l) => l.level === 'info' && l.message.includes('taking over a stale lock'))).toBe(true)
+    const ours = JSON.parse(await readFile(`${file}.lock`, 'utf8')) as { pid: number }
+    expect(ours.pid).toBe(process.pid)
+  })
+
+  it('refuses a lock held by a live process', async () => {
+    const file = await writeLog('held', [line(0)])
+    await writeFile(`${file}.lock`, JSON.stringify({ pid: process.ppid, host: hostname(), token: 'x', since: 0 }))
+    await expect(store().sessions.open('held')).rejects.toMatchObject({ code: 'LOCKED' })
+    await writeFile(`${file}.lock`, JSON.stringify({ pid: 1, host: 'elsewhere', token: 'x', since: 0 }))
+    await expect(store().sessions.open('held')).rejects.toThrow(/process 1 on elsewhere/)
   })
 })
