@@ -1,0 +1,119 @@
+import { spawn } from 'node:child_process'
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Context } from '@planmode/context'
+import { sessionStorePlugin } from '@planmode/host'
+import { recordingLogger } from './helpers.js'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const packageDir = resolve(here, '..')
+// Inside the package's node_modules, so the bundle resolves the package's own dependencies.
+const cacheDir = join(packageDir, 'node_modules', '.cache', 'host-crash-test')
+const childFile = join(cacheDir, 'child.mjs')
+
+/** A host process that appends to one session as fast as it can, printing each acknowledged seq. */
+const childSource = `
+import { Context } from '@planmode/context'
+import { sessionStorePlugin } from './index.ts'
+const [dir, id, durability] = process.argv.slice(2)
+const ctx = new Context({ logger: { debug() {}, info() {}, warn() {}, error(m) { console.error(m) } } })
+ctx.plugin(sessionStorePlugin, { dir, durability })
+const sessions = ctx.require('sessions')
+const session = (await sessions.list()).includes(id) ? await sessions.open(id) : await sessions.create({ id })
+let turn = session.events.filter((e) => e.type === 'turn/start').length
+for (;;) {
+  turn += 1
+  const batch = [
+    ['turn/start', { turn }],
+    ['user/message', { content: [{ type: 'text', text: 'please look at file ' + turn + ' '.repeat(turn % 300) }], source: { kind: 'user' } }],
+    ['assistant/message', { content: [{ type: 'tool-call', toolCallId: 'c' + turn, toolName: 'read', input: { path: 'f' + turn } }], turn, step: 1 }],
+    ['tool/result', { toolCallId: 'c' + turn, toolName: 'read', isError: false, content: [{ type: 'text', text: 'x'.repeat(turn % 5000) }] }],
+    ['turn/end', { turn, reason: 'completed' }],
+  ]
+  for (const [type, data] of batch) {
+    const event = await session.append(type, data)
+    process.stdout.write(event.seq + '\\n')
+  }
+}
+`
+
+beforeAll(async () => {
+  // esbuild comes with vite (a root dev dependency); resolve it from there.
+  const fromVite = createRequire(createRequire(import.meta.url).resolve('vite'))
+  const esbuild = fromVite('esbuild') as { build(options: Record<string, unknown>): Promise<unknown> }
+  await mkdir(cacheDir, { recursive: true })
+  await esbuild.build({
+    stdin: { contents: childSource, resolveDir: join(packageDir, 'src'), sourcefile: 'crash-child.ts', loader: 'ts' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    conditions: ['@planmode/source'],
+    external: ['@ai-sdk/*', 'zod'],
+    outfile: childFile,
+    logLevel: 'silent',
+  })
+})
+
+let dir: string
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'planmode-crash-'))
+})
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true })
+})
+
+/** Runs the child until it has acknowledged `after` more appends (plus a random extra), then SIGKILLs it. */
+function runAndKill(id: string, durability: string, after: number): Promise<number> {
+  return new Promise((resolveKill, reject) => {
+    const child = spawn(process.execPath, [childFile, dir, id, durability], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let acked = -1
+    let seen = 0
+    let buffered = ''
+    let stderr = ''
+    let killed = false
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString()
+      const lines = buffered.split('\n')
+      buffered = lines.pop()!
+      for (const line of lines) {
+        acked = Number(line)
+        seen += 1
+      }
+      if (!killed && seen >= after) {
+        killed = true
+        child.kill('SIGKILL')
+      }
+    })
+    // Wait for `exit`: until the child is reaped its pid still counts as running (a live lock).
+    child.on('exit', (_code, signal) => {
+      if (signal !== 'SIGKILL') reject(new Error(`child exited without being killed: ${stderr}`))
+      else resolveKill(acked)
+    })
+  })
+}
+
+describe('crash safety (SIGKILL mid-append)', () => {
+  it('reopens after every kill with a valid log that holds every acknowledged append', async () => {
+    const kills = 25
+    let repaired = 0
+    for (let round = 0; round < kills; round += 1) {
+      const durability = ['never', 'turn', 'append'][round % 3]!
+      const acked = await runAndKill('crashy', durability, 1 + Math.floor(Math.random() * 200))
+      const logger = recordingLogger()
+      const ctx = new Context({ logger })
+      ctx.plugin(sessionStorePlugin, { dir })
+      const session = await ctx.require('sessions').open('crashy')
+      if (logger.lines.some((l) => l.level === 'warn' && l.message.includes('torn last line'))) repaired += 1
+      expect(session.events.map((e) => e.seq)).toEqual(session.events.map((_e, index) => index))
+      expect(session.events.length - 1).toBeGreaterThanOrEqual(acked)
+      await ctx.require('sessions').close(session)
+    }
+    console.info(`crash test: ${kills} kills, ${repaired} torn tail(s) repaired`)
+  }, 120_000)
+})
