@@ -17,6 +17,8 @@ export interface HostSessionInvariants extends SessionInvariantRegistry {
   check(event: SessionEvent, session: Session): void
 }
 
+const violationMarker = Symbol.for('@planmode/host/InvariantViolationError')
+
 /**
  * Thrown when an event breaks a registered invariant: by `append` (nothing is
  * written), by `open` (the log on disk breaks it), or by `register` (a loaded
@@ -33,6 +35,7 @@ export class InvariantViolationError extends Error {
   readonly eventType: string
   /** The event's `seq` (the `seq` it would have had, for a refused append). */
   readonly seq: number
+  private readonly [violationMarker] = true
 
   constructor(owner: string, session: Session, event: SessionEvent, reason: string) {
     super(`invariant "${owner}" refused ${event.type} (session ${session.id}, seq ${event.seq}): ${reason}`)
@@ -41,6 +44,11 @@ export class InvariantViolationError extends Error {
     this.sessionId = session.id
     this.eventType = event.type
     this.seq = event.seq
+  }
+
+  /** True for any `InvariantViolationError`, from any copy of this package. */
+  static isInstance(error: unknown): error is InvariantViolationError {
+    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[violationMarker] === true
   }
 }
 

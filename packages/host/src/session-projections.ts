@@ -8,6 +8,8 @@ import type {
   SessionProjectionRegistry,
 } from '@planmode/seams'
 
+const viewMarker = Symbol.for('@planmode/host/ProjectionViewError')
+
 /**
  * A projection view that failed its unit's schema (or validated
  * asynchronously). The view never leaves the host.
@@ -17,10 +19,16 @@ import type {
 export class ProjectionViewError extends Error {
   /** The unit's key. */
   readonly key: string
+  private readonly [viewMarker] = true
   constructor(key: string, detail: string) {
     super(`projection "${key}": ${detail}`)
     this.name = 'ProjectionViewError'
     this.key = key
+  }
+
+  /** True for any `ProjectionViewError`, from any copy of this package. */
+  static isInstance(error: unknown): error is ProjectionViewError {
+    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[viewMarker] === true
   }
 }
 
