@@ -57,7 +57,8 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
   let choice: ModelChoice
   try {
     section = loadSection(options.sectionFile, RECOMMENDED_PLAN_SECTION)
-    choice = chooseModel(options, section, io.env, tty ? 8 : 0)
+    const delay = Number(io.env.PLANMODE_DEMO_DELAY_MS ?? (tty ? 8 : 0))
+    choice = chooseModel(options, section, io.env, Number.isFinite(delay) && delay > 0 ? delay : 0)
   } catch (error) {
     out.write(`${(error as Error).message}\n`)
     return 2
@@ -84,8 +85,33 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
   }
 
   let host: DemoHost | undefined
+  // On a TTY the prompt line is redrawn below output that arrives while a turn runs.
+  let promptVisible = false
+  let reviewOpen = false
+  let repromptQueued = false
+  let reprompt: () => void = () => {}
+  const screen = {
+    write(chunk: string): void {
+      if (!tty) {
+        out.write(chunk)
+        return
+      }
+      if (promptVisible) {
+        out.write('\r\u001b[2K')
+        promptVisible = false
+      }
+      out.write(chunk)
+      if (chunk.endsWith('\n') && !reviewOpen && host?.agent.status === 'running' && !repromptQueued) {
+        repromptQueued = true
+        setImmediate(() => {
+          repromptQueued = false
+          reprompt()
+        })
+      }
+    },
+  }
   const renderer = new TranscriptRenderer({
-    out,
+    out: screen,
     style,
     planSection: section,
     present: (name, input) => host?.ctx.get('tools')?.get(name)?.presentCall?.(input as never),
@@ -103,8 +129,13 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
       if (tty) {
         rl.setPrompt(`${style.yellow('review ›')} `)
         rl.prompt()
+        promptVisible = true
+        reviewOpen = true
       }
-      const line = await lines.next(signal, true)
+      const line = await lines.next(signal, true).finally(() => {
+        reviewOpen = false
+        promptVisible = false
+      })
       if (line === undefined) return undefined
       if (!tty) out.write(`${style.yellow('review ›')} ${line}\n`)
       if (line.trim().startsWith('/')) {
@@ -161,11 +192,16 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
   }
   rl.on('SIGINT', interrupt)
   const unsubscribe = io.onInterrupt(interrupt)
-  const showPrompt = (): void => {
+  const showPrompt = (blank = true): void => {
     if (!tty || quitting) return
-    out.write('\n')
+    if (promptVisible) out.write('\r\u001b[2K')
+    else if (blank) out.write('\n')
     rl.setPrompt(renderer.promptText(active.badge()))
     rl.prompt(true)
+    promptVisible = true
+  }
+  reprompt = () => {
+    if (!promptVisible && !reviewOpen && active.agent.status === 'running') showPrompt(false)
   }
   if (tty) {
     active.ctx.on('agent/status', ({ status }) => {
@@ -178,6 +214,7 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
     for (;;) {
       if (active.agent.status !== 'running') showPrompt()
       const line = await lines.next()
+      promptVisible = false
       if (line === undefined || quitting) return
       armed = false
       if (!tty) renderer.prompt(active.badge(), line)

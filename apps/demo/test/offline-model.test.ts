@@ -135,4 +135,30 @@ describe('offline planning model', () => {
     const generated = await model.doGenerate(options)
     expect(generated.content.find((part) => part.type === 'tool-call')).toMatchObject({ toolName: 'list_files' })
   })
+
+  it('reads a mode change notice in the light of what came before it', async () => {
+    const model = createOfflineModel({ planSection: SECTION })
+    const text = async (system: string, prompt: LanguageModelV3Prompt) => {
+      const result = await model.doGenerate({ prompt: [{ role: 'system', content: system }, ...prompt] })
+      return result.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('')
+    }
+    const goal: LanguageModelV3Prompt = [{ role: 'user', content: [{ type: 'text', text: 'Add due dates to tasks' }] }]
+    const explored: LanguageModelV3Prompt = [
+      ...goal,
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'list_files', input: {} }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'list_files', output: { type: 'text', value: 'src/tasks.js' } }] },
+    ]
+    const notice = (text: string): LanguageModelV3Prompt[number] => ({ role: 'user', content: [{ type: 'text', text }] })
+    // /plan off while planning: the model waits instead of answering an old message.
+    expect(await text('You are a coding agent.', [...explored, notice('The user switched this session back to the default mode.')])).toMatch(/^Plan mode is off, so I'll wait/)
+    // /plan while carrying out an approved plan: the model stops changing files.
+    const implementing: LanguageModelV3Prompt = [
+      ...explored,
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c2', toolName: 'exit_plan_mode', input: { plan: '# Plan' } }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c2', toolName: 'exit_plan_mode', output: { type: 'text', value: 'Approved.' } }] },
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c3', toolName: 'write_file', input: { path: 'a', content: 'b' } }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c3', toolName: 'write_file', output: { type: 'text', value: 'Wrote.' } }] },
+    ]
+    expect(await text(SECTION, [...implementing, notice('The user switched this session to plan mode.')])).toMatch(/^Plan mode is on again, so I've stopped/)
+  })
 })

@@ -124,10 +124,17 @@ export function decide(options: LanguageModelV3CallOptions, modelOptions: Offlin
   const section = modelOptions.planSection?.trim()
   const inPlanMode = (section !== undefined && section !== '' && system.includes(section)) || system.includes(EXIT_TOOL)
   const hasExitTool = (options.tools ?? []).some((tool) => tool.name === EXIT_TOOL)
-  const { episode, last } = state
+  const { episode } = state
+  // A plan-mode notice says the mode changed; what to do next depends on what came before it.
+  const last = items.filter((item) => item.kind !== 'user' || !item.notice).at(-1)
   const act = (action: OfflineAction): OfflineAction & { state: PlanningState } => ({ ...action, state })
 
-  if (episode?.approved === true && last?.kind !== 'user') return act(implement(episode))
+  if (episode?.approved === true && last?.kind !== 'user') {
+    if (inPlanMode && episode.implementationSteps > 0) {
+      return act(say("Plan mode is on again, so I've stopped making changes. Tell me what to plan next."))
+    }
+    return act(implement(episode))
+  }
 
   const exitResult = lastResults(last).some((result) => result.name === EXIT_TOOL)
   if (exitResult && episode !== undefined) {
