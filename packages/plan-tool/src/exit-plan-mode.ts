@@ -59,7 +59,7 @@ export const EXIT_PLAN_MODE_MESSAGES = {
 } as const
 
 const LEVEL_ONE_TITLE = /^#\s+\S/
-const ANY_HEADING = /^#{1,6}\s+(.+?)\s*$/m
+const ANY_HEADING = /^ {0,3}#{1,6}[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$/m
 
 function reviewQuestion(plan: string): UserQuestion {
   return {

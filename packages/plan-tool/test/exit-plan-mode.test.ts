@@ -279,6 +279,7 @@ describe('§6 presentation', () => {
     expect(tool.presentCall({ plan: PLAN })).toEqual({ card: 'generic', title: 'Add a cache', kind: 'other', content: [{ type: 'text', text: PLAN }] })
     expect(tool.presentCall({ plan: 'intro\n\n### Step one  \n' })).toMatchObject({ title: 'Step one' })
     expect(tool.presentCall({ plan: 'no heading' })).toMatchObject({ title: 'Plan' })
+    expect(tool.presentCall({ plan: '#hashtag\n## Closed heading ##\n' })).toMatchObject({ title: 'Closed heading' })
     const content = [{ type: 'text', text: 'ok' }]
     expect(tool.presentResult({ isError: false, content })).toEqual({ card: 'generic', title: 'Plan review', content })
   })
