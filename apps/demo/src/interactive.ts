@@ -188,6 +188,7 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
       void active.agent.cancel()
     } else {
       renderer.warn('press Ctrl+C again to quit, or type /quit')
+      showPrompt(false)
     }
   }
   rl.on('SIGINT', interrupt)
@@ -214,8 +215,8 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
     for (;;) {
       if (active.agent.status !== 'running') showPrompt()
       const line = await lines.next()
-      promptVisible = false
       if (line === undefined || quitting) return
+      promptVisible = false
       armed = false
       if (!tty) renderer.prompt(active.badge(), line)
       else renderer.typed(line)
