@@ -68,7 +68,7 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
   if (options.resume !== undefined) {
     const target = resolveResume(options.resume, sessionDir)
     resumeId = target.id
-    sessionDir = options.sessionDir === undefined ? target.dir : sessionDir
+    sessionDir = target.dir
   }
   let workspace: string
   const resumedWorkspace = resumeId === undefined ? undefined : loggedWorkspace(join(sessionDir, `${resumeId}.jsonl`))
