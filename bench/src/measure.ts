@@ -15,7 +15,7 @@ const gc = typeof (globalThis as { gc?: () => void }).gc === 'function' ? (globa
  */
 export async function median(fn: () => unknown, effort: Effort): Promise<number> {
   if (effort === 'quick') {
-    return (await measure(fn, { gc, min_cpu_time: 15e6, min_samples: 4, warmup_samples: 1 })).p50
+    return (await measure(fn, { gc: false, min_cpu_time: 15e6, min_samples: 4, warmup_samples: 1 })).p50
   }
   await measure(fn, { gc, min_cpu_time: 100e6, min_samples: 4 })
   let best = Number.POSITIVE_INFINITY
@@ -37,7 +37,7 @@ export async function medianWithSetup(setup: () => unknown, fn: () => unknown, e
       function* () {
         yield { [0]: setup, bench: (_: unknown) => fn() }
       },
-      { gc, batch_threshold: -1, min_cpu_time, min_samples, max_samples, warmup_samples: 1 },
+      { gc: effort === 'quick' ? false : gc, batch_threshold: -1, min_cpu_time, min_samples, max_samples, warmup_samples: 1 },
     )
     return stats.p50
   }
