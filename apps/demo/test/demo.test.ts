@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SHOWCASE_FEEDBACK } from '../src/showcase.js'
 import { ensureBuilt, onlySessionFile, planTrace, readSession, runScript, spawnStart } from './support/built-demo.js'
 import { startChatServer } from './support/chat-server.js'
@@ -10,7 +10,15 @@ import { startChatServer } from './support/chat-server.js'
 // One file, so the built entries are (re)built once, before any child process runs.
 beforeAll(() => ensureBuilt(), 300_000)
 
-const temp = (prefix: string): string => mkdtempSync(join(tmpdir(), `planmode-${prefix}-`))
+const made: string[] = []
+const temp = (prefix: string): string => {
+  const dir = mkdtempSync(join(tmpdir(), `planmode-${prefix}-`))
+  made.push(dir)
+  return dir
+}
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true })
+})
 const lines = (...input: string[]): string => `${input.join('\n')}\n`
 
 describe('pnpm demo (built, as a child process)', () => {
