@@ -3,18 +3,13 @@ import type { Session, SessionEvent, SessionInvariant, SessionInvariantRegistry 
 
 /**
  * The host's invariant registry: the seams' {@link @planmode/seams#SessionInvariantRegistry}
- * plus the check the session store runs before every append.
+ * (whose `check` throws an {@link InvariantViolationError}) plus a listing of owners.
  *
  * @public
  */
 export interface HostSessionInvariants extends SessionInvariantRegistry {
   /** Owners of the registered checks, in registration order. */
   owners(): readonly string[]
-  /**
-   * Runs every registered check over `event`. Throws an {@link InvariantViolationError}
-   * for the first one that refuses it.
-   */
-  check(event: SessionEvent, session: Session): void
 }
 
 const violationMarker = Symbol.for('@planmode/host/InvariantViolationError')

@@ -6,7 +6,6 @@ import { newId } from './ids.js'
 import { JsonlWriter, readLog } from './jsonl-log.js'
 import { SessionLock } from './session-lock.js'
 import { SessionLogError } from './session-log-error.js'
-import type { HostSessionInvariants } from './session-invariants.js'
 
 /**
  * When the session store calls `fsync`: after every append, after each
@@ -174,7 +173,6 @@ class Store implements SessionStore {
   readonly durability: Durability
   private readonly sessions = new Map<string, StoredSession>()
   private readonly opening = new Map<string, Promise<StoredSession>>()
-  private warnedForeignInvariants = false
   disposed = false
 
   constructor(
@@ -190,16 +188,7 @@ class Store implements SessionStore {
   }
 
   checkInvariants(event: SessionEvent, session: Session): void {
-    const registry = this.ctx.get('sessionInvariants') as Partial<HostSessionInvariants> | undefined
-    if (registry === undefined) return
-    if (typeof registry.check !== 'function') {
-      if (!this.warnedForeignInvariants) {
-        this.warnedForeignInvariants = true
-        this.ctx.logger.warn('session store: the sessionInvariants service has no check(); appends are not validated')
-      }
-      return
-    }
-    registry.check(event, session)
+    this.ctx.get('sessionInvariants')?.check(event, session)
   }
 
   announce(session: Session, event: SessionEvent): void {

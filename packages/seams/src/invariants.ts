@@ -21,4 +21,10 @@ export interface SessionInvariantRegistry {
    * session already breaks it. The disposer removes it.
    */
   register(owner: string, check: SessionInvariant): Disposer
+  /**
+   * Runs every registered check over `event` (called by the session store
+   * before it writes, and over every log it loads). Throws, naming the
+   * owner, for the first check that refuses it.
+   */
+  check(event: SessionEvent, session: Session): void
 }

@@ -109,15 +109,17 @@ export interface Session {
   /** Stable identifier; also the log's file name in the reference host. */
   readonly id: string
   /**
-   * The log, oldest first. Treat it as read-only. A host may replace the
-   * array (compaction, repair), so read the property again rather than
-   * keeping the array.
+   * The log, oldest first. Treat it as read-only. While the log only grows,
+   * return the same array each time (readers fold incrementally and refold
+   * from scratch when the array changes); a host may replace it on
+   * compaction or repair, so read the property again rather than keeping it.
    */
   readonly events: readonly SessionEvent[]
   /**
    * Appends one event. Invariants are checked first: a failing one rejects
-   * and nothing is written. Resolves with the logged event once it is
-   * written and `events` includes it.
+   * and nothing is written. Appends to one session are serialized, so `seq`
+   * follows call order. Resolves with the logged event once it is written
+   * and `events` includes it; `session/event` has been emitted by then.
    */
   append<T extends SessionEventType>(type: T, data: SessionEventMap[T]): Promise<SessionEvent<T>>
 }
