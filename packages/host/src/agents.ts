@@ -96,6 +96,33 @@ function nextTurn(events: readonly SessionEvent[]): number {
   return 1
 }
 
+/**
+ * The turn the log leaves open (its last `turn/start` has no `turn/end`) and
+ * its open step, if any: what a process that ended mid-turn leaves behind.
+ */
+function openTurnOf(events: readonly SessionEvent[]): { turn: number; step: number | undefined } | undefined {
+  let step: number | undefined
+  let stepSeen = false
+  for (let index = events.length - 1; index >= 0; index -= 1) {
+    const event = events[index]!
+    if (event.type === 'turn/end') return undefined
+    if (!stepSeen && (event.type === 'step/start' || event.type === 'step/end')) {
+      stepSeen = true
+      if (event.type === 'step/start') step = event.data.step
+    }
+    if (event.type === 'turn/start') return { turn: event.data.turn, step }
+  }
+  return undefined
+}
+
+/**
+ * The `error` of the `turn/end` an agent appends, before its first turn, to
+ * close a turn the log leaves open (the process that ran it ended mid-turn).
+ *
+ * @public
+ */
+export const INTERRUPTED_TURN_ERROR = 'interrupted: the process running this turn ended before the turn did'
+
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   if (ms <= 0 || signal.aborted) return Promise.resolve()
   return new Promise((resolve) => {
@@ -156,6 +183,7 @@ class LoopAgent implements HostAgent {
     private readonly config: AgentsConfig,
     options: CreateAgentOptions,
     private readonly forget: (agent: LoopAgent) => void,
+    private readonly peers: () => Iterable<LoopAgent>,
   ) {
     this.id = options.id ?? newId('agent')
     this.session = options.session
@@ -273,6 +301,23 @@ class LoopAgent implements HostAgent {
     this.settle()
   }
 
+  /**
+   * Closes a turn the log leaves open — the process that ran it ended
+   * mid-turn — with `step/end` (for an open step) and
+   * `turn/end { reason: 'error', error: INTERRUPTED_TURN_ERROR }`, unless an
+   * agent of this registry is running a turn on the session right now.
+   */
+  private async closeInterruptedTurn(): Promise<void> {
+    const open = openTurnOf(this.session.events)
+    if (open === undefined) return
+    for (const peer of this.peers()) {
+      if (peer !== this && peer.session === this.session && peer.current !== undefined) return
+    }
+    this.ctx.logger.warn(`agent ${this.id}: closing turn ${open.turn} of session ${this.session.id}, left open by a process that ended mid-turn`)
+    if (open.step !== undefined) await this.session.append('step/end', { turn: open.turn, step: open.step })
+    await this.session.append('turn/end', { turn: open.turn, reason: 'error', error: INTERRUPTED_TURN_ERROR })
+  }
+
   private assemble(): AssembledRequest {
     const systemPrompt = this.ctx.get('systemPrompt')
     if (systemPrompt !== undefined) return systemPrompt.assemble({ agent: this })
@@ -301,6 +346,7 @@ class LoopAgent implements HostAgent {
       }
     }
     try {
+      await this.closeInterruptedTurn()
       await this.session.append('turn/start', { turn })
       if (initial !== undefined) await this.session.append('user/message', initial)
       for (;;) {
@@ -565,7 +611,7 @@ export const agentsPlugin: Plugin<AgentsConfig> = {
         }
         const agent = new LoopAgent(ctx, config, options, (gone) => {
           if (agents.get(gone.id) === gone) agents.delete(gone.id)
-        })
+        }, () => agents.values())
         agents.set(agent.id, agent)
         return agent
       },

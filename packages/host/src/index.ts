@@ -19,7 +19,7 @@ export type {
   TurnOutcome,
   UserInput,
 } from './agent-types.js'
-export { agentsPlugin } from './agents.js'
+export { agentsPlugin, INTERRUPTED_TURN_ERROR } from './agents.js'
 export type { AgentsConfig, AgentStreamPayload } from './agents.js'
 export { commandsPlugin, parseCommandLine } from './commands.js'
 export type { ParsedCommandLine } from './commands.js'
