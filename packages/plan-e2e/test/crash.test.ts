@@ -1,0 +1,294 @@
+import { spawn } from 'node:child_process'
+import { existsSync, readdirSync, statSync } from 'node:fs'
+import { mkdtemp, readFile, readdir, rm, truncate } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { INTERRUPTED_TURN_ERROR } from '@planmode/host'
+import { planModeInvariantPlugin } from '@planmode/plan-core/invariant'
+import type { SessionEvent } from '@planmode/seams'
+import { createPlanHost } from './plan-host.js'
+
+/**
+ * SIGKILL crash test across all plan layers. A child process (plain `node`
+ * over the BUILT packages, see crash-child.mjs) runs a scripted host that
+ * appends continuously: turns, tool calls, `/plan` selections idle and
+ * mid-turn, plan reviews approved or refused by a scripted provider. The
+ * parent kills it at a random moment, then reopens the session with a fresh
+ * host and checks it against a plain fold of the file computed here.
+ * Two lanes (own directory, own session) run side by side on two cores.
+ */
+
+const here = dirname(fileURLToPath(import.meta.url))
+const childFile = join(here, 'crash-child.mjs')
+const KILLS = 200
+const LANES = 2
+/** Kills per session before a lane moves on to a new one. */
+const SESSION_ROUNDS = 20
+
+/** The child runs the built packages: refuse to test a stale or missing build. */
+function checkBuild(): void {
+  for (const name of ['context', 'seams', 'host', 'plan-core', 'plan-policy', 'plan-commands', 'plan-tool', 'plan-projection']) {
+    const pkg = resolve(here, '../..', name)
+    const built = join(pkg, 'dist', 'index.js')
+    if (!existsSync(built)) throw new Error(`crash test: ${built} is missing; run \`pnpm build\` first (the child process runs the built packages)`)
+    const newest = Math.max(...listFiles(join(pkg, 'src')).map((file) => statSync(file).mtimeMs))
+    if (newest > statSync(built).mtimeMs) {
+      throw new Error(`crash test: ${built} is older than packages/${name}/src; run \`pnpm build\` first (the child process runs the built packages)`)
+    }
+  }
+}
+function listFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? listFiles(join(dir, entry.name)) : [join(dir, entry.name)],
+  )
+}
+
+interface Kill {
+  /** The highest seq the child saw acknowledged before it died. */
+  readonly acked: number
+  readonly stderr: string
+}
+
+/** Starts the child, kills it with SIGKILL at a random moment after it is ready, resolves once it has exited. */
+function runAndKill(dir: string, id: string, durability: string, seed: number): Promise<Kill> {
+  return new Promise((resolveKill, reject) => {
+    const child = spawn(process.execPath, [childFile, dir, id, durability, String(seed)], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let acked = -1
+    let buffered = ''
+    let stderr = ''
+    let killed = false
+    let ready = false
+    const kill = (): void => {
+      if (killed) return
+      killed = true
+      child.kill('SIGKILL')
+    }
+    // Half the kills after a random delay, half after a random number of acknowledged appends
+    // (fewer under 'append', where every append waits for an fsync).
+    const afterAcks = seed % 2 === 0 ? undefined : 1 + (seed % (durability === 'append' ? 30 : 200))
+    let acks = 0
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString()
+      const lines = buffered.split('\n')
+      buffered = lines.pop()!
+      for (const line of lines) {
+        if (line === 'ready') {
+          ready = true
+          if (afterAcks === undefined) setTimeout(kill, seed % 120)
+          continue
+        }
+        acked = Number(line)
+        acks += 1
+      }
+      if (ready && afterAcks !== undefined && acks >= afterAcks) kill()
+    })
+    // Until the child is reaped its pid counts as running (a live lock): wait for `exit`.
+    child.on('exit', (code, signal) => {
+      if (signal !== 'SIGKILL') reject(new Error(`crash child (seed ${seed}) exited with ${String(code)} before it was killed:\n${stderr}`))
+      else resolveKill({ acked, stderr })
+    })
+  })
+}
+
+/** What the test reads from the raw file by itself: whole lines, and a last line without its newline. */
+interface RawLog {
+  readonly events: SessionEvent[]
+  /** The file ended in a line without its newline. */
+  readonly torn: boolean
+}
+
+function parseRaw(text: string): RawLog {
+  const lines = text.split('\n')
+  const last = lines.pop()!
+  const events = lines.map((line) => JSON.parse(line) as SessionEvent)
+  if (last === '') return { events, torn: false }
+  // A torn last line is dropped, unless it parses whole (only its newline was lost).
+  try {
+    const parsed = JSON.parse(last) as SessionEvent
+    if (typeof parsed === 'object' && parsed !== null && typeof parsed.seq === 'number') events.push(parsed)
+  } catch {
+    // dropped
+  }
+  return { events, torn: true }
+}
+
+/** The plan state implied by the events, by a plain fold (SPEC §2 and §7), written here independently of the packages. */
+function foldPlan(events: readonly SessionEvent[]): { active: boolean; pending: boolean | undefined } {
+  let active = false
+  let wanted: boolean | null = null
+  let running: { commandId: string; wanted: boolean } | null = null
+  for (const event of events) {
+    const data = event.data as Record<string, unknown>
+    if (event.type === 'plan/mode') {
+      active = data.active as boolean
+      wanted = null
+    } else if (event.type === 'command/run' && data.name === 'plan' && typeof data.args === 'string') {
+      running = { commandId: data.commandId as string, wanted: data.args.trim() !== 'off' }
+    } else if (event.type === 'command/done' && running !== null && data.commandId === running.commandId) {
+      wanted = data.kind === 'success' && running.wanted !== active ? running.wanted : null
+      running = null
+    }
+  }
+  const w = running?.wanted ?? wanted
+  return { active, pending: w !== null && w !== active ? w : undefined }
+}
+
+interface Counts {
+  kills: number
+  sessions: number
+  events: number
+  tornNatural: number
+  tornSimulated: number
+  openTurnsAtKill: number
+  interruptedTurnsClosed: number
+  selectionsPending: number
+  selectionsFromRunningCommand: number
+  approvedExitsLost: number
+  planModeEvents: number
+}
+
+async function lane(dir: string, prefix: string, rounds: number, seeds: () => number, counts: Counts): Promise<void> {
+  for (let round = 0; round < rounds; round += 1) {
+    // A new session every SESSION_ROUNDS kills keeps each log (and each restart) small.
+    const id = `${prefix}-${Math.floor(round / SESSION_ROUNDS)}`
+    const seed = seeds()
+    const durability = ['turn', 'never', 'append'][round % 3]!
+    const { acked } = await runAndKill(dir, id, durability, seed)
+    counts.kills += 1
+    const file = join(dir, `${id}.jsonl`)
+    const where = `(lane ${id}, round ${round}, seed ${seed})`
+    let raw = await readFile(file, 'utf8').catch(() => '')
+    if (raw.length > 0 && !raw.endsWith('\n')) counts.tornNatural += 1
+    // Every fourth round also simulates what only a power loss leaves: a torn last line.
+    const simulate = round % 4 === 3 && raw.length > 0
+    if (simulate) {
+      const lastLine = raw.slice(raw.lastIndexOf('\n', raw.length - 2) + 1)
+      const cut = 1 + (seed % Math.max(1, lastLine.length - 1))
+      await truncate(file, Buffer.byteLength(raw) - cut)
+      raw = await readFile(file, 'utf8')
+      counts.tornSimulated += 1
+    }
+    const expected = parseRaw(raw)
+    if (!simulate) expect(expected.events.at(-1)?.seq ?? -1, `every acknowledged append is in the file ${where}`).toBeGreaterThanOrEqual(acked)
+
+    // A fresh host over the same directory: the reopen must succeed.
+    const host = createPlanHost(undefined, [], { dir })
+    host.root.plugin(planModeInvariantPlugin)
+    const sessions = host.root.require('sessions')
+    const session = (await sessions.list()).includes(id) ? await sessions.open(id) : undefined
+    if (session === undefined) {
+      // Killed before the session file existed.
+      expect(raw, where).toBe('')
+      host.root.dispose()
+      continue
+    }
+    // (Compared as JSON text: a deep equality over thousands of events costs more than the kill.)
+    expect(JSON.stringify(session.events) === JSON.stringify(expected.events), `the reopened log is exactly the whole lines of the file ${where}`).toBe(true)
+    expect(session.events.every((e, index) => e.seq === index), `seq runs 0, 1, 2, … ${where}`).toBe(true)
+    if (expected.torn) {
+      expect(host.logger.lines.some((l) => l.level === 'warn' && /torn last line|lost its newline|newline/.test(l.message)), where).toBe(true)
+      expect((await readFile(file, 'utf8')).endsWith('\n'), `the torn tail is repaired ${where}`).toBe(true)
+    }
+
+    const folded = foldPlan(session.events)
+    const agent = host.root.require('agents').create({ session })
+    expect(host.root.require('planMode').get(agent), `planMode.get equals the plain fold ${where}`).toEqual(
+      folded.pending === undefined ? { active: folded.active } : { active: folded.active, pending: folded.pending },
+    )
+    expect(host.root.require('sessionProjections').snapshot(session).values.plan, `the projection agrees ${where}`).toEqual({
+      active: folded.active,
+      pending: folded.pending !== undefined,
+    })
+
+    // Figures.
+    if (folded.pending !== undefined) counts.selectionsPending += 1
+    const lastRun = session.events.findLast((e) => e.type === 'command/run' && e.data.name === 'plan')
+    if (
+      folded.pending !== undefined &&
+      lastRun !== undefined &&
+      !session.events.some((e) => e.type === 'command/done' && e.data.commandId === (lastRun.data as { commandId: string }).commandId)
+    ) {
+      counts.selectionsFromRunningCommand += 1
+    }
+    const lastTurnEvent = session.events.findLast((e) => e.type === 'turn/start' || e.type === 'turn/end')
+    if (lastTurnEvent?.type === 'turn/start') counts.openTurnsAtKill += 1
+    const lastMode = session.events.findLastIndex((e) => e.type === 'plan/mode')
+    const approvedAfter = session.events
+      .slice(lastMode + 1)
+      .some((e) => e.type === 'tool/result' && e.data.toolName === 'exit_plan_mode' && !e.data.isError)
+    if (folded.active && approvedAfter) counts.approvedExitsLost += 1
+
+    // Every turn but the last is closed: the child closed the turns its predecessors left open.
+    let open: number | undefined
+    const badBrackets: string[] = []
+    for (const event of session.events) {
+      if (event.type === 'turn/start') {
+        if (open !== undefined) badBrackets.push(`turn ${event.data.turn} starts at seq ${event.seq} while turn ${open} is open`)
+        open = event.data.turn
+      } else if (event.type === 'turn/end') {
+        if (event.data.turn !== open) badBrackets.push(`turn/end ${event.data.turn} at seq ${event.seq} closes turn ${String(open)}`)
+        open = undefined
+      }
+    }
+    expect(badBrackets, where).toEqual([])
+    await sessions.close(session)
+    host.root.dispose()
+  }
+}
+
+let root: string
+beforeAll(async () => {
+  checkBuild()
+  root = await mkdtemp(join(tmpdir(), 'plan-e2e-crash-'))
+})
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true })
+})
+
+describe('crash safety across the plan layers (SIGKILL at random moments)', () => {
+  it(`${KILLS} kills: every reopen succeeds and holds exactly the plan state the file implies, pending /plan selections included`, async () => {
+    let state = (Math.random() * 2 ** 31) | 0
+    const seeds = (): number => (state = (Math.imul(state, 1103515245) + 12345) >>> 0)
+    const lanes = Array.from({ length: LANES }, (): Counts => ({
+      kills: 0,
+      sessions: 0,
+      events: 0,
+      tornNatural: 0,
+      tornSimulated: 0,
+      openTurnsAtKill: 0,
+      interruptedTurnsClosed: 0,
+      selectionsPending: 0,
+      selectionsFromRunningCommand: 0,
+      approvedExitsLost: 0,
+      planModeEvents: 0,
+    }))
+    await Promise.all(lanes.map((counts, index) => lane(join(root, `lane-${index}`), `crash-${index}`, KILLS / LANES, seeds, counts)))
+
+    const total = { ...lanes[0]! }
+    for (const counts of lanes.slice(1)) for (const key of Object.keys(total) as (keyof Counts)[]) total[key] += counts[key]
+    // Over the final logs: events, plan/mode events, interrupted turns closed on restart.
+    for (const [index] of lanes.entries()) {
+      const laneDir = join(root, `lane-${index}`)
+      for (const name of (await readdir(laneDir)).filter((file) => file.endsWith('.jsonl'))) {
+        const events = parseRaw(await readFile(join(laneDir, name), 'utf8')).events
+        total.sessions += 1
+        total.events += events.length
+        total.interruptedTurnsClosed += events.filter((e) => e.type === 'turn/end' && (e.data as { error?: string }).error === INTERRUPTED_TURN_ERROR).length
+        total.planModeEvents += events.filter((e) => e.type === 'plan/mode').length
+      }
+    }
+    console.info(
+      `crash test: ${total.kills} kills over ${total.sessions} sessions, ${total.events} events in the final logs (${total.planModeEvents} plan/mode), ` +
+        `torn tails: ${total.tornNatural} left by a kill, ${total.tornSimulated} simulated (power loss) and repaired; ` +
+        `${total.openTurnsAtKill} kills mid-turn, ${total.interruptedTurnsClosed} interrupted turns closed on restart; ` +
+        `${total.selectionsPending} reopens with a pending /plan selection rebuilt (${total.selectionsFromRunningCommand} from a /plan still running); ` +
+        `${total.approvedExitsLost} approved plan reviews whose exit was lost (killed before the next step)`,
+    )
+    expect(total.kills).toBe(KILLS)
+    expect(total.selectionsPending).toBeGreaterThan(0)
+    expect(await readdir(root)).toHaveLength(LANES)
+  }, 170_000)
+})
