@@ -75,19 +75,34 @@ function reviewQuestion(plan: string): UserQuestion {
   }
 }
 
-function consented(answers: readonly UserAnswer[]): boolean {
-  if (answers.length !== 1) return false
-  const [answer] = answers
+/**
+ * The answers as a list of objects. A provider is typed to return
+ * `UserAnswer[]`, but it may be a UI or a remote client: anything that is not
+ * an array counts as no answer, and entries that are not objects are ignored.
+ */
+function answerList(answers: unknown): readonly Partial<Record<keyof UserAnswer, unknown>>[] {
+  if (!Array.isArray(answers)) return []
+  return answers.filter((answer): answer is Partial<Record<keyof UserAnswer, unknown>> => typeof answer === 'object' && answer !== null)
+}
+
+function consented(answers: unknown): boolean {
+  if (!Array.isArray(answers) || answers.length !== 1) return false
+  const [answer] = answerList(answers)
+  if (answer === undefined) return false
+  const selected = answer.selected
   return (
-    answer!.id === 'plan-review' &&
-    answer!.selected.length === 1 &&
-    answer!.selected[0] === APPROVE_LABEL &&
-    !hasText(answer!.custom)
+    answer.id === 'plan-review' &&
+    Array.isArray(selected) &&
+    selected.length === 1 &&
+    selected[0] === APPROVE_LABEL &&
+    (answer.custom === undefined || typeof answer.custom === 'string') &&
+    !hasText(answer.custom)
   )
 }
 
-function hasText(custom: string | undefined): custom is string {
-  return custom !== undefined && custom.trim() !== ''
+/** Feedback text: a string that is not blank (anything else is no feedback). */
+function hasText(custom: unknown): custom is string {
+  return typeof custom === 'string' && custom.trim() !== ''
 }
 
 function titleOf(plan: unknown): string {
@@ -145,8 +160,9 @@ export function createExitPlanModeTool(ctx: Context): ToolDefinition<ExitPlanMod
       }
       if (!ctx.active || ctx.get('planMode') !== planMode) throw new Error(EXIT_PLAN_MODE_MESSAGES.reloaded)
       if (!consented(answers)) {
-        const review = answers.find((answer) => answer.id === 'plan-review')
-        const custom = hasText(review?.custom) ? review.custom : answers.find((answer) => hasText(answer.custom))?.custom
+        const list = answerList(answers)
+        const review = list.find((answer) => answer.id === 'plan-review')
+        const custom = hasText(review?.custom) ? review.custom : list.find((answer) => hasText(answer.custom))?.custom
         throw new Error(
           custom !== undefined
             ? `${EXIT_PLAN_MODE_MESSAGES.keepPlanningWithFeedback}${custom}`
