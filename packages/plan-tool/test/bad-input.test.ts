@@ -72,8 +72,8 @@ describe('exit_plan_mode arguments (bad input matrix)', () => {
   it('presentCall titles right-to-left and emoji headings', () => {
     const host = setup()
     const tool = host.tools.get(EXIT_PLAN_MODE)!
-    expect(tool.presentCall!({ plan: '# 🚀 Launch plan\n' }).title).toBe('🚀 Launch plan')
-    expect(tool.presentCall!({ plan: '# خطة العمل\n' }).title).toBe('خطة العمل')
+    expect(tool.presentCall!({ plan: '# 🚀 Launch plan\n' } as never).title).toBe('🚀 Launch plan')
+    expect(tool.presentCall!({ plan: '# خطة العمل\n' } as never).title).toBe('خطة العمل')
     expect(tool.presentCall!({ plan: 42 } as never).title).toBe('Plan')
   })
 })
