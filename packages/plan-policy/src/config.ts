@@ -23,9 +23,12 @@ export interface PlanPolicyConfig {
  */
 export function resolveConfig(config: unknown): PlanPolicyConfig {
   const record: Record<string, unknown> =
-    typeof config === 'object' && config !== null ? (config as Record<string, unknown>) : {}
+    typeof config === 'object' && config !== null && !Array.isArray(config) ? (config as Record<string, unknown>) : {}
   const section = record['section']
   const problems: string[] = []
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
+    problems.push(`must be an object { section: string }, got ${config === null ? 'null' : Array.isArray(config) ? 'an array' : typeof config}`)
+  }
   if (typeof section !== 'string') problems.push('needs a string `section`')
   else if (section.trim() === '') problems.push('needs a non-empty `section`')
   const unknown = Object.keys(record).filter((key) => key !== 'section')
