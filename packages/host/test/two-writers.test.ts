@@ -1,0 +1,128 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Context } from '@planmode/context'
+import { SessionLogError, sessionStorePlugin } from '@planmode/host'
+import { recordingLogger } from './helpers.js'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const packageDir = resolve(here, '..')
+const cacheDir = join(packageDir, 'node_modules', '.cache', 'host-two-writers-test')
+const childFile = join(cacheDir, 'writer.mjs')
+
+/** A second host process: opens (or creates) one session, appends once, reports, then holds it until killed. */
+const childSource = `
+import { Context } from '@planmode/context'
+import { sessionStorePlugin } from './index.ts'
+const [dir, id] = process.argv.slice(2)
+const ctx = new Context({ logger: { debug() {}, info() {}, warn() {}, error() {} } })
+ctx.plugin(sessionStorePlugin, { dir })
+const sessions = ctx.require('sessions')
+try {
+  const session = (await sessions.list()).includes(id) ? await sessions.open(id) : await sessions.create({ id })
+  const event = await session.append('turn/start', { turn: session.events.length + 1 })
+  process.stdout.write(JSON.stringify({ ok: true, seq: event.seq }) + '\\n')
+  setInterval(() => {}, 1000)
+} catch (error) {
+  process.stdout.write(JSON.stringify({ ok: false, code: error.code, message: error.message }) + '\\n')
+  process.exit(0)
+}
+`
+
+beforeAll(async () => {
+  const fromVite = createRequire(createRequire(import.meta.url).resolve('vite'))
+  const esbuild = fromVite('esbuild') as { build(options: Record<string, unknown>): Promise<unknown> }
+  await mkdir(cacheDir, { recursive: true })
+  await esbuild.build({
+    stdin: { contents: childSource, resolveDir: join(packageDir, 'src'), sourcefile: 'writer-child.ts', loader: 'ts' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    conditions: ['@planmode/source'],
+    external: ['@ai-sdk/*', 'zod'],
+    outfile: childFile,
+    logLevel: 'silent',
+  })
+})
+
+let dir: string
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'planmode-two-writers-'))
+})
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true })
+})
+
+const children: ChildProcess[] = []
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+})
+
+type Report = { ok: true; seq: number } | { ok: false; code: string; message: string }
+
+/** Starts a writer process and resolves with its first report (and the process, still running when ok). */
+function writer(id: string): Promise<{ child: ChildProcess; report: Report }> {
+  return new Promise((resolveReport, reject) => {
+    const child = spawn(process.execPath, [childFile, dir, id], { stdio: ['ignore', 'pipe', 'inherit'] })
+    children.push(child)
+    let out = ''
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString()
+      if (out.includes('\n')) resolveReport({ child, report: JSON.parse(out.split('\n')[0]!) as Report })
+    })
+    child.on('error', reject)
+  })
+}
+const killed = (child: ChildProcess): Promise<void> =>
+  new Promise((resolveExit) => {
+    child.on('exit', () => resolveExit())
+    child.kill('SIGKILL')
+  })
+
+function store() {
+  const logger = recordingLogger()
+  const ctx = new Context({ logger })
+  ctx.plugin(sessionStorePlugin, { dir })
+  return { ctx, logger, sessions: ctx.require('sessions') }
+}
+
+describe('two writers over one session directory, in two processes', () => {
+  it('a session held by another process is refused with LOCKED naming it; after that process dies its lock is taken over', async () => {
+    const { child, report } = await writer('shared')
+    expect(report).toEqual({ ok: true, seq: 0 })
+    const here = store()
+    const error = await here.sessions.open('shared').catch((e: unknown) => e)
+    expect(SessionLogError.isInstance(error) && error.code).toBe('LOCKED')
+    expect((error as Error).message).toContain(`process ${String(child.pid)}`)
+    expect((error as Error).message).toContain('shared.jsonl.lock')
+    await expect(here.sessions.create({ id: 'shared' })).rejects.toMatchObject({ code: 'LOCKED' })
+    await killed(child)
+    const session = await here.sessions.open('shared')
+    expect(session.events.map((e) => e.seq)).toEqual([0])
+    await session.append('turn/end', { turn: 1, reason: 'completed' })
+    here.ctx.dispose()
+  })
+
+  it('a session held by this process is refused to another process, which writes nothing', async () => {
+    const here = store()
+    const session = await here.sessions.create({ id: 'mine' })
+    await session.append('turn/start', { turn: 1 })
+    const before = await readFile(session.file!, 'utf8')
+    const { child, report } = await writer('mine')
+    expect(report).toMatchObject({ ok: false, code: 'LOCKED' })
+    expect((report as { message: string }).message).toContain(`process ${process.pid}`)
+    await new Promise((resolveExit) => (child.exitCode === null ? child.on('exit', resolveExit) : resolveExit(undefined)))
+    expect(await readFile(session.file!, 'utf8')).toBe(before)
+    // Closed here: the other process may write now.
+    await here.sessions.close(session)
+    const second = await writer('mine')
+    expect(second.report).toEqual({ ok: true, seq: 1 })
+    await killed(second.child)
+    here.ctx.dispose()
+  })
+})
