@@ -110,16 +110,22 @@ export function createPlanModeController(ctx: Context): PlanModeController {
   /**
    * First use of a session by this controller (a fresh process, or a
    * reloaded plan-core): rebuild the `/plan` selection of the log by the
-   * SPEC §7 rule, so `get().pending` agrees with the `plan` projection.
+   * SPEC §7 rule, so `get().pending` agrees with the `plan` projection —
+   * or, when the latest selection in the log is an approved exit_plan_mode
+   * review not applied yet, its silent exit (as `exitAtBoundary` left it).
    */
   const read = (session: Session): PlanLog => {
     const log = readPlanLog(session)
     if (!rebuilt.has(session)) {
       rebuilt.add(session)
       const { running, wanted: settled } = log.selection
-      const wanted = running !== null && orphaned(session, running.commandId) ? running.wanted : settled
-      if (wanted !== null && wanted !== log.active && !pending.has(session)) {
-        pending.set(session, { active: wanted, narrate: true })
+      if (running !== null && orphaned(session, running.commandId)) {
+        if (running.wanted !== log.active && !pending.has(session)) pending.set(session, { active: running.wanted, narrate: true })
+      } else if (log.approvedExit && log.active) {
+        // An approved review whose silent exit had not reached a step boundary (§3.5).
+        if (!pending.has(session)) pending.set(session, { active: false, narrate: false })
+      } else if (settled !== null && settled !== log.active && !pending.has(session)) {
+        pending.set(session, { active: settled, narrate: true })
       }
     }
     return log

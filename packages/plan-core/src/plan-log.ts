@@ -17,6 +17,12 @@ export interface PlanLog {
   readonly openTurn: boolean
   /** The `/plan` command records folded by the SPEC §7 rule. */
   readonly selection: PlanSelectionState
+  /**
+   * Whether an approved `exit_plan_mode` result (`isError: false`,
+   * `value.approved === true`) was logged after the last `plan/mode` and
+   * after the last successful `/plan`: an approved exit not applied yet.
+   */
+  readonly approvedExit: boolean
   /** How many events have been folded. */
   readonly length: number
 }
@@ -30,16 +36,37 @@ interface Cache {
 const caches = new WeakMap<Session, Cache>()
 
 function initialLog(): PlanLog {
-  return { active: false, told: undefined, openTurn: false, selection: initialPlanSelection(), length: 0 }
+  return { active: false, told: undefined, openTurn: false, selection: initialPlanSelection(), approvedExit: false, length: 0 }
+}
+
+/** The exit tool's name (SPEC §6); plan-core reads its approved results, it does not import the tool. */
+const EXIT_TOOL = 'exit_plan_mode'
+
+function isApprovedExit(data: { toolName: string; isError: boolean; value?: unknown }): boolean {
+  const value = data.value
+  return (
+    data.toolName === EXIT_TOOL &&
+    !data.isError &&
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { approved?: unknown }).approved === true
+  )
 }
 
 function fold(log: PlanLog, events: readonly SessionEvent[], from: number): PlanLog {
-  let { active, told, openTurn, selection } = log
+  let { active, told, openTurn, selection, approvedExit } = log
   for (let index = from; index < events.length; index++) {
     const event = events[index]!
     switch (event.type) {
       case 'plan/mode':
         active = event.data.active
+        approvedExit = false
+        break
+      case 'tool/result':
+        if (isApprovedExit(event.data)) approvedExit = true
+        break
+      case 'command/done':
+        if (selection.running?.commandId === event.data.commandId && event.data.kind === 'success') approvedExit = false
         break
       case 'request/header':
         told = active
@@ -58,11 +85,12 @@ function fold(log: PlanLog, events: readonly SessionEvent[], from: number): Plan
     told === log.told &&
     openTurn === log.openTurn &&
     selection === log.selection &&
+    approvedExit === log.approvedExit &&
     events.length === log.length
   ) {
     return log
   }
-  return { active, told, openTurn, selection, length: events.length }
+  return { active, told, openTurn, selection, approvedExit, length: events.length }
 }
 
 /**

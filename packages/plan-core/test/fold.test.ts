@@ -14,16 +14,25 @@ import { LogSession, bodyArb, place, type Body } from './log-arbitraries.js'
 function naive(events: readonly SessionEvent[]): Omit<PlanLog, 'length'> {
   let told: boolean | undefined
   let openTurn = false
+  let approvedExit = false
+  let selection = initialPlanSelection()
   events.forEach((event, index) => {
     if (event.type === 'request/header') told = foldPlanMode(events, index + 1)
     if (event.type === 'turn/start') openTurn = true
     if (event.type === 'turn/end') openTurn = false
+    if (event.type === 'plan/mode') approvedExit = false
+    if (event.type === 'tool/result' && event.data.toolName === 'exit_plan_mode' && !event.data.isError) {
+      approvedExit = (event.data.value as { approved?: unknown } | undefined)?.approved === true || approvedExit
+    }
+    if (event.type === 'command/done' && event.data.kind === 'success' && selection.running?.commandId === event.data.commandId) approvedExit = false
+    selection = stepPlanSelection(selection, event)
   })
   return {
     active: foldPlanMode(events),
     told,
     openTurn,
     selection: events.reduce(stepPlanSelection, initialPlanSelection()),
+    approvedExit,
   }
 }
 

@@ -115,25 +115,39 @@ function parseRaw(text: string): RawLog {
   return { events, torn: true }
 }
 
-/** The plan state implied by the events, by a plain fold (SPEC §2 and §7), written here independently of the packages. */
-function foldPlan(events: readonly SessionEvent[]): { active: boolean; pending: boolean | undefined } {
+/**
+ * The plan state implied by the events, by a plain fold written here
+ * independently of the packages: SPEC §2 (`active`), §7 (the projection's
+ * `/plan` selection) and the controller's rebuild (§9a, plus an approved
+ * `exit_plan_mode` review not applied yet, §3.5).
+ */
+function foldPlan(events: readonly SessionEvent[]): { active: boolean; projected: boolean; pending: boolean | undefined; fromExit: boolean } {
   let active = false
   let wanted: boolean | null = null
   let running: { commandId: string; wanted: boolean } | null = null
+  let approvedExit = false
   for (const event of events) {
     const data = event.data as Record<string, unknown>
     if (event.type === 'plan/mode') {
       active = data.active as boolean
       wanted = null
+      approvedExit = false
     } else if (event.type === 'command/run' && data.name === 'plan' && typeof data.args === 'string') {
       running = { commandId: data.commandId as string, wanted: data.args.trim() !== 'off' }
     } else if (event.type === 'command/done' && running !== null && data.commandId === running.commandId) {
       wanted = data.kind === 'success' && running.wanted !== active ? running.wanted : null
+      if (data.kind === 'success') approvedExit = false
       running = null
+    } else if (event.type === 'tool/result' && data.toolName === 'exit_plan_mode' && data.isError === false) {
+      if ((data.value as { approved?: unknown } | undefined)?.approved === true) approvedExit = true
     }
   }
   const w = running?.wanted ?? wanted
-  return { active, pending: w !== null && w !== active ? w : undefined }
+  const projected = w !== null && w !== active
+  // Every /plan in the file was logged by a process that is gone: a running one is the latest word.
+  if (running !== null) return { active, projected, pending: running.wanted !== active ? running.wanted : undefined, fromExit: false }
+  if (approvedExit && active) return { active, projected, pending: false, fromExit: true }
+  return { active, projected, pending: wanted !== null && wanted !== active ? wanted : undefined, fromExit: false }
 }
 
 interface Counts {
@@ -146,7 +160,7 @@ interface Counts {
   interruptedTurnsClosed: number
   selectionsPending: number
   selectionsFromRunningCommand: number
-  approvedExitsLost: number
+  approvedExitsRebuilt: number
   planModeEvents: number
 }
 
@@ -200,11 +214,13 @@ async function lane(dir: string, prefix: string, rounds: number, seeds: () => nu
     )
     expect(host.root.require('sessionProjections').snapshot(session).values.plan, `the projection agrees ${where}`).toEqual({
       active: folded.active,
-      pending: folded.pending !== undefined,
+      pending: folded.projected,
     })
+    if (!folded.fromExit) expect(folded.projected, `both meanings of pending agree ${where}`).toBe(folded.pending !== undefined)
 
     // Figures.
-    if (folded.pending !== undefined) counts.selectionsPending += 1
+    if (folded.pending !== undefined && !folded.fromExit) counts.selectionsPending += 1
+    if (folded.fromExit) counts.approvedExitsRebuilt += 1
     const lastRun = session.events.findLast((e) => e.type === 'command/run' && e.data.name === 'plan')
     if (
       folded.pending !== undefined &&
@@ -215,11 +231,6 @@ async function lane(dir: string, prefix: string, rounds: number, seeds: () => nu
     }
     const lastTurnEvent = session.events.findLast((e) => e.type === 'turn/start' || e.type === 'turn/end')
     if (lastTurnEvent?.type === 'turn/start') counts.openTurnsAtKill += 1
-    const lastMode = session.events.findLastIndex((e) => e.type === 'plan/mode')
-    const approvedAfter = session.events
-      .slice(lastMode + 1)
-      .some((e) => e.type === 'tool/result' && e.data.toolName === 'exit_plan_mode' && !e.data.isError)
-    if (folded.active && approvedAfter) counts.approvedExitsLost += 1
 
     // Every turn but the last is closed: the child closed the turns its predecessors left open.
     let open: number | undefined
@@ -262,7 +273,7 @@ describe('crash safety across the plan layers (SIGKILL at random moments)', () =
       interruptedTurnsClosed: 0,
       selectionsPending: 0,
       selectionsFromRunningCommand: 0,
-      approvedExitsLost: 0,
+      approvedExitsRebuilt: 0,
       planModeEvents: 0,
     }))
     await Promise.all(lanes.map((counts, index) => lane(join(root, `lane-${index}`), `crash-${index}`, KILLS / LANES, seeds, counts)))
@@ -285,7 +296,7 @@ describe('crash safety across the plan layers (SIGKILL at random moments)', () =
         `torn tails: ${total.tornNatural} left by a kill, ${total.tornSimulated} simulated (power loss) and repaired; ` +
         `${total.openTurnsAtKill} kills mid-turn, ${total.interruptedTurnsClosed} interrupted turns closed on restart; ` +
         `${total.selectionsPending} reopens with a pending /plan selection rebuilt (${total.selectionsFromRunningCommand} from a /plan still running); ` +
-        `${total.approvedExitsLost} approved plan reviews whose exit was lost (killed before the next step)`,
+        `${total.approvedExitsRebuilt} approved plan reviews rebuilt as a pending silent exit (killed before the next step)`,
     )
     expect(total.kills).toBe(KILLS)
     expect(total.selectionsPending).toBeGreaterThan(0)

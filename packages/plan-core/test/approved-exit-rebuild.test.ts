@@ -1,0 +1,87 @@
+import { planCorePlugin, readPlanLog } from '@planmode/plan-core'
+import type { Session } from '@planmode/seams'
+import { describe, expect, it } from 'vitest'
+import { createHost, eventsOf } from './harness.js'
+
+/** What an approved exit_plan_mode call leaves in the log (plan-tool writes it through the host's tool runtime). */
+async function approvedExit(session: Session, value: unknown = { approved: true }, isError = false): Promise<void> {
+  await session.append('tool/result', {
+    toolCallId: 'c1',
+    toolName: 'exit_plan_mode',
+    isError,
+    content: [{ type: 'text', text: 'approved' }],
+    ...(value === undefined ? {} : { value }),
+  } as never)
+}
+
+/** A log written by a process that is gone: plan mode on, a turn whose review was approved, then the crash. */
+async function crashedAfterApproval(session: Session): Promise<void> {
+  await session.append('plan/mode', { active: true })
+  await session.append('turn/start', { turn: 1 })
+  await session.append('step/start', { turn: 1, step: 1 })
+  await approvedExit(session)
+}
+
+function fresh(script: Parameters<typeof createHost>[0] = []) {
+  const host = createHost(script)
+  host.root.plugin(planCorePlugin)
+  return { ...host, planMode: host.root.require('planMode') }
+}
+
+describe('§3.5 + §9a: an approved exit that had not reached a step boundary when the process died', () => {
+  it('is rebuilt as the silent exit it was, and applied at the next accepted pre-step without a notice', async () => {
+    const host = fresh([{ text: 'implementing' }])
+    const session = await host.root.require('sessions').create()
+    await crashedAfterApproval(session)
+    const agent = await host.agent(session)
+    expect(readPlanLog(session).approvedExit).toBe(true)
+    expect(host.planMode.get(agent)).toEqual({ active: true, pending: false })
+    await agent.prompt('go on')
+    expect(eventsOf(session, 'plan/mode').map((e) => e.data.active)).toEqual([true, false])
+    expect(eventsOf(session, 'user/message').filter((e) => e.data.source.kind === 'plugin')).toEqual([])
+    expect(host.planMode.get(agent)).toEqual({ active: false })
+  })
+
+  it.each<[string, (session: Session) => Promise<void>]>([
+    ['a later plan/mode applied it', async (s) => void (await s.append('plan/mode', { active: false }))],
+    [
+      'a later successful /plan decided again',
+      async (s) => {
+        await s.append('command/run', { commandId: 'k1', name: 'plan', args: '', source: { kind: 'user' } })
+        await s.append('command/done', { commandId: 'k1', kind: 'success', text: 'Plan mode exit cancelled.' })
+      },
+    ],
+  ])('is not rebuilt when %s', async (_name, after) => {
+    const host = fresh()
+    const session = await host.root.require('sessions').create()
+    await crashedAfterApproval(session)
+    await after(session)
+    const agent = await host.agent(session)
+    expect(readPlanLog(session).approvedExit).toBe(false)
+    expect(host.planMode.get(agent).pending).toBeUndefined()
+  })
+
+  it.each<[string, unknown, boolean]>([
+    ['a failed review result', { approved: true }, true],
+    ['a result whose value is null', null, false],
+    ['a result whose value is not approved', { approved: 'yes' }, false],
+  ])('ignores %s', async (_name, value, isError) => {
+    const host = fresh()
+    const session = await host.root.require('sessions').create()
+    await session.append('plan/mode', { active: true })
+    await approvedExit(session, value, isError)
+    expect(host.planMode.get(await host.agent(session))).toEqual({ active: true })
+  })
+
+  it('a /plan off settled before the approval does not hide it; a waiting /plan off after it is kept as the latest word', async () => {
+    const host = fresh()
+    const session = await host.root.require('sessions').create()
+    await crashedAfterApproval(session)
+    await session.append('command/run', { commandId: 'k2', name: 'plan', args: ' off', source: { kind: 'user' } })
+    await session.append('command/done', { commandId: 'k2', kind: 'success', text: 'Leaving plan mode (applies from the next step).' })
+    const agent = await host.agent(session)
+    // The /plan off came last: a narrated exit (as the live controller would have it).
+    expect(host.planMode.get(agent)).toEqual({ active: true, pending: false })
+    expect(readPlanLog(session).approvedExit).toBe(false)
+  })
+})
