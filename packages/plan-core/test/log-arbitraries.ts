@@ -26,6 +26,15 @@ export const bodyArb: fc.Arbitrary<Body> = fc.oneof(
     .tuple(ids, fc.constantFrom<'success' | 'error'>('success', 'success', 'error'))
     .map(([commandId, kind]): Body => ({ type: 'command/done', data: { commandId, kind } })),
   fc.constant<Body>({ type: 'user/message', data: { content: [{ type: 'text', text: 'hi' }], source: { kind: 'user' } } }),
+  fc
+    .tuple(fc.constantFrom('exit_plan_mode', 'exit_plan_mode', 'read'), fc.boolean(), fc.constantFrom<unknown>({ approved: true }, undefined, { approved: false }))
+    .map(
+      ([toolName, isError, value]): Body =>
+        ({
+          type: 'tool/result',
+          data: { toolCallId: 't', toolName, isError, content: [{ type: 'text', text: 'r' }], ...(value === undefined ? {} : { value }) },
+        }) as Body,
+    ),
 )
 
 export function place(bodies: readonly Body[], from = 0): SessionEvent[] {
