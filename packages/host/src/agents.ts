@@ -374,6 +374,11 @@ class LoopAgent implements HostAgent {
           return await end('rejected')
         }
         if (signal.aborted) {
+          // Messages a listener added (a notice about a state it already logged) are logged now,
+          // so the model learns of it at the next request; the steered ones wait for the next turn.
+          for (const message of decision.messages) {
+            if (!proposed.includes(message)) await this.session.append('user/message', message)
+          }
           this.steered.unshift(...proposed)
           return await end('cancelled')
         }

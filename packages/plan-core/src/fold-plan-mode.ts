@@ -15,7 +15,7 @@ import type {} from './plan-mode-event.js'
  * @public
  */
 export function foldPlanMode(events: readonly SessionEvent[], end: number = events.length): boolean {
-  for (let index = Math.min(end, events.length) - 1; index >= 0; index--) {
+  for (let index = Math.min(Math.floor(end), events.length) - 1; index >= 0; index--) {
     const event = events[index]!
     if (event.type === 'plan/mode') return event.data.active
   }

@@ -18,9 +18,21 @@ export const PLAN_MODE_INVARIANT_OWNER = '@planmode/plan-core/invariant'
 export const planModeInvariant: SessionInvariant = (event) => {
   if (event.type !== 'plan/mode') return undefined
   const data: unknown = event.data
-  const value = typeof data === 'object' && data !== null ? (data as { active?: unknown }).active : undefined
+  const isObject = typeof data === 'object' && data !== null
+  const value = isObject ? (data as { active?: unknown }).active : undefined
   if (typeof value === 'boolean') return undefined
-  return `plan/mode data.active is ${JSON.stringify(value) ?? 'undefined'}; expected a boolean`
+  const context = isObject ? '' : ` (data is ${asJson(data)})`
+  return `plan/mode data.active is ${asJson(value)}${context}; expected a boolean`
+}
+
+/** The value as JSON for a message; values JSON cannot show (undefined, bigint, cycles) as their string form. */
+function asJson(value: unknown): string {
+  if (typeof value === 'bigint') return `${value}n`
+  try {
+    return JSON.stringify(value) ?? String(value)
+  } catch {
+    return String(value)
+  }
 }
 
 /**

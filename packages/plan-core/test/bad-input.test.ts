@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { InvariantViolationError } from '@planmode/host'
 import { foldPlanMode, planCorePlugin } from '@planmode/plan-core'
-import { PLAN_MODE_INVARIANT_OWNER, planModeInvariantPlugin } from '@planmode/plan-core/invariant'
+import { PLAN_MODE_INVARIANT_OWNER, planModeInvariant, planModeInvariantPlugin } from '@planmode/plan-core/invariant'
 import { describe, expect, it } from 'vitest'
 import { createHost, eventsOf } from './harness.js'
 
@@ -16,8 +16,9 @@ describe('plan/mode payloads through the invariant (bad input matrix)', () => {
     ['an object', { active: { on: true } }, '{"on":true}'],
     ['missing active', {}, 'undefined'],
     ['missing active, other fields', { enabled: true }, 'undefined'],
-    ['null data', null, 'undefined'],
-    ['a boolean as data', true, 'undefined'],
+    ['null data', null, 'undefined (data is null)'],
+    ['a boolean as data', true, 'undefined (data is true)'],
+    ['a string as data', 'yes', 'undefined (data is "yes")'],
   ])('%s: refused with the value as JSON and "expected a boolean", nothing written', async (_name, data, shown) => {
     const host = createHost()
     host.root.plugin(planModeInvariantPlugin)
@@ -27,6 +28,16 @@ describe('plan/mode payloads through the invariant (bad input matrix)', () => {
     expect(error).toMatchObject({ owner: PLAN_MODE_INVARIANT_OWNER, eventType: 'plan/mode', seq: 0 })
     expect((error as Error).message).toContain(`plan/mode data.active is ${shown}; expected a boolean`)
     expect(session.events).toEqual([])
+  })
+
+  it('names values JSON cannot show (a host that does not serialize may pass them to the check)', () => {
+    const check = (data: unknown): string | undefined =>
+      planModeInvariant({ type: 'plan/mode', seq: 0, time: 0, data } as never, {} as never)
+    expect(check({ active: 1n })).toBe('plan/mode data.active is 1n; expected a boolean')
+    const cyclic: Record<string, unknown> = {}
+    cyclic['self'] = cyclic
+    expect(check({ active: cyclic })).toBe('plan/mode data.active is [object Object]; expected a boolean')
+    expect(check({ active: true })).toBeUndefined()
   })
 
   it('extra fields are accepted (forward compatible); only `active` is read', async () => {

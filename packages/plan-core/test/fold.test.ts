@@ -52,6 +52,9 @@ describe('foldPlanMode (§2)', () => {
     expect(foldPlanMode(events, 2)).toBe(true)
     expect(foldPlanMode(events, 0)).toBe(false)
     expect(foldPlanMode(events, 99)).toBe(false)
+    expect(foldPlanMode(events, 2.5)).toBe(foldPlanMode(events, 2))
+    expect(foldPlanMode(events, Number.NaN)).toBe(false)
+    expect(foldPlanMode(events, -1)).toBe(false)
   })
 })
 

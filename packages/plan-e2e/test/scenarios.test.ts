@@ -120,6 +120,26 @@ describe('end to end through the real agent loop', () => {
     expect(eventsOf(agent.session, 'plan/mode')).toHaveLength(1)
   })
 
+  it('a turn cancelled while the boundary flush appends plan/mode still logs the notice, so the model is told at its next request', async () => {
+    const host = createPlanHost()
+    const agent = await host.agent()
+    host.model.push(async () => {
+      await host.command(agent, '/plan')
+      return read('a.ts')
+    })
+    host.root.on('session/event', ({ event }) => {
+      if (event.type === 'plan/mode') void agent.cancel()
+    })
+    expect((await agent.prompt('build X')).reason).toBe('cancelled')
+    const log = types(agent.session)
+    expect(log.slice(log.indexOf('plan/mode'))).toEqual(['plan/mode', 'user/message', 'turn/end'])
+    expect(notices(agent.session).map((event) => event.data.content)).toEqual([[{ type: 'text', text: ENTER_NOTICE }]])
+    expect(host.root.require('planMode').get(agent)).toEqual({ active: true })
+    host.model.push({ text: 'planning now' })
+    await agent.prompt('go on')
+    expect(userTexts(host.model.requests.at(-1)!)).toEqual(['build X', ENTER_NOTICE, 'go on'])
+  })
+
   it('/plan draft X mid-turn steers "draft X" into the next step under plan guidance', async () => {
     const host = createPlanHost()
     const agent = await host.agent()

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { RECOMMENDED_PLAN_SECTION, resolveConfig } from '@planmode/plan-policy'
 import { describe, expect, it } from 'vitest'
 
@@ -58,5 +59,11 @@ describe('RECOMMENDED_PLAN_SECTION (§4)', () => {
     ['review unavailable: stay and ask to switch manually', /review cannot be opened, remain in plan mode and ask the user to leave it themselves/],
   ])('covers: %s', (_point, pattern) => {
     expect(text).toMatch(pattern)
+  })
+
+  it('has the size the README states in its model-experience section', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+    const words = text.split(/\s+/).filter(Boolean).length
+    expect(readme).toContain(`\`RECOMMENDED_PLAN_SECTION\` is ${text.length.toLocaleString('en-US')} characters (${words}\n  words`)
   })
 })
