@@ -4,7 +4,7 @@ import { PLAN_COMMAND_REPLIES, planCommandsPlugin } from '@planmode/plan-command
 import { planCorePlugin } from '@planmode/plan-core'
 import type { CommandResult, ImageAttachment, UserMessage } from '@planmode/seams'
 import { describe, expect, it } from 'vitest'
-import { createHost, eventsOf, userTexts } from './harness.js'
+import { createHost, eventsOf, userTexts } from '@planmode/testkit'
 
 const image: ImageAttachment = { id: 'img-1', mediaType: 'image/png', data: 'iVBORw0KGgo=', name: 'sketch.png' }
 

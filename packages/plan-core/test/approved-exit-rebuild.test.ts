@@ -1,7 +1,7 @@
 import { planCorePlugin, readPlanLog } from '@planmode/plan-core'
 import type { Session } from '@planmode/seams'
 import { describe, expect, it } from 'vitest'
-import { createHost, eventsOf } from './harness.js'
+import { createHost, eventsOf } from '@planmode/testkit'
 
 /** What an approved exit_plan_mode call leaves in the log (plan-tool writes it through the host's tool runtime). */
 async function approvedExit(session: Session, value: unknown = { approved: true }, isError = false): Promise<void> {

@@ -5,7 +5,7 @@ import { InvariantViolationError } from '@planmode/host'
 import { foldPlanMode, planCorePlugin } from '@planmode/plan-core'
 import { PLAN_MODE_INVARIANT_OWNER, planModeInvariant, planModeInvariantPlugin } from '@planmode/plan-core/invariant'
 import { describe, expect, it } from 'vitest'
-import { createHost, eventsOf } from './harness.js'
+import { createHost, eventsOf } from '@planmode/testkit'
 
 describe('plan/mode payloads through the invariant (bad input matrix)', () => {
   it.each<[string, unknown, string]>([

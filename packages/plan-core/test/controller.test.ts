@@ -2,7 +2,7 @@ import { foldPlanMode, planCorePlugin, readPlanLog, type PlanModeController, typ
 import type { HostAgent } from '@planmode/host'
 import type { PreStepDecision, UserMessage } from '@planmode/seams'
 import { describe, expect, it } from 'vitest'
-import { ENTER_NOTICE, LEAVE_NOTICE, createHost, deferred, eventsOf, requestSystem, types, userTexts, type Host } from './harness.js'
+import { ENTER_NOTICE, LEAVE_NOTICE, createHost, deferred, eventsOf, requestSystem, types, userTexts, type Host } from '@planmode/testkit'
 
 const PLAN_SECTION = 'PLAN MODE IS ON'
 

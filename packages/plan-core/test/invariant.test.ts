@@ -1,7 +1,7 @@
 import { planCorePlugin } from '@planmode/plan-core'
 import { PLAN_MODE_INVARIANT_OWNER, planModeInvariant, planModeInvariantPlugin } from '@planmode/plan-core/invariant'
 import { describe, expect, it } from 'vitest'
-import { createHost, eventsOf } from './harness.js'
+import { createHost, eventsOf } from '@planmode/testkit'
 
 describe('§2 the plan/mode invariant (./invariant)', () => {
   it('checks the plan/mode events of sessions already loaded when installed', async () => {

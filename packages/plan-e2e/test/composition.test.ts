@@ -2,7 +2,7 @@ import type { Context } from '@planmode/context'
 import { EXIT_PLAN_MODE } from '@planmode/plan-tool'
 import type { Session } from '@planmode/seams'
 import { describe, expect, it } from 'vitest'
-import { eventsOf, requestSystem } from './harness.js'
+import { eventsOf, requestSystem } from '@planmode/testkit'
 import { LAYERS, SECTION, createPlanHost, type Layer } from './plan-host.js'
 
 const PLAN = '# Plan\n\nDo it.'

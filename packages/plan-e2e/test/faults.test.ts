@@ -3,7 +3,7 @@ import { InvariantViolationError } from '@planmode/host'
 import type { HostAgent } from '@planmode/host'
 import type { SessionEvent } from '@planmode/seams'
 import { describe, expect, it } from 'vitest'
-import { ENTER_NOTICE, eventsOf, types, userTexts } from './harness.js'
+import { ENTER_NOTICE, eventsOf, types, userTexts } from '@planmode/testkit'
 import { SECTION, createPlanHost, type PlanHost } from './plan-host.js'
 
 /**

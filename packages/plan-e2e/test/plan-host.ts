@@ -6,7 +6,7 @@ import { planPolicyPlugin } from '@planmode/plan-policy'
 import { planProjectionPlugin } from '@planmode/plan-projection'
 import { planToolPlugin } from '@planmode/plan-tool'
 import type { AskRequest, CommandResult, ImageAttachment, UserAnswer } from '@planmode/seams'
-import { createHost, type Host } from './harness.js'
+import { createHost, type Host } from '@planmode/testkit'
 
 export const SECTION = 'PLAN MODE: explore, do not change anything, present a plan with exit_plan_mode.'
 

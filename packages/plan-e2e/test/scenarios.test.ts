@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { EXIT_PLAN_MODE, EXIT_PLAN_MODE_MESSAGES } from '@planmode/plan-tool'
 import { UserQuestionError } from '@planmode/seams'
 import { describe, expect, it } from 'vitest'
-import { ENTER_NOTICE, deferred, eventsOf, requestSystem, types, userTexts } from './harness.js'
+import { ENTER_NOTICE, deferred, eventsOf, requestSystem, types, userTexts } from '@planmode/testkit'
 import { SECTION, createPlanHost } from './plan-host.js'
 
 const PLAN_V1 = '# Add caching\n\n1. Add a cache.'
@@ -133,7 +133,7 @@ describe('end to end through the real agent loop', () => {
     expect((await agent.prompt('build X')).reason).toBe('cancelled')
     const log = types(agent.session)
     expect(log.slice(log.indexOf('plan/mode'))).toEqual(['plan/mode', 'user/message', 'turn/end'])
-    expect(notices(agent.session).map((event) => event.data.content)).toEqual([[{ type: 'text', text: ENTER_NOTICE }]])
+    expect(notices(agent.session).map((event) => (event.data as { content: unknown }).content)).toEqual([[{ type: 'text', text: ENTER_NOTICE }]])
     expect(host.root.require('planMode').get(agent)).toEqual({ active: true })
     host.model.push({ text: 'planning now' })
     await agent.prompt('go on')

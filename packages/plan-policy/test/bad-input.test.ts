@@ -1,7 +1,7 @@
 import { planCorePlugin } from '@planmode/plan-core'
 import { PLAN_POLICY_SECTION, planPolicyPlugin, resolveConfig } from '@planmode/plan-policy'
 import { describe, expect, it } from 'vitest'
-import { createHost } from './harness.js'
+import { createHost } from '@planmode/testkit'
 
 describe('plan-policy config (bad input matrix)', () => {
   it.each<[string, unknown, string]>([

@@ -3,7 +3,7 @@ import { systemPromptPlugin, toolsPlugin } from '@planmode/host'
 import { planCorePlugin } from '@planmode/plan-core'
 import { PLAN_POLICY_ORDER, PLAN_POLICY_SECTION, RECOMMENDED_PLAN_SECTION, planPolicyPlugin } from '@planmode/plan-policy'
 import { describe, expect, it } from 'vitest'
-import { createHost, eventsOf, requestSystem } from './harness.js'
+import { createHost, eventsOf, requestSystem } from '@planmode/testkit'
 
 const SECTION = '  Plan first; change nothing.\n\n'
 

@@ -5,7 +5,7 @@ import { planProjection, planProjectionPlugin } from '@planmode/plan-projection'
 import type { ProjectionChange, SessionEvent, SessionEventMap, SessionEventType } from '@planmode/seams'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { createHost } from './harness.js'
+import { createHost } from '@planmode/testkit'
 
 type Body = { [K in SessionEventType]: { type: K; data: SessionEventMap[K] } }[SessionEventType]
 

@@ -4,7 +4,7 @@ import { planCorePlugin } from '@planmode/plan-core'
 import { EXIT_PLAN_MODE, EXIT_PLAN_MODE_MESSAGES, planToolPlugin } from '@planmode/plan-tool'
 import { UserQuestionError, type AskRequest, type UserAnswer } from '@planmode/seams'
 import { describe, expect, it } from 'vitest'
-import { createHost, deferred, eventsOf } from './harness.js'
+import { createHost, deferred, eventsOf } from '@planmode/testkit'
 
 const PLAN = '# Add a cache\n\n1. Read config.\n2. Add the cache layer.\n'
 

@@ -1,3 +1,8 @@
+/**
+ * Test helpers shared by the plan layers' tests: the whole reference host
+ * with a scripted model and a recording logger, plus small readers of logs
+ * and model requests. Private to the workspace; never published.
+ */
 import { Context, type Logger } from '@planmode/context'
 import {
   createScriptedModel,
