@@ -1,8 +1,9 @@
-// Prints the `exports`/`publishConfig.exports` pair for a package's entry points.
-// Usage: node scripts/manifest.mjs packages/<name>   (rewrites package.json in place)
-// Entries come from tsup.config.ts's `entry` map, so exports never drift from the build.
-import { readFileSync, writeFileSync } from 'node:fs'
+// Writes a package's `exports` and `publishConfig.exports` from its tsup `entry` map,
+// so exports never drift from the build.
+// Usage: node scripts/manifest.mjs packages/<name> [...]   (rewrites each package.json in place)
+import { readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 
 export function entriesOf(dir) {
   const config = readFileSync(join(dir, 'tsup.config.ts'), 'utf8')
@@ -29,7 +30,7 @@ export function exportsFor(entries, withSource) {
   return result
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
   for (const dir of process.argv.slice(2)) {
     const path = join(dir, 'package.json')
     const pkg = JSON.parse(readFileSync(path, 'utf8'))

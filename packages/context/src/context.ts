@@ -104,12 +104,8 @@ class Scope {
   dispose(): void {
     if (this.disposed) return
     this.disposed = true
-    while (this.disposers.length > 0) {
-      const next = this.disposers[this.disposers.length - 1]!
-      runSafely(this.registry, this.name, next)
-      // `next` removes itself; guard against a disposer that threw before doing so.
-      if (this.disposers[this.disposers.length - 1] === next) this.disposers.pop()
-    }
+    // Each entry is a `once` wrapper that removes itself before running its disposer.
+    while (this.disposers.length > 0) runSafely(this.registry, this.name, this.disposers[this.disposers.length - 1]!)
   }
 }
 
@@ -177,7 +173,7 @@ export class Context {
    * withdrawn when the returned disposer runs or this context is disposed.
    */
   provide<K extends ServiceName>(name: K, value: Services[K]): Disposer {
-    if (this.scope.disposed) throw new Error(`${this.scope.name}: cannot provide "${name}" from a disposed context`)
+    this.assertActive(`provide "${name}"`)
     if (this.registry.services.has(name)) {
       throw new Error(`service "${name}" is already provided`)
     }
@@ -218,6 +214,7 @@ export class Context {
    * through `logger.error` and leaves nothing registered.
    */
   inject(names: readonly ServiceName[], child: (ctx: Context) => void): Disposer {
+    this.assertActive(`inject [${names.join(', ')}]`)
     const label = `${this.scope.name} inject [${names.join(', ')}]`
     let current: Context | undefined
     const present = (): boolean => names.every((name) => this.registry.services.has(name))
@@ -255,7 +252,7 @@ export class Context {
    */
   plugin<C>(plugin: Plugin<C>, ...config: void extends C ? [config?: C] : [config: C]): Fiber
   plugin<C>(plugin: Plugin<C>, config?: C): Fiber {
-    if (this.scope.disposed) throw new Error(`${this.scope.name}: cannot load "${plugin.name}" from a disposed context`)
+    this.assertActive(`load "${plugin.name}"`)
     for (const name of plugin.requires ?? []) {
       if (!this.registry.services.has(name)) throw new MissingServiceError(name, `plugin "${plugin.name}"`)
     }
@@ -282,7 +279,7 @@ export class Context {
    * already there (outermost in a waterfall). Removed with this context.
    */
   on<K extends EventName>(name: K, listener: EventListener<K>, options: ListenerOptions = {}): Disposer {
-    if (this.scope.disposed) throw new Error(`${this.scope.name}: cannot listen to "${name}" from a disposed context`)
+    this.assertActive(`listen to "${name}"`)
     const entry: Entry = { listener }
     let list = this.registry.listeners.get(name)
     if (list === undefined) {
@@ -338,6 +335,10 @@ export class Context {
       return entry.listener(...([current, next] as never[])) as WaterfallResult<K>
     }
     return run(0, payload)
+  }
+
+  private assertActive(action: string): void {
+    if (this.scope.disposed) throw new Error(`${this.scope.name}: cannot ${action} from a disposed context`)
   }
 
   /** Disposes this context: everything it (and its plugins) registered, in reverse order. */

@@ -229,6 +229,19 @@ describe('plugins and disposal', () => {
     expect(ctx.get('test/gamma')).toBeUndefined()
     expect(() => fiber.ctx.provide('test/gamma', 'again')).toThrow('cannot provide "test/gamma" from a disposed context')
     expect(() => ctx.plugin({ name: 'late', apply: () => {} })).toThrow('cannot load "late" from a disposed context')
+    expect(() => fiber.ctx.on('test/ping', () => {})).toThrow('cannot listen to "test/ping" from a disposed context')
+  })
+
+  it('inject on a disposed context throws instead of running a child nothing could undo', () => {
+    const ctx = new Context()
+    ctx.provide('test/alpha', { value: 1 })
+    const fiber = ctx.plugin({ name: 'p', apply: () => {} })
+    fiber.dispose()
+    const child = vi.fn((c: Context) => void c.provide('test/gamma', 'leaked'))
+    expect(() => fiber.ctx.inject(['test/alpha'], child)).toThrow('p: cannot inject [test/alpha] from a disposed context')
+    expect(child).not.toHaveBeenCalled()
+    ctx.dispose()
+    expect(ctx.get('test/gamma')).toBeUndefined()
   })
 
   it('nested plugins are disposed with their parent', () => {

@@ -56,7 +56,7 @@ export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, ...extra }
 }
 
-/** Runs `scripts/<name>.mjs` to completion with `input` on stdin. */
+/** Runs `pnpm <name>`'s launcher (`scripts/run-demo.mjs <name>`) to completion with `input` on stdin. */
 export function runScript(
   name: 'demo' | 'start',
   args: readonly string[],
@@ -64,7 +64,7 @@ export function runScript(
   env: NodeJS.ProcessEnv = childEnv(),
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(REPO, 'scripts', `${name}.mjs`), ...args], { cwd: REPO, env })
+    const child = spawn(process.execPath, [join(REPO, 'scripts/run-demo.mjs'), name, ...args], { cwd: REPO, env })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
@@ -77,7 +77,7 @@ export function runScript(
 
 /** Spawns `pnpm start` with piped stdin, for tests that interact step by step. */
 export function spawnStart(args: readonly string[], env: NodeJS.ProcessEnv = childEnv()): ChildProcessWithoutNullStreams & { output(): string; waitFor(text: string | RegExp): Promise<void> } {
-  const child = spawn(process.execPath, [join(REPO, 'scripts/start.mjs'), ...args], { cwd: REPO, env })
+  const child = spawn(process.execPath, [join(REPO, 'scripts/run-demo.mjs'), 'start', ...args], { cwd: REPO, env })
   let output = ''
   const waiters: { test: (text: string) => boolean; resolve: () => void }[] = []
   const onData = (chunk: Buffer): void => {
