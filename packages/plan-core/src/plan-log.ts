@@ -9,7 +9,7 @@ import type {} from './plan-mode-event.js'
  * @public
  */
 export interface PlanLog {
-  /** The logged plan-mode state: {@link foldPlanMode} of the whole log. */
+  /** The logged plan-mode state: {@link foldPlanMode} of the whole log (always `selection.active`). */
   readonly active: boolean
   /** The logged state as of the last `request/header` (what the model was last told); `undefined` before the first header. */
   readonly told: boolean | undefined
@@ -54,12 +54,11 @@ function isApprovedExit(data: { toolName: string; isError: boolean; value?: unkn
 }
 
 function fold(log: PlanLog, events: readonly SessionEvent[], from: number): PlanLog {
-  let { active, told, openTurn, selection, approvedExit } = log
+  let { told, openTurn, selection, approvedExit } = log
   for (let index = from; index < events.length; index++) {
     const event = events[index]!
     switch (event.type) {
       case 'plan/mode':
-        active = event.data.active
         approvedExit = false
         break
       case 'tool/result':
@@ -69,7 +68,7 @@ function fold(log: PlanLog, events: readonly SessionEvent[], from: number): Plan
         if (selection.running?.commandId === event.data.commandId && event.data.kind === 'success') approvedExit = false
         break
       case 'request/header':
-        told = active
+        told = selection.active
         break
       case 'turn/start':
         openTurn = true
@@ -81,7 +80,6 @@ function fold(log: PlanLog, events: readonly SessionEvent[], from: number): Plan
     selection = stepPlanSelection(selection, event)
   }
   if (
-    active === log.active &&
     told === log.told &&
     openTurn === log.openTurn &&
     selection === log.selection &&
@@ -90,7 +88,7 @@ function fold(log: PlanLog, events: readonly SessionEvent[], from: number): Plan
   ) {
     return log
   }
-  return { active, told, openTurn, selection, approvedExit, length: events.length }
+  return { active: selection.active, told, openTurn, selection, approvedExit, length: events.length }
 }
 
 /**
