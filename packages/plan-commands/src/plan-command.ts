@@ -1,6 +1,6 @@
 import type { Context } from '@planmode/context'
-import type { CommandDefinition, CommandInvocation, CommandResult, UserContentBlock } from '@planmode/seams'
-import type {} from '@planmode/plan-core'
+import type { Agent, CommandDefinition, CommandInvocation, CommandResult, UserContentBlock } from '@planmode/seams'
+import type { PlanModeController, PlanModeSetResult } from '@planmode/plan-core'
 
 /**
  * The replies of `/plan`, as shown to the user (never to the model).
@@ -22,23 +22,39 @@ export const PLAN_COMMAND_REPLIES = {
 
 const success = (text: string): CommandResult => ({ kind: 'success', text })
 
+/**
+ * The replies per target state (on: `/plan [message]`, off: `/plan off`). `already` answers a
+ * `noop` when the logged state is the target; a `noop` with the logged state still the other one
+ * means the same selection is already waiting, which reads as the `queued` wording again.
+ */
+const REPLIES = {
+  on: {
+    committed: PLAN_COMMAND_REPLIES.on,
+    queued: PLAN_COMMAND_REPLIES.entering,
+    cancelled: PLAN_COMMAND_REPLIES.exitCancelled,
+    already: PLAN_COMMAND_REPLIES.alreadyOn,
+  },
+  off: {
+    committed: PLAN_COMMAND_REPLIES.off,
+    queued: PLAN_COMMAND_REPLIES.leaving,
+    cancelled: PLAN_COMMAND_REPLIES.entryCancelled,
+    already: PLAN_COMMAND_REPLIES.alreadyInactive,
+  },
+} as const
+
+function reply(planMode: PlanModeController, agent: Agent, target: boolean, result: PlanModeSetResult): CommandResult {
+  const replies = target ? REPLIES.on : REPLIES.off
+  if (result !== 'noop') return success(replies[result])
+  return success(planMode.get(agent).active === target ? replies.already : replies.queued)
+}
+
 async function handle(ctx: Context, { agent, rawInput, attachments }: CommandInvocation): Promise<CommandResult> {
   const message = rawInput.trim()
   const planMode = ctx.get('planMode')
   if (message === 'off') {
     if (attachments.length > 0) return { kind: 'error', text: PLAN_COMMAND_REPLIES.imagesWithOff }
     if (planMode === undefined) return { kind: 'error', text: PLAN_COMMAND_REPLIES.unavailable }
-    switch (await planMode.set(agent, false)) {
-      case 'committed':
-        return success(PLAN_COMMAND_REPLIES.off)
-      case 'queued':
-        return success(PLAN_COMMAND_REPLIES.leaving)
-      case 'cancelled':
-        return success(PLAN_COMMAND_REPLIES.entryCancelled)
-      case 'noop':
-        // An exit already waiting reads the same as a fresh one; only a truly inactive session is idempotent.
-        return success(planMode.get(agent).active ? PLAN_COMMAND_REPLIES.leaving : PLAN_COMMAND_REPLIES.alreadyInactive)
-    }
+    return reply(planMode, agent, false, await planMode.set(agent, false))
   }
   if (planMode === undefined) return { kind: 'error', text: PLAN_COMMAND_REPLIES.unavailable }
   const result = await planMode.set(agent, true)
@@ -47,18 +63,7 @@ async function handle(ctx: Context, { agent, rawInput, attachments }: CommandInv
     if (message !== '') content.push({ type: 'text', text: message })
     agent.steer({ content, source: { kind: 'user' } })
   }
-  switch (result) {
-    case 'committed':
-      return success(PLAN_COMMAND_REPLIES.on)
-    case 'queued':
-      return success(PLAN_COMMAND_REPLIES.entering)
-    case 'cancelled':
-      return success(PLAN_COMMAND_REPLIES.exitCancelled)
-    case 'noop':
-      // The target is already "on": either the logged state is active (possibly with a reversed exit
-      // kept until the boundary), or an entry is still waiting.
-      return success(planMode.get(agent).active ? PLAN_COMMAND_REPLIES.alreadyOn : PLAN_COMMAND_REPLIES.entering)
-  }
+  return reply(planMode, agent, true, result)
 }
 
 /**
