@@ -22,11 +22,11 @@ export interface PlanPolicyConfig {
  * @public
  */
 export function resolveConfig(config: unknown): PlanPolicyConfig {
-  const record: Record<string, unknown> =
-    typeof config === 'object' && config !== null && !Array.isArray(config) ? (config as Record<string, unknown>) : {}
+  const plain = typeof config === 'object' && config !== null && !Array.isArray(config)
+  const record: Record<string, unknown> = plain ? (config as Record<string, unknown>) : {}
   const section = record['section']
   const problems: string[] = []
-  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
+  if (!plain) {
     problems.push(`must be an object { section: string }, got ${config === null ? 'null' : Array.isArray(config) ? 'an array' : typeof config}`)
   }
   if (typeof section !== 'string') problems.push('needs a string `section`')
