@@ -75,28 +75,37 @@ function reviewQuestion(plan: string): UserQuestion {
   }
 }
 
+type AnswerLike = Partial<Record<keyof UserAnswer, unknown>>
+
 /**
- * The answers as a list of objects. A provider is typed to return
- * `UserAnswer[]`, but it may be a UI or a remote client: anything that is not
- * an array counts as no answer, and entries that are not objects are ignored.
+ * The answers, read once. A provider is typed to return `UserAnswer[]`, but
+ * it may be a UI or a remote client: anything that is not an array counts as
+ * no answer, and entries that are not objects are ignored (`list`). `review`
+ * is the first answer with id `plan-review`; `single` says the provider
+ * returned exactly one entry and it is an object.
  */
-function answerList(answers: unknown): readonly Partial<Record<keyof UserAnswer, unknown>>[] {
-  if (!Array.isArray(answers)) return []
-  return answers.filter((answer): answer is Partial<Record<keyof UserAnswer, unknown>> => typeof answer === 'object' && answer !== null)
+interface ReviewAnswers {
+  readonly list: readonly AnswerLike[]
+  readonly review: AnswerLike | undefined
+  readonly single: boolean
 }
 
-function consented(answers: unknown): boolean {
-  if (!Array.isArray(answers) || answers.length !== 1) return false
-  const [answer] = answerList(answers)
-  if (answer === undefined) return false
-  const selected = answer.selected
+function readAnswers(answers: unknown): ReviewAnswers {
+  if (!Array.isArray(answers)) return { list: [], review: undefined, single: false }
+  const list = answers.filter((answer): answer is AnswerLike => typeof answer === 'object' && answer !== null)
+  return { list, review: list.find((answer) => answer.id === 'plan-review'), single: answers.length === 1 && list.length === 1 }
+}
+
+/** SPEC §6.8: exactly one answer, the `plan-review` one, selecting exactly `Approve`, with no custom text. */
+function consented({ review, single }: ReviewAnswers): boolean {
+  if (!single || review === undefined) return false
+  const selected = review.selected
   return (
-    answer.id === 'plan-review' &&
     Array.isArray(selected) &&
     selected.length === 1 &&
     selected[0] === APPROVE_LABEL &&
-    (answer.custom === undefined || typeof answer.custom === 'string') &&
-    !hasText(answer.custom)
+    (review.custom === undefined || typeof review.custom === 'string') &&
+    !hasText(review.custom)
   )
 }
 
@@ -159,9 +168,9 @@ export function createExitPlanModeTool(ctx: Context): ToolDefinition<ExitPlanMod
         throw error
       }
       if (!ctx.active || ctx.get('planMode') !== planMode) throw new Error(EXIT_PLAN_MODE_MESSAGES.reloaded)
-      if (!consented(answers)) {
-        const list = answerList(answers)
-        const review = list.find((answer) => answer.id === 'plan-review')
+      const read = readAnswers(answers)
+      if (!consented(read)) {
+        const { list, review } = read
         const custom = hasText(review?.custom) ? review.custom : list.find((answer) => hasText(answer.custom))?.custom
         throw new Error(
           custom !== undefined
