@@ -60,6 +60,12 @@ declare module '@planmode/context' {
 interface Selection {
   readonly active: boolean
   readonly narrate: boolean
+  /**
+   * Set on a selection rebuilt from a `/plan` still running in the log (no
+   * `command/done`) that this controller did not see logged: the `commandId`
+   * of that command, whose handler may still be alive in this process.
+   */
+  readonly command?: string
 }
 
 /** The message the boundary flush logs through `logger.warn` when its append fails. */
@@ -85,27 +91,15 @@ export function createPlanModeController(ctx: Context): PlanModeController {
   const pending = new WeakMap<Session, Selection>()
   const rebuilt = new WeakSet<Session>()
   const locks = new WeakMap<Session, Promise<unknown>>()
-  const createdAt = Date.now()
-  /** `/plan` commands logged while this controller was loaded: their handlers select through it themselves. */
+  /** `/plan` commands this controller saw logged before it rebuilt their session: their handlers select through it themselves. */
   const live = new WeakMap<Session, Set<string>>()
 
   ctx.on('session/event', ({ session, event }) => {
-    if (event.type !== 'command/run' || event.data.name !== 'plan') return
+    if (event.type !== 'command/run' || event.data.name !== 'plan' || rebuilt.has(session)) return
     let ids = live.get(session)
     if (ids === undefined) live.set(session, (ids = new Set()))
     ids.add(event.data.commandId)
   })
-
-  /** Whether the running `/plan` `commandId` was logged before this controller existed (by a process that is gone). */
-  const orphaned = (session: Session, commandId: string): boolean => {
-    if (live.get(session)?.has(commandId) === true) return false
-    const events = session.events
-    for (let index = events.length - 1; index >= 0; index--) {
-      const event = events[index]!
-      if (event.type === 'command/run' && event.data.commandId === commandId) return event.time <= createdAt
-    }
-    return false
-  }
 
   /**
    * First use of a session by this controller (a fresh process, or a
@@ -119,14 +113,26 @@ export function createPlanModeController(ctx: Context): PlanModeController {
     if (!rebuilt.has(session)) {
       rebuilt.add(session)
       const { running, wanted: settled } = log.selection
-      if (running !== null && orphaned(session, running.commandId)) {
-        if (running.wanted !== log.active && !pending.has(session)) pending.set(session, { active: running.wanted, narrate: true })
+      const seen = live.get(session)
+      live.delete(session) // never read again: the listener stops recording rebuilt sessions
+      if (running !== null && seen?.has(running.commandId) !== true) {
+        // A running `/plan` this controller did not see logged: its process died inside the handler —
+        // or its handler is still running here (see `set`, and the follow-up below).
+        if (running.wanted !== log.active && !pending.has(session)) {
+          pending.set(session, { active: running.wanted, narrate: true, command: running.commandId })
+        }
       } else if (log.approvedExit && log.active) {
         // An approved review whose silent exit had not reached a step boundary (§3.5).
         if (!pending.has(session)) pending.set(session, { active: false, narrate: false })
       } else if (settled !== null && settled !== log.active && !pending.has(session)) {
         pending.set(session, { active: settled, narrate: true })
       }
+    } else if (pending.get(session)?.command !== undefined && log.selection.running === null) {
+      // The /plan it was rebuilt from finished after all (its handler was alive) without selecting
+      // through this controller: follow the log from here, as the projection does (§7).
+      const settled = log.selection.wanted
+      if (settled !== null && settled !== log.active) pending.set(session, { active: settled, narrate: true })
+      else pending.delete(session)
     }
     return log
   }
@@ -154,7 +160,14 @@ export function createPlanModeController(ctx: Context): PlanModeController {
       const session = agent.session
       return serialize(session, async () => {
         const log = read(session)
-        const selection = pending.get(session)
+        let selection = pending.get(session)
+        if (selection?.command !== undefined && selection.command === log.selection.running?.commandId && selection.active === active) {
+          // That `/plan` is still running and its very selection arrives: its handler is alive after all
+          // (logged while no controller here saw it, e.g. across a reload of plan-core). It selects as if
+          // nothing had been rebuilt, so it is not pre-empted by its own record.
+          pending.delete(session)
+          selection = undefined
+        }
         const target = selection?.active ?? log.active
         if (active === target) return 'noop'
         if (log.openTurn) {

@@ -1,4 +1,4 @@
-import { foldPlanMode, planCorePlugin, readPlanLog, type PlanModeController, type PlanModeSetResult } from '@planmode/plan-core'
+import { foldPlanMode, planCorePlugin, readPlanLog, selectedPlanMode, type PlanModeController, type PlanModeSetResult } from '@planmode/plan-core'
 import type { HostAgent } from '@planmode/host'
 import type { PreStepDecision, UserMessage } from '@planmode/seams'
 import { describe, expect, it } from 'vitest'
@@ -561,3 +561,127 @@ function setupWithDir(dir: string): ReturnType<typeof setup> {
   })
   return Object.assign(host, { planMode: host.root.require('planMode') })
 }
+
+describe('§9a a /plan logged while no controller of this process saw it, whose handler is still running', () => {
+  /** A stand-in /plan handler that waits for `release()`, then acts with the planMode service of that moment. */
+  function planCommand(host: Host, act: (planMode: PlanModeController, agent: HostAgent, off: boolean) => Promise<string | undefined>) {
+    const entered = deferred()
+    const gate = deferred()
+    host.root.require('commands').register({
+      name: 'plan',
+      description: 'test',
+      handler: async ({ agent, rawInput }) => {
+        entered.resolve()
+        await gate.promise
+        const text = await act(host.root.require('planMode'), agent as HostAgent, rawInput.trim() === 'off')
+        return text === undefined ? { kind: 'error', text: 'refused' } : { kind: 'success', text }
+      },
+    })
+    return { entered: entered.promise, release: () => gate.resolve() }
+  }
+  const select = (planMode: PlanModeController, agent: HostAgent, off: boolean): Promise<string> => planMode.set(agent, !off)
+  const selected = (agent: HostAgent): boolean | undefined => selectedPlanMode(readPlanLog(agent.session).selection)
+  /** `absent`: plan-core is loaded only after the command/run; `reloaded`: it is unloaded and loaded again then. */
+  const start = (how: 'absent' | 'reloaded'): { host: Host; load: () => void } => {
+    const host = createHost()
+    const core = how === 'reloaded' ? host.root.plugin(planCorePlugin) : undefined
+    return {
+      host,
+      load: () => {
+        core?.dispose()
+        host.root.plugin(planCorePlugin)
+      },
+    }
+  }
+
+  it.each(['absent', 'reloaded'] as const)(
+    '(plan-core %s) shows the §7 selection while it runs, and the handler then selects as if nothing had been rebuilt',
+    async (how) => {
+      const { host, load } = start(how)
+      const command = planCommand(host, select)
+      const agent = await host.agent()
+      const run = host.root.require('commands').execute({ agent, line: '/plan' })
+      await command.entered
+      load()
+      const planMode = host.root.require('planMode')
+      // rebuilt from the record, as after a crash: get() agrees with the log's §7 rule (and so the projection)
+      expect(planMode.get(agent)).toEqual({ active: false, pending: true })
+      expect(selected(agent)).toBe(true)
+      command.release()
+      // the live handler is not pre-empted by its own record: idle, its selection commits now
+      expect(await run).toEqual({ kind: 'success', text: 'committed' })
+      expect(eventsOf(agent.session, 'plan/mode').map((event) => event.data.active)).toEqual([true])
+      expect(planMode.get(agent)).toEqual({ active: true })
+      expect(selected(agent)).toBeUndefined()
+    },
+  )
+
+  it('during a turn the handler queues as usual; the selection applies once, at the next accepted pre-step', async () => {
+    const { host, load } = start('absent')
+    const command = planCommand(host, select)
+    const agent = await host.agent()
+    const hang = deferred<{ text: string }>()
+    const inTurn = deferred()
+    host.model.push(async () => {
+      inTurn.resolve()
+      return hang.promise
+    })
+    host.model.push({ text: 'planning' })
+    const turn = agent.prompt('go')
+    await inTurn.promise
+    const run = host.root.require('commands').execute({ agent, line: '/plan' })
+    await command.entered
+    load()
+    const planMode = host.root.require('planMode')
+    expect(planMode.get(agent)).toEqual({ active: false, pending: true })
+    command.release()
+    expect(await run).toEqual({ kind: 'success', text: 'queued' })
+    expect(planMode.get(agent)).toEqual({ active: false, pending: true })
+    hang.resolve({ text: 'done' })
+    await turn
+    await agent.prompt('next')
+    expect(eventsOf(agent.session, 'plan/mode').map((event) => event.data.active)).toEqual([true])
+    expect(planMode.get(agent)).toEqual({ active: true })
+  })
+
+  it.each([
+    ['/plan', false, 'absent'],
+    ['/plan off', true, 'absent'],
+    ['/plan', false, 'reloaded'],
+    ['/plan off', true, 'reloaded'],
+  ] as const)('(%s, active %s, plan-core %s) a handler that fails without selecting leaves nothing waiting once it is done', async (line, active, how) => {
+    const { host, load } = start(how)
+    const command = planCommand(host, async () => undefined)
+    const agent = await host.agent()
+    if (active) await agent.session.append('plan/mode', { active: true })
+    const run = host.root.require('commands').execute({ agent, line })
+    await command.entered
+    load()
+    const planMode = host.root.require('planMode')
+    expect(planMode.get(agent)).toEqual({ active, pending: !active })
+    command.release()
+    expect(await run).toEqual({ kind: 'error', text: 'refused' })
+    // command/done { kind: 'error' }: the §7 rule drops the selection, and so does the controller
+    expect(selected(agent)).toBeUndefined()
+    expect(planMode.get(agent)).toEqual({ active })
+    host.model.push({ text: 'ok' })
+    await agent.prompt('go')
+    expect(eventsOf(agent.session, 'plan/mode').map((event) => event.data.active)).toEqual(active ? [true] : [])
+  })
+
+  it('a handler that succeeds without selecting (a stand-in) leaves the §7 selection waiting, as the projection shows it', async () => {
+    const { host, load } = start('absent')
+    const command = planCommand(host, async () => 'said yes, did nothing')
+    const agent = await host.agent()
+    const run = host.root.require('commands').execute({ agent, line: '/plan' })
+    await command.entered
+    load()
+    command.release()
+    await run
+    expect(selected(agent)).toBe(true)
+    expect(host.root.require('planMode').get(agent)).toEqual({ active: false, pending: true })
+    host.model.push({ text: 'ok' })
+    await agent.prompt('go')
+    expect(eventsOf(agent.session, 'plan/mode').map((event) => event.data.active)).toEqual([true])
+  })
+})
