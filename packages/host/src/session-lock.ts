@@ -15,6 +15,8 @@ interface LockOwner {
 /** Locks held by this process (shared by every copy of this module), released on exit. */
 interface LockTable {
   readonly held: Map<string, string>
+  /** Locks of a disposed store, released once its last appends have settled; a new holder waits for them. */
+  releasing?: Map<string, Promise<void>>
   exitHook: boolean
 }
 
@@ -67,6 +69,13 @@ export class SessionLock {
     const file = `${log}.lock`
     const locks = table()
     for (let attempt = 0; ; attempt += 1) {
+      const releasing = locks.releasing?.get(file)
+      if (releasing !== undefined) {
+        // A disposed store of this process is finishing its last appends: wait, then take it.
+        await releasing
+        attempt = -1
+        continue
+      }
       const owner: LockOwner = { pid: process.pid, host: hostname(), token: randomBytes(8).toString('hex'), since: Date.now() }
       try {
         await writeFile(file, JSON.stringify(owner) + '\n', { flag: 'wx' })
@@ -112,6 +121,28 @@ export class SessionLock {
     this.released = true
     table().held.delete(this.file)
     await unlink(this.file).catch(() => undefined)
+  }
+
+  /**
+   * Removes the lock file once `done` has settled. Until then the lock stays
+   * held, and another store of this process acquiring it waits instead of
+   * being refused: what a disposed store still writes lands before anyone
+   * else opens the log.
+   */
+  releaseAfter(done: Promise<unknown>): void {
+    if (this.released) return
+    const locks = table()
+    locks.releasing ??= new Map()
+    const releasing = locks.releasing
+    const file = this.file
+    const released = done.then(
+      () => this.release(),
+      () => this.release(),
+    )
+    releasing.set(file, released)
+    void released.then(() => {
+      if (releasing.get(file) === released) releasing.delete(file)
+    })
   }
 
   /** Removes the lock file now (once), for synchronous disposal. */

@@ -102,6 +102,8 @@ class StoredSession implements HostSession {
   /** Set when `close` starts: appends made from then on are refused; earlier ones still land. */
   closing = false
   closed = false
+  /** Appends accepted and not yet settled. */
+  queued = 0
 
   constructor(
     readonly id: string,
@@ -119,7 +121,10 @@ class StoredSession implements HostSession {
 
   append<T extends SessionEventType>(type: T, data: SessionEventMap[T]): Promise<SessionEvent<T>> {
     if (this.closing) return Promise.reject(new SessionLogError('CLOSED', `session ${this.id} is closed`, { file: this.file }))
-    const run = this.tail.then(() => this.write(type, data))
+    this.queued += 1
+    const run = this.tail.then(() => this.write(type, data)).finally(() => {
+      this.queued -= 1
+    })
     this.tail = run.catch(() => {})
     return run
   }
@@ -172,7 +177,7 @@ class Store implements SessionStore {
   readonly dir: string | undefined
   readonly durability: Durability
   private readonly sessions = new Map<string, StoredSession>()
-  private readonly opening = new Map<string, Promise<StoredSession>>()
+  private readonly opening = new Map<string, { readonly promise: Promise<StoredSession>; readonly creating: boolean }>()
   disposed = false
 
   constructor(
@@ -212,29 +217,49 @@ class Store implements SessionStore {
     return session
   }
 
-  private async createWith(id: string, events: SessionEvent[]): Promise<StoredSession> {
-    this.alive()
-    checkId(id)
-    if (this.sessions.has(id) || this.opening.has(id)) {
-      throw new SessionLogError('EXISTS', `session ${id} already exists`, { file: this.fileOf(id) })
+  /**
+   * Creates session `id` with `events` (already JSON copies) whose lines are
+   * `text`. The creation is registered in `opening` before the first await,
+   * so a second `create` of the id gets `EXISTS` and `open` waits for it.
+   */
+  private createWith(id: string, events: SessionEvent[], text = ''): Promise<StoredSession> {
+    try {
+      this.alive()
+      checkId(id)
+      if (this.sessions.has(id) || this.opening.has(id)) {
+        throw new SessionLogError('EXISTS', `session ${id} already exists`, { file: this.fileOf(id) })
+      }
+    } catch (error) {
+      return Promise.reject(error)
     }
     const file = this.fileOf(id)
-    if (file === undefined) return this.register(new StoredSession(id, events, undefined, this))
-    await this.ensureDir()
-    const lock = await this.lock(file)
-    let writer: JsonlWriter | undefined
-    try {
-      writer = await JsonlWriter.open(file, 0, true)
-      if (events.length > 0) {
-        await writer.append(events.map((event) => JSON.stringify(event) + '\n').join(''), this.durability !== 'never')
+    if (file === undefined) return Promise.resolve(this.register(new StoredSession(id, events, undefined, this)))
+    const creation = (async () => {
+      await this.ensureDir()
+      const lock = await this.lock(file)
+      let writer: JsonlWriter | undefined
+      try {
+        writer = await JsonlWriter.open(file, 0, true)
+        if (text !== '') await writer.append(text, this.durability !== 'never')
+        this.alive()
+      } catch (error) {
+        await writer?.close().catch(() => {})
+        await lock.release()
+        throw error
       }
-      this.alive()
-    } catch (error) {
-      await writer?.close().catch(() => {})
-      await lock.release()
-      throw error
+      return this.register(new StoredSession(id, events, writer, this, lock))
+    })()
+    return this.track(id, creation, true)
+  }
+
+  /** Registers a pending open or creation of `id` until it settles. */
+  private async track(id: string, promise: Promise<StoredSession>, creating: boolean): Promise<StoredSession> {
+    this.opening.set(id, { promise, creating })
+    try {
+      return await promise
+    } finally {
+      this.opening.delete(id)
     }
-    return this.register(new StoredSession(id, events, writer, this, lock))
   }
 
   private lock(file: string): Promise<SessionLock> {
@@ -246,14 +271,17 @@ class Store implements SessionStore {
   }
 
   async fork(session: Session, end?: number, options: CreateSessionOptions = {}): Promise<HostSession> {
+    // Appends already started belong to the log being forked: wait for them before reading its length.
+    if (session instanceof StoredSession) await session.settled()
     const source = session.events
     const stop = end === undefined ? source.length : end
     if (!Number.isInteger(stop) || stop < 0 || stop > source.length) {
       throw new RangeError(`fork: end must be an integer in [0, ${source.length}], got ${String(end)}`)
     }
-    if (session instanceof StoredSession) await session.settled()
-    const events = source.slice(0, stop).map((event) => JSON.parse(JSON.stringify(event)) as SessionEvent)
-    return this.createWith(options.id ?? newId('s'), events)
+    // One stringify per event: the line written, and the copy parsed from it.
+    const lines = source.slice(0, stop).map((event) => JSON.stringify(event))
+    const events = lines.map((line) => JSON.parse(line) as SessionEvent)
+    return this.createWith(options.id ?? newId('s'), events, lines.length === 0 ? '' : lines.join('\n') + '\n')
   }
 
   async open(id: string): Promise<HostSession> {
@@ -262,7 +290,15 @@ class Store implements SessionStore {
     const loaded = this.sessions.get(id)
     if (loaded !== undefined) return loaded
     const pending = this.opening.get(id)
-    if (pending !== undefined) return pending
+    if (pending !== undefined) {
+      if (!pending.creating) return pending.promise
+      // A creation in flight: its session, or, when it failed, whatever is on disk.
+      try {
+        return await pending.promise
+      } catch {
+        return this.open(id)
+      }
+    }
     const file = this.fileOf(id)
     if (file === undefined) throw new SessionLogError('NOT_FOUND', `session ${id} not found (the store keeps sessions in memory only)`)
     const load = (async () => {
@@ -283,12 +319,7 @@ class Store implements SessionStore {
         throw error
       }
     })()
-    this.opening.set(id, load)
-    try {
-      return await load
-    } finally {
-      this.opening.delete(id)
-    }
+    return this.track(id, load, false)
   }
 
   async list(): Promise<string[]> {
@@ -323,10 +354,18 @@ class Store implements SessionStore {
   dispose(): void {
     this.disposed = true
     for (const session of this.sessions.values()) {
+      // Appends made from now on are refused (`CLOSED`).
       session.closing = true
-      // Synchronously, so a store created right after this one can open the session.
-      session.lock?.releaseSync()
-      session.close().catch((error: unknown) => this.ctx.logger.error(`session store: closing ${session.id} failed`, error))
+      const closed = session.close().catch((error: unknown) => this.ctx.logger.error(`session store: closing ${session.id} failed`, error))
+      if (session.queued === 0) {
+        // Nothing left to write: release synchronously, so a store created right after this one can open the session.
+        session.closed = true
+        session.lock?.releaseSync()
+      } else {
+        // The appends already queued land first: the lock goes once they have settled, so nothing
+        // is written after another store took the log. A store of this process opening it meanwhile waits.
+        session.lock?.releaseAfter(closed)
+      }
     }
     this.sessions.clear()
   }
