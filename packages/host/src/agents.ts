@@ -16,8 +16,10 @@ import type {
 } from '@planmode/seams'
 import { AgentError } from './agent-error.js'
 import type { AgentRegistry, AgentStatus, CreateAgentOptions, HostAgent, TurnOutcome, UserInput } from './agent-types.js'
+import { failed, messageOf } from './error-text.js'
 import { newId } from './ids.js'
 import { buildPrompt } from './transcript.js'
+import { untilAborted } from './until-aborted.js'
 
 /**
  * Options of {@link agentsPlugin}.
@@ -61,31 +63,9 @@ function toMessage(input: UserInput): UserMessage {
   return input
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
-}
-
 function isRetryable(error: unknown): boolean {
   if (APICallError.isInstance(error)) return error.isRetryable
   return typeof error === 'object' && error !== null && (error as { isRetryable?: unknown }).isRetryable === true
-}
-
-/** The `value` of a tool result, if it survives JSON (the log is JSON). */
-function loggable(value: unknown): unknown {
-  if (value === undefined) return undefined
-  try {
-    return JSON.parse(JSON.stringify(value)) as unknown
-  } catch {
-    return undefined
-  }
-}
-
-function lastHeader(events: readonly SessionEvent[]): RequestHeader | undefined {
-  for (let index = events.length - 1; index >= 0; index -= 1) {
-    const event = events[index]!
-    if (event.type === 'request/header') return event.data
-  }
-  return undefined
 }
 
 function nextTurn(events: readonly SessionEvent[]): number {
@@ -136,26 +116,47 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   })
 }
 
-const CANCELLED_BEFORE_RUN = 'Error: the turn was cancelled before this call ran'
-const CANCELLED_WHILE_RUNNING = 'Error: the turn was cancelled while this call ran, and the tool did not stop'
+const CANCELLED_BEFORE_RUN = 'the turn was cancelled before this call ran'
+const CANCELLED_WHILE_RUNNING = 'the turn was cancelled while this call ran, and the tool did not stop'
 
-/** Rejects with the abort reason as soon as `signal` aborts; otherwise settles like `promise`. */
-function untilAborted<T>(promise: PromiseLike<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason)
-    if (signal.aborted) onAbort()
-    else signal.addEventListener('abort', onAbort, { once: true })
-    Promise.resolve(promise).then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(value)
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(error)
-      },
-    )
-  })
+/** What the loop knows about a session's last `request/header`, kept up to date incrementally. */
+interface HeaderCache {
+  /** The events array scanned (another array means a rescan). */
+  events: readonly SessionEvent[]
+  /** How many of its entries were scanned. */
+  scanned: number
+  /** The last entry scanned, to notice an array rewritten in place. */
+  tail: SessionEvent | undefined
+  /** The last header among them. */
+  header: RequestHeader | undefined
+  /** `JSON.stringify(header.tools)`, computed once per header when first compared. */
+  toolsJson: string | undefined
+}
+
+const headerCaches = new WeakMap<Session, HeaderCache>()
+
+/** The session's last `request/header`, scanning only the events appended since the last call. */
+function lastHeaderOf(session: Session): HeaderCache {
+  const events = session.events
+  let cache = headerCaches.get(session)
+  if (
+    cache === undefined ||
+    cache.events !== events ||
+    cache.scanned > events.length ||
+    (cache.scanned > 0 && events[cache.scanned - 1] !== cache.tail)
+  ) {
+    cache = { events, scanned: 0, tail: undefined, header: undefined, toolsJson: undefined }
+    headerCaches.set(session, cache)
+  }
+  for (; cache.scanned < events.length; cache.scanned += 1) {
+    const event = events[cache.scanned]!
+    cache.tail = event
+    if (event.type === 'request/header') {
+      cache.header = event.data
+      cache.toolsJson = undefined
+    }
+  }
+  return cache
 }
 
 interface Followup {
@@ -387,12 +388,13 @@ class LoopAgent implements HostAgent {
 
         const assembled = this.assemble()
         const model = `${this.model.provider}:${this.model.modelId}`
-        const previous = lastHeader(this.session.events)
-        const changed =
-          previous === undefined ||
-          previous.model !== model ||
-          previous.system !== assembled.system ||
-          JSON.stringify(previous.tools) !== JSON.stringify(assembled.tools)
+        const last = lastHeaderOf(this.session)
+        const previous = last.header
+        let changed = previous === undefined || previous.model !== model || previous.system !== assembled.system
+        if (!changed) {
+          last.toolsJson ??= JSON.stringify(previous!.tools)
+          changed = last.toolsJson !== JSON.stringify(assembled.tools)
+        }
         if (changed) {
           await this.session.append('request/header', {
             reason: previous === undefined ? 'initial' : 'change',
@@ -427,17 +429,8 @@ class LoopAgent implements HostAgent {
         await this.session.append('assistant/message', { content: response.content, turn, step })
         const calls = response.content.filter((block) => block.type === 'tool-call')
         for (const call of calls) {
-          const result = signal.aborted
-            ? ({ isError: true, content: [{ type: 'text', text: CANCELLED_BEFORE_RUN }] } satisfies ToolResult)
-            : await this.runTool(call.toolName, call.input, call.toolCallId, signal)
-          const value = result.isError ? undefined : loggable(result.value)
-          await this.session.append('tool/result', {
-            toolCallId: call.toolCallId,
-            toolName: call.toolName,
-            isError: result.isError,
-            content: result.content,
-            ...(value === undefined ? {} : { value }),
-          })
+          const result = signal.aborted ? failed(CANCELLED_BEFORE_RUN) : await this.runTool(call.toolName, call.input, call.toolCallId, signal)
+          await this.logResult(call.toolCallId, call.toolName, result)
         }
         openStep = undefined
         await this.session.append('step/end', { turn, step })
@@ -450,9 +443,30 @@ class LoopAgent implements HostAgent {
     }
   }
 
+  /**
+   * Logs a tool result. Its `value` goes into the log as is (the store's one
+   * JSON round trip makes the logged copy); a value JSON cannot hold is
+   * dropped: when the append refuses the data as not serializable
+   * (`TypeError`, nothing written), it is retried without the value.
+   */
+  private async logResult(toolCallId: string, toolName: string, result: ToolResult): Promise<void> {
+    const base = { toolCallId, toolName, isError: result.isError, content: result.content }
+    if (result.isError || result.value === undefined) {
+      await this.session.append('tool/result', base)
+      return
+    }
+    try {
+      await this.session.append('tool/result', { ...base, value: result.value })
+    } catch (error) {
+      if (!(error instanceof TypeError)) throw error
+      this.ctx.logger.debug(`agent ${this.id}: the value of tool ${toolName} (${toolCallId}) is not JSON; logged without it`, messageOf(error))
+      await this.session.append('tool/result', base)
+    }
+  }
+
   private async runTool(name: string, input: unknown, toolCallId: string, signal: AbortSignal): Promise<ToolResult> {
     const tools = this.ctx.get('tools')
-    if (tools === undefined) return { isError: true, content: [{ type: 'text', text: `Error: no tool registry is composed, so "${name}" cannot run` }] }
+    if (tools === undefined) return failed(`no tool registry is composed, so "${name}" cannot run`)
     const running = tools.execute(name, input, { agent: this, signal, toolCallId })
     // A tool that ignores the abort signal must not hold a cancelled turn forever.
     return new Promise<ToolResult>((resolve) => {
@@ -460,7 +474,7 @@ class LoopAgent implements HostAgent {
       const giveUp = (): void => {
         timer = setTimeout(() => {
           this.ctx.logger.warn(`agent ${this.id}: tool ${name} (${toolCallId}) ignored the cancellation; left running`)
-          resolve({ isError: true, content: [{ type: 'text', text: CANCELLED_WHILE_RUNNING }] })
+          resolve(failed(CANCELLED_WHILE_RUNNING))
         }, this.config.toolCancelGraceMs ?? 2000)
       }
       if (signal.aborted) giveUp()
@@ -471,7 +485,7 @@ class LoopAgent implements HostAgent {
         resolve(result)
       }
       // The seam says `execute` never rejects; a foreign registry that does still yields a failed result.
-      running.then(settle, (error: unknown) => settle({ isError: true, content: [{ type: 'text', text: `Error: ${messageOf(error)}` }] }))
+      running.then(settle, (error: unknown) => settle(failed(messageOf(error))))
     })
   }
 
@@ -523,10 +537,14 @@ class LoopAgent implements HostAgent {
       return block
     }
     const reader = stream.getReader()
+    let completed = false
     try {
       for (;;) {
         const { done, value: part } = await untilAborted(reader.read(), signal)
-        if (done) break
+        if (done) {
+          completed = true
+          break
+        }
         this.ctx.emit('agent/stream', { agent: this, turn, step, part })
         switch (part.type) {
           case 'text-start':
@@ -553,9 +571,13 @@ class LoopAgent implements HostAgent {
             break
         }
       }
+    } catch (error) {
+      // An `error` part, a failed read or a cancel: the provider's body must not stay open
+      // (a retry may start right after this).
+      void reader.cancel(signal.aborted ? signal.reason : error).catch(() => {})
+      throw error
     } finally {
-      if (signal.aborted) void reader.cancel(signal.reason).catch(() => undefined)
-      else reader.releaseLock()
+      if (completed) reader.releaseLock()
     }
     return blocks
       .filter((block) => block.type === 'tool-call' || block.text !== '')

@@ -1,5 +1,6 @@
 import type { Disposer, Plugin } from '@planmode/context'
 import type { CommandDefinition, CommandRegistry, CommandRequest, CommandResult } from '@planmode/seams'
+import { messageOf } from './error-text.js'
 import { newId } from './ids.js'
 
 /**
@@ -83,7 +84,7 @@ export const commandsPlugin: Plugin = {
             }
           } catch (error) {
             ctx.logger.debug(`command /${command.name} threw`, error)
-            result = { kind: 'error', text: error instanceof Error ? error.message : String(error) }
+            result = { kind: 'error', text: messageOf(error) }
           }
         }
         await session.append('command/done', { commandId, kind: result.kind, text: result.text })

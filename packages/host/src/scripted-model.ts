@@ -9,6 +9,7 @@ import type {
   LanguageModelV3StreamResult,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider'
+import { untilAborted } from './until-aborted.js'
 
 /** One tool call of a scripted reply. @public */
 export interface ScriptedToolCall {
@@ -89,26 +90,6 @@ function abortError(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('The operation was aborted.', 'AbortError')
 }
 
-/** Races `promise` against `signal`. */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return promise
-  if (signal.aborted) return Promise.reject(abortError(signal))
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(abortError(signal))
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(value)
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(error)
-      },
-    )
-  })
-}
-
 /**
  * Returns the system text of a request (the `system` messages joined), or
  * `''` — handy in scripted responses that branch on the prompt.
@@ -156,7 +137,7 @@ export function createScriptedModel(script: readonly ScriptedResponse[] = [], op
         `scripted model: no response left for request #${index + 1} (the script had ${index} response(s); push more or shorten the scenario)`,
       )
     }
-    const reply = typeof entry === 'function' ? await abortable(Promise.resolve(entry(request, index)), request.abortSignal) : entry
+    const reply = typeof entry === 'function' ? await untilAborted(Promise.resolve(entry(request, index)), request.abortSignal, abortError) : entry
     if ('error' in reply) {
       if (reply.error instanceof Error) throw reply.error
       const retryable = reply.retryable === true

@@ -1,5 +1,6 @@
 import type { Disposer, Plugin } from '@planmode/context'
 import type { Session, SessionEvent, SessionInvariant, SessionInvariantRegistry } from '@planmode/seams'
+import { messageOf } from './error-text.js'
 
 /**
  * The host's invariant registry: the seams' {@link @planmode/seams#SessionInvariantRegistry}
@@ -70,7 +71,7 @@ export const sessionInvariantsPlugin: Plugin = {
         try {
           reason = entry.check(event, session)
         } catch (error) {
-          reason = `the check threw: ${error instanceof Error ? error.message : String(error)}`
+          reason = `the check threw: ${messageOf(error)}`
         }
         if (reason !== undefined) throw new InvariantViolationError(entry.owner, session, event, reason)
       }

@@ -1,15 +1,7 @@
 import type { Disposer, Plugin } from '@planmode/context'
 import type { ToolDefinition, ToolExecution, ToolRegistry, ToolResult, ToolSchema } from '@planmode/seams'
+import { failed, messageOf } from './error-text.js'
 import { checkJsonSchema } from './json-schema-check.js'
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
-}
-
-/** A failed result whose text is `Error: <message>`. */
-function failed(message: string): ToolResult {
-  return { isError: true, content: [{ type: 'text', text: `Error: ${message}` }] }
-}
 
 function render(tool: ToolDefinition<never, unknown>, value: unknown): string {
   if (tool.toModelOutput !== undefined) return tool.toModelOutput(value as never)

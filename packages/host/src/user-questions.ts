@@ -1,6 +1,7 @@
 import type { Disposer, Plugin } from '@planmode/context'
 import type { Agent, AskRequest, UserAnswer, UserQuestionProvider, UserQuestions } from '@planmode/seams'
 import { UserQuestionError } from '@planmode/seams'
+import { untilAborted } from './until-aborted.js'
 
 /** The message of a `NO_PROVIDER` refusal. */
 const NO_PROVIDER = 'no user-questions provider is registered'
@@ -51,22 +52,8 @@ export const userQuestionsPlugin: Plugin = {
         const provider = providers[providers.length - 1]
         if (provider === undefined) throw new UserQuestionError('NO_PROVIDER', NO_PROVIDER)
         const signal = request.signal
-        if (signal === undefined) return provider.ask(request)
-        if (signal.aborted) throw aborted(signal)
-        return new Promise<readonly UserAnswer[]>((resolve, reject) => {
-          const onAbort = (): void => reject(aborted(signal))
-          signal.addEventListener('abort', onAbort, { once: true })
-          provider.ask(request).then(
-            (answers) => {
-              signal.removeEventListener('abort', onAbort)
-              resolve(answers)
-            },
-            (error: unknown) => {
-              signal.removeEventListener('abort', onAbort)
-              reject(error)
-            },
-          )
-        })
+        if (signal?.aborted === true) throw aborted(signal)
+        return untilAborted(provider.ask(request), signal, aborted)
       },
     }
     ctx.provide('userQuestions', service)
