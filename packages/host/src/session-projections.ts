@@ -35,6 +35,8 @@ export class ProjectionViewError extends Error {
 type AnyUnit = ProjectionUnit<unknown, unknown>
 
 interface Folded {
+  /** The unit's `stateVersion` the state was folded under (another version means a refold). */
+  readonly version: number
   state: unknown
   /** `seq` of the last event folded; -1 before any. */
   seq: number
@@ -70,7 +72,9 @@ function validate(unit: AnyUnit, view: unknown): unknown {
  * synchronous and catches up with `session.events` first; every value is
  * checked by its unit's schema (a failing one throws a
  * {@link ProjectionViewError}). `onChange` fires once per unit whose state
- * reference changed for an appended event.
+ * reference changed for an appended event. Folds are cached per unit and
+ * session: a fold made under another `stateVersion` of the unit is refolded,
+ * and a unit's folds are dropped when it is unregistered.
  *
  * @public
  */
@@ -78,18 +82,21 @@ export const sessionProjectionsPlugin: Plugin = {
   name: '@planmode/host/session-projections',
   apply(ctx) {
     const units: AnyUnit[] = []
-    const states = new WeakMap<Session, Map<AnyUnit, Folded>>()
+    /** Folds per registered unit, per session; a unit's entry goes when it is unregistered. */
+    const folds = new Map<AnyUnit, WeakMap<Session, Folded>>()
     const listeners = new Set<(change: ProjectionChange) => void>()
 
-    /** The unit's fold for `session`, caught up to `events` entries with seq <= `upTo`. */
-    const foldOf = (unit: AnyUnit, session: Session, upTo = Number.POSITIVE_INFINITY): Folded => {
-      let perSession = states.get(session)
-      if (perSession === undefined) {
-        perSession = new Map()
-        states.set(session, perSession)
-      }
+    /**
+     * The unit's fold for `session`, caught up to `events` entries with seq <= `upTo`;
+     * `undefined` once the unit is unregistered. A fold made under another
+     * `stateVersion` is refolded.
+     */
+    const foldOf = (unit: AnyUnit, session: Session, upTo = Number.POSITIVE_INFINITY): Folded | undefined => {
+      const perSession = folds.get(unit)
+      if (perSession === undefined) return undefined
       const events = session.events
-      let folded = perSession.get(unit)
+      let folded = perSession.get(session)
+      if (folded !== undefined && folded.version !== unit.stateVersion) folded = undefined
       if (folded !== undefined && folded.events !== events) {
         // The host replaced the array (repair, compaction): resume after the last folded seq,
         // or refold when the log no longer reaches it.
@@ -104,8 +111,8 @@ export const sessionProjectionsPlugin: Plugin = {
       }
       if (folded === undefined) {
         const initial = unit.initial()
-        folded = { state: initial, seq: -1, events, index: 0, before: initial }
-        perSession.set(unit, folded)
+        folded = { version: unit.stateVersion, state: initial, seq: -1, events, index: 0, before: initial }
+        perSession.set(session, folded)
       }
       while (folded.index < events.length) {
         const event = events[folded.index]!
@@ -133,16 +140,20 @@ export const sessionProjectionsPlugin: Plugin = {
         }
         const entry = unit as unknown as AnyUnit
         units.push(entry)
+        folds.set(entry, new WeakMap())
         return () => {
           const index = units.indexOf(entry)
-          if (index >= 0) units.splice(index, 1)
+          if (index >= 0) {
+            units.splice(index, 1)
+            folds.delete(entry)
+          }
         }
       },
       keys: () => units.map((unit) => unit.key),
       snapshot(session: Session): ProjectionSnapshot {
         const last = session.events[session.events.length - 1]
         const values: Record<string, unknown> = {}
-        for (const unit of units) values[unit.key] = validate(unit, unit.view(foldOf(unit, session).state))
+        for (const unit of units) values[unit.key] = validate(unit, unit.view(foldOf(unit, session)!.state))
         return { asOfSeq: last === undefined ? -1 : last.seq, values }
       },
       onChange(listener: (change: ProjectionChange) => void): Disposer {
@@ -154,13 +165,15 @@ export const sessionProjectionsPlugin: Plugin = {
 
     ctx.on('session/event', ({ session, event }) => {
       for (const unit of [...units]) {
-        let folded: Folded
+        let folded: Folded | undefined
         try {
           folded = foldOf(unit, session, event.seq)
         } catch (error) {
           ctx.logger.error(`projection "${unit.key}" threw while folding ${event.type} (session ${session.id}, seq ${event.seq})`, error)
           continue
         }
+        // Unregistered by a listener of an earlier unit.
+        if (folded === undefined) continue
         // Appends are serialized and announced synchronously, so the fold now ends at this event.
         if (folded.seq !== event.seq || folded.before === folded.state || listeners.size === 0) continue
         const after = folded.state
