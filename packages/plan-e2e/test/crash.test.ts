@@ -256,7 +256,8 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'plan-e2e-crash-'))
 })
 afterAll(async () => {
-  await rm(root, { recursive: true, force: true })
+  // beforeAll may have failed (a stale build) before creating it: `root` is then unset.
+  if (root !== undefined) await rm(root, { recursive: true, force: true })
 })
 
 describe('crash safety across the plan layers (SIGKILL at random moments)', () => {
