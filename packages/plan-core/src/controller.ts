@@ -128,8 +128,8 @@ export function createPlanModeController(ctx: Context): PlanModeController {
         pending.set(session, { active: settled, narrate: true })
       }
     } else if (pending.get(session)?.command !== undefined && log.selection.running === null) {
-      // The /plan it was rebuilt from finished after all (its handler was alive) without selecting
-      // through this controller: follow the log from here, as the projection does (§7).
+      // No `/plan` runs any more — the one it was rebuilt from finished after all (its handler was alive),
+      // or a later one did — and nothing replaced the rebuilt selection: follow the log, as the projection does (§7).
       const settled = log.selection.wanted
       if (settled !== null && settled !== log.active) pending.set(session, { active: settled, narrate: true })
       else pending.delete(session)
