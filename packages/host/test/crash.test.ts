@@ -1,19 +1,11 @@
 import { spawn } from 'node:child_process'
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
-import { createRequire } from 'node:module'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Context } from '@planmode/context'
 import { sessionStorePlugin } from '@planmode/host'
-import { recordingLogger } from './helpers.js'
-
-const here = dirname(fileURLToPath(import.meta.url))
-const packageDir = resolve(here, '..')
-// Inside the package's node_modules, so the bundle resolves the package's own dependencies.
-const cacheDir = join(packageDir, 'node_modules', '.cache', 'host-crash-test')
-const childFile = join(cacheDir, 'child.mjs')
+import { bundleChild, recordingLogger } from './helpers.js'
 
 /** A host process that appends to one session as fast as it can, printing each acknowledged seq. */
 const childSource = `
@@ -41,22 +33,9 @@ for (;;) {
 }
 `
 
+let childFile: string
 beforeAll(async () => {
-  // esbuild comes with vite (a root dev dependency); resolve it from there.
-  const fromVite = createRequire(createRequire(import.meta.url).resolve('vite'))
-  const esbuild = fromVite('esbuild') as { build(options: Record<string, unknown>): Promise<unknown> }
-  await mkdir(cacheDir, { recursive: true })
-  await esbuild.build({
-    stdin: { contents: childSource, resolveDir: join(packageDir, 'src'), sourcefile: 'crash-child.ts', loader: 'ts' },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    conditions: ['@planmode/source'],
-    external: ['@ai-sdk/*', 'zod'],
-    outfile: childFile,
-    logLevel: 'silent',
-  })
+  childFile = await bundleChild('host-crash-test', childSource)
 })
 
 let dir: string

@@ -1,3 +1,7 @@
+import { mkdir } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { Context } from '@planmode/context'
 import type { Logger } from '@planmode/context'
 import type { Agent, Session, StandardSchemaV1, UserMessage } from '@planmode/seams'
@@ -49,4 +53,32 @@ export function schemaOf<T>(check: (value: unknown) => string | undefined): Stan
 
 export function text(value: string): UserMessage {
   return { content: [{ type: 'text', text: value }], source: { kind: 'user' } }
+}
+
+const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+
+/**
+ * Bundles a child-process script (TypeScript source importing `../src`) into
+ * `node_modules/.cache/<name>/child.mjs` and returns its path, so tests can
+ * run a real host in a separate process with plain `node`.
+ */
+export async function bundleChild(name: string, source: string): Promise<string> {
+  // esbuild comes with vite (a root dev dependency); resolve it from there.
+  const fromVite = createRequire(createRequire(import.meta.url).resolve('vite'))
+  const esbuild = fromVite('esbuild') as { build(options: Record<string, unknown>): Promise<unknown> }
+  const cacheDir = join(packageDir, 'node_modules', '.cache', name)
+  const outfile = join(cacheDir, 'child.mjs')
+  await mkdir(cacheDir, { recursive: true })
+  await esbuild.build({
+    stdin: { contents: source, resolveDir: join(packageDir, 'src'), sourcefile: `${name}.ts`, loader: 'ts' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    conditions: ['@planmode/source'],
+    external: ['@ai-sdk/*', 'zod'],
+    outfile,
+    logLevel: 'silent',
+  })
+  return outfile
 }

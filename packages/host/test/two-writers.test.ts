@@ -1,18 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
-import { createRequire } from 'node:module'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Context } from '@planmode/context'
 import { SessionLogError, sessionStorePlugin } from '@planmode/host'
-import { recordingLogger } from './helpers.js'
-
-const here = dirname(fileURLToPath(import.meta.url))
-const packageDir = resolve(here, '..')
-const cacheDir = join(packageDir, 'node_modules', '.cache', 'host-two-writers-test')
-const childFile = join(cacheDir, 'writer.mjs')
+import { bundleChild, recordingLogger } from './helpers.js'
 
 /** A second host process: opens (or creates) one session, appends once, reports, then holds it until killed. */
 const childSource = `
@@ -33,21 +26,9 @@ try {
 }
 `
 
+let childFile: string
 beforeAll(async () => {
-  const fromVite = createRequire(createRequire(import.meta.url).resolve('vite'))
-  const esbuild = fromVite('esbuild') as { build(options: Record<string, unknown>): Promise<unknown> }
-  await mkdir(cacheDir, { recursive: true })
-  await esbuild.build({
-    stdin: { contents: childSource, resolveDir: join(packageDir, 'src'), sourcefile: 'writer-child.ts', loader: 'ts' },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    conditions: ['@planmode/source'],
-    external: ['@ai-sdk/*', 'zod'],
-    outfile: childFile,
-    logLevel: 'silent',
-  })
+  childFile = await bundleChild('host-two-writers-test', childSource)
 })
 
 let dir: string
