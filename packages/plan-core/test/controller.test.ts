@@ -7,8 +7,11 @@ import { ENTER_NOTICE, LEAVE_NOTICE, createHost, deferred, eventsOf, requestSyst
 const PLAN_SECTION = 'PLAN MODE IS ON'
 
 /** Host + plan-core + a `look` tool + a stand-in section that shows the logged state (so headers differ by mode). */
-function setup(script: Parameters<typeof createHost>[0] = []): Host & { planMode: PlanModeController } {
-  const host = createHost(script)
+function setup(
+  script: Parameters<typeof createHost>[0] = [],
+  config: Parameters<typeof createHost>[1] = {},
+): Host & { planMode: PlanModeController } {
+  const host = createHost(script, config)
   host.root.plugin(planCorePlugin)
   host.root.require('tools').register({
     name: 'look',
@@ -543,23 +546,7 @@ describe('§9a a /plan that was still running when the process died', () => {
 })
 
 function setupWithDir(dir: string): ReturnType<typeof setup> {
-  const host = createHost([], { dir })
-  host.root.plugin(planCorePlugin)
-  host.root.require('tools').register({
-    name: 'look',
-    description: 'Reads nothing.',
-    parameters: { type: 'object', properties: {} },
-    execute: () => 'nothing',
-  })
-  host.root.require('systemPrompt').section({
-    name: 'test:mode',
-    order: 50,
-    text: ({ agent }) => {
-      const state = agent === undefined ? undefined : host.root.get('planMode')?.get(agent)
-      return state?.active === true ? PLAN_SECTION : ''
-    },
-  })
-  return Object.assign(host, { planMode: host.root.require('planMode') })
+  return setup([], { dir })
 }
 
 describe('§9a a /plan logged while no controller of this process saw it, whose handler is still running', () => {
