@@ -16,6 +16,18 @@ function host(model: LanguageModelV3, config: Partial<HostConfig> = {}) {
 const scripted = (script: ScriptedResponse[]) => host(createScriptedModel(script))
 
 /** A bare in-memory session whose `events` array a test may replace or shrink. */
+/** A model whose every `doStream` call answers with the stream `next()` returns. */
+function streamingModel(next: () => ReadableStream<LanguageModelV3StreamPart>): LanguageModelV3 {
+  return {
+    specificationVersion: 'v3',
+    provider: 'test',
+    modelId: 'm',
+    supportedUrls: {},
+    doGenerate: () => Promise.reject(new Error('not used')),
+    doStream: () => Promise.resolve({ stream: next() }),
+  }
+}
+
 function memorySession(id = 'm'): Session & { events: SessionEvent[] } {
   const session = {
     id,
@@ -39,36 +51,28 @@ describe('the model stream', () => {
     const reasons: unknown[] = []
     const failure = Object.assign(new Error('overloaded'), { isRetryable: true })
     let calls = 0
-    const model: LanguageModelV3 = {
-      specificationVersion: 'v3',
-      provider: 'test',
-      modelId: 'm',
-      supportedUrls: {},
-      doGenerate: () => Promise.reject(new Error('not used')),
-      doStream() {
-        calls += 1
-        const call = calls
-        order.push(`stream ${call}`)
-        const stream = new ReadableStream<LanguageModelV3StreamPart>({
-          start(controller) {
-            if (call === 1) {
-              // The provider reports an error part and leaves its body open.
-              controller.enqueue({ type: 'error', error: failure })
-              return
-            }
-            controller.enqueue({ type: 'text-start', id: 't' })
-            controller.enqueue({ type: 'text-delta', id: 't', delta: 'ok' })
-            controller.enqueue({ type: 'text-end', id: 't' })
-            controller.close()
-          },
-          cancel(reason) {
-            order.push(`cancel ${call}`)
-            reasons.push(reason)
-          },
-        })
-        return Promise.resolve({ stream })
-      },
-    }
+    const model = streamingModel(() => {
+      calls += 1
+      const call = calls
+      order.push(`stream ${call}`)
+      return new ReadableStream<LanguageModelV3StreamPart>({
+        start(controller) {
+          if (call === 1) {
+            // The provider reports an error part and leaves its body open.
+            controller.enqueue({ type: 'error', error: failure })
+            return
+          }
+          controller.enqueue({ type: 'text-start', id: 't' })
+          controller.enqueue({ type: 'text-delta', id: 't', delta: 'ok' })
+          controller.enqueue({ type: 'text-end', id: 't' })
+          controller.close()
+        },
+        cancel(reason) {
+          order.push(`cancel ${call}`)
+          reasons.push(reason)
+        },
+      })
+    })
     const { sessions, agents } = host(model)
     const session = await sessions.create()
     const outcome = await agents.create({ session }).prompt('hi')
@@ -80,28 +84,20 @@ describe('the model stream', () => {
 
   it('retries after a read error too', async () => {
     let calls = 0
-    const model: LanguageModelV3 = {
-      specificationVersion: 'v3',
-      provider: 'test',
-      modelId: 'm',
-      supportedUrls: {},
-      doGenerate: () => Promise.reject(new Error('not used')),
-      doStream() {
-        calls += 1
-        const call = calls
-        const stream = new ReadableStream<LanguageModelV3StreamPart>({
-          pull(controller) {
-            if (call === 1) controller.error(Object.assign(new Error('socket hang up'), { isRetryable: true }))
-            else {
-              controller.enqueue({ type: 'text-start', id: 't' })
-              controller.enqueue({ type: 'text-delta', id: 't', delta: 'ok' })
-              controller.close()
-            }
-          },
-        })
-        return Promise.resolve({ stream })
-      },
-    }
+    const model = streamingModel(() => {
+      calls += 1
+      const call = calls
+      return new ReadableStream<LanguageModelV3StreamPart>({
+        pull(controller) {
+          if (call === 1) controller.error(Object.assign(new Error('socket hang up'), { isRetryable: true }))
+          else {
+            controller.enqueue({ type: 'text-start', id: 't' })
+            controller.enqueue({ type: 'text-delta', id: 't', delta: 'ok' })
+            controller.close()
+          }
+        },
+      })
+    })
     const { sessions, agents } = host(model)
     const session = await sessions.create()
     expect(await agents.create({ session }).prompt('hi')).toMatchObject({ reason: 'completed', steps: 1 })
