@@ -8,8 +8,8 @@
  */
 import './services.js'
 
-export { AgentError } from './agent-error.js'
-export type { AgentErrorCode } from './agent-error.js'
+export { AgentError } from './loop/agent-error.js'
+export type { AgentErrorCode } from './loop/agent-error.js'
 export type {
   AgentRegistry,
   AgentStatus,
@@ -18,16 +18,16 @@ export type {
   HostAgent,
   TurnOutcome,
   UserInput,
-} from './agent-types.js'
-export { agentsPlugin, INTERRUPTED_TURN_ERROR } from './agents.js'
-export type { AgentsConfig, AgentStreamPayload } from './agents.js'
-export { commandsPlugin, parseCommandLine } from './commands.js'
-export type { ParsedCommandLine } from './commands.js'
+} from './loop/agent-types.js'
+export { agentsPlugin, INTERRUPTED_TURN_ERROR } from './loop/agents.js'
+export type { AgentsConfig, AgentStreamPayload } from './loop/agents.js'
+export { commandsPlugin, parseCommandLine } from './runtimes/commands.js'
+export type { ParsedCommandLine } from './runtimes/commands.js'
 export { hostPlugin } from './host-plugin.js'
 export type { HostConfig } from './host-plugin.js'
-export { createDeepSeekModel, createOpenAICompatibleModel, modelFromEnv } from './providers.js'
-export type { DeepSeekModelOptions, FetchFunction, OpenAICompatibleModelOptions } from './providers.js'
-export { createScriptedModel, requestSystem } from './scripted-model.js'
+export { createDeepSeekModel, createOpenAICompatibleModel, modelFromEnv } from './model/providers.js'
+export type { DeepSeekModelOptions, FetchFunction, OpenAICompatibleModelOptions } from './model/providers.js'
+export { createScriptedModel, requestSystem } from './model/scripted-model.js'
 export type {
   ScriptedAnswer,
   ScriptedFailure,
@@ -36,14 +36,14 @@ export type {
   ScriptedReply,
   ScriptedResponse,
   ScriptedToolCall,
-} from './scripted-model.js'
-export { sessionInvariantsPlugin, InvariantViolationError } from './session-invariants.js'
-export type { HostSessionInvariants } from './session-invariants.js'
-export { SessionLogError } from './session-log-error.js'
-export type { SessionLogErrorCode } from './session-log-error.js'
-export { sessionProjectionsPlugin, ProjectionViewError } from './session-projections.js'
-export { sessionStorePlugin } from './session-store.js'
-export type { CreateSessionOptions, Durability, HostSession, SessionStore, SessionStoreConfig } from './session-store.js'
-export { systemPromptPlugin } from './system-prompt.js'
-export { toolsPlugin } from './tools.js'
-export { userQuestionsPlugin } from './user-questions.js'
+} from './model/scripted-model.js'
+export { sessionInvariantsPlugin, InvariantViolationError } from './runtimes/session-invariants.js'
+export type { HostSessionInvariants } from './runtimes/session-invariants.js'
+export { SessionLogError } from './session/session-log-error.js'
+export type { SessionLogErrorCode } from './session/session-log-error.js'
+export { sessionProjectionsPlugin, ProjectionViewError } from './runtimes/session-projections.js'
+export { sessionStorePlugin } from './session/session-store.js'
+export type { CreateSessionOptions, Durability, HostSession, SessionStore, SessionStoreConfig } from './session/session-store.js'
+export { systemPromptPlugin } from './runtimes/system-prompt.js'
+export { toolsPlugin } from './runtimes/tools.js'
+export { userQuestionsPlugin } from './runtimes/user-questions.js'

@@ -1,6 +1,6 @@
-import type { AgentRegistry, AgentStatusPayload } from './agent-types.js'
-import type { AgentStreamPayload } from './agents.js'
-import type { SessionStore } from './session-store.js'
+import type { AgentRegistry, AgentStatusPayload } from './loop/agent-types.js'
+import type { AgentStreamPayload } from './loop/agents.js'
+import type { SessionStore } from './session/session-store.js'
 
 declare module '@planmode/context' {
   interface Services {

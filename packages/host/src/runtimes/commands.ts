@@ -1,7 +1,7 @@
 import type { Disposer, Plugin } from '@planmode/context'
 import type { CommandDefinition, CommandRegistry, CommandRequest, CommandResult } from '@planmode/seams'
-import { messageOf } from './error-text.js'
-import { newId } from './ids.js'
+import { messageOf } from '../error-text.js'
+import { newId } from '../ids.js'
 
 /**
  * A command line split into its name and raw arguments.

@@ -1,6 +1,6 @@
 import type { Disposer, Plugin } from '@planmode/context'
 import type { ToolDefinition, ToolExecution, ToolRegistry, ToolResult, ToolSchema } from '@planmode/seams'
-import { failed, messageOf } from './error-text.js'
+import { failed, messageOf } from '../error-text.js'
 import { checkJsonSchema } from './json-schema-check.js'
 
 function render(tool: ToolDefinition<never, unknown>, value: unknown): string {

@@ -16,10 +16,10 @@ import type {
 } from '@planmode/seams'
 import { AgentError } from './agent-error.js'
 import type { AgentRegistry, AgentStatus, CreateAgentOptions, HostAgent, TurnOutcome, UserInput } from './agent-types.js'
-import { failed, messageOf } from './error-text.js'
-import { newId } from './ids.js'
+import { failed, messageOf } from '../error-text.js'
+import { newId } from '../ids.js'
 import { buildPrompt } from './transcript.js'
-import { untilAborted } from './until-aborted.js'
+import { untilAborted } from '../until-aborted.js'
 
 /**
  * Options of {@link agentsPlugin}.

@@ -1,6 +1,6 @@
 import type { Disposer, Plugin } from '@planmode/context'
 import type { Session, SessionEvent, SessionInvariant, SessionInvariantRegistry } from '@planmode/seams'
-import { messageOf } from './error-text.js'
+import { messageOf } from '../error-text.js'
 
 /**
  * The host's invariant registry: the seams' {@link @planmode/seams#SessionInvariantRegistry}

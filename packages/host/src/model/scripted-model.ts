@@ -9,7 +9,7 @@ import type {
   LanguageModelV3StreamResult,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider'
-import { untilAborted } from './until-aborted.js'
+import { untilAborted } from '../until-aborted.js'
 
 /** One tool call of a scripted reply. @public */
 export interface ScriptedToolCall {

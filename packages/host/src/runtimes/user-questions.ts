@@ -1,7 +1,7 @@
 import type { Disposer, Plugin } from '@planmode/context'
 import type { Agent, AskRequest, UserAnswer, UserQuestionProvider, UserQuestions } from '@planmode/seams'
 import { UserQuestionError } from '@planmode/seams'
-import { untilAborted } from './until-aborted.js'
+import { untilAborted } from '../until-aborted.js'
 
 /** The message of a `NO_PROVIDER` refusal. */
 const NO_PROVIDER = 'no user-questions provider is registered'
