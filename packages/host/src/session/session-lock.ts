@@ -1,15 +1,67 @@
+/**
+ * The single-writer lock of a session log: `<log>.lock`.
+ *
+ * Why exactly one process can hold it, and why a stale lock can be taken over
+ * by only one of the processes racing for it:
+ *
+ * 1. **Creation is atomic.** The content (the holder's identity and a random
+ *    token) is written and fsynced to a uniquely named temp file
+ *    `<lock>.tmp-<pid>-<random>`, which is then `link()`ed to the lock path.
+ *    `link` fails with `EEXIST` when the path exists, so of any number of
+ *    creators exactly one succeeds, and the lock is never visible without its
+ *    full content: a reader never sees an empty or half-written lock of this
+ *    host. (Only where the file system has no hard links does creation fall
+ *    back to `O_EXCL` + write; a reader then waits a moment for an empty lock
+ *    to fill in before calling it unreadable.)
+ * 2. **Only one process may delete a given stale lock.** A lock whose token is
+ *    `T` may be unlinked only by the holder of the claim `<lock>.takeover-T`,
+ *    itself created by the same atomic link, so at most one process holds it
+ *    at a time. The claim holder re-reads the lock and unlinks it only if it
+ *    still holds `T`. While the claim is held, nothing else can replace the
+ *    file holding `T`: a fresh creator's link fails while it exists, and
+ *    removing it needs the claim. So the file unlinked is the stale one, never
+ *    a live lock that replaced it. Tokens are random and never reused, so a
+ *    slow process that claims `T` after the takeover finished (the claim is
+ *    removed after use) re-reads another token, or no lock, and unlinks
+ *    nothing.
+ * 3. **Then everyone races the link of (1) again.** The claim holder, and any
+ *    fresh opener that arrives after the unlink, try to create the lock; one
+ *    link wins, every other process finds a live holder and gets `LOCKED`.
+ * 4. **A takeover that dies half-way does not wedge the session.** A claim file
+ *    holds its creator's identity like a lock does; a claim whose creator is
+ *    gone is stale and is removed by the same rule one level down (the claim
+ *    `<claim>.takeover-<its token>`), recursively. Only the lock itself
+ *    decides who writes; claims only decide who may delete.
+ * 5. **A lock is stale only when its holder is provably gone**: same host name
+ *    and another boot id (the machine restarted); or same boot and pid
+ *    namespace, and the pid not running, a zombie, or running with another
+ *    start time (the pid was reused); or this very process, whose lock table
+ *    does not hold the token. Another host, or another pid namespace on this
+ *    host, cannot be checked and counts as live. Without `/proc` (macOS) the
+ *    check falls back to pid + host name.
+ * 6. **A lock this process holds stays live until its file is gone**: release
+ *    checks the token, unlinks, and only then forgets the token, so no store of
+ *    this process can find its own live lock "not held" and take it over.
+ */
 import { randomBytes } from 'node:crypto'
-import { readFile, unlink, writeFile } from 'node:fs/promises'
-import { unlinkSync } from 'node:fs'
+import { link, open, readdir, readFile, unlink } from 'node:fs/promises'
+import { readFileSync, statSync, unlinkSync } from 'node:fs'
 import { hostname } from 'node:os'
+import { basename, dirname, join } from 'node:path'
 import { SessionLogError } from './session-log-error.js'
 
-/** What a lock file holds. */
+/** What a lock (or claim, or temp) file holds. Fields past `since` are absent where `/proc` is missing. */
 interface LockOwner {
   readonly pid: number
   readonly host: string
   readonly token: string
   readonly since: number
+  /** `/proc/sys/kernel/random/boot_id`. */
+  readonly boot?: string
+  /** Field 22 of `/proc/<pid>/stat`: start time in clock ticks after boot. */
+  readonly start?: number
+  /** Inode of `/proc/self/ns/pid`. */
+  readonly pidns?: number
 }
 
 /** Locks held by this process (shared by every copy of this module), released on exit. */
@@ -17,31 +69,168 @@ interface LockTable {
   readonly held: Map<string, string>
   /** Locks of a disposed store, released once its last appends have settled; a new holder waits for them. */
   releasing?: Map<string, Promise<void>>
+  /** Every token this process stands behind right now: locks being created or held, claims held. */
+  tokens?: Set<string>
+  /** Takeover claims held now (path → token), removed on exit. */
+  claims?: Map<string, string>
   exitHook: boolean
 }
 
 const TABLE = Symbol.for('@planmode/host/session-locks')
 
-function table(): LockTable {
+function table(): LockTable & { tokens: Set<string>; claims: Map<string, string> } {
   const global = globalThis as { [TABLE]?: LockTable }
   global[TABLE] ??= { held: new Map(), exitHook: false }
   const locks = global[TABLE]
+  locks.tokens ??= new Set(locks.held.values())
+  locks.claims ??= new Map()
   if (!locks.exitHook) {
     locks.exitHook = true
     process.once('exit', () => {
-      for (const file of locks.held.keys()) {
-        try {
-          unlinkSync(file)
-        } catch {
-          // already gone
-        }
-      }
+      for (const [file, token] of [...locks.held, ...(locks.claims ?? [])]) unlinkOwnSync(file, token)
     })
   }
-  return locks
+  return locks as LockTable & { tokens: Set<string>; claims: Map<string, string> }
 }
 
-function alive(pid: number): boolean {
+/** Whether this process stands behind `token`. */
+function ours(token: string): boolean {
+  const locks = table()
+  return locks.tokens.has(token) || [...locks.held.values()].includes(token)
+}
+
+// ---------------------------------------------------------------- identity
+
+interface ProcStat {
+  readonly pid: number
+  readonly state: string
+  readonly start: number
+}
+
+/** Fields 1, 3 and 22 of `/proc/<pid>/stat` (the name, field 2, may hold spaces and parentheses). */
+function procStat(pid: number | 'self'): ProcStat | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const close = text.lastIndexOf(')')
+    const fields = text.slice(close + 2).split(' ')
+    const start = Number(fields[19])
+    const state = fields[0]
+    if (state === undefined || !Number.isSafeInteger(start)) return undefined
+    return { pid: Number.parseInt(text, 10), state, start }
+  } catch {
+    return undefined
+  }
+}
+
+interface Self {
+  readonly host: string
+  readonly boot: string | undefined
+  readonly start: number | undefined
+  readonly pidns: number | undefined
+  /** Whether `/proc/<pid>` names processes of our pid namespace (false under `unshare --pid` without a new `/proc`). */
+  readonly procIsOurs: boolean
+}
+
+let self: Self | undefined
+
+function me(): Self {
+  if (self !== undefined && self.host === hostname()) return self
+  let boot: string | undefined
+  try {
+    boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined
+  } catch {
+    boot = undefined
+  }
+  let pidns: number | undefined
+  try {
+    pidns = statSync('/proc/self/ns/pid').ino
+  } catch {
+    pidns = undefined
+  }
+  const stat = procStat('self')
+  self = { host: hostname(), boot, start: stat?.start, pidns, procIsOurs: stat?.pid === process.pid }
+  return self
+}
+
+function ownerLine(token: string): string {
+  const { host, boot, start, pidns } = me()
+  const owner: LockOwner = {
+    pid: process.pid,
+    host,
+    token,
+    since: Date.now(),
+    ...(boot === undefined ? {} : { boot }),
+    ...(start === undefined ? {} : { start }),
+    ...(pidns === undefined ? {} : { pidns }),
+  }
+  return JSON.stringify(owner) + '\n'
+}
+
+function newToken(): string {
+  return randomBytes(8).toString('hex')
+}
+
+const TOKEN = /^[A-Za-z0-9_-]{1,64}$/
+
+/** The problem with a parsed lock, or `undefined` when it is a lock. */
+function shapeProblem(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `it holds ${JSON.stringify(value)}, not an object`
+  const owner = value as Record<string, unknown>
+  if (typeof owner.pid !== 'number' || !Number.isSafeInteger(owner.pid) || owner.pid <= 0) return `"pid" is ${JSON.stringify(owner.pid)}; expected a positive integer`
+  if (typeof owner.host !== 'string' || owner.host === '') return `"host" is ${JSON.stringify(owner.host)}; expected a non-empty string`
+  if (typeof owner.token !== 'string' || !TOKEN.test(owner.token)) return `"token" is ${JSON.stringify(owner.token)}; expected 1 to 64 letters, digits, "_" or "-"`
+  if (owner.since !== undefined && typeof owner.since !== 'number') return `"since" is ${JSON.stringify(owner.since)}; expected a number`
+  if (owner.boot !== undefined && typeof owner.boot !== 'string') return `"boot" is ${JSON.stringify(owner.boot)}; expected a string`
+  if (owner.start !== undefined && (typeof owner.start !== 'number' || !Number.isSafeInteger(owner.start))) return `"start" is ${JSON.stringify(owner.start)}; expected an integer`
+  if (owner.pidns !== undefined && (typeof owner.pidns !== 'number' || !Number.isSafeInteger(owner.pidns))) return `"pidns" is ${JSON.stringify(owner.pidns)}; expected an integer`
+  return undefined
+}
+
+const sleep = (ms: number) => new Promise<void>((resolveSleep) => setTimeout(resolveSleep, ms))
+
+/**
+ * The holder written in `file`, or `undefined` when the file is gone. Anything
+ * else that is not a lock rejects with `LOCK_UNREADABLE`; nothing is changed.
+ */
+async function readOwner(file: string, log: string): Promise<LockOwner | undefined> {
+  let text = ''
+  // An empty lock can only be one being filled in by a writer without hard links (or an older
+  // version of this host): give it a moment before calling it unreadable.
+  for (let attempt = 0; attempt < 6; attempt += 1) {
+    try {
+      text = await readFile(file, 'utf8')
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code === 'ENOENT') return undefined
+      throw new SessionLogError('UNREADABLE', `${file}: cannot read the session lock (${(error as Error).message})`, { file: log, cause: error })
+    }
+    if (text !== '') break
+    await sleep(20)
+  }
+  let problem: string | undefined
+  let value: unknown
+  if (text.trim() === '') problem = 'it is empty'
+  else {
+    try {
+      value = JSON.parse(text)
+      problem = shapeProblem(value)
+    } catch (error) {
+      problem = `it is not JSON (${(error as Error).message})`
+    }
+  }
+  if (problem !== undefined) {
+    throw new SessionLogError(
+      'LOCK_UNREADABLE',
+      `${file}: not a session lock this host can read: ${problem}. Nothing was opened or changed; if no process is using ${log}, delete ${file} and open it again`,
+      { file: log },
+    )
+  }
+  return value as LockOwner
+}
+
+type Verdict = { readonly live: true; readonly who: string } | { readonly live: false; readonly why: string }
+
+function running(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true
@@ -50,11 +239,185 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Whether the holder of a lock (or claim) may still be running. See rule 5 at the top of the file. */
+function judge(owner: LockOwner): Verdict {
+  const here = me()
+  const who = `process ${owner.pid} on ${owner.host}`
+  if (owner.host !== here.host) return { live: true, who: `${who} (another host: whether it still runs cannot be checked from here)` }
+  if (owner.boot !== undefined && here.boot !== undefined && owner.boot !== here.boot) {
+    return { live: false, why: `of process ${owner.pid} (the machine has restarted since)` }
+  }
+  if (owner.pidns !== undefined && here.pidns !== undefined && owner.pidns !== here.pidns) {
+    return {
+      live: true,
+      who: `${who} in another pid namespace (a container?); whether it still runs cannot be checked from here`,
+    }
+  }
+  const sameStart = (start: number | undefined) => owner.start === undefined || start === undefined || owner.start === start
+  if (owner.pid === process.pid && sameStart(here.start)) {
+    return ours(owner.token)
+      ? { live: true, who: 'another session store of this process' }
+      : { live: false, why: 'of this process (no longer held)' }
+  }
+  if (!running(owner.pid)) return { live: false, why: `of process ${owner.pid} (not running)` }
+  if (here.procIsOurs) {
+    const stat = procStat(owner.pid)
+    if (stat === undefined) {
+      // Gone between the two checks, or /proc hides it: trust the signal check.
+      if (!running(owner.pid)) return { live: false, why: `of process ${owner.pid} (not running)` }
+    } else {
+      if (stat.state === 'Z' || stat.state === 'X') return { live: false, why: `of process ${owner.pid} (exited, not yet reaped)` }
+      if (!sameStart(stat.start)) return { live: false, why: `of process ${owner.pid} (not running: that pid is now another process)` }
+    }
+  }
+  return { live: true, who }
+}
+
+// ---------------------------------------------------------------- files
+
+const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV'])
+
 /**
- * An exclusive writer lock on one session log: `<log>.lock`, created with
- * `O_EXCL`, holding the owner's pid, host name and a per-lock token. A lock
- * whose process is gone (same host, pid not running, or this process but not
- * held any more) is stale and taken over.
+ * Creates `path` holding `content`, exclusively: true when created, false
+ * when it exists. The file is never visible without its content (rule 1).
+ */
+async function createExclusive(path: string, content: string): Promise<boolean> {
+  const temp = `${path}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`
+  const handle = await open(temp, 'wx')
+  try {
+    await handle.writeFile(content)
+    await handle.datasync()
+  } catch (error) {
+    await handle.close().catch(() => {})
+    await unlink(temp).catch(() => {})
+    throw error
+  }
+  await handle.close()
+  try {
+    await link(temp, path)
+    return true
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EEXIST') return false
+    if (code === undefined || !NO_LINKS.has(code)) throw error
+  } finally {
+    await unlink(temp).catch(() => {})
+  }
+  // No hard links here: O_EXCL, then the content (readers wait for an empty lock to fill in).
+  let direct
+  try {
+    direct = await open(path, 'wx')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
+    throw error
+  }
+  try {
+    await direct.writeFile(content)
+    await direct.datasync()
+  } finally {
+    await direct.close()
+  }
+  return true
+}
+
+/** Unlinks `file` if it still holds `token` (safe while this process stands behind the token). */
+async function unlinkOwn(file: string, token: string): Promise<void> {
+  try {
+    const text = await readFile(file, 'utf8')
+    if ((JSON.parse(text) as LockOwner).token === token) await unlink(file)
+  } catch {
+    // gone already, or not ours any more
+  }
+}
+
+function unlinkOwnSync(file: string, token: string): void {
+  try {
+    if ((JSON.parse(readFileSync(file, 'utf8')) as LockOwner).token === token) unlinkSync(file)
+  } catch {
+    // gone already, or not ours any more
+  }
+}
+
+/** Depth of abandoned claims on claims we clear before giving up. */
+const MAX_DEPTH = 6
+/** Rounds of "taken over, then someone else was quicker" before giving up. */
+const MAX_ROUNDS = 20
+
+type Outcome = { readonly won: true; readonly tookOver: boolean } | { readonly won: false; readonly who: string }
+
+/**
+ * Creates `path` with `content` (whose token this process already stands
+ * behind), taking over a stale file there by rules 2–4. `onStale` hears of
+ * each stale file removed.
+ */
+async function take(path: string, content: string, log: string, depth: number, onStale: (message: string) => void): Promise<Outcome> {
+  let tookOver = false
+  for (let round = 0; round < MAX_ROUNDS; round += 1) {
+    if (await createExclusive(path, content)) return { won: true, tookOver }
+    const owner = await readOwner(path, log)
+    if (owner === undefined) continue // released meanwhile: race for it again
+    const verdict = judge(owner)
+    if (verdict.live) return { won: false, who: verdict.who }
+    if (depth >= MAX_DEPTH) return { won: false, who: `an abandoned takeover (${path}; delete it if no process is using ${log})` }
+    const claim = `${path}.takeover-${owner.token}`
+    const claimToken = newToken()
+    const locks = table()
+    locks.tokens.add(claimToken)
+    try {
+      const claimed = await take(claim, ownerLine(claimToken), log, depth + 1, onStale)
+      if (!claimed.won) return { won: false, who: `${claimed.who}, which is taking over the stale lock` }
+      locks.claims.set(claim, claimToken)
+      try {
+        const again = await readOwner(path, log)
+        if (again?.token === owner.token) {
+          onStale(depth === 0 ? `${path}: taking over a stale lock ${verdict.why}` : `${path}: removing an abandoned takeover claim ${verdict.why}`)
+          await unlink(path).catch((error: NodeJS.ErrnoException) => {
+            if (error.code !== 'ENOENT') throw error
+          })
+          tookOver = true
+        }
+      } finally {
+        await unlinkOwn(claim, claimToken)
+        locks.claims.delete(claim)
+      }
+    } finally {
+      locks.tokens.delete(claimToken)
+    }
+  }
+  return { won: false, who: `other writers racing for it (${MAX_ROUNDS} rounds lost)` }
+}
+
+/** After a takeover: removes temp and claim files of `file` left by processes that died (see rule 4). */
+async function sweep(file: string, token: string): Promise<void> {
+  const base = basename(file)
+  const litter = /^(?:takeover-([A-Za-z0-9_-]+)(?:\.takeover-[A-Za-z0-9_-]+)*)?(?:\.?tmp-\d+-[0-9a-f]+)?$/
+  let names: string[]
+  try {
+    names = await readdir(dirname(file))
+  } catch {
+    return
+  }
+  for (const name of names) {
+    if (!name.startsWith(`${base}.`)) continue
+    const rest = name.slice(base.length + 1)
+    const match = litter.exec(rest)
+    // Claims on our own token are not litter: nobody should hold one, and we leave it to the protocol.
+    if (rest === '' || match === null || match[1] === token) continue
+    const path = join(dirname(file), name)
+    try {
+      const owner = JSON.parse(await readFile(path, 'utf8')) as unknown
+      if (shapeProblem(owner) === undefined && !judge(owner as LockOwner).live) await unlink(path)
+    } catch {
+      // gone, or not something we dare remove
+    }
+  }
+}
+
+/**
+ * An exclusive writer lock on one session log: `<log>.lock`, created
+ * atomically, holding the owner's identity (pid, host name, boot id, start
+ * time, pid namespace) and a per-lock token. A lock whose holder is provably
+ * gone is taken over, by one process only; see the top of this file.
  */
 export class SessionLock {
   private released = false
@@ -68,69 +431,61 @@ export class SessionLock {
   static async acquire(log: string, onStale: (message: string) => void): Promise<SessionLock> {
     const file = `${log}.lock`
     const locks = table()
-    for (let attempt = 0; ; attempt += 1) {
+    for (;;) {
       const releasing = locks.releasing?.get(file)
       if (releasing !== undefined) {
-        // A disposed store of this process is finishing its last appends: wait, then take it.
+        // A store of this process is closing the session: wait for it, then take the lock.
         await releasing
-        attempt = -1
         continue
       }
-      const owner: LockOwner = { pid: process.pid, host: hostname(), token: randomBytes(8).toString('hex'), since: Date.now() }
+      const token = newToken()
+      // Stand behind the token before the file can exist, so no store of this process finds it "not held".
+      locks.tokens.add(token)
+      let outcome: Outcome
       try {
-        await writeFile(file, JSON.stringify(owner) + '\n', { flag: 'wx' })
-        locks.held.set(file, owner.token)
-        return new SessionLock(file, owner.token)
+        outcome = await take(file, ownerLine(token), log, 0, onStale)
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-          throw new SessionLogError('UNREADABLE', `${file}: cannot create the session lock (${(error as Error).message})`, { file: log, cause: error })
-        }
+        locks.tokens.delete(token)
+        if (SessionLogError.isInstance(error)) throw error
+        throw new SessionLogError('UNREADABLE', `${file}: cannot create the session lock (${(error as Error).message})`, { file: log, cause: error })
       }
-      let holder: LockOwner | undefined
-      try {
-        holder = JSON.parse(await readFile(file, 'utf8')) as LockOwner
-      } catch {
-        holder = undefined // unreadable or half-written: treat as stale below
+      if (outcome.won) {
+        locks.held.set(file, token)
+        if (outcome.tookOver) await sweep(file, token)
+        return new SessionLock(file, token)
       }
-      const sameHost = holder !== undefined && holder.host === hostname()
-      const live =
-        holder !== undefined &&
-        (!sameHost ||
-          (holder.pid === process.pid ? [...locks.held.values()].includes(holder.token) : alive(holder.pid)))
-      if (live || attempt > 0) {
-        const who =
-          holder === undefined
-            ? 'another writer'
-            : holder.pid === process.pid && sameHost
-              ? 'another session store of this process'
-              : `process ${holder.pid} on ${holder.host}`
-        throw new SessionLogError(
-          'LOCKED',
-          `${log}: the session is open for writing by ${who}; close it there first (or delete ${file} if that writer is gone)`,
-          { file: log },
-        )
-      }
-      onStale(`${file}: taking over a stale lock${holder === undefined ? '' : ` of process ${holder.pid} (not running)`}`)
-      await unlink(file).catch(() => undefined)
+      locks.tokens.delete(token)
+      if (locks.releasing?.has(file)) continue // a close of this process started meanwhile: wait for it
+      throw new SessionLogError(
+        'LOCKED',
+        `${log}: the session is open for writing by ${outcome.who}; close it there first (or delete ${file} if that writer is gone)`,
+        { file: log },
+      )
     }
   }
 
-  /** Removes the lock file (once). */
+  private forget(): void {
+    const locks = table()
+    if (locks.held.get(this.file) === this.token) locks.held.delete(this.file)
+    locks.tokens.delete(this.token)
+  }
+
+  /** Removes the lock file (once). The token stays live until the file is gone (rule 6). */
   async release(): Promise<void> {
     if (this.released) return
     this.released = true
-    table().held.delete(this.file)
-    await unlink(this.file).catch(() => undefined)
+    await unlinkOwn(this.file, this.token)
+    this.forget()
   }
 
   /**
-   * Removes the lock file once `done` has settled. Until then the lock stays
-   * held, and another store of this process acquiring it waits instead of
-   * being refused: what a disposed store still writes lands before anyone
-   * else opens the log.
+   * Removes the lock file once `done` has settled, and resolves then. Until
+   * then the lock stays held, and another store of this process acquiring it
+   * waits instead of being refused: what a closing store still writes lands
+   * before anyone else opens the log.
    */
-  releaseAfter(done: Promise<unknown>): void {
-    if (this.released) return
+  releaseAfter(done: Promise<unknown>): Promise<void> {
+    if (this.released) return Promise.resolve()
     const locks = table()
     locks.releasing ??= new Map()
     const releasing = locks.releasing
@@ -140,7 +495,7 @@ export class SessionLock {
       () => this.release(),
     )
     releasing.set(file, released)
-    void released.then(() => {
+    return released.then(() => {
       if (releasing.get(file) === released) releasing.delete(file)
     })
   }
@@ -149,12 +504,11 @@ export class SessionLock {
   releaseSync(): void {
     if (this.released) return
     this.released = true
-    table().held.delete(this.file)
-    try {
-      unlinkSync(this.file)
-    } catch {
-      // already gone
-    }
+    unlinkOwnSync(this.file, this.token)
+    this.forget()
+    const releasing = table().releasing
+    // A release waiting for a close is moot now: a new holder need not wait for it.
+    releasing?.delete(this.file)
   }
 
   /** Whether this lock still owns its file (for tests and diagnostics). */

@@ -12,6 +12,7 @@ export type SessionLogErrorCode =
   | 'SEQ_ORDER'
   | 'CLOSED'
   | 'LOCKED'
+  | 'LOCK_UNREADABLE'
 
 const marker = Symbol.for('@planmode/host/SessionLogError')
 
