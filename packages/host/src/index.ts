@@ -14,13 +14,15 @@ export type {
   AgentRegistry,
   AgentStatus,
   AgentStatusPayload,
+  AgentStreamPayload,
   CreateAgentOptions,
   HostAgent,
   TurnOutcome,
   UserInput,
 } from './loop/agent-types.js'
-export { agentsPlugin, INTERRUPTED_TURN_ERROR } from './loop/agents.js'
-export type { AgentsConfig, AgentStreamPayload } from './loop/agents.js'
+export { agentsPlugin } from './loop/agents-plugin.js'
+export type { AgentsConfig } from './loop/agents-plugin.js'
+export { INTERRUPTED_TURN_ERROR } from './loop/turn.js'
 export { commandsPlugin, parseCommandLine } from './runtimes/commands.js'
 export type { ParsedCommandLine } from './runtimes/commands.js'
 export { hostPlugin } from './host-plugin.js'

@@ -1,5 +1,4 @@
-import type { AgentRegistry, AgentStatusPayload } from './loop/agent-types.js'
-import type { AgentStreamPayload } from './loop/agents.js'
+import type { AgentRegistry, AgentStatusPayload, AgentStreamPayload } from './loop/agent-types.js'
 import type { SessionStore } from './session/session-store.js'
 
 declare module '@planmode/context' {

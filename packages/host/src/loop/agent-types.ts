@@ -1,4 +1,4 @@
-import type { LanguageModelV3 } from '@ai-sdk/provider'
+import type { LanguageModelV3, LanguageModelV3StreamPart } from '@ai-sdk/provider'
 import type { AgentError } from './agent-error.js'
 import type { Agent, Session, TurnEndReason, UserMessage } from '@planmode/seams'
 
@@ -111,4 +111,16 @@ export interface AgentStatusPayload {
   readonly status: AgentStatus
   /** The turn that started (`running`) or ended (`idle`). */
   readonly turn: number
+}
+
+/** The payload of the `agent/stream` event. @public */
+export interface AgentStreamPayload {
+  /** The agent whose model is answering. */
+  readonly agent: HostAgent
+  /** The turn number. */
+  readonly turn: number
+  /** The step number. */
+  readonly step: number
+  /** The model's stream part as received (text, reasoning and tool-input deltas, …). */
+  readonly part: LanguageModelV3StreamPart
 }

@@ -1,0 +1,176 @@
+import type { LanguageModelV3 } from '@ai-sdk/provider'
+import type { Context } from '@planmode/context'
+import type { Agent, Session, UserMessage } from '@planmode/seams'
+import { AgentError } from './agent-error.js'
+import type { AgentStatus, CreateAgentOptions, HostAgent, TurnOutcome, UserInput } from './agent-types.js'
+import type { AgentsConfig } from './agents-plugin.js'
+import { newId } from '../ids.js'
+import { nextTurn, runTurn } from './turn.js'
+import type { TurnHost } from './turn.js'
+
+function toMessage(input: UserInput): UserMessage {
+  if (typeof input === 'string') return { content: [{ type: 'text', text: input }], source: { kind: 'user' } }
+  if (input === null || typeof input !== 'object' || !Array.isArray(input.content)) {
+    throw new TypeError('expected a string or a user message { content, source }')
+  }
+  return input
+}
+
+interface Followup {
+  readonly message: UserMessage
+  resolve(outcome: TurnOutcome): void
+  reject(error: unknown): void
+}
+
+/**
+ * An agent of the loop: its input queues (follow-ups, steered messages), its
+ * status and its lifecycle. One turn runs at a time; the turn itself is
+ * {@link runTurn}.
+ */
+export class LoopAgent implements HostAgent {
+  readonly id: string
+  readonly session: Session
+  readonly owner?: Agent
+  readonly model: LanguageModelV3
+  disposed = false
+  private readonly steered: UserMessage[] = []
+  private readonly followups: Followup[] = []
+  private current: { readonly controller: AbortController; readonly done: Promise<TurnOutcome> } | undefined
+  private idleWaiters: (() => void)[] = []
+  private readonly turnHost: TurnHost
+
+  constructor(
+    private readonly ctx: Context,
+    config: AgentsConfig,
+    options: CreateAgentOptions,
+    private readonly forget: (agent: LoopAgent) => void,
+    peers: () => Iterable<LoopAgent>,
+  ) {
+    this.id = options.id ?? newId('agent')
+    this.session = options.session
+    if (options.owner !== undefined) this.owner = options.owner
+    this.model = options.model ?? config.model
+    this.turnHost = {
+      ctx,
+      config,
+      agent: this,
+      maxSteps: options.maxSteps ?? config.maxSteps ?? 50,
+      steered: this.steered,
+      peerRunning: () => {
+        for (const peer of peers()) {
+          if (peer !== this && peer.session === this.session && peer.status === 'running') return true
+        }
+        return false
+      },
+    }
+  }
+
+  get status(): AgentStatus {
+    return this.current === undefined ? 'idle' : 'running'
+  }
+
+  private get busy(): boolean {
+    return this.current !== undefined || this.followups.length > 0
+  }
+
+  private alive(): void {
+    if (this.disposed) throw new AgentError('DISPOSED', `agent ${this.id} was disposed`)
+  }
+
+  prompt(input: UserInput): Promise<TurnOutcome> {
+    try {
+      this.alive()
+      if (this.busy) {
+        throw new AgentError('BUSY', `agent ${this.id} is running a turn; use followup() to queue input or steer() to join the running turn`)
+      }
+      return this.start(toMessage(input))
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  followup(input: UserInput): Promise<TurnOutcome> {
+    try {
+      this.alive()
+      const message = toMessage(input)
+      if (!this.busy) return this.start(message)
+      return new Promise((resolve, reject) => this.followups.push({ message, resolve, reject }))
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  steer(input: UserInput): void {
+    this.alive()
+    this.steered.push(toMessage(input))
+    if (!this.busy) void this.start(undefined)
+  }
+
+  async inject(input: UserInput): Promise<void> {
+    this.alive()
+    await this.session.append('user/message', toMessage(input))
+  }
+
+  async cancel(): Promise<void> {
+    const current = this.current
+    if (current === undefined) return
+    current.controller.abort(new Error(`agent ${this.id}: turn cancelled`))
+    await current.done.catch(() => undefined)
+  }
+
+  idle(): Promise<void> {
+    if (!this.busy) return Promise.resolve()
+    return new Promise((resolve) => this.idleWaiters.push(resolve))
+  }
+
+  dispose(): void {
+    if (this.disposed) return
+    this.disposed = true
+    this.current?.controller.abort(new Error(`agent ${this.id} was disposed`))
+    for (const followup of this.followups.splice(0)) {
+      followup.reject(new AgentError('DISPOSED', `agent ${this.id} was disposed before this follow-up ran`))
+    }
+    this.steered.length = 0
+    this.forget(this)
+    if (this.current === undefined) this.settle()
+  }
+
+  private settle(): void {
+    if (this.busy) return
+    for (const resolve of this.idleWaiters.splice(0)) resolve()
+  }
+
+  /** Starts a turn now. Callers checked that none runs. */
+  private start(initial: UserMessage | undefined): Promise<TurnOutcome> {
+    const controller = new AbortController()
+    const turn = nextTurn(this.session.events)
+    let release!: (outcome: TurnOutcome) => void
+    const done = new Promise<TurnOutcome>((resolve) => (release = resolve))
+    this.current = { controller, done }
+    this.ctx.emit('agent/status', { agent: this, status: 'running', turn })
+    void runTurn(this.turnHost, turn, initial, controller.signal).then((outcome) => {
+      this.current = undefined
+      this.ctx.emit('agent/status', { agent: this, status: 'idle', turn })
+      release(outcome)
+      this.afterTurn(outcome)
+    })
+    return done
+  }
+
+  private afterTurn(outcome: TurnOutcome): void {
+    if (this.disposed) return this.settle()
+    // An `agent/status` listener may already have started the next turn; the queue waits for it.
+    if (this.current !== undefined) return
+    const followup = this.followups.shift()
+    if (followup !== undefined) {
+      this.start(followup.message).then(followup.resolve, followup.reject)
+      return
+    }
+    // A message steered after the last step of a completed turn starts the next turn.
+    if (outcome.reason === 'completed' && this.steered.length > 0) {
+      void this.start(undefined)
+      return
+    }
+    this.settle()
+  }
+}

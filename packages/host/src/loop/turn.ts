@@ -1,0 +1,165 @@
+import type { Context } from '@planmode/context'
+import type { PreStepDecision, SessionEvent, TurnEndReason, UserMessage } from '@planmode/seams'
+import type { HostAgent, TurnOutcome } from './agent-types.js'
+import type { AgentsConfig } from './agents-plugin.js'
+import { messageOf } from '../error-text.js'
+import { runStep } from './step.js'
+
+/** What a turn needs from the agent running it. */
+export interface TurnHost {
+  readonly ctx: Context
+  readonly config: AgentsConfig
+  readonly agent: HostAgent
+  /** Steps per turn before `step-limit`. */
+  readonly maxSteps: number
+  /** Messages steered into the agent and not logged yet, oldest first; the turn takes them at each pre-step. */
+  readonly steered: UserMessage[]
+  /** True while another agent of the registry runs a turn on the same session. */
+  peerRunning(): boolean
+}
+
+/**
+ * The `error` of the `turn/end` an agent appends, before its first turn, to
+ * close a turn the log leaves open (the process that ran it ended mid-turn).
+ *
+ * @public
+ */
+export const INTERRUPTED_TURN_ERROR = 'interrupted: the process running this turn ended before the turn did'
+
+/** The number of the next turn of a log: one past its last `turn/start` or `turn/end`. */
+export function nextTurn(events: readonly SessionEvent[]): number {
+  for (let index = events.length - 1; index >= 0; index -= 1) {
+    const event = events[index]!
+    if (event.type === 'turn/start' || event.type === 'turn/end') return event.data.turn + 1
+  }
+  return 1
+}
+
+/**
+ * The turn the log leaves open (its last `turn/start` has no `turn/end`) and
+ * its open step, if any: what a process that ended mid-turn leaves behind.
+ */
+function openTurnOf(events: readonly SessionEvent[]): { turn: number; step: number | undefined } | undefined {
+  let step: number | undefined
+  let stepSeen = false
+  for (let index = events.length - 1; index >= 0; index -= 1) {
+    const event = events[index]!
+    if (event.type === 'turn/end') return undefined
+    if (!stepSeen && (event.type === 'step/start' || event.type === 'step/end')) {
+      stepSeen = true
+      if (event.type === 'step/start') step = event.data.step
+    }
+    if (event.type === 'turn/start') return { turn: event.data.turn, step }
+  }
+  return undefined
+}
+
+/**
+ * Closes a turn the log leaves open — the process that ran it ended
+ * mid-turn — with `step/end` (for an open step) and
+ * `turn/end { reason: 'error', error: INTERRUPTED_TURN_ERROR }`, unless an
+ * agent of this registry is running a turn on the session right now.
+ */
+async function closeInterruptedTurn(host: TurnHost): Promise<void> {
+  const { agent, ctx } = host
+  const open = openTurnOf(agent.session.events)
+  if (open === undefined || host.peerRunning()) return
+  ctx.logger.warn(`agent ${agent.id}: closing turn ${open.turn} of session ${agent.session.id}, left open by a process that ended mid-turn`)
+  if (open.step !== undefined) await agent.session.append('step/end', { turn: open.turn, step: open.step })
+  await agent.session.append('turn/end', { turn: open.turn, reason: 'error', error: INTERRUPTED_TURN_ERROR })
+}
+
+function checkDecision(decision: PreStepDecision): void {
+  const ok =
+    decision !== null &&
+    typeof decision === 'object' &&
+    ((decision.kind === 'enter' && Array.isArray(decision.messages)) || (decision.kind === 'reject' && typeof decision.reason === 'string'))
+  if (!ok) throw new TypeError(`agent/pre-step returned ${JSON.stringify(decision)}, not a pre-step decision`)
+}
+
+/** The step the turn has open (logged `step/start`, no `step/end` yet), shared with {@link runStep}. */
+export interface TurnState {
+  openStep: number | undefined
+}
+
+/**
+ * Runs one turn: `turn/start`, the initial message, then steps — each a
+ * pre-step waterfall, then {@link runStep} — until the model stops calling
+ * tools with no steered message waiting, the step limit, a cancel, a
+ * rejection or a failure; always ends with exactly one `turn/end`. Never
+ * rejects.
+ */
+export async function runTurn(host: TurnHost, turn: number, initial: UserMessage | undefined, signal: AbortSignal): Promise<TurnOutcome> {
+  const { ctx, agent, steered } = host
+  const session = agent.session
+  let steps = 0
+  let rejection: string | undefined
+  const state: TurnState = { openStep: undefined }
+  const end = async (reason: TurnEndReason, error?: string): Promise<TurnOutcome> => {
+    if (state.openStep !== undefined) {
+      const step = state.openStep
+      state.openStep = undefined
+      await session.append('step/end', { turn, step }).catch((e: unknown) => ctx.logger.error(`agent ${agent.id}: could not close step ${step}`, e))
+    }
+    await session
+      .append('turn/end', error === undefined ? { turn, reason } : { turn, reason, error })
+      .catch((e: unknown) => ctx.logger.error(`agent ${agent.id}: could not log turn/end of turn ${turn}`, e))
+    return {
+      turn,
+      reason,
+      steps,
+      ...(error === undefined ? {} : { error }),
+      ...(rejection === undefined ? {} : { rejection }),
+    }
+  }
+  try {
+    await closeInterruptedTurn(host)
+    await session.append('turn/start', { turn })
+    if (initial !== undefined) await session.append('user/message', initial)
+    for (;;) {
+      if (signal.aborted) return await end('cancelled')
+      if (steps >= host.maxSteps) return await end('step-limit')
+      const step = steps + 1
+      const proposed = steered.splice(0)
+      let decision: PreStepDecision
+      try {
+        decision = await ctx.waterfall(
+          'agent/pre-step',
+          { agent, turn, step, signal, messages: proposed },
+          async (payload): Promise<PreStepDecision> => ({ kind: 'enter', messages: payload.messages }),
+        )
+        checkDecision(decision)
+      } catch (error) {
+        // The steered messages were never logged: keep them for the next turn.
+        steered.unshift(...proposed)
+        throw error
+      }
+      if (decision.kind === 'reject') {
+        steered.unshift(...proposed)
+        rejection = decision.reason
+        ctx.logger.info(`agent ${agent.id}: step ${step} of turn ${turn} rejected: ${decision.reason}`)
+        return await end('rejected')
+      }
+      if (signal.aborted) {
+        // Messages a listener added (a notice about a state it already logged) are logged now,
+        // so the model learns of it at the next request; the steered ones wait for the next turn.
+        for (const message of decision.messages) {
+          if (!proposed.includes(message)) await session.append('user/message', message)
+        }
+        steered.unshift(...proposed)
+        return await end('cancelled')
+      }
+      steps = step
+      for (const message of decision.messages) await session.append('user/message', message)
+
+      const result = await runStep(host, turn, step, state, signal)
+      if (result.kind === 'cancelled') return await end('cancelled')
+      if (result.kind === 'error') return await end('error', result.message)
+      if (signal.aborted) return await end('cancelled')
+      if (result.calls === 0 && steered.length === 0) return await end('completed')
+    }
+  } catch (error) {
+    ctx.logger.error(`agent ${agent.id}: turn ${turn} failed`, error)
+    return await end(signal.aborted ? 'cancelled' : 'error', signal.aborted ? undefined : messageOf(error))
+  }
+}
