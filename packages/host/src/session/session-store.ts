@@ -348,7 +348,9 @@ class Store implements SessionStore {
     const stored = this.sessions.get(session.id)
     if (stored === undefined || stored !== session) return
     this.sessions.delete(session.id)
-    await stored.close()
+    const closed = stored.close()
+    // Registered before the first await: an `open` of this id from now on waits for the lock to go instead of `LOCKED`.
+    await (stored.lock === undefined ? closed : stored.lock.releaseAfter(closed))
   }
 
   dispose(): void {
