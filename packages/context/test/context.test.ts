@@ -346,3 +346,297 @@ describe('logger', () => {
     expect(logger.lines).toEqual([['warn', 'careful']])
   })
 })
+
+describe('requires: a plugin follows its required services', () => {
+  /** A plugin that provides `test/gamma` from its config and records what happens to it. */
+  function recorder(log: string[], requires: Plugin<{ readonly tag: string }>['requires'] = ['test/alpha']) {
+    const plugin: Plugin<{ readonly tag: string }> = {
+      name: 'follower',
+      requires,
+      apply(ctx, config) {
+        log.push(`apply ${config.tag} alpha=${ctx.require('test/alpha').value}`)
+        ctx.effect(() => log.push('undo first'))
+        ctx.provide('test/gamma', config.tag)
+        ctx.effect(() => log.push(`undo last (alpha still ${ctx.get('test/alpha')?.value})`))
+      },
+    }
+    return plugin
+  }
+
+  it('throws a MissingServiceError naming the service when it is missing at load, and never applies', () => {
+    const ctx = new Context()
+    ctx.provide('test/alpha', { value: 1 })
+    const apply = vi.fn()
+    const load = () => ctx.plugin({ name: 'strict', requires: ['test/alpha', 'test/beta'], apply })
+    expect(load).toThrow(MissingServiceError)
+    expect(load).toThrow('plugin "strict" requires service "test/beta", which is not provided')
+    try {
+      load()
+    } catch (error) {
+      expect((error as MissingServiceError).service).toBe('test/beta')
+    }
+    expect(apply).not.toHaveBeenCalled()
+    // nothing keeps waiting: providing it later applies nothing
+    ctx.provide('test/beta', { label: 'b' })
+    expect(apply).not.toHaveBeenCalled()
+  })
+
+  it('is undone in reverse when a required service leaves and applied again, same config, when it returns', () => {
+    const ctx = new Context()
+    const log: string[] = []
+    const alpha = ctx.provide('test/alpha', { value: 1 })
+    const config = { tag: 'configured' }
+    const fiber = ctx.plugin(recorder(log), config)
+    const firstCtx = fiber.ctx
+    expect(log).toEqual(['apply configured alpha=1'])
+    expect([fiber.applied, fiber.disposed, ctx.get('test/gamma')]).toEqual([true, false, 'configured'])
+
+    alpha()
+    expect(log).toEqual(['apply configured alpha=1', 'undo last (alpha still 1)', 'undo first'])
+    expect([fiber.applied, fiber.disposed, ctx.get('test/gamma'), ctx.get('test/alpha')]).toEqual([false, false, undefined, undefined])
+    expect(fiber.ctx.active).toBe(false)
+
+    ctx.provide('test/alpha', { value: 2 })
+    expect(log.at(-1)).toBe('apply configured alpha=2')
+    expect([fiber.applied, ctx.get('test/gamma')]).toEqual([true, 'configured'])
+    expect(fiber.ctx).not.toBe(firstCtx)
+    expect([fiber.ctx.active, firstCtx.active]).toEqual([true, false])
+    expect(() => firstCtx.provide('test/beta', { label: 'late' })).toThrow('cannot provide "test/beta" from a disposed context')
+  })
+
+  it('dispose works while applied, while waiting, and twice; a disposed follower never comes back', () => {
+    const ctx = new Context()
+    const alpha = ctx.provide('test/alpha', { value: 1 })
+    const log: string[] = []
+    const applied = ctx.plugin(recorder(log), { tag: 'a' })
+    applied.dispose()
+    applied.dispose()
+    expect([applied.applied, applied.disposed, ctx.get('test/gamma')]).toEqual([false, true, undefined])
+    expect(log).toEqual(['apply a alpha=1', 'undo last (alpha still 1)', 'undo first'])
+
+    const waiting = ctx.plugin(recorder(log), { tag: 'b' })
+    alpha()
+    log.length = 0
+    waiting.dispose()
+    expect(log).toEqual([])
+    expect([waiting.applied, waiting.disposed]).toEqual([false, true])
+    ctx.provide('test/alpha', { value: 2 })
+    expect(log).toEqual([])
+    expect(ctx.get('test/gamma')).toBeUndefined()
+  })
+
+  it("disposing the plugin's own context stops it for good, like its fiber", () => {
+    const ctx = new Context()
+    const alpha = ctx.provide('test/alpha', { value: 1 })
+    const log: string[] = []
+    const fiber = ctx.plugin(recorder(log), { tag: 'x' })
+    fiber.ctx.dispose()
+    expect(fiber.disposed).toBe(true)
+    alpha()
+    ctx.provide('test/alpha', { value: 2 })
+    expect(log.filter((line) => line.startsWith('apply'))).toEqual(['apply x alpha=1'])
+  })
+
+  it('an apply that throws when applied again is logged, leaves nothing, and is retried the next time the service returns', () => {
+    const logger = recordingLogger()
+    const ctx = new Context({ logger })
+    const alpha = ctx.provide('test/alpha', { value: 1 })
+    const config = { tag: 'ok' as string | number }
+    const fiber = ctx.plugin(
+      {
+        name: 'validating',
+        requires: ['test/alpha'],
+        apply(pctx, c: { readonly tag: string | number }) {
+          pctx.provide('test/gamma', 'half-done')
+          if (typeof c.tag !== 'string') throw new TypeError(`validating: tag must be a string, got ${typeof c.tag}`)
+          pctx.provide('test/beta', { label: c.tag })
+        },
+      },
+      config,
+    )
+    expect(fiber.applied).toBe(true)
+    alpha()
+    config.tag = 42 // the same config value, now invalid
+    const again = ctx.provide('test/alpha', { value: 2 })
+    expect(logger.lines).toEqual([
+      ['error', 'plugin "validating": apply threw when its required services returned; it stays unloaded until they return again'],
+    ])
+    expect([fiber.applied, fiber.disposed, ctx.get('test/gamma'), ctx.get('test/beta')]).toEqual([false, false, undefined, undefined])
+
+    again()
+    config.tag = 'fixed'
+    ctx.provide('test/alpha', { value: 3 })
+    expect([fiber.applied, ctx.get('test/beta')?.label, ctx.get('test/gamma')]).toEqual([true, 'fixed', 'half-done'])
+  })
+
+  it('refuses to load a plugin that requires a service it provides itself', () => {
+    const ctx = new Context()
+    const plugin: Plugin = { name: 'self', requires: ['test/gamma'], apply: (pctx) => void pctx.provide('test/gamma', 'mine') }
+    expect(() => ctx.plugin(plugin)).toThrow('plugin "self" requires service "test/gamma", which is not provided')
+    const other = ctx.provide('test/gamma', 'theirs')
+    expect(() => ctx.plugin(plugin)).toThrow('service "test/gamma" is already provided')
+    other()
+    expect(ctx.get('test/gamma')).toBeUndefined()
+  })
+
+  it('follows a chain: a plugin requiring what another following plugin provides goes and comes with it, in order', () => {
+    const ctx = new Context()
+    const log: string[] = []
+    const alpha = ctx.provide('test/alpha', { value: 1 })
+    ctx.plugin({
+      name: 'middle',
+      requires: ['test/alpha'],
+      apply(pctx) {
+        log.push('middle applied')
+        pctx.provide('test/beta', { label: 'from middle' })
+        pctx.effect(() => log.push('middle undone'))
+      },
+    })
+    const leaf = ctx.plugin({
+      name: 'leaf',
+      requires: ['test/beta'],
+      apply(pctx) {
+        log.push(`leaf applied (${pctx.require('test/beta').label})`)
+        pctx.effect(() => log.push(`leaf undone (beta still ${pctx.get('test/beta')?.label})`))
+      },
+    })
+    alpha()
+    expect(log).toEqual(['middle applied', 'leaf applied (from middle)', 'middle undone', 'leaf undone (beta still from middle)'])
+    expect(leaf.applied).toBe(false)
+    ctx.provide('test/alpha', { value: 2 })
+    expect(log.slice(4)).toEqual(['middle applied', 'leaf applied (from middle)'])
+    expect(leaf.applied).toBe(true)
+  })
+
+  it("undoes followers before the service is withdrawn and before the provider's earlier registrations", () => {
+    const ctx = new Context()
+    const log: string[] = []
+    const provider = ctx.plugin({
+      name: 'provider',
+      apply(pctx) {
+        pctx.effect(() => log.push(`provider effect (alpha ${pctx.get('test/alpha')?.value ?? 'gone'})`))
+        pctx.provide('test/alpha', { value: 1 })
+      },
+    })
+    for (const name of ['first', 'second']) {
+      ctx.plugin({
+        name,
+        requires: ['test/alpha'],
+        apply(pctx) {
+          log.push(`${name} applied`)
+          pctx.effect(() => log.push(`${name} undone (alpha ${pctx.get('test/alpha')?.value ?? 'gone'})`))
+        },
+      })
+    }
+    provider.dispose()
+    expect(log).toEqual([
+      'first applied',
+      'second applied',
+      'second undone (alpha 1)',
+      'first undone (alpha 1)',
+      'provider effect (alpha gone)',
+    ])
+    log.length = 0
+    ctx.plugin({ name: 'provider again', apply: (pctx) => void pctx.provide('test/alpha', { value: 2 }) })
+    expect(log).toEqual(['first applied', 'second applied'])
+  })
+
+  it('a plugin nested under the provider is disposed with it and stays gone; one flat on the root comes back', () => {
+    const ctx = new Context()
+    const nestedApply = vi.fn()
+    const flatApply = vi.fn()
+    const provider = ctx.plugin({ name: 'provider', apply: (pctx) => void pctx.provide('test/alpha', { value: 1 }) })
+    const nested = provider.ctx.plugin({ name: 'nested', requires: ['test/alpha'], apply: nestedApply })
+    const flat = ctx.plugin({ name: 'flat', requires: ['test/alpha'], apply: flatApply })
+    provider.dispose()
+    expect([nested.disposed, nested.applied, flat.disposed, flat.applied]).toEqual([true, false, false, false])
+    ctx.plugin({ name: 'provider again', apply: (pctx) => void pctx.provide('test/alpha', { value: 2 }) })
+    expect([nestedApply.mock.calls.length, flatApply.mock.calls.length]).toEqual([1, 2])
+    expect(flat.applied).toBe(true)
+  })
+
+  it('an apply that withdraws its own required service ends up undone, without looping', () => {
+    const ctx = new Context()
+    const alpha = ctx.provide('test/alpha', { value: 1 })
+    const apply = vi.fn((pctx: Context) => {
+      pctx.provide('test/gamma', 'g')
+      alpha()
+    })
+    const fiber = ctx.plugin({ name: 'self-defeating', requires: ['test/alpha'], apply })
+    expect([apply.mock.calls.length, fiber.applied, fiber.disposed, ctx.get('test/gamma')]).toEqual([1, false, false, undefined])
+  })
+
+  it('an apply that throws after providing a service is not retried in a loop', () => {
+    const logger = recordingLogger()
+    const ctx = new Context({ logger })
+    const alpha = ctx.provide('test/alpha', { value: 1 })
+    let runs = 0
+    const fiber = ctx.plugin({
+      name: 'flaky',
+      requires: ['test/alpha'],
+      apply(pctx) {
+        runs += 1
+        pctx.provide('test/gamma', 'g') // its withdrawal notifies the follower while it is settling
+        if (runs > 1) throw new Error('fails when applied again')
+      },
+    })
+    alpha()
+    ctx.provide('test/alpha', { value: 2 })
+    expect([runs, fiber.applied, ctx.get('test/gamma')]).toEqual([2, false, undefined])
+    expect(logger.lines.map(([level]) => level)).toEqual(['error'])
+  })
+
+  it('without requires a plugin never follows anything', () => {
+    const ctx = new Context()
+    const fiber = ctx.plugin({ name: 'plain', apply: (pctx) => void pctx.provide('test/gamma', 'g') })
+    expect([fiber.applied, fiber.disposed, ctx.get('test/gamma')]).toEqual([true, false, 'g'])
+    fiber.dispose()
+    expect([fiber.applied, fiber.disposed]).toEqual([false, true])
+  })
+})
+
+describe('listeners added or removed during a run', () => {
+  it('an emit calls the listeners it began with: one added meanwhile waits, one removed meanwhile still runs', () => {
+    const ctx = new Context()
+    const seen: string[] = []
+    let removeB: (() => void) | undefined
+    ctx.on('test/ping', (p) => {
+      seen.push(`a${p.n}`)
+      if (p.n === 1) {
+        removeB?.()
+        ctx.on('test/ping', (q) => seen.push(`c${q.n}`))
+      }
+    })
+    removeB = ctx.on('test/ping', (p) => seen.push(`b${p.n}`))
+    ctx.emit('test/ping', { n: 1 })
+    expect(seen).toEqual(['a1', 'b1'])
+    ctx.emit('test/ping', { n: 2 })
+    expect(seen).toEqual(['a1', 'b1', 'a2', 'c2'])
+  })
+
+  it('a waterfall keeps its chain when a listener is added during the run', () => {
+    const ctx = new Context()
+    let added = false
+    ctx.on('test/chain', (p, next) => {
+      if (!added) {
+        added = true
+        ctx.on('test/chain', (q, n) => `late(${n()})`, { prepend: true })
+      }
+      return `a(${next()})`
+    })
+    expect(ctx.waterfall('test/chain', { word: 'x' }, (p) => p.word)).toBe('a(x)')
+    expect(ctx.waterfall('test/chain', { word: 'x' }, (p) => p.word)).toBe('late(a(x))')
+  })
+
+  it('a listener registered twice is two entries, removed one at a time', () => {
+    const ctx = new Context()
+    const listener = vi.fn()
+    const first = ctx.on('test/ping', listener)
+    ctx.on('test/ping', listener)
+    ctx.emit('test/ping', { n: 1 })
+    first()
+    first()
+    ctx.emit('test/ping', { n: 2 })
+    expect(listener).toHaveBeenCalledTimes(3)
+  })
+})
