@@ -78,6 +78,11 @@ function noticeFor(log: PlanLog, target: boolean): UserMessage | undefined {
   return log.told === undefined || log.told === target ? undefined : planModeNotice(target)
 }
 
+/** The settled answers of a `set` that appends nothing: returned as they are, no promise hop. */
+const NOOP: Promise<PlanModeSetResult> = Promise.resolve('noop')
+const QUEUED: Promise<PlanModeSetResult> = Promise.resolve('queued')
+const CANCELLED: Promise<PlanModeSetResult> = Promise.resolve('cancelled')
+
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
@@ -137,15 +142,72 @@ export function createPlanModeController(ctx: Context): PlanModeController {
     return log
   }
 
-  const serialize = <T>(session: Session, task: () => Promise<T>): Promise<T> => {
-    const previous = locks.get(session) ?? Promise.resolve()
-    const result = previous.then(task, task)
-    const settled = result.catch(() => {})
-    locks.set(session, settled)
-    void settled.then(() => {
-      if (locks.get(session) === settled) locks.delete(session)
-    })
-    return result
+  /**
+   * Holds `session`'s lock until `work` settles: a `set` made meanwhile on
+   * that session waits for it. The lock is dropped when the last holder settles.
+   */
+  const hold = <T>(session: Session, work: Promise<T>): Promise<T> => {
+    locks.set(session, work)
+    const release = (): void => {
+      if (locks.get(session) === work) locks.delete(session)
+    }
+    work.then(release, release)
+    return work
+  }
+
+  /**
+   * One `set`, decided now against the log as it is. What appends nothing
+   * (`noop`, `queued`, `cancelled`) returns an already-settled promise; an
+   * idle commit returns the append's promise, followed by the notice.
+   */
+  const decide = (agent: Agent, active: boolean): Promise<PlanModeSetResult> => {
+    const session = agent.session
+    let log: PlanLog
+    let selection: Selection | undefined
+    try {
+      log = read(session)
+      selection = pending.get(session)
+      if (selection?.command !== undefined && selection.command === log.selection.running?.commandId && selection.active === active) {
+        // That `/plan` is still running and its very selection arrives: its handler is alive after all
+        // (logged while no controller here saw it, e.g. across a reload of plan-core). It selects as if
+        // nothing had been rebuilt, so it is not pre-empted by its own record.
+        pending.delete(session)
+        selection = undefined
+      }
+      const target = selection?.active ?? log.active
+      if (active === target) return NOOP
+      if (log.openTurn) {
+        pending.set(session, { active, narrate: true })
+        return active === log.active ? CANCELLED : QUEUED
+      }
+      if (active === log.active) {
+        pending.delete(session)
+        return CANCELLED
+      }
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    const notice = noticeFor(log, active)
+    let appended: Promise<unknown>
+    try {
+      appended = Promise.resolve(session.append('plan/mode', { active }))
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    const committed = (): PlanModeSetResult | Promise<PlanModeSetResult> => {
+      if (pending.get(session) === selection) pending.delete(session)
+      if (notice === undefined) return 'committed'
+      const failed = (error: unknown): PlanModeSetResult => {
+        ctx.logger.warn(`plan-mode: failed to inject the plan-mode notice: ${describe(error)}`, error)
+        return 'committed'
+      }
+      try {
+        return Promise.resolve(agent.inject(notice)).then(() => 'committed', failed)
+      } catch (error) {
+        return failed(error)
+      }
+    }
+    return hold(session, appended.then(committed))
   }
 
   const controller: PlanModeController = {
@@ -158,38 +220,12 @@ export function createPlanModeController(ctx: Context): PlanModeController {
     set(agent, active) {
       if (!ctx.active) return Promise.reject(new Error(DISPOSED))
       const session = agent.session
-      return serialize(session, async () => {
-        const log = read(session)
-        let selection = pending.get(session)
-        if (selection?.command !== undefined && selection.command === log.selection.running?.commandId && selection.active === active) {
-          // That `/plan` is still running and its very selection arrives: its handler is alive after all
-          // (logged while no controller here saw it, e.g. across a reload of plan-core). It selects as if
-          // nothing had been rebuilt, so it is not pre-empted by its own record.
-          pending.delete(session)
-          selection = undefined
-        }
-        const target = selection?.active ?? log.active
-        if (active === target) return 'noop'
-        if (log.openTurn) {
-          pending.set(session, { active, narrate: true })
-          return active === log.active ? 'cancelled' : 'queued'
-        }
-        if (active === log.active) {
-          pending.delete(session)
-          return 'cancelled'
-        }
-        const notice = noticeFor(log, active)
-        await session.append('plan/mode', { active })
-        if (pending.get(session) === selection) pending.delete(session)
-        if (notice !== undefined) {
-          try {
-            await agent.inject(notice)
-          } catch (error) {
-            ctx.logger.warn(`plan-mode: failed to inject the plan-mode notice: ${describe(error)}`, error)
-          }
-        }
-        return 'committed'
-      })
+      const busy = locks.get(session)
+      // Nothing in flight on this session: decide now (no promise hop for what appends nothing).
+      if (busy === undefined) return decide(agent, active)
+      // Calls on one session are serialized: this one is decided once the earlier ones have settled.
+      const run = (): Promise<PlanModeSetResult> => decide(agent, active)
+      return hold(session, busy.then(run, run))
     },
 
     exitAtBoundary(agent) {
@@ -199,11 +235,8 @@ export function createPlanModeController(ctx: Context): PlanModeController {
     },
   }
 
-  const flush = async (
-    payload: PreStepPayload,
-    next: (payload?: PreStepPayload) => Promise<PreStepDecision>,
-  ): Promise<PreStepDecision> => {
-    const decision = await next()
+  /** What the flush does once the downstream decision is in. */
+  const afterDecision = (payload: PreStepPayload, decision: PreStepDecision): PreStepDecision | Promise<PreStepDecision> => {
     if (decision.kind === 'reject' || payload.signal.aborted) return decision
     const session = payload.agent.session
     const log = read(session)
@@ -214,15 +247,33 @@ export function createPlanModeController(ctx: Context): PlanModeController {
       return decision
     }
     const notice = selection.narrate ? noticeFor(log, selection.active) : undefined
-    try {
-      await session.append('plan/mode', { active: selection.active })
-    } catch (error) {
+    const failed = (error: unknown): PreStepDecision => {
       ctx.logger.warn(`${FLUSH_FAILED}: ${describe(error)}`, error)
       return decision
     }
-    if (pending.get(session) === selection) pending.delete(session)
-    if (notice === undefined) return decision
-    return { ...decision, messages: [...decision.messages, notice] }
+    const appended = (): PreStepDecision => {
+      if (pending.get(session) === selection) pending.delete(session)
+      if (notice === undefined) return decision
+      return { ...decision, messages: [...decision.messages, notice] }
+    }
+    try {
+      return Promise.resolve(session.append('plan/mode', { active: selection.active })).then(appended, failed)
+    } catch (error) {
+      return failed(error)
+    }
+  }
+
+  const flush = (
+    payload: PreStepPayload,
+    next: (payload?: PreStepPayload) => Promise<PreStepDecision>,
+  ): Promise<PreStepDecision> => {
+    let downstream: Promise<PreStepDecision>
+    try {
+      downstream = Promise.resolve(next())
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    return downstream.then((decision) => afterDecision(payload, decision))
   }
 
   ctx.on('agent/pre-step', flush, { prepend: true })
