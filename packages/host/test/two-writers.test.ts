@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -47,9 +47,10 @@ afterAll(() => {
 type Report = { ok: true; seq: number } | { ok: false; code: string; message: string }
 
 /** Starts a writer process and resolves with its first report (and the process, still running when ok). */
-function writer(id: string): Promise<{ child: ChildProcess; report: Report }> {
+function writer(id: string, prefix: string[] = []): Promise<{ child: ChildProcess; report: Report }> {
   return new Promise((resolveReport, reject) => {
-    const child = spawn(process.execPath, [childFile, dir, id], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const command = [...prefix, process.execPath, childFile, dir, id]
+    const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] })
     children.push(child)
     let out = ''
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -71,6 +72,15 @@ function store() {
   ctx.plugin(sessionStorePlugin, { dir })
   return { ctx, logger, sessions: ctx.require('sessions') }
 }
+
+/** `unshare --pid --fork` runs the child as pid 1 of a new pid namespace (as root; some kernels and containers refuse it). */
+const unshare = ['unshare', '--pid', '--fork', '--kill-child']
+const unshareRefused =
+  process.platform !== 'linux'
+    ? 'not Linux'
+    : spawnSync(unshare[0]!, [...unshare.slice(1), 'true']).status === 0
+      ? undefined
+      : 'the kernel refuses `unshare --pid --fork` here (not root, or no user/pid namespaces)'
 
 describe('two writers over one session directory, in two processes', () => {
   it('a session held by another process is refused with LOCKED naming it; after that process dies its lock is taken over', async () => {
@@ -104,6 +114,35 @@ describe('two writers over one session directory, in two processes', () => {
     const second = await writer('mine')
     expect(second.report).toEqual({ ok: true, seq: 1 })
     await killed(second.child)
+    here.ctx.dispose()
+  })
+
+  it.skipIf(unshareRefused !== undefined)(
+    `a holder in another pid namespace of this host is live, also once gone: it cannot be checked from here${unshareRefused === undefined ? '' : ` (skipped: ${unshareRefused})`}`,
+    async () => {
+      const { child, report } = await writer('boxed', unshare)
+      expect(report).toEqual({ ok: true, seq: 0 })
+      const here = store()
+      const refused = await here.sessions.open('boxed').catch((e: unknown) => e)
+      expect(SessionLogError.isInstance(refused) && refused.code).toBe('LOCKED')
+      // The child is pid 1 of its namespace; a pid there says nothing about this namespace's processes.
+      expect((refused as Error).message).toContain('process 1 on')
+      expect((refused as Error).message).toContain('in another pid namespace')
+      await killed(child)
+      // Killed, but its lock names a namespace this process cannot look into: still refused, never taken over.
+      await expect(here.sessions.open('boxed')).rejects.toMatchObject({ code: 'LOCKED', message: expect.stringContaining('cannot be checked from here') })
+      await rm(join(dir, 'boxed.jsonl.lock'))
+      expect((await here.sessions.open('boxed')).events.map((e) => e.seq)).toEqual([0])
+      here.ctx.dispose()
+    },
+  )
+
+  it.skipIf(unshareRefused !== undefined)('a writer in another pid namespace is refused a session this process holds', async () => {
+    const here = store()
+    const session = await here.sessions.create({ id: 'outside' })
+    const { report } = await writer('outside', unshare)
+    expect(report).toMatchObject({ ok: false, code: 'LOCKED', message: expect.stringContaining('in another pid namespace') })
+    await here.sessions.close(session)
     here.ctx.dispose()
   })
 })
