@@ -84,4 +84,64 @@ describe('projection fold cache', () => {
     expect(seen).toEqual(['starts'])
     expect(projections.keys()).toEqual(['starts'])
   })
+
+  it('keeps what it folded before a unit threw, and resumes at the event that threw', async () => {
+    const { projections, session } = await setup()
+    const unit = weighted()
+    let throws = 1
+    const apply = unit.apply
+    unit.apply = (state, event) => {
+      if ((event as { data?: { turn?: number } }).data?.turn === 2 && throws-- > 0) throw new Error('once')
+      return apply(state, event)
+    }
+    projections.register(unit)
+    expect(() => projections.snapshot(session)).toThrow('once')
+    expect(projections.snapshot(session).values.starts).toBe(2)
+    expect(unit.initials).toBe(1)
+    await session.append('turn/start', { turn: 3 })
+    expect(projections.snapshot(session).values.starts).toBe(3)
+    expect(unit.initials).toBe(1)
+  })
+
+  it('a unit registered while an event is delivered sees it on its first fold, not twice', async () => {
+    const { projections, session } = await setup()
+    const first = weighted()
+    const late = { ...weighted(), key: 'late' }
+    projections.register(first)
+    const changes: Array<[string, unknown]> = []
+    projections.onChange((change) => {
+      changes.push([change.key, change.value])
+      if (change.key === 'starts' && change.value === 3) projections.register(late)
+    })
+    await session.append('turn/start', { turn: 3 })
+    expect(changes).toEqual([['starts', 3]])
+    expect(projections.snapshot(session).values).toEqual({ starts: 3, late: 3 })
+    await session.append('turn/start', { turn: 4 })
+    expect(changes).toEqual([
+      ['starts', 3],
+      ['starts', 4],
+      ['late', 4],
+    ])
+  })
+
+  it('a change listener removed while a change is delivered still gets that change, then no more', async () => {
+    const { projections, session } = await setup()
+    projections.register(weighted())
+    const seen: string[] = []
+    const offB = projections.onChange(() => seen.push('b'))
+    projections.onChange(() => {
+      seen.push('a')
+    })
+    const offFirst = projections.onChange(() => {
+      seen.push('first')
+    })
+    offFirst()
+    projections.onChange(() => {
+      seen.push('c')
+      offB()
+    })
+    await session.append('turn/start', { turn: 3 })
+    await session.append('turn/start', { turn: 4 })
+    expect(seen).toEqual(['b', 'a', 'c', 'a', 'c'])
+  })
 })

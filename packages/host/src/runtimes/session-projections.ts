@@ -34,6 +34,13 @@ export class ProjectionViewError extends Error {
 
 type AnyUnit = ProjectionUnit<unknown, unknown>
 
+/** A registered unit and its folds per session; `registered` turns false when it is unregistered. */
+interface Registered {
+  readonly unit: AnyUnit
+  readonly folds: WeakMap<Session, Folded>
+  registered: boolean
+}
+
 interface Folded {
   /** The unit's `stateVersion` the state was folded under (another version means a refold). */
   readonly version: number
@@ -81,21 +88,21 @@ function validate(unit: AnyUnit, view: unknown): unknown {
 export const sessionProjectionsPlugin: Plugin = {
   name: '@planmode/host/session-projections',
   apply(ctx) {
-    const units: AnyUnit[] = []
-    /** Folds per registered unit, per session; a unit's entry goes when it is unregistered. */
-    const folds = new Map<AnyUnit, WeakMap<Session, Folded>>()
-    const listeners = new Set<(change: ProjectionChange) => void>()
+    /**
+     * The registered units. Replaced, never changed in place, on register and
+     * unregister: an append walks the list it started with, without a copy.
+     */
+    let units: readonly Registered[] = []
+    let listeners: ReadonlyArray<(change: ProjectionChange) => void> = []
 
     /**
-     * The unit's fold for `session`, caught up to `events` entries with seq <= `upTo`;
-     * `undefined` once the unit is unregistered. A fold made under another
-     * `stateVersion` is refolded.
+     * The unit's fold for `session`, caught up to `events` entries with seq <= `upTo`.
+     * A fold made under another `stateVersion` is refolded.
      */
-    const foldOf = (unit: AnyUnit, session: Session, upTo = Number.POSITIVE_INFINITY): Folded | undefined => {
-      const perSession = folds.get(unit)
-      if (perSession === undefined) return undefined
+    const foldOf = (entry: Registered, session: Session, upTo: number): Folded => {
+      const unit = entry.unit
       const events = session.events
-      let folded = perSession.get(session)
+      let folded = entry.folds.get(session)
       if (folded !== undefined && folded.version !== unit.stateVersion) folded = undefined
       if (folded !== undefined && folded.events !== events) {
         // The host replaced the array (repair, compaction): resume after the last folded seq,
@@ -112,16 +119,29 @@ export const sessionProjectionsPlugin: Plugin = {
       if (folded === undefined) {
         const initial = unit.initial()
         folded = { version: unit.stateVersion, state: initial, seq: -1, events, index: 0, before: initial }
-        perSession.set(session, folded)
+        entry.folds.set(session, folded)
       }
-      while (folded.index < events.length) {
-        const event = events[folded.index]!
-        if (event.seq > upTo) break
-        const before = folded.state
-        folded.state = unit.apply(before, event)
+      const length = events.length
+      let index = folded.index
+      if (index === length) return folded
+      // The loop keeps its state in locals and stores it once; `finally` keeps what was folded when `apply` throws.
+      let state = folded.state
+      let before = folded.before
+      let seq = folded.seq
+      try {
+        while (index < length) {
+          const event = events[index]!
+          if (event.seq > upTo) break
+          before = state
+          state = unit.apply(state, event)
+          seq = event.seq
+          index += 1
+        }
+      } finally {
+        folded.state = state
         folded.before = before
-        folded.seq = event.seq
-        folded.index += 1
+        folded.seq = seq
+        folded.index = index
       }
       return folded
     }
@@ -135,57 +155,60 @@ export const sessionProjectionsPlugin: Plugin = {
         if (typeof unit.schema?.['~standard']?.validate !== 'function') {
           throw new TypeError(`sessionProjections.register(${unit.key}): \`schema\` must be a Standard Schema`)
         }
-        if (units.some((existing) => existing.key === unit.key)) {
+        if (units.some((existing) => existing.unit.key === unit.key)) {
           throw new Error(`projection key "${unit.key}" is already registered`)
         }
-        const entry = unit as unknown as AnyUnit
-        units.push(entry)
-        folds.set(entry, new WeakMap())
+        const entry: Registered = { unit: unit as unknown as AnyUnit, folds: new WeakMap(), registered: true }
+        units = [...units, entry]
         return () => {
-          const index = units.indexOf(entry)
-          if (index >= 0) {
-            units.splice(index, 1)
-            folds.delete(entry)
-          }
+          if (!entry.registered) return
+          entry.registered = false
+          units = units.filter((other) => other !== entry)
         }
       },
-      keys: () => units.map((unit) => unit.key),
+      keys: () => units.map((entry) => entry.unit.key),
       snapshot(session: Session): ProjectionSnapshot {
         const last = session.events[session.events.length - 1]
         const values: Record<string, unknown> = {}
-        for (const unit of units) values[unit.key] = validate(unit, unit.view(foldOf(unit, session)!.state))
+        for (const entry of units) {
+          values[entry.unit.key] = validate(entry.unit, entry.unit.view(foldOf(entry, session, Number.POSITIVE_INFINITY).state))
+        }
         return { asOfSeq: last === undefined ? -1 : last.seq, values }
       },
       onChange(listener: (change: ProjectionChange) => void): Disposer {
         const entry = (change: ProjectionChange): void => listener(change)
-        listeners.add(entry)
-        return () => listeners.delete(entry)
+        listeners = [...listeners, entry]
+        return () => {
+          listeners = listeners.filter((other) => other !== entry)
+        }
       },
     }
 
     ctx.on('session/event', ({ session, event }) => {
-      for (const unit of [...units]) {
-        let folded: Folded | undefined
+      const list = units
+      for (let k = 0; k < list.length; k++) {
+        const entry = list[k]!
+        // Unregistered by a listener of an earlier unit.
+        if (!entry.registered) continue
+        let folded: Folded
         try {
-          folded = foldOf(unit, session, event.seq)
+          folded = foldOf(entry, session, event.seq)
         } catch (error) {
-          ctx.logger.error(`projection "${unit.key}" threw while folding ${event.type} (session ${session.id}, seq ${event.seq})`, error)
+          ctx.logger.error(`projection "${entry.unit.key}" threw while folding ${event.type} (session ${session.id}, seq ${event.seq})`, error)
           continue
         }
-        // Unregistered by a listener of an earlier unit.
-        if (folded === undefined) continue
         // Appends are serialized and announced synchronously, so the fold now ends at this event.
-        if (folded.seq !== event.seq || folded.before === folded.state || listeners.size === 0) continue
-        const after = folded.state
+        if (folded.seq !== event.seq || folded.before === folded.state || listeners.length === 0) continue
+        const unit = entry.unit
         let value: unknown
         try {
-          value = validate(unit, unit.view(after))
+          value = validate(unit, unit.view(folded.state))
         } catch (error) {
           ctx.logger.error(`projection "${unit.key}": change at seq ${event.seq} not delivered`, error)
           continue
         }
         const change: ProjectionChange = { session, key: unit.key, value, asOfSeq: event.seq }
-        for (const listener of [...listeners]) {
+        for (const listener of listeners) {
           try {
             listener(change)
           } catch (error) {
