@@ -5,7 +5,10 @@ import { createPlanCommand } from './plan-command.js'
 /**
  * The plan-commands plugin: registers `/plan [off|message]` while a
  * `commands` registry is composed (and removes it when either side is
- * disposed). Requires `planMode`. Takes no config.
+ * disposed). Requires `planMode`: loading it without one throws a
+ * `MissingServiceError`; once loaded, `/plan` is removed when `planMode`
+ * goes away and registered again when a `planMode` service returns, however
+ * the plugin was composed. Takes no config.
  *
  * @public
  */

@@ -39,7 +39,10 @@ function asJson(value: unknown): string {
  * Registers {@link planModeInvariant} with service `sessionInvariants`,
  * which checks the `plan/mode` events of every loaded session first (a
  * broken log fails the load with the invariant's message), then every
- * append. Requires `sessionInvariants`; disposing the plugin removes the check.
+ * append. Requires `sessionInvariants`: loading it without one throws a
+ * `MissingServiceError`; once loaded, the check goes with the
+ * `sessionInvariants` service and is registered again (checking the loaded
+ * sessions again) when one returns. Disposing the plugin removes the check.
  *
  * @public
  */

@@ -5,7 +5,9 @@ import { createPlanModeController } from './controller.js'
  * The plan-core plugin: provides service `planMode`, registers its
  * outermost `agent/pre-step` listener and a `session/event` listener.
  * Disposing it removes all three; a selection still waiting then never
- * flushes. Takes no config.
+ * flushes. Every layer that requires `planMode` is undone first (flat on
+ * the root or nested); loading plan-core again applies the ones that were
+ * not nested under this plugin's own context. Takes no config.
  *
  * @example
  * ```ts

@@ -1,6 +1,7 @@
 import { Context } from '@planmode/context'
 import { sessionProjectionsPlugin } from '@planmode/host'
 import { EXIT_PLAN_MODE } from '@planmode/plan-tool'
+import { planCorePlugin } from '@planmode/plan-core'
 import { planProjectionPlugin } from '@planmode/plan-projection'
 import type { Session } from '@planmode/seams'
 import fc from 'fast-check'
@@ -13,6 +14,7 @@ type PlanView = { active: boolean; pending: boolean }
 function reader() {
   const ctx = new Context()
   ctx.plugin(sessionProjectionsPlugin)
+  ctx.plugin(planCorePlugin) // the plan layers require planMode (§8)
   ctx.plugin(planProjectionPlugin)
   const registry = ctx.require('sessionProjections')
   return (session: Session) => {

@@ -21,8 +21,13 @@ export const PLAN_POLICY_ORDER = 50
  * (order 50) while a `systemPrompt` registry is composed. It renders the
  * configured text verbatim for an agent whose selected plan mode
  * (`pending ?? active`) is on, and `''` otherwise or when the assembly has
- * no agent. Requires `planMode`; the config is validated by
- * {@link resolveConfig} at load.
+ * no agent. Requires `planMode`: loading it without one throws a
+ * `MissingServiceError`; once loaded, the section is removed when
+ * `planMode` goes away and registered again when a `planMode` service
+ * returns, however the plugin was composed. The config is validated by
+ * {@link resolveConfig} at load (an invalid one throws to the caller) and
+ * again, on the same config value, each time it is applied again (an error
+ * then is logged and the section stays away until `planMode` returns again).
  *
  * @public
  */

@@ -124,13 +124,16 @@ describe('§4 config and composition', () => {
     expect(root.require('systemPrompt').assemble({}).sections.map((section) => section.name)).toEqual(['plan:policy'])
   })
 
-  it('renders "" once plan-core is gone', async () => {
+  it('is removed once plan-core is gone, and comes back with it (§3.6, §8)', async () => {
     const host = createHost()
     const core = host.root.plugin(planCorePlugin)
-    host.root.plugin(planPolicyPlugin, { section: 'x' })
+    const policy = host.root.plugin(planPolicyPlugin, { section: 'x' })
     const agent = await host.agent()
     await host.root.require('planMode').set(agent, true)
     core.dispose()
-    expect(rendered(host.root.require('systemPrompt').assemble({ agent }))!.text).toBe('')
+    expect(rendered(host.root.require('systemPrompt').assemble({ agent }))).toBeUndefined()
+    expect([policy.applied, policy.disposed]).toEqual([false, false])
+    host.root.plugin(planCorePlugin)
+    expect(rendered(host.root.require('systemPrompt').assemble({ agent }))!.text).toBe('x')
   })
 })

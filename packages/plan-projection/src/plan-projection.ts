@@ -56,12 +56,16 @@ export const planProjection: ProjectionUnit<PlanProjectionState, PlanProjection>
 /**
  * The plan-projection plugin: registers {@link planProjection} while a
  * `sessionProjections` registry is composed; its key disappears when the
- * plugin is disposed. Takes no config and needs no other plan layer.
+ * plugin is disposed. Requires `planMode` (SPEC §8): loading it without one
+ * throws a `MissingServiceError`; once loaded, the `plan` key is removed
+ * when `planMode` goes away and registered again when a `planMode` service
+ * returns, however the plugin was composed. Takes no config.
  *
  * @public
  */
 export const planProjectionPlugin: Plugin = {
   name: '@planmode/plan-projection',
+  requires: ['planMode'],
   apply(ctx) {
     ctx.inject(['sessionProjections'], (child) => {
       child.effect(child.require('sessionProjections').register(planProjection))

@@ -31,6 +31,7 @@ const coldView = (events: readonly SessionEvent[]) =>
 describe('§7 the plan projection in the host registry', () => {
   it('registers key plan only while a sessionProjections registry is composed; disposal removes it', () => {
     const root = new Context()
+    root.plugin(planCorePlugin)
     const layer = root.plugin(planProjectionPlugin)
     const registry = root.plugin(sessionProjectionsPlugin)
     expect(root.require('sessionProjections').keys()).toEqual(['plan'])
@@ -42,19 +43,26 @@ describe('§7 the plan projection in the host registry', () => {
     expect(root.require('sessionProjections').keys()).toEqual(['plan'])
   })
 
-  it('needs no other plan layer, not even plan-core', async () => {
+  it('needs plan-core only (§8): refused without planMode, and its key follows planMode', async () => {
     const root = new Context()
     root.plugin(sessionStorePlugin, {})
     root.plugin(sessionProjectionsPlugin)
+    expect(() => root.plugin(planProjectionPlugin)).toThrow('plugin "@planmode/plan-projection" requires service "planMode", which is not provided')
+    const core = root.plugin(planCorePlugin)
     root.plugin(planProjectionPlugin)
     const session = await root.require('sessions').create()
     expect(root.require('sessionProjections').snapshot(session)).toEqual({ asOfSeq: -1, values: { plan: { active: false, pending: false } } })
+    core.dispose()
+    expect(root.require('sessionProjections').keys()).toEqual([])
+    root.plugin(planCorePlugin)
+    expect(root.require('sessionProjections').keys()).toEqual(['plan'])
   })
 
   it('the view equals a cold refold at every prefix (fast-check, real sessions and registry)', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(bodyArb, { maxLength: 30 }), async (bodies) => {
         const host = createHost()
+        host.root.plugin(planCorePlugin)
         host.root.plugin(planProjectionPlugin)
         const projections = host.root.require('sessionProjections')
         const session = await host.root.require('sessions').create()
@@ -79,11 +87,13 @@ describe('§7 the plan projection in the host registry', () => {
     const session = await first.root.require('sessions').create()
     await session.append('command/run', { commandId: 'a', name: 'plan', args: ' now', source: { kind: 'user' } })
     await session.append('command/done', { commandId: 'a', kind: 'success' })
+    first.root.plugin(planCorePlugin)
     first.root.plugin(planProjectionPlugin)
     expect(first.root.require('sessionProjections').snapshot(session).values.plan).toEqual({ active: false, pending: true })
     await first.root.require('sessions').close(session)
 
     const second = createHost([], { dir })
+    second.root.plugin(planCorePlugin)
     second.root.plugin(planProjectionPlugin)
     const reopened = await second.root.require('sessions').open(session.id)
     expect(second.root.require('sessionProjections').snapshot(reopened).values.plan).toEqual({ active: false, pending: true })

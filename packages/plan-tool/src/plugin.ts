@@ -5,8 +5,11 @@ import { createExitPlanModeTool } from './exit-plan-mode.js'
 /**
  * The plan-tool plugin: registers `exit_plan_mode` in both plan-mode states
  * (so the tool catalog never changes with the mode) while a `tools`
- * registry is composed; disposing it removes the tool. Requires `planMode`.
- * Takes no config.
+ * registry is composed; disposing it removes the tool. Requires `planMode`:
+ * loading it without one throws a `MissingServiceError`; once loaded, the
+ * tool is removed when `planMode` goes away and registered again when a
+ * `planMode` service returns, however the plugin was composed. Takes no
+ * config.
  *
  * @public
  */
