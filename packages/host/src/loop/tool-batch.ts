@@ -1,5 +1,6 @@
 import type { AssistantContentBlock, ToolResult } from '@planmode/seams'
 import { failed, messageOf } from '../error-text.js'
+import { SessionLogError } from '../session/session-log-error.js'
 import type { TurnHost } from './turn.js'
 
 const CANCELLED_BEFORE_RUN = 'the turn was cancelled before this call ran'
@@ -20,10 +21,10 @@ export async function runToolBatch(host: TurnHost, calls: readonly ToolCall[], s
 }
 
 /**
- * Logs a tool result. Its `value` goes into the log as is (the store's one
- * JSON round trip makes the logged copy); a value JSON cannot hold is
+ * Logs a tool result. Its `value` goes into the log as is (the store's
+ * copy is what JSON makes of it); a value JSON cannot hold is
  * dropped: when the append refuses the data as not serializable
- * (`TypeError`, nothing written), it is retried without the value.
+ * (`INVALID_EVENT`, nothing written), it is retried without the value.
  */
 async function logResult(host: TurnHost, toolCallId: string, toolName: string, result: ToolResult): Promise<void> {
   const session = host.agent.session
@@ -35,7 +36,7 @@ async function logResult(host: TurnHost, toolCallId: string, toolName: string, r
   try {
     await session.append('tool/result', { ...base, value: result.value })
   } catch (error) {
-    if (!(error instanceof TypeError)) throw error
+    if (!(SessionLogError.isInstance(error) && error.code === 'INVALID_EVENT')) throw error
     host.ctx.logger.debug(`agent ${host.agent.id}: the value of tool ${toolName} (${toolCallId}) is not JSON; logged without it`, messageOf(error))
     await session.append('tool/result', base)
   }

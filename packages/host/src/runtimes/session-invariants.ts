@@ -64,7 +64,9 @@ interface Entry {
 export const sessionInvariantsPlugin: Plugin = {
   name: '@planmode/host/session-invariants',
   apply(ctx) {
-    const entries: Entry[] = []
+    // Replaced, never changed in place: a check that registers or disposes
+    // another mid-check does not disturb the run, and \`check\` needs no copy.
+    let entries: readonly Entry[] = []
     const run = (list: readonly Entry[], event: SessionEvent, session: Session): void => {
       for (const entry of list) {
         let reason: string | undefined
@@ -84,15 +86,14 @@ export const sessionInvariantsPlugin: Plugin = {
         for (const session of loaded) {
           for (const event of session.events) run([entry], event, session)
         }
-        entries.push(entry)
+        entries = [...entries, entry]
         return () => {
-          const index = entries.indexOf(entry)
-          if (index >= 0) entries.splice(index, 1)
+          entries = entries.filter((other) => other !== entry)
         }
       },
       owners: () => entries.map((entry) => entry.owner),
       check(event, session) {
-        run([...entries], event, session)
+        if (entries.length > 0) run(entries, event, session)
       },
     }
     ctx.provide('sessionInvariants', registry)

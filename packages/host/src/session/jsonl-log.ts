@@ -1,109 +1,252 @@
-import { ftruncateSync, writeSync } from 'node:fs'
-import { open, readFile, truncate, appendFile } from 'node:fs/promises'
+import { isUtf8 } from 'node:buffer'
+import { constants, fstatSync, ftruncateSync, writeSync } from 'node:fs'
+import { open } from 'node:fs/promises'
 import type { FileHandle } from 'node:fs/promises'
 import type { SessionEvent } from '@planmode/seams'
 import { SessionLogError } from './session-log-error.js'
 
-/** What reading a log found, and what was repaired. */
-export interface ReadLog {
+/** What opening a log found and repaired, and the writer that appends to it. */
+export interface OpenedLog {
   readonly events: SessionEvent[]
   /** Warnings about repairs made to the file (a torn last line). */
   readonly warnings: string[]
-  /** The file's size after repair. */
+  readonly writer: JsonlWriter
+}
+
+/** How the tail of a log must be repaired before appending. */
+type Repair = { readonly truncateTo: number } | { readonly newlineAt: number }
+
+interface ReadLog {
+  readonly events: SessionEvent[]
+  readonly warnings: string[]
+  /** The file's size once repaired. */
   readonly size: number
+  readonly repair: Repair | undefined
+}
+
+/**
+ * The event types this repository defines, as source literals (which V8
+ * keeps internalized). A loaded event's `type` is replaced by the one string
+ * of its kind, so `switch (event.type)` downstream compares pointers, not
+ * contents. Unknown types are interned as they are first seen.
+ */
+const KNOWN_TYPES = [
+  'turn/start',
+  'turn/end',
+  'user/message',
+  'step/start',
+  'step/end',
+  'request/header',
+  'assistant/message',
+  'tool/result',
+  'command/run',
+  'command/done',
+  'plan/mode',
+] as const
+const types = new Map<string, string>(KNOWN_TYPES.map((type) => [type, type]))
+
+/** The one interned copy of event type `type`. */
+export function internType(type: string): string {
+  const known = types.get(type)
+  if (known !== undefined) return known
+  // Bound the table: a log with endless distinct types must not grow memory forever.
+  if (types.size < 4096) types.set(type, type)
+  return type
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true })
 
-/** Parses one line into an event, or returns why it is not one. */
-function parseLine(bytes: Uint8Array): SessionEvent | string {
+/** Checks a parsed line is an event, interning its type; returns why it is not one. */
+function asEvent(value: unknown): SessionEvent | string {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not a JSON object'
+  const record = value as Record<string, unknown>
+  const type = record.type
+  if (typeof type !== 'string' || type === '') return 'no string `type`'
+  const seq = record.seq
+  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) return 'no non-negative integer `seq`'
+  const time = record.time
+  if (typeof time !== 'number' || !Number.isFinite(time)) return 'no numeric `time`'
+  if (!('data' in record)) return 'no `data`'
+  record.type = internType(type)
+  return record as unknown as SessionEvent
+}
+
+/** Parses one line of text into an event, or returns why it is not one. */
+function parseText(text: string): SessionEvent | string {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    return text.trim() === '' ? 'empty line' : `not JSON (${(error as Error).message})`
+  }
+  return asEvent(value)
+}
+
+/** Parses one line of bytes (checking it is UTF-8) into an event, or returns why it is not one. */
+function parseBytes(bytes: Uint8Array): SessionEvent | string {
   let text: string
   try {
     text = decoder.decode(bytes)
   } catch {
     return 'not valid UTF-8'
   }
-  if (text.trim() === '') return 'empty line'
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch (error) {
-    return `not JSON (${(error as Error).message})`
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not a JSON object'
-  const record = value as Record<string, unknown>
-  if (typeof record.type !== 'string' || record.type === '') return 'no string `type`'
-  if (typeof record.seq !== 'number' || !Number.isSafeInteger(record.seq) || record.seq < 0) {
-    return 'no non-negative integer `seq`'
-  }
-  if (typeof record.time !== 'number' || !Number.isFinite(record.time)) return 'no numeric `time`'
-  if (!('data' in record)) return 'no `data`'
-  return record as unknown as SessionEvent
+  return parseText(text)
 }
 
+/** Bytes decoded and split at once; a bigger log is read in pieces cut at newlines (a V8 string has a size limit). */
+const CHUNK = 64 * 1024 * 1024
+
 /**
- * Reads a JSONL session log. A last line without its newline is a torn
- * write: dropped (or, when it parses whole, kept) and the file repaired. Any
- * other bad line, a non-increasing `seq` or an unreadable file throws a
- * {@link SessionLogError} naming the file and line.
+ * Parses the whole lines of `buffer` (which ends with a newline, or is
+ * empty). Each chunk is checked for UTF-8 in one pass and decoded once; a
+ * chunk that is not valid UTF-8 is parsed line by line to name the bad line.
  */
-export async function readLog(file: string): Promise<ReadLog> {
-  let buffer: Buffer
-  try {
-    buffer = await readFile(file)
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENOENT') throw new SessionLogError('NOT_FOUND', `${file}: no such session log`, { file, cause: error })
-    throw new SessionLogError('UNREADABLE', `${file}: cannot read session log (${(error as Error).message})`, {
-      file,
-      cause: error,
-    })
-  }
-  const events: SessionEvent[] = []
-  const warnings: string[] = []
-  let start = 0
+function parseLines(file: string, buffer: Buffer, events: SessionEvent[]): void {
   let line = 0
   let previousSeq = -1
-  const accept = (event: SessionEvent, lineNumber: number): void => {
-    if (event.seq <= previousSeq) {
+  const accept = (parsed: SessionEvent | string, lineNumber: number): void => {
+    if (typeof parsed === 'string') {
+      throw new SessionLogError('CORRUPT_LINE', `${file}:${lineNumber}: corrupt session log line: ${parsed}`, { file, line: lineNumber })
+    }
+    if (parsed.seq <= previousSeq) {
       throw new SessionLogError(
         'SEQ_ORDER',
-        `${file}:${lineNumber}: seq ${event.seq} does not follow seq ${previousSeq} (seq must strictly increase)`,
+        `${file}:${lineNumber}: seq ${parsed.seq} does not follow seq ${previousSeq} (seq must strictly increase)`,
         { file, line: lineNumber },
       )
     }
-    previousSeq = event.seq
-    events.push(event)
+    previousSeq = parsed.seq
+    events.push(parsed)
   }
-  while (start < buffer.length) {
-    line += 1
-    const end = buffer.indexOf(0x0a, start)
-    if (end === -1) {
-      // The last line has no newline: an append was interrupted.
-      const parsed = parseLine(buffer.subarray(start))
-      if (typeof parsed !== 'string' && parsed.seq > previousSeq) {
-        accept(parsed, line)
-        await appendFile(file, '\n')
-        warnings.push(`${file}:${line}: the last line had no newline; it parses whole, so it was kept and the newline added`)
-        return { events, warnings, size: buffer.length + 1 }
+  let chunkStart = 0
+  while (chunkStart < buffer.length) {
+    let chunkEnd = buffer.length
+    if (chunkEnd - chunkStart > CHUNK) chunkEnd = buffer.lastIndexOf(0x0a, chunkStart + CHUNK) + 1
+    if (chunkEnd <= chunkStart) chunkEnd = buffer.indexOf(0x0a, chunkStart + CHUNK) + 1
+    const chunk = buffer.subarray(chunkStart, chunkEnd)
+    if (isUtf8(chunk)) {
+      const text = chunk.toString('utf8')
+      let start = 0
+      while (start < text.length) {
+        const end = text.indexOf('\n', start)
+        line += 1
+        accept(parseText(text.slice(start, end)), line)
+        start = end + 1
       }
-      await truncate(file, start)
-      warnings.push(
-        `${file}:${line}: dropped a torn last line (${buffer.length - start} bytes, ${typeof parsed === 'string' ? parsed : 'seq out of order'}) left by an interrupted append; the file was truncated to ${start} bytes`,
-      )
-      return { events, warnings, size: start }
+    } else {
+      let start = 0
+      while (start < chunk.length) {
+        const end = chunk.indexOf(0x0a, start)
+        line += 1
+        accept(parseBytes(chunk.subarray(start, end)), line)
+        start = end + 1
+      }
     }
-    const parsed = parseLine(buffer.subarray(start, end))
-    if (typeof parsed === 'string') {
-      throw new SessionLogError('CORRUPT_LINE', `${file}:${line}: corrupt session log line: ${parsed}`, { file, line })
-    }
-    accept(parsed, line)
-    start = end + 1
+    chunkStart = chunkEnd
   }
-  return { events, warnings, size: buffer.length }
 }
 
-/** An open JSONL log that appends whole lines, one write each. */
+/** Why an `fs` call failed, for a message: `EACCES: permission denied, open '…'`. */
+function reason(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+/** A name for what an `fs.Stats` describes, when it is not a regular file. */
+function kindOf(stats: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSymbolicLink(): boolean }): string {
+  if (stats.isDirectory()) return 'a directory'
+  if (stats.isFIFO()) return 'a FIFO'
+  if (stats.isSocket()) return 'a socket'
+  if (stats.isCharacterDevice()) return 'a character device'
+  if (stats.isBlockDevice()) return 'a block device'
+  return 'not a regular file'
+}
+
+function notAFile(file: string, kind: string): SessionLogError {
+  return new SessionLogError('UNREADABLE', `${file}: cannot read session log: it is ${kind}, not a regular file`, { file })
+}
+
+/**
+ * Reads a JSONL session log without changing it. The file is opened
+ * non-blocking and must be a regular file (a FIFO would block the read
+ * forever). A last line without its newline is a torn write: dropped (or,
+ * when it parses whole, kept), and the repair is returned for the caller to
+ * make. Any other bad line, a non-increasing `seq` or an unreadable file
+ * throws a {@link SessionLogError} naming the file and line.
+ */
+async function readLog(file: string): Promise<ReadLog> {
+  let buffer: Buffer
+  let handle: FileHandle | undefined
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK)
+    const stats = await handle.stat()
+    if (!stats.isFile()) throw notAFile(file, kindOf(stats))
+    buffer = await handle.readFile()
+  } catch (error) {
+    if (SessionLogError.isInstance(error)) throw error
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') throw new SessionLogError('NOT_FOUND', `${file}: no such session log`, { file, cause: error })
+    throw new SessionLogError('UNREADABLE', `${file}: cannot read session log (${reason(error)})`, { file, cause: error })
+  } finally {
+    await handle?.close().catch(() => {})
+  }
+  const events: SessionEvent[] = []
+  const last = buffer.lastIndexOf(0x0a) + 1
+  parseLines(file, buffer.subarray(0, last), events)
+  if (last === buffer.length) return { events, warnings: [], size: buffer.length, repair: undefined }
+  // The last line has no newline: an append was interrupted.
+  const line = events.length + 1
+  const parsed = parseBytes(buffer.subarray(last))
+  const previous = events.length === 0 ? -1 : events[events.length - 1]!.seq
+  if (typeof parsed !== 'string' && parsed.seq > previous) {
+    events.push(parsed)
+    return {
+      events,
+      warnings: [`${file}:${line}: the last line had no newline; it parses whole, so it was kept and the newline added`],
+      size: buffer.length + 1,
+      repair: { newlineAt: buffer.length },
+    }
+  }
+  return {
+    events,
+    warnings: [
+      `${file}:${line}: dropped a torn last line (${buffer.length - last} bytes, ${typeof parsed === 'string' ? parsed : 'seq out of order'}) left by an interrupted append; the file was truncated to ${last} bytes`,
+    ],
+    size: last,
+    repair: { truncateTo: last },
+  }
+}
+
+/**
+ * Reads the log `file` and opens it for appending, repairing a torn last
+ * line first. Throws a {@link SessionLogError} when the file cannot be read,
+ * is not a regular file, holds a bad line, or cannot be opened for writing
+ * or repaired (`UNWRITABLE`: read-only, disk full, …); the file is then left
+ * as it was.
+ */
+export async function openLog(file: string): Promise<OpenedLog> {
+  const read = await readLog(file)
+  let writer: JsonlWriter
+  try {
+    writer = await JsonlWriter.open(file, read.size)
+  } catch (error) {
+    if (read.repair === undefined || !SessionLogError.isInstance(error) || error.code !== 'UNREADABLE' || error.cause === undefined) throw error
+    throw new SessionLogError('UNWRITABLE', `${file}: cannot repair the torn last line: cannot open the log for writing (${reason(error.cause)}); the file was left as it was`, {
+      file,
+      cause: error.cause,
+    })
+  }
+  if (read.repair !== undefined) {
+    try {
+      writer.repair(read.repair)
+    } catch (error) {
+      await writer.close().catch(() => {})
+      throw new SessionLogError('UNWRITABLE', `${file}: cannot repair the torn last line (${reason(error)}); the file was left as it was`, { file, cause: error })
+    }
+  }
+  return { events: read.events, warnings: read.warnings, writer }
+}
+
+/** An open JSONL log that appends whole lines, one write per batch. */
 export class JsonlWriter {
   private constructor(
     readonly file: string,
@@ -111,44 +254,77 @@ export class JsonlWriter {
     private size: number,
   ) {}
 
-  /** Opens `file` for appending; `size` is its current length. `create` requires it not to exist. */
+  /**
+   * Opens `file` for appending (non-blocking, and it must be a regular file);
+   * `size` is its current length. `create` requires it not to exist.
+   */
   static async open(file: string, size: number, create = false): Promise<JsonlWriter> {
+    let handle: FileHandle | undefined
     try {
-      const handle = await open(file, create ? 'ax' : 'a')
+      handle = await open(file, create ? 'ax' : constants.O_WRONLY | constants.O_APPEND | constants.O_NONBLOCK)
+      const stats = fstatSync(handle.fd)
+      if (!stats.isFile()) throw notAFile(file, kindOf(stats))
       return new JsonlWriter(file, handle, size)
     } catch (error) {
+      await handle?.close().catch(() => {})
+      if (SessionLogError.isInstance(error)) throw error
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
         throw new SessionLogError('EXISTS', `${file}: a session log already exists`, { file, cause: error })
       }
-      throw new SessionLogError('UNREADABLE', `${file}: cannot open session log (${(error as Error).message})`, {
-        file,
-        cause: error,
-      })
+      throw new SessionLogError('UNREADABLE', `${file}: cannot open session log (${reason(error)})`, { file, cause: error })
     }
+  }
+
+  /** Makes a torn tail whole: truncates it away, or adds the missing newline. Throws the raw `fs` error. */
+  repair(repair: Repair): void {
+    if ('truncateTo' in repair) {
+      ftruncateSync(this.handle.fd, repair.truncateTo)
+      this.size = repair.truncateTo
+    } else {
+      this.writeAll(Buffer.from('\n'))
+      this.size = repair.newlineAt + 1
+    }
+  }
+
+  private writeAll(bytes: Buffer): void {
+    let offset = 0
+    while (offset < bytes.length) offset += writeSync(this.handle.fd, bytes, offset, bytes.length - offset)
+  }
+
+  /** Cuts the file back to `size` after a failed write or sync, so no partial batch stays. */
+  private rollBack(size: number): void {
+    try {
+      ftruncateSync(this.handle.fd, size)
+    } catch {
+      // the descriptor is unusable; the next open repairs a torn tail
+    }
+    this.size = size
   }
 
   /**
    * Appends `text` (whole lines) with synchronous `write`s on the append-only
-   * descriptor (a page-cache write of one line costs microseconds; going
-   * through the thread pool costs more than the write), then `fsync`s
-   * asynchronously when asked. On failure the file is truncated back to its
-   * previous length, so a failed append leaves no partial line.
+   * descriptor (a page-cache write costs microseconds; going through the
+   * thread pool costs more than the write). With `sync`, returns the `fsync`
+   * that makes it durable; without, `undefined`. On failure (thrown for the
+   * write, rejected for the sync) the file is truncated back to its previous
+   * length, so a failed append leaves no partial line, and the error is an
+   * `UNWRITABLE` {@link SessionLogError} whose `cause` is the `fs` error.
    */
-  async append(text: string, sync: boolean): Promise<void> {
+  append(text: string, sync: boolean): Promise<void> | undefined {
     const bytes = Buffer.from(text, 'utf8')
+    const before = this.size
     try {
-      let offset = 0
-      while (offset < bytes.length) offset += writeSync(this.handle.fd, bytes, offset, bytes.length - offset)
-      if (sync) await this.handle.sync()
+      this.writeAll(bytes)
     } catch (error) {
-      try {
-        ftruncateSync(this.handle.fd, this.size)
-      } catch {
-        // the descriptor is unusable; the next open repairs a torn tail
-      }
-      throw error
+      this.rollBack(before)
+      throw new SessionLogError('UNWRITABLE', `${this.file}: cannot write session log (${reason(error)}); nothing was appended`, { file: this.file, cause: error })
     }
-    this.size += bytes.length
+    this.size = before + bytes.length
+    if (!sync) return undefined
+    return this.handle.sync().catch((error: unknown) => {
+      this.rollBack(before)
+      throw new SessionLogError('UNWRITABLE', `${this.file}: cannot sync session log (${reason(error)}); nothing was appended`, { file: this.file, cause: error })
+    })
   }
 
   /** Flushes the file to disk. */

@@ -12,6 +12,9 @@ export type SessionLogErrorCode =
   | 'SEQ_ORDER'
   | 'CLOSED'
   | 'LOCKED'
+  | 'INVALID_EVENT'
+  | 'SEQ_LIMIT'
+  | 'UNWRITABLE'
   | 'LOCK_UNREADABLE'
 
 const marker = Symbol.for('@planmode/host/SessionLogError')

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { Context, Plugin } from '@planmode/context'
 import type { Session, SessionEvent, SessionEventMap, SessionEventType } from '@planmode/seams'
 import { newId } from '../ids.js'
-import { JsonlWriter, readLog } from './jsonl-log.js'
+import { JsonlWriter, internType, openLog } from './jsonl-log.js'
 import { SessionLock } from './session-lock.js'
 import { SessionLogError } from './session-log-error.js'
 
@@ -96,14 +96,128 @@ function checkId(id: string): void {
   }
 }
 
+/** Returned by {@link plainCopy} for a value JSON would not read back as it is. */
+const NOT_PLAIN: unique symbol = Symbol('not plain JSON')
+
+/**
+ * A deep copy of `value` when it is plain JSON data that `JSON.parse(JSON.stringify(value))`
+ * gives back unchanged (plain objects and arrays, strings, booleans, `null`,
+ * finite numbers other than `-0`, no `undefined`, no `toJSON`); otherwise
+ * {@link NOT_PLAIN}. One walk, cheaper than a stringify and a parse.
+ */
+function plainCopy(value: unknown, depth: number): unknown {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value
+    case 'number':
+      return Number.isFinite(value) && (value !== 0 || 1 / value > 0) ? value : NOT_PLAIN
+    case 'object':
+      break
+    default:
+      return NOT_PLAIN
+  }
+  if (value === null) return null
+  if (depth > 64) return NOT_PLAIN
+  if (Array.isArray(value)) {
+    if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return NOT_PLAIN
+    const out: unknown[] = []
+    for (let index = 0; index < value.length; index++) {
+      const item = plainCopy(value[index], depth + 1)
+      if (item === NOT_PLAIN) return NOT_PLAIN
+      out.push(item)
+    }
+    return out
+  }
+  const proto: unknown = Object.getPrototypeOf(value)
+  if (proto !== Object.prototype && proto !== null) return NOT_PLAIN
+  const record = value as Record<string, unknown>
+  if (typeof record.toJSON === 'function') return NOT_PLAIN
+  const out: Record<string, unknown> = {}
+  for (const key in record) {
+    if (key === '__proto__' || !Object.hasOwn(record, key)) return NOT_PLAIN
+    const item = plainCopy(record[key], depth + 1)
+    if (item === NOT_PLAIN) return NOT_PLAIN
+    out[key] = item
+  }
+  return out
+}
+
+/** `value` for an error message. */
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value)
+  if (typeof value === 'bigint') return `${value}n`
+  return typeof value === 'object' && value !== null ? (Array.isArray(value) ? 'an array' : 'an object') : String(value)
+}
+
+/**
+ * The event an append of `type`/`data` at `seq` logs, and its line: exactly
+ * what a reopen reads back (a copy, so later changes to `data` do not reach
+ * the log). Throws `INVALID_EVENT` for what JSON cannot write or would not
+ * read back as an event, `SEQ_LIMIT` past `Number.MAX_SAFE_INTEGER`.
+ */
+function eventOf(session: StoredSession, type: unknown, data: unknown, seq: number): { event: SessionEvent; line: string } {
+  const where = { file: session.file }
+  if (typeof type !== 'string' || type === '') {
+    throw new SessionLogError('INVALID_EVENT', `session ${session.id}: event type must be a non-empty string, got ${describe(type)}; nothing was written`, where)
+  }
+  if (seq > Number.MAX_SAFE_INTEGER) {
+    throw new SessionLogError(
+      'SEQ_LIMIT',
+      `session ${session.id}: ${type} would get seq ${seq}, past Number.MAX_SAFE_INTEGER, which a reopen cannot read exactly; nothing was written`,
+      where,
+    )
+  }
+  const time = Date.now()
+  const copy = plainCopy(data, 0)
+  if (copy !== NOT_PLAIN) {
+    const event = { type: internType(type), seq, time, data: copy } as SessionEvent
+    return { event, line: JSON.stringify(event) + '\n' }
+  }
+  // Not plain JSON (a Date, NaN, an undefined member, a class instance…): the log holds what JSON makes of it.
+  let line: string
+  try {
+    line = JSON.stringify({ type, seq, time, data })
+  } catch (error) {
+    throw new SessionLogError('INVALID_EVENT', `session ${session.id}: ${type} data is not JSON-serializable (${(error as Error).message}); nothing was written`, {
+      ...where,
+      cause: error,
+    })
+  }
+  const event = JSON.parse(line) as { type: string; data?: unknown }
+  if (!('data' in event)) {
+    throw new SessionLogError(
+      'INVALID_EVENT',
+      `session ${session.id}: ${type} data is not JSON-serializable (${data === undefined ? 'undefined' : `JSON has no form for ${describe(data)}`}): the line would have no data and the log could not be reopened; nothing was written`,
+      where,
+    )
+  }
+  event.type = internType(event.type)
+  return { event: event as SessionEvent, line: line + '\n' }
+}
+
+/** An append waiting for its batch. */
+interface Pending {
+  readonly type: string
+  readonly data: unknown
+  readonly resolve: (event: SessionEvent) => void
+  readonly reject: (error: unknown) => void
+}
+
 class StoredSession implements HostSession {
   readonly events: SessionEvent[]
-  private tail: Promise<unknown> = Promise.resolve()
+  /** Appends waiting for the next batch (group commit: one write, at most one fsync per batch). */
+  private queue: Pending[] = []
+  /** True while a batch is scheduled or being written. */
+  private flushing = false
+  /** Appends accepted so far, and settled so far (batches settle in order). */
+  private accepted = 0
+  private done = 0
+  /** `settled()` calls waiting for the first `upTo` appends. */
+  private readonly waiters: { readonly upTo: number; readonly resolve: () => void }[] = []
   /** Set when `close` starts: appends made from then on are refused; earlier ones still land. */
   closing = false
   closed = false
-  /** Appends accepted and not yet settled. */
-  queued = 0
 
   constructor(
     readonly id: string,
@@ -119,41 +233,109 @@ class StoredSession implements HostSession {
     return this.writer?.file
   }
 
-  append<T extends SessionEventType>(type: T, data: SessionEventMap[T]): Promise<SessionEvent<T>> {
-    if (this.closing) return Promise.reject(new SessionLogError('CLOSED', `session ${this.id} is closed`, { file: this.file }))
-    this.queued += 1
-    const run = this.tail.then(() => this.write(type, data)).finally(() => {
-      this.queued -= 1
-    })
-    this.tail = run.catch(() => {})
-    return run
+  /** Appends accepted and not yet settled. */
+  get queued(): number {
+    return this.accepted - this.done
   }
 
-  private async write<T extends SessionEventType>(type: T, data: SessionEventMap[T]): Promise<SessionEvent<T>> {
-    if (this.closed) throw new SessionLogError('CLOSED', `session ${this.id} is closed`, { file: this.file })
-    if (typeof type !== 'string' || (type as string) === '') throw new TypeError(`session ${this.id}: event type must be a non-empty string`)
-    const last = this.events[this.events.length - 1]
-    const draft = { type, seq: last === undefined ? 0 : last.seq + 1, time: Date.now(), data }
-    let line: string
-    try {
-      line = JSON.stringify(draft)
-    } catch (error) {
-      throw new TypeError(`session ${this.id}: ${type} data is not JSON-serializable (${(error as Error).message})`)
+  append<T extends SessionEventType>(type: T, data: SessionEventMap[T]): Promise<SessionEvent<T>> {
+    if (this.closing) return Promise.reject(new SessionLogError('CLOSED', `session ${this.id} is closed`, { file: this.file }))
+    return new Promise<SessionEvent<T>>((resolve, reject) => {
+      this.queue.push({ type, data, resolve: resolve as (event: SessionEvent) => void, reject })
+      this.accepted += 1
+      if (!this.flushing) {
+        this.flushing = true
+        queueMicrotask(this.drain)
+      }
+    })
+  }
+
+  /** Commits queued appends batch by batch; appends made while a batch syncs form the next one. */
+  private readonly drain = (): void => {
+    while (this.queue.length > 0) {
+      const batch = this.queue
+      this.queue = []
+      const syncing = this.commit(batch)
+      if (syncing !== undefined) {
+        void syncing.then(this.drain)
+        return
+      }
     }
-    // The logged event is what a reopen would read back.
-    const event = JSON.parse(line) as SessionEvent
-    this.store.checkInvariants(event, this)
-    if (this.writer !== undefined) {
-      const sync = this.store.durability === 'append' || (this.store.durability === 'turn' && type === 'turn/end')
-      await this.writer.append(line + '\n', sync)
+    this.flushing = false
+  }
+
+  /**
+   * Writes one batch: each append is checked (invariants see the batch's
+   * earlier events in `events`), the accepted lines go out in one write and
+   * at most one fsync, then every event lands in order. A failed write or
+   * sync fails every append of the batch and leaves the file as it was.
+   * Returns the pending sync, if there is one; never rejects.
+   */
+  private commit(batch: Pending[]): Promise<void> | undefined {
+    const events = this.events
+    const base = events.length
+    const accepted: Pending[] = []
+    let text = ''
+    let turnEnd = false
+    for (const pending of batch) {
+      try {
+        if (this.closed) throw new SessionLogError('CLOSED', `session ${this.id} is closed`, { file: this.file })
+        const last = events[events.length - 1]
+        const { event, line } = eventOf(this, pending.type, pending.data, last === undefined ? 0 : last.seq + 1)
+        this.store.checkInvariants(event, this)
+        events.push(event)
+        accepted.push(pending)
+        text += line
+        if (event.type === 'turn/end') turnEnd = true
+      } catch (error) {
+        pending.reject(error)
+      }
     }
-    this.events.push(event)
-    this.store.announce(this, event)
-    return event as SessionEvent<T>
+    // Take the batch back out: it lands only once written (and synced).
+    const prepared = events.splice(base)
+    let syncing: Promise<void> | undefined
+    if (this.writer !== undefined && accepted.length > 0) {
+      const durability = this.store.durability
+      try {
+        syncing = this.writer.append(text, durability === 'append' || (durability === 'turn' && turnEnd))
+      } catch (error) {
+        this.fail(accepted, error, batch.length)
+        return undefined
+      }
+    }
+    if (syncing === undefined) {
+      this.land(accepted, prepared, batch.length)
+      return undefined
+    }
+    return syncing.then(
+      () => this.land(accepted, prepared, batch.length),
+      (error: unknown) => this.fail(accepted, error, batch.length),
+    )
+  }
+
+  private land(accepted: readonly Pending[], prepared: readonly SessionEvent[], settled: number): void {
+    for (let index = 0; index < accepted.length; index++) {
+      const event = prepared[index]!
+      this.events.push(event)
+      this.store.announce(this, event)
+      accepted[index]!.resolve(event)
+    }
+    this.finish(settled)
+  }
+
+  private fail(accepted: readonly Pending[], error: unknown, settled: number): void {
+    for (const pending of accepted) pending.reject(error)
+    this.finish(settled)
+  }
+
+  private finish(settled: number): void {
+    this.done += settled
+    while (this.waiters.length > 0 && this.waiters[0]!.upTo <= this.done) this.waiters.shift()!.resolve()
   }
 
   settled(): Promise<void> {
-    return this.tail.then(() => undefined)
+    if (this.done === this.accepted) return Promise.resolve()
+    return new Promise((resolve) => this.waiters.push({ upTo: this.accepted, resolve }))
   }
 
   async sync(): Promise<void> {
@@ -306,9 +488,9 @@ class Store implements SessionStore {
       const lock = await this.lock(file)
       let writer: JsonlWriter | undefined
       try {
-        const read = await readLog(file)
+        const read = await openLog(file)
+        writer = read.writer
         for (const warning of read.warnings) this.ctx.logger.warn(`session store: ${warning}`)
-        writer = await JsonlWriter.open(file, read.size)
         const session = new StoredSession(id, read.events, writer, this, lock)
         for (const event of read.events) this.checkInvariants(event, session)
         this.alive()
