@@ -28,7 +28,7 @@ process.on('message', async (message) => {
   const lines = []
   const log = (message) => lines.push(message)
   const ctx = new Context({ logger: { debug() {}, info: log, warn: log, error: log } })
-  ctx.plugin(sessionStorePlugin, { dir: message.dir, durability: 'never' })
+  ctx.plugin(sessionStorePlugin, { dir: message.dir, durability: message.durability })
   const sessions = ctx.require('sessions')
   try {
     const session = message.op === 'open' ? await sessions.open(message.id) : await sessions.create({ id: message.id })
@@ -107,10 +107,10 @@ type Kind = 'open' | 'create' | 'stale'
 /**
  * One round: `count` racers open (or create) `id` at once while this process
  * reads the lock file as fast as it can. Exactly one must win, every other
- * one gets LOCKED; the winner appends once and closes; then nothing but the
+ * one gets LOCKED (every other round with the lock fsynced, durability `turn`); the winner appends once and closes; then nothing but the
  * log is left and the log reopens here with every append of every round.
  */
-async function round(kind: Kind, id: string, count: number, expected: number): Promise<void> {
+async function round(kind: Kind, id: string, count: number, expected: number, index: number): Promise<void> {
   const lock = join(dir, `${id}.jsonl.lock`)
   let reads = 0
   const torn: string[] = []
@@ -127,7 +127,7 @@ async function round(kind: Kind, id: string, count: number, expected: number): P
     }
   })()
   const chosen = racers.slice(0, count)
-  const replies = await Promise.all(chosen.map((racer) => racer.request<Reply>({ op: kind === 'create' ? 'create' : 'open', dir, id })))
+  const replies = await Promise.all(chosen.map((racer) => racer.request<Reply>({ op: kind === 'create' ? 'create' : 'open', dir, id, durability: index % 2 === 0 ? 'turn' : 'never' })))
   racing = false
   await watching
   expect(torn, `a reader saw a lock without its content (${reads} reads)`).toEqual([])
@@ -159,16 +159,16 @@ const racersFor = (index: number): number => 2 + (index % (RACERS - 1))
 describe('racing processes for one session: exactly one writer wins every round', () => {
   it('open of an existing log, 2–8 processes at once', async () => {
     await writeFile(join(dir, 'shared.jsonl'), '')
-    for (let index = 0; index < 70; index += 1) await round('open', 'shared', racersFor(index), index)
+    for (let index = 0; index < 50; index += 1) await round('open', 'shared', racersFor(index), index, index)
   })
 
   it('create of a new id, 2–8 processes at once', async () => {
-    for (let index = 0; index < 35; index += 1) await round('create', `new-${index}`, racersFor(index), 0)
+    for (let index = 0; index < 30; index += 1) await round('create', `new-${index}`, racersFor(index), 0, index)
   })
 
   it('takeover of a stale lock (some with an abandoned takeover claim), 2–8 processes at once', async () => {
     await writeFile(join(dir, 'stale.jsonl'), '')
-    for (let index = 0; index < 70; index += 1) {
+    for (let index = 0; index < 50; index += 1) {
       const lock = join(dir, 'stale.jsonl.lock')
       const token = `dead${index}`
       // Alternately a lock of this host's format and one without boot id, start time and pid namespace.
@@ -178,7 +178,7 @@ describe('racing processes for one session: exactly one writer wins every round'
         // A taker that died holding its claim.
         await writeFile(`${lock}.takeover-${token}`, JSON.stringify({ pid: deadPid, host: hostname(), token: `claim${index}`, since: 0 }) + '\n')
       }
-      await round('stale', 'stale', racersFor(index), index)
+      await round('stale', 'stale', racersFor(index), index, index)
     }
   })
 })

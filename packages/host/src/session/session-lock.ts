@@ -209,7 +209,7 @@ async function readOwner(file: string, log: string): Promise<LockOwner | undefin
   }
   let problem: string | undefined
   let value: unknown
-  if (text.trim() === '') problem = 'it is empty'
+  if (text.trim() === '') problem = 'it is empty (what a power loss can leave of a lock written without fsync)'
   else {
     try {
       value = JSON.parse(text)
@@ -281,12 +281,13 @@ const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV'])
  * Creates `path` holding `content`, exclusively: true when created, false
  * when it exists. The file is never visible without its content (rule 1).
  */
-async function createExclusive(path: string, content: string): Promise<boolean> {
+async function createExclusive(path: string, content: string, durable: boolean): Promise<boolean> {
   const temp = `${path}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`
   const handle = await open(temp, 'wx')
   try {
     await handle.writeFile(content)
-    await handle.datasync()
+    // Without it a power loss can leave the lock linked but empty (then LOCK_UNREADABLE until deleted).
+    if (durable) await handle.datasync()
   } catch (error) {
     await handle.close().catch(() => {})
     await unlink(temp).catch(() => {})
@@ -313,7 +314,7 @@ async function createExclusive(path: string, content: string): Promise<boolean> 
   }
   try {
     await direct.writeFile(content)
-    await direct.datasync()
+    if (durable) await direct.datasync()
   } finally {
     await direct.close()
   }
@@ -350,10 +351,10 @@ type Outcome = { readonly won: true; readonly tookOver: boolean } | { readonly w
  * behind), taking over a stale file there by rules 2–4. `onStale` hears of
  * each stale file removed.
  */
-async function take(path: string, content: string, log: string, depth: number, onStale: (message: string) => void): Promise<Outcome> {
+async function take(path: string, content: string, log: string, depth: number, onStale: (message: string) => void, durable: boolean): Promise<Outcome> {
   let tookOver = false
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
-    if (await createExclusive(path, content)) return { won: true, tookOver }
+    if (await createExclusive(path, content, durable)) return { won: true, tookOver }
     const owner = await readOwner(path, log)
     if (owner === undefined) continue // released meanwhile: race for it again
     const verdict = judge(owner)
@@ -364,7 +365,7 @@ async function take(path: string, content: string, log: string, depth: number, o
     const locks = table()
     locks.tokens.add(claimToken)
     try {
-      const claimed = await take(claim, ownerLine(claimToken), log, depth + 1, onStale)
+      const claimed = await take(claim, ownerLine(claimToken), log, depth + 1, onStale, durable)
       if (!claimed.won) return { won: false, who: `${claimed.who}, which is taking over the stale lock` }
       locks.claims.set(claim, claimToken)
       try {
@@ -427,8 +428,12 @@ export class SessionLock {
     private readonly token: string,
   ) {}
 
-  /** Takes the lock of `log`, or throws `LOCKED` naming the holder. `onStale` hears about a takeover. */
-  static async acquire(log: string, onStale: (message: string) => void): Promise<SessionLock> {
+  /**
+   * Takes the lock of `log`, or throws `LOCKED` naming the holder. `onStale`
+   * hears about a takeover. `durable` (default true) fsyncs the lock's
+   * content before it appears, so a power loss cannot leave it empty.
+   */
+  static async acquire(log: string, onStale: (message: string) => void, options: { readonly durable?: boolean } = {}): Promise<SessionLock> {
     const file = `${log}.lock`
     const locks = table()
     for (;;) {
@@ -443,7 +448,7 @@ export class SessionLock {
       locks.tokens.add(token)
       let outcome: Outcome
       try {
-        outcome = await take(file, ownerLine(token), log, 0, onStale)
+        outcome = await take(file, ownerLine(token), log, 0, onStale, options.durable ?? true)
       } catch (error) {
         locks.tokens.delete(token)
         if (SessionLogError.isInstance(error)) throw error

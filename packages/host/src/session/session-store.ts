@@ -445,7 +445,8 @@ class Store implements SessionStore {
   }
 
   private lock(file: string): Promise<SessionLock> {
-    return SessionLock.acquire(file, (message) => this.ctx.logger.info(`session store: ${message}`))
+    // With durability 'never' a power loss may cost the log's tail anyway: no fsync for the lock either.
+    return SessionLock.acquire(file, (message) => this.ctx.logger.info(`session store: ${message}`), { durable: this.durability !== 'never' })
   }
 
   create(options: CreateSessionOptions = {}): Promise<HostSession> {
