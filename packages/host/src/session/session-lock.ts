@@ -5,7 +5,8 @@
  * by only one of the processes racing for it:
  *
  * 1. **Creation is atomic.** The content (the holder's identity and a random
- *    token) is written and fsynced to a uniquely named temp file
+ *    token) is written (and fsynced, unless the store's durability is
+ *    `'never'`) to a uniquely named temp file
  *    `<lock>.tmp-<pid>-<random>`, which is then `link()`ed to the lock path.
  *    `link` fails with `EEXIST` when the path exists, so of any number of
  *    creators exactly one succeeds, and the lock is never visible without its
@@ -31,7 +32,11 @@
  *    holds its creator's identity like a lock does; a claim whose creator is
  *    gone is stale and is removed by the same rule one level down (the claim
  *    `<claim>.takeover-<its token>`), recursively. Only the lock itself
- *    decides who writes; claims only decide who may delete.
+ *    decides who writes; claims only decide who may delete. After winning a
+ *    takeover, the winner also deletes temp files and claims left by dead
+ *    processes: a claim on any token but the winner's guards a lock that can
+ *    never exist again (tokens are unique), so whoever still holds such a
+ *    claim re-reads another token and unlinks nothing.
  * 5. **A lock is stale only when its holder is provably gone**: same host name
  *    and another boot id (the machine restarted); or same boot and pid
  *    namespace, and the pid not running, a zombie, or running with another
@@ -39,9 +44,11 @@
  *    does not hold the token. Another host, or another pid namespace on this
  *    host, cannot be checked and counts as live. Without `/proc` (macOS) the
  *    check falls back to pid + host name.
- * 6. **A lock this process holds stays live until its file is gone**: release
- *    checks the token, unlinks, and only then forgets the token, so no store of
- *    this process can find its own live lock "not held" and take it over.
+ * 6. **A lock this process holds is live from before its file exists until
+ *    after it is gone**: the token enters this process's lock table before the
+ *    link, and release checks the token, unlinks, and only then forgets it, so
+ *    no store of this process can find its own live lock "not held" and take
+ *    it over.
  */
 import { randomBytes } from 'node:crypto'
 import { link, open, readdir, readFile, unlink } from 'node:fs/promises'
