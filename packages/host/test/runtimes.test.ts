@@ -127,6 +127,8 @@ describe('command runtime', () => {
 
   it('parses /name and the raw text after it', () => {
     expect(parseCommandLine('/plan')).toEqual({ name: 'plan', args: '' })
+    expect(parseCommandLine('/plan   ')).toEqual({ name: 'plan', args: '' })
+    expect(parseCommandLine('/plan \t\n')).toEqual({ name: 'plan', args: '' })
     expect(parseCommandLine('/plan off')).toEqual({ name: 'plan', args: ' off' })
     expect(parseCommandLine('/plan  two  spaces ')).toEqual({ name: 'plan', args: '  two  spaces ' })
     expect(parseCommandLine('plan')).toBeUndefined()
@@ -159,6 +161,18 @@ describe('command runtime', () => {
     commands.register({ name: 'x', description: '', handler: () => ({ kind: 'success', text: 'ok' }) })
     await commands.execute({ agent, line: '/x', source: { kind: 'plugin', plugin: 'p', form: 'macro' } })
     expect(session.events[0]!.data).toMatchObject({ args: '', source: { kind: 'plugin', plugin: 'p', form: 'macro' } })
+  })
+
+  it("logs args: '' for a bare /plan and for /plan followed by spaces only, and hands the handler the same string", async () => {
+    const { commands, session, agent } = await setup()
+    const inputs: string[] = []
+    commands.register({ name: 'plan', description: '', handler: ({ rawInput }) => (inputs.push(rawInput), { kind: 'success', text: 'ok' }) })
+    await commands.execute({ agent, line: '/plan' })
+    await commands.execute({ agent, line: '/plan   ' })
+    await commands.execute({ agent, line: '/plan  off ' })
+    const runs = session.events.filter((event) => event.type === 'command/run')
+    expect(runs.map((event) => (event.data as { args: unknown }).args)).toEqual(['', '', '  off '])
+    expect(inputs).toEqual(['', '', '  off '])
   })
 
   it('returns undefined for an unknown command and logs nothing', async () => {

@@ -6,7 +6,7 @@ import {
   stepPlanSelection,
   type PlanLog,
 } from '@planmode/plan-core'
-import type { SessionEvent } from '@planmode/seams'
+import type { SessionEvent, SessionEventMap } from '@planmode/seams'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { LogSession, bodyArb, place, type Body } from './log-arbitraries.js'
@@ -126,7 +126,7 @@ describe('the /plan selection fold (§7 rule, shared with the projection)', () =
       { type: 'user/message', data: { content: [], source: { kind: 'user' } } },
       { type: 'command/run', data: { commandId: 'a', name: 'other', args: '', source: { kind: 'user' } } },
       { type: 'command/done', data: { commandId: 'zz', kind: 'success' } },
-      { type: 'command/run', data: { commandId: 'b', name: 'plan', source: { kind: 'user' } } },
+      { type: 'command/run', data: { commandId: 'b', name: 'plan', source: { kind: 'user' } } as SessionEventMap['command/run'] }, // a log from before args was always logged
     ])
     for (const event of [message!, other!, done!, bare!]) expect(stepPlanSelection(state, event)).toBe(state)
   })

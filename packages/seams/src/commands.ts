@@ -15,7 +15,7 @@ export interface CommandInput {
 export interface CommandInvocation {
   /** The agent the command was run for. */
   readonly agent: Agent
-  /** Everything after `/name`, untrimmed. */
+  /** Everything after `/name`, untrimmed; `''` when nothing follows (the `args` of `command/run`). */
   readonly rawInput: string
   /** Image attachments sent with the command (empty unless `input.images`). */
   readonly attachments: readonly ImageAttachment[]

@@ -45,8 +45,13 @@ export interface SessionEventMap {
   'command/run': {
     readonly commandId: string
     readonly name: string
-    /** The raw text after the command name, as typed. */
-    readonly args?: string
+    /**
+     * The raw text after the command name, as typed: always a string, `''`
+     * when nothing follows the name (`/plan`). Logs written before this was
+     * guaranteed may lack it; readers treat a missing `args` as "no
+     * arguments recorded" (SPEC §7: the `plan` projection keeps its state).
+     */
+    readonly args: string
     readonly source: CommandSource
   }
   /** A slash command finished (logged after its handler). */

@@ -50,6 +50,14 @@ describe('seams', () => {
     void session.append('typetest/marker', { note: 1 })
   })
 
+  it('types command/run args as a string, always present', () => {
+    expectTypeOf<SessionEventMap['command/run']['args']>().toEqualTypeOf<string>()
+    const session = {} as Session
+    // @ts-expect-error args is required: '' when nothing follows the name
+    void session.append('command/run', { commandId: 'c', name: 'plan', source: { kind: 'user' } })
+    void session.append('command/run', { commandId: 'c', name: 'plan', args: '', source: { kind: 'user' } })
+  })
+
   it('extends the projection map and types snapshot values', () => {
     expectTypeOf<SessionProjectionMap['typetest-key']>().toEqualTypeOf<{ readonly count: number }>()
     const snapshot = {} as ProjectionSnapshot

@@ -11,15 +11,16 @@ import { newId } from '../ids.js'
 export interface ParsedCommandLine {
   /** The name without the slash. */
   readonly name: string
-  /** Everything after the name, untrimmed (`''` when nothing follows). */
+  /** Everything after the name, untrimmed; `''` when nothing but whitespace follows. Always a string. */
   readonly args: string
 }
 
 /**
  * Splits `/name args`: the name runs from after the slash to the first
  * whitespace; `args` is the rest of the line exactly as typed (so
- * `/plan  fix it` gives `'  fix it'`). `undefined` when the line does not
- * start with `/` followed by a name.
+ * `/plan  fix it` gives `'  fix it'`), and `''` when nothing but whitespace
+ * follows the name (`/plan`, `/plan   `). `undefined` when the line does
+ * not start with `/` followed by a name.
  *
  * @public
  */
@@ -27,13 +28,15 @@ export function parseCommandLine(line: string): ParsedCommandLine | undefined {
   const match = /^\/([^\s/][^\s]*)/.exec(line)
   if (match === null) return undefined
   const name = match[1]!
-  return { name, args: line.slice(match[0].length) }
+  const rest = line.slice(match[0].length)
+  return { name, args: rest.trim() === '' ? '' : rest }
 }
 
 /**
  * Provides service `commands`. `execute` parses the line, logs
- * `command/run { commandId, name, args, source }` (where `args` is always the
- * raw text after `/name`), runs the handler and logs
+ * `command/run { commandId, name, args, source }` (where `args` is always a
+ * string: the raw text after `/name`, `''` when nothing but whitespace
+ * follows it), runs the handler (its `rawInput` is that same `args`) and logs
  * `command/done { commandId, kind, text }`. An unknown command resolves
  * `undefined` and logs nothing; a throwing handler, or attachments sent to a
  * command without `input.images`, give an `error` result.
@@ -70,7 +73,7 @@ export const commandsPlugin: Plugin = {
         await session.append('command/run', {
           commandId,
           name: command.name,
-          args: parsed.args,
+          args: parsed.args, // always a string, '' for a bare `/name` (SPEC §5)
           source: request.source ?? { kind: 'user' },
         })
         let result: CommandResult
