@@ -465,8 +465,20 @@ describe('requires: a plugin follows its required services', () => {
 
     again()
     config.tag = 'fixed'
-    ctx.provide('test/alpha', { value: 3 })
+    const third = ctx.provide('test/alpha', { value: 3 })
     expect([fiber.applied, ctx.get('test/beta')?.label, ctx.get('test/gamma')]).toEqual([true, 'fixed', 'half-done'])
+
+    // dispose works after a failed re-application too
+    third()
+    config.tag = 0
+    const fourth = ctx.provide('test/alpha', { value: 4 })
+    expect([fiber.applied, fiber.disposed]).toEqual([false, false])
+    fiber.dispose()
+    expect([fiber.applied, fiber.disposed]).toEqual([false, true])
+    fourth()
+    config.tag = 'fine again'
+    ctx.provide('test/alpha', { value: 5 })
+    expect([fiber.applied, ctx.get('test/beta'), logger.lines.length]).toEqual([false, undefined, 2])
   })
 
   it('refuses to load a plugin that requires a service it provides itself', () => {
