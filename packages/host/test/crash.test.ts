@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -11,12 +11,21 @@ import { bundleChild, recordingLogger } from './helpers.js'
 const childSource = `
 import { Context } from '@planmode/context'
 import { sessionStorePlugin } from './index.ts'
-const [dir, id, durability] = process.argv.slice(2)
+const [dir, id, durability, mode] = process.argv.slice(2)
 const ctx = new Context({ logger: { debug() {}, info() {}, warn() {}, error(m) { console.error(m) } } })
 ctx.plugin(sessionStorePlugin, { dir, durability })
 const sessions = ctx.require('sessions')
 const session = (await sessions.list()).includes(id) ? await sessions.open(id) : await sessions.create({ id })
 let turn = session.events.filter((e) => e.type === 'turn/start').length
+if (mode === 'big') {
+  // Batches of large appends queued together: one write of about 8 MiB each (group commit).
+  for (;;) {
+    turn += 1
+    const appends = Array.from({ length: 8 }, (_, i) =>
+      session.append('tool/result', { toolCallId: 'c' + turn + '-' + i, toolName: 'read', isError: false, content: [{ type: 'text', text: String(turn % 10).repeat(1024 * 1024 + turn) }] }))
+    for (const event of await Promise.all(appends)) process.stdout.write(event.seq + '\\n')
+  }
+}
 for (;;) {
   turn += 1
   const batch = [
@@ -47,9 +56,9 @@ afterAll(async () => {
 })
 
 /** Runs the child until it has acknowledged `after` more appends (plus a random extra), then SIGKILLs it. */
-function runAndKill(id: string, durability: string, after: number): Promise<number> {
+function runAndKill(id: string, durability: string, after: number, mode = 'small'): Promise<number> {
   return new Promise((resolveKill, reject) => {
-    const child = spawn(process.execPath, [childFile, dir, id, durability], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [childFile, dir, id, durability, mode], { stdio: ['ignore', 'pipe', 'pipe'] })
     let acked = -1
     let seen = 0
     let buffered = ''
@@ -66,7 +75,9 @@ function runAndKill(id: string, durability: string, after: number): Promise<numb
       }
       if (!killed && seen >= after) {
         killed = true
-        child.kill('SIGKILL')
+        // Large appends: a random delay, so the kill also lands inside a write.
+        if (mode === 'big') setTimeout(() => child.kill('SIGKILL'), Math.random() * 150)
+        else child.kill('SIGKILL')
       }
     })
     // Wait for `exit`: until the child is reaped its pid still counts as running (a live lock).
@@ -94,5 +105,26 @@ describe('crash safety (SIGKILL mid-append)', () => {
       await ctx.require('sessions').close(session)
     }
     console.info(`crash test: ${kills} kills, ${repaired} torn tail(s) repaired`)
+  }, 120_000)
+
+  it('large batched appends: a kill may tear the last line at a page boundary; every reopen repairs it and holds every acknowledged append', async () => {
+    const kills = 8
+    const torn: number[] = []
+    for (let round = 0; round < kills; round += 1) {
+      const durability = round % 2 === 0 ? 'never' : 'append'
+      const id = `big-${round}`
+      const acked = await runAndKill(id, durability, 1 + Math.floor(Math.random() * 16), 'big')
+      const { size } = await stat(join(dir, `${id}.jsonl`))
+      const logger = recordingLogger()
+      const ctx = new Context({ logger })
+      ctx.plugin(sessionStorePlugin, { dir })
+      const session = await ctx.require('sessions').open(id)
+      if (logger.lines.some((l) => l.level === 'warn' && l.message.includes('torn last line'))) torn.push(size)
+      expect(session.events.map((e) => e.seq)).toEqual(session.events.map((_e, index) => index))
+      expect(session.events.length - 1).toBeGreaterThanOrEqual(acked)
+      await ctx.require('sessions').close(session)
+      await rm(join(dir, `${id}.jsonl`))
+    }
+    console.info(`crash test (large appends): ${kills} kills, ${torn.length} torn tail(s) repaired${torn.length === 0 ? '' : `, the file ending at a page boundary in ${torn.filter((size) => size % 4096 === 0).length}`}`)
   }, 120_000)
 })
