@@ -1,10 +1,17 @@
 import { parseArgs } from 'node:util'
 import { wantsColor } from './render/style.js'
 import { runShowcase } from './showcase.js'
+import { exitOnSignals } from './workspace/scratch-dir.js'
 
 const argv = process.argv.slice(2)
-const { values } = parseArgs({ args: argv[0] === '--' ? argv.slice(1) : argv, options: { 'session-dir': { type: 'string' } }, strict: true })
-runShowcase({ out: process.stdout, color: wantsColor(process.stdout), sessionDir: values['session-dir'] }).then(
+const { values } = parseArgs({
+  args: argv[0] === '--' ? argv.slice(1) : argv,
+  options: { 'session-dir': { type: 'string' }, keep: { type: 'boolean', default: false } },
+  strict: true,
+})
+// Ctrl+C, a closed terminal or a kill still removes the temporary folders.
+exitOnSignals()
+runShowcase({ out: process.stdout, color: wantsColor(process.stdout), sessionDir: values['session-dir'], keep: values.keep }).then(
   (result) => {
     process.exitCode = result.ok ? 0 : 1
   },

@@ -10,18 +10,23 @@ import { TranscriptRenderer } from './render/transcript.js'
 import { parseCli, loadSection, START_USAGE } from './terminal/cli-args.js'
 import { createDemoHost, type DemoHost, type QuestionAnswerer } from './terminal/demo-host.js'
 import { LineSource } from './terminal/line-source.js'
+import { LiveScreen, wantsLiveScreen } from './terminal/live-screen.js'
+import { resumeCommand } from './terminal/resume-hint.js'
 import { loggedWorkspace } from './terminal/workspace-event.js'
 import { chooseModel, type ModelChoice } from './terminal/model-choice.js'
 import { parseReviewAnswer } from './terminal/review-answer.js'
 import { copySampleWorkspace } from './workspace/sample-workspace.js'
+import { removeScratchDir } from './workspace/scratch-dir.js'
 
 /** The streams and environment the interactive host runs with. */
 export interface InteractiveIo {
   readonly stdin: Readable & { isTTY?: boolean }
   readonly stdout: Writable & { isTTY?: boolean }
   readonly env: NodeJS.ProcessEnv
-  /** Subscribes to Ctrl+C when stdin is not a TTY (readline handles it on a TTY). */
+  /** Subscribes to SIGINT (on a TTY readline reports the Ctrl+C key itself; this catches a signal sent to the process). */
   onInterrupt(listener: () => void): () => void
+  /** Subscribes to the signals that should end the host at once, closing the session (SIGTERM, SIGHUP). */
+  onTerminate?(listener: () => void): () => void
 }
 
 function resolveResume(resume: string, sessionDir: string): { id: string; dir: string } {
@@ -71,6 +76,8 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
     sessionDir = target.dir
   }
   let workspace: string
+  // The temporary copy of the sample project this run made, removed when it ends.
+  let scratch: string | undefined
   const resumedWorkspace = resumeId === undefined ? undefined : loggedWorkspace(join(sessionDir, `${resumeId}.jsonl`))
   if (options.workspace === undefined && resumedWorkspace !== undefined) {
     workspace = resumedWorkspace
@@ -82,26 +89,23 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
     }
   } else {
     workspace = copySampleWorkspace()
+    scratch = workspace
   }
 
   let host: DemoHost | undefined
-  // On a TTY the prompt line is redrawn below output that arrives while a turn runs.
-  let promptVisible = false
+  // On a terminal the prompt stays below the output and typed keys stay on it (see LiveScreen).
+  const screen = tty && wantsLiveScreen(io.stdin, out, io.env) ? new LiveScreen(out, (frame, label) => `${style.cyan(frame)} ${style.dim(label)} `) : undefined
   let reviewOpen = false
   let repromptQueued = false
   let reprompt: () => void = () => {}
-  const screen = {
+  const transcript = {
     write(chunk: string): void {
-      if (!tty) {
+      if (screen === undefined) {
         out.write(chunk)
         return
       }
-      if (promptVisible) {
-        out.write('\r\u001b[2K')
-        promptVisible = false
-      }
-      out.write(chunk)
-      if (chunk.endsWith('\n') && !reviewOpen && host?.agent.status === 'running' && !repromptQueued) {
+      screen.write(chunk)
+      if (!reviewOpen && host?.agent.status === 'running' && !repromptQueued) {
         repromptQueued = true
         setImmediate(() => {
           repromptQueued = false
@@ -111,30 +115,52 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
     },
   }
   const renderer = new TranscriptRenderer({
-    out: screen,
+    out: transcript,
     style,
     planSection: section,
     present: (name, input) => host?.ctx.get('tools')?.get(name)?.presentCall?.(input as never),
-    live: tty,
-    width: tty ? (out as { columns?: number }).columns : undefined,
+    live: screen !== undefined,
+    width: screen?.width,
   })
   const lines = new LineSource()
-  const rl = createInterface({ input: io.stdin, output: tty ? out : undefined, terminal: tty })
-  rl.on('line', (line) => lines.push(line))
+  const rl = createInterface({ input: io.stdin, output: screen?.readlineOutput ?? (tty ? out : undefined), terminal: tty })
+  let promptShown = ''
+  if (screen !== undefined) {
+    screen.attach(rl)
+    // Before readline takes the Enter: erase the prompt, so the line is echoed into the transcript, not by readline.
+    io.stdin.prependListener('keypress', (_text: unknown, key: { name?: string } | undefined) => {
+      if ((key?.name === 'return' || key?.name === 'enter') && screen.promptVisible) {
+        screen.hidePrompt()
+      }
+    })
+  }
+  rl.on('line', (line) => {
+    if (screen !== undefined) screen.insertLine(`${promptShown}${line}`)
+    lines.push(line)
+  })
   rl.on('close', () => lines.end())
+  const showReadline = (text: string, blank: boolean): void => {
+    promptShown = text
+    if (screen !== undefined) screen.showPrompt(text, blank)
+    else if (tty) {
+      if (blank) out.write('\n')
+      rl.setPrompt(text)
+      rl.prompt(true)
+    }
+  }
 
   const answer: QuestionAnswerer = async (questions, signal) => {
     const answers: UserAnswer[] = []
     for (const question of questions) {
       if (tty) {
-        rl.setPrompt(`${style.yellow('review ›')} `)
-        rl.prompt()
-        promptVisible = true
         reviewOpen = true
+        screen?.setWorking(false)
+        showReadline(`${style.yellow('review ›')} `, false)
       }
       const line = await lines.next(signal, true).finally(() => {
         reviewOpen = false
-        promptVisible = false
+        screen?.hidePrompt()
+        screen?.setWorking(host?.agent.status === 'running')
       })
       if (line === undefined) return undefined
       if (!tty) out.write(`${style.yellow('review ›')} ${line}\n`)
@@ -155,6 +181,7 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
   } catch (error) {
     out.write(`cannot start: ${(error as Error).message}\n`)
     rl.close()
+    if (scratch !== undefined) removeScratchDir(scratch)
     return 1
   }
   const active = host
@@ -174,15 +201,23 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
   const finished = new Promise<void>((resolveFinished) => {
     finish = resolveFinished
   })
+  const quit = (): void => {
+    quitting = true
+    lines.end()
+    finish()
+  }
+  const showPrompt = (blank = true): void => {
+    if (!tty || quitting) return
+    showReadline(renderer.promptText(active.badge()), blank)
+  }
   const interrupt = (): void => {
     if (armed) {
-      quitting = true
-      lines.end()
-      finish()
+      quit()
       return
     }
     armed = true
-    if (tty) out.write('\n')
+    if (screen !== undefined) screen.hidePrompt()
+    else if (tty) out.write('\n')
     if (active.agent.status === 'running') {
       renderer.warn('cancelling the turn (Ctrl+C again quits)')
       void active.agent.cancel()
@@ -192,21 +227,15 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
     }
   }
   rl.on('SIGINT', interrupt)
-  const unsubscribe = io.onInterrupt(interrupt)
-  const showPrompt = (blank = true): void => {
-    if (!tty || quitting) return
-    if (promptVisible) out.write('\r\u001b[2K')
-    else if (blank) out.write('\n')
-    rl.setPrompt(renderer.promptText(active.badge()))
-    rl.prompt(true)
-    promptVisible = true
-  }
+  const unsubscribe = [io.onInterrupt(interrupt), io.onTerminate?.(quit) ?? (() => {})]
   reprompt = () => {
-    if (!promptVisible && !reviewOpen && active.agent.status === 'running') showPrompt(false)
+    if (screen !== undefined && !screen.promptVisible && !reviewOpen && active.agent.status === 'running') showPrompt(false)
   }
   if (tty) {
     active.ctx.on('agent/status', ({ status }) => {
+      screen?.setWorking(status === 'running' && !reviewOpen)
       if (status === 'idle') showPrompt()
+      else reprompt()
     })
     active.ctx.on('agent/stream', ({ part }) => renderer.stream(part))
   }
@@ -216,7 +245,6 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
       if (active.agent.status !== 'running') showPrompt()
       const line = await lines.next()
       if (line === undefined || quitting) return
-      promptVisible = false
       armed = false
       if (!tty) renderer.prompt(active.badge(), line)
       else renderer.typed(line)
@@ -230,18 +258,24 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
       }
       if (outcome === 'quit') return
       // A line typed during a turn (steered, or a /plan that now waits) gets a fresh prompt with the badge.
-      if (tty && wasRunning) showPrompt()
+      if (tty && wasRunning) showPrompt(false)
       // Without a TTY lines are a script: one turn at a time. With one, the
       // prompt stays live so /plan and messages can reach a running turn.
       if (!tty) await Promise.race([active.agent.idle(), finished])
     }
   }
-  await Promise.race([loop(), finished])
-  quitting = true
-  unsubscribe()
-  await active.close()
+  try {
+    await Promise.race([loop(), finished])
+    quitting = true
+    await active.close()
+  } finally {
+    for (const stop of unsubscribe) stop()
+    screen?.close()
+    if (scratch !== undefined) removeScratchDir(scratch)
+  }
   renderer.info(`session saved: ${active.session.file ?? active.session.id}`)
-  renderer.info(`resume with: pnpm start --resume ${active.session.file ?? active.session.id}`)
+  if (scratch !== undefined) renderer.info(`workspace copy removed (it was temporary; --workspace DIR works in a folder you keep)`)
+  renderer.info(`resume with: ${resumeCommand(active.session.file ?? active.session.id)}`)
   rl.close()
   return 0
 }

@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { LanguageModelV3 } from '@ai-sdk/provider'
 import { RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
@@ -10,6 +9,7 @@ import { createStyle } from './render/style.js'
 import { TranscriptRenderer, type TranscriptOutput } from './render/transcript.js'
 import { createDemoHost, type DemoHost, type QuestionAnswerer } from './terminal/demo-host.js'
 import { copySampleWorkspace, sampleWorkspaceDir } from './workspace/sample-workspace.js'
+import { makeScratchDir, removeScratchDir } from './workspace/scratch-dir.js'
 
 /** The goal the showcase plans. */
 export const SHOWCASE_GOAL = 'Add due dates to tasks, settable from the command line.'
@@ -20,8 +20,10 @@ export const SHOWCASE_FEEDBACK = 'Also flag overdue tasks in the `tasks list` ou
 export interface ShowcaseOptions {
   readonly out: TranscriptOutput
   readonly color: boolean
-  /** Where the session log goes; a fresh temporary directory by default. */
+  /** Where the session log goes (kept); by default a temporary folder, removed at the end. */
   readonly sessionDir?: string
+  /** Keep the temporary workspace copy and session folder instead of removing them at the end. */
+  readonly keep?: boolean
 }
 
 /** One expected stage of the showcase and whether it happened. */
@@ -36,6 +38,8 @@ export interface ShowcaseResult {
   readonly stages: readonly ShowcaseStage[]
   readonly sessionFile: string | undefined
   readonly workspace: string
+  /** The temporary folders removed at the end (none with `keep`). */
+  readonly removed: readonly string[]
 }
 
 type Call = { name: string; input: Record<string, unknown>; id: string }
@@ -63,8 +67,21 @@ function planModeIndexes(events: readonly SessionEvent[], active: boolean): numb
  * implementation, a `/plan` typed during a turn (pending), then the session
  * reopened from its JSONL file in a fresh host, where the pending selection
  * is recovered and applied at the next step. Every expected stage is checked; `ok` only when all happened.
+ * The temporary workspace copy (and the session folder, unless `sessionDir`
+ * is given) are removed when it ends, however it ends, unless `keep` is set.
  */
 export async function runShowcase(options: ShowcaseOptions): Promise<ShowcaseResult> {
+  const workspace = copySampleWorkspace()
+  const sessionDir = options.sessionDir ?? makeScratchDir('planmode-demo-sessions-')
+  const temporary = options.keep === true ? [] : [workspace, ...(options.sessionDir === undefined ? [sessionDir] : [])]
+  try {
+    return { ...(await showcase(options, workspace, sessionDir, temporary)), removed: temporary }
+  } finally {
+    for (const dir of temporary) removeScratchDir(dir)
+  }
+}
+
+async function showcase(options: ShowcaseOptions, workspace: string, sessionDir: string, temporary: readonly string[]): Promise<Omit<ShowcaseResult, 'removed'>> {
   const style = createStyle(options.color)
   const section = RECOMMENDED_PLAN_SECTION
   let host: DemoHost | undefined
@@ -74,8 +91,6 @@ export async function runShowcase(options: ShowcaseOptions): Promise<ShowcaseRes
     planSection: section,
     present: (name, input) => host?.ctx.get('tools')?.get(name)?.presentCall?.(input as never),
   })
-  const workspace = copySampleWorkspace()
-  const sessionDir = options.sessionDir ?? mkdtempSync(join(tmpdir(), 'planmode-demo-sessions-'))
   const scripted: Omit<UserAnswer, 'id'>[] = [{ selected: ['Keep planning'], custom: SHOWCASE_FEEDBACK }, { selected: ['Approve'] }]
   const answer: QuestionAnswerer = async (questions) => {
     const next = scripted.shift()
@@ -201,8 +216,12 @@ export async function runShowcase(options: ShowcaseOptions): Promise<ShowcaseRes
 
   const ok = stages.every((stage) => stage.ok)
   renderer.stage('Done')
-  renderer.info(`session file: ${sessionFile ?? '(in memory)'}`)
-  renderer.info(`workspace:    ${workspace}`)
+  if (!temporary.includes(sessionDir)) renderer.info(`session file: ${sessionFile ?? '(in memory)'}`)
+  if (!temporary.includes(workspace)) renderer.info(`workspace:    ${workspace}`)
+  if (temporary.length > 0) {
+    const what = temporary.includes(sessionDir) ? 'the workspace copy and the session log were' : 'the workspace copy was'
+    renderer.info(`${what} temporary and ${temporary.length > 1 ? 'are' : 'is'} removed now (--keep keeps ${temporary.length > 1 ? 'them' : 'it'}${temporary.includes(sessionDir) ? '; --session-dir DIR keeps the log' : ''})`)
+  }
   const summary = ok
     ? `✓ ${stages.length}/${stages.length} stages: ${exits.length} plans (${exits.length - 1} revision), approved, ${new Set(changed.map((result) => result.toolCallId)).size} changes, tests green, a pending /plan recovered after reopening and applied at the next step.`
     : `✗ ${stages.filter((stage) => !stage.ok).length} of ${stages.length} stages missing: ${stages

@@ -1,10 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
-import { basename, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SHOWCASE_FEEDBACK } from '../src/showcase.js'
-import { ensureBuilt, onlySessionFile, planTrace, readSession, runScript, spawnStart } from './support/built-demo.js'
+import { wantsLiveScreen, WORKING_FRAMES, WORKING_LABEL } from '../src/terminal/live-screen.js'
+import { childEnv, ensureBuilt, hasScriptPty, onlySessionFile, planTrace, readSession, REPO, runScript, spawnStart, spawnStartOnPty } from './support/built-demo.js'
 import { startChatServer } from './support/chat-server.js'
 
 // One file, so the built entries are (re)built once, before any child process runs.
@@ -20,6 +22,69 @@ afterAll(() => {
   for (const dir of made) rmSync(dir, { recursive: true, force: true })
 })
 const lines = (...input: string[]): string => `${input.join('\n')}\n`
+const rootManifest = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { packageManager: string; scripts: Record<string, string> }
+/** The resume command that works with only Node and npm. */
+const npxPnpm = `npx -y ${rootManifest.packageManager}`
+
+describe('the launcher (`pnpm demo`, `pnpm start`)', () => {
+  it('builds quietly first: no build output, no telemetry notice, then the demo', async () => {
+    expect(rootManifest.packageManager).toMatch(/^pnpm@\d+\.\d+\.\d+$/)
+    expect(rootManifest.scripts.demo).toBe('node scripts/run-demo.mjs --build demo')
+    expect(rootManifest.scripts.start).toBe('node scripts/run-demo.mjs --build start')
+    const { code, stdout, stderr } = await runScript('--build demo', ['--session-dir', temp('launcher')], '', childEnv({ TURBO_TELEMETRY_DISABLED: '', DO_NOT_TRACK: '' }))
+    expect(code).toBe(0)
+    // At most the one line a slow build prints; nothing from turbo or tsup.
+    expect(stderr).toMatch(/^(building planmode[^\n]*\n)?$/)
+    expect(stdout.startsWith('\n── planmode demo: plan, review, revise, approve, implement, resume ──\n')).toBe(true)
+    expect(stdout).not.toMatch(/turbo|telemetry|Tasks:|Build success|dist\//i)
+    expect(stdout.trimEnd().split('\n').at(-1)).toMatch(/^✓ 14\/14 stages/)
+  }, 180_000)
+
+  it('shows the build output when the build fails, and starts nothing', async () => {
+    // A real tsup build of a file with a syntax error stands in for the demo's build.
+    const dir = temp('broken-build')
+    writeFileSync(join(dir, 'broken.ts'), 'export const x = (\n')
+    const require = createRequire(join(REPO, 'package.json'))
+    const tsupManifest = require.resolve('tsup/package.json')
+    const tsupBin = (JSON.parse(readFileSync(tsupManifest, 'utf8')) as { bin: Record<string, string> }).bin.tsup!
+    const command = [process.execPath, join(dirname(tsupManifest), tsupBin), join(dir, 'broken.ts'), '--out-dir', join(dir, 'out'), '--format', 'esm']
+    const { code, stdout, stderr } = await runScript('--build start', [], '/quit\n', childEnv({ PLANMODE_DEMO_BUILD_COMMAND: JSON.stringify(command) }))
+    expect(code).not.toBe(0)
+    expect(stdout).toBe('')
+    expect(stderr).toContain('broken.ts')
+    expect(stderr).toMatch(/Build failed|ERROR/)
+    expect(stderr).toMatch(/planmode: the build failed \(exit code \d+\); its output is above\./)
+  })
+})
+
+describe('temporary folders', () => {
+  it('pnpm demo removes its workspace copy and session folder', async () => {
+    const tmp = temp('tmpdir-demo')
+    const { code, stdout } = await runScript('demo', [], '', childEnv({ TMPDIR: tmp }))
+    expect(code).toBe(0)
+    expect(stdout).toContain('the workspace copy and the session log were temporary and are removed now (--keep keeps them; --session-dir DIR keeps the log)')
+    // The sample project's own tests (run by the showcase) clean up after themselves too.
+    expect(readdirSync(tmp)).toEqual([])
+  })
+
+  it('pnpm start removes its workspace copy on SIGTERM, and when it cannot start', async () => {
+    const tmp = temp('tmpdir-term')
+    const child = spawnStart(['--session-dir', join(tmp, 'sessions')], childEnv({ TMPDIR: tmp }))
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+    // Once a line has been answered, the host is up and listening for signals.
+    child.stdin.write('/help\n')
+    await child.waitFor('Commands:')
+    child.kill('SIGTERM')
+    expect(await exited).toBe(0)
+    expect(child.output()).toContain('session saved:')
+    expect(readdirSync(tmp)).toEqual(['sessions'])
+
+    const failed = await runScript('start', ['--resume', 's_none', '--session-dir', join(tmp, 'sessions')], '', childEnv({ TMPDIR: tmp }))
+    expect(failed.code).toBe(1)
+    expect(failed.stdout).toContain('cannot start:')
+    expect(readdirSync(tmp)).toEqual(['sessions'])
+  })
+})
 
 describe('pnpm demo (built, as a child process)', () => {
   it('shows the whole plan-mode arc, plain when piped, and exits 0', async () => {
@@ -103,15 +168,24 @@ describe('pnpm demo (built, as a child process)', () => {
 
 describe('pnpm start driven through piped stdin', () => {
   it('enters, leaves while idle, plans a message, takes feedback, then approval', async () => {
+    const tmp = temp('start-tmpdir')
     const sessionDir = temp('start-sessions')
     const { code, stdout, stderr } = await runScript(
       'start',
       ['--session-dir', sessionDir],
       lines('/plan', '/plan off', '/plan', 'Add due dates to tasks', 'Keep planning: also flag overdue tasks', 'Approve', '/plan off', '/quit'),
+      childEnv({ TMPDIR: tmp }),
     )
     expect(stderr).toBe('')
     expect(code).toBe(0)
     expect(stdout).not.toMatch(/\u001b\[/)
+    // Piped: no working indicator.
+    expect(stdout).not.toContain(WORKING_LABEL)
+    // The workspace copy the model changed was temporary: gone after /quit.
+    const workspace = /workspace: (\S+)/.exec(stdout)![1]!
+    expect(workspace.startsWith(tmp)).toBe(true)
+    expect(existsSync(workspace)).toBe(false)
+    expect(readdirSync(tmp)).toEqual([])
     expect(stdout).toMatch(/\[plan: off\] › \/plan\n(  ● .*\n)?  ↳ Plan mode on\. Send \/plan off to leave\./)
     expect(stdout).toMatch(/\[plan: on\] › \/plan off\n(  ● .*\n)?  ↳ Plan mode off\./)
     expect(stdout).toContain('[plan: on] › Add due dates to tasks')
@@ -123,6 +197,8 @@ describe('pnpm start driven through piped stdin', () => {
     expect(stdout).toContain('[plan: off] › /plan off\n  ↳ Plan mode is already inactive.')
     const file = onlySessionFile(sessionDir)
     expect(stdout).toContain(`session saved: ${file}`)
+    // The resume hint works on a machine with only Node and npm.
+    expect(stdout.trimEnd().split('\n').at(-1)).toBe(`  resume with: ${npxPnpm} start --resume ${file}`)
     expect(planTrace(readSession(file), RECOMMENDED_PLAN_SECTION)).toEqual([
       '/plan',
       'plan/mode:on',
@@ -150,15 +226,17 @@ describe('pnpm start driven through piped stdin', () => {
 
   it('resumes a session by path and by id with its plan state', async () => {
     const sessionDir = temp('resume')
+    // A workspace the user keeps (the default sample copy is temporary and removed at the end of each run).
+    const workspace = temp('resume-workspace')
+    cpSync(join(REPO, 'apps/demo/workspace'), workspace, { recursive: true })
     // Run 1: plan, dismiss the review with an empty line, quit in plan mode.
-    const first = await runScript('start', ['--session-dir', sessionDir], lines('/plan', 'Add due dates to tasks', '', '/quit'))
+    const first = await runScript('start', ['--session-dir', sessionDir, '--workspace', workspace], lines('/plan', 'Add due dates to tasks', '', '/quit'))
     expect(first.code).toBe(0)
     expect(first.stdout).toContain("assistant Understood: I'm staying in plan mode and waiting for your message.")
     const file = onlySessionFile(sessionDir)
     expect(readSession(file).some((event) => event.type === 'tool/result' && /dismissed the plan review/i.test(event.data.content[0]?.text ?? ''))).toBe(true)
 
     // Run 2, by path: the badge is on from the first prompt; a message revises the plan, which is approved.
-    const workspace = /workspace: (\S+)/.exec(first.stdout)![1]!
     const second = await runScript('start', ['--resume', file], lines('Keep it small please', '1', '/quit'))
     expect(second.code).toBe(0)
     expect(second.stdout).toContain(`workspace: ${workspace} (from the session log)`)
@@ -179,7 +257,8 @@ describe('pnpm start driven through piped stdin', () => {
 
   it('Ctrl+C cancels the running turn, a second Ctrl+C quits', async () => {
     const sessionDir = temp('interrupt')
-    const child = spawnStart(['--session-dir', sessionDir])
+    const tmp = temp('interrupt-tmpdir')
+    const child = spawnStart(['--session-dir', sessionDir], childEnv({ TMPDIR: tmp }))
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
     child.stdin.write('/plan Add due dates to tasks\n')
     await child.waitFor('Approve this plan and leave plan mode?')
@@ -189,6 +268,7 @@ describe('pnpm start driven through piped stdin', () => {
     child.kill('SIGINT')
     expect(await exited).toBe(0)
     expect(child.output()).toContain('session saved:')
+    expect(readdirSync(tmp)).toEqual([])
     const events = readSession(onlySessionFile(sessionDir))
     expect(events.filter((event) => event.type === 'turn/end').map((event) => event.type === 'turn/end' && event.data.reason)).toEqual(['cancelled'])
   })
@@ -276,4 +356,48 @@ describe('pnpm start with a real model over the OpenAI-compatible protocol', () 
     expect(code).not.toBe(0)
     expect(stdout).toMatch(/--base-url needs --model/)
   })
+})
+
+describe('pnpm start on a terminal', () => {
+  it('decides on the live screen from both streams and TERM', () => {
+    expect(wantsLiveScreen({ isTTY: true }, { isTTY: true }, {})).toBe(true)
+    expect(wantsLiveScreen({ isTTY: true }, { isTTY: true }, { TERM: 'xterm-256color' })).toBe(true)
+    expect(wantsLiveScreen({ isTTY: true }, { isTTY: true }, { TERM: 'dumb' })).toBe(false)
+    expect(wantsLiveScreen({ isTTY: true }, { isTTY: false }, {})).toBe(false)
+    expect(wantsLiveScreen({ isTTY: false }, { isTTY: true }, {})).toBe(false)
+    expect(wantsLiveScreen({}, {}, {})).toBe(false)
+  })
+
+  it.skipIf(!hasScriptPty())('shows a working indicator and keeps typed keys on the prompt while the reply streams', async () => {
+    const tmp = temp('tty-tmpdir')
+    mkdirSync(join(tmp, 'sessions'))
+    const child = spawnStartOnPty(
+      ['--session-dir', join(tmp, 'sessions')],
+      childEnv({ TMPDIR: tmp, NO_COLOR: '1', TERM: 'xterm-256color', PLANMODE_DEMO_DELAY_MS: '40' }),
+    )
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+    await child.waitFor('[plan: off] › ')
+    child.stdin.write('hello\r')
+    await child.waitFor('assistant Hello!')
+    // Typed while the reply streams.
+    child.stdin.write('abc')
+    await child.waitFor('review.')
+    child.stdin.write('\r')
+    await child.waitFor(/\[plan: off\] › abc\r?\n/)
+    child.stdin.write('/quit\r')
+    expect(await exited).toBe(0)
+    const output = child.output()
+    const frames = WORKING_FRAMES.join('')
+    // The indicator is drawn on the prompt line before any text streams (the request is in flight).
+    const indicator = new RegExp(`[${frames}] ${WORKING_LABEL} \\[plan: off\\] › `)
+    expect(output).toMatch(indicator)
+    expect(output.search(indicator)).toBeLessThan(output.indexOf('assistant Hello!'))
+    // The typed keys only ever appear on the prompt line, never inside the streamed reply.
+    // (readline echoes a key at the cursor: leave out cursor moves and visibility switches.)
+    const pieces = output.replace(/\u001b\[(\d+G|\?25[hl])/g, '').split('abc')
+    expect(pieces.length).toBeGreaterThan(1)
+    expect(pieces.slice(0, -1).every((before) => before.endsWith('› '))).toBe(true)
+    expect(output).toContain(`resume with: ${npxPnpm} start --resume ${join(tmp, 'sessions')}`)
+    expect(readdirSync(tmp)).toEqual(['sessions'])
+  }, 60_000)
 })

@@ -94,7 +94,7 @@ import { test } from 'node:test'
 import { run } from '../src/cli.js'
 import { formatTask${overdue ? ', isOverdue' : ''} } from '../src/format.js'
 import { TaskList } from '../src/tasks.js'
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -111,9 +111,14 @@ test('formatTask shows the due date', () => {
 })
 
 test('tasks add --due stores the date', () => {
-  const file = join(mkdtempSync(join(tmpdir(), 'tasks-')), 'tasks.json')
-  assert.equal(run(['add', 'pay', 'rent', '--due', '2025-02-01'], file), 'Added 1. pay rent')
-  assert.match(run(['list'], file), /pay rent \\(due 2025-02-01\\)/)
+  const dir = mkdtempSync(join(tmpdir(), 'tasks-'))
+  try {
+    const file = join(dir, 'tasks.json')
+    assert.equal(run(['add', 'pay', 'rent', '--due', '2025-02-01'], file), 'Added 1. pay rent')
+    assert.match(run(['list'], file), /pay rent \\(due 2025-02-01\\)/)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 })
 ${
   overdue

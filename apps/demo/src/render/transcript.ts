@@ -32,6 +32,8 @@ export interface TranscriptOptions {
 }
 
 const EXIT = 'exit_plan_mode'
+/** Streamed assistant text continues under its first word (`  assistant ` is 12 columns). */
+const STREAM_INDENT = ' '.repeat(12)
 
 function oneLine(text: string, max = 110): string {
   const line = text.split('\n').find((candidate) => candidate.trim() !== '') ?? ''
@@ -48,9 +50,14 @@ export class TranscriptRenderer {
   private readonly calls = new Map<string, { name: string; input: unknown }>()
   private lastSystem: string | undefined
   private lastPrompt = ''
+  /** Lines typed recently (a steered message is logged only when a step takes it). */
+  private readonly recentlyTyped: string[] = []
   private readonly live: boolean
   private readonly width: number | undefined
   private streaming = false
+  /** The column the streamed text has reached, and a word not written yet (it may go on in the next part). */
+  private column = 0
+  private held = ''
 
   constructor(options: TranscriptOptions) {
     this.out = options.out
@@ -61,19 +68,57 @@ export class TranscriptRenderer {
     this.width = options.width
   }
 
-  /** Shows a model stream part as it arrives (text only), when the renderer is live. */
+  /**
+   * Shows a model stream part as it arrives (text only), when the renderer
+   * is live. With a width, the text is wrapped at spaces, each row indented
+   * under the first.
+   */
   stream(part: { readonly type: string; readonly delta?: string }): void {
     if (!this.live) return
     if (part.type === 'text-delta' && part.delta !== undefined && part.delta !== '') {
       if (!this.streaming) {
         this.streaming = true
         this.out.write(`  ${this.style.bold(this.style.green('assistant'))} `)
+        this.column = STREAM_INDENT.length
+        this.held = ''
       }
-      this.out.write(part.delta.replace(/\n/g, '\n            '))
+      this.streamText(part.delta, false)
     } else if ((part.type === 'text-end' || part.type === 'finish' || part.type === 'tool-input-start') && this.streaming) {
+      this.streamText('', true)
       this.streaming = false
       this.out.write('\n')
     }
+  }
+
+  private streamText(delta: string, end: boolean): void {
+    if (this.width === undefined) {
+      this.out.write(delta.replace(/\n/g, `\n${STREAM_INDENT}`))
+      return
+    }
+    const tokens = `${this.held}${delta}`.split(/(\s+)/)
+    // A word at the end may continue in the next delta: hold it back, unless the text ends here.
+    this.held = end ? '' : (tokens.pop() ?? '')
+    let text = ''
+    for (const token of tokens) {
+      if (token === '') continue
+      if (/^\s/.test(token)) {
+        if (token.includes('\n')) {
+          text += `\n${STREAM_INDENT}`.repeat(token.split('\n').length - 1)
+          this.column = STREAM_INDENT.length
+        } else if (this.column > STREAM_INDENT.length && this.column + token.length < this.width) {
+          text += token
+          this.column += token.length
+        }
+        continue
+      }
+      if (this.column > STREAM_INDENT.length && this.column + [...token].length > this.width) {
+        text = `${text.trimEnd()}\n${STREAM_INDENT}`
+        this.column = STREAM_INDENT.length
+      }
+      text += token
+      this.column += [...token].length
+    }
+    if (text !== '') this.out.write(text)
   }
 
   private line(text = ''): void {
@@ -110,6 +155,8 @@ export class TranscriptRenderer {
   /** Remembers a typed line, so the user message it becomes is not printed twice. */
   typed(text: string): void {
     this.lastPrompt = text
+    this.recentlyTyped.push(text.trim())
+    if (this.recentlyTyped.length > 20) this.recentlyTyped.shift()
   }
 
   /** A slash command's reply (shown to the user only, never to the model). */
@@ -147,7 +194,11 @@ export class TranscriptRenderer {
         const text = event.data.content.map((block) => (block.type === 'text' ? block.text : `[image ${block.attachment.name ?? block.attachment.id}]`)).join(' ')
         if (source.kind === 'plugin' && source.form === 'notice') this.line(`  ${s.cyan('ⓘ notice')} ${s.dim('(to the model)')} ${text}`)
         else if (source.kind === 'plugin') this.line(`  ${s.cyan(`ⓘ ${source.plugin}`)} ${text}`)
-        else if (text.trim() === '' || !this.lastPrompt.includes(text.trim())) this.line(`  ${s.dim('user message →')} ${oneLine(text)}`)
+        else {
+          const typedAt = this.recentlyTyped.indexOf(text.trim())
+          if (typedAt >= 0) this.recentlyTyped.splice(typedAt, 1)
+          else if (text.trim() === '' || !this.lastPrompt.includes(text.trim())) this.line(`  ${s.dim('user message →')} ${oneLine(text)}`)
+        }
         return
       }
       case 'assistant/message': {

@@ -1,7 +1,7 @@
-import { cpSync, existsSync, mkdtempSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { cpSync, existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { makeScratchDir } from './scratch-dir.js'
 
 /** The root of the `@planmode/demo` package, found from this module's location (source or `dist`). */
 export function demoPackageRoot(): string {
@@ -23,9 +23,13 @@ export function sampleWorkspaceDir(): string {
   return join(demoPackageRoot(), 'workspace')
 }
 
-/** Copies the sample project to a fresh temporary directory and returns its path. */
+/**
+ * Copies the sample project to a fresh scratch folder in the system temp dir
+ * and returns its path. The folder is removed with `removeScratchDir`, or
+ * when the process exits.
+ */
 export function copySampleWorkspace(): string {
-  const target = mkdtempSync(join(tmpdir(), 'planmode-demo-workspace-'))
+  const target = makeScratchDir('planmode-demo-workspace-')
   cpSync(sampleWorkspaceDir(), target, { recursive: true })
   return target
 }

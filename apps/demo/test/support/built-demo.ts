@@ -56,15 +56,15 @@ export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, ...extra }
 }
 
-/** Runs `pnpm <name>`'s launcher (`scripts/run-demo.mjs <name>`) to completion with `input` on stdin. */
+/** Runs `pnpm <name>`'s launcher (`scripts/run-demo.mjs <name>`, or `--build <name>` as the root scripts do) to completion with `input` on stdin. */
 export function runScript(
-  name: 'demo' | 'start',
+  name: 'demo' | 'start' | '--build demo' | '--build start',
   args: readonly string[],
   input = '',
   env: NodeJS.ProcessEnv = childEnv(),
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(REPO, 'scripts/run-demo.mjs'), name, ...args], { cwd: REPO, env })
+    const child = spawn(process.execPath, [join(REPO, 'scripts/run-demo.mjs'), ...name.split(' '), ...args], { cwd: REPO, env })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
@@ -77,7 +77,10 @@ export function runScript(
 
 /** Spawns `pnpm start` with piped stdin, for tests that interact step by step. */
 export function spawnStart(args: readonly string[], env: NodeJS.ProcessEnv = childEnv()): ChildProcessWithoutNullStreams & { output(): string; waitFor(text: string | RegExp): Promise<void> } {
-  const child = spawn(process.execPath, [join(REPO, 'scripts/run-demo.mjs'), 'start', ...args], { cwd: REPO, env })
+  return watch(spawn(process.execPath, [join(REPO, 'scripts/run-demo.mjs'), 'start', ...args], { cwd: REPO, env }))
+}
+
+function watch(child: ChildProcessWithoutNullStreams): ChildProcessWithoutNullStreams & { output(): string; waitFor(text: string | RegExp): Promise<void> } {
   let output = ''
   const waiters: { test: (text: string) => boolean; resolve: () => void }[] = []
   const onData = (chunk: Buffer): void => {
@@ -153,4 +156,21 @@ export function planTrace(events: readonly SessionEvent[], section: string): str
     }
   }
   return trace
+}
+
+/** True when util-linux `script` can run a command on a pseudo-terminal here (Debian's bsdutils, always installed there). */
+export function hasScriptPty(): boolean {
+  if (process.platform !== 'linux') return false
+  const probe = spawnSync('script', ['-qfec', 'true', '/dev/null'], { encoding: 'utf8' })
+  return probe.status === 0
+}
+
+/**
+ * Spawns `pnpm start` on a real pseudo-terminal (util-linux `script`), 100
+ * columns wide; what the test writes to stdin is typed into the terminal.
+ */
+export function spawnStartOnPty(args: readonly string[], env: NodeJS.ProcessEnv): ReturnType<typeof spawnStart> {
+  const quote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`
+  const command = ['stty cols 100 rows 40 &&', 'exec', ...[process.execPath, join(REPO, 'scripts/run-demo.mjs'), 'start', ...args].map(quote)].join(' ')
+  return watch(spawn('script', ['-qfec', command, '/dev/null'], { cwd: REPO, env }))
 }

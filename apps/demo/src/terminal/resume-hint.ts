@@ -1,0 +1,27 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { demoPackageRoot } from '../workspace/sample-workspace.js'
+
+/** The `packageManager` of the repository (`pnpm@<version>`), as the root package.json pins it. */
+export function pinnedPackageManager(): string {
+  try {
+    const manifest = JSON.parse(readFileSync(join(demoPackageRoot(), '..', '..', 'package.json'), 'utf8')) as { packageManager?: unknown }
+    if (typeof manifest.packageManager === 'string' && /^pnpm@[\w.+-]+$/.test(manifest.packageManager)) return manifest.packageManager
+  } catch {
+    // Not in the repository layout: fall back to whatever pnpm npx finds.
+  }
+  return 'pnpm'
+}
+
+/** `text` as one shell word: unchanged when it is safe, else single-quoted. */
+export function shellWord(text: string): string {
+  return /^[\w./~:@%+=,-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`
+}
+
+/**
+ * The command that reopens a session, in the form that works on a machine
+ * with only Node and npm: `npx -y pnpm@<pinned version> start --resume <target>`.
+ */
+export function resumeCommand(target: string, packageManager: string = pinnedPackageManager()): string {
+  return `npx -y ${packageManager} start --resume ${shellWord(target)}`
+}
