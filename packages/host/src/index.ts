@@ -29,6 +29,8 @@ export { hostPlugin } from './host-plugin.js'
 export type { HostConfig } from './host-plugin.js'
 export { createDeepSeekModel, createOpenAICompatibleModel, modelFromEnv } from './model/providers.js'
 export type { DeepSeekModelOptions, FetchFunction, OpenAICompatibleModelOptions } from './model/providers.js'
+export { ModelTimeoutError } from './model/model-timeout-error.js'
+export type { ModelTimeoutKind } from './model/model-timeout-error.js'
 export { createScriptedModel, requestSystem } from './model/scripted-model.js'
 export type {
   ScriptedAnswer,

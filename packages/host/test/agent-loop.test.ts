@@ -583,7 +583,7 @@ describe('cancellation of parts that ignore the signal', () => {
 })
 
 describe('failures around the loop', () => {
-  it('ends the turn with an error when a pre-step listener throws, keeping the steered messages for the next turn', async () => {
+  it('ends the turn with an error when a pre-step listener throws, logging the steered messages before the turn/end', async () => {
     const { ctx, sessions, agents, model } = host([{ text: 'after' }])
     let fail = true
     ctx.on('agent/pre-step', async (payload, next) => {
@@ -598,10 +598,11 @@ describe('failures around the loop', () => {
     agent.steer('keep me')
     await agent.idle()
     expect(session.events.at(-1)!.data).toEqual({ turn: 1, reason: 'error', error: 'listener broke' })
+    expect(types(session.events)).toEqual(['turn/start', 'user/message', 'turn/end'])
     expect(await agent.prompt('again')).toMatchObject({ reason: 'completed' })
     expect(model.requests[0]!.prompt).toEqual([
-      { role: 'user', content: [{ type: 'text', text: 'again' }] },
       { role: 'user', content: [{ type: 'text', text: 'keep me' }] },
+      { role: 'user', content: [{ type: 'text', text: 'again' }] },
     ])
   })
 })

@@ -58,7 +58,11 @@ export interface HostAgent extends Agent {
    * Queues a user message for the next step of the running turn (it is
    * proposed to the `agent/pre-step` waterfall and logged when the step
    * begins); on an idle agent it starts a turn. A turn whose model stops
-   * calling tools takes one more step while steered messages wait.
+   * calling tools takes one more step while steered messages wait. A turn
+   * that ends before a step takes the message (error, cancel, step limit,
+   * rejection) logs it as a `user/message` before its `turn/end`, and
+   * {@link HostAgent.dispose} logs waiting ones at once: a steered message
+   * keeps its place ahead of later input and survives a restart.
    */
   steer(message: UserInput): void
   /** Appends a user message to the log now; starts nothing. */

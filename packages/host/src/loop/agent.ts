@@ -5,7 +5,7 @@ import { AgentError } from './agent-error.js'
 import type { AgentStatus, CreateAgentOptions, HostAgent, TurnOutcome, UserInput } from './agent-types.js'
 import type { AgentsConfig } from './agents-plugin.js'
 import { newId } from '../ids.js'
-import { nextTurn, runTurn } from './turn.js'
+import { logSteered, nextTurn, runTurn } from './turn.js'
 import type { TurnHost } from './turn.js'
 
 function toMessage(input: UserInput): UserMessage {
@@ -130,7 +130,9 @@ export class LoopAgent implements HostAgent {
     for (const followup of this.followups.splice(0)) {
       followup.reject(new AgentError('DISPOSED', `agent ${this.id} was disposed before this follow-up ran`))
     }
-    this.steered.length = 0
+    // Steered messages no step took are logged now, while the session still takes appends
+    // (disposing the host closes the store right after the agents).
+    void logSteered(this.turnHost)
     this.forget(this)
     if (this.current === undefined) this.settle()
   }
@@ -161,13 +163,16 @@ export class LoopAgent implements HostAgent {
     if (this.disposed) return this.settle()
     // An `agent/status` listener may already have started the next turn; the queue waits for it.
     if (this.current !== undefined) return
+    // A message steered while a turn that did not complete was logging its end is logged now,
+    // before anything queued after it.
+    if (outcome.reason !== 'completed' && this.steered.length > 0) void logSteered(this.turnHost)
     const followup = this.followups.shift()
     if (followup !== undefined) {
       this.start(followup.message).then(followup.resolve, followup.reject)
       return
     }
     // A message steered after the last step of a completed turn starts the next turn.
-    if (outcome.reason === 'completed' && this.steered.length > 0) {
+    if (this.steered.length > 0) {
       void this.start(undefined)
       return
     }

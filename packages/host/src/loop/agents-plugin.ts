@@ -2,6 +2,7 @@ import type { LanguageModelV3 } from '@ai-sdk/provider'
 import type { Plugin } from '@planmode/context'
 import { LoopAgent } from './agent.js'
 import type { AgentRegistry, CreateAgentOptions, HostAgent } from './agent-types.js'
+import type { ModelTimeoutError } from '../model/model-timeout-error.js'
 
 /**
  * Options of {@link agentsPlugin}.
@@ -23,6 +24,20 @@ export interface AgentsConfig {
    * running). Default 2000 ms.
    */
   readonly toolCancelGraceMs?: number
+  /**
+   * How long a model request may go without a stream part — the first one
+   * included — before the loop cancels it and fails the attempt with a
+   * retryable {@link ModelTimeoutError} (`kind: 'idle'`). 0 turns the limit
+   * off. Default 60 000 ms.
+   */
+  readonly streamIdleTimeoutMs?: number
+  /**
+   * How long one model request (one attempt, from the call to the stream's
+   * end) may take before the loop cancels it and fails the attempt with a
+   * retryable {@link ModelTimeoutError} (`kind: 'request'`). 0 turns the
+   * limit off. Default 600 000 ms (10 minutes).
+   */
+  readonly requestTimeoutMs?: number
 }
 
 /**
@@ -39,9 +54,13 @@ export interface AgentsConfig {
  * (`turn/end` with its reason) when the model stops calling tools and no
  * steered message waits (`completed`), at `maxSteps` (`step-limit`), on
  * `cancel` (`cancelled`), on a rejected pre-step (`rejected`) or on a failure
- * (`error`). A failed request runs the `agent/request-error` waterfall, which
- * may `retry` (the same frozen request, no pre-step, no new header; at most
- * `maxRetries` times) or `fail`.
+ * (`error`). A failed request — a provider error, or a
+ * {@link ModelTimeoutError} when the stream stalls past
+ * `streamIdleTimeoutMs` or the request outlives `requestTimeoutMs` — runs the
+ * `agent/request-error` waterfall, which may `retry` (the same frozen
+ * request, no pre-step, no new header; at most `maxRetries` times) or `fail`.
+ * A message steered into a turn is logged by the step that takes it, or —
+ * when the turn ends first — as a `user/message` before its `turn/end`.
  *
  * @public
  */
@@ -51,7 +70,7 @@ export const agentsPlugin: Plugin<AgentsConfig> = {
     if (config?.model?.specificationVersion !== 'v3') {
       throw new TypeError('agentsPlugin: `model` must be an AI SDK LanguageModelV3 (specificationVersion "v3")')
     }
-    for (const key of ['maxSteps', 'maxRetries', 'retryDelayMs', 'toolCancelGraceMs'] as const) {
+    for (const key of ['maxSteps', 'maxRetries', 'retryDelayMs', 'toolCancelGraceMs', 'streamIdleTimeoutMs', 'requestTimeoutMs'] as const) {
       const value = config[key]
       if (value !== undefined && (!Number.isInteger(value) || value < (key === 'maxSteps' ? 1 : 0))) {
         throw new TypeError(`agentsPlugin: \`${key}\` must be an integer >= ${key === 'maxSteps' ? 1 : 0}, got ${String(value)}`)

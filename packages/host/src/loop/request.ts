@@ -4,6 +4,17 @@ import type { AssistantContentBlock, RequestErrorDecision } from '@planmode/seam
 import { messageOf } from '../error-text.js'
 import { streamAnswer } from '../model/model-stream.js'
 import type { TurnHost } from './turn.js'
+import type { HostAgent } from './agent-types.js'
+
+/** Default of `AgentsConfig.streamIdleTimeoutMs`. */
+const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 60_000
+/** Default of `AgentsConfig.requestTimeoutMs`. */
+const DEFAULT_REQUEST_TIMEOUT_MS = 600_000
+
+/** An agent as log lines name it: its id and its session's. */
+export function agentLabel(agent: HostAgent): string {
+  return `agent ${agent.id} (session ${agent.session.id})`
+}
 
 /** What a step's request came to: the answer's blocks, a cancel, or the error that ended the retries. */
 export type RequestResult = { readonly content: AssistantContentBlock[] } | { readonly cancelled: true } | { readonly error: unknown }
@@ -37,9 +48,14 @@ export async function requestWithRetries(
   const { ctx, agent, config } = host
   const maxRetries = config.maxRetries ?? 2
   const baseDelay = config.retryDelayMs ?? 500
+  const limits = {
+    idleTimeoutMs: config.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+    requestTimeoutMs: config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+  }
+  const who = agentLabel(agent)
   for (let attempt = 1; ; attempt += 1) {
     try {
-      const content = await streamAnswer(agent.model, request, signal, (part) => ctx.emit('agent/stream', { agent, turn, step, part }))
+      const content = await streamAnswer(agent.model, request, signal, (part) => ctx.emit('agent/stream', { agent, turn, step, part }), limits)
       // A stream cut short by a cancel is not an answer: nothing of it is logged.
       if (signal.aborted) return { cancelled: true }
       return { content }
@@ -55,11 +71,13 @@ export async function requestWithRetries(
       )
       if (signal.aborted) return { cancelled: true }
       if (decision.kind !== 'retry' || !allowed) {
-        if (decision.kind === 'retry') ctx.logger.warn(`agent ${agent.id}: retry refused after ${maxRetries} retries`)
+        if (decision.kind === 'retry') ctx.logger.warn(`${who}: retry refused after ${maxRetries} retries`)
+        ctx.logger.warn(`${who}: request of turn ${turn} step ${step} failed (attempt ${attempt}): ${messageOf(error)}; not retried, the turn ends`)
         return { error }
       }
-      ctx.logger.warn(`agent ${agent.id}: request of turn ${turn} step ${step} failed (attempt ${attempt}); retrying`, messageOf(error))
-      await sleep(decision.delayMs ?? 0, signal)
+      const delayMs = decision.delayMs ?? 0
+      ctx.logger.warn(`${who}: request of turn ${turn} step ${step} failed (attempt ${attempt}): ${messageOf(error)}; retrying in ${delayMs} ms`)
+      await sleep(delayMs, signal)
       if (signal.aborted) return { cancelled: true }
     }
   }

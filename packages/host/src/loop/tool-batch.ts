@@ -1,6 +1,7 @@
 import type { AssistantContentBlock, ToolResult } from '@planmode/seams'
 import { failed, messageOf } from '../error-text.js'
 import { SessionLogError } from '../session/session-log-error.js'
+import { invalidArgumentsMessage, readArguments } from '../model/tool-arguments.js'
 import type { TurnHost } from './turn.js'
 
 const CANCELLED_BEFORE_RUN = 'the turn was cancelled before this call ran'
@@ -10,12 +11,19 @@ type ToolCall = Extract<AssistantContentBlock, { type: 'tool-call' }>
 
 /**
  * Runs a step's tool calls one after the other, logging each `tool/result`.
- * After a cancel, the calls not started yet are logged as failed, so every
- * call has a result.
+ * A call whose arguments are not valid JSON does not run: its result is
+ * `Error: the arguments of <tool> were not valid JSON: <parse error>`. After
+ * a cancel, the calls not started yet are logged as failed, so every call
+ * has a result.
  */
 export async function runToolBatch(host: TurnHost, calls: readonly ToolCall[], signal: AbortSignal): Promise<void> {
   for (const call of calls) {
-    const result = signal.aborted ? failed(CANCELLED_BEFORE_RUN) : await runTool(host, call.toolName, call.input, call.toolCallId, signal)
+    const args = readArguments(call.input)
+    const result = signal.aborted
+      ? failed(CANCELLED_BEFORE_RUN)
+      : !args.ok
+        ? failed(invalidArgumentsMessage(call.toolName, args.problem))
+        : await runTool(host, call.toolName, args.value, call.toolCallId, signal)
     await logResult(host, call.toolCallId, call.toolName, result)
   }
 }

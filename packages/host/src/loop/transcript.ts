@@ -4,6 +4,7 @@ import type {
   LanguageModelV3ToolResultPart,
 } from '@ai-sdk/provider'
 import type { SessionEvent, UserMessage } from '@planmode/seams'
+import { readArguments } from '../model/tool-arguments.js'
 
 /** The result text sent for a logged tool call that has no logged result. */
 export const MISSING_TOOL_RESULT = 'Error: no result was logged for this call (the turn was interrupted before it finished)'
@@ -31,7 +32,8 @@ function userContent(message: UserMessage): Extract<LanguageModelV3Message, { ro
  * tool call without a logged result (a crash mid-batch) gets a synthetic
  * error result so the transcript stays well-formed; a result without its call
  * is left out; a user message logged in the middle of a tool batch is sent
- * after the batch's results.
+ * after the batch's results. A tool call's logged `input` is read back with
+ * `readArguments` (raw text that is not JSON goes as `{}`).
  */
 export function buildPrompt(events: readonly SessionEvent[], system: string): LanguageModelV3Prompt {
   const prompt: LanguageModelV3Prompt = []
@@ -70,7 +72,10 @@ export function buildPrompt(events: readonly SessionEvent[], system: string): La
         for (const block of event.data.content) {
           if (block.type === 'text' && block.text !== '') content.push({ type: 'text', text: block.text })
           else if (block.type === 'tool-call') {
-            content.push({ type: 'tool-call', toolCallId: block.toolCallId, toolName: block.toolName, input: block.input })
+            // Arguments whose raw text is not JSON are re-sent as `{}`, never as a JSON string of the text
+            // (the call's failed result says what was wrong).
+            const args = readArguments(block.input)
+            content.push({ type: 'tool-call', toolCallId: block.toolCallId, toolName: block.toolName, input: args.ok ? args.value : {} })
             open.set(block.toolCallId, block.toolName)
           }
         }

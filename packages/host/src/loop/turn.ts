@@ -77,6 +77,21 @@ function checkDecision(decision: PreStepDecision): void {
   if (!ok) throw new TypeError(`agent/pre-step returned ${JSON.stringify(decision)}, not a pre-step decision`)
 }
 
+/**
+ * Logs the steered messages no step took, oldest first, as `user/message`
+ * (the appends are queued at once, in order, so nothing appended later can
+ * come between them). A message the store refuses is dropped with an error
+ * in the log.
+ */
+export async function logSteered(host: TurnHost): Promise<void> {
+  const { agent, ctx } = host
+  await Promise.all(
+    host.steered.splice(0).map((message) =>
+      agent.session.append('user/message', message).catch((error: unknown) => ctx.logger.error(`agent ${agent.id}: could not log a steered message`, error)),
+    ),
+  )
+}
+
 /** The step the turn has open (logged `step/start`, no `step/end` yet), shared with {@link runStep}. */
 export interface TurnState {
   openStep: number | undefined
@@ -101,6 +116,9 @@ export async function runTurn(host: TurnHost, turn: number, initial: UserMessage
       state.openStep = undefined
       await session.append('step/end', { turn, step }).catch((e: unknown) => ctx.logger.error(`agent ${agent.id}: could not close step ${step}`, e))
     }
+    // A completed turn took every steered message; any other end logs the ones no step took,
+    // so they stay durable and ahead of whatever the user sends next.
+    if (reason !== 'completed') await logSteered(host)
     await session
       .append('turn/end', error === undefined ? { turn, reason } : { turn, reason, error })
       .catch((e: unknown) => ctx.logger.error(`agent ${agent.id}: could not log turn/end of turn ${turn}`, e))
@@ -130,7 +148,7 @@ export async function runTurn(host: TurnHost, turn: number, initial: UserMessage
         )
         checkDecision(decision)
       } catch (error) {
-        // The steered messages were never logged: keep them for the next turn.
+        // The steered messages were not logged: back to the queue, which the turn's end logs.
         steered.unshift(...proposed)
         throw error
       }
@@ -140,17 +158,11 @@ export async function runTurn(host: TurnHost, turn: number, initial: UserMessage
         ctx.logger.info(`agent ${agent.id}: step ${step} of turn ${turn} rejected: ${decision.reason}`)
         return await end('rejected')
       }
-      if (signal.aborted) {
-        // Messages a listener added (a notice about a state it already logged) are logged now,
-        // so the model learns of it at the next request; the steered ones wait for the next turn.
-        for (const message of decision.messages) {
-          if (!proposed.includes(message)) await session.append('user/message', message)
-        }
-        steered.unshift(...proposed)
-        return await end('cancelled')
-      }
-      steps = step
+      // The decision's messages are logged even when the turn was cancelled while the waterfall ran:
+      // steered ones are durable, and a listener's notice is about state it already logged.
       for (const message of decision.messages) await session.append('user/message', message)
+      if (signal.aborted) return await end('cancelled')
+      steps = step
 
       const result = await runStep(host, turn, step, state, signal)
       if (result.kind === 'cancelled') return await end('cancelled')
