@@ -463,7 +463,11 @@ class Store implements SessionStore {
     }
     // One stringify per event: the line written, and the copy parsed from it.
     const lines = source.slice(0, stop).map((event) => JSON.stringify(event))
-    const events = lines.map((line) => JSON.parse(line) as SessionEvent)
+    const events = lines.map((line) => {
+      const event = JSON.parse(line) as { type: string }
+      event.type = internType(event.type)
+      return event as SessionEvent
+    })
     return this.createWith(options.id ?? newId('s'), events, lines.length === 0 ? '' : lines.join('\n') + '\n')
   }
 
