@@ -6,6 +6,8 @@
  *   --no-append        skip the store append-throughput job
  *   --results FILE     also write the markdown report (bench/RESULTS.md)
  *   --json FILE        also write every figure as JSON
+ *   --before FILE      a saved run (--json) of an older tree: adds a before/after table
+ *   --from-json FILE   re-render a saved run without measuring
  *
  * Each size runs in its own process (`run.js`); this one prints the tables
  * and the targets, and exits 1 when a job crashed or a row is missing.
@@ -16,7 +18,16 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { APPEND_ROWS, ROWS, type AppendResult, type FlatResult, type MemoryResult, type RowResult, type SizeResult } from './rows.js'
+import {
+  APPEND_ROWS,
+  ROWS,
+  type AppendResult,
+  type FlatResult,
+  type HostResult,
+  type MemoryResult,
+  type RowResult,
+  type SizeResult,
+} from './rows.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 
@@ -108,6 +119,8 @@ interface Report {
   readonly sizes: SizeResult[]
   readonly memory: MemoryResult[]
   readonly append: AppendResult[]
+  /** Promise hops of a `set` that appends nothing, per size (from the host job). */
+  readonly hops?: Array<{ size: number; hops: Record<string, number> }>
   flat: FlatResult | undefined
   readonly seconds: number
 }
@@ -172,7 +185,7 @@ function targets(report: Report): string[] {
   if (load !== undefined) {
     const r = load.ours / load.baseline
     lines.push(
-      `- Cold JSONL load at ${L}: ${rate(load.ours)} vs raw JSON.parse ${rate(load.baseline)}: ours/raw = ${(r * 100).toFixed(0)}% (target ≥ 50%: ${mark(r >= 0.5)})`,
+      `- Cold JSONL load at ${L}: ${rate(load.ours)} vs raw JSON.parse ${rate(load.baseline)}: ours/raw = ${(r * 100).toFixed(0)}% (target ≥ 95%: ${mark(r >= 0.95)})`,
     )
   }
   const filler = find(large, 'proj-replay-filler')
@@ -181,6 +194,7 @@ function targets(report: Report): string[] {
       `- Projection cold replay of filler events at ${L}: ${rate(filler.ours)} (target ≥ 20 M ev/s: ${mark(filler.ours >= 20e6)}); whole log: ${rate(find(large, 'proj-replay')?.ours ?? NaN)}`,
     )
   }
+  lines.push(...issueTargets(report, large))
   const mem = report.memory.find((m) => m.size === large.size)
   if (mem !== undefined) {
     lines.push(
@@ -190,7 +204,104 @@ function targets(report: Report): string[] {
   return lines
 }
 
-function render(report: Report): string {
+/** The issue-10 targets: the host-store rows, the JSONL replay and live apply, and the concurrent appends. */
+function issueTargets(report: Report, large: SizeResult): string[] {
+  const L = sizeName(large.size)
+  const find = (id: string): RowResult | undefined => large.rows.find((x) => x.id === id)
+  const mark = (ok: boolean): string => (ok ? 'met' : 'MISSED')
+  const lines: string[] = []
+  const setIdle = find('host-set-idle')
+  if (setIdle !== undefined) lines.push(`- Host store, idle \`set\` that commits, at ${L}: ${ns(setIdle.ours)} per call (target ≤ 5 µs: ${mark(setIdle.ours <= 5000)})`)
+  const flushPending = find('host-flush-pending')
+  const flushNone = find('host-flush-none')
+  if (flushPending !== undefined && flushNone !== undefined) {
+    lines.push(
+      `- Host store, pre-step flush at ${L}: ${ns(flushPending.ours)} applying a selection, ${ns(flushNone.ours)} with nothing pending (target ≤ 5 µs: ${mark(Math.max(flushPending.ours, flushNone.ours) <= 5000)})`,
+    )
+  }
+  const hops = report.hops?.find((h) => h.size === large.size)?.hops
+  if (hops !== undefined) {
+    const worst = Math.max(...Object.values(hops))
+    lines.push(
+      `- A \`set\` that appends nothing settles after ${Object.entries(hops).map(([k, v]) => `${v} promise hop${v === 1 ? '' : 's'} (${k})`).join(', ')} (target 0: ${mark(worst === 0)})`,
+    )
+  }
+  const replay = find('host-proj-replay')
+  const unit = find('host-proj-replay-unit')
+  if (replay !== undefined && unit !== undefined) {
+    lines.push(
+      `- Projection cold replay of the ${L} log loaded from JSONL: ${rate(replay.ours)} through the host registry, ${rate(unit.ours)} calling the unit in a loop, plain loop ${rate(replay.baseline)} (target ≥ 50 M ev/s: ${mark(replay.ours >= 50e6)})`,
+    )
+  }
+  const live = find('host-proj-live')
+  if (live !== undefined) {
+    lines.push(
+      `- Live projection apply per event through the host registry: ${ns(live.ours)}, the unit called directly ${ns(live.baseline)} (target: at most the direct call: ${mark(live.ours <= live.baseline)}, ${ratio(live.ours / live.baseline)} of it)`,
+    )
+  }
+  const one = report.append.find((a) => a.id === 'append')
+  const many = report.append.find((a) => a.id === 'append-sessions-32')
+  if (one !== undefined && many !== undefined) {
+    const r = many.rate / one.rate
+    lines.push(
+      `- 32 sessions appending at once under \`append\` durability: ${rate(many.rate)} vs one session ${rate(one.rate)}: ${ratio(r)} (target ≥ 3x: ${mark(r >= 3)})`,
+    )
+  }
+  const inflight = report.append.find((a) => a.id === 'append-inflight-32')
+  if (one !== undefined && inflight !== undefined) {
+    lines.push(`- One session with 32 appends in flight under \`append\`: ${rate(inflight.rate)}, ${ratio(inflight.rate / one.rate)} the one-at-a-time rate (group commit)`)
+  }
+  return lines
+}
+
+/** Before / after: every row of the largest size both runs have, the hops and the append rows, side by side. */
+function compare(before: Report, after: Report): string[] {
+  const sizes = after.sizes.map((r) => r.size).filter((n) => before.sizes.some((b) => b.size === n))
+  if (sizes.length === 0) return []
+  const size = Math.max(...sizes)
+  const a = after.sizes.find((r) => r.size === size)!
+  const b = before.sizes.find((r) => r.size === size)!
+  const S = sizeName(size)
+  const lines = [
+    `### Before / after at ${S} (before: ${before.date}, load ${before.machine.load}; after: ${after.date}, load ${after.machine.load})`,
+    '',
+    `| row | before | after | after vs before |`,
+    '| --- | ---: | ---: | ---: |',
+  ]
+  for (const spec of ROWS) {
+    const x = b.rows.find((r) => r.id === spec.id)
+    const y = a.rows.find((r) => r.id === spec.id)
+    const f = spec.unit === 'rate' ? rate : ns
+    const cell = (r: RowResult | undefined): string => (r === undefined ? 'n/a' : f(r.ours))
+    // Faster is > 1x for both kinds of row.
+    const gain = x === undefined || y === undefined ? 'n/a' : ratio(spec.unit === 'rate' ? y.ours / x.ours : x.ours / y.ours)
+    const extra = spec.id === 'jsonl-load' ? ' (ours/raw: ' + [x, y].map((r) => (r === undefined ? 'n/a' : `${((r.ours / r.baseline) * 100).toFixed(0)}%`)).join(' → ') + ')' : ''
+    lines.push(`| ${spec.label}${extra} | ${cell(x)} | ${cell(y)} | ${gain} faster |`)
+  }
+  const hb = before.hops?.find((h) => h.size === size)?.hops
+  const ha = after.hops?.find((h) => h.size === size)?.hops
+  for (const k of ['noop', 'queued', 'cancelled']) {
+    lines.push(`| promise hops until a \`set\` appending nothing settles (${k}) | ${hb?.[k] ?? 'n/a'} | ${ha?.[k] ?? 'n/a'} | |`)
+  }
+  for (const row of APPEND_ROWS) {
+    const x = before.append.find((r) => r.id === row.id)
+    const y = after.append.find((r) => r.id === row.id)
+    const gain = x === undefined || y === undefined ? 'n/a' : `${ratio(y.rate / x.rate)} faster`
+    lines.push(`| store append: ${row.id} (${row.sessions} session${row.sessions === 1 ? '' : 's'}, ${row.inflight} in flight) | ${x === undefined ? 'n/a' : rate(x.rate)} | ${y === undefined ? 'n/a' : rate(y.rate)} | ${gain} |`)
+  }
+  const one = (r: Report): number | undefined => {
+    const x = r.append.find((q) => q.id === 'append')
+    const y = r.append.find((q) => q.id === 'append-sessions-32')
+    return x === undefined || y === undefined ? undefined : y.rate / x.rate
+  }
+  const ob = one(before)
+  const oa = one(after)
+  lines.push(`| 32 sessions / 1 session under \`append\` | ${ob === undefined ? 'n/a' : ratio(ob)} | ${oa === undefined ? 'n/a' : ratio(oa)} | |`)
+  lines.push('')
+  return lines
+}
+
+function render(report: Report, before?: Report): string {
   const out: string[] = []
   const m = report.machine
   out.push(`- Machine: ${m.cpu}, ${m.cores} cores, ${m.memory} (${m.platform})`)
@@ -209,14 +320,17 @@ function render(report: Report): string {
     out.push('')
   }
   if (report.append.length > 0) {
-    out.push('### Session store append (one JSONL session, each append awaited)')
+    out.push('### Session store append (JSONL sessions of one store)')
     out.push('')
-    out.push('| durability | events | throughput |')
-    out.push('| --- | ---: | ---: |')
-    for (const a of report.append) out.push(`| ${a.durability} | ${a.events} | ${rate(a.rate)} |`)
+    out.push('| row | durability | sessions | appends in flight per session | events | throughput |')
+    out.push('| --- | --- | ---: | ---: | ---: | ---: |')
+    for (const a of report.append) {
+      out.push(`| ${a.id ?? a.durability} | ${a.durability} | ${a.sessions ?? 1} | ${a.inflight ?? 1} | ${a.events} | ${rate(a.rate)} |`)
+    }
     out.push('')
   }
   out.push(...targets(report))
+  if (before !== undefined) out.push('', ...compare(before, report))
   return out.join('\n')
 }
 
@@ -240,12 +354,14 @@ async function main(): Promise<number> {
       results: { type: 'string' },
       json: { type: 'string' },
       'from-json': { type: 'string' },
+      before: { type: 'string' },
     },
   })
+  const before = values.before === undefined ? undefined : (JSON.parse(await readFile(values.before, 'utf8')) as Report)
   if (values['from-json'] !== undefined) {
     // Re-render a saved report (e.g. after a change to the report's layout).
     const saved = JSON.parse(await readFile(values['from-json'], 'utf8')) as Report
-    const text = render(saved)
+    const text = render(saved, before)
     console.log(text)
     if (values.results !== undefined) await writeResults(values.results, text)
     return 0
@@ -272,6 +388,7 @@ async function main(): Promise<number> {
     sizes: [],
     memory: [],
     append: [],
+    hops: [],
     flat: undefined,
     seconds: 0,
   }
@@ -281,6 +398,9 @@ async function main(): Promise<number> {
       process.stderr.write(`bench: ${sizeName(size)} events …\n`)
       const result = (await job(['rows', '--size', String(size), '--effort', effort, '--dir', dir])) as SizeResult
       result.rows.push((await job(['load', '--size', String(size), '--effort', effort, '--dir', dir])) as RowResult)
+      const host = (await job(['host', '--size', String(size), '--effort', effort, '--dir', dir])) as HostResult
+      result.rows.push(...host.rows)
+      report.hops!.push({ size, hops: host.hops })
       report.sizes.push(result)
       const mem = (await job(['memory', '--size', String(size), '--dir', dir])) as MemoryResult
       report.memory.push(mem)
@@ -317,6 +437,8 @@ async function main(): Promise<number> {
       }
     }
     if (!report.memory.some((m) => m.size === size)) missing.push(`${sizeName(size)}/peak-rss`)
+    const hops = report.hops?.find((h) => h.size === size)?.hops
+    for (const k of ['noop', 'queued', 'cancelled']) if (hops === undefined || !Number.isFinite(hops[k])) missing.push(`${sizeName(size)}/hops-${k}`)
   }
   if (sizes.includes(1000) && Math.max(...sizes) > 1000) {
     for (const spec of ROWS.filter((r) => r.perCall)) {
@@ -325,12 +447,12 @@ async function main(): Promise<number> {
     }
   }
   if (!values['no-append']) {
-    for (const d of APPEND_ROWS) {
-      if (!report.append.some((a) => a.durability === d && Number.isFinite(a.rate))) missing.push(`append/${d}`)
+    for (const row of APPEND_ROWS) {
+      if (!report.append.some((a) => a.id === row.id && Number.isFinite(a.rate))) missing.push(`append/${row.id}`)
     }
   }
 
-  const text = render(report)
+  const text = render(report, before)
   console.log(`\n${'='.repeat(72)}\n`)
   console.log(text)
   if (values.results !== undefined) await writeResults(values.results, text)

@@ -60,6 +60,27 @@ function compose(): {
   const policy = prompt.sections.find((s) => s.name === 'plan:policy')
   if (policy === undefined) throw new Error('plan-policy registered no plan:policy section')
 
+  const { baseline, baselineFlush } = baselineStack()
+  return {
+    planMode: ctx.require('planMode'),
+    policy,
+    flush: preStepFlush(ctx),
+    baseline,
+    baselineFlush,
+  }
+}
+
+const signal = new AbortController().signal
+const enter = (): Promise<PreStepDecision> => Promise.resolve({ kind: 'enter', messages: [] })
+const payload = (agent: Agent): PreStepPayload => ({ agent, turn: 1, step: 2, signal, messages: [] })
+
+/** One `agent/pre-step` waterfall through `ctx`'s listeners; downstream answers `enter`. */
+export function preStepFlush(ctx: Context): (agent: Agent) => Promise<PreStepDecision> {
+  return (agent) => ctx.waterfall('agent/pre-step', payload(agent), enter)
+}
+
+/** The baseline controller behind its own pre-step waterfall. */
+export function baselineStack(): { baseline: BaselineController; baselineFlush(agent: Agent): Promise<PreStepDecision> } {
   const baseline = new BaselineController()
   const bctx = new Context({ logger: quiet })
   bctx.on(
@@ -72,20 +93,11 @@ function compose(): {
     },
     { prepend: true },
   )
-
-  const signal = new AbortController().signal
-  const enter = (): Promise<PreStepDecision> => Promise.resolve({ kind: 'enter', messages: [] })
-  const payload = (agent: Agent): PreStepPayload => ({ agent, turn: 1, step: 2, signal, messages: [] })
-  return {
-    planMode: ctx.require('planMode'),
-    policy,
-    flush: (agent) => ctx.waterfall('agent/pre-step', payload(agent), enter),
-    baseline,
-    baselineFlush: (agent) => bctx.waterfall('agent/pre-step', payload(agent), enter),
-  }
+  return { baseline, baselineFlush: preStepFlush(bctx) }
 }
 
-function openTurn(log: readonly BenchEvent[]): BenchEvent[] {
+/** The events that open a turn after `log` (its first step done), as a host logs them. */
+export function openTurnEvents(log: readonly BenchEvent[]): BenchEvent[] {
   const last = log[log.length - 1]!
   let seq = last.seq
   let turn = 0
@@ -98,7 +110,6 @@ function openTurn(log: readonly BenchEvent[]): BenchEvent[] {
   }
   const time = last.time
   return [
-    ...log,
     { type: 'turn/start', seq: ++seq, time, data: { turn: turn + 1 } },
     { type: 'user/message', seq: ++seq, time, data: { content: [{ type: 'text', text: 'go on' }], source: { kind: 'user' } } },
     { type: 'step/start', seq: ++seq, time, data: { turn: turn + 1, step: 1 } },
@@ -110,6 +121,10 @@ function openTurn(log: readonly BenchEvent[]): BenchEvent[] {
     },
     { type: 'step/end', seq: ++seq, time, data: { turn: turn + 1, step: 1 } },
   ]
+}
+
+function openTurn(log: readonly BenchEvent[]): BenchEvent[] {
+  return [...log, ...openTurnEvents(log)]
 }
 
 /** One side of a row: a call, and optionally a setup run before each call outside the timing. */

@@ -23,10 +23,37 @@ export const ROWS: readonly RowSpec[] = [
   { id: 'proj-replay', label: 'projection cold replay, whole log', unit: 'rate', perCall: false },
   { id: 'proj-replay-filler', label: 'projection cold replay, filler only', unit: 'rate', perCall: false },
   { id: 'jsonl-load', label: 'JSONL cold load (store.open vs raw JSON.parse)', unit: 'rate', perCall: false },
+  // The host rows (host-rows.ts): the session loaded from JSONL by the host store, appends through it.
+  { id: 'host-set-idle', label: 'host store: planMode.set, idle (commits)', unit: 'ns', perCall: false },
+  { id: 'host-set-noop', label: 'host store: planMode.set appending nothing (noop)', unit: 'ns', perCall: false },
+  { id: 'host-flush-none', label: 'host store: pre-step flush, nothing pending', unit: 'ns', perCall: false },
+  { id: 'host-flush-pending', label: 'host store: pre-step flush, selection pending', unit: 'ns', perCall: false },
+  { id: 'host-proj-replay', label: 'JSONL-loaded log: cold replay, host registry', unit: 'rate', perCall: false },
+  { id: 'host-proj-replay-unit', label: 'JSONL-loaded log: cold replay, unit in a loop', unit: 'rate', perCall: false },
+  { id: 'host-proj-live', label: 'live apply per event: host registry vs unit', unit: 'ns', perCall: false },
 ]
 
-/** Rows of the session-store append benchmark (one per durability). */
-export const APPEND_ROWS = ['append', 'turn', 'never'] as const
+/** What the `host` job reports for one size. */
+export interface HostResult {
+  readonly size: number
+  readonly rows: RowResult[]
+  /** Promise hops until a `set` that appends nothing settles (0: already settled), per outcome. */
+  readonly hops: Record<string, number>
+}
+
+/** Rows of the session-store append benchmark. */
+export const APPEND_ROWS = [
+  { id: 'append', durability: 'append', sessions: 1, inflight: 1 },
+  { id: 'turn', durability: 'turn', sessions: 1, inflight: 1 },
+  { id: 'never', durability: 'never', sessions: 1, inflight: 1 },
+  /** One session, 32 appends in flight at a time: what group commit shares. */
+  { id: 'append-inflight-32', durability: 'append', sessions: 1, inflight: 32 },
+  /** 32 sessions of one store, each appending and awaiting one event at a time, all at once. */
+  { id: 'append-sessions-32', durability: 'append', sessions: 32, inflight: 1 },
+] as const
+
+/** One append row's setup. */
+export type AppendRow = (typeof APPEND_ROWS)[number]
 
 /** A measured row: ours and the reference (baseline, or raw parse for `jsonl-load`). */
 export interface RowResult {
@@ -59,9 +86,12 @@ export interface MemoryResult {
   readonly heapPlan: number
 }
 
-/** Append throughput per durability (events/s). */
+/** Append throughput of one append row (events/s, all sessions together). */
 export interface AppendResult {
-  readonly durability: (typeof APPEND_ROWS)[number]
+  readonly id: AppendRow['id']
+  readonly durability: AppendRow['durability']
+  readonly sessions: number
+  readonly inflight: number
   readonly events: number
   readonly rate: number
 }

@@ -4,6 +4,7 @@
  *
  *   node --expose-gc dist/run.js rows   --size N --effort full|quick --dir D
  *   node --expose-gc dist/run.js load   --size N --effort full|quick --dir D
+ *   node --expose-gc dist/run.js host   --size N --effort full|quick --dir D   (the host-store rows)
  *   node --expose-gc dist/run.js memory --size N --dir D
  *   node --expose-gc dist/run.js append --effort full|quick --dir D
  *   node --expose-gc dist/run.js flat   --size N --effort full|quick --dir D   (1k vs N, one process)
@@ -23,6 +24,7 @@ import type { Effort } from './measure.js'
 import { flatRows, planRows } from './plan-rows.js'
 import { ROWS, type FlatResult, type MemoryResult, type RowResult, type SizeResult } from './rows.js'
 import { appendRows, jsonlLoad } from './store-rows.js'
+import { hostRows } from './host-rows.js'
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} }
 
@@ -103,6 +105,7 @@ else if (job === 'load') {
   const load = await jsonlLoad(dir, `s${size}`, size, effort)
   done({ id: 'jsonl-load', ours: load.ours, baseline: load.raw } satisfies RowResult)
 }
+else if (job === 'host') done(await hostRows(dir, size, effort))
 else if (job === 'memory') await memory(size, dir)
 else if (job === 'append') done(await appendRows(dir, effort))
 else if (job === 'flat') {

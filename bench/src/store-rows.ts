@@ -5,7 +5,7 @@ import { sessionStorePlugin, type Durability, type SessionStore } from '@planmod
 import type { SessionEventMap, SessionEventType } from '@planmode/seams'
 import { generateLog } from './generator.js'
 import { medianOfRuns, type Effort } from './measure.js'
-import type { AppendResult } from './rows.js'
+import { APPEND_ROWS, type AppendResult } from './rows.js'
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} }
 
@@ -64,35 +64,52 @@ export async function jsonlLoad(
 }
 
 /**
- * Append throughput of one JSONL session per durability: each event is
- * awaited before the next (as an agent loop appends), for a time budget.
+ * Append throughput per row of {@link APPEND_ROWS}: each of the row's
+ * sessions (one JSONL file each, one store) appends generated events for a
+ * time budget, keeping `inflight` appends outstanding and awaiting them
+ * before the next batch (1: each awaited before the next, as an agent loop
+ * appends). All the sessions run at once; the rate counts every session's
+ * events.
  */
 export async function appendRows(dir: string, effort: Effort): Promise<AppendResult[]> {
   const budgetNs = effort === 'quick' ? 250e6 : 3e9
   const results: AppendResult[] = []
-  for (const durability of ['append', 'turn', 'never'] as const) {
-    const sub = join(dir, `append-${durability}`)
+  for (const row of APPEND_ROWS) {
+    const sub = join(dir, `append-${row.id}`)
     await rm(sub, { recursive: true, force: true })
     await mkdir(sub, { recursive: true })
-    const { store, ctx } = openStore(sub, durability)
-    const session = await store.create({ id: 'append' })
-    const source = generateLog({ events: 10_000_000, seed: 7 })
-    let count = 0
+    const { store, ctx } = openStore(sub, row.durability)
+    const sessions = await Promise.all(Array.from({ length: row.sessions }, (_, k) => store.create({ id: `append-${k}` })))
     const t0 = process.hrtime.bigint()
-    let elapsed = 0
-    while (elapsed < budgetNs) {
-      // 64 appends between clock reads.
-      for (let i = 0; i < 64; i++) {
-        const next = source.next().value!
-        await session.append(next.type as SessionEventType, next.data as SessionEventMap[SessionEventType])
-        count++
-      }
-      elapsed = Number(process.hrtime.bigint() - t0)
-    }
-    await store.close(session)
+    const counts = await Promise.all(
+      sessions.map(async (session, k) => {
+        const source = generateLog({ events: 10_000_000, seed: 7 + k })
+        let count = 0
+        let elapsed = 0
+        const batch: Array<Promise<unknown>> = []
+        while (elapsed < budgetNs) {
+          // 64 appends between clock reads.
+          for (let i = 0; i < 64; i += row.inflight) {
+            batch.length = 0
+            for (let q = 0; q < row.inflight; q++) {
+              const next = source.next().value!
+              batch.push(session.append(next.type as SessionEventType, next.data as SessionEventMap[SessionEventType]))
+            }
+            if (batch.length === 1) await batch[0]
+            else await Promise.all(batch)
+            count += row.inflight
+          }
+          elapsed = Number(process.hrtime.bigint() - t0)
+        }
+        return count
+      }),
+    )
+    const elapsed = Number(process.hrtime.bigint() - t0)
+    for (const session of sessions) await store.close(session)
     ctx.dispose()
     await rm(sub, { recursive: true, force: true })
-    results.push({ durability, events: count, rate: (count * 1e9) / elapsed })
+    const events = counts.reduce((x, y) => x + y, 0)
+    results.push({ id: row.id, durability: row.durability, sessions: row.sessions, inflight: row.inflight, events, rate: (events * 1e9) / elapsed })
   }
   return results
 }

@@ -16,6 +16,7 @@ import {
   type BaselineAgent,
 } from '../src/baseline.js'
 import { benchAgent } from '../src/bench-session.js'
+import { hopsOf, liveRing } from '../src/host-rows.js'
 import { generateLog, logStats, makeLog } from '../src/generator.js'
 
 describe('generateLog', () => {
@@ -102,5 +103,41 @@ describe('baseline', () => {
       expect(planMode.get(ours).active).toBe(r1 === 'queued' ? !logged : logged)
     }
     expect(base.session.events.map((e) => [e.type, e.data])).toEqual(ours.session.events.map((e) => [e.type, e.data]))
+  })
+})
+
+describe('host rows', () => {
+  it('hopsOf counts the promise hops until a promise settles', async () => {
+    expect(await hopsOf(Promise.resolve(1))).toBe(0)
+    expect(await hopsOf(Promise.reject(new Error('settled')))).toBe(0)
+    expect(await hopsOf(Promise.resolve().then(() => 1))).toBe(1)
+    expect(await hopsOf(Promise.resolve().then(() => Promise.resolve(2)))).toBe(3)
+    const later = (async () => {
+      await null
+      await null
+    })()
+    expect(await hopsOf(later)).toBe(2)
+  })
+
+  it('the live ring folds through the registry exactly what the direct calls fold', () => {
+    const log = makeLog({ events: 30_000, seed: 11 }) as readonly SessionEvent[]
+    // A tail with plan records in it, so the state changes along the ring.
+    let end = log.length
+    while (log[end - 1]!.type !== 'plan/mode') end--
+    const tail = log.slice(Math.max(0, end - 700), end + 301)
+    expect(tail.some((e) => e.type === 'command/run' || e.type === 'plan/mode')).toBe(true)
+    const live = liveRing(tail)
+    // At the end of each pass the registry has folded the whole ring (a snapshot folds to the end of `events`).
+    for (let k = 1; k <= 5 * tail.length; k++) {
+      live.host()
+      live.direct()
+      if (k % tail.length === 0) {
+        const { host, direct, hostChanges, directChanges } = live.views()
+        expect(host).toEqual(direct)
+        // Each event folded once: the same state changes, delivered one by one.
+        expect(hostChanges).toBe(directChanges)
+      }
+    }
+    expect(live.views().directChanges).toBeGreaterThan(5)
   })
 })
