@@ -42,7 +42,10 @@ function asJson(value: unknown): string {
  * append. Requires `sessionInvariants`: loading it without one throws a
  * `MissingServiceError`; once loaded, the check goes with the
  * `sessionInvariants` service and is registered again (checking the loaded
- * sessions again) when one returns. Disposing the plugin removes the check.
+ * sessions again) when one returns; if a loaded session broke it meanwhile,
+ * that registration fails, is logged through `logger.error`, and the check
+ * stays away until the registry returns again. Disposing the plugin removes
+ * the check.
  *
  * @public
  */

@@ -257,11 +257,12 @@ describe('§3.6/§8 the layers follow plan-core, however they are composed', () 
 describe("§2 plan-core's invariant follows sessionInvariants", () => {
   /** The reference host assembled from its parts, so that its invariant registry can leave and come back. */
   function partsHost() {
-    const root = new Context({ logger: recordingLogger() })
+    const logger = recordingLogger()
+    const root = new Context({ logger })
     const parts = [sessionInvariantsPlugin, sessionStorePlugin, toolsPlugin, systemPromptPlugin, commandsPlugin, userQuestionsPlugin, sessionProjectionsPlugin]
     const fibers = parts.map((part) => root.plugin(part as never))
     root.plugin(agentsPlugin, { model: createScriptedModel([]), retryDelayMs: 0 })
-    return { root, invariants: fibers[0]! }
+    return { root, logger, invariants: fibers[0]! }
   }
 
   it.each(['flat', 'bundle'] as const)('%s: gone with the registry, registered again (and enforcing) when it returns', async (composition) => {
@@ -282,6 +283,20 @@ describe("§2 plan-core's invariant follows sessionInvariants", () => {
     await expect(session.append('plan/mode', { active: 'yes' } as never)).rejects.toThrow('expected a boolean')
     await session.append('plan/mode', { active: false })
     expect(eventsOf(session, 'plan/mode').map((event) => event.data.active)).toEqual([true, false])
+  })
+
+  it('a session broken while the registry was away: re-registering fails, is logged, and the check stays away', async () => {
+    const { root, logger, invariants } = partsHost()
+    const fiber = root.plugin(planModeInvariantPlugin)
+    const session = await root.require('sessions').create()
+    invariants.dispose()
+    await session.append('plan/mode', { active: 'yes' } as never) // nothing checks appends now
+    root.plugin(sessionInvariantsPlugin)
+    expect((root.require('sessionInvariants') as HostSessionInvariants).owners()).toEqual([])
+    expect([fiber.applied, fiber.disposed]).toEqual([false, false])
+    expect(logger.lines.filter((line) => line.level === 'error').map((line) => line.message)).toEqual([
+      'plugin "@planmode/plan-core/invariant": apply threw when its required services returned; it stays unloaded until they return again',
+    ])
   })
 
   it('nested in the registry plugin: disposed with it for good', () => {
