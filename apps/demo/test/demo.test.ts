@@ -63,6 +63,18 @@ describe('temporary folders', () => {
     const { code, stdout } = await runScript('demo', [], '', childEnv({ TMPDIR: tmp }))
     expect(code).toBe(0)
     expect(stdout).toContain('the workspace copy and the session log were temporary and are removed now (--keep keeps them; --session-dir DIR keeps the log)')
+    // The transcript excerpts in the READMEs are lines this run printed (`…` stands for any text).
+    const printed = stdout.split(`${tmp}/`).join('/tmp/').split('\n')
+    for (const [readme, marker] of [
+      ['apps/demo/README.md', 'An excerpt (piped, so no colour):'],
+      ['README.md', '## The demo'],
+    ] as const) {
+      const excerpt = readFileSync(join(REPO, readme), 'utf8').split(marker)[1]!.split('```text\n')[1]!.split('```')[0]!
+      for (const line of excerpt.split('\n').filter((text) => text.trim() !== '' && text.trim() !== '…')) {
+        const pattern = new RegExp(`^${line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/…/g, '.*')}$`)
+        expect(printed.some((text) => pattern.test(text)), `${readme}: ${line}`).toBe(true)
+      }
+    }
     // The sample project's own tests (run by the showcase) clean up after themselves too.
     expect(readdirSync(tmp)).toEqual([])
   })
