@@ -67,10 +67,13 @@ export interface SessionStore {
    * exclusive lock (`<id>.jsonl.lock`) on every session it has loaded, so a
    * second writer — another process, or another store of this one — is
    * refused with `LOCKED`; a lock whose process is gone is taken over. A torn last line
-   * is dropped with a warning and the file repaired; a corrupt line elsewhere,
-   * a non-increasing `seq` or an unreadable file rejects with a
-   * {@link SessionLogError} naming file and line. Registered invariants are
-   * checked over the loaded events.
+   * is dropped with a warning and the file repaired (`UNWRITABLE` when it
+   * cannot be: a read-only file, a full disk); a corrupt line elsewhere, a
+   * non-increasing `seq`, an unreadable file or one that is not a regular
+   * file (a FIFO: opened non-blocking, never waited on) rejects with a
+   * {@link SessionLogError} naming file and line, nothing written and the
+   * lock released. Registered invariants are checked over the loaded events.
+   * Event `type` strings are interned.
    */
   open(id: string): Promise<HostSession>
   /**
@@ -562,10 +565,12 @@ class Store implements SessionStore {
 
 /**
  * Provides service `sessions`: the session store. With `dir`, one JSONL file
- * per session (`<dir>/<id>.jsonl`, one event per line, each append a single
- * write); without it, sessions live in memory. Every append checks the
- * registered invariants first, is serialized per session, then updates
- * `events` and emits `session/event`.
+ * per session (`<dir>/<id>.jsonl`, one event per line; the appends queued
+ * on a session go out in one write and at most one fsync); without it,
+ * sessions live in memory. Every append is refused (`INVALID_EVENT`,
+ * `SEQ_LIMIT`) when a reopen could not read it back, checks the registered
+ * invariants first, is serialized per session, then updates `events` and
+ * emits `session/event` once durable per the durability setting.
  *
  * @public
  */
