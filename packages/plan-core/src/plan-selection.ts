@@ -40,20 +40,22 @@ export function initialPlanSelection(): PlanSelectionState {
  * @public
  */
 export function stepPlanSelection(state: PlanSelectionState, event: SessionEvent): PlanSelectionState {
+  // Each new state is one object literal of the same shape (no spread), so every state shares one
+  // hidden class and a replay stays monomorphic.
   switch (event.type) {
     case 'command/run': {
       const { name, args, commandId } = event.data
       if (name !== 'plan' || typeof args !== 'string') return state
-      return { ...state, running: { commandId, wanted: args.trim() !== 'off' } }
+      return { active: state.active, wanted: state.wanted, running: { commandId, wanted: args.trim() !== 'off' } }
     }
     case 'command/done': {
       const running = state.running
       if (running === null || event.data.commandId !== running.commandId) return state
       const wanted = event.data.kind === 'success' && running.wanted !== state.active ? running.wanted : null
-      return { ...state, wanted, running: null }
+      return { active: state.active, wanted, running: null }
     }
     case 'plan/mode':
-      return { ...state, active: event.data.active, wanted: null }
+      return { active: event.data.active, wanted: null, running: state.running }
     default:
       return state
   }
