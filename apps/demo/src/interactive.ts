@@ -105,7 +105,8 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
         return
       }
       screen.write(chunk)
-      if (!reviewOpen && host?.agent.status === 'running' && !repromptQueued) {
+      // The prompt (or the open review's) comes back below the output.
+      if ((reviewOpen || host?.agent.status === 'running') && !repromptQueued) {
         repromptQueued = true
         setImmediate(() => {
           repromptQueued = false
@@ -161,6 +162,8 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
         reviewOpen = false
         screen?.hidePrompt()
         screen?.setWorking(host?.agent.status === 'running')
+        // The model works on the answer: show the prompt with the indicator until output comes.
+        setImmediate(() => reprompt())
       })
       if (line === undefined) return undefined
       if (!tty) out.write(`${style.yellow('review ›')} ${line}\n`)
@@ -229,7 +232,9 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
   rl.on('SIGINT', interrupt)
   const unsubscribe = [io.onInterrupt(interrupt), io.onTerminate?.(quit) ?? (() => {})]
   reprompt = () => {
-    if (screen !== undefined && !screen.promptVisible && !reviewOpen && active.agent.status === 'running') showPrompt(false)
+    if (screen === undefined || screen.promptVisible || quitting) return
+    if (reviewOpen) showReadline(promptShown, false)
+    else if (active.agent.status === 'running') showPrompt(false)
   }
   if (tty) {
     active.ctx.on('agent/status', ({ status }) => {

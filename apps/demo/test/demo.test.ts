@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
@@ -76,6 +77,23 @@ describe('temporary folders', () => {
       }
     }
     // The sample project's own tests (run by the showcase) clean up after themselves too.
+    expect(readdirSync(tmp)).toEqual([])
+  })
+
+  it('pnpm demo interrupted by Ctrl+C (SIGINT) removes them too', async () => {
+    const tmp = temp('tmpdir-demo-int')
+    const child = spawn(process.execPath, [join(REPO, 'scripts/run-demo.mjs'), 'demo'], { cwd: REPO, env: childEnv({ TMPDIR: tmp, PLANMODE_DEMO_DELAY_MS: '50' }) })
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+    let output = ''
+    await new Promise<void>((resolve) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString()
+        if (output.includes('── 1. Enter plan mode with a goal ──')) resolve()
+      })
+    })
+    expect(readdirSync(tmp).length).toBeGreaterThan(0)
+    child.kill('SIGINT')
+    expect(await exited).toBe(130)
     expect(readdirSync(tmp)).toEqual([])
   })
 

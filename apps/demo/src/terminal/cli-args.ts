@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
+import { pinnedPackageManager } from './resume-hint.js'
 
 /** The options of `pnpm start` (and the few `pnpm demo` takes). */
 export interface CliOptions {
@@ -65,4 +66,6 @@ export const START_USAGE = `usage: pnpm start [options]
   --model <id>            the model id there (or OPENAI_MODEL); with DeepSeek, default deepseek-chat
   --api-key <key>         the key (or OPENAI_API_KEY; DEEPSEEK_API_KEY selects DeepSeek)
   --offline               use the offline planner even when a key is set
+
+Without pnpm installed, type \`npx -y ${pinnedPackageManager()}\` for \`pnpm\` (npx -y ${pinnedPackageManager()} start --resume <file>).
 `
