@@ -73,8 +73,8 @@ export function liveRing(tail: readonly SessionEvent[]): {
   } as Session
   const ctx = new Context({ logger: quiet })
   ctx.plugin(sessionProjectionsPlugin)
-  ctx.plugin(planProjectionPlugin)
   const registry = ctx.require('sessionProjections')
+  registry.register(planProjection)
   // A change listener, as a host that forwards changes to clients has: a change computes the view.
   let hostChanges = 0
   let directChanges = 0
@@ -171,6 +171,29 @@ export async function hostRows(dir: string, size: number, effort: Effort): Promi
       effort,
     )
     report({ id: 'host-set-idle', ours, baseline: theirs })
+  }
+
+  // For reference: one store append, awaited (what a commit costs at least), vs an in-memory push.
+  {
+    const base = benchAgent('append-b', loaded.slice())
+    const logged = planMode.get(agent).active
+    let active = logged
+    const ours = await medianWithSetup(
+      () => undefined,
+      () => session.append('plan/mode', { active: (active = !active) }),
+      effort,
+    )
+    // Leave the logged state as it was.
+    if (planMode.get(agent).active !== logged) await session.append('plan/mode', { active: logged })
+    let other = false
+    const theirs = await medianWithSetup(
+      () => {
+        base.session.events.length = size
+      },
+      () => base.session.append('plan/mode', { active: (other = !other) }),
+      effort,
+    )
+    report({ id: 'host-append', ours, baseline: theirs })
   }
 
   // set that appends nothing (noop, idle): the call and its settling.

@@ -24,6 +24,7 @@ export const ROWS: readonly RowSpec[] = [
   { id: 'proj-replay-filler', label: 'projection cold replay, filler only', unit: 'rate', perCall: false },
   { id: 'jsonl-load', label: 'JSONL cold load (store.open vs raw JSON.parse)', unit: 'rate', perCall: false },
   // The host rows (host-rows.ts): the session loaded from JSONL by the host store, appends through it.
+  { id: 'host-append', label: 'host store: one append, awaited (vs in-memory push)', unit: 'ns', perCall: false },
   { id: 'host-set-idle', label: 'host store: planMode.set, idle (commits)', unit: 'ns', perCall: false },
   { id: 'host-set-noop', label: 'host store: planMode.set appending nothing (noop)', unit: 'ns', perCall: false },
   { id: 'host-flush-none', label: 'host store: pre-step flush, nothing pending', unit: 'ns', perCall: false },
