@@ -12,7 +12,7 @@ import { createDemoHost, type DemoHost, type QuestionAnswerer } from './terminal
 import { LineSource } from './terminal/line-source.js'
 import { LiveScreen, wantsLiveScreen } from './terminal/live-screen.js'
 import { resumeCommand } from './terminal/resume-hint.js'
-import { loggedWorkspace } from './terminal/workspace-event.js'
+import { lastLoggedWorkspace, loggedWorkspace } from './terminal/workspace-event.js'
 import { chooseModel, type ModelChoice } from './terminal/model-choice.js'
 import { parseReviewAnswer } from './terminal/review-answer.js'
 import { copySampleWorkspace } from './workspace/sample-workspace.js'
@@ -79,6 +79,8 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
   // The temporary copy of the sample project this run made, removed when it ends.
   let scratch: string | undefined
   const resumedWorkspace = resumeId === undefined ? undefined : loggedWorkspace(join(sessionDir, `${resumeId}.jsonl`))
+  // Read before the host logs this run's workspace.
+  const goneWorkspace = resumeId !== undefined && resumedWorkspace === undefined ? lastLoggedWorkspace(join(sessionDir, `${resumeId}.jsonl`)) : undefined
   if (options.workspace === undefined && resumedWorkspace !== undefined) {
     workspace = resumedWorkspace
   } else if (options.workspace !== undefined) {
@@ -191,6 +193,9 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
   renderer.stage('planmode interactive host')
   renderer.info(`model:     ${choice.description}`)
   renderer.info(`workspace: ${workspace}${resumedWorkspace === workspace ? ' (from the session log)' : ''}`)
+  if (goneWorkspace !== undefined && options.workspace === undefined) {
+    renderer.info(`(the session's workspace ${goneWorkspace} is gone: a temporary copy is removed when the host ends; this is a fresh one)`)
+  }
   renderer.info(`session:   ${active.session.id} (${active.session.file ?? 'in memory'})`)
   if (resumeId !== undefined) {
     const state = active.planState()

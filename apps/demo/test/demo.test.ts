@@ -108,6 +108,12 @@ describe('temporary folders', () => {
     expect(await exited).toBe(0)
     expect(child.output()).toContain('session saved:')
     expect(readdirSync(tmp)).toEqual(['sessions'])
+    // Resumed, the session says its temporary workspace is gone and works in a fresh copy (removed again at the end).
+    const logged = /workspace: (\S+)/.exec(child.output())![1]!
+    const resumed = await runScript('start', ['--resume', onlySessionFile(join(tmp, 'sessions'))], lines('/quit'), childEnv({ TMPDIR: tmp }))
+    expect(resumed.code).toBe(0)
+    expect(resumed.stdout).toContain(`(the session's workspace ${logged} is gone: a temporary copy is removed when the host ends; this is a fresh one)`)
+    expect(readdirSync(tmp)).toEqual(['sessions'])
 
     const failed = await runScript('start', ['--resume', 's_none', '--session-dir', join(tmp, 'sessions')], '', childEnv({ TMPDIR: tmp }))
     expect(failed.code).toBe(1)

@@ -16,7 +16,6 @@ export function wantsLiveScreen(stdin: { isTTY?: boolean }, stdout: { isTTY?: bo
   return stdin.isTTY === true && stdout.isTTY === true && env.TERM !== 'dumb'
 }
 
-// eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]/g
 
 /** Columns a character takes in a terminal: 2 for wide (CJK, most emoji), 0 for combining marks, else 1. */

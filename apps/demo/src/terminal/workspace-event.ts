@@ -12,6 +12,12 @@ export const WORKSPACE_EVENT = 'demo/workspace'
 
 /** The last logged workspace of a JSONL session file, if it is still a directory. */
 export function loggedWorkspace(file: string): string | undefined {
+  const root = lastLoggedWorkspace(file)
+  return root !== undefined && statSync(root, { throwIfNoEntry: false })?.isDirectory() === true ? root : undefined
+}
+
+/** The last logged workspace of a JSONL session file, whether or not it still exists. */
+export function lastLoggedWorkspace(file: string): string | undefined {
   if (!existsSync(file)) return undefined
   let root: string | undefined
   for (const line of readFileSync(file, 'utf8').split('\n')) {
@@ -23,5 +29,5 @@ export function loggedWorkspace(file: string): string | undefined {
       // A torn or foreign line; the store reports those when it opens the file.
     }
   }
-  return root !== undefined && statSync(root, { throwIfNoEntry: false })?.isDirectory() === true ? root : undefined
+  return root
 }
