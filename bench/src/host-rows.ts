@@ -145,6 +145,29 @@ export async function hostRows(dir: string, size: number, effort: Effort): Promi
     rows.push(row)
     process.stderr.write(`  ${size}: ${row.id}\n`)
   }
+  // Cold replay of the log as loaded, before anything is appended (as a host reads a
+  // projection first after `open`): through the host's registry (a unit registered
+  // afresh folds the whole log on the first snapshot), and the unit called in a loop.
+  {
+    const events = session.events
+    const n = events.length
+    const registry = ctx.require('sessionProjections')
+    const fresh = { ...planProjection, key: 'plan-cold' }
+    const host = await median(() => {
+      const off = registry.register(fresh)
+      sink = registry.snapshot(session)
+      off()
+    }, effort)
+    const unit = await median(() => {
+      let state = planProjection.initial()
+      for (let i = 0; i < n; i++) state = planProjection.apply(state, events[i]!)
+      sink = planProjection.view(state)
+    }, effort)
+    const plain = await median(() => projectionStateScan(events as readonly BenchEvent[]), effort)
+    report({ id: 'host-proj-replay', ours: (n * 1e9) / host, baseline: (n * 1e9) / plain })
+    report({ id: 'host-proj-replay-unit', ours: (n * 1e9) / unit, baseline: (n * 1e9) / plain })
+  }
+
   planMode.get(agent)
   ctx.require('sessionProjections').snapshot(session)
 
@@ -251,28 +274,6 @@ export async function hostRows(dir: string, size: number, effort: Effort): Promi
       effort,
     )
     report({ id: 'host-flush-pending', ours, baseline: theirs })
-  }
-
-  // Cold replay of the loaded log: through the host's registry (a unit registered
-  // afresh folds the whole log on the first snapshot), and the unit called in a loop.
-  {
-    const events = session.events
-    const n = events.length
-    const registry = ctx.require('sessionProjections')
-    const fresh = { ...planProjection, key: 'plan-cold' }
-    const host = await median(() => {
-      const off = registry.register(fresh)
-      sink = registry.snapshot(session)
-      off()
-    }, effort)
-    const unit = await median(() => {
-      let state = planProjection.initial()
-      for (let i = 0; i < n; i++) state = planProjection.apply(state, events[i]!)
-      sink = planProjection.view(state)
-    }, effort)
-    const plain = await median(() => projectionStateScan(events as readonly BenchEvent[]), effort)
-    report({ id: 'host-proj-replay', ours: (n * 1e9) / host, baseline: (n * 1e9) / plain })
-    report({ id: 'host-proj-replay-unit', ours: (n * 1e9) / unit, baseline: (n * 1e9) / plain })
   }
 
   // Live apply per event: through the registry vs the unit called directly, on the same events.
