@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs'
+import { existsSync, rmSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -15,8 +15,7 @@ import { resumeCommand } from './terminal/resume-hint.js'
 import { lastLoggedWorkspace, loggedWorkspace } from './terminal/workspace-event.js'
 import { chooseModel, type ModelChoice } from './terminal/model-choice.js'
 import { parseReviewAnswer } from './terminal/review-answer.js'
-import { copySampleWorkspace } from './workspace/sample-workspace.js'
-import { removeScratchDir } from './workspace/scratch-dir.js'
+import { keepSampleWorkspace } from './workspace/sample-workspace.js'
 
 /** The streams and environment the interactive host runs with. */
 export interface InteractiveIo {
@@ -76,8 +75,8 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
     sessionDir = target.dir
   }
   let workspace: string
-  // The temporary copy of the sample project this run made, removed when it ends.
-  let scratch: string | undefined
+  // The copy of the sample project this run made (kept beside the session logs), removed only if the host cannot start.
+  let copied: string | undefined
   const resumedWorkspace = resumeId === undefined ? undefined : loggedWorkspace(join(sessionDir, `${resumeId}.jsonl`))
   // Read before the host logs this run's workspace.
   const goneWorkspace = resumeId !== undefined && resumedWorkspace === undefined ? lastLoggedWorkspace(join(sessionDir, `${resumeId}.jsonl`)) : undefined
@@ -90,8 +89,8 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
       return 2
     }
   } else {
-    workspace = copySampleWorkspace()
-    scratch = workspace
+    workspace = keepSampleWorkspace(join(sessionDir, 'workspaces'))
+    copied = workspace
   }
 
   let host: DemoHost | undefined
@@ -186,7 +185,7 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
   } catch (error) {
     out.write(`cannot start: ${(error as Error).message}\n`)
     rl.close()
-    if (scratch !== undefined) removeScratchDir(scratch)
+    if (copied !== undefined) rmSync(copied, { recursive: true, force: true })
     return 1
   }
   const active = host
@@ -194,7 +193,7 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
   renderer.info(`model:     ${choice.description}`)
   renderer.info(`workspace: ${workspace}${resumedWorkspace === workspace ? ' (from the session log)' : ''}`)
   if (goneWorkspace !== undefined && options.workspace === undefined) {
-    renderer.info(`(the session's workspace ${goneWorkspace} is gone: a temporary copy is removed when the host ends; this is a fresh one)`)
+    renderer.info(`(the session's workspace ${goneWorkspace} is gone; this is a fresh copy of the sample project)`)
   }
   renderer.info(`session:   ${active.session.id} (${active.session.file ?? 'in memory'})`)
   if (resumeId !== undefined) {
@@ -281,10 +280,9 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
   } finally {
     for (const stop of unsubscribe) stop()
     screen?.close()
-    if (scratch !== undefined) removeScratchDir(scratch)
   }
   renderer.info(`session saved: ${active.session.file ?? active.session.id}`)
-  if (scratch !== undefined) renderer.info(`workspace copy removed (it was temporary; --workspace DIR works in a folder you keep)`)
+  if (copied !== undefined) renderer.info(`workspace kept: ${copied} (--resume works in it again)`)
   renderer.info(`resume with: ${resumeCommand(active.session.file ?? active.session.id)}`)
   rl.close()
   return 0

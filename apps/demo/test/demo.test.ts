@@ -97,7 +97,7 @@ describe('temporary folders', () => {
     expect(readdirSync(tmp)).toEqual([])
   })
 
-  it('pnpm start removes its workspace copy on SIGTERM, and when it cannot start', async () => {
+  it('pnpm start keeps its workspace copy beside the session logs (resumed there), and leaves nothing in the temp dir', async () => {
     const tmp = temp('tmpdir-term')
     const child = spawnStart(['--session-dir', join(tmp, 'sessions')], childEnv({ TMPDIR: tmp }))
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
@@ -108,17 +108,29 @@ describe('temporary folders', () => {
     expect(await exited).toBe(0)
     expect(child.output()).toContain('session saved:')
     expect(readdirSync(tmp)).toEqual(['sessions'])
-    // Resumed, the session says its temporary workspace is gone and works in a fresh copy (removed again at the end).
+    // The copy lives beside the session logs, so a resume works in it again.
     const logged = /workspace: (\S+)/.exec(child.output())![1]!
+    expect(dirname(logged)).toBe(join(tmp, 'sessions', 'workspaces'))
+    expect(child.output()).toContain(`workspace kept: ${logged} (--resume works in it again)`)
     const resumed = await runScript('start', ['--resume', onlySessionFile(join(tmp, 'sessions'))], lines('/quit'), childEnv({ TMPDIR: tmp }))
     expect(resumed.code).toBe(0)
-    expect(resumed.stdout).toContain(`(the session's workspace ${logged} is gone: a temporary copy is removed when the host ends; this is a fresh one)`)
+    expect(resumed.stdout).toContain(`workspace: ${logged} (from the session log)`)
+    expect(resumed.stdout).not.toContain('workspace kept:')
+    // Deleted by the user, it is replaced by a fresh copy, and the start lines say so.
+    rmSync(logged, { recursive: true })
+    const fresh = await runScript('start', ['--resume', onlySessionFile(join(tmp, 'sessions'))], lines('/quit'), childEnv({ TMPDIR: tmp }))
+    expect(fresh.code).toBe(0)
+    expect(fresh.stdout).toContain(`(the session's workspace ${logged} is gone; this is a fresh copy of the sample project)`)
     expect(readdirSync(tmp)).toEqual(['sessions'])
+    const copies = readdirSync(join(tmp, 'sessions', 'workspaces'))
+    expect(copies).toHaveLength(1)
 
     const failed = await runScript('start', ['--resume', 's_none', '--session-dir', join(tmp, 'sessions')], '', childEnv({ TMPDIR: tmp }))
     expect(failed.code).toBe(1)
     expect(failed.stdout).toContain('cannot start:')
     expect(readdirSync(tmp)).toEqual(['sessions'])
+    // The copy made for a host that could not start is removed again.
+    expect(readdirSync(join(tmp, 'sessions', 'workspaces'))).toEqual(copies)
   })
 })
 
@@ -217,10 +229,10 @@ describe('pnpm start driven through piped stdin', () => {
     expect(stdout).not.toMatch(/\u001b\[/)
     // Piped: no working indicator.
     expect(stdout).not.toContain(WORKING_LABEL)
-    // The workspace copy the model changed was temporary: gone after /quit.
+    // The workspace copy the model changed is kept beside the session log; nothing is left in the temp dir.
     const workspace = /workspace: (\S+)/.exec(stdout)![1]!
-    expect(workspace.startsWith(tmp)).toBe(true)
-    expect(existsSync(workspace)).toBe(false)
+    expect(dirname(workspace)).toBe(join(sessionDir, 'workspaces'))
+    expect(readFileSync(join(workspace, 'src/format.js'), 'utf8')).toContain('(due ')
     expect(readdirSync(tmp)).toEqual([])
     expect(stdout).toMatch(/\[plan: off\] › \/plan\n(  ● .*\n)?  ↳ Plan mode on\. Send \/plan off to leave\./)
     expect(stdout).toMatch(/\[plan: on\] › \/plan off\n(  ● .*\n)?  ↳ Plan mode off\./)
@@ -262,7 +274,7 @@ describe('pnpm start driven through piped stdin', () => {
 
   it('resumes a session by path and by id with its plan state', async () => {
     const sessionDir = temp('resume')
-    // A workspace the user keeps (the default sample copy is temporary and removed at the end of each run).
+    // A workspace of the user's own (the default is a copy of the sample project beside the session logs).
     const workspace = temp('resume-workspace')
     cpSync(join(REPO, 'apps/demo/workspace'), workspace, { recursive: true })
     // Run 1: plan, dismiss the review with an empty line, quit in plan mode.

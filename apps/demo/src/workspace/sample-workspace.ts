@@ -1,4 +1,4 @@
-import { cpSync, existsSync, readFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { makeScratchDir } from './scratch-dir.js'
@@ -30,6 +30,19 @@ export function sampleWorkspaceDir(): string {
  */
 export function copySampleWorkspace(): string {
   const target = makeScratchDir('planmode-demo-workspace-')
+  cpSync(sampleWorkspaceDir(), target, { recursive: true })
+  return target
+}
+
+/**
+ * Copies the sample project to a new folder `sample-…` inside `parent`
+ * (created when missing) and returns its path. The copy is kept: the
+ * interactive host puts it beside its session logs so `--resume` finds the
+ * model's edits again.
+ */
+export function keepSampleWorkspace(parent: string): string {
+  mkdirSync(parent, { recursive: true })
+  const target = mkdtempSync(join(parent, 'sample-'))
   cpSync(sampleWorkspaceDir(), target, { recursive: true })
   return target
 }
