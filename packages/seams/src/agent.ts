@@ -15,7 +15,9 @@ export interface Agent {
   readonly owner?: Agent
   /**
    * Queues a user message for the next step of the running turn; on an idle
-   * agent it starts a turn. The message is logged when its step begins.
+   * agent it starts a turn. The message is logged when its step begins; a
+   * host logs one that no step took before the turn ends (error, cancel,
+   * step limit) instead of holding it only in memory.
    */
   steer(message: UserMessage): void
   /** Appends a user message to the log now, without starting a turn. */
