@@ -9,7 +9,7 @@ import { copyFile, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Context, type Logger } from '@planmode/context'
 import { sessionInvariantsPlugin, sessionProjectionsPlugin, sessionStorePlugin } from '@planmode/host'
-import { planCorePlugin } from '@planmode/plan-core'
+import { planCorePlugin, readPlanLog } from '@planmode/plan-core'
 import { planModeInvariantPlugin } from '@planmode/plan-core/invariant'
 import { planProjection, planProjectionPlugin } from '@planmode/plan-projection'
 import type { Agent, Session, SessionEvent, SessionEventMap, SessionEventType, UserMessage } from '@planmode/seams'
@@ -194,6 +194,42 @@ export async function hostRows(dir: string, size: number, effort: Effort): Promi
       effort,
     )
     report({ id: 'host-set-idle', ours, baseline: theirs })
+  }
+
+  // The two kinds of idle commit, apart: to the state the model was last told (no notice due: one
+  // append) and away from it (the notice is injected too: two appends, one after the other). The
+  // opposite commit that makes each call commit runs outside the timing.
+  {
+    const told = readPlanLog(session).told
+    if (told === undefined) throw new Error('host set: the log has no request/header, so no notice is ever due')
+    for (const [id, target] of [
+      ['host-set-commit', told],
+      ['host-set-commit-notice', !told],
+    ] as const) {
+      const base = benchAgent(`${id}-b`, loaded.slice())
+      const logged = baseline.get(asBase(base)).active
+      const ours = await medianWithSetup(
+        async () => {
+          if (planMode.get(agent).active === target && (await planMode.set(agent, !target)) !== 'committed') {
+            throw new Error(`${id} setup: expected committed`)
+          }
+        },
+        async () => {
+          const r = await planMode.set(agent, target)
+          if (r !== 'committed') throw new Error(`${id}: expected committed, got ${r}`)
+        },
+        effort,
+      )
+      const theirs = await medianWithSetup(
+        async () => {
+          base.session.events.length = size
+          if (logged === target) await base.session.append('plan/mode', { active: !target })
+        },
+        () => baseline.set(asBase(base), target),
+        effort,
+      )
+      report({ id, ours, baseline: theirs })
+    }
   }
 
   // For reference: one store append, awaited (what a commit costs at least), vs an in-memory push.
