@@ -248,6 +248,12 @@ export async function openLog(file: string): Promise<OpenedLog> {
 
 /** An open JSONL log that appends whole lines, one write per batch. */
 export class JsonlWriter {
+  /**
+   * Set when a failed batch could not be cut back out of the file: its lines
+   * may still be there, so nothing more may be appended after them.
+   */
+  private broken: SessionLogError | undefined
+
   private constructor(
     readonly file: string,
     private readonly handle: FileHandle,
@@ -291,14 +297,24 @@ export class JsonlWriter {
     while (offset < bytes.length) offset += writeSync(this.handle.fd, bytes, offset, bytes.length - offset)
   }
 
-  /** Cuts the file back to `size` after a failed write or sync, so no partial batch stays. */
-  private rollBack(size: number): void {
+  /**
+   * The error of a failed `what` (`write` or `sync`): the file is cut back to
+   * `size`, so no partial batch stays. When the cut fails too, the writer is
+   * broken for good (see {@link JsonlWriter.append}) and the error says the
+   * batch may be in the file.
+   */
+  private failed(what: 'write' | 'sync', error: unknown, size: number): SessionLogError {
     try {
       ftruncateSync(this.handle.fd, size)
-    } catch {
-      // the descriptor is unusable; the next open repairs a torn tail
+      this.size = size
+    } catch (truncateError) {
+      const message =
+        `${this.file}: cannot ${what} session log (${reason(error)}), and cannot cut the rejected batch back out (${reason(truncateError)}): ` +
+        'its lines may still be in the file and come back when the session is reopened; every later append is refused until then'
+      this.broken = new SessionLogError('UNWRITABLE', message, { file: this.file, cause: truncateError })
+      return new SessionLogError('UNWRITABLE', message, { file: this.file, cause: error })
     }
-    this.size = size
+    return new SessionLogError('UNWRITABLE', `${this.file}: cannot ${what} session log (${reason(error)}); nothing was appended`, { file: this.file, cause: error })
   }
 
   /**
@@ -309,21 +325,28 @@ export class JsonlWriter {
    * write, rejected for the sync) the file is truncated back to its previous
    * length, so a failed append leaves no partial line, and the error is an
    * `UNWRITABLE` {@link SessionLogError} whose `cause` is the `fs` error.
+   * When that truncate fails as well, the writer is broken: this and every
+   * later append throws `UNWRITABLE` until the log is reopened (whose read
+   * decides what of the rejected batch stays).
    */
   append(text: string, sync: boolean): Promise<void> | undefined {
+    if (this.broken !== undefined) {
+      throw new SessionLogError('UNWRITABLE', `${this.file}: the session log is unusable after an earlier failure (${this.broken.message}); nothing was appended`, {
+        file: this.file,
+        cause: this.broken,
+      })
+    }
     const bytes = Buffer.from(text, 'utf8')
     const before = this.size
     try {
       this.writeAll(bytes)
     } catch (error) {
-      this.rollBack(before)
-      throw new SessionLogError('UNWRITABLE', `${this.file}: cannot write session log (${reason(error)}); nothing was appended`, { file: this.file, cause: error })
+      throw this.failed('write', error, before)
     }
     this.size = before + bytes.length
     if (!sync) return undefined
     return this.handle.sync().catch((error: unknown) => {
-      this.rollBack(before)
-      throw new SessionLogError('UNWRITABLE', `${this.file}: cannot sync session log (${reason(error)}); nothing was appended`, { file: this.file, cause: error })
+      throw this.failed('sync', error, before)
     })
   }
 

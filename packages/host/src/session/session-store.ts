@@ -87,7 +87,11 @@ export interface SessionStore {
   get(id: string): HostSession | undefined
   /** Every loaded session. */
   loaded(): readonly HostSession[]
-  /** Waits for pending appends, syncs (unless durability is `never`) and unloads the session. */
+  /**
+   * Waits for pending appends, syncs (unless durability is `never`) and
+   * unloads the session. Rejects with `UNWRITABLE` when that last sync fails
+   * (the session is unloaded and its lock released all the same).
+   */
   close(session: Session): Promise<void>
 }
 
@@ -350,11 +354,20 @@ class StoredSession implements HostSession {
     this.closing = true
     await this.settled()
     this.closed = true
+    let failure: SessionLogError | undefined
     if (this.writer !== undefined) {
-      if (this.store.durability !== 'never') await this.writer.sync().catch(() => {})
+      if (this.store.durability !== 'never') {
+        await this.writer.sync().catch((error: unknown) => {
+          failure = new SessionLogError('UNWRITABLE', `${this.writer!.file}: cannot sync session log on close (${(error as Error).message}); appends since the last sync may not be durable`, {
+            file: this.writer!.file,
+            cause: error,
+          })
+        })
+      }
       await this.writer.close().catch(() => {})
     }
     await this.lock?.release()
+    if (failure !== undefined) throw failure
   }
 }
 
@@ -541,6 +554,7 @@ class Store implements SessionStore {
     const closed = stored.close()
     // Registered before the first await: an `open` of this id from now on waits for the lock to go instead of `LOCKED`.
     await (stored.lock === undefined ? closed : stored.lock.releaseAfter(closed))
+    await closed
   }
 
   dispose(): void {
