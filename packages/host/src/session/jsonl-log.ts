@@ -71,6 +71,23 @@ function asEvent(value: unknown): SessionEvent | string {
   return record as unknown as SessionEvent
 }
 
+/**
+ * The line a copy of `event` (from any `Session`) is written as, and the
+ * event a reopen reads back from it (its type interned); or why a reopen
+ * could not read it: what `parseLines` would refuse the line for.
+ */
+export function copyLine(event: unknown): { readonly line: string; readonly event: SessionEvent } | string {
+  let line: string | undefined
+  try {
+    line = JSON.stringify(event) as string | undefined
+  } catch (error) {
+    return `not JSON-serializable (${(error as Error).message})`
+  }
+  if (line === undefined) return `not JSON-serializable (JSON has no form for ${String(event)})`
+  const parsed = asEvent(JSON.parse(line))
+  return typeof parsed === 'string' ? parsed : { line, event: parsed }
+}
+
 /** Parses one line of text into an event, or returns why it is not one. */
 function parseText(text: string): SessionEvent | string {
   let value: unknown

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { Context, Plugin } from '@planmode/context'
 import type { Session, SessionEvent, SessionEventMap, SessionEventType } from '@planmode/seams'
 import { newId } from '../ids.js'
-import { JsonlWriter, internType, openLog } from './jsonl-log.js'
+import { JsonlWriter, copyLine, internType, openLog } from './jsonl-log.js'
 import { SessionLock } from './session-lock.js'
 import { SessionLogError } from './session-log-error.js'
 
@@ -78,7 +78,11 @@ export interface SessionStore {
   open(id: string): Promise<HostSession>
   /**
    * A new session whose log is a copy of `session.events[0, end)` (default:
-   * all of it), with the same `seq` and `time` values.
+   * all of it), with the same `seq` and `time` values. Each event is checked
+   * as a reopen would read it: one that is not an event (no string `type`,
+   * no safe non-negative integer `seq`, no numeric `time`, no `data`, not
+   * JSON-serializable) rejects with `INVALID_EVENT`, a `seq` that does not
+   * strictly increase with `SEQ_ORDER`; nothing is written then.
    */
   fork(session: Session, end?: number, options?: CreateSessionOptions): Promise<HostSession>
   /** Ids of every session on disk and in memory, sorted. */
@@ -477,13 +481,25 @@ class Store implements SessionStore {
     if (!Number.isInteger(stop) || stop < 0 || stop > source.length) {
       throw new RangeError(`fork: end must be an integer in [0, ${source.length}], got ${String(end)}`)
     }
-    // One stringify per event: the line written, and the copy parsed from it.
-    const lines = source.slice(0, stop).map((event) => JSON.stringify(event))
-    const events = lines.map((line) => {
-      const event = JSON.parse(line) as { type: string }
-      event.type = internType(event.type)
-      return event as SessionEvent
-    })
+    // One stringify per event: the line written, and the copy parsed from it, checked as a reopen would.
+    const lines: string[] = []
+    const events: SessionEvent[] = []
+    let previousSeq = -1
+    for (let index = 0; index < stop; index++) {
+      const copy = copyLine(source[index])
+      if (typeof copy === 'string') {
+        throw new SessionLogError('INVALID_EVENT', `fork of session ${session.id}: event ${index} cannot be written so that a reopen reads it back: ${copy}; nothing was written`)
+      }
+      if (copy.event.seq <= previousSeq) {
+        throw new SessionLogError(
+          'SEQ_ORDER',
+          `fork of session ${session.id}: event ${index} has seq ${copy.event.seq}, which does not follow seq ${previousSeq} (seq must strictly increase); nothing was written`,
+        )
+      }
+      previousSeq = copy.event.seq
+      lines.push(copy.line)
+      events.push(copy.event)
+    }
     return this.createWith(options.id ?? newId('s'), events, lines.length === 0 ? '' : lines.join('\n') + '\n')
   }
 
