@@ -205,6 +205,47 @@ describe('an unreadable lock', () => {
   })
 })
 
+describe('a lock path that is not a regular file', () => {
+  const mkfifo = (path: string) => expect(spawnSync('mkfifo', [path]).status).toBe(0)
+  const hasMkfifo = spawnSync('mkfifo', ['--version']).status === 0
+
+  it.runIf(hasMkfifo)('a FIFO: open and create reject LOCK_UNREADABLE at once (the FIFO is never waited on), and leave it as it is', async () => {
+    const file = await writeLog('pipe')
+    mkfifo(`${file}.lock`)
+    const { sessions } = store()
+    const error = await sessions.open('pipe').catch((e: unknown) => e)
+    expect(SessionLogError.isInstance(error) && error.code).toBe('LOCK_UNREADABLE')
+    expect((error as Error).message).toContain(`${file}.lock: not a session lock this host can read: it is a FIFO, not a regular file`)
+    expect((error as Error).message).toContain(`delete ${file}.lock and open it again`)
+    mkfifo(join(dir, 'fresh.jsonl.lock'))
+    await expect(sessions.create({ id: 'fresh' })).rejects.toMatchObject({ code: 'LOCK_UNREADABLE', message: expect.stringContaining('it is a FIFO') })
+    expect(statSync(`${file}.lock`).isFIFO()).toBe(true)
+    expect((await readdir(dir)).sort()).toEqual(['fresh.jsonl.lock', 'pipe.jsonl', 'pipe.jsonl.lock'])
+  })
+  it.skipIf(hasMkfifo)('a FIFO — skipped: no mkfifo on this system', () => {})
+
+  it('a directory: LOCK_UNREADABLE naming it', async () => {
+    const file = await writeLog('folder')
+    const { mkdir } = await import('node:fs/promises')
+    await mkdir(`${file}.lock`)
+    await expect(store().sessions.open('folder')).rejects.toMatchObject({ code: 'LOCK_UNREADABLE', message: expect.stringContaining('it is a directory, not a regular file') })
+    expect(statSync(`${file}.lock`).isDirectory()).toBe(true)
+  })
+
+  it.runIf(hasMkfifo)('a FIFO among the temp files swept after a takeover is not waited on, and stays', async () => {
+    const file = await writeLog('swept')
+    const dead = deadPid()
+    await writeLock(file, { pid: dead, host: hostname(), token: 'S1', since: 0 })
+    mkfifo(`${file}.lock.tmp-${dead}-abc123`)
+    const { sessions } = store()
+    const session = await sessions.open('swept')
+    expect(session.events).toHaveLength(1)
+    expect((await readdir(dir)).sort()).toEqual(['swept.jsonl', 'swept.jsonl.lock', `swept.jsonl.lock.tmp-${dead}-abc123`])
+    await sessions.close(session)
+    expect(existsSync(`${file}.lock`)).toBe(false)
+  })
+})
+
 describe('close not awaited, then open of the same id', () => {
   it('on the same store: the open waits for the close instead of reporting LOCKED, and sees every append', async () => {
     const { sessions } = store({ dir, durability: 'append' })

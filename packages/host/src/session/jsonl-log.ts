@@ -169,7 +169,7 @@ function reason(error: unknown): string {
 }
 
 /** A name for what an `fs.Stats` describes, when it is not a regular file. */
-function kindOf(stats: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSymbolicLink(): boolean }): string {
+export function kindOf(stats: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSymbolicLink(): boolean }): string {
   if (stats.isDirectory()) return 'a directory'
   if (stats.isFIFO()) return 'a FIFO'
   if (stats.isSocket()) return 'a socket'

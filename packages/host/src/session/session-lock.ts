@@ -51,10 +51,11 @@
  *    it over.
  */
 import { randomBytes } from 'node:crypto'
-import { link, open, readdir, readFile, unlink } from 'node:fs/promises'
-import { readFileSync, statSync, unlinkSync } from 'node:fs'
+import { link, open, readdir, unlink } from 'node:fs/promises'
+import { closeSync, constants, fstatSync, openSync, readFileSync, statSync, unlinkSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { basename, dirname, join } from 'node:path'
+import { kindOf } from './jsonl-log.js'
 import { SessionLogError } from './session-log-error.js'
 
 /** What a lock (or claim, or temp) file holds. Fields past `since` are absent where `/proc` is missing. */
@@ -94,7 +95,7 @@ function table(): LockTable & { tokens: Set<string>; claims: Map<string, string>
   if (!locks.exitHook) {
     locks.exitHook = true
     process.once('exit', () => {
-      for (const [file, token] of [...locks.held, ...(locks.claims ?? [])]) unlinkOwnSync(file, token)
+      for (const [file, token] of [...locks.held, ...(locks.claims ?? [])]) unlinkOwn(file, token)
     })
   }
   return locks as LockTable & { tokens: Set<string>; claims: Map<string, string> }
@@ -196,21 +197,55 @@ function shapeProblem(value: unknown): string | undefined {
 const sleep = (ms: number) => new Promise<void>((resolveSleep) => setTimeout(resolveSleep, ms))
 
 /**
+ * The text of the lock (or claim, or temp) file `file`, or `undefined` when it
+ * is gone. It is opened non-blocking and must be a regular file: anything
+ * else (a FIFO, which a plain read would wait on forever; a device; a
+ * directory) throws `LOCK_UNREADABLE`, unchanged. Other `fs` errors are thrown raw.
+ */
+function readLockText(file: string, log: string): string | undefined {
+  let fd: number
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') return undefined
+    // A socket cannot be opened at all (ENXIO): say what it is.
+    if (code === 'ENXIO') throw notALock(file, log, kindOf(statSync(file)))
+    throw error
+  }
+  try {
+    const stats = fstatSync(fd)
+    if (!stats.isFile()) throw notALock(file, log, kindOf(stats))
+    return readFileSync(fd, 'utf8')
+  } finally {
+    closeSync(fd)
+  }
+}
+
+function notALock(file: string, log: string, kind: string): SessionLogError {
+  return new SessionLogError(
+    'LOCK_UNREADABLE',
+    `${file}: not a session lock this host can read: it is ${kind}, not a regular file. Nothing was opened or changed; if no process is using ${log}, delete ${file} and open it again`,
+    { file: log },
+  )
+}
+
+/**
  * The holder written in `file`, or `undefined` when the file is gone. Anything
  * else that is not a lock rejects with `LOCK_UNREADABLE`; nothing is changed.
  */
 async function readOwner(file: string, log: string): Promise<LockOwner | undefined> {
-  let text = ''
+  let text: string | undefined = ''
   // An empty lock can only be one being filled in by a writer without hard links (or an older
   // version of this host): give it a moment before calling it unreadable.
   for (let attempt = 0; attempt < 6; attempt += 1) {
     try {
-      text = await readFile(file, 'utf8')
+      text = readLockText(file, log)
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code
-      if (code === 'ENOENT') return undefined
+      if (SessionLogError.isInstance(error)) throw error
       throw new SessionLogError('UNREADABLE', `${file}: cannot read the session lock (${(error as Error).message})`, { file: log, cause: error })
     }
+    if (text === undefined) return undefined
     if (text !== '') break
     await sleep(20)
   }
@@ -328,19 +363,15 @@ async function createExclusive(path: string, content: string, durable: boolean):
   return true
 }
 
-/** Unlinks `file` if it still holds `token` (safe while this process stands behind the token). */
-async function unlinkOwn(file: string, token: string): Promise<void> {
+/**
+ * Unlinks `file` if it still holds `token` (safe while this process stands
+ * behind the token). Synchronous (a lock is a few bytes), so it also serves
+ * the exit hook; read like any lock, so a FIFO put there is never waited on.
+ */
+function unlinkOwn(file: string, token: string): void {
   try {
-    const text = await readFile(file, 'utf8')
-    if ((JSON.parse(text) as LockOwner).token === token) await unlink(file)
-  } catch {
-    // gone already, or not ours any more
-  }
-}
-
-function unlinkOwnSync(file: string, token: string): void {
-  try {
-    if ((JSON.parse(readFileSync(file, 'utf8')) as LockOwner).token === token) unlinkSync(file)
+    const text = readLockText(file, file)
+    if (text !== undefined && (JSON.parse(text) as LockOwner).token === token) unlinkSync(file)
   } catch {
     // gone already, or not ours any more
   }
@@ -385,7 +416,7 @@ async function take(path: string, content: string, log: string, depth: number, o
           tookOver = true
         }
       } finally {
-        await unlinkOwn(claim, claimToken)
+        unlinkOwn(claim, claimToken)
         locks.claims.delete(claim)
       }
     } finally {
@@ -413,7 +444,9 @@ async function sweep(file: string, token: string): Promise<void> {
     if (rest === '' || match === null || match[1] === token) continue
     const path = join(dirname(file), name)
     try {
-      const owner = JSON.parse(await readFile(path, 'utf8')) as unknown
+      const text = readLockText(path, file)
+      if (text === undefined) continue
+      const owner = JSON.parse(text) as unknown
       if (shapeProblem(owner) === undefined && !judge(owner as LockOwner).live) await unlink(path)
     } catch {
       // gone, or not something we dare remove
@@ -486,7 +519,7 @@ export class SessionLock {
   async release(): Promise<void> {
     if (this.released) return
     this.released = true
-    await unlinkOwn(this.file, this.token)
+    unlinkOwn(this.file, this.token)
     this.forget()
   }
 
@@ -516,7 +549,7 @@ export class SessionLock {
   releaseSync(): void {
     if (this.released) return
     this.released = true
-    unlinkOwnSync(this.file, this.token)
+    unlinkOwn(this.file, this.token)
     this.forget()
     const releasing = table().releasing
     // A release waiting for a close is moot now: a new holder need not wait for it.
