@@ -132,6 +132,40 @@ describe.skipIf(!hasProc)('who holds a lock: boot id, pid namespace, start time'
   })
 })
 
+/** `/etc/machine-id`, as a user would read it; `undefined` where there is none. */
+const machineId = (() => {
+  try {
+    return readFileSync('/etc/machine-id', 'utf8').trim() || undefined
+  } catch {
+    return undefined
+  }
+})()
+
+describe.runIf(machineId !== undefined)('machine id: the same host name on two machines', () => {
+  it('a lock of another machine id under this host name and another boot id is live (cloned VMs, "localhost"), and is left as it is', async () => {
+    const file = await writeLog('twin')
+    const lock = JSON.stringify({ pid: deadPid(), host: hostname(), token: 'm1', since: 0, machine: 'f'.repeat(32), boot: 'another-boot', start: 5, pidns: 1 })
+    await writeLock(file, lock)
+    const error = await store().sessions.open('twin').catch((e: unknown) => e)
+    expect(SessionLogError.isInstance(error) && error.code).toBe('LOCKED')
+    expect((error as Error).message).toContain(`another machine with the same host name, machine id ${'f'.repeat(32)}`)
+    expect(await readFile(`${file}.lock`, 'utf8')).toBe(lock)
+    expect((await readdir(dir)).sort()).toEqual(['twin.jsonl', 'twin.jsonl.lock'])
+  })
+
+  it('a lock of this machine id and another boot id is stale (this machine restarted); the new lock records the machine id', async () => {
+    const file = await writeLog('restarted')
+    await writeLock(file, { pid: process.ppid, host: hostname(), token: 'm2', since: 0, machine: machineId, boot: 'another-boot', start: 5, pidns: 1 })
+    const { sessions, logger } = store()
+    expect((await sessions.open('restarted')).events).toHaveLength(1)
+    expect(tookOver(logger, 'the machine has restarted since')).toBe(true)
+    expect((JSON.parse(await readFile(`${file}.lock`, 'utf8')) as { machine?: string }).machine).toBe(machineId)
+  })
+})
+describe.skipIf(machineId !== undefined)('machine id — skipped: this system has no readable /etc/machine-id', () => {
+  it('the rule needs a machine id on both sides', () => {})
+})
+
 describe('a stale lock with an abandoned takeover claim', () => {
   it('removes the claim of a dead taker by the same rule, takes the lock, and leaves no claim or temp file', async () => {
     const file = await writeLog('claimed')
@@ -179,6 +213,7 @@ describe('an unreadable lock', () => {
     ['no token', JSON.stringify({ pid: 1, host: hostname(), since: 0 }), '"token" is undefined'],
     ['a token that is a path', JSON.stringify({ pid: 1, host: hostname(), token: '../../x', since: 0 }), '"token" is "../../x"'],
     ['a string since', JSON.stringify({ pid: 1, host: hostname(), token: 'a', since: 'now' }), '"since" is "now"'],
+    ['a number machine id', JSON.stringify({ pid: 1, host: hostname(), token: 'a', since: 0, machine: 1 }), '"machine" is 1'],
     ['a number boot id', JSON.stringify({ pid: 1, host: hostname(), token: 'a', since: 0, boot: 1 }), '"boot" is 1'],
     ['a string start time', JSON.stringify({ pid: 1, host: hostname(), token: 'a', since: 0, start: '9' }), '"start" is "9"'],
     ['a fractional pid namespace', JSON.stringify({ pid: 1, host: hostname(), token: 'a', since: 0, pidns: 1.5 }), '"pidns" is 1.5'],

@@ -37,12 +37,18 @@
  *    processes: a claim on any token but the winner's guards a lock that can
  *    never exist again (tokens are unique), so whoever still holds such a
  *    claim re-reads another token and unlinks nothing.
- * 5. **A lock is stale only when its holder is provably gone**: same host name
- *    and another boot id (the machine restarted); or same boot and pid
+ * 5. **A lock is stale only when its holder is provably gone**: same host name,
+ *    same machine id (`/etc/machine-id`) and another boot id (the machine
+ *    restarted); or same boot and pid
  *    namespace, and the pid not running, a zombie, or running with another
  *    start time (the pid was reused); or this very process, whose lock table
- *    does not hold the token. Another host, or another pid namespace on this
- *    host, cannot be checked and counts as live. Without `/proc` (macOS) the
+ *    does not hold the token. Another host name, another machine id under
+ *    the same host name (cloned VMs, "localhost" sharing a directory), or
+ *    another pid namespace on this host, cannot be checked and counts as
+ *    live. When either side has no machine id (no `/etc/machine-id`, or a
+ *    lock written by an older version), a same host name with another boot
+ *    id still counts as this machine restarted: two such machines sharing a
+ *    directory can take over each other's locks. Without `/proc` (macOS) the
  *    check falls back to pid + host name.
  * 6. **A lock this process holds is live from before its file exists until
  *    after it is gone**: the token enters this process's lock table before the
@@ -64,6 +70,8 @@ interface LockOwner {
   readonly host: string
   readonly token: string
   readonly since: number
+  /** `/etc/machine-id`: tells apart machines that share a host name (cloned VMs, "localhost"). */
+  readonly machine?: string
   /** `/proc/sys/kernel/random/boot_id`. */
   readonly boot?: string
   /** Field 22 of `/proc/<pid>/stat`: start time in clock ticks after boot. */
@@ -132,6 +140,7 @@ function procStat(pid: number | 'self'): ProcStat | undefined {
 
 interface Self {
   readonly host: string
+  readonly machine: string | undefined
   readonly boot: string | undefined
   readonly start: number | undefined
   readonly pidns: number | undefined
@@ -143,6 +152,12 @@ let self: Self | undefined
 
 function me(): Self {
   if (self !== undefined && self.host === hostname()) return self
+  let machine: string | undefined
+  try {
+    machine = readFileSync('/etc/machine-id', 'utf8').trim() || undefined
+  } catch {
+    machine = undefined
+  }
   let boot: string | undefined
   try {
     boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined
@@ -156,17 +171,18 @@ function me(): Self {
     pidns = undefined
   }
   const stat = procStat('self')
-  self = { host: hostname(), boot, start: stat?.start, pidns, procIsOurs: stat?.pid === process.pid }
+  self = { host: hostname(), machine, boot, start: stat?.start, pidns, procIsOurs: stat?.pid === process.pid }
   return self
 }
 
 function ownerLine(token: string): string {
-  const { host, boot, start, pidns } = me()
+  const { host, machine, boot, start, pidns } = me()
   const owner: LockOwner = {
     pid: process.pid,
     host,
     token,
     since: Date.now(),
+    ...(machine === undefined ? {} : { machine }),
     ...(boot === undefined ? {} : { boot }),
     ...(start === undefined ? {} : { start }),
     ...(pidns === undefined ? {} : { pidns }),
@@ -188,6 +204,7 @@ function shapeProblem(value: unknown): string | undefined {
   if (typeof owner.host !== 'string' || owner.host === '') return `"host" is ${JSON.stringify(owner.host)}; expected a non-empty string`
   if (typeof owner.token !== 'string' || !TOKEN.test(owner.token)) return `"token" is ${JSON.stringify(owner.token)}; expected 1 to 64 letters, digits, "_" or "-"`
   if (owner.since !== undefined && typeof owner.since !== 'number') return `"since" is ${JSON.stringify(owner.since)}; expected a number`
+  if (owner.machine !== undefined && typeof owner.machine !== 'string') return `"machine" is ${JSON.stringify(owner.machine)}; expected a string`
   if (owner.boot !== undefined && typeof owner.boot !== 'string') return `"boot" is ${JSON.stringify(owner.boot)}; expected a string`
   if (owner.start !== undefined && (typeof owner.start !== 'number' || !Number.isSafeInteger(owner.start))) return `"start" is ${JSON.stringify(owner.start)}; expected an integer`
   if (owner.pidns !== undefined && (typeof owner.pidns !== 'number' || !Number.isSafeInteger(owner.pidns))) return `"pidns" is ${JSON.stringify(owner.pidns)}; expected an integer`
@@ -286,6 +303,10 @@ function judge(owner: LockOwner): Verdict {
   const here = me()
   const who = `process ${owner.pid} on ${owner.host}`
   if (owner.host !== here.host) return { live: true, who: `${who} (another host: whether it still runs cannot be checked from here)` }
+  if (owner.machine !== undefined && here.machine !== undefined && owner.machine !== here.machine) {
+    return { live: true, who: `${who} (another machine with the same host name, machine id ${owner.machine}: whether it still runs cannot be checked from here)` }
+  }
+  // Without a machine id on either side, a same host name with another boot id is taken for this machine restarted.
   if (owner.boot !== undefined && here.boot !== undefined && owner.boot !== here.boot) {
     return { live: false, why: `of process ${owner.pid} (the machine has restarted since)` }
   }
@@ -456,8 +477,8 @@ async function sweep(file: string, token: string): Promise<void> {
 
 /**
  * An exclusive writer lock on one session log: `<log>.lock`, created
- * atomically, holding the owner's identity (pid, host name, boot id, start
- * time, pid namespace) and a per-lock token. A lock whose holder is provably
+ * atomically, holding the owner's identity (pid, host name, machine id, boot
+ * id, start time, pid namespace) and a per-lock token. A lock whose holder is provably
  * gone is taken over, by one process only; see the top of this file.
  */
 export class SessionLock {
