@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdtemp, rm, stat } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -127,4 +127,29 @@ describe('crash safety (SIGKILL mid-append)', () => {
     }
     console.info(`crash test (large appends): ${kills} kills, ${torn.length} torn tail(s) repaired${torn.length === 0 ? '' : `, the file ending at a page boundary in ${torn.filter((size) => size % 4096 === 0).length}`}`)
   }, 120_000)
+})
+
+describe('a log cut at a page boundary in the middle of a line (what a SIGKILL during a large write can leave)', () => {
+  it('the reopen drops the torn line with a warning, keeps every line before it, and appends after them', async () => {
+    const file = join(dir, 'cut.jsonl')
+    const lineOf = (seq: number, pad: number) => JSON.stringify({ type: 'tool/result', seq, time: 1, data: { toolCallId: `c${seq}`, toolName: 'read', isError: false, content: [{ type: 'text', text: 'x'.repeat(pad) }] } }) + '\n'
+    // Two whole lines that end inside the second page, then a big line the cut leaves only the start of.
+    const whole = lineOf(0, 3000) + lineOf(1, 3000)
+    const big = lineOf(2, 20_000)
+    const bytes = Buffer.from(whole + big)
+    const cut = 2 * 4096
+    expect(Buffer.byteLength(whole)).toBeLessThan(cut)
+    await writeFile(file, bytes.subarray(0, cut))
+    const logger = recordingLogger()
+    const ctx = new Context({ logger })
+    ctx.plugin(sessionStorePlugin, { dir })
+    const session = await ctx.require('sessions').open('cut')
+    expect(session.events.map((event) => event.seq)).toEqual([0, 1])
+    const warnings = logger.lines.filter((l) => l.level === 'warn')
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]!.message).toContain(`${file}:3: dropped a torn last line (${cut - Buffer.byteLength(whole)} bytes`)
+    expect(await readFile(file, 'utf8')).toBe(whole)
+    expect((await session.append('turn/end', { turn: 1, reason: 'completed' })).seq).toBe(2)
+    ctx.dispose()
+  })
 })

@@ -95,11 +95,22 @@ describe.skipIf(!hasProc)('who holds a lock: boot id, pid namespace, start time'
     expect(tookOver(first.logger, 'not running')).toBe(true)
     first.ctx.dispose()
 
-    // `sleep 0` exits at once; its parent execs `sleep 5`, which never reaps it.
-    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'inherit'] })
+    // `sleep 0` exits at once; its parent execs `sleep 600` (killed below), which never reaps it.
+    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'inherit'] })
     try {
       const zombie = await new Promise<number>((resolvePid) => parent.stdout.once('data', (chunk: Buffer) => resolvePid(Number(chunk.toString()))))
-      while (!/\) Z /.test(readFileSync(`/proc/${zombie}/stat`, 'utf8'))) await new Promise((r) => setTimeout(r, 5))
+      const state = (): string => {
+        try {
+          return readFileSync(`/proc/${zombie}/stat`, 'utf8')
+        } catch (error) {
+          throw new Error(`process ${zombie} vanished before it was seen as a zombie (${(error as Error).message})`)
+        }
+      }
+      // Bounded: `sleep 0` exits at once, so it is a zombie within a few polls.
+      for (let poll = 0; !/\) Z /.test(state()); poll++) {
+        if (poll === 2000) throw new Error(`process ${zombie} did not become a zombie: ${state()}`)
+        await new Promise((r) => setTimeout(r, 5))
+      }
       await writeLock(file, { pid: zombie, host: hostname(), token: 'z1', since: 0, ...identity(zombie) })
       const second = store()
       expect((await second.sessions.open('dead')).events).toHaveLength(1)
