@@ -328,7 +328,7 @@ function render(report: Report, before?: Report): string {
   if (report.append.length > 0) {
     out.push('### Session store append (JSONL sessions of one store)')
     out.push('')
-    out.push('| row | durability | sessions | appends in flight per session | events | throughput |')
+    out.push('| row | durability | sessions | appends in flight per session | events (all rounds) | throughput (median round) |')
     out.push('| --- | --- | ---: | ---: | ---: | ---: |')
     for (const a of report.append) {
       out.push(`| ${a.id ?? a.durability} | ${a.durability} | ${a.sessions ?? 1} | ${a.inflight ?? 1} | ${a.events} | ${rate(a.rate)} |`)
