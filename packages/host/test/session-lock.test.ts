@@ -208,6 +208,20 @@ describe('a stale lock with an abandoned takeover claim', () => {
   })
 })
 
+describe('temp files of a process killed before its link', () => {
+  it('are swept on any acquire, not only after a takeover: a dead creator\'s go, a live one\'s stay', async () => {
+    const file = await writeLog('litter')
+    const dead = deadPid()
+    await writeFile(`${file}.lock.tmp-${dead}-abc123`, JSON.stringify({ pid: dead, host: hostname(), token: 'L1', since: 0 }))
+    await writeFile(`${file}.lock.tmp-${process.ppid}-def456`, JSON.stringify({ pid: process.ppid, host: hostname(), token: 'L2', since: 0 }))
+    const { sessions, logger } = store()
+    const session = await sessions.open('litter')
+    expect(logger.lines.some((l) => l.message.includes('taking over'))).toBe(false)
+    expect((await readdir(dir)).sort()).toEqual(['litter.jsonl', 'litter.jsonl.lock', `litter.jsonl.lock.tmp-${process.ppid}-def456`])
+    await sessions.close(session)
+  })
+})
+
 describe('an unreadable lock', () => {
   const shapes: [string, string, string][] = [
     ['empty', '', 'it is empty'],

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer'
-import { constants, fstatSync, ftruncateSync, writeSync } from 'node:fs'
+import { constants, ftruncateSync, writeSync } from 'node:fs'
 import { open } from 'node:fs/promises'
 import type { FileHandle } from 'node:fs/promises'
 import type { SessionEvent } from '@planmode/seams'
@@ -278,19 +278,15 @@ export class JsonlWriter {
   ) {}
 
   /**
-   * Opens `file` for appending (non-blocking, and it must be a regular file);
-   * `size` is its current length. `create` requires it not to exist.
+   * Opens `file` for appending (non-blocking); `size` is its current length.
+   * `create` requires it not to exist. An existing log has just been read by
+   * `readLog`, which checked it is a regular file, under the session's lock.
    */
   static async open(file: string, size: number, create = false): Promise<JsonlWriter> {
-    let handle: FileHandle | undefined
     try {
-      handle = await open(file, create ? 'ax' : constants.O_WRONLY | constants.O_APPEND | constants.O_NONBLOCK)
-      const stats = fstatSync(handle.fd)
-      if (!stats.isFile()) throw notAFile(file, kindOf(stats))
+      const handle = await open(file, create ? 'ax' : constants.O_WRONLY | constants.O_APPEND | constants.O_NONBLOCK)
       return new JsonlWriter(file, handle, size)
     } catch (error) {
-      await handle?.close().catch(() => {})
-      if (SessionLogError.isInstance(error)) throw error
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
         throw new SessionLogError('EXISTS', `${file}: a session log already exists`, { file, cause: error })
       }

@@ -32,9 +32,9 @@
  *    holds its creator's identity like a lock does; a claim whose creator is
  *    gone is stale and is removed by the same rule one level down (the claim
  *    `<claim>.takeover-<its token>`), recursively. Only the lock itself
- *    decides who writes; claims only decide who may delete. After winning a
- *    takeover, the winner also deletes temp files and claims left by dead
- *    processes: a claim on any token but the winner's guards a lock that can
+ *    decides who writes; claims only decide who may delete. After winning the
+ *    lock (by a takeover or not), the winner also deletes temp files and
+ *    claims left by dead processes: a claim on any token but the winner's guards a lock that can
  *    never exist again (tokens are unique), so whoever still holds such a
  *    claim re-reads another token and unlinks nothing.
  * 5. **A lock is stale only when its holder is provably gone**: same host name,
@@ -403,7 +403,7 @@ const MAX_DEPTH = 6
 /** Rounds of "taken over, then someone else was quicker" before giving up. */
 const MAX_ROUNDS = 20
 
-type Outcome = { readonly won: true; readonly tookOver: boolean } | { readonly won: false; readonly who: string }
+type Outcome = { readonly won: true } | { readonly won: false; readonly who: string }
 
 /**
  * Creates `path` with `content` (whose token this process already stands
@@ -411,9 +411,8 @@ type Outcome = { readonly won: true; readonly tookOver: boolean } | { readonly w
  * each stale file removed.
  */
 async function take(path: string, content: string, log: string, depth: number, onStale: (message: string) => void, durable: boolean): Promise<Outcome> {
-  let tookOver = false
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
-    if (await createExclusive(path, content, durable)) return { won: true, tookOver }
+    if (await createExclusive(path, content, durable)) return { won: true }
     const owner = await readOwner(path, log)
     if (owner === undefined) continue // released meanwhile: race for it again
     const verdict = judge(owner)
@@ -434,7 +433,6 @@ async function take(path: string, content: string, log: string, depth: number, o
           await unlink(path).catch((error: NodeJS.ErrnoException) => {
             if (error.code !== 'ENOENT') throw error
           })
-          tookOver = true
         }
       } finally {
         unlinkOwn(claim, claimToken)
@@ -447,7 +445,7 @@ async function take(path: string, content: string, log: string, depth: number, o
   return { won: false, who: `other writers racing for it (${MAX_ROUNDS} rounds lost)` }
 }
 
-/** After a takeover: removes temp and claim files of `file` left by processes that died (see rule 4). */
+/** Once the lock is won: removes temp and claim files of `file` left by processes that died (see rule 4). */
 async function sweep(file: string, token: string): Promise<void> {
   const base = basename(file)
   const litter = /^(?:takeover-([A-Za-z0-9_-]+)(?:\.takeover-[A-Za-z0-9_-]+)*)?(?:\.?tmp-\d+-[0-9a-f]+)?$/
@@ -517,7 +515,8 @@ export class SessionLock {
       }
       if (outcome.won) {
         locks.held.set(file, token)
-        if (outcome.tookOver) await sweep(file, token)
+        // Cheap (one readdir): litter of processes killed mid-creation must not pile up until a takeover.
+        await sweep(file, token)
         return new SessionLock(file, token)
       }
       locks.tokens.delete(token)

@@ -354,23 +354,52 @@ class StoredSession implements HostSession {
     await this.writer?.sync()
   }
 
-  async close(): Promise<void> {
+  /** The close in progress or done: the one place the session's lock is released. */
+  private closeResult: Promise<void> | undefined
+
+  /**
+   * Refuses appends from now on, lets the queued ones land, syncs (unless
+   * durability is `never`), closes the file and releases the lock. Rejects
+   * with `UNWRITABLE` when the last sync fails (the lock is released all the same).
+   */
+  close(): Promise<void> {
     this.closing = true
+    if (this.closeResult === undefined) {
+      const closed = this.shutDown()
+      // Registered before the first await: an `open` of this id in this process waits for the lock to go instead of `LOCKED`.
+      this.closeResult = this.lock === undefined ? closed : this.lock.releaseAfter(closed).then(() => closed)
+    }
+    return this.closeResult
+  }
+
+  /**
+   * `close` for a synchronous dispose: with nothing left to write the lock
+   * goes at once, so a store created right after can open the session; with
+   * appends queued it goes once they have settled, as in `close`.
+   */
+  dispose(): Promise<void> {
+    if (this.closeResult === undefined && this.queued === 0) {
+      this.closing = true
+      this.closed = true
+      this.lock?.releaseSync()
+    }
+    return this.close()
+  }
+
+  private async shutDown(): Promise<void> {
     await this.settled()
     this.closed = true
+    if (this.writer === undefined) return
     let failure: SessionLogError | undefined
-    if (this.writer !== undefined) {
-      if (this.store.durability !== 'never') {
-        await this.writer.sync().catch((error: unknown) => {
-          failure = new SessionLogError('UNWRITABLE', `${this.writer!.file}: cannot sync session log on close (${(error as Error).message}); appends since the last sync may not be durable`, {
-            file: this.writer!.file,
-            cause: error,
-          })
+    if (this.store.durability !== 'never') {
+      await this.writer.sync().catch((error: unknown) => {
+        failure = new SessionLogError('UNWRITABLE', `${this.writer!.file}: cannot sync session log on close (${(error as Error).message}); appends since the last sync may not be durable`, {
+          file: this.writer!.file,
+          cause: error,
         })
-      }
-      await this.writer.close().catch(() => {})
+      })
     }
-    await this.lock?.release()
+    await this.writer.close().catch(() => {})
     if (failure !== undefined) throw failure
   }
 }
@@ -567,27 +596,14 @@ class Store implements SessionStore {
     const stored = this.sessions.get(session.id)
     if (stored === undefined || stored !== session) return
     this.sessions.delete(session.id)
-    const closed = stored.close()
-    // Registered before the first await: an `open` of this id from now on waits for the lock to go instead of `LOCKED`.
-    await (stored.lock === undefined ? closed : stored.lock.releaseAfter(closed))
-    await closed
+    await stored.close()
   }
 
   dispose(): void {
     this.disposed = true
     for (const session of this.sessions.values()) {
-      // Appends made from now on are refused (`CLOSED`).
-      session.closing = true
-      const closed = session.close().catch((error: unknown) => this.ctx.logger.error(`session store: closing ${session.id} failed`, error))
-      if (session.queued === 0) {
-        // Nothing left to write: release synchronously, so a store created right after this one can open the session.
-        session.closed = true
-        session.lock?.releaseSync()
-      } else {
-        // The appends already queued land first: the lock goes once they have settled, so nothing
-        // is written after another store took the log. A store of this process opening it meanwhile waits.
-        session.lock?.releaseAfter(closed)
-      }
+      // Appends made from now on are refused (`CLOSED`); those already queued land before the lock goes.
+      session.dispose().catch((error: unknown) => this.ctx.logger.error(`session store: closing ${session.id} failed`, error))
     }
     this.sessions.clear()
   }
