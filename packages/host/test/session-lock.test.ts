@@ -152,7 +152,7 @@ const machineId = (() => {
   }
 })()
 
-describe.runIf(machineId !== undefined)('machine id: the same host name on two machines', () => {
+describe.runIf(machineId !== undefined)(`machine id: the same host name on two machines${machineId === undefined ? ' — skipped: this system has no readable /etc/machine-id' : ''}`, () => {
   it('a lock of another machine id under this host name and another boot id is live (cloned VMs, "localhost"), and is left as it is', async () => {
     const file = await writeLog('twin')
     const lock = JSON.stringify({ pid: deadPid(), host: hostname(), token: 'm1', since: 0, machine: 'f'.repeat(32), boot: 'another-boot', start: 5, pidns: 1 })
@@ -172,9 +172,6 @@ describe.runIf(machineId !== undefined)('machine id: the same host name on two m
     expect(tookOver(logger, 'the machine has restarted since')).toBe(true)
     expect((JSON.parse(await readFile(`${file}.lock`, 'utf8')) as { machine?: string }).machine).toBe(machineId)
   })
-})
-describe.skipIf(machineId !== undefined)('machine id — skipped: this system has no readable /etc/machine-id', () => {
-  it('the rule needs a machine id on both sides', () => {})
 })
 
 describe('a stale lock with an abandoned takeover claim', () => {
@@ -269,7 +266,8 @@ describe('a lock path that is not a regular file', () => {
   const mkfifo = (path: string) => expect(spawnSync('mkfifo', [path]).status).toBe(0)
   const hasMkfifo = spawnSync('mkfifo', ['--version']).status === 0
 
-  it.runIf(hasMkfifo)('a FIFO: open and create reject LOCK_UNREADABLE at once (the FIFO is never waited on), and leave it as it is', async () => {
+  const noFifo = hasMkfifo ? '' : ' — skipped: no mkfifo on this system'
+  it.runIf(hasMkfifo)(`a FIFO: open and create reject LOCK_UNREADABLE at once (the FIFO is never waited on), and leave it as it is${noFifo}`, async () => {
     const file = await writeLog('pipe')
     mkfifo(`${file}.lock`)
     const { sessions } = store()
@@ -282,7 +280,6 @@ describe('a lock path that is not a regular file', () => {
     expect(statSync(`${file}.lock`).isFIFO()).toBe(true)
     expect((await readdir(dir)).sort()).toEqual(['fresh.jsonl.lock', 'pipe.jsonl', 'pipe.jsonl.lock'])
   })
-  it.skipIf(hasMkfifo)('a FIFO — skipped: no mkfifo on this system', () => {})
 
   it('a directory: LOCK_UNREADABLE naming it', async () => {
     const file = await writeLog('folder')
@@ -292,7 +289,7 @@ describe('a lock path that is not a regular file', () => {
     expect(statSync(`${file}.lock`).isDirectory()).toBe(true)
   })
 
-  it.runIf(hasMkfifo)('a FIFO among the temp files swept after a takeover is not waited on, and stays', async () => {
+  it.runIf(hasMkfifo)(`a FIFO among the temp files swept after a takeover is not waited on, and stays${noFifo}`, async () => {
     const file = await writeLog('swept')
     const dead = deadPid()
     await writeLock(file, { pid: dead, host: hostname(), token: 'S1', since: 0 })

@@ -131,13 +131,13 @@ describe('open refuses a session path it cannot use', () => {
     },
   )
 
-  it.runIf(existsSync('/dev/null'))('a character device: UNREADABLE naming what it is', async () => {
+  const hasNull = existsSync('/dev/null')
+  it.runIf(hasNull)(`a character device: UNREADABLE naming what it is${hasNull ? '' : ' — skipped: this system has no /dev/null'}`, async () => {
     const { symlink } = await import('node:fs/promises')
     await symlink('/dev/null', join(dir, 'null.jsonl'))
     await expect(store().sessions.open('null')).rejects.toThrow(/it is a character device, not a regular file/)
     expect(existsSync(join(dir, 'null.jsonl.lock'))).toBe(false)
   })
-  it.skipIf(existsSync('/dev/null'))('a character device — skipped: this system has no /dev/null', () => {})
 })
 
 /** A host in a child process, running as uid/gid 65534 (nobody): opens a session and prints the outcome. */
@@ -157,7 +157,7 @@ beforeAll(async () => {
 })
 
 describe('a torn tail that cannot be repaired', () => {
-  it.runIf(!isRoot)('read-only log (chmod 0444; runs when not root, as root ignores the mode): UNWRITABLE naming the repair (EACCES), the file unchanged, the lock released', async () => {
+  it.runIf(!isRoot)(`read-only log (chmod 0444)${isRoot ? ' — skipped as root, which ignores the mode (the next test covers it)' : ''}: UNWRITABLE naming the repair (EACCES), the file unchanged, the lock released`, async () => {
     const torn = join(dir, 'torn.jsonl')
     const tornText = line(0) + line(1).slice(0, 20)
     await writeFile(torn, tornText)
@@ -174,7 +174,7 @@ describe('a torn tail that cannot be repaired', () => {
     expect(logger.lines.some((l) => l.level === 'warn' && l.message.includes('dropped a torn last line'))).toBe(true)
   })
 
-  it.runIf(isRoot)('read-only to the opener (a child running as nobody; runs only as root, which can switch uid): UNWRITABLE naming the repair, the file unchanged, the lock released', async () => {
+  it.runIf(isRoot)(`read-only to the opener (a child running as nobody)${isRoot ? '' : ' — skipped: only root can start it as another uid (the test above covers it)'}: UNWRITABLE naming the repair, the file unchanged, the lock released`, async () => {
     const asNobody = (id: string): { ok?: boolean; code?: string; message?: string; cause?: string } =>
       JSON.parse(spawnSync(process.execPath, [childFile, dir, id], { uid: 65534, gid: 65534, encoding: 'utf8' }).stdout) as never
     await chmod(dir, 0o777) // nobody may create the lock, but not write the root-owned logs
@@ -241,10 +241,7 @@ async function fill(at: string, free: number): Promise<void> {
 
 const disk = await smallDisk(16)
 disk?.unmount()
-describe.skipIf(disk !== undefined)('a full disk — skipped: a real ENOSPC needs root and a tmpfs mount, refused here', () => {
-  it('repairing a torn tail, and a batch that does not fit', () => {})
-})
-describe.runIf(disk !== undefined)('a full disk (a real ENOSPC on a small tmpfs; runs only as root where mount works)', () => {
+describe.runIf(disk !== undefined)(`a full disk (a real ENOSPC on a small tmpfs)${disk === undefined ? ` — skipped: it needs root and mount -t tmpfs (${isRoot ? 'mount refused' : 'not root'})` : ''}`, () => {
   let full: NonNullable<Awaited<ReturnType<typeof smallDisk>>>
   beforeEach(async () => {
     full = (await smallDisk(16))!
