@@ -217,7 +217,9 @@ async function smallDisk(pages: number): Promise<{ at: string; unmount(): void }
   return {
     at,
     unmount() {
-      spawnSync('umount', [at])
+      // Lazy: detached at once even while a store of the test still holds a file there.
+      const unmounted = spawnSync('umount', ['-l', at])
+      expect(unmounted.status, `umount -l ${at}: ${unmounted.stderr}`).toBe(0)
       spawnSync('rmdir', [at])
     },
   }
