@@ -16,8 +16,13 @@ export interface LoopbackServer {
   readonly baseURL: string
   /** The parsed request bodies, in arrival order. */
   readonly bodies: Record<string, unknown>[]
-  /** Resolves once `count` responses were closed by the client before they ended (a cancelled stream). */
-  abandoned(count: number): Promise<void>
+  /**
+   * Resolves once `count` responses were closed by the client before they
+   * ended (a cancelled stream); rejects with what was seen instead when that
+   * has not happened within `withinMs` (default 5 s), so a test never hangs
+   * until the runner's timeout.
+   */
+  abandoned(count: number, withinMs?: number): Promise<void>
   close(): Promise<void>
 }
 
@@ -71,7 +76,27 @@ export async function loopbackServer(replies: LoopbackReply[]): Promise<Loopback
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     bodies,
-    abandoned: (count) => (abandonedCount >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve }))),
+    abandoned: (count, withinMs = 5_000) => {
+      if (abandonedCount >= count) return Promise.resolve()
+      return new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters.splice(waiters.indexOf(waiter), 1)
+          reject(
+            new Error(
+              `loopback: expected ${count} responses abandoned by the client within ${withinMs} ms, saw ${abandonedCount} (${bodies.length} requests received)`,
+            ),
+          )
+        }, withinMs)
+        const waiter = {
+          count,
+          resolve: () => {
+            clearTimeout(timer)
+            resolve()
+          },
+        }
+        waiters.push(waiter)
+      })
+    },
     close: () =>
       new Promise((resolve) => {
         for (const timer of timers) clearInterval(timer)

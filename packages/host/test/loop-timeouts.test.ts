@@ -39,9 +39,11 @@ const hello = [chunk({ role: 'assistant', content: 'Hel' }), chunk({ content: 'l
 
 describe('model request timeouts against a loopback server', () => {
   it('cancels a stream that goes silent, retries it, and fails the turn with the idle timeout after the last retry', async () => {
-    const idle = 'the model sent nothing for 150 ms (streamIdleTimeoutMs); the request was cancelled'
+    // A limit well above a request's way to the server on a loaded machine: each attempt reaches the
+    // server (which then holds it open indefinitely) before its limit runs out.
+    const idle = 'the model sent nothing for 1500 ms (streamIdleTimeoutMs); the request was cancelled'
     // First attempt: no headers at all. Second: two chunks, then silence with the response open.
-    const run = await turnAgainst([{ hang: true }, { chunks: hello, stall: true }], { streamIdleTimeoutMs: 150, maxRetries: 1 })
+    const run = await turnAgainst([{ hang: true }, { chunks: hello, stall: true }], { streamIdleTimeoutMs: 1_500, maxRetries: 1 })
     expect(run.outcome).toEqual({ turn: 1, reason: 'error', error: idle, steps: 1 })
     // Both responses were abandoned by the client: the model's stream was cancelled each time.
     await run.server.abandoned(2)
@@ -66,8 +68,8 @@ describe('model request timeouts against a loopback server', () => {
   it('cancels a request that keeps streaming past requestTimeoutMs, then succeeds on the retry', async () => {
     const answer = [chunk({ role: 'assistant', content: 'Hi.' }), chunk({}, 'stop')]
     const run = await turnAgainst([{ chunks: [chunk({ content: '.' })], trickleMs: 20 }, { chunks: answer }], {
-      streamIdleTimeoutMs: 5_000,
-      requestTimeoutMs: 300,
+      streamIdleTimeoutMs: 10_000,
+      requestTimeoutMs: 2_000,
     })
     expect(run.outcome).toEqual({ turn: 1, reason: 'completed', steps: 1 })
     await run.server.abandoned(1)
@@ -75,11 +77,16 @@ describe('model request timeouts against a loopback server', () => {
     const error = run.errors[0]!.error
     expect(ModelTimeoutError.isInstance(error) && [error.kind, error.timeoutMs, error.message]).toEqual([
       'request',
-      300,
-      'the model request did not finish within 300 ms (requestTimeoutMs); the request was cancelled',
+      2_000,
+      'the model request did not finish within 2 s (requestTimeoutMs); the request was cancelled',
     ])
     expect(run.session.events.filter((e) => e.type === 'assistant/message').map((e) => e.data.content)).toEqual([[{ type: 'text', text: 'Hi.' }]])
     run.ctx.dispose()
+  })
+
+  it('a wait for abandoned responses that never come fails with what the server saw, instead of hanging', async () => {
+    server = await loopbackServer([])
+    await expect(server.abandoned(1, 100)).rejects.toThrow('loopback: expected 1 responses abandoned by the client within 100 ms, saw 0 (0 requests received)')
   })
 
   it('refuses timeouts that are not non-negative integers, and 0 turns a limit off', () => {

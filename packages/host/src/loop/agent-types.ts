@@ -60,9 +60,13 @@ export interface HostAgent extends Agent {
    * begins); on an idle agent it starts a turn. A turn whose model stops
    * calling tools takes one more step while steered messages wait. A turn
    * that ends before a step takes the message (error, cancel, step limit,
-   * rejection) logs it as a `user/message` before its `turn/end`, and
-   * {@link HostAgent.dispose} logs waiting ones at once: a steered message
-   * keeps its place ahead of later input and survives a restart.
+   * rejection) logs it as a `user/message` before its `turn/end`; one
+   * steered while a turn logs its `turn/end` is logged right after the next
+   * turn's `turn/start`, before a follow-up's message. {@link HostAgent.dispose}
+   * logs the waiting ones at once, with those a running pre-step holds, each
+   * exactly once (mid tool batch: after the `assistant/message`, before the
+   * `tool/result`s still to come). A steered message so keeps its place ahead
+   * of later input and survives a restart.
    */
   steer(message: UserInput): void
   /** Appends a user message to the log now; starts nothing. */

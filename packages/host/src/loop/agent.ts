@@ -5,6 +5,7 @@ import { AgentError } from './agent-error.js'
 import type { AgentStatus, CreateAgentOptions, HostAgent, TurnOutcome, UserInput } from './agent-types.js'
 import type { AgentsConfig } from './agents-plugin.js'
 import { newId } from '../ids.js'
+import { SteeredMessages } from './steered.js'
 import { logSteered, nextTurn, runTurn } from './turn.js'
 import type { TurnHost } from './turn.js'
 
@@ -33,7 +34,7 @@ export class LoopAgent implements HostAgent {
   readonly owner?: Agent
   readonly model: LanguageModelV3
   disposed = false
-  private readonly steered: UserMessage[] = []
+  private readonly steered = new SteeredMessages()
   private readonly followups: Followup[] = []
   private current: { readonly controller: AbortController; readonly done: Promise<TurnOutcome> } | undefined
   private idleWaiters: (() => void)[] = []
@@ -131,7 +132,8 @@ export class LoopAgent implements HostAgent {
       followup.reject(new AgentError('DISPOSED', `agent ${this.id} was disposed before this follow-up ran`))
     }
     // Steered messages no step took are logged now, while the session still takes appends
-    // (disposing the host closes the store right after the agents).
+    // (disposing the host closes the store right after the agents): the batch a running pre-step
+    // holds, then the waiting ones. The turn, when it resumes, logs none of them again.
     void logSteered(this.turnHost)
     this.forget(this)
     if (this.current === undefined) this.settle()
@@ -162,19 +164,23 @@ export class LoopAgent implements HostAgent {
   private afterTurn(outcome: TurnOutcome): void {
     if (this.disposed) return this.settle()
     // An `agent/status` listener may already have started the next turn; the queue waits for it.
+    // That turn, like a follow-up's, logs the steered messages that wait before its own message.
     if (this.current !== undefined) return
-    // A message steered while a turn that did not complete was logging its end is logged now,
-    // before anything queued after it.
-    if (outcome.reason !== 'completed' && this.steered.length > 0) void logSteered(this.turnHost)
+    // Messages steered while the turn logged its end (whatever its reason) were meant for it: the
+    // follow-up's turn logs them right after its `turn/start`, before the follow-up itself.
     const followup = this.followups.shift()
     if (followup !== undefined) {
       this.start(followup.message).then(followup.resolve, followup.reject)
       return
     }
-    // A message steered after the last step of a completed turn starts the next turn.
-    if (this.steered.length > 0) {
-      void this.start(undefined)
-      return
+    if (this.steered.size > 0) {
+      // After a completed turn they start the next one; a turn that did not complete (a cancel, an
+      // error) starts nothing, so they are logged now, ahead of anything the user sends next.
+      if (outcome.reason === 'completed') {
+        void this.start(undefined)
+        return
+      }
+      void logSteered(this.turnHost)
     }
     this.settle()
   }

@@ -29,6 +29,11 @@ export interface AgentsConfig {
    * included — before the loop cancels it and fails the attempt with a
    * retryable {@link ModelTimeoutError} (`kind: 'idle'`). 0 turns the limit
    * off. Default 60 000 ms.
+   *
+   * @remarks
+   * The wait for the first part counts: a model that thinks for long before
+   * it sends anything (a reasoning model whose provider streams no
+   * reasoning, a local model still loading) needs a larger value, or 0.
    */
   readonly streamIdleTimeoutMs?: number
   /**
@@ -46,7 +51,8 @@ export interface AgentsConfig {
  * @remarks
  * Per turn: `turn/start`, the prompt's `user/message`, then per step: the
  * `agent/pre-step` waterfall (steered messages in, decision out; `reject`
- * ends the turn), the decision's messages logged as `user/message`, the
+ * ends the turn, and the messages it was proposed are logged before its
+ * `turn/end`), the decision's messages logged as `user/message`, the
  * assembly, `request/header` (`initial` first, then `change` only when the
  * system text, the tools or the model differ from the last header in the
  * log), `step/start`, the model call (`doStream`), `assistant/message`, the
@@ -60,7 +66,10 @@ export interface AgentsConfig {
  * `agent/request-error` waterfall, which may `retry` (the same frozen
  * request, no pre-step, no new header; at most `maxRetries` times) or `fail`.
  * A message steered into a turn is logged by the step that takes it, or —
- * when the turn ends first — as a `user/message` before its `turn/end`.
+ * when the turn ends first — as a `user/message` before its `turn/end`; one
+ * steered while the turn logs its end is logged ahead of the next turn's
+ * own message; a dispose logs the waiting ones (and those a running
+ * pre-step holds) at once, each exactly once.
  *
  * @public
  */

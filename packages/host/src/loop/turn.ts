@@ -4,6 +4,7 @@ import type { HostAgent, TurnOutcome } from './agent-types.js'
 import type { AgentsConfig } from './agents-plugin.js'
 import { messageOf } from '../error-text.js'
 import { runStep } from './step.js'
+import type { SteeredMessages } from './steered.js'
 
 /** What a turn needs from the agent running it. */
 export interface TurnHost {
@@ -13,7 +14,7 @@ export interface TurnHost {
   /** Steps per turn before `step-limit`. */
   readonly maxSteps: number
   /** Messages steered into the agent and not logged yet, oldest first; the turn takes them at each pre-step. */
-  readonly steered: UserMessage[]
+  readonly steered: SteeredMessages
   /** True while another agent of the registry runs a turn on the same session. */
   peerRunning(): boolean
 }
@@ -78,15 +79,16 @@ function checkDecision(decision: PreStepDecision): void {
 }
 
 /**
- * Logs the steered messages no step took, oldest first, as `user/message`
- * (the appends are queued at once, in order, so nothing appended later can
- * come between them). A message the store refuses is dropped with an error
- * in the log.
+ * Logs the steered messages no step took — the batch a running pre-step
+ * holds first, then the waiting ones, oldest first — as `user/message`. The
+ * appends are queued at once, in order, before this returns, so nothing
+ * appended later can come between them. A message the store refuses is
+ * dropped with an error in the log.
  */
 export async function logSteered(host: TurnHost): Promise<void> {
   const { agent, ctx } = host
   await Promise.all(
-    host.steered.splice(0).map((message) =>
+    host.steered.takeAll().map((message) =>
       agent.session.append('user/message', message).catch((error: unknown) => ctx.logger.error(`agent ${agent.id}: could not log a steered message`, error)),
     ),
   )
@@ -116,8 +118,9 @@ export async function runTurn(host: TurnHost, turn: number, initial: UserMessage
       state.openStep = undefined
       await session.append('step/end', { turn, step }).catch((e: unknown) => ctx.logger.error(`agent ${agent.id}: could not close step ${step}`, e))
     }
-    // A completed turn took every steered message; any other end logs the ones no step took,
-    // so they stay durable and ahead of whatever the user sends next.
+    // A completed turn took every steered message; any other end logs the ones no step took (the batch
+    // a failed or rejected pre-step was proposed included), so they stay durable and ahead of whatever
+    // the user sends next.
     if (reason !== 'completed') await logSteered(host)
     await session
       .append('turn/end', error === undefined ? { turn, reason } : { turn, reason, error })
@@ -133,34 +136,40 @@ export async function runTurn(host: TurnHost, turn: number, initial: UserMessage
   try {
     await closeInterruptedTurn(host)
     await session.append('turn/start', { turn })
-    if (initial !== undefined) await session.append('user/message', initial)
+    if (initial !== undefined) {
+      // Messages steered into the turn before this one, which ended before a step took them (they came
+      // while it logged its end): they were meant for that turn, so they go before this turn's own message.
+      const early = steered.takeAll().map((message) => session.append('user/message', message))
+      await Promise.all([...early, session.append('user/message', initial)])
+    }
     for (;;) {
       if (signal.aborted) return await end('cancelled')
       if (steps >= host.maxSteps) return await end('step-limit')
       const step = steps + 1
-      const proposed = steered.splice(0)
-      let decision: PreStepDecision
-      try {
-        decision = await ctx.waterfall(
-          'agent/pre-step',
-          { agent, turn, step, signal, messages: proposed },
-          async (payload): Promise<PreStepDecision> => ({ kind: 'enter', messages: payload.messages }),
-        )
-        checkDecision(decision)
-      } catch (error) {
-        // The steered messages were not logged: back to the queue, which the turn's end logs.
-        steered.unshift(...proposed)
-        throw error
-      }
+      // The proposed messages stay in flight until the decision's messages are queued for logging:
+      // a dispose while the waterfall runs (a listener may await an append) logs them itself, and a
+      // failed or rejected pre-step leaves them for the turn's end to log.
+      const proposed = steered.propose()
+      const decision: PreStepDecision = await ctx.waterfall(
+        'agent/pre-step',
+        { agent, turn, step, signal, messages: [...proposed] },
+        async (payload): Promise<PreStepDecision> => ({ kind: 'enter', messages: payload.messages }),
+      )
+      checkDecision(decision)
+      // Disposed while the waterfall ran: the agent's dispose logged the proposed messages already.
+      if (!steered.holds(proposed)) return await end('cancelled')
       if (decision.kind === 'reject') {
-        steered.unshift(...proposed)
         rejection = decision.reason
         ctx.logger.info(`agent ${agent.id}: step ${step} of turn ${turn} rejected: ${decision.reason}`)
         return await end('rejected')
       }
       // The decision's messages are logged even when the turn was cancelled while the waterfall ran:
-      // steered ones are durable, and a listener's notice is about state it already logged.
-      for (const message of decision.messages) await session.append('user/message', message)
+      // steered ones are durable, and a listener's notice is about state it already logged. They are
+      // queued at once, before the batch leaves the in-flight list, so a dispose from here on logs only
+      // messages steered later, after these.
+      const logging = decision.messages.map((message) => session.append('user/message', message))
+      steered.settle(proposed)
+      await Promise.all(logging)
       if (signal.aborted) return await end('cancelled')
       steps = step
 
@@ -168,7 +177,7 @@ export async function runTurn(host: TurnHost, turn: number, initial: UserMessage
       if (result.kind === 'cancelled') return await end('cancelled')
       if (result.kind === 'error') return await end('error', result.message)
       if (signal.aborted) return await end('cancelled')
-      if (result.calls === 0 && steered.length === 0) return await end('completed')
+      if (result.calls === 0 && steered.waitingCount === 0) return await end('completed')
     }
   } catch (error) {
     ctx.logger.error(`agent ${agent.id}: turn ${turn} failed`, error)
