@@ -39,13 +39,24 @@ export interface PreStepPayload {
   readonly step: number
   /** Aborted when the turn is cancelled. */
   readonly signal: AbortSignal
-  /** User messages proposed for this step (steered messages), oldest first. */
+  /**
+   * User messages proposed for this step (steered messages), oldest first.
+   * An `enter` logs the decision's `messages` in their place (a listener
+   * may leave some out or add its own); after a `reject` the host logs
+   * these before the turn's `turn/end`.
+   */
   readonly messages: readonly UserMessage[]
 }
 
 /**
  * The outcome of the `agent/pre-step` waterfall: `enter` the step, logging
  * `messages` as its user messages first, or `reject` it and end the turn.
+ *
+ * @remarks
+ * A `reject` does not drop what the user typed: the host logs the messages
+ * the pre-step was proposed (the payload's `messages`) as user messages
+ * before the turn's `turn/end`. A listener that must keep a message out of
+ * the transcript returns `enter` with its own, filtered `messages` instead.
  *
  * @public
  */

@@ -11,16 +11,20 @@ import { newId } from '../ids.js'
 export interface ParsedCommandLine {
   /** The name without the slash. */
   readonly name: string
-  /** Everything after the name, untrimmed; `''` when nothing but whitespace follows. Always a string. */
+  /**
+   * Always a string: `''` when nothing or only whitespace follows the name;
+   * otherwise the text after the name exactly as typed (untrimmed).
+   */
   readonly args: string
 }
 
 /**
  * Splits `/name args`: the name runs from after the slash to the first
- * whitespace; `args` is the rest of the line exactly as typed (so
- * `/plan  fix it` gives `'  fix it'`), and `''` when nothing but whitespace
- * follows the name (`/plan`, `/plan   `). `undefined` when the line does
- * not start with `/` followed by a name.
+ * whitespace. `args` is `''` when nothing or only whitespace follows the
+ * name (`/plan`, `/plan   `); otherwise it is the text after the name
+ * exactly as typed, leading and trailing whitespace included (`/plan  fix it `
+ * gives `'  fix it '`). `undefined` when the line does not start with `/`
+ * followed by a name.
  *
  * @public
  */
