@@ -85,13 +85,13 @@ function checkDecision(decision: PreStepDecision): void {
  * appended later can come between them. A message the store refuses is
  * dropped with an error in the log.
  */
-export async function logSteered(host: TurnHost): Promise<void> {
+export function logSteered(host: TurnHost): Promise<void> {
   const { agent, ctx } = host
-  await Promise.all(
+  return Promise.all(
     host.steered.takeAll().map((message) =>
       agent.session.append('user/message', message).catch((error: unknown) => ctx.logger.error(`agent ${agent.id}: could not log a steered message`, error)),
     ),
-  )
+  ).then(() => undefined)
 }
 
 /** The step the turn has open (logged `step/start`, no `step/end` yet), shared with {@link runStep}. */
@@ -139,8 +139,9 @@ export async function runTurn(host: TurnHost, turn: number, initial: UserMessage
     if (initial !== undefined) {
       // Messages steered into the turn before this one, which ended before a step took them (they came
       // while it logged its end): they were meant for that turn, so they go before this turn's own message.
-      const early = steered.takeAll().map((message) => session.append('user/message', message))
-      await Promise.all([...early, session.append('user/message', initial)])
+      // Both are queued before anything awaits, so nothing can come between them.
+      const early = logSteered(host)
+      await Promise.all([early, session.append('user/message', initial)])
     }
     for (;;) {
       if (signal.aborted) return await end('cancelled')
