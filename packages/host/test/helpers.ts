@@ -4,6 +4,8 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Context } from '@planmode/context'
 import type { Logger } from '@planmode/context'
+import { sessionStorePlugin } from '@planmode/host'
+import type { SessionStore, SessionStoreConfig } from '@planmode/host'
 import type { Agent, Session, StandardSchemaV1, UserMessage } from '@planmode/seams'
 
 /** A logger that records every call. */
@@ -18,6 +20,13 @@ export function recordingLogger(): Logger & { lines: { level: string; message: s
 export function newContext(): { ctx: Context; logger: ReturnType<typeof recordingLogger> } {
   const logger = recordingLogger()
   return { ctx: new Context({ logger }), logger }
+}
+
+/** A `Context` with a recording logger and `sessionStorePlugin` loaded with `config` (as given: none means in memory). */
+export function storeContext(config?: SessionStoreConfig): { ctx: Context; logger: ReturnType<typeof recordingLogger>; sessions: SessionStore } {
+  const { ctx, logger } = newContext()
+  ctx.plugin(sessionStorePlugin, config)
+  return { ctx, logger, sessions: ctx.require('sessions') }
 }
 
 /** A bare agent over `session`, for runtimes that only need `agent.session`. */

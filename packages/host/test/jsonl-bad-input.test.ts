@@ -5,9 +5,8 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { Context } from '@planmode/context'
-import { SessionLogError, sessionStorePlugin } from '@planmode/host'
-import { recordingLogger } from './helpers.js'
+import { SessionLogError } from '@planmode/host'
+import { storeContext } from './helpers.js'
 
 let dir: string
 beforeEach(async () => {
@@ -18,12 +17,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-function store() {
-  const logger = recordingLogger()
-  const ctx = new Context({ logger })
-  ctx.plugin(sessionStorePlugin, { dir })
-  return { ctx, logger, sessions: ctx.require('sessions') }
-}
+const store = () => storeContext({ dir })
 const line = (seq: number): string => JSON.stringify({ type: 'turn/start', seq, time: 1000 + seq, data: { turn: seq + 1 } }) + '\n'
 const isRoot = process.getuid?.() === 0
 

@@ -5,9 +5,7 @@ import { syncBuiltinESMExports } from 'node:module'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { Context } from '@planmode/context'
-import { sessionStorePlugin } from '@planmode/host'
-import { recordingLogger } from './helpers.js'
+import { storeContext } from './helpers.js'
 
 /*
  * A file system without hard links (some FUSE and network mounts, FAT): `link`
@@ -33,12 +31,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-function store() {
-  const logger = recordingLogger()
-  const ctx = new Context({ logger })
-  ctx.plugin(sessionStorePlugin, { dir })
-  return { ctx, logger, sessions: ctx.require('sessions') }
-}
+const store = () => storeContext({ dir })
 
 describe('a file system without hard links (link fails with EPERM)', () => {
   it('create and open take the lock by O_EXCL with its full content, leave no temp file, refuse a second writer, and release on close', async () => {

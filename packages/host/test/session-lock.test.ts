@@ -4,10 +4,9 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { Context } from '@planmode/context'
-import { SessionLogError, sessionStorePlugin } from '@planmode/host'
+import { SessionLogError } from '@planmode/host'
 import type { SessionStoreConfig } from '@planmode/host'
-import { recordingLogger } from './helpers.js'
+import { recordingLogger, storeContext } from './helpers.js'
 
 let dir: string
 beforeEach(async () => {
@@ -17,12 +16,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-function store(config: SessionStoreConfig = { dir }) {
-  const logger = recordingLogger()
-  const ctx = new Context({ logger })
-  ctx.plugin(sessionStorePlugin, config)
-  return { ctx, logger, sessions: ctx.require('sessions') }
-}
+const store = (config: SessionStoreConfig = { dir }) => storeContext(config)
 
 const line = (seq: number): string => JSON.stringify({ type: 'turn/start', seq, time: 1000 + seq, data: { turn: seq + 1 } }) + '\n'
 

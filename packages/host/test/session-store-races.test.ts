@@ -2,10 +2,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { Context } from '@planmode/context'
-import { SessionLogError, sessionStorePlugin } from '@planmode/host'
+import { SessionLogError } from '@planmode/host'
 import type { SessionStoreConfig } from '@planmode/host'
-import { recordingLogger } from './helpers.js'
+import { storeContext } from './helpers.js'
 
 let dir: string
 beforeEach(async () => {
@@ -15,11 +14,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-function store(config: SessionStoreConfig = { dir }) {
-  const ctx = new Context({ logger: recordingLogger() })
-  ctx.plugin(sessionStorePlugin, config)
-  return { ctx, sessions: ctx.require('sessions') }
-}
+const store = (config: SessionStoreConfig = { dir }) => storeContext(config)
 
 const seqsOf = (text: string): number[] =>
   text

@@ -4,11 +4,10 @@ import { hostname } from 'node:os'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { Context } from '@planmode/context'
-import { SessionLogError, sessionInvariantsPlugin, sessionStorePlugin } from '@planmode/host'
+import { SessionLogError, sessionInvariantsPlugin } from '@planmode/host'
 import type { SessionStoreConfig } from '@planmode/host'
 import type { SessionEvent, SessionEventPayload } from '@planmode/seams'
-import { recordingLogger, text } from './helpers.js'
+import { storeContext, text } from './helpers.js'
 
 let dir: string
 beforeEach(async () => {
@@ -18,12 +17,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-function store(config: SessionStoreConfig | undefined = { dir }) {
-  const logger = recordingLogger()
-  const ctx = new Context({ logger })
-  ctx.plugin(sessionStorePlugin, config)
-  return { ctx, logger, sessions: ctx.require('sessions') }
-}
+const store = (config: SessionStoreConfig | undefined = { dir }) => storeContext(config)
 
 /** Writes a log by hand, one event per line. */
 async function writeLog(id: string, lines: string[]): Promise<string> {

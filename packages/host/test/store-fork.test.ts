@@ -3,10 +3,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { Context } from '@planmode/context'
-import { SessionLogError, sessionStorePlugin } from '@planmode/host'
+import { SessionLogError } from '@planmode/host'
 import type { Session } from '@planmode/seams'
-import { recordingLogger } from './helpers.js'
+import { storeContext } from './helpers.js'
 
 let dir: string
 beforeEach(async () => {
@@ -16,11 +15,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-function store(onDisk = true) {
-  const ctx = new Context({ logger: recordingLogger() })
-  ctx.plugin(sessionStorePlugin, onDisk ? { dir } : {})
-  return { ctx, sessions: ctx.require('sessions') }
-}
+const store = (onDisk = true) => storeContext(onDisk ? { dir } : {})
 
 /** A `Session` from elsewhere (another store, a test, a user's code), holding `events` as given. */
 const foreign = (events: unknown[]): Session => ({ id: 'elsewhere', events, append: () => Promise.reject(new Error('read-only')) }) as unknown as Session

@@ -2,11 +2,10 @@ import { mkdtemp, open, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { Context } from '@planmode/context'
-import { SessionLogError, sessionInvariantsPlugin, sessionStorePlugin } from '@planmode/host'
+import { SessionLogError, sessionInvariantsPlugin } from '@planmode/host'
 import type { Durability } from '@planmode/host'
 import type { SessionEvent } from '@planmode/seams'
-import { recordingLogger } from './helpers.js'
+import { storeContext } from './helpers.js'
 
 let dir: string
 let prototype: { sync(): Promise<void> }
@@ -25,11 +24,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-function store(durability: Durability) {
-  const ctx = new Context({ logger: recordingLogger() })
-  ctx.plugin(sessionStorePlugin, { dir, durability })
-  return { ctx, sessions: ctx.require('sessions') }
-}
+const store = (durability: Durability) => storeContext({ dir, durability })
 const lines = async (file: string): Promise<SessionEvent[]> =>
   (await readFile(file, 'utf8'))
     .split('\n')

@@ -3,16 +3,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { Context } from '@planmode/context'
-import { SessionLogError, sessionStorePlugin } from '@planmode/host'
+import { SessionLogError } from '@planmode/host'
 import type { SessionEvent } from '@planmode/seams'
-import { recordingLogger } from './helpers.js'
+import { storeContext } from './helpers.js'
 
-function store(dir: string) {
-  const ctx = new Context({ logger: recordingLogger() })
-  ctx.plugin(sessionStorePlugin, { dir, durability: 'never' })
-  return { ctx, sessions: ctx.require('sessions') }
-}
+const store = (dir: string) => storeContext({ dir, durability: 'never' })
 
 /** Values JSON keeps, changes (Date, NaN, -0, undefined members, holes, Map, typed arrays) or cannot write (undefined, BigInt, functions). */
 const anyValue = fc.oneof(

@@ -4,10 +4,9 @@ import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/pr
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { Context } from '@planmode/context'
-import { SessionLogError, sessionStorePlugin } from '@planmode/host'
+import { SessionLogError } from '@planmode/host'
 import type { Durability } from '@planmode/host'
-import { bundleChild, recordingLogger } from './helpers.js'
+import { bundleChild, storeContext } from './helpers.js'
 
 let dir: string
 beforeEach(async () => {
@@ -18,12 +17,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-function store(at: string | undefined = dir, durability: Durability = 'turn') {
-  const logger = recordingLogger()
-  const ctx = new Context({ logger })
-  ctx.plugin(sessionStorePlugin, at === undefined ? {} : { dir: at, durability })
-  return { ctx, logger, sessions: ctx.require('sessions') }
-}
+const store = (at: string | undefined = dir, durability: Durability = 'turn') => storeContext(at === undefined ? {} : { dir: at, durability })
 const line = (seq: number): string => JSON.stringify({ type: 'turn/start', seq, time: 1000 + seq, data: { turn: seq + 1 } }) + '\n'
 const isRoot = process.getuid?.() === 0
 

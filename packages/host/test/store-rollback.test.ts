@@ -5,10 +5,9 @@ import { mkdtemp, open, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { Context } from '@planmode/context'
-import { SessionLogError, sessionStorePlugin } from '@planmode/host'
+import { SessionLogError } from '@planmode/host'
 import type { Durability } from '@planmode/host'
-import { recordingLogger } from './helpers.js'
+import { storeContext } from './helpers.js'
 
 let dir: string
 beforeEach(async () => {
@@ -18,11 +17,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-function store(durability: Durability = 'append') {
-  const ctx = new Context({ logger: recordingLogger() })
-  ctx.plugin(sessionStorePlugin, { dir, durability })
-  return { ctx, sessions: ctx.require('sessions') }
-}
+const store = (durability: Durability = 'append') => storeContext({ dir, durability })
 
 /** The prototype of `FileHandle` (what the store's writer syncs through). */
 async function fileHandlePrototype(): Promise<{ sync(): Promise<void> }> {

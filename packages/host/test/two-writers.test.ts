@@ -3,9 +3,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Context } from '@planmode/context'
-import { SessionLogError, sessionStorePlugin } from '@planmode/host'
-import { bundleChild, recordingLogger } from './helpers.js'
+import { SessionLogError } from '@planmode/host'
+import { bundleChild, storeContext } from './helpers.js'
 
 /** A second host process: opens (or creates) one session, appends once, reports, then holds it until killed. */
 const childSource = `
@@ -66,12 +65,7 @@ const killed = (child: ChildProcess): Promise<void> =>
     child.kill('SIGKILL')
   })
 
-function store() {
-  const logger = recordingLogger()
-  const ctx = new Context({ logger })
-  ctx.plugin(sessionStorePlugin, { dir })
-  return { ctx, logger, sessions: ctx.require('sessions') }
-}
+const store = () => storeContext({ dir })
 
 /** `unshare --pid --fork` runs the child as pid 1 of a new pid namespace (as root; some kernels and containers refuse it). */
 const unshare = ['unshare', '--pid', '--fork', '--kill-child']
