@@ -158,7 +158,8 @@ export function createPlanModeController(ctx: Context): PlanModeController {
   /**
    * One `set`, decided now against the log as it is. What appends nothing
    * (`noop`, `queued`, `cancelled`) returns an already-settled promise; an
-   * idle commit returns the append's promise, followed by the notice.
+   * idle commit returns the append's promise, followed by the notice. It
+   * takes no lock: `set` holds the session's lock over what it returns.
    */
   const decide = (agent: Agent, active: boolean): Promise<PlanModeSetResult> => {
     const session = agent.session
@@ -207,8 +208,11 @@ export function createPlanModeController(ctx: Context): PlanModeController {
         return failed(error)
       }
     }
-    return hold(session, appended.then(committed))
+    return appended.then(committed)
   }
+
+  /** Results decided without an append: already settled, so no lock is held for them. */
+  const settled = new Set<Promise<PlanModeSetResult>>([NOOP, QUEUED, CANCELLED])
 
   const controller: PlanModeController = {
     get(agent) {
@@ -221,9 +225,13 @@ export function createPlanModeController(ctx: Context): PlanModeController {
       if (!ctx.active) return Promise.reject(new Error(DISPOSED))
       const session = agent.session
       const busy = locks.get(session)
-      // Nothing in flight on this session: decide now (no promise hop for what appends nothing).
-      if (busy === undefined) return decide(agent, active)
-      // Calls on one session are serialized: this one is decided once the earlier ones have settled.
+      if (busy === undefined) {
+        // Nothing in flight on this session: decide now (no promise hop for what appends nothing).
+        const result = decide(agent, active)
+        return settled.has(result) ? result : hold(session, result)
+      }
+      // Calls on one session are serialized: this one is decided once the earlier ones have settled,
+      // and the lock it holds covers its own commit, so a later call waits for all of it.
       const run = (): Promise<PlanModeSetResult> => decide(agent, active)
       return hold(session, busy.then(run, run))
     },
