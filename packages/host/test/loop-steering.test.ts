@@ -173,6 +173,35 @@ describe('a steered message proposed to a pre-step that is still running', () =>
     fresh.ctx.dispose()
   })
 
+  it('a listener’s own message (a notice about state it logged) is still logged, after the steered one, when the agent is disposed while the waterfall waits', async () => {
+    let agent!: HostAgent
+    const host = openHost([
+      () => {
+        agent.steer('typed during step 1')
+        return { toolCalls: [{ toolName: 'noop', input: {} }] }
+      },
+      { text: 'never asked' },
+    ])
+    const notice = { content: [{ type: 'text' as const, text: 'a notice' }], source: { kind: 'user' as const } }
+    // Outermost, as plan-core's flush: it awaits the decision, logs its own state, then adds its message.
+    host.ctx.on(
+      'agent/pre-step',
+      async (payload, next) => {
+        const decision = await next()
+        if (payload.step !== 2 || decision.kind !== 'enter') return decision
+        agent.dispose()
+        await new Promise((resolve) => setImmediate(resolve))
+        return { ...decision, messages: [...decision.messages, notice] }
+      },
+      { prepend: true },
+    )
+    const session = await host.sessions.create({ id: 's-notice' })
+    agent = host.agents.create({ session })
+    expect(await agent.prompt('first')).toMatchObject({ turn: 1, reason: 'cancelled', steps: 1 })
+    expect(labels(session.events).filter((label) => label.startsWith('user:'))).toEqual(['user:first', 'user:typed during step 1', 'user:a notice'])
+    host.ctx.dispose()
+  })
+
   it('is logged before turn/end when the pre-step rejects; a listener that must keep it out enters with its own messages', async () => {
     let agent!: HostAgent
     const host = openHost([

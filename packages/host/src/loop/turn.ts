@@ -157,8 +157,15 @@ export async function runTurn(host: TurnHost, turn: number, initial: UserMessage
         async (payload): Promise<PreStepDecision> => ({ kind: 'enter', messages: payload.messages }),
       )
       checkDecision(decision)
-      // Disposed while the waterfall ran: the agent's dispose logged the proposed messages already.
-      if (!steered.holds(proposed)) return await end('cancelled')
+      if (!steered.holds(proposed)) {
+        // Disposed while the waterfall ran: the agent's dispose logged the proposed messages already.
+        // A listener's own messages (a notice about state it logged meanwhile) are logged still, after them.
+        if (decision.kind === 'enter') {
+          const own = decision.messages.filter((message) => !proposed.includes(message))
+          await Promise.all(own.map((message) => session.append('user/message', message)))
+        }
+        return await end('cancelled')
+      }
       if (decision.kind === 'reject') {
         rejection = decision.reason
         ctx.logger.info(`agent ${agent.id}: step ${step} of turn ${turn} rejected: ${decision.reason}`)
