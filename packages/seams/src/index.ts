@@ -65,9 +65,11 @@ export { UserQuestionError } from './user-question-error.js'
 export type { UserQuestionErrorCode } from './user-question-error.js'
 export type {
   AskRequest,
+  PlanReviewIntent,
   QuestionIntent,
   QuestionOption,
   UserAnswer,
+  UserAnswerComment,
   UserQuestion,
   UserQuestionProvider,
   UserQuestions,

@@ -10,14 +10,39 @@ export interface QuestionOption {
 }
 
 /**
- * What a question is for, so a capable UI can render it specially.
- * `plan-review` names the label that means approval.
+ * The intent of a plan review (`kind: 'plan-review'`): which option labels
+ * mean what, and which extra answer members the question honours.
+ *
+ * @remarks
+ * Only `kind` and `approve` are required, so an intent written before the
+ * other members existed still type-checks. A provider that does not know
+ * `keep`, `stop`, `editable` or `comments` keeps working: it shows the
+ * options as they are and answers with `selected`/`custom` only.
  *
  * @public
  */
-export type QuestionIntent =
-  | { readonly kind: 'plan-review'; readonly approve: string }
-  | { readonly kind: string; readonly [key: string]: unknown }
+export interface PlanReviewIntent {
+  readonly kind: 'plan-review'
+  /** The label that means approval. */
+  readonly approve: string
+  /** The label that means "keep planning" (stay in plan mode, revise the plan). */
+  readonly keep?: string
+  /** The label that means "stop planning" (leave plan mode without approving). */
+  readonly stop?: string
+  /** Whether the answer may carry {@link UserAnswer.edit}: the user's edited version of `detail`. */
+  readonly editable?: boolean
+  /** Whether the answer may carry {@link UserAnswer.comments}: remarks on lines of `detail`. */
+  readonly comments?: boolean
+}
+
+/**
+ * What a question is for, so a capable UI can render it specially.
+ * `plan-review` ({@link PlanReviewIntent}) names the labels of its options
+ * and whether edits and line comments are honoured.
+ *
+ * @public
+ */
+export type QuestionIntent = PlanReviewIntent | { readonly kind: string; readonly [key: string]: unknown }
 
 /** One question put to the user. @public */
 export interface UserQuestion {
@@ -45,6 +70,28 @@ export interface UserAnswer {
   readonly selected: readonly string[]
   /** Free text the user typed instead of (or besides) choosing. */
   readonly custom?: string
+  /**
+   * The user's edited version of the question's `detail`. Honoured only for
+   * a question whose intent allows it (`plan-review` with `editable: true`);
+   * ignored otherwise. Providers that do not know it leave it out and keep
+   * working.
+   */
+  readonly edit?: string
+  /**
+   * Remarks anchored to 1-based lines of the question's `detail`, in the
+   * order given. Honoured only for a question whose intent allows them
+   * (`plan-review` with `comments: true`); ignored otherwise. Providers
+   * that do not know them leave them out and keep working.
+   */
+  readonly comments?: readonly UserAnswerComment[]
+}
+
+/** One remark on a line of a question's `detail` ({@link UserAnswer.comments}). @public */
+export interface UserAnswerComment {
+  /** The 1-based line of `detail` the remark is about. */
+  readonly line: number
+  /** The remark. */
+  readonly text: string
 }
 
 /** One ask: who is asking, what, and when to give up. @public */
