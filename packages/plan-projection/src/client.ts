@@ -1,7 +1,10 @@
 /**
- * The `plan` projection's wire type for client bundles: type-only, no host
- * code. Importing it adds key `plan` to `SessionProjectionMap`.
+ * The plan projections' wire types for client bundles, and {@link diffPlans}:
+ * no host code. Importing it adds keys `plan` and `planHistory` to
+ * `SessionProjectionMap`.
  *
  * @packageDocumentation
  */
-export type { PlanProjection } from './types.js'
+export type { PlanComment, PlanHistoryView, PlanProjection, PlanRevision, PlanRevisionStatus } from './types.js'
+export { diffPlans } from './diff-plans.js'
+export type { PlanDiffLine } from './diff-plans.js'

@@ -1,0 +1,186 @@
+import type { Plugin } from '@planmode/context'
+import type { ProjectionUnit, SessionEvent, StandardSchemaV1 } from '@planmode/seams'
+import { planTitle } from './title.js'
+import type { PlanComment, PlanHistoryView, PlanRevision, PlanRevisionStatus } from './types.js'
+
+/**
+ * The state of the `planHistory` projection unit, plain JSON: the
+ * revisions in log order, and the index in `revisions` of each call still
+ * `open`, by `toolCallId` (settled calls leave the map, so it stays small).
+ *
+ * @public
+ */
+export interface PlanHistoryState {
+  /** Every revision, oldest first. */
+  readonly revisions: readonly PlanRevision[]
+  /** Index in `revisions` of the open revision of each `toolCallId`. */
+  readonly open: Readonly<Record<string, number>>
+}
+
+const EXIT_TOOL = 'exit_plan_mode'
+const HEADING = /^#\s+\S/
+const OUTCOMES: ReadonlySet<string> = new Set(['approved', 'keep-planning', 'stopped', 'dismissed'])
+const STATUSES: ReadonlySet<string> = new Set([...OUTCOMES, 'open', 'refused'])
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null
+const isComment = (value: unknown): value is PlanComment =>
+  isObject(value) && Number.isInteger(value['line']) && typeof value['text'] === 'string'
+
+/** A string not in `open`'s prototype chain: a plain lookup, safe for ids like `__proto__`. */
+const openIndex = (open: Readonly<Record<string, number>>, id: string): number | undefined =>
+  Object.prototype.hasOwnProperty.call(open, id) ? open[id] : undefined
+
+/** Sets an own data property, so an id like `__proto__` is a key like any other. */
+const setOwn = (record: Record<string, number>, key: string, value: number): void => {
+  Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true })
+}
+
+function withoutOpen(open: Readonly<Record<string, number>>, id: string): Record<string, number> {
+  const next: Record<string, number> = {}
+  for (const key of Object.keys(open)) if (key !== id) setOwn(next, key, open[key]!)
+  return next
+}
+
+function settle(state: PlanHistoryState, id: string, settled: (revision: PlanRevision) => PlanRevision): PlanHistoryState {
+  const index = openIndex(state.open, id)
+  if (index === undefined) return state
+  const revisions = state.revisions.slice()
+  revisions[index] = settled(revisions[index]!)
+  return { revisions, open: withoutOpen(state.open, id) }
+}
+
+/** The settled form of `revision` from a well-formed `plan/review` record, fields copied only when well typed. */
+function reviewed(revision: PlanRevision, record: Record<string, unknown>, outcome: PlanRevisionStatus): PlanRevision {
+  const next: { -readonly [K in keyof PlanRevision]: PlanRevision[K] } = { ...revision, status: outcome }
+  if (outcome === 'approved' && typeof record['plan'] === 'string') next.approvedPlan = record['plan']
+  if (typeof record['feedback'] === 'string') next.feedback = record['feedback']
+  const comments = record['comments']
+  if (Array.isArray(comments) && comments.length > 0 && comments.every(isComment)) {
+    next.comments = comments.map((comment) => ({ line: comment.line, text: comment.text }))
+  }
+  if (record['unattended'] === true) next.unattended = true
+  return next
+}
+
+function applyMessage(state: PlanHistoryState, event: SessionEvent<'assistant/message'>): PlanHistoryState {
+  const content = event.data.content
+  if (!Array.isArray(content)) return state
+  let revisions: PlanRevision[] | undefined
+  let open: Record<string, number> | undefined
+  for (const block of content as readonly unknown[]) {
+    if (!isObject(block) || block['type'] !== 'tool-call' || block['toolName'] !== EXIT_TOOL) continue
+    const id = block['toolCallId']
+    const input = block['input']
+    if (typeof id !== 'string' || !isObject(input)) continue
+    const plan = input['plan']
+    if (typeof plan !== 'string' || !HEADING.test(plan.trim())) continue
+    revisions ??= state.revisions.slice()
+    open ??= { ...state.open }
+    // A repeated id opens a new revision; records and results settle the latest one.
+    setOwn(open, id, revisions.length)
+    revisions.push({ rev: revisions.length + 1, toolCallId: id, seq: event.seq, title: planTitle(plan), plan, status: 'open' })
+  }
+  return revisions === undefined ? state : { revisions, open: open! }
+}
+
+/**
+ * Folds one event into the plan history (SPEC §15). Pure: `state` is never
+ * changed, and every event that changes nothing returns `state` itself.
+ */
+function applyPlanHistory(state: PlanHistoryState, event: SessionEvent): PlanHistoryState {
+  const type: string = event.type
+  if (type === 'assistant/message') return applyMessage(state, event as SessionEvent<'assistant/message'>)
+  if (type === 'tool/result') {
+    const id = (event as SessionEvent<'tool/result'>).data.toolCallId
+    if (typeof id !== 'string') return state
+    return settle(state, id, (revision) => ({ ...revision, status: 'refused' }))
+  }
+  if (type === 'plan/review') {
+    // Declared by plan-tool (SPEC §11); read structurally, so a host without plan-tool still folds it.
+    const record: unknown = (event as { readonly data: unknown }).data
+    if (!isObject(record) || typeof record['toolCallId'] !== 'string') return state
+    const outcome = record['outcome']
+    if (typeof outcome !== 'string' || !OUTCOMES.has(outcome)) return state
+    return settle(state, record['toolCallId'], (revision) => reviewed(revision, record, outcome as PlanRevisionStatus))
+  }
+  return state
+}
+
+const issue = (message: string, path: readonly PropertyKey[]): StandardSchemaV1.Issue => ({ message, path })
+const REVISION_KEYS: ReadonlySet<string> = new Set([
+  'rev', 'toolCallId', 'seq', 'title', 'plan', 'status', 'approvedPlan', 'feedback', 'comments', 'unattended',
+])
+
+function revisionIssues(value: unknown, at: number, issues: StandardSchemaV1.Issue[]): void {
+  const path = ['revisions', at]
+  if (!isObject(value)) return void issues.push(issue('expected an object', path))
+  if (!Number.isInteger(value['rev']) || (value['rev'] as number) < 1) issues.push(issue('expected an integer ≥ 1', [...path, 'rev']))
+  if (!Number.isInteger(value['seq']) || (value['seq'] as number) < 0) issues.push(issue('expected an integer ≥ 0', [...path, 'seq']))
+  for (const key of ['toolCallId', 'title', 'plan']) {
+    if (typeof value[key] !== 'string') issues.push(issue('expected a string', [...path, key]))
+  }
+  if (typeof value['status'] !== 'string' || !STATUSES.has(value['status'])) issues.push(issue('expected a revision status', [...path, 'status']))
+  for (const key of ['approvedPlan', 'feedback']) {
+    if (key in value && typeof value[key] !== 'string') issues.push(issue('expected a string', [...path, key]))
+  }
+  if ('comments' in value && !(Array.isArray(value['comments']) && value['comments'].every(isComment))) {
+    issues.push(issue('expected { line, text }[]', [...path, 'comments']))
+  }
+  if ('unattended' in value && value['unattended'] !== true) issues.push(issue('expected true', [...path, 'unattended']))
+  for (const key of Object.keys(value)) if (!REVISION_KEYS.has(key)) issues.push(issue('unexpected key', [...path, key]))
+}
+
+/** Validates a `planHistory` wire value: exactly `{ revisions: PlanRevision[] }`. */
+const planHistorySchema: StandardSchemaV1<unknown, PlanHistoryView> = {
+  '~standard': {
+    version: 1,
+    vendor: '@planmode/plan-projection',
+    validate(value) {
+      if (!isObject(value)) return { issues: [{ message: 'expected an object' }] }
+      const issues: StandardSchemaV1.Issue[] = []
+      const revisions = value['revisions']
+      if (!Array.isArray(revisions)) issues.push(issue('expected an array', ['revisions']))
+      else revisions.forEach((revision, at) => revisionIssues(revision, at, issues))
+      for (const key of Object.keys(value)) if (key !== 'revisions') issues.push(issue('unexpected key', [key]))
+      if (issues.length > 0) return { issues }
+      return { value: value as unknown as PlanHistoryView }
+    },
+  },
+}
+
+/**
+ * The `planHistory` projection unit (SPEC §15): one revision per
+ * `exit_plan_mode` call whose `plan` passes the heading check, settled by
+ * its `plan/review` record or, failing one, `refused` by its `tool/result`.
+ * Every other event returns the same state reference.
+ *
+ * @public
+ */
+export const planHistory: ProjectionUnit<PlanHistoryState, PlanHistoryView> = {
+  key: 'planHistory',
+  stateVersion: 1,
+  initial: () => ({ revisions: [], open: {} }),
+  apply: applyPlanHistory,
+  view: (state) => ({ revisions: state.revisions }),
+  schema: planHistorySchema,
+}
+
+/**
+ * The plan-history plugin: registers {@link planHistory} while a
+ * `sessionProjections` registry is composed; its key disappears when the
+ * plugin is disposed. Requires `planMode` like `planProjectionPlugin`:
+ * loading it without one throws a `MissingServiceError`; once loaded, the
+ * `planHistory` key is removed while `planMode` is gone and registered again
+ * when it returns. Takes no config.
+ *
+ * @public
+ */
+export const planHistoryPlugin: Plugin = {
+  name: '@planmode/plan-projection/history',
+  requires: ['planMode'],
+  apply(ctx) {
+    ctx.inject(['sessionProjections'], (child) => {
+      child.effect(child.require('sessionProjections').register(planHistory))
+    })
+  },
+}
