@@ -2,7 +2,7 @@ import type { Context } from '@planmode/context'
 import type { Agent, PreStepDecision, PreStepPayload, Session, UserMessage } from '@planmode/seams'
 import { planModeNotice } from './notice.js'
 import { readPlanLog, type PlanLog } from './plan-log.js'
-import type {} from './plan-mode-event.js'
+import type { PlanModeCause } from './plan-mode-event.js'
 
 /**
  * What {@link PlanModeController.get} returns: the logged state, plus the
@@ -43,9 +43,10 @@ export interface PlanModeController {
    */
   set(agent: Agent, active: boolean): Promise<PlanModeSetResult>
   /**
-   * Leaves plan mode at the next accepted pre-step, silently. Used by the
-   * exit tool after an approved review; appends nothing now. Throws once
-   * plan-core has been disposed.
+   * Leaves plan mode at the next accepted pre-step, silently, with cause
+   * `review` (the `plan/mode` it appends then says so). Used by the exit
+   * tool after an approved review and after Stop planning; appends nothing
+   * now. Throws once plan-core has been disposed.
    */
   exitAtBoundary(agent: Agent): void
 }
@@ -59,7 +60,8 @@ declare module '@planmode/context' {
 
 interface Selection {
   readonly active: boolean
-  readonly narrate: boolean
+  /** Who selected: logged with the `plan/mode` the flush appends. Only `user` selections are narrated (§3.4). */
+  readonly cause: PlanModeCause
   /**
    * Set on a selection rebuilt from a `/plan` still running in the log (no
    * `command/done`) that this controller did not see logged: the `commandId`
@@ -110,8 +112,9 @@ export function createPlanModeController(ctx: Context): PlanModeController {
    * First use of a session by this controller (a fresh process, or a
    * reloaded plan-core): rebuild the `/plan` selection of the log by the
    * SPEC §7 rule, so `get().pending` agrees with the `plan` projection —
-   * or, when the latest selection in the log is an approved exit_plan_mode
-   * review not applied yet, its silent exit (as `exitAtBoundary` left it).
+   * or, when the latest selection in the log is a review that left plan
+   * mode (approved or stopped) not applied yet, its silent exit with cause
+   * `review` (as `exitAtBoundary` left it).
    */
   const read = (session: Session): PlanLog => {
     const log = readPlanLog(session)
@@ -124,19 +127,19 @@ export function createPlanModeController(ctx: Context): PlanModeController {
         // A running `/plan` this controller did not see logged: its process died inside the handler —
         // or its handler is still running here (see `set`, and the follow-up below).
         if (running.wanted !== log.active && !pending.has(session)) {
-          pending.set(session, { active: running.wanted, narrate: true, command: running.commandId })
+          pending.set(session, { active: running.wanted, cause: 'user', command: running.commandId })
         }
       } else if (log.approvedExit && log.active) {
-        // An approved review whose silent exit had not reached a step boundary (§3.5).
-        if (!pending.has(session)) pending.set(session, { active: false, narrate: false })
+        // An approved or stopped review whose silent exit had not reached a step boundary (§3.5, §9).
+        if (!pending.has(session)) pending.set(session, { active: false, cause: 'review' })
       } else if (settled !== null && settled !== log.active && !pending.has(session)) {
-        pending.set(session, { active: settled, narrate: true })
+        pending.set(session, { active: settled, cause: 'user' })
       }
     } else if (pending.get(session)?.command !== undefined && log.selection.running === null) {
       // No `/plan` runs any more — the one it was rebuilt from finished after all (its handler was alive),
       // or a later one did — and nothing replaced the rebuilt selection: follow the log, as the projection does (§7).
       const settled = log.selection.wanted
-      if (settled !== null && settled !== log.active) pending.set(session, { active: settled, narrate: true })
+      if (settled !== null && settled !== log.active) pending.set(session, { active: settled, cause: 'user' })
       else pending.delete(session)
     }
     return log
@@ -153,6 +156,11 @@ export function createPlanModeController(ctx: Context): PlanModeController {
     }
     work.then(release, release)
     return work
+  }
+
+  /** Tells hooks about a `plan/mode` this controller appended (context event `plan/changed`, §11). */
+  const changed = (session: Session, active: boolean, cause: PlanModeCause): void => {
+    ctx.emit('plan/changed', { session, active, cause })
   }
 
   /**
@@ -178,7 +186,7 @@ export function createPlanModeController(ctx: Context): PlanModeController {
       const target = selection?.active ?? log.active
       if (active === target) return NOOP
       if (log.openTurn) {
-        pending.set(session, { active, narrate: true })
+        pending.set(session, { active, cause: 'user' })
         return active === log.active ? CANCELLED : QUEUED
       }
       if (active === log.active) {
@@ -191,12 +199,13 @@ export function createPlanModeController(ctx: Context): PlanModeController {
     const notice = noticeFor(log, active)
     let appended: Promise<unknown>
     try {
-      appended = Promise.resolve(session.append('plan/mode', { active }))
+      appended = Promise.resolve(session.append('plan/mode', { active, cause: 'user' }))
     } catch (error) {
       return Promise.reject(error)
     }
     const committed = (): PlanModeSetResult | Promise<PlanModeSetResult> => {
       if (pending.get(session) === selection) pending.delete(session)
+      changed(session, active, 'user')
       if (notice === undefined) return 'committed'
       const failed = (error: unknown): PlanModeSetResult => {
         ctx.logger.warn(`plan-mode: failed to inject the plan-mode notice: ${describe(error)}`, error)
@@ -239,7 +248,7 @@ export function createPlanModeController(ctx: Context): PlanModeController {
     exitAtBoundary(agent) {
       if (!ctx.active) throw new Error(DISPOSED)
       read(agent.session)
-      pending.set(agent.session, { active: false, narrate: false })
+      pending.set(agent.session, { active: false, cause: 'review' })
     },
   }
 
@@ -254,18 +263,19 @@ export function createPlanModeController(ctx: Context): PlanModeController {
       pending.delete(session)
       return decision
     }
-    const notice = selection.narrate ? noticeFor(log, selection.active) : undefined
+    const notice = selection.cause === 'user' ? noticeFor(log, selection.active) : undefined
     const failed = (error: unknown): PreStepDecision => {
       ctx.logger.warn(`${FLUSH_FAILED}: ${describe(error)}`, error)
       return decision
     }
     const appended = (): PreStepDecision => {
       if (pending.get(session) === selection) pending.delete(session)
+      changed(session, selection.active, selection.cause)
       if (notice === undefined) return decision
       return { ...decision, messages: [...decision.messages, notice] }
     }
     try {
-      return Promise.resolve(session.append('plan/mode', { active: selection.active })).then(appended, failed)
+      return Promise.resolve(session.append('plan/mode', { active: selection.active, cause: selection.cause })).then(appended, failed)
     } catch (error) {
       return failed(error)
     }

@@ -6,7 +6,8 @@
  * @packageDocumentation
  */
 import type {} from '@planmode/seams'
-export type { PlanModeEventData } from './plan-mode-event.js'
+export type { PlanChangedPayload, PlanModeCause, PlanModeEventData } from './plan-mode-event.js'
+export { planModeCause } from './plan-mode-event.js'
 export { foldPlanMode } from './fold-plan-mode.js'
 export { initialPlanSelection, selectedPlanMode, stepPlanSelection } from './plan-selection.js'
 export type { PlanSelectionState } from './plan-selection.js'

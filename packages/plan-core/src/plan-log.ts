@@ -18,9 +18,13 @@ export interface PlanLog {
   /** The `/plan` command records folded by the SPEC §7 rule. */
   readonly selection: PlanSelectionState
   /**
-   * Whether an approved `exit_plan_mode` result (`isError: false`,
-   * `value.approved === true`) was logged after the last `plan/mode` and
-   * after the last successful `/plan`: an approved exit not applied yet.
+   * Whether a review that leaves plan mode was logged after the last
+   * `plan/mode` and after the last successful `/plan`: a silent exit not
+   * applied yet. Such a review is a `plan/review` record (declared by
+   * `@planmode/plan-tool`) whose `outcome` is `approved` or `stopped`, or a
+   * legacy approved `exit_plan_mode` result (`isError: false`,
+   * `value.approved === true`, with or without an edited `plan`). A
+   * `dismissed` or `keep-planning` record changes nothing.
    */
   readonly approvedExit: boolean
   /** How many events have been folded. */
@@ -53,6 +57,17 @@ function isApprovedExit(data: { toolName: string; isError: boolean; value?: unkn
   )
 }
 
+/** The review record's type (SPEC §11): declared by plan-tool, read here structurally. */
+const REVIEW_RECORD = 'plan/review'
+
+/** Whether `event` is a `plan/review` record whose outcome leaves plan mode (`approved` or `stopped`). */
+function isExitingReview(event: SessionEvent): boolean {
+  const { type, data } = event as { type: string; data: unknown }
+  if (type !== REVIEW_RECORD || typeof data !== 'object' || data === null) return false
+  const outcome = (data as { outcome?: unknown }).outcome
+  return outcome === 'approved' || outcome === 'stopped'
+}
+
 function fold(log: PlanLog, events: readonly SessionEvent[], from: number): PlanLog {
   let { told, openTurn, selection, approvedExit } = log
   for (let index = from; index < events.length; index++) {
@@ -75,6 +90,9 @@ function fold(log: PlanLog, events: readonly SessionEvent[], from: number): Plan
         break
       case 'turn/end':
         openTurn = false
+        break
+      default:
+        if (isExitingReview(event)) approvedExit = true
         break
     }
     selection = stepPlanSelection(selection, event)

@@ -71,7 +71,7 @@ describe('§9b the controller reads incrementally', () => {
 })
 
 describe('§9a the rebuild agrees with the projection', () => {
-  it('a fresh controller’s get().pending matches the §7 view of a log written before it existed (or an approved exit waiting)', () => {
+  it('a fresh controller’s get().pending matches the §7 view of a log written before it existed (or an approved or stopped review waiting)', () => {
     fc.assert(
       fc.property(fc.array(bodyArb, { maxLength: 30 }), (bodies) => {
         const session = new LogSession()
@@ -79,7 +79,7 @@ describe('§9a the rebuild agrees with the projection', () => {
         const state = session.events.reduce(stepPlanSelection, initialPlanSelection())
         const got = controller().get(agentOver(session))
         expect(got.active).toBe(state.active)
-        // An approved exit_plan_mode that is the latest word (and no /plan still running) is rebuilt as its
+        // An approved exit_plan_mode, or a plan/review approved or stopped, that is the latest word (and no /plan still running) is rebuilt as its
         // silent exit; the projection, which follows /plan records only, shows no pending /plan then.
         let approved = false
         let before = initialPlanSelection()
@@ -89,6 +89,8 @@ describe('§9a the rebuild agrees with the projection', () => {
             approved ||= (event.data.value as { approved?: unknown } | undefined)?.approved === true
           }
           if (event.type === 'command/done' && event.data.kind === 'success' && before.running?.commandId === event.data.commandId) approved = false
+          const review = event as { type: string; data: { outcome?: unknown } }
+          if (review.type === 'plan/review' && (review.data.outcome === 'approved' || review.data.outcome === 'stopped')) approved = true
           before = stepPlanSelection(before, event)
         }
         const exitWaits = state.running === null && state.active && approved

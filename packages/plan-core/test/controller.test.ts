@@ -116,7 +116,7 @@ describe('§3.2 set', () => {
     const agent = await host.agent()
     expect(await host.planMode.set(agent, false)).toBe('noop')
     expect(await host.planMode.set(agent, true)).toBe('committed')
-    expect(eventsOf(agent.session, 'plan/mode').map((event) => event.data)).toEqual([{ active: true }])
+    expect(eventsOf(agent.session, 'plan/mode').map((event) => event.data)).toEqual([{ active: true, cause: 'user' }])
     expect(await host.planMode.set(agent, true)).toBe('noop')
     expect(await host.planMode.set(agent, false)).toBe('committed')
     expect(eventsOf(agent.session, 'plan/mode').map((event) => event.data.active)).toEqual([true, false])

@@ -25,6 +25,9 @@ function naive(events: readonly SessionEvent[]): Omit<PlanLog, 'length'> {
       approvedExit = (event.data.value as { approved?: unknown } | undefined)?.approved === true || approvedExit
     }
     if (event.type === 'command/done' && event.data.kind === 'success' && selection.running?.commandId === event.data.commandId) approvedExit = false
+    // §9: a plan/review record (plan-tool's) whose outcome leaves plan mode; dismissed and keep-planning change nothing
+    const review = event as { type: string; data: { outcome?: unknown } | null }
+    if (review.type === 'plan/review' && (review.data?.outcome === 'approved' || review.data?.outcome === 'stopped')) approvedExit = true
     selection = stepPlanSelection(selection, event)
   })
   return {

@@ -9,7 +9,20 @@ const ids = fc.constantFrom('c1', 'c2', 'c3')
 const args = fc.option(fc.constantFrom('', 'off', ' off ', 'OFF', 'draft X', '  plan it  '), { nil: undefined })
 
 export const bodyArb: fc.Arbitrary<Body> = fc.oneof(
-  fc.boolean().map((active): Body => ({ type: 'plan/mode', data: { active } })),
+  fc
+    .tuple(fc.boolean(), fc.constantFrom(undefined, 'user', 'review', 'model') as fc.Arbitrary<'user' | 'review' | 'model' | undefined>)
+    .map(([active, cause]): Body => ({ type: 'plan/mode', data: cause === undefined ? { active } /* a log from before cause */ : { active, cause } })),
+  // plan/review records as plan-tool writes them (SPEC §11); plan-core reads them structurally.
+  fc
+    .constantFrom<Record<string, unknown>>(
+      { outcome: 'approved' },
+      { outcome: 'approved', plan: '# Edited plan' },
+      { outcome: 'approved', unattended: true },
+      { outcome: 'stopped', feedback: 'not now', comments: [{ line: 1, text: 'no' }] },
+      { outcome: 'dismissed' },
+      { outcome: 'keep-planning', feedback: 'more', comments: [{ line: 2, text: 'why?' }] },
+    )
+    .map((data): Body => ({ type: 'plan/review', data: { toolCallId: 't', ...data } }) as unknown as Body),
   fc.constant<Body>({
     type: 'request/header',
     data: { reason: 'initial', turn: 1, step: 1, model: 'test:model', system: '', tools: [] },
@@ -27,7 +40,7 @@ export const bodyArb: fc.Arbitrary<Body> = fc.oneof(
     .map(([commandId, kind]): Body => ({ type: 'command/done', data: { commandId, kind } })),
   fc.constant<Body>({ type: 'user/message', data: { content: [{ type: 'text', text: 'hi' }], source: { kind: 'user' } } }),
   fc
-    .tuple(fc.constantFrom('exit_plan_mode', 'exit_plan_mode', 'read'), fc.boolean(), fc.constantFrom<unknown>({ approved: true }, undefined, { approved: false }))
+    .tuple(fc.constantFrom('exit_plan_mode', 'exit_plan_mode', 'read'), fc.boolean(), fc.constantFrom<unknown>({ approved: true }, { approved: true, plan: '# Edited' }, undefined, { approved: false }))
     .map(
       ([toolName, isError, value]): Body =>
         ({
