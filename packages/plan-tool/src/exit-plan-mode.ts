@@ -1,7 +1,9 @@
 import type { Context } from '@planmode/context'
-import type { ToolDefinition, ToolExecution, ToolPresentation, UserAnswer, UserQuestion } from '@planmode/seams'
+import type { Agent, ToolDefinition, ToolExecution, ToolPresentation, UserAnswer, UserAnswerComment, UserQuestion } from '@planmode/seams'
 import { UserQuestionError } from '@planmode/seams'
-import type {} from '@planmode/plan-core'
+import type { PlanModeController } from '@planmode/plan-core'
+import { resolveConfig, type PlanToolConfig } from './config.js'
+import type { PlanReviewEventData, PlanReviewOutcome } from './review-record.js'
 
 /**
  * The exit tool's name.
@@ -27,6 +29,8 @@ export interface ExitPlanModeInput {
  */
 export interface ExitPlanModeOutput {
   readonly approved: true
+  /** Only when the user edited the plan before approving it: the approved version, which the model carries out. */
+  readonly plan?: string
 }
 
 /** The label that approves the plan in the review question. @public */
@@ -34,6 +38,9 @@ export const APPROVE_LABEL = 'Approve'
 
 /** The label that keeps planning in the review question. @public */
 export const KEEP_PLANNING_LABEL = 'Keep planning'
+
+/** The label that leaves plan mode without approving the plan (SPEC §10). @public */
+export const STOP_PLANNING_LABEL = 'Stop planning'
 
 /**
  * The messages `exit_plan_mode` fails with (the model reads them after `Error: `),
@@ -55,7 +62,14 @@ export const EXIT_PLAN_MODE_MESSAGES = {
     'The plan-mode service was reloaded during review, so this review no longer counts. Stay in plan mode and present the plan again with exit_plan_mode.',
   keepPlanningWithFeedback: 'The user chose to keep planning; their feedback: ',
   keepPlanning: 'The user chose to keep planning; revise the plan and present it again.',
+  editWithoutHeading: 'The user chose to keep planning; their edited plan must start with a # heading.',
+  stopped:
+    "The user ended planning without approving the plan. Plan mode is now off: do not carry out the plan; wait for the user's next message.",
+  notRecorded:
+    'exit_plan_mode could not record the plan review in the session log, so the review does not count: nothing was approved or stopped. Stay in plan mode and present the plan again with exit_plan_mode.',
   approved: 'The user approved the plan and plan mode is now off. Carry out the plan from your next step.',
+  editedApproved:
+    'The user edited and approved the plan; plan mode is now off. Carry out this version from your next step:',
 } as const
 
 const LEVEL_ONE_TITLE = /^#\s+\S/
@@ -67,10 +81,24 @@ function reviewQuestion(plan: string): UserQuestion {
     question: 'Approve this plan and leave plan mode?',
     detail: plan,
     options: [
-      { label: APPROVE_LABEL, description: 'Leave plan mode; the agent carries out the plan from its next step.' },
-      { label: KEEP_PLANNING_LABEL, description: 'Stay in plan mode; add feedback to say what should change.' },
+      {
+        label: APPROVE_LABEL,
+        description: 'Leave plan mode; the agent carries out the plan (or your edited version of it) from its next step.',
+      },
+      { label: KEEP_PLANNING_LABEL, description: 'Stay in plan mode; add feedback or line comments to say what should change.' },
+      {
+        label: STOP_PLANNING_LABEL,
+        description: 'Leave plan mode without carrying out the plan; the agent stops and waits for your next message.',
+      },
     ],
-    intent: { kind: 'plan-review', approve: APPROVE_LABEL },
+    intent: {
+      kind: 'plan-review',
+      approve: APPROVE_LABEL,
+      keep: KEEP_PLANNING_LABEL,
+      stop: STOP_PLANNING_LABEL,
+      editable: true,
+      comments: true,
+    },
   }
 }
 
@@ -95,17 +123,74 @@ function readAnswers(answers: unknown): ReviewAnswers {
   return { list, review: list.find((answer) => answer.id === 'plan-review'), single: answers.length === 1 && list.length === 1 }
 }
 
-/** SPEC §6.8: exactly one answer, the `plan-review` one, selecting exactly `Approve`, with no custom text. */
-function consented({ review, single }: ReviewAnswers): boolean {
-  if (!single || review === undefined) return false
+/** Whether `selected` is exactly `[label]`. */
+function selectedOnly(review: AnswerLike, label: string): boolean {
   const selected = review.selected
-  return (
-    Array.isArray(selected) &&
-    selected.length === 1 &&
-    selected[0] === APPROVE_LABEL &&
-    (review.custom === undefined || typeof review.custom === 'string') &&
-    !hasText(review.custom)
-  )
+  return Array.isArray(selected) && selected.length === 1 && selected[0] === label
+}
+
+/**
+ * The line comments of an answer. `present` says the answer carries some
+ * (anything but absent or an empty array: malformed comments are still not
+ * consent); `list` keeps, in order, the well-formed ones (`line` a positive
+ * integer, `text` a non-blank string), copied.
+ */
+function commentsOf(review: AnswerLike | undefined): { readonly present: boolean; readonly list: readonly UserAnswerComment[] } {
+  const value = review?.comments
+  if (value === undefined) return { present: false, list: [] }
+  if (!Array.isArray(value)) return { present: true, list: [] }
+  const list: UserAnswerComment[] = []
+  for (const entry of value as unknown[]) {
+    if (typeof entry !== 'object' || entry === null) continue
+    const { line, text } = entry as { line?: unknown; text?: unknown }
+    if (typeof line === 'number' && Number.isInteger(line) && line >= 1 && hasText(text)) list.push({ line, text })
+  }
+  return { present: value.length > 0, list }
+}
+
+/** What the answers decide (SPEC §6.8, §10), before anything is recorded. */
+type Decision =
+  | { readonly outcome: 'approved'; readonly edit?: string }
+  | { readonly outcome: 'stopped'; readonly feedback?: string; readonly comments: readonly UserAnswerComment[] }
+  | {
+      readonly outcome: 'keep-planning'
+      readonly message: string
+      readonly feedback?: string
+      readonly comments: readonly UserAnswerComment[]
+    }
+
+/**
+ * SPEC §6.8 and §10. Consent: exactly one answer, the `plan-review` one,
+ * selecting exactly `Approve`, with no custom text and no comments, and an
+ * edit that is absent, equal to the plan, or a string passing the heading
+ * check. Stop: the same single answer selecting exactly `Stop planning`.
+ * Anything else keeps planning.
+ */
+function decide(plan: string, read: ReviewAnswers): Decision {
+  const { list, review, single } = read
+  const comments = commentsOf(review)
+  if (single && review !== undefined) {
+    if (
+      selectedOnly(review, APPROVE_LABEL) &&
+      (review.custom === undefined || typeof review.custom === 'string') &&
+      !hasText(review.custom) &&
+      !comments.present
+    ) {
+      const edit = review.edit
+      if (edit === undefined || edit === plan) return { outcome: 'approved' }
+      if (typeof edit === 'string' && LEVEL_ONE_TITLE.test(edit.trim())) return { outcome: 'approved', edit }
+      return { outcome: 'keep-planning', message: EXIT_PLAN_MODE_MESSAGES.editWithoutHeading, comments: [] }
+    }
+    if (selectedOnly(review, STOP_PLANNING_LABEL)) {
+      return { outcome: 'stopped', ...(hasText(review.custom) ? { feedback: review.custom } : {}), comments: comments.list }
+    }
+  }
+  const other = list.find((answer) => hasText(answer.custom))?.custom
+  const feedback = hasText(review?.custom) ? review.custom : hasText(other) ? other : undefined
+  const head =
+    feedback !== undefined ? `${EXIT_PLAN_MODE_MESSAGES.keepPlanningWithFeedback}${feedback}` : EXIT_PLAN_MODE_MESSAGES.keepPlanning
+  const message = head + comments.list.map((comment) => `\n- line ${comment.line}: ${comment.text}`).join('')
+  return { outcome: 'keep-planning', message, ...(feedback !== undefined ? { feedback } : {}), comments: comments.list }
 }
 
 /** Feedback text: a string that is not blank (anything else is no feedback). */
@@ -157,20 +242,46 @@ function titleOf(plan: unknown): string {
   return 'Plan'
 }
 
+/** The feedback and comments a record carries, when there are any. */
+function details(decision: { readonly feedback?: string; readonly comments: readonly UserAnswerComment[] }): {
+  feedback?: string
+  comments?: readonly UserAnswerComment[]
+} {
+  return {
+    ...(decision.feedback !== undefined ? { feedback: decision.feedback } : {}),
+    ...(decision.comments.length > 0 ? { comments: decision.comments } : {}),
+  }
+}
+
+/** Leaves plan mode at the next boundary, silently (SPEC §3.5). */
+const exit =
+  (agent: Agent) =>
+  (planMode: PlanModeController): void =>
+    planMode.exitAtBoundary(agent)
+
 /**
  * Builds the `exit_plan_mode` tool. It reads services `planMode` and
  * `userQuestions` from `ctx` on every call, and refuses an approval that
- * arrives after `ctx` was disposed.
+ * arrives after `ctx` was disposed. Every answered or dismissed review is
+ * appended as `plan/review` to the agent's session before the call returns
+ * (a failed append fails the call closed), then `plan/reviewed` is emitted
+ * on `ctx`. `config` is validated by {@link resolveConfig} (it throws on an
+ * invalid one).
  *
  * @public
  */
-export function createExitPlanModeTool(ctx: Context): ToolDefinition<ExitPlanModeInput, ExitPlanModeOutput> {
+export function createExitPlanModeTool(ctx: Context, config?: PlanToolConfig): ToolDefinition<ExitPlanModeInput, ExitPlanModeOutput> {
+  const { unattended } = resolveConfig(config)
+  const reviewed = (agent: Agent, toolCallId: string, outcome: PlanReviewOutcome): void => {
+    ctx.emit('plan/reviewed', { agent, toolCallId, outcome })
+  }
   return {
     name: EXIT_PLAN_MODE,
     description:
       'Use only in plan mode. Present your complete, decision-complete plan to the user for review. ' +
       'The plan is markdown starting with a "# " title. If the user approves, plan mode ends and you carry out the plan ' +
-      'from your next step; otherwise you get their feedback and keep planning. ' +
+      '(or the version they edited) from your next step; if they keep planning, you get their feedback and line comments; ' +
+      'if they stop planning, plan mode ends without the plan and you wait for their next message. ' +
       'Make this the only and final tool call of your response.',
     parameters: {
       type: 'object',
@@ -182,7 +293,7 @@ export function createExitPlanModeTool(ctx: Context): ToolDefinition<ExitPlanMod
     },
     outputSchema: {
       type: 'object',
-      properties: { approved: { type: 'boolean', const: true } },
+      properties: { approved: { type: 'boolean', const: true }, plan: { type: 'string' } },
       required: ['approved'],
       additionalProperties: false,
     },
@@ -194,32 +305,65 @@ export function createExitPlanModeTool(ctx: Context): ToolDefinition<ExitPlanMod
       if (!planMode.get(agent).active) throw new Error(EXIT_PLAN_MODE_MESSAGES.notInPlanMode)
       const plan = input.plan
       if (typeof plan !== 'string' || !LEVEL_ONE_TITLE.test(plan.trim())) throw new Error(EXIT_PLAN_MODE_MESSAGES.badPlan)
+      const toolCallId = execution.toolCallId
+      const reloaded = (): boolean => !ctx.active || ctx.get('planMode') !== planMode
+      /** Appends `plan/review` (failing closed), then applies `after` and emits `plan/reviewed`. */
+      const record = async (data: PlanReviewEventData, after?: (controller: PlanModeController) => void): Promise<void> => {
+        try {
+          await agent.session.append('plan/review', data)
+        } catch (error) {
+          throw new Error(EXIT_PLAN_MODE_MESSAGES.notRecorded, { cause: error })
+        }
+        try {
+          after?.(planMode)
+        } catch (error) {
+          // plan-core was unloaded while the record was being written.
+          throw new Error(EXIT_PLAN_MODE_MESSAGES.reloaded, { cause: error })
+        } finally {
+          reviewed(agent, toolCallId, data.outcome)
+        }
+      }
+      const approveUnattended = async (): Promise<ExitPlanModeOutput> => {
+        if (reloaded()) throw new Error(EXIT_PLAN_MODE_MESSAGES.reloaded)
+        await record({ toolCallId, outcome: 'approved', unattended: true }, exit(agent))
+        return { approved: true }
+      }
       const userQuestions = ctx.get('userQuestions')
-      if (userQuestions === undefined) throw new Error(EXIT_PLAN_MODE_MESSAGES.noReview)
+      if (userQuestions === undefined) {
+        if (unattended === 'approve') return approveUnattended()
+        throw new Error(EXIT_PLAN_MODE_MESSAGES.noReview)
+      }
       let answers: readonly UserAnswer[]
       try {
         answers = await userQuestions.ask({ agent, questions: [reviewQuestion(plan)], signal: execution.signal })
       } catch (error) {
         if (UserQuestionError.isInstance(error) && error.code === 'ASK_CANCELLED') {
+          await record({ toolCallId, outcome: 'dismissed' })
           throw new Error(EXIT_PLAN_MODE_MESSAGES.dismissed, { cause: error })
         }
+        if (unattended === 'approve' && UserQuestionError.isInstance(error) && error.code === 'NO_PROVIDER') return approveUnattended()
         throw error
       }
-      if (!ctx.active || ctx.get('planMode') !== planMode) throw new Error(EXIT_PLAN_MODE_MESSAGES.reloaded)
-      const read = readAnswers(answers)
-      if (!consented(read)) {
-        const { list, review } = read
-        const custom = hasText(review?.custom) ? review.custom : list.find((answer) => hasText(answer.custom))?.custom
-        throw new Error(
-          custom !== undefined
-            ? `${EXIT_PLAN_MODE_MESSAGES.keepPlanningWithFeedback}${custom}`
-            : EXIT_PLAN_MODE_MESSAGES.keepPlanning,
-        )
+      if (reloaded()) throw new Error(EXIT_PLAN_MODE_MESSAGES.reloaded)
+      const decision = decide(plan, readAnswers(answers))
+      switch (decision.outcome) {
+        case 'approved': {
+          const edited = decision.edit !== undefined ? { plan: decision.edit } : {}
+          await record({ toolCallId, outcome: 'approved', ...edited }, exit(agent))
+          return { approved: true, ...edited }
+        }
+        case 'stopped':
+          await record({ toolCallId, outcome: 'stopped', ...details(decision) }, exit(agent))
+          throw new Error(EXIT_PLAN_MODE_MESSAGES.stopped)
+        case 'keep-planning':
+          await record({ toolCallId, outcome: 'keep-planning', ...details(decision) })
+          throw new Error(decision.message)
       }
-      planMode.exitAtBoundary(agent)
-      return { approved: true }
     },
-    toModelOutput: () => EXIT_PLAN_MODE_MESSAGES.approved,
+    toModelOutput: (output) =>
+      typeof output?.plan === 'string'
+        ? `${EXIT_PLAN_MODE_MESSAGES.editedApproved}\n\n${output.plan}`
+        : EXIT_PLAN_MODE_MESSAGES.approved,
     presentCall(input: ExitPlanModeInput): ToolPresentation {
       const plan = typeof input?.plan === 'string' ? input.plan : ''
       return { card: 'generic', title: titleOf(plan), kind: 'other', content: [{ type: 'text', text: plan }] }

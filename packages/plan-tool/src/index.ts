@@ -1,15 +1,21 @@
 /**
  * `exit_plan_mode`: the model leaves plan mode by presenting a complete plan
- * that the user approves through the user-questions seam.
+ * that the user reviews through the user-questions seam (approve, approve an
+ * edited version, keep planning with feedback and line comments, or stop
+ * planning), each answered review recorded as `plan/review`.
  *
  * @packageDocumentation
  */
+export { resolveConfig } from './config.js'
+export type { PlanToolConfig, ResolvedPlanToolConfig } from './config.js'
 export {
   APPROVE_LABEL,
   EXIT_PLAN_MODE,
   EXIT_PLAN_MODE_MESSAGES,
   KEEP_PLANNING_LABEL,
+  STOP_PLANNING_LABEL,
   createExitPlanModeTool,
 } from './exit-plan-mode.js'
 export type { ExitPlanModeInput, ExitPlanModeOutput } from './exit-plan-mode.js'
+export type { PlanReviewEventData, PlanReviewOutcome, PlanReviewedPayload } from './review-record.js'
 export { planToolPlugin } from './plugin.js'

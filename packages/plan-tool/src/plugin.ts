@@ -1,5 +1,6 @@
 import type { Plugin } from '@planmode/context'
 import type {} from '@planmode/plan-core'
+import { resolveConfig, type PlanToolConfig } from './config.js'
 import { createExitPlanModeTool } from './exit-plan-mode.js'
 
 /**
@@ -8,17 +9,19 @@ import { createExitPlanModeTool } from './exit-plan-mode.js'
  * registry is composed; disposing it removes the tool. Requires `planMode`:
  * loading it without one throws a `MissingServiceError`; once loaded, the
  * tool is removed when `planMode` goes away and registered again when a
- * `planMode` service returns, however the plugin was composed. Takes no
- * config.
+ * `planMode` service returns, however the plugin was composed. The config is
+ * optional and validated by {@link resolveConfig} at load (an invalid one
+ * throws to the caller).
  *
  * @public
  */
-export const planToolPlugin: Plugin = {
+export const planToolPlugin: Plugin<PlanToolConfig | void> = {
   name: '@planmode/plan-tool',
   requires: ['planMode'],
-  apply(ctx) {
+  apply(ctx, config) {
+    const resolved = resolveConfig(config ?? undefined)
     ctx.inject(['tools'], (child) => {
-      child.effect(child.require('tools').register(createExitPlanModeTool(child)))
+      child.effect(child.require('tools').register(createExitPlanModeTool(child, resolved)))
     })
   },
 }

@@ -143,11 +143,18 @@ describe('§6 execution, in order', () => {
       id: 'plan-review',
       header: 'Plan review',
       detail: PLAN,
-      intent: { kind: 'plan-review', approve: 'Approve' },
+    })
+    expect(question.intent).toEqual({
+      kind: 'plan-review',
+      approve: 'Approve',
+      keep: 'Keep planning',
+      stop: 'Stop planning',
+      editable: true,
+      comments: true,
     })
     expect(question.question).toMatch(/approve/i)
     expect(question.question).toMatch(/plan mode/i)
-    expect(question.options.map((option) => option.label)).toEqual(['Approve', 'Keep planning'])
+    expect(question.options.map((option) => option.label)).toEqual(['Approve', 'Keep planning', 'Stop planning'])
     for (const option of question.options) expect(option.description.length).toBeGreaterThan(0)
   })
 

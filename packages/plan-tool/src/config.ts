@@ -1,0 +1,69 @@
+/**
+ * The plan-tool config. Every key is optional; `undefined` (no config) is the
+ * same as `{}`.
+ *
+ * @public
+ */
+export interface PlanToolConfig {
+  /**
+   * What the exit review does when nobody can be asked: no `userQuestions`
+   * service, or the ask fails with `NO_PROVIDER`. `'fail'` (the default)
+   * fails the call as SPEC §6.4 / §6.5 say; `'approve'` approves the plan
+   * and records `outcome: 'approved'` with `unattended: true` (for CI runs
+   * that opted in).
+   */
+  readonly unattended?: 'fail' | 'approve'
+  /**
+   * Reserved for `enter_plan_mode` (SPEC §12). Validated (a boolean) so the
+   * config shape is final, but not used yet: no entry tool is registered.
+   */
+  readonly enterTool?: boolean
+}
+
+/** A validated plan-tool config with its defaults filled in. @public */
+export interface ResolvedPlanToolConfig {
+  readonly unattended: 'fail' | 'approve'
+  readonly enterTool: boolean
+}
+
+const KEYS = ['unattended', 'enterTool']
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  return typeof value === 'string' ? JSON.stringify(value) : typeof value
+}
+
+/**
+ * Validates a plan-tool config and returns a new object with the defaults
+ * (`unattended: 'fail'`, `enterTool: false`). `undefined` is no config.
+ * Throws on anything that is not an object, an `unattended` other than
+ * `'fail'` or `'approve'`, an `enterTool` that is not a boolean, and any
+ * other key (one error naming every problem).
+ *
+ * @example
+ * ```ts
+ * resolveConfig(undefined) // { unattended: 'fail', enterTool: false }
+ * resolveConfig({ unattended: 'approve' }) // ok
+ * resolveConfig({ unattended: 'yes' }) // throws: `unattended` must be 'fail' or 'approve'
+ * ```
+ *
+ * @public
+ */
+export function resolveConfig(config: unknown): ResolvedPlanToolConfig {
+  if (config === undefined) return { unattended: 'fail', enterTool: false }
+  const plain = typeof config === 'object' && config !== null && !Array.isArray(config)
+  const record: Record<string, unknown> = plain ? (config as Record<string, unknown>) : {}
+  const problems: string[] = []
+  if (!plain) problems.push(`must be an object { unattended?, enterTool? }, got ${kindOf(config)}`)
+  const unattended = record['unattended']
+  if (unattended !== undefined && unattended !== 'fail' && unattended !== 'approve') {
+    problems.push(`\`unattended\` must be 'fail' or 'approve', got ${kindOf(unattended)}`)
+  }
+  const enterTool = record['enterTool']
+  if (enterTool !== undefined && typeof enterTool !== 'boolean') problems.push(`\`enterTool\` must be a boolean, got ${kindOf(enterTool)}`)
+  const unknown = Object.keys(record).filter((key) => !KEYS.includes(key))
+  if (unknown.length > 0) problems.push(`has unknown key(s) ${unknown.join(', ')}`)
+  if (problems.length > 0) throw new Error(`@planmode/plan-tool: PlanToolConfig ${problems.join('; ')}`)
+  return { unattended: unattended === 'approve' ? 'approve' : 'fail', enterTool: enterTool === true }
+}

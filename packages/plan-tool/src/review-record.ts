@@ -1,0 +1,66 @@
+import type { Agent, UserAnswerComment } from '@planmode/seams'
+
+/**
+ * What a review came to, as recorded in `plan/review`.
+ *
+ * @public
+ */
+export type PlanReviewOutcome = 'approved' | 'keep-planning' | 'stopped' | 'dismissed'
+
+/**
+ * The data of a `plan/review` event (SPEC §11): one review the provider
+ * answered or the user dismissed.
+ *
+ * @public
+ */
+export interface PlanReviewEventData {
+  /** The `exit_plan_mode` call that asked for the review. */
+  readonly toolCallId: string
+  /** What the review came to. */
+  readonly outcome: PlanReviewOutcome
+  /** Only when the user edited the plan and approved it: the approved text. */
+  readonly plan?: string
+  /** The user's free text, when there is some (not blank). */
+  readonly feedback?: string
+  /** The user's line comments, in the order given, when there are any. */
+  readonly comments?: readonly UserAnswerComment[]
+  /** Only on an approval made without asking anyone (`unattended: 'approve'`). */
+  readonly unattended?: true
+}
+
+/**
+ * The payload of the `plan/reviewed` context event, emitted after every
+ * `plan/review` record.
+ *
+ * @public
+ */
+export interface PlanReviewedPayload {
+  /** The agent whose `exit_plan_mode` call was reviewed. */
+  readonly agent: Agent
+  /** The call that asked for the review. */
+  readonly toolCallId: string
+  /** What the review came to. */
+  readonly outcome: PlanReviewOutcome
+}
+
+declare module '@planmode/seams' {
+  interface SessionEventMap {
+    /**
+     * A plan review was answered or dismissed. Log-only (never part of the
+     * model transcript). Appended by `@planmode/plan-tool` before
+     * `exit_plan_mode` returns.
+     */
+    'plan/review': PlanReviewEventData
+  }
+}
+
+declare module '@planmode/context' {
+  interface Events {
+    /**
+     * After every `plan/review` record (SPEC §11): notify a person, switch
+     * an approval policy after an approval, or start a fresh session from
+     * the approved plan. Emitted by `@planmode/plan-tool`.
+     */
+    'plan/reviewed': (payload: PlanReviewedPayload) => void
+  }
+}
