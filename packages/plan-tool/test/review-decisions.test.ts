@@ -461,3 +461,40 @@ describe('§11 unattended', () => {
     expect(records(agent)).toEqual([])
   })
 })
+
+describe('§10/§11 through the real host loop, every outcome', () => {
+  it.each<[string, Answer | null, PlanToolConfig | undefined, object, boolean[], string]>([
+    ['approved', answering({ id: 'plan-review', selected: ['Approve'] }), undefined, { outcome: 'approved' }, [true, false], EXIT_PLAN_MODE_MESSAGES.approved],
+    [
+      'keep-planning with comments',
+      answering({ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 2, text: 'split it' }] }),
+      undefined,
+      { outcome: 'keep-planning', comments: [{ line: 2, text: 'split it' }] },
+      [true],
+      `Error: ${KEEP}\n- line 2: split it`,
+    ],
+    [
+      'dismissed',
+      async () => {
+        throw new UserQuestionError('ASK_CANCELLED', 'dismissed')
+      },
+      undefined,
+      { outcome: 'dismissed' },
+      [true],
+      `Error: ${EXIT_PLAN_MODE_MESSAGES.dismissed}`,
+    ],
+    ['unattended approval', null, { unattended: 'approve' }, { outcome: 'approved', unattended: true }, [true, false], EXIT_PLAN_MODE_MESSAGES.approved],
+  ])('%s: the record precedes the tool result the model reads', async (_name, answer, config, data, modes, text) => {
+    const host = setup(answer, config)
+    const agent = await host.planAgent()
+    host.model.push({ toolCalls: [{ toolName: EXIT_PLAN_MODE, input: { plan: PLAN } }] }, { text: 'next' })
+    await agent.prompt('go')
+    const result = eventsOf(agent.session, 'tool/result')[0]!
+    expect(result.data.content).toEqual([{ type: 'text', text }])
+    const recorded = eventsOf(agent.session, 'plan/review')
+    expect(recorded.map((event) => event.data)).toEqual([{ toolCallId: result.data.toolCallId, ...data }])
+    expect(recorded[0]!.seq).toBeLessThan(result.seq)
+    expect(eventsOf(agent.session, 'plan/mode').map((event) => event.data.active)).toEqual(modes)
+    expect(host.reviewed.map((entry) => entry.payload.toolCallId)).toEqual([result.data.toolCallId])
+  })
+})
