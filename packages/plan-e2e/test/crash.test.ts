@@ -119,7 +119,7 @@ function parseRaw(text: string): RawLog {
  * The plan state implied by the events, by a plain fold written here
  * independently of the packages: SPEC §2 (`active`), §7 (the projection's
  * `/plan` selection) and the controller's rebuild (§9a, plus an approved
- * `exit_plan_mode` review not applied yet, §3.5).
+ * `exit_plan_mode` review or `plan/review` record not applied yet, §3.5).
  */
 function foldPlan(events: readonly SessionEvent[]): { active: boolean; projected: boolean; pending: boolean | undefined; fromExit: boolean } {
   let active = false
@@ -140,6 +140,8 @@ function foldPlan(events: readonly SessionEvent[]): { active: boolean; projected
       running = null
     } else if (event.type === 'tool/result' && data.toolName === 'exit_plan_mode' && data.isError === false) {
       if ((data.value as { approved?: unknown } | undefined)?.approved === true) approvedExit = true
+    } else if (event.type === 'plan/review' && (data.outcome === 'approved' || data.outcome === 'stopped')) {
+      approvedExit = true // §9: the review record (logged before the tool result) leaves plan mode already
     }
   }
   const w = running?.wanted ?? wanted
