@@ -22,7 +22,9 @@ export interface PlanToolConfig {
 
 /** A validated plan-tool config with its defaults filled in. @public */
 export interface ResolvedPlanToolConfig {
+  /** {@link PlanToolConfig.unattended}, `'fail'` when not given. */
   readonly unattended: 'fail' | 'approve'
+  /** {@link PlanToolConfig.enterTool}, `false` when not given (reserved, not used yet). */
   readonly enterTool: boolean
 }
 

@@ -28,6 +28,7 @@ export interface ExitPlanModeInput {
  * @public
  */
 export interface ExitPlanModeOutput {
+  /** Always `true`: every other outcome fails the call. */
   readonly approved: true
   /** Only when the user edited the plan before approving it: the approved version, which the model carries out. */
   readonly plan?: string

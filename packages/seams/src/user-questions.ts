@@ -22,6 +22,7 @@ export interface QuestionOption {
  * @public
  */
 export interface PlanReviewIntent {
+  /** Always `plan-review`. */
   readonly kind: 'plan-review'
   /** The label that means approval. */
   readonly approve: string
