@@ -93,7 +93,7 @@ export interface BaselineAgent {
   readonly session: {
     readonly id: string
     readonly events: Log
-    append(type: 'plan/mode', data: { active: boolean }): Promise<unknown>
+    append(type: 'plan/mode', data: { active: boolean; cause: 'user' }): Promise<unknown>
   }
   inject(message: UserMessage): Promise<void>
 }
@@ -149,7 +149,7 @@ export class BaselineController {
       return 'cancelled'
     }
     const notice = noticeFor(agent.session.events, active)
-    await agent.session.append('plan/mode', { active })
+    await agent.session.append('plan/mode', { active, cause: 'user' })
     this.pending.delete(key)
     if (notice !== undefined) await agent.inject(notice)
     return 'committed'
@@ -168,7 +168,7 @@ export class BaselineController {
       this.pending.delete(key)
       return messages
     }
-    await agent.session.append('plan/mode', { active: p.active })
+    await agent.session.append('plan/mode', { active: p.active, cause: 'user' })
     this.pending.delete(key)
     return p.narrate && notice !== undefined ? [...messages, notice] : messages
   }

@@ -73,6 +73,14 @@ function bytes(n: number): string {
   return n < 2 ** 20 ? `${(n / 1024).toFixed(0)} KiB` : mib(n)
 }
 
+function size(n: number): string {
+  if (!Number.isFinite(n)) return 'n/a'
+  return n < 1024 ? `${n} B` : `${(n / 1024).toFixed(1)} KiB`
+}
+
+/** The formatter of a row's figures. */
+const formatOf = (unit: 'ns' | 'rate' | 'bytes'): ((v: number) => string) => (unit === 'rate' ? rate : unit === 'bytes' ? size : ns)
+
 /** Baseline time / our time for `ns` rows, our rate / reference rate for `rate` rows: > 1 means we are faster. */
 function speedup(row: RowResult): number {
   const spec = ROWS.find((r) => r.id === row.id)
@@ -132,7 +140,7 @@ function table(result: SizeResult): string[] {
   ]
   for (const spec of ROWS) {
     const row = result.rows.find((r) => r.id === spec.id)
-    const f = spec.unit === 'rate' ? rate : ns
+    const f = formatOf(spec.unit)
     const ours = row === undefined ? 'MISSING' : f(row.ours)
     const base = row === undefined ? 'MISSING' : f(row.baseline)
     const r = row === undefined ? 'MISSING' : ratio(speedup(row))
@@ -277,7 +285,7 @@ function compare(before: Report, after: Report): string[] {
   for (const spec of ROWS) {
     const x = b.rows.find((r) => r.id === spec.id)
     const y = a.rows.find((r) => r.id === spec.id)
-    const f = spec.unit === 'rate' ? rate : ns
+    const f = formatOf(spec.unit)
     const cell = (r: RowResult | undefined): string => (r === undefined ? 'n/a' : f(r.ours))
     // Faster is > 1x for both kinds of row.
     const gain = x === undefined || y === undefined ? 'n/a' : ratio(spec.unit === 'rate' ? y.ours / x.ours : x.ours / y.ours)

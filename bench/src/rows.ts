@@ -2,8 +2,8 @@
 export interface RowSpec {
   readonly id: string
   readonly label: string
-  /** `ns`: median time per call (lower is better); `rate`: events/s (higher is better). */
-  readonly unit: 'ns' | 'rate'
+  /** `ns`: median time per call (lower is better); `rate`: events/s (higher is better); `bytes`: a size, not a time. */
+  readonly unit: 'ns' | 'rate' | 'bytes'
   /** Counted in the "flat per-call cost" and "1000x the baseline" targets. */
   readonly perCall: boolean
 }
@@ -22,6 +22,10 @@ export const ROWS: readonly RowSpec[] = [
   { id: 'proj-apply', label: 'projection apply, live (per event)', unit: 'ns', perCall: true },
   { id: 'proj-replay', label: 'projection cold replay, whole log', unit: 'rate', perCall: false },
   { id: 'proj-replay-filler', label: 'projection cold replay, filler only', unit: 'rate', perCall: false },
+  // planHistory (history-rows.ts, SPEC §15): baseline = refold per event / the plan unit's replay / the plans' text alone.
+  { id: 'hist-apply', label: 'planHistory apply+view+check, live (per event)', unit: 'ns', perCall: false },
+  { id: 'hist-replay', label: 'planHistory cold replay (vs plan unit)', unit: 'rate', perCall: false },
+  { id: 'hist-wire-50', label: 'planHistory wire value, 50 revisions (vs plans)', unit: 'bytes', perCall: false },
   { id: 'jsonl-load', label: 'JSONL cold load (store.open vs raw JSON.parse)', unit: 'rate', perCall: false },
   // The host rows (host-rows.ts): the session loaded from JSONL by the host store, appends through it.
   { id: 'host-append', label: 'host store: one append, awaited (vs in-memory push)', unit: 'ns', perCall: false },

@@ -18,9 +18,10 @@ import { Context, type Logger } from '@planmode/context'
 import { sessionProjectionsPlugin, sessionStorePlugin } from '@planmode/host'
 import { planCorePlugin } from '@planmode/plan-core'
 import { planProjectionPlugin } from '@planmode/plan-projection'
-import type { Agent } from '@planmode/seams'
+import type { Agent, SessionEvent } from '@planmode/seams'
 import { generateLog, logStats, makeLog, writeJsonl } from './generator.js'
 import type { Effort } from './measure.js'
+import { historyRows } from './history-rows.js'
 import { flatRows, planRows } from './plan-rows.js'
 import { ROWS, type FlatResult, type MemoryResult, type RowResult, type SizeResult } from './rows.js'
 import { appendRows, jsonlLoad } from './store-rows.js'
@@ -35,10 +36,12 @@ function done(result: unknown): void {
 async function rows(size: number, effort: Effort, dir: string): Promise<void> {
   const log = makeLog({ events: size, seed: 1 })
   const results: RowResult[] = []
-  await planRows(log, effort, (row) => {
+  const collect = (row: RowResult): void => {
     results.push(row)
     process.stderr.write(`  ${size}: ${row.id}\n`)
-  })
+  }
+  await planRows(log, effort, collect)
+  await historyRows(log as readonly SessionEvent[], effort, collect)
   const id = `s${size}`
   const jsonlBytes = await writeJsonl(join(dir, `${id}.jsonl`), log)
   const stats = logStats(log)

@@ -11,5 +11,5 @@
 export { planProjection, planProjectionPlugin } from './plan-projection.js'
 export type { PlanProjectionState } from './plan-projection.js'
 export { planHistory, planHistoryPlugin } from './plan-history.js'
-export type { PlanHistoryState } from './plan-history.js'
+export type { OpenPlanCall, PlanHistoryState } from './plan-history.js'
 export type { PlanComment, PlanHistoryView, PlanProjection, PlanRevision, PlanRevisionStatus } from './types.js'

@@ -4,17 +4,29 @@ import { planTitle } from './title.js'
 import type { PlanComment, PlanHistoryView, PlanRevision, PlanRevisionStatus } from './types.js'
 
 /**
+ * A revision still waiting for its review record or tool result.
+ *
+ * @public
+ */
+export interface OpenPlanCall {
+  /** The call's id. */
+  readonly toolCallId: string
+  /** Its revision's index in `revisions`. */
+  readonly index: number
+}
+
+/**
  * The state of the `planHistory` projection unit, plain JSON: the
- * revisions in log order, and the index in `revisions` of each call still
- * `open`, by `toolCallId` (settled calls leave the map, so it stays small).
+ * revisions in log order, and the calls still `open` (settled calls leave
+ * the list, so it stays as short as the calls awaiting a result).
  *
  * @public
  */
 export interface PlanHistoryState {
   /** Every revision, oldest first. */
   readonly revisions: readonly PlanRevision[]
-  /** Index in `revisions` of the open revision of each `toolCallId`. */
-  readonly open: Readonly<Record<string, number>>
+  /** The open calls, oldest first; at most one per `toolCallId`. */
+  readonly open: readonly OpenPlanCall[]
 }
 
 const EXIT_TOOL = 'exit_plan_mode'
@@ -26,27 +38,17 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 const isComment = (value: unknown): value is PlanComment =>
   isObject(value) && Number.isInteger(value['line']) && typeof value['text'] === 'string'
 
-/** A string not in `open`'s prototype chain: a plain lookup, safe for ids like `__proto__`. */
-const openIndex = (open: Readonly<Record<string, number>>, id: string): number | undefined =>
-  Object.prototype.hasOwnProperty.call(open, id) ? open[id] : undefined
-
-/** Sets an own data property, so an id like `__proto__` is a key like any other. */
-const setOwn = (record: Record<string, number>, key: string, value: number): void => {
-  Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true })
-}
-
-function withoutOpen(open: Readonly<Record<string, number>>, id: string): Record<string, number> {
-  const next: Record<string, number> = {}
-  for (const key of Object.keys(open)) if (key !== id) setOwn(next, key, open[key]!)
-  return next
-}
-
 function settle(state: PlanHistoryState, id: string, settled: (revision: PlanRevision) => PlanRevision): PlanHistoryState {
-  const index = openIndex(state.open, id)
-  if (index === undefined) return state
+  const open = state.open
+  // Most events find no open call at all: the list is empty between a call's message and its result.
+  if (open.length === 0) return state
+  let at = open.length - 1
+  while (at >= 0 && open[at]!.toolCallId !== id) at -= 1
+  if (at < 0) return state
+  const index = open[at]!.index
   const revisions = state.revisions.slice()
   revisions[index] = settled(revisions[index]!)
-  return { revisions, open: withoutOpen(state.open, id) }
+  return { revisions, open: open.length === 1 ? [] : [...open.slice(0, at), ...open.slice(at + 1)] }
 }
 
 /** The settled form of `revision` from a well-formed `plan/review` record, fields copied only when well typed. */
@@ -63,11 +65,12 @@ function reviewed(revision: PlanRevision, record: Record<string, unknown>, outco
 }
 
 function applyMessage(state: PlanHistoryState, event: SessionEvent<'assistant/message'>): PlanHistoryState {
-  const content = event.data.content
+  const content: unknown = event.data.content
   if (!Array.isArray(content)) return state
   let revisions: PlanRevision[] | undefined
-  let open: Record<string, number> | undefined
-  for (const block of content as readonly unknown[]) {
+  let open: OpenPlanCall[] | undefined
+  for (let i = 0; i < content.length; i++) {
+    const block: unknown = content[i]
     if (!isObject(block) || block['type'] !== 'tool-call' || block['toolName'] !== EXIT_TOOL) continue
     const id = block['toolCallId']
     const input = block['input']
@@ -75,9 +78,9 @@ function applyMessage(state: PlanHistoryState, event: SessionEvent<'assistant/me
     const plan = input['plan']
     if (typeof plan !== 'string' || !HEADING.test(plan.trim())) continue
     revisions ??= state.revisions.slice()
-    open ??= { ...state.open }
-    // A repeated id opens a new revision; records and results settle the latest one.
-    setOwn(open, id, revisions.length)
+    // A repeated id opens a new revision; records and results settle the latest one, the older stays as it was.
+    open = (open ?? state.open).filter((call) => call.toolCallId !== id)
+    open.push({ toolCallId: id, index: revisions.length })
     revisions.push({ rev: revisions.length + 1, toolCallId: id, seq: event.seq, title: planTitle(plan), plan, status: 'open' })
   }
   return revisions === undefined ? state : { revisions, open: open! }
@@ -88,22 +91,27 @@ function applyMessage(state: PlanHistoryState, event: SessionEvent<'assistant/me
  * changed, and every event that changes nothing returns `state` itself.
  */
 function applyPlanHistory(state: PlanHistoryState, event: SessionEvent): PlanHistoryState {
-  const type: string = event.type
-  if (type === 'assistant/message') return applyMessage(state, event as SessionEvent<'assistant/message'>)
-  if (type === 'tool/result') {
-    const id = (event as SessionEvent<'tool/result'>).data.toolCallId
-    if (typeof id !== 'string') return state
-    return settle(state, id, (revision) => ({ ...revision, status: 'refused' }))
+  switch (event.type as string) {
+    case 'assistant/message':
+      return applyMessage(state, event as SessionEvent<'assistant/message'>)
+    case 'tool/result': {
+      if (state.open.length === 0) return state
+      const id: unknown = (event as SessionEvent<'tool/result'>).data.toolCallId
+      if (typeof id !== 'string') return state
+      return settle(state, id, (revision) => ({ ...revision, status: 'refused' }))
+    }
+    case 'plan/review': {
+      if (state.open.length === 0) return state
+      // Declared by plan-tool (SPEC §11); read structurally, so a host without plan-tool still folds it.
+      const record: unknown = (event as { readonly data: unknown }).data
+      if (!isObject(record) || typeof record['toolCallId'] !== 'string') return state
+      const outcome = record['outcome']
+      if (typeof outcome !== 'string' || !OUTCOMES.has(outcome)) return state
+      return settle(state, record['toolCallId'], (revision) => reviewed(revision, record, outcome as PlanRevisionStatus))
+    }
+    default:
+      return state
   }
-  if (type === 'plan/review') {
-    // Declared by plan-tool (SPEC §11); read structurally, so a host without plan-tool still folds it.
-    const record: unknown = (event as { readonly data: unknown }).data
-    if (!isObject(record) || typeof record['toolCallId'] !== 'string') return state
-    const outcome = record['outcome']
-    if (typeof outcome !== 'string' || !OUTCOMES.has(outcome)) return state
-    return settle(state, record['toolCallId'], (revision) => reviewed(revision, record, outcome as PlanRevisionStatus))
-  }
-  return state
 }
 
 const issue = (message: string, path: readonly PropertyKey[]): StandardSchemaV1.Issue => ({ message, path })
@@ -159,7 +167,7 @@ const planHistorySchema: StandardSchemaV1<unknown, PlanHistoryView> = {
 export const planHistory: ProjectionUnit<PlanHistoryState, PlanHistoryView> = {
   key: 'planHistory',
   stateVersion: 1,
-  initial: () => ({ revisions: [], open: {} }),
+  initial: () => ({ revisions: [], open: [] }),
   apply: applyPlanHistory,
   view: (state) => ({ revisions: state.revisions }),
   schema: planHistorySchema,
