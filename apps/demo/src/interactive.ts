@@ -1,5 +1,6 @@
-import { existsSync, rmSync, statSync } from 'node:fs'
-import { homedir } from 'node:os'
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { homedir, tmpdir } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import type { Readable, Writable } from 'node:stream'
@@ -14,7 +15,8 @@ import { LiveScreen, wantsLiveScreen } from './terminal/live-screen.js'
 import { resumeCommand } from './terminal/resume-hint.js'
 import { lastLoggedWorkspace, loggedWorkspace } from './terminal/workspace-event.js'
 import { chooseModel, type ModelChoice } from './terminal/model-choice.js'
-import { parseReviewAnswer } from './terminal/review-answer.js'
+import { revisionLine } from './terminal/plans-command.js'
+import { ReviewDraft } from './terminal/review-answer.js'
 import { keepSampleWorkspace } from './workspace/sample-workspace.js'
 
 /** The streams and environment the interactive host runs with. */
@@ -54,6 +56,10 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
   if (options.help) {
     out.write(START_USAGE)
     return 0
+  }
+  if (options.plan && options.resume !== undefined) {
+    out.write(`--plan starts a new session; a resumed one keeps its own plan state (type /plan there)\n\n${START_USAGE}`)
+    return 2
   }
   const tty = io.stdin.isTTY === true
   const style = createStyle(wantsColor(out, io.env))
@@ -151,9 +157,52 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
     }
   }
 
+  /**
+   * The plan, edited: in `$VISUAL` or `$EDITOR` on a terminal (a temporary
+   * file, read back and deleted), otherwise typed line by line up to a line
+   * `.`. `undefined` when input ends first.
+   */
+  const editPlan = async (plan: string, signal: AbortSignal | undefined): Promise<string | undefined> => {
+    const editor = (io.env.VISUAL ?? io.env.EDITOR ?? '').trim()
+    if (editor !== '' && tty) {
+      const dir = mkdtempSync(join(tmpdir(), 'planmode-plan-'))
+      const file = join(dir, 'plan.md')
+      try {
+        writeFileSync(file, plan.endsWith('\n') ? plan : `${plan}\n`)
+        screen?.hidePrompt()
+        rl.pause()
+        const raw = io.stdin as Readable & { setRawMode?: (on: boolean) => void; isRaw?: boolean }
+        const wasRaw = raw.isRaw === true
+        raw.setRawMode?.(false)
+        const run = spawnSync(`${editor} '${file.replace(/'/g, `'\\''`)}'`, { shell: true, stdio: 'inherit' })
+        if (wasRaw) raw.setRawMode?.(true)
+        rl.resume()
+        if (run.status !== 0) {
+          renderer.warn(`${editor} exited with ${run.status ?? run.signal ?? run.error?.message}; the plan is unchanged`)
+          return plan
+        }
+        return readFileSync(file, 'utf8')
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }
+    renderer.info('type the edited plan line by line; a line with only "." ends it')
+    const typed: string[] = []
+    for (;;) {
+      if (tty) showReadline(`${style.yellow('edit ›')} `, false)
+      const line = await lines.next(signal, true)
+      if (line === undefined) return undefined
+      if (!tty) out.write(`${style.yellow('edit ›')} ${line}\n`)
+      if (line.trim() === '.') return typed.join('\n')
+      typed.push(line)
+    }
+  }
+
   const answer: QuestionAnswerer = async (questions, signal) => {
     const answers: UserAnswer[] = []
     for (const question of questions) {
+      const draft = new ReviewDraft(question)
+      for (;;) {
       if (tty) {
         reviewOpen = true
         screen?.setWorking(false)
@@ -168,20 +217,38 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
       })
       if (line === undefined) return undefined
       if (!tty) out.write(`${style.yellow('review ›')} ${line}\n`)
+      if (/^\/plans(\s|$)/.test(line.trim())) {
+        // The history is read-only: look at it without leaving the review.
+        await host?.submit(line)
+        continue
+      }
       if (line.trim().startsWith('/')) {
-        // A command dismisses the review; the prompt then runs it.
+        // Any other command dismisses the review; the prompt then runs it.
         lines.unshift(line)
         return undefined
       }
-      const parsed = parseReviewAnswer(question, line)
-      if (parsed === undefined) return undefined
-      answers.push(parsed)
+      const step = draft.read(line)
+      if (step.kind === 'dismiss') return undefined
+      if (step.kind === 'note') {
+        if (step.refused === true) renderer.warn(step.text)
+        else renderer.info(step.text)
+        continue
+      }
+      if (step.kind === 'edit') {
+        const edited = await editPlan(question.detail ?? '', signal)
+        if (edited === undefined) return undefined
+        renderer.info(draft.setEdit(edited))
+        continue
+      }
+      answers.push(step.answer)
+      break
     }
+  }
     return answers
   }
 
   try {
-    host = await createDemoHost({ sessionDir, workspace, model: choice.model, section, renderer, answer, resume: resumeId })
+    host = await createDemoHost({ sessionDir, workspace, model: choice.model, section, renderer, style, answer, resume: resumeId })
   } catch (error) {
     out.write(`cannot start: ${(error as Error).message}\n`)
     rl.close()
@@ -199,6 +266,12 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
   if (resumeId !== undefined) {
     const state = active.planState()
     renderer.info(`resumed ${active.session.events.length} events; plan mode ${state.active ? 'on' : 'off'}${state.pending === undefined ? '' : ` (pending → ${state.pending ? 'on' : 'off'})`}`)
+    const latest = active.history()?.revisions.at(-1)
+    if (latest !== undefined) renderer.info(`latest plan: ${revisionLine(latest)} (${active.history()!.revisions.length} in all; /plans lists them)`)
+  }
+  if (options.plan) {
+    const result = await active.ctx.require('planMode').set(active.agent, true)
+    renderer.info(result === 'committed' ? 'plan mode on (--plan)' : `--plan: ${result}`)
   }
   renderer.info('/help lists commands; /plan <goal> starts planning')
 

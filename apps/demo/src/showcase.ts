@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { LanguageModelV3 } from '@ai-sdk/provider'
 import { RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
@@ -7,7 +7,9 @@ import type { SessionEvent, UserAnswer } from '@planmode/seams'
 import { createOfflineModel } from './model/offline-model.js'
 import { createStyle } from './render/style.js'
 import { TranscriptRenderer, type TranscriptOutput } from './render/transcript.js'
+import { diffPlans } from '@planmode/plan-projection/client'
 import { createDemoHost, type DemoHost, type QuestionAnswerer } from './terminal/demo-host.js'
+import { revisionLine } from './terminal/plans-command.js'
 import { copySampleWorkspace, sampleWorkspaceDir } from './workspace/sample-workspace.js'
 import { makeScratchDir, removeScratchDir } from './workspace/scratch-dir.js'
 
@@ -15,6 +17,10 @@ import { makeScratchDir, removeScratchDir } from './workspace/scratch-dir.js'
 export const SHOWCASE_GOAL = 'Add due dates to tasks, settable from the command line.'
 /** The feedback the scripted reviewer gives the first plan. */
 export const SHOWCASE_FEEDBACK = 'Also flag overdue tasks in the `tasks list` output.'
+/** The line comment the scripted reviewer puts on the first plan's goal line (line 3). */
+export const SHOWCASE_COMMENT = 'Keep the dates plain YYYY-MM-DD text.'
+/** The step the scripted reviewer adds to the revised plan before approving it. */
+export const SHOWCASE_EDIT_STEP = 'Mention overdue tasks in the README usage too.'
 
 /** Options of {@link runShowcase}. */
 export interface ShowcaseOptions {
@@ -91,10 +97,24 @@ async function showcase(options: ShowcaseOptions, workspace: string, sessionDir:
     planSection: section,
     present: (name, input) => host?.ctx.get('tools')?.get(name)?.presentCall?.(input as never),
   })
-  const scripted: Omit<UserAnswer, 'id'>[] = [{ selected: ['Keep planning'], custom: SHOWCASE_FEEDBACK }, { selected: ['Approve'] }]
+  // The reviewer's edit: one step added to the revised plan's steps.
+  const edited = (plan: string): string => {
+    const lastStep = /\n(\d+)\. [^\n]*\n\n## Verification/.exec(plan)
+    const next = lastStep === null ? 1 : Number(lastStep[1]) + 1
+    return plan.replace(/\n\n## Verification/, `\n${next}. ${SHOWCASE_EDIT_STEP}\n\n## Verification`)
+  }
+  let approvedEdit: string | undefined
+  const scripted: ((detail: string) => Omit<UserAnswer, 'id'>)[] = [
+    () => ({ selected: ['Keep planning'], custom: SHOWCASE_FEEDBACK, comments: [{ line: 3, text: SHOWCASE_COMMENT }] }),
+    (detail) => {
+      approvedEdit = edited(detail)
+      renderer.info(`(the reviewer edits the plan: adds step “${SHOWCASE_EDIT_STEP}”)`)
+      return { selected: ['Approve'], edit: approvedEdit }
+    },
+  ]
   const answer: QuestionAnswerer = async (questions) => {
     const next = scripted.shift()
-    return next === undefined ? undefined : questions.map((question) => ({ id: question.id, ...next }))
+    return next === undefined ? undefined : questions.map((question) => ({ id: question.id, ...next(question.detail ?? '') }))
   }
   const stages: ShowcaseStage[] = []
   const check = (name: string, ok: boolean): void => {
@@ -123,7 +143,7 @@ async function showcase(options: ShowcaseOptions, workspace: string, sessionDir:
       return offline.doStream(callOptions)
     },
   }
-  host = await createDemoHost({ sessionDir, workspace, model, section, renderer, answer })
+  host = await createDemoHost({ sessionDir, workspace, model, section, renderer, style, answer })
   const { session } = host
 
   renderer.stage('1. Enter plan mode with a goal')
@@ -151,7 +171,21 @@ async function showcase(options: ShowcaseOptions, workspace: string, sessionDir:
     exitResults[0]?.isError === true && exitResults[0].content.some((block) => block.text.includes(SHOWCASE_FEEDBACK)),
   )
   check('plan revised to address the feedback', exits.length >= 2 && String(exits[1]!.input.plan).includes(SHOWCASE_FEEDBACK))
+  check(
+    'a line comment reached the model and the revised plan',
+    exitResults[0]?.content.some((block) => block.text.includes(`\n- line 3: ${SHOWCASE_COMMENT}`)) === true && exits.length >= 2 && String(exits[1]!.input.plan).includes(SHOWCASE_COMMENT),
+  )
   check('revised plan approved, plan mode left', approvedAt !== undefined && left !== undefined && left > approvedAt)
+  const approvedText = exitResults.find((result) => !result.isError)?.content.map((block) => block.text).join('') ?? ''
+  const reaction = events.slice(approvedAt ?? events.length).find((event) => event.type === 'assistant/message')
+  check(
+    'the edited plan approved and carried out as edited',
+    approvedEdit !== undefined &&
+      approvedText.startsWith('The user edited and approved the plan') &&
+      approvedText.endsWith(approvedEdit) &&
+      reaction?.type === 'assistant/message' &&
+      reaction.data.content.some((block) => block.type === 'text' && block.text.includes('carrying out your version')),
+  )
   const changed = results.filter((result) => ['write_file', 'edit_file'].includes(result.toolName) && approvedAt !== undefined && result.index > approvedAt)
   check('plan carried out with write/edit tools', changed.length > 0 && changed.every((result) => !result.isError))
   check('turn completed', events.some((event) => event.type === 'turn/end' && event.data.reason === 'completed'))
@@ -165,7 +199,23 @@ async function showcase(options: ShowcaseOptions, workspace: string, sessionDir:
   const formatted = readFileSync(join(workspace, 'src/format.js'), 'utf8')
   check('the feedback reached the code', formatted.includes('OVERDUE'))
 
-  renderer.stage('3. /plan typed while the model is answering waits for a step boundary')
+  renderer.stage('3. The plan history: every revision, a diff, an export')
+  await send('/plans')
+  await send('/plans diff 1 2')
+  const revisions = host.history()?.revisions ?? []
+  const diff = revisions.length >= 2 ? diffPlans(revisions[0]!.plan, revisions[1]!.plan) : []
+  check(
+    'the history lists both revisions with their outcomes, and diffs them',
+    revisions.map((revision) => revision.status).join(',') === 'keep-planning,approved' &&
+      revisions[1]!.approvedPlan === approvedEdit &&
+      revisions[0]!.comments?.[0]?.text === SHOWCASE_COMMENT &&
+      diff.some((line) => line.kind === 'added' && line.line.includes(SHOWCASE_COMMENT)),
+  )
+  const exported = join(sessionDir, 'approved-plan.md')
+  await send(`/plans save 2 ${exported}`)
+  check('the approved plan exported to a markdown file', existsSync(exported) && approvedEdit !== undefined && readFileSync(exported, 'utf8').trimEnd() === approvedEdit.trimEnd())
+
+  renderer.stage('4. /plan typed while the model is answering waits for a step boundary')
   hold = async () => {
     renderer.prompt(host!.badge(), '/plan')
     renderer.info('(typed while the turn runs)')
@@ -181,15 +231,15 @@ async function showcase(options: ShowcaseOptions, workspace: string, sessionDir:
   await host.close()
   host = undefined
 
-  renderer.stage('4. Reopen the session from its JSONL file in a fresh host')
+  renderer.stage('5. Reopen the session from its JSONL file in a fresh host')
   renderer.info(`opening ${sessionFile ?? id}`)
   const reviewsLeft = scripted.length
-  host = await createDemoHost({ sessionDir, workspace, model, section, renderer, answer, resume: id })
+  host = await createDemoHost({ sessionDir, workspace, model, section, renderer, style, answer, resume: id })
   const reopened = host.session.events
   const state = host.planState()
   renderer.info(`${reopened.length} events recovered; planMode.get → ${JSON.stringify(state)}; plan projection → ${JSON.stringify(host.projection())}`)
-  const lastPlan = calls(reopened).filter((call) => call.name === 'exit_plan_mode').at(-1)
-  if (lastPlan !== undefined) renderer.info(`last approved plan: “${/^#\s+(.*)$/m.exec(String(lastPlan.input.plan))?.[1] ?? 'Plan'}”`)
+  const latest = host.history()?.revisions.at(-1)
+  if (latest !== undefined) renderer.info(`latest plan: ${revisionLine(latest)}`)
   check(
     'pending selection recovered from the log alone',
     reopened.length === eventCount && !state.active && state.pending === true && host.badge() === 'pending-on' && reviewsLeft === 0,
@@ -223,7 +273,7 @@ async function showcase(options: ShowcaseOptions, workspace: string, sessionDir:
     renderer.info(`${what} temporary and ${temporary.length > 1 ? 'are' : 'is'} removed now (--keep keeps ${temporary.length > 1 ? 'them' : 'it'}${temporary.includes(sessionDir) ? '; --session-dir DIR keeps the log' : ''})`)
   }
   const summary = ok
-    ? `✓ ${stages.length}/${stages.length} stages: ${exits.length} plans (${exits.length - 1} revision), approved, ${new Set(changed.map((result) => result.toolCallId)).size} changes, tests green, a pending /plan recovered after reopening and applied at the next step.`
+    ? `✓ ${stages.length}/${stages.length} stages: ${exits.length} plans (${exits.length - 1} revision), a line comment, approved as edited, history diffed and saved, ${new Set(changed.map((result) => result.toolCallId)).size} changes, tests green, a pending /plan recovered after reopening and applied at the next step.`
     : `✗ ${stages.filter((stage) => !stage.ok).length} of ${stages.length} stages missing: ${stages
         .filter((stage) => !stage.ok)
         .map((stage) => stage.name)

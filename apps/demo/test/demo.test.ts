@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
 import { RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SHOWCASE_FEEDBACK } from '../src/showcase.js'
+import { SHOWCASE_COMMENT, SHOWCASE_EDIT_STEP, SHOWCASE_FEEDBACK } from '../src/showcase.js'
 import { wantsLiveScreen, WORKING_FRAMES, WORKING_LABEL } from '../src/terminal/live-screen.js'
 import { childEnv, ensureBuilt, hasScriptPty, onlySessionFile, planTrace, readSession, REPO, runScript, spawnStart, spawnStartOnPty } from './support/built-demo.js'
 import { startChatServer } from './support/chat-server.js'
@@ -38,7 +38,7 @@ describe('the launcher (`pnpm demo`, `pnpm start`)', () => {
     expect(stderr).toMatch(/^(building planmode[^\n]*\n)?$/)
     expect(stdout.startsWith('\n── planmode demo: plan, review, revise, approve, implement, resume ──\n')).toBe(true)
     expect(stdout).not.toMatch(/turbo|telemetry|Tasks:|Build success|dist\//i)
-    expect(stdout.trimEnd().split('\n').at(-1)).toMatch(/^✓ 14\/14 stages/)
+    expect(stdout.trimEnd().split('\n').at(-1)).toMatch(/^✓ 18\/18 stages/)
   }, 180_000)
 
   it('shows the build output when the build fails, and starts nothing', async () => {
@@ -146,16 +146,30 @@ describe('pnpm demo (built, as a child process)', () => {
     expect(stdout).toContain('[plan: off] › /plan Add due dates to tasks')
     expect(stdout).toContain('[plan: on] › /plan off')
     expect(stdout).toContain('[plan: pending → on] › What would you change next?')
-    expect(stdout.match(/^\[plan: (on|off|pending → on|pending → off)\] › /gm)?.length).toBe(5)
+    expect(stdout.match(/^\[plan: (on|off|pending → on|pending → off)\] › /gm)?.length).toBe(8)
     // Exploration, the plan as markdown, the review and its choices.
     expect(stdout).toContain('→ list_files .')
     expect(stdout).toContain('→ read_file src/tasks.js')
-    expect(stdout).toContain('    # Plan: due dates for tasks')
+    expect(stdout).toContain('     1  # Plan: due dates for tasks')
     expect(stdout).toContain('1. Approve')
     expect(stdout).toContain('2. Keep planning')
-    expect(stdout).toContain(`reviewer › Keep planning: “${SHOWCASE_FEEDBACK}”`)
+    expect(stdout).toContain('3. Stop planning')
+    expect(stdout).toContain(`reviewer › Keep planning: “${SHOWCASE_FEEDBACK}”\n    line 3: ${SHOWCASE_COMMENT}\n`)
     expect(stdout).toContain('_Revision 2: revised after your review._')
-    expect(stdout).toContain('reviewer › Approve')
+    expect(stdout).toContain(`From your review: line 3: ${SHOWCASE_COMMENT}`)
+    expect(stdout).toContain(`(the reviewer edits the plan: adds step “${SHOWCASE_EDIT_STEP}”)\n  reviewer › Approve\n    with an edited plan (`)
+    expect(stdout).toContain('✓ The user edited and approved the plan; plan mode is now off. Carry out this version from your next step: …')
+    expect(stdout).toContain('assistant You edited the plan before approving it, so I am carrying out your version now (1 line you added).')
+    // The history, a diff between the two revisions, the export.
+    expect(stdout).toContain('[plan: off] › /plans\n  2 plan revisions:\n    #1  “Plan: due dates for tasks”  keep-planning\n    #2  “Plan: due dates for tasks”  approved (edited)\n')
+    expect(stdout).toContain('[plan: off] › /plans diff 1 2\n  --- #1 “Plan: due dates for tasks”\n  +++ #2 “Plan: due dates for tasks”\n')
+    expect(stdout).toContain(`  + 6. From your review: line 3: ${SHOWCASE_COMMENT}\n`)
+    expect(stdout).toMatch(/^  - 2\. `src\/format\.js`/m)
+    expect(stdout).toContain(`saved #2 “Plan: due dates for tasks” (the edited text the user approved) to ${sessionDir}/approved-plan.md`)
+    const saved = readFileSync(join(sessionDir, 'approved-plan.md'), 'utf8')
+    expect(saved).toMatch(/^# Plan: due dates for tasks\n/)
+    expect(saved).toContain(`7. ${SHOWCASE_EDIT_STEP}\n\n## Verification`)
+    expect(stdout).toContain('latest plan: #2  “Plan: due dates for tasks”  approved (edited)')
     expect(stdout).toContain('→ edit_file src/format.js')
     expect(stdout).toContain('↳ Entering plan mode from the next step. Send /plan off to leave.')
     expect(stdout).toContain('ⓘ notice (to the model) The user switched this session to plan mode.')
@@ -164,7 +178,7 @@ describe('pnpm demo (built, as a child process)', () => {
     expect(stdout).toContain('planMode.get → {"active":false,"pending":true}; plan projection → {"active":false,"pending":true}')
     const file = onlySessionFile(sessionDir)
     expect(stdout).toContain(`session file: ${file}`)
-    expect(stdout.trimEnd().split('\n').at(-1)).toMatch(/^✓ 14\/14 stages: 2 plans \(1 revision\), approved/)
+    expect(stdout.trimEnd().split('\n').at(-1)).toMatch(/^✓ 18\/18 stages: 2 plans \(1 revision\), a line comment, approved as edited, history diffed and saved, /)
 
     const events = readSession(file)
     expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index))
@@ -211,6 +225,123 @@ describe('pnpm demo (built, as a child process)', () => {
     expect(wantsColor({}, {})).toBe(false)
     expect(createStyle(true).bold('x')).toBe('\u001b[1mx\u001b[22m')
     expect(createStyle(false).bold('x')).toBe('x')
+  })
+})
+
+describe('pnpm start: review decisions and the plan history', () => {
+  type Record_ = { toolCallId: string; outcome: string; plan?: string; feedback?: string; comments?: { line: number; text: string }[] }
+  const reviews = (file: string): Record_[] =>
+    readSession(file).flatMap((event) => ((event.type as string) === 'plan/review' ? [event.data as unknown as Record_] : []))
+
+  it('line comments with Keep planning, /plans list, show and diff (during a review too), then Stop planning', async () => {
+    const sessionDir = temp('plans-stop')
+    const { code, stdout, stderr } = await runScript(
+      'start',
+      ['--session-dir', sessionDir],
+      lines(
+        '/plans',
+        '/plan Add due dates to tasks',
+        'c 3 keep the dates as YYYY-MM-DD',
+        'c 99 out of range',
+        'c 1 a shorter title',
+        '2',
+        '/plans',
+        '/plans show 1',
+        '/plans diff 1 2',
+        '/plans show 9',
+        '/plans diff 1',
+        '3',
+        '/plans',
+        'what now?',
+        '/quit',
+      ),
+    )
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    expect(stdout).toContain('[plan: off] › /plans\n  no plans yet in this session (the model presents one with exit_plan_mode)')
+    // The review: numbered lines, the three options, the edit and comment hints.
+    expect(stdout).toContain('     1  # Plan: due dates for tasks\n')
+    expect(stdout).toContain('  │   3. Stop planning — ')
+    expect(stdout).toContain('`e` edits the plan (Approve then sends your version); `c <line> <text>` comments on a line')
+    expect(stdout).toContain('review › c 3 keep the dates as YYYY-MM-DD\n  (comment on line 3; 1 so far — pick an option to send)')
+    expect(stdout).toMatch(/review › c 99 out of range\n  ! no line 99: the plan has lines 1-\d+\n/)
+    expect(stdout).toContain('  reviewer › Keep planning\n    line 3: keep the dates as YYYY-MM-DD\n    line 1: a shorter title\n')
+    // The model read both comments and answered them in the revision.
+    expect(stdout).toContain('From your review: line 3: keep the dates as YYYY-MM-DD')
+    expect(stdout).toContain('- "line 1: a shorter title": added as a step of its own.')
+    // /plans during the open review keeps it open.
+    expect(stdout).toContain('review › /plans\n  2 plan revisions:\n    #1  “Plan: due dates for tasks”  keep-planning\n    #2  “Plan: due dates for tasks”  open\n')
+    expect(stdout).toContain('review › /plans show 1\n  #1  “Plan: due dates for tasks”  keep-planning\n  comment on line 3: keep the dates as YYYY-MM-DD\n  comment on line 1: a shorter title\n    # Plan: due dates for tasks')
+    expect(stdout).toContain('review › /plans diff 1 2\n  --- #1 “Plan: due dates for tasks”\n  +++ #2 “Plan: due dates for tasks”\n')
+    expect(stdout).toContain('  + _Revision 2: revised after your review._\n')
+    expect(stdout).toMatch(/^  \d+ lines added, \d+ removed$/m)
+    expect(stdout).toContain('review › /plans show 9\n  ! no revision 9: the session has #1-#2')
+    expect(stdout).toContain('review › /plans diff 1\n  ! usage: /plans | /plans show <N> | /plans diff <A> <B> | /plans save [N] <file>')
+    // Stop planning: plan mode off, nothing carried out, the model waits.
+    expect(stdout).toContain('review › 3\n  reviewer › Stop planning\n')
+    expect(stdout).toContain("The user ended planning without approving the plan. Plan mode is now off: do not carry out the plan; wait for the user's next message.")
+    expect(stdout).toContain("assistant Understood: planning is over and I won't carry out that plan. Tell me what you'd like next.")
+    expect(stdout).toContain('[plan: off] › /plans\n  2 plan revisions:\n    #1  “Plan: due dates for tasks”  keep-planning\n    #2  “Plan: due dates for tasks”  stopped\n')
+    expect(stdout).not.toMatch(/→ (write_file|edit_file)/)
+    const file = onlySessionFile(sessionDir)
+    const recorded = reviews(file)
+    expect(recorded.map((record) => record.outcome)).toEqual(['keep-planning', 'stopped'])
+    expect(recorded[0]!.comments).toEqual([
+      { line: 3, text: 'keep the dates as YYYY-MM-DD' },
+      { line: 1, text: 'a shorter title' },
+    ])
+    // The next message is plain chat again, not more planning.
+    expect(stdout).toContain('[plan: off] › what now?')
+  })
+
+  it('--plan starts in plan mode; an edited approval typed through the plain fallback; /plans save; resume names the latest revision', async () => {
+    const sessionDir = temp('plans-edit')
+    const out = temp('plans-out')
+    const edited = ['# My due dates plan', '', '1. Add `--due` to `tasks add`.', '2. Flag overdue tasks in `tasks list`.']
+    const { code, stdout, stderr } = await runScript(
+      'start',
+      ['--session-dir', sessionDir, '--plan'],
+      lines(
+        'Add due dates to tasks',
+        'e',
+        ...edited,
+        '.',
+        '1',
+        `/plans save ${join(out, 'approved.md')}`,
+        `/plans save 1 ${join(out, 'first.md')}`,
+        `/plans save 2 ${join(out, 'none.md')}`,
+        '/plans show 1',
+        '/quit',
+      ),
+    )
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    expect(stdout).toContain('plan mode on (--plan)')
+    expect(stdout).toContain('[plan: on] › Add due dates to tasks')
+    expect(stdout).toContain('review › e\n  type the edited plan line by line; a line with only "." ends it\n')
+    expect(stdout).toContain(edited.map((line) => `edit › ${line}`.trimEnd() === 'edit ›' ? 'edit › ' : `edit › ${line}`).join('\n'))
+    expect(stdout).toContain('edit › .\n  (edited plan: 4 lines; Approve sends your version)\nreview › 1\n  reviewer › Approve\n    with an edited plan (4 lines)\n')
+    expect(stdout).toContain('✓ The user edited and approved the plan; plan mode is now off. Carry out this version from your next step: …')
+    expect(stdout).toContain('assistant You edited the plan before approving it, so I am carrying out your version now (3 lines you added).')
+    expect(stdout).toMatch(/assistant Done\. Tasks now take an optional due date/)
+    expect(readFileSync(join(out, 'approved.md'), 'utf8')).toBe(`${edited.join('\n')}\n`)
+    expect(readFileSync(join(out, 'first.md'), 'utf8')).toBe(`${edited.join('\n')}\n`)
+    expect(stdout).toContain(`saved #1 “Plan: due dates for tasks” (the edited text the user approved) to ${join(out, 'approved.md')}`)
+    expect(stdout).toContain('! no revision 2: the session has #1-#1')
+    expect(existsSync(join(out, 'none.md'))).toBe(false)
+    expect(stdout).toContain('#1  “Plan: due dates for tasks”  approved (edited)\n  approved as edited by the user')
+    expect(stdout).toContain('    # My due dates plan')
+    const file = onlySessionFile(sessionDir)
+    expect(reviews(file)).toEqual([expect.objectContaining({ outcome: 'approved', plan: edited.join('\n') })])
+    const modes = readSession(file).filter((event) => (event.type as string) === 'plan/mode')
+    expect(modes.map((event) => (event.data as unknown as { active: boolean }).active)).toEqual([true, false])
+
+    const resumed = await runScript('start', ['--resume', file], lines('/plans', '/quit'))
+    expect(resumed.code).toBe(0)
+    expect(resumed.stdout).toContain('latest plan: #1  “Plan: due dates for tasks”  approved (edited) (1 in all; /plans lists them)')
+    const refused = await runScript('start', ['--resume', file, '--plan'], '')
+    expect(refused.code).toBe(2)
+    expect(refused.stdout).toContain('--plan starts a new session; a resumed one keeps its own plan state (type /plan there)')
   })
 })
 
@@ -373,7 +504,7 @@ describe('pnpm start with a real model over the OpenAI-compatible protocol', () 
       expect(code).toBe(0)
       expect(stdout).toContain(`model:     test-model at ${server.url}`)
       expect(stdout).toContain('→ list_files .')
-      expect(stdout).toContain('    # Plan: a notes file')
+      expect(stdout).toContain('    1  # Plan: a notes file')
       expect(stdout).toContain('assistant Done: NOTES.md is written.')
       expect(readFileSync(join(workspace, 'NOTES.md'), 'utf8')).toBe('Notes.\n')
 
@@ -414,6 +545,44 @@ describe('pnpm start on a terminal', () => {
     expect(wantsLiveScreen({ isTTY: true }, { isTTY: false }, {})).toBe(false)
     expect(wantsLiveScreen({ isTTY: false }, { isTTY: true }, {})).toBe(false)
     expect(wantsLiveScreen({}, {}, {})).toBe(false)
+  })
+
+  it.skipIf(!hasScriptPty())('`e` opens the plan in $EDITOR on a terminal, reads it back, deletes it, and Approve sends the edit', async () => {
+    const tmp = temp('tty-editor')
+    mkdirSync(join(tmp, 'sessions'))
+    // The "editor": records the file it was given and what it held, then rewrites it.
+    const editor = join(tmp, 'editor.mjs')
+    writeFileSync(
+      editor,
+      [
+        "import { readFileSync, writeFileSync } from 'node:fs'",
+        'const file = process.argv[2]',
+        `writeFileSync(${JSON.stringify(join(tmp, 'seen.json'))}, JSON.stringify({ file, text: readFileSync(file, 'utf8') }))`,
+        "writeFileSync(file, '# Edited in the editor\\n\\n1. Only the --due flag.\\n')",
+      ].join('\n'),
+    )
+    const child = spawnStartOnPty(
+      ['--session-dir', join(tmp, 'sessions'), '--plan'],
+      childEnv({ TMPDIR: tmp, NO_COLOR: '1', TERM: 'xterm-256color', EDITOR: `${process.execPath} ${editor}` }),
+    )
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+    await child.waitFor('[plan: on] › ')
+    child.stdin.write('Add due dates to tasks\r')
+    await child.waitFor('review › ')
+    child.stdin.write('e\r')
+    await child.waitFor('(edited plan: 3 lines; Approve sends your version)')
+    child.stdin.write('1\r')
+    await child.waitFor(/assistant Done\./)
+    child.stdin.write('/quit\r')
+    expect(await exited).toBe(0)
+    const seen = JSON.parse(readFileSync(join(tmp, 'seen.json'), 'utf8')) as { file: string; text: string }
+    expect(seen.text).toMatch(/^# Plan: due dates for tasks\n/)
+    expect(existsSync(seen.file)).toBe(false)
+    const output = child.output()
+    expect(output).toContain('carrying out your version now')
+    const file = onlySessionFile(join(tmp, 'sessions'))
+    const record = readSession(file).find((event) => (event.type as string) === 'plan/review')
+    expect(record?.data).toMatchObject({ outcome: 'approved', plan: '# Edited in the editor\n\n1. Only the --due flag.' })
   })
 
   it.skipIf(!hasScriptPty())('shows a working indicator and keeps typed keys on the prompt while the reply streams', async () => {

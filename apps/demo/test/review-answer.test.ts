@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { UserQuestion } from '@planmode/seams'
 import { LineSource } from '../src/terminal/line-source.js'
-import { parseReviewAnswer } from '../src/terminal/review-answer.js'
+import { parseReviewAnswer, ReviewDraft } from '../src/terminal/review-answer.js'
 
 const review: UserQuestion = {
   id: 'plan-review',
@@ -53,5 +53,56 @@ describe('the shared line queue', () => {
     expect(await lines.next()).toBe('later')
     expect(await lines.next()).toBeUndefined()
     expect(lines.done).toBe(true)
+  })
+})
+
+const fullReview: UserQuestion = {
+  ...review,
+  detail: '# Plan\n\n1. one\n2. two',
+  options: [...review.options, { label: 'Stop planning', description: 'leave without carrying it out' }],
+  intent: { kind: 'plan-review', approve: 'Approve', keep: 'Keep planning', stop: 'Stop planning', editable: true, comments: true },
+}
+
+describe('an open review typed line by line (ReviewDraft)', () => {
+  it('offers the third option by number and label', () => {
+    expect(new ReviewDraft(fullReview).read('3')).toEqual({ kind: 'answer', answer: { id: 'plan-review', selected: ['Stop planning'] } })
+    expect(new ReviewDraft(fullReview).read('stop planning: not now')).toEqual({
+      kind: 'answer',
+      answer: { id: 'plan-review', selected: ['Stop planning'], custom: 'not now' },
+    })
+  })
+
+  it('collects line comments, then sends them with the option picked', () => {
+    const draft = new ReviewDraft(fullReview)
+    expect(draft.read('c 3 split this')).toMatchObject({ kind: 'note' })
+    expect(draft.read('C 4   and this one')).toMatchObject({ kind: 'note' })
+    expect(draft.read('c 9 no such line')).toEqual({ kind: 'note', text: 'no line 9: the plan has lines 1-4', refused: true })
+    expect(draft.read('c 0 zero')).toMatchObject({ refused: true })
+    expect(draft.read('2')).toEqual({
+      kind: 'answer',
+      answer: { id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 3, text: 'split this' }, { line: 4, text: 'and this one' }] },
+    })
+    const free = new ReviewDraft(fullReview)
+    free.read('c 1 a better title')
+    expect(free.read('use a Map')).toEqual({ kind: 'answer', answer: { id: 'plan-review', selected: [], custom: 'use a Map', comments: [{ line: 1, text: 'a better title' }] } })
+  })
+
+  it('sends an edit only with Approve, and only when it differs from the plan', () => {
+    const draft = new ReviewDraft(fullReview)
+    expect(draft.read('e')).toEqual({ kind: 'edit' })
+    expect(draft.setEdit('# Plan\n\n1. one\n2. two\n')).toBe('(plan unchanged)')
+    expect(draft.edit).toBeUndefined()
+    expect(draft.setEdit('# Plan\r\n\r\n1. only one\r\n')).toBe('(edited plan: 3 lines; Approve sends your version)')
+    expect(draft.read('1')).toEqual({ kind: 'answer', answer: { id: 'plan-review', selected: ['Approve'], edit: '# Plan\n\n1. only one' } })
+    expect(draft.read('keep planning')).toEqual({ kind: 'answer', answer: { id: 'plan-review', selected: ['Keep planning'] } })
+    expect(draft.read('3')).toEqual({ kind: 'answer', answer: { id: 'plan-review', selected: ['Stop planning'] } })
+  })
+
+  it('refuses an edit or comments the intent does not declare, and dismisses on an empty line', () => {
+    const old = new ReviewDraft(review)
+    expect(old.editable || old.commentable).toBe(false)
+    expect(old.read('e')).toEqual({ kind: 'note', text: 'this review does not take an edited plan', refused: true })
+    expect(old.read('c 1 x')).toEqual({ kind: 'note', text: 'this review does not take line comments', refused: true })
+    expect(old.read('  ')).toEqual({ kind: 'dismiss' })
   })
 })

@@ -94,11 +94,17 @@ function explore(episode: Episode, hasExitTool: boolean): OfflineAction {
 
 function implement(episode: Episode): OfflineAction {
   const recipe = pickRecipe(episode.goal, episode.listed)
-  const plan = episode.submissions[episode.submissions.length - 1] ?? ''
-  const steps = recipe.implementation(episode.feedback, plan, episode.goal)
+  const submitted = episode.submissions[episode.submissions.length - 1] ?? ''
+  const plan = episode.approvedEdit ?? submitted
+  // Lines the user added in an edited approval count as requests, like feedback.
+  const before = new Set(submitted.split('\n').map((line) => line.trim()))
+  const added = episode.approvedEdit === undefined ? [] : plan.split('\n').filter((line) => line.trim() !== '' && !before.has(line.trim()))
+  const feedback = [...episode.feedback, ...added]
+  const steps = recipe.implementation(feedback, plan, episode.goal)
   const done = episode.implementationSteps
   if (done < steps.length) {
-    const text = done === 0 ? 'The plan is approved, so I am carrying it out now.' : 'Continuing with the plan.'
+    const first = episode.approvedEdit === undefined ? 'The plan is approved, so I am carrying it out now.' : `You edited the plan before approving it, so I am carrying out your version now (${added.length} line${added.length === 1 ? '' : 's'} you added).`
+    const text = done === 0 ? first : 'Continuing with the plan.'
     return { text, calls: steps[done]! }
   }
   const failed = episode.implementationResults.filter((result) => result.isError)
@@ -109,7 +115,7 @@ function implement(episode: Episode): OfflineAction {
         .join('\n')}\nThe workspace may differ from what I planned against; tell me how to proceed.`,
     )
   }
-  return say(`Done. ${recipe.summary(episode.feedback)}`)
+  return say(`Done. ${recipe.summary(feedback)}`)
 }
 
 /**
@@ -138,6 +144,7 @@ export function decide(options: LanguageModelV3CallOptions, modelOptions: Offlin
 
   const exitResult = lastResults(last).some((result) => result.name === EXIT_TOOL)
   if (exitResult && episode !== undefined) {
+    if (episode.review === 'stopped') return act(say("Understood: planning is over and I won't carry out that plan. Tell me what you'd like next."))
     if (episode.review === 'dismissed') return act(say("Understood: I'm staying in plan mode and waiting for your message."))
     if (episode.review === 'failed') {
       return act(

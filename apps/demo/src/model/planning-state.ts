@@ -6,7 +6,7 @@ const READ_ONLY = new Set(['list_files', 'read_file', 'search'])
 const MUTATING = new Set(['write_file', 'edit_file'])
 
 /** How the last review of a submitted plan ended. */
-export type ReviewOutcome = 'none' | 'keep-planning' | 'dismissed' | 'approved' | 'failed'
+export type ReviewOutcome = 'none' | 'keep-planning' | 'dismissed' | 'approved' | 'stopped' | 'failed'
 
 /** One planning episode: a goal, what was explored, what was submitted and how it was reviewed. */
 export interface Episode {
@@ -24,6 +24,8 @@ export interface Episode {
   /** Read-only calls made since the last review or feedback. */
   exploredSinceFeedback: number
   approved: boolean
+  /** The plan the user edited and approved (SPEC §10), carried out instead of the last submission. */
+  approvedEdit: string | undefined
   /** Assistant steps taken since the approval. */
   implementationSteps: number
   readonly implementationResults: ReadResult[]
@@ -54,12 +56,29 @@ function newEpisode(goal: string): Episode {
     needsRevision: false,
     exploredSinceFeedback: 0,
     approved: false,
+    approvedEdit: undefined,
     implementationSteps: 0,
     implementationResults: [],
   }
 }
 
 const FEEDBACK = /their feedback: ([\s\S]*)$/
+/** A line comment of a keep-planning result (SPEC §10): `- line N: text`, one per line. */
+const COMMENT = /^- line (\d+): (.*)$/
+const EDITED = 'The user edited and approved the plan'
+const STOPPED = 'The user ended planning without approving the plan'
+
+/** Splits a keep-planning result into its feedback and its line comments. */
+function keepPlanning(text: string): { feedback: string | undefined; comments: string[] } {
+  const rows = text.split('\n')
+  const first = rows.findIndex((row, index) => index > 0 && COMMENT.test(row))
+  const head = first < 0 ? text : rows.slice(0, first).join('\n')
+  const comments = first < 0 ? [] : rows.slice(first).flatMap((row) => {
+    const match = COMMENT.exec(row)
+    return match === null ? [] : [`line ${match[1]}: ${match[2]!.trim()}`]
+  })
+  return { feedback: FEEDBACK.exec(head)?.[1]?.trim(), comments }
+}
 
 /** Folds a transcript into the state of the current planning episode. */
 export function foldPlanning(items: readonly ReadItem[]): PlanningState {
@@ -70,7 +89,7 @@ export function foldPlanning(items: readonly ReadItem[]): PlanningState {
   for (const item of items) {
     if (item.kind === 'user') {
       if (item.notice || item.text === '') continue
-      if (episode !== undefined && !episode.approved) {
+      if (episode !== undefined && !episode.approved && episode.review !== 'stopped') {
         episode.feedback.push(item.text)
         episode.exploredSinceFeedback = 0
         if (episode.submissions.length > 0) episode.needsRevision = true
@@ -104,10 +123,17 @@ export function foldPlanning(items: readonly ReadItem[]): PlanningState {
           if (!result.isError) {
             episode.approved = true
             episode.review = 'approved'
+            if (result.text.startsWith(EDITED)) {
+              const at = result.text.indexOf('\n\n')
+              if (at >= 0) episode.approvedEdit = result.text.slice(at + 2)
+            }
+          } else if (result.text.includes(STOPPED)) {
+            episode.review = 'stopped'
           } else if (/keep planning/i.test(result.text)) {
             episode.review = 'keep-planning'
-            const feedback = FEEDBACK.exec(result.text)?.[1]?.trim()
+            const { feedback, comments } = keepPlanning(result.text)
             if (feedback !== undefined && feedback !== '') episode.feedback.push(feedback)
+            episode.feedback.push(...comments)
             episode.needsRevision = true
             episode.exploredSinceFeedback = 0
           } else if (/dismissed/i.test(result.text)) {

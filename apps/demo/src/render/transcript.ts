@@ -276,9 +276,19 @@ export class TranscriptRenderer {
     for (const question of questions) {
       this.line()
       this.line(`  ${s.bold(s.yellow(`┌ ${question.header}`))}`)
+      const intent = question.intent as Record<string, unknown> | undefined
+      const commentable = intent?.kind === 'plan-review' && intent.comments === true
+      const editable = intent?.kind === 'plan-review' && intent.editable === true
       if (question.detail !== undefined) {
         this.line()
-        this.line(renderMarkdown(question.detail, s, '    ', this.width))
+        if (commentable) {
+          // Numbered, so comments can name a line (`c 3 text`).
+          const rows = question.detail.split('\n')
+          const width = String(rows.length).length
+          rows.forEach((row, index) => this.line(`  ${s.dim(String(index + 1).padStart(width + 2))}  ${row}`))
+        } else {
+          this.line(renderMarkdown(question.detail, s, '    ', this.width))
+        }
         this.line()
       }
       this.line(`  ${s.yellow('│')} ${question.question}`)
@@ -286,6 +296,10 @@ export class TranscriptRenderer {
         this.line(`  ${s.yellow('│')}   ${s.bold(`${index + 1}. ${option.label}`)} ${s.dim(`— ${option.description}`)}`)
       })
       this.line(`  ${s.yellow('└')} ${s.dim('answer with a number or a label; other text is feedback (keep planning); an empty line or a /command dismisses')}`)
+      const extras = [editable ? '`e` edits the plan (Approve then sends your version)' : undefined, commentable ? '`c <line> <text>` comments on a line' : undefined].filter(
+        (text) => text !== undefined,
+      )
+      if (extras.length > 0) this.line(`    ${s.dim(extras.join('; '))}`)
     }
   }
 
@@ -295,6 +309,9 @@ export class TranscriptRenderer {
       const chosen = answer.selected.join(', ')
       const custom = answer.custom === undefined ? '' : `${chosen === '' ? '' : ': '}“${answer.custom}”`
       this.line(`  ${this.style.yellow('reviewer ›')} ${chosen}${custom}`)
+      const extra = answer as UserAnswer & { edit?: string; comments?: readonly { line: number; text: string }[] }
+      if (extra.edit !== undefined) this.line(`    ${this.style.dim(`with an edited plan (${extra.edit.split('\n').length} lines)`)}`)
+      for (const comment of extra.comments ?? []) this.line(`    ${this.style.dim(`line ${comment.line}: ${comment.text}`)}`)
     }
   }
 

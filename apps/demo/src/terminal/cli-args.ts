@@ -12,6 +12,8 @@ export interface CliOptions {
   readonly model?: string
   readonly apiKey?: string
   readonly offline: boolean
+  /** Start the new session in plan mode. */
+  readonly plan: boolean
   readonly help: boolean
 }
 
@@ -29,6 +31,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
       model: { type: 'string' },
       'api-key': { type: 'string' },
       offline: { type: 'boolean', default: false },
+      plan: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     allowPositionals: false,
@@ -43,6 +46,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
     model: values.model,
     apiKey: values['api-key'],
     offline: values.offline === true,
+    plan: values.plan === true,
     help: values.help === true,
   }
 }
@@ -61,6 +65,7 @@ export const START_USAGE = `usage: pnpm start [options]
   --workspace <dir>       plan against this folder (default: a temporary copy of the sample project)
   --session-dir <dir>     where session logs (JSONL) go (default: ~/.planmode/sessions)
   --resume <id|path>      reopen a session, with its plan state, by id or by .jsonl path
+  --plan                  start the new session in plan mode
   --section-file <file>   plan-mode guidance text (default: RECOMMENDED_PLAN_SECTION)
   --base-url <url>        an OpenAI-compatible chat-completions server (or OPENAI_BASE_URL)
   --model <id>            the model id there (or OPENAI_MODEL); with DeepSeek, default deepseek-chat

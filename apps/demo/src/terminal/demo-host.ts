@@ -16,12 +16,14 @@ import { planCommandsPlugin } from '@planmode/plan-commands'
 import { planCorePlugin, type PlanModeState } from '@planmode/plan-core'
 import { planModeInvariantPlugin } from '@planmode/plan-core/invariant'
 import { planPolicyPlugin } from '@planmode/plan-policy'
-import { planProjectionPlugin } from '@planmode/plan-projection'
-import type {} from '@planmode/plan-projection/types'
+import { planHistoryPlugin, planProjectionPlugin } from '@planmode/plan-projection'
+import type { PlanHistoryView } from '@planmode/plan-projection/types'
 import { planToolPlugin } from '@planmode/plan-tool'
 import { UserQuestionError, type UserAnswer, type UserQuestion } from '@planmode/seams'
+import type { Style } from '../render/style.js'
 import { badgeOf, type PlanBadge, type TranscriptRenderer } from '../render/transcript.js'
 import { workspaceToolsPlugin } from '../workspace/workspace-tools.js'
+import { runPlansCommand } from './plans-command.js'
 import { WORKSPACE_EVENT } from './workspace-event.js'
 
 /** Answers the questions of one ask (a plan review); `undefined` dismisses them. */
@@ -35,6 +37,8 @@ export interface DemoHostOptions {
   /** The plan-policy section. */
   readonly section: string
   readonly renderer: TranscriptRenderer
+  /** The transcript's style (`/plans diff` colours with it). */
+  readonly style: Style
   readonly answer: QuestionAnswerer
   /** Reopen this session id instead of creating one. */
   readonly resume?: string
@@ -53,6 +57,8 @@ export interface DemoHost {
   projection(): { readonly active: boolean; readonly pending: boolean } | undefined
   /** The `plan` projection's view, as a badge. */
   badge(): PlanBadge
+  /** The `planHistory` projection's wire value: every plan revision of the session. */
+  history(): PlanHistoryView | undefined
   /** The controller's view (`planMode.get`). */
   planState(): PlanModeState
   /** Runs one input line: a slash command, `/help`, `/quit`, or a message. Does not wait for the turn. */
@@ -96,6 +102,7 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
     ctx.plugin(planCommandsPlugin)
     ctx.plugin(planToolPlugin)
     ctx.plugin(planProjectionPlugin)
+    ctx.plugin(planHistoryPlugin)
     // The demo's own pieces: workspace tools, a base prompt, the terminal review.
     ctx.plugin(workspaceToolsPlugin, { root: options.workspace })
     ctx.plugin({
@@ -150,6 +157,7 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
       const hint = command.input?.hint === undefined ? '' : ` ${command.input.hint}`
       lines.push(`  /${command.name}${hint}`.padEnd(24) + command.description)
     }
+    lines.push('  /plans [show N | diff A B | save [N] <file>]'.padEnd(24) + ' The plan revisions of this session (the demo host handles it)')
     lines.push('  /help'.padEnd(24) + 'Show this help')
     lines.push('  /quit'.padEnd(24) + 'Leave (the session stays on disk; --resume reopens it)')
     lines.push('Anything else is a message to the model. Ctrl+C cancels a running turn; twice quits.')
@@ -162,6 +170,7 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
     agent,
     projection: () => ctx.get('sessionProjections')?.snapshot(session).values.plan,
     badge: () => badgeOf(ctx.get('sessionProjections')?.snapshot(session).values.plan),
+    history: () => ctx.get('sessionProjections')?.snapshot(session).values.planHistory,
     planState: () => planMode.get(agent),
     async submit(line) {
       const text = line.trim()
@@ -169,6 +178,13 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
       if (text === '/quit' || text === '/exit') return 'quit'
       if (text === '/help') {
         renderer.block(help())
+        return 'ok'
+      }
+      if (text === '/plans' || text.startsWith('/plans ')) {
+        const result = runPlansCommand(text.slice('/plans'.length), ctx.get('sessionProjections')?.snapshot(session).values.planHistory, options.style)
+        if (result.refused === true) renderer.warn(result.lines.join('\n'))
+        else renderer.block(result.lines.join('\n'))
+        if (result.markdown !== undefined) renderer.markdown(result.markdown)
         return 'ok'
       }
       if (text.startsWith('/')) {

@@ -1,5 +1,14 @@
 import type { UserAnswer, UserQuestion } from '@planmode/seams'
 
+/** A remark anchored to a 1-based line of the question's `detail` (SPEC §10). */
+export interface LineComment {
+  readonly line: number
+  readonly text: string
+}
+
+/** An answer with the review members of SPEC §10 (`edit`, `comments`), honoured only when the intent declares them. */
+export type ReviewAnswer = UserAnswer & { readonly edit?: string; readonly comments?: readonly LineComment[] }
+
 /**
  * Reads one typed line as the answer to `question`: an option's number or
  * label selects it; `<number or label>: text` selects it with feedback; any
@@ -20,4 +29,95 @@ export function parseReviewAnswer(question: UserQuestion, line: string): UserAns
   const head = colon === null ? undefined : pick(colon[1]!)
   if (head !== undefined) return { id: question.id, selected: [head.label], custom: colon![2]!.trim() }
   return { id: question.id, selected: [], custom: text }
+}
+
+/** What one typed line did to a {@link ReviewDraft}. */
+export type ReviewStep =
+  /** The review is answered. */
+  | { readonly kind: 'answer'; readonly answer: ReviewAnswer }
+  /** An empty line: the user dismisses the review to type instead. */
+  | { readonly kind: 'dismiss' }
+  /** `e`: the caller opens the plan in an editor and hands the text to {@link ReviewDraft.setEdit}. */
+  | { readonly kind: 'edit' }
+  /** A comment was added, or the line was refused; the review stays open. */
+  | { readonly kind: 'note'; readonly text: string; readonly refused?: true }
+
+const intentFlag = (question: UserQuestion, flag: 'editable' | 'comments'): boolean =>
+  question.intent?.kind === 'plan-review' && (question.intent as Record<string, unknown>)[flag] === true
+
+/**
+ * One open review, typed a line at a time: an option (number or label, with
+ * `: feedback`), free text (keep planning with that feedback), `c <line> <text>`
+ * for a line comment (when the intent declares `comments`), `e` to edit the
+ * plan (when it declares `editable`). Comments and the edit ride with the
+ * option picked last: the edit only with the approve option (SPEC §10: an
+ * edit matters only with Approve), comments with any.
+ */
+export class ReviewDraft {
+  readonly comments: LineComment[] = []
+  private edited: string | undefined
+
+  constructor(readonly question: UserQuestion) {}
+
+  /** Whether the question's intent declares `editable`. */
+  get editable(): boolean {
+    return intentFlag(this.question, 'editable')
+  }
+
+  /** Whether the question's intent declares `comments`. */
+  get commentable(): boolean {
+    return intentFlag(this.question, 'comments')
+  }
+
+  /** The edited plan, when it differs from the question's detail. */
+  get edit(): string | undefined {
+    return this.edited
+  }
+
+  /** Takes the edited text; returns what the user is told. An edit equal to the plan is no edit. */
+  setEdit(text: string): string {
+    const normalized = text.replace(/\r\n/g, '\n').replace(/\n+$/, '')
+    const original = (this.question.detail ?? '').replace(/\n+$/, '')
+    if (normalized.trim() === '' || normalized === original) {
+      this.edited = undefined
+      return '(plan unchanged)'
+    }
+    this.edited = normalized
+    const count = normalized.split('\n').length
+    return `(edited plan: ${count} line${count === 1 ? '' : 's'}; Approve sends your version)`
+  }
+
+  /** Reads one typed line. */
+  read(line: string): ReviewStep {
+    const text = line.trim()
+    if (text === '') return { kind: 'dismiss' }
+    if (/^e$/i.test(text)) {
+      if (!this.editable) return { kind: 'note', text: 'this review does not take an edited plan', refused: true }
+      return { kind: 'edit' }
+    }
+    const comment = /^c\s+(\d+)\s+(\S[\s\S]*)$/i.exec(text)
+    if (comment !== null) {
+      if (!this.commentable) return { kind: 'note', text: 'this review does not take line comments', refused: true }
+      const lineNo = Number(comment[1])
+      const count = (this.question.detail ?? '').split('\n').length
+      if (!Number.isSafeInteger(lineNo) || lineNo < 1 || lineNo > count) {
+        return { kind: 'note', text: `no line ${comment[1]}: the plan has lines 1-${count}`, refused: true }
+      }
+      this.comments.push({ line: lineNo, text: comment[2]!.trim() })
+      return { kind: 'note', text: `(comment on line ${lineNo}; ${this.comments.length} so far — pick an option to send)` }
+    }
+    const parsed = parseReviewAnswer(this.question, text)!
+    return { kind: 'answer', answer: this.finish(parsed) }
+  }
+
+  private finish(answer: UserAnswer): ReviewAnswer {
+    const intent = this.question.intent as { kind: string; approve?: unknown } | undefined
+    const approve = intent?.kind === 'plan-review' && typeof intent.approve === 'string' ? intent.approve : 'Approve'
+    const approving = answer.selected.length === 1 && answer.selected[0] === approve
+    return {
+      ...answer,
+      ...(approving && this.edited !== undefined ? { edit: this.edited } : {}),
+      ...(this.comments.length > 0 ? { comments: [...this.comments] } : {}),
+    }
+  }
 }

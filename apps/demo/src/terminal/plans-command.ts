@@ -1,0 +1,88 @@
+import { writeFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { diffPlans, type PlanHistoryView, type PlanRevision } from '@planmode/plan-projection/client'
+import type { Style } from '../render/style.js'
+
+/** Usage of `/plans`. */
+export const PLANS_USAGE = 'usage: /plans | /plans show <N> | /plans diff <A> <B> | /plans save [N] <file>'
+
+/** What `/plans …` printed: plain lines, or a plan to render as markdown after them. */
+export interface PlansOutput {
+  readonly lines: readonly string[]
+  readonly markdown?: string
+  /** True when the input was refused (bad revision, usage). */
+  readonly refused?: true
+}
+
+/** One revision as a list row: number, title, status. */
+export function revisionLine(revision: PlanRevision): string {
+  const edited = revision.approvedPlan === undefined ? '' : ' (edited)'
+  return `#${revision.rev}  “${revision.title}”  ${revision.status}${edited}`
+}
+
+const refuse = (text: string): PlansOutput => ({ lines: [text], refused: true })
+
+/**
+ * Runs `/plans` with the words after it, over the `planHistory` projection's
+ * value: the list, `show N`, `diff A B` (coloured when `style` colours),
+ * `save [N] <file>` (the approved text when the user edited it, else the
+ * plan as presented; relative to `cwd`).
+ */
+export function runPlansCommand(args: string, history: PlanHistoryView | undefined, style: Style, cwd: string = process.cwd()): PlansOutput {
+  const revisions = history?.revisions ?? []
+  const words = args.trim() === '' ? [] : args.trim().split(/\s+/)
+  const range = revisions.length === 0 ? 'the session has no plans yet' : `the session has #1-#${revisions.length}`
+  const pick = (word: string | undefined): PlanRevision | string => {
+    const match = word === undefined ? null : /^#?(\d+)$/.exec(word)
+    const revision = match === null ? undefined : revisions.find((item) => item.rev === Number(match[1]))
+    return revision ?? `no revision ${word ?? ''}: ${range}`.replace(/ :/, ':')
+  }
+  const [sub, ...rest] = words
+  if (sub === undefined || sub === 'list') {
+    if (revisions.length === 0) return { lines: ['no plans yet in this session (the model presents one with exit_plan_mode)'] }
+    return { lines: [`${revisions.length} plan revision${revisions.length === 1 ? '' : 's'}:`, ...revisions.map((revision) => `  ${revisionLine(revision)}`)] }
+  }
+  if (sub === 'show') {
+    if (rest.length !== 1) return refuse(PLANS_USAGE)
+    const revision = pick(rest[0])
+    if (typeof revision === 'string') return refuse(revision)
+    const lines = [revisionLine(revision)]
+    if (revision.feedback !== undefined) lines.push(`feedback: ${revision.feedback}`)
+    for (const comment of revision.comments ?? []) lines.push(`comment on line ${comment.line}: ${comment.text}`)
+    if (revision.approvedPlan !== undefined) lines.push('approved as edited by the user (/plans diff shows what changed; /plans save writes the approved text):')
+    return { lines, markdown: revision.approvedPlan ?? revision.plan }
+  }
+  if (sub === 'diff') {
+    if (rest.length !== 2) return refuse(PLANS_USAGE)
+    const before = pick(rest[0])
+    if (typeof before === 'string') return refuse(before)
+    const after = pick(rest[1])
+    if (typeof after === 'string') return refuse(after)
+    const diff = diffPlans(before.plan, after.plan)
+    const added = diff.filter((line) => line.kind === 'added').length
+    const removed = diff.filter((line) => line.kind === 'removed').length
+    const lines = [`--- #${before.rev} “${before.title}”`, `+++ #${after.rev} “${after.title}”`]
+    for (const line of diff) {
+      if (line.kind === 'added') lines.push(style.green(`+ ${line.line}`))
+      else if (line.kind === 'removed') lines.push(style.red(`- ${line.line}`))
+      else lines.push(style.dim(`  ${line.line}`))
+    }
+    lines.push(`${added} line${added === 1 ? '' : 's'} added, ${removed} removed`)
+    return { lines }
+  }
+  if (sub === 'save') {
+    if (rest.length < 1 || rest.length > 2) return refuse(PLANS_USAGE)
+    const revision = rest.length === 2 ? pick(rest[0]) : (revisions.at(-1) ?? range)
+    if (typeof revision === 'string') return refuse(revision)
+    const file = resolve(cwd, rest[rest.length - 1]!)
+    const text = revision.approvedPlan ?? revision.plan
+    try {
+      writeFileSync(file, text.endsWith('\n') ? text : `${text}\n`)
+    } catch (error) {
+      return refuse(`cannot write ${file}: ${(error as Error).message}`)
+    }
+    const what = revision.approvedPlan === undefined ? '' : ' (the edited text the user approved)'
+    return { lines: [`saved #${revision.rev} “${revision.title}”${what} to ${file}`] }
+  }
+  return refuse(PLANS_USAGE)
+}
