@@ -15,7 +15,7 @@ import { planCommandsPlugin } from '@planmode/plan-commands'
 import { planCorePlugin } from '@planmode/plan-core'
 import { PLAN_MODE_INVARIANT_OWNER, planModeInvariantPlugin } from '@planmode/plan-core/invariant'
 import { planPolicyPlugin } from '@planmode/plan-policy'
-import { planProjectionPlugin } from '@planmode/plan-projection'
+import { planHistoryPlugin, planProjectionPlugin } from '@planmode/plan-projection'
 import { EXIT_PLAN_MODE, planToolPlugin } from '@planmode/plan-tool'
 import type { Session } from '@planmode/seams'
 import { describe, expect, it } from 'vitest'
@@ -244,7 +244,7 @@ describe('§3.6/§8 the layers follow plan-core, however they are composed', () 
   it('a layer loaded without plan-core throws an error naming planMode', () => {
     const host = createPlanHost([])
     host.fibers.core.dispose()
-    for (const plugin of [planCommandsPlugin, planToolPlugin, planProjectionPlugin] as const) {
+    for (const plugin of [planCommandsPlugin, planToolPlugin, planProjectionPlugin, planHistoryPlugin] as const) {
       expect(() => host.root.plugin(plugin)).toThrow(`plugin "${plugin.name}" requires service "planMode", which is not provided`)
     }
     expect(() => host.root.plugin(planPolicyPlugin, { section: SECTION })).toThrow(

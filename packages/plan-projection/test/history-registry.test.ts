@@ -83,4 +83,23 @@ describe('§15 the planHistory unit in the host registry', () => {
     expect(second.root.require('sessionProjections').snapshot(reopened).values.planHistory).toEqual(expected)
     expect(planHistory.view(reopened.events.reduce(planHistory.apply, planHistory.initial()))).toEqual(expected)
   })
+
+  it('through the real host loop: a scripted exit_plan_mode call opens a revision, and its failed result (no such tool here) refuses it', async () => {
+    const host = createHost()
+    host.root.plugin(planCorePlugin)
+    host.root.plugin(planHistoryPlugin)
+    const seen: unknown[] = []
+    host.root.require('sessionProjections').onChange((change) => {
+      if (change.key === 'planHistory') seen.push(change.value)
+    })
+    const agent = await host.agent()
+    host.model.push({ toolCalls: [{ toolName: 'exit_plan_mode', input: { plan: '# Ship it\n- one step' } }] }, { text: 'ok' })
+    await agent.prompt('go')
+    const revisions = host.root.require('sessionProjections').snapshot(agent.session).values.planHistory!.revisions
+    expect(revisions).toHaveLength(1)
+    expect(revisions[0]).toMatchObject({ rev: 1, title: 'Ship it', plan: '# Ship it\n- one step', status: 'refused' })
+    const message = agent.session.events.find((event) => event.type === 'assistant/message')!
+    expect(revisions[0]!.seq).toBe(message.seq)
+    expect(seen.map((value) => (value as { revisions: { status: string }[] }).revisions.map((r) => r.status))).toEqual([['open'], ['refused']])
+  })
 })
