@@ -54,6 +54,8 @@ describe('the planHistory unit (§15)', () => {
     expect(title('#   Spaced   ')).toBe('Spaced')
     expect(title('\n\n# After blank lines\n# Second')).toBe('After blank lines')
     expect(title('# A\r\n## B')).toBe('A')
+    expect(title('    # Indented code\n## Real')).toBe('Real')
+    expect(title('    # Indented code')).toBe('Plan')
   })
 
   it('a plan/review record settles its call with the outcome and its fields', () => {
