@@ -189,9 +189,20 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
     renderer.info('type the edited plan line by line; a line with only "." ends it')
     const typed: string[] = []
     for (;;) {
-      if (tty) showReadline(`${style.yellow('edit ›')} `, false)
-      const line = await lines.next(signal, true)
-      if (line === undefined) return undefined
+      if (tty) {
+        // Still the review: no working indicator while the plan is typed.
+        reviewOpen = true
+        screen?.setWorking(false)
+        showReadline(`${style.yellow('edit ›')} `, false)
+      }
+      const line = await lines.next(signal, true).finally(() => {
+        reviewOpen = false
+        screen?.hidePrompt()
+      })
+      if (line === undefined) {
+        screen?.setWorking(host?.agent.status === 'running')
+        return undefined
+      }
       if (!tty) out.write(`${style.yellow('edit ›')} ${line}\n`)
       if (line.trim() === '.') return typed.join('\n')
       typed.push(line)

@@ -329,7 +329,7 @@ describe('pnpm start: review decisions and the plan history', () => {
     expect(stdout).toContain(`saved #1 “Plan: due dates for tasks” (the edited text the user approved) to ${join(out, 'approved.md')}`)
     expect(stdout).toContain('! no revision 2: the session has #1-#1')
     expect(existsSync(join(out, 'none.md'))).toBe(false)
-    expect(stdout).toContain('#1  “Plan: due dates for tasks”  approved (edited)\n  approved as edited by the user')
+    expect(stdout).toContain('#1  “Plan: due dates for tasks”  approved (edited)\n  approved as edited by the user (this text; /plans save writes it):')
     expect(stdout).toContain('    # My due dates plan')
     const file = onlySessionFile(sessionDir)
     expect(reviews(file)).toEqual([expect.objectContaining({ outcome: 'approved', plan: edited.join('\n') })])

@@ -1,5 +1,5 @@
 import type { CommandResult, SessionEvent, ToolPresentation, UserAnswer, UserQuestion } from '@planmode/seams'
-import { renderMarkdown } from './markdown.js'
+import { renderMarkdown, wrapWords } from './markdown.js'
 import type { Style } from './style.js'
 
 /** The plan badge shown on every prompt line, from the `plan` projection. */
@@ -285,7 +285,12 @@ export class TranscriptRenderer {
           // Numbered, so comments can name a line (`c 3 text`).
           const rows = question.detail.split('\n')
           const width = String(rows.length).length
-          rows.forEach((row, index) => this.line(`  ${s.dim(String(index + 1).padStart(width + 2))}  ${row}`))
+          const gutter = width + 6
+          rows.forEach((row, index) => {
+            // Wrapped at spaces to the terminal width; the continuation rows carry no number.
+            const parts = this.width === undefined ? [row] : wrapWords(row, Math.max(20, this.width - gutter))
+            parts.forEach((part, at) => this.line(`  ${s.dim(at === 0 ? String(index + 1).padStart(width + 2) : ' '.repeat(width + 2))}  ${part}`))
+          })
         } else {
           this.line(renderMarkdown(question.detail, s, '    ', this.width))
         }

@@ -49,7 +49,7 @@ export function runPlansCommand(args: string, history: PlanHistoryView | undefin
     const lines = [revisionLine(revision)]
     if (revision.feedback !== undefined) lines.push(`feedback: ${revision.feedback}`)
     for (const comment of revision.comments ?? []) lines.push(`comment on line ${comment.line}: ${comment.text}`)
-    if (revision.approvedPlan !== undefined) lines.push('approved as edited by the user (/plans diff shows what changed; /plans save writes the approved text):')
+    if (revision.approvedPlan !== undefined) lines.push('approved as edited by the user (this text; /plans save writes it):')
     return { lines, markdown: revision.approvedPlan ?? revision.plan }
   }
   if (sub === 'diff') {
