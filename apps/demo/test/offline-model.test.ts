@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import type { LanguageModelV3FunctionTool, LanguageModelV3Prompt } from '@ai-sdk/provider'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createOfflineModel } from '../src/model/offline-model.js'
+import { foldPlanning } from '../src/model/planning-state.js'
 import { copySampleWorkspace } from '../src/workspace/sample-workspace.js'
 import { createWorkspaceTools } from '../src/workspace/workspace-tools.js'
 
@@ -160,5 +161,40 @@ describe('offline planning model', () => {
       { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c3', toolName: 'write_file', output: { type: 'text', value: 'Wrote.' } }] },
     ]
     expect(await text(SECTION, [...implementing, notice('The user switched this session to plan mode.')])).toMatch(/^Plan mode is on again, so I've stopped/)
+  })
+})
+
+describe('what the offline model reads from the review decisions (SPEC §10 texts)', () => {
+  const plan = '# Plan: due dates for tasks\n\n1. a\n'
+  const submitted = (resultText: string, isError: boolean) =>
+    foldPlanning([
+      { kind: 'user', text: 'Add due dates to tasks', notice: false },
+      { kind: 'assistant', text: '', calls: [{ id: 'c1', name: 'list_files', input: {} }] },
+      { kind: 'tool', results: [{ id: 'c1', name: 'list_files', text: 'src/tasks.js', isError: false }] },
+      { kind: 'assistant', text: '', calls: [{ id: 'c2', name: 'exit_plan_mode', input: { plan } }] },
+      { kind: 'tool', results: [{ id: 'c2', name: 'exit_plan_mode', text: resultText, isError }] },
+    ]).episode!
+
+  it('line comments after the keep-planning text become feedback, with or without custom text', () => {
+    const withFeedback = submitted('The user chose to keep planning; their feedback: flag overdue\n- line 3: keep ISO dates\n- line 1: shorter', true)
+    expect(withFeedback.review).toBe('keep-planning')
+    expect(withFeedback.feedback).toEqual(['flag overdue', 'line 3: keep ISO dates', 'line 1: shorter'])
+    const commentsOnly = submitted('The user chose to keep planning; revise the plan and present it again.\n- line 3: keep ISO dates', true)
+    expect(commentsOnly.feedback).toEqual(['line 3: keep ISO dates'])
+    expect(commentsOnly.needsRevision).toBe(true)
+  })
+
+  it('an edited approval makes the edit the plan; Stop planning closes the episode', () => {
+    const edit = '# Mine\n\n1. only this'
+    const approved = submitted(`The user edited and approved the plan; plan mode is now off. Carry out this version from your next step:\n\n${edit}`, false)
+    expect(approved.approved).toBe(true)
+    expect(approved.approvedEdit).toBe(edit)
+    expect(submitted('The user approved the plan and plan mode is now off.', false).approvedEdit).toBeUndefined()
+    const stopped = submitted(
+      "Error: The user ended planning without approving the plan. Plan mode is now off: do not carry out the plan; wait for the user's next message.",
+      true,
+    )
+    expect(stopped.review).toBe('stopped')
+    expect(stopped.approved).toBe(false)
   })
 })

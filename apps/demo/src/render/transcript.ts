@@ -314,9 +314,8 @@ export class TranscriptRenderer {
       const chosen = answer.selected.join(', ')
       const custom = answer.custom === undefined ? '' : `${chosen === '' ? '' : ': '}“${answer.custom}”`
       this.line(`  ${this.style.yellow('reviewer ›')} ${chosen}${custom}`)
-      const extra = answer as UserAnswer & { edit?: string; comments?: readonly { line: number; text: string }[] }
-      if (extra.edit !== undefined) this.line(`    ${this.style.dim(`with an edited plan (${extra.edit.split('\n').length} lines)`)}`)
-      for (const comment of extra.comments ?? []) this.line(`    ${this.style.dim(`line ${comment.line}: ${comment.text}`)}`)
+      if (answer.edit !== undefined) this.line(`    ${this.style.dim(`with an edited plan (${answer.edit.split('\n').length} lines)`)}`)
+      for (const comment of answer.comments ?? []) this.line(`    ${this.style.dim(`line ${comment.line}: ${comment.text}`)}`)
     }
   }
 

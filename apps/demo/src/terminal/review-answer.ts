@@ -1,13 +1,10 @@
 import type { UserAnswer, UserQuestion } from '@planmode/seams'
 
 /** A remark anchored to a 1-based line of the question's `detail` (SPEC §10). */
-export interface LineComment {
-  readonly line: number
-  readonly text: string
-}
+export type LineComment = NonNullable<UserAnswer['comments']>[number]
 
-/** An answer with the review members of SPEC §10 (`edit`, `comments`), honoured only when the intent declares them. */
-export type ReviewAnswer = UserAnswer & { readonly edit?: string; readonly comments?: readonly LineComment[] }
+/** An answer with the review members of SPEC §10 (`edit`, `comments`), sent only when the intent declares them. */
+export type ReviewAnswer = UserAnswer
 
 /**
  * Reads one typed line as the answer to `question`: an option's number or
@@ -43,7 +40,7 @@ export type ReviewStep =
   | { readonly kind: 'note'; readonly text: string; readonly refused?: true }
 
 const intentFlag = (question: UserQuestion, flag: 'editable' | 'comments'): boolean =>
-  question.intent?.kind === 'plan-review' && (question.intent as Record<string, unknown>)[flag] === true
+  question.intent?.kind === 'plan-review' && question.intent[flag] === true
 
 /**
  * One open review, typed a line at a time: an option (number or label, with
