@@ -36,7 +36,10 @@ function registrations(root: Context, session: Session) {
   }
 }
 
-const combos: (readonly Layer[])[] = [[], ['policy'], ['commands'], ['tool'], ['projection'], LAYERS]
+/** The projection keys the composed layers register, in load order. */
+const projectionKeys = (has: (layer: Layer) => boolean): string[] => [...(has('projection') ? ['plan'] : []), ...(has('history') ? ['planHistory'] : [])]
+
+const combos: (readonly Layer[])[] = [[], ['policy'], ['commands'], ['tool'], ['projection'], ['history'], LAYERS]
 
 describe('§8 composition matrix', () => {
   it.each(combos.map((layers) => [layers.length === 0 ? 'core alone' : `core + ${layers.join(' + ')}`, layers] as const))(
@@ -50,8 +53,8 @@ describe('§8 composition matrix', () => {
         sections: has('policy') ? ['plan:policy'] : [],
         commands: has('commands') ? ['plan'] : [],
         tools: [...(has('tool') ? [EXIT_PLAN_MODE] : []), 'read', 'write'],
-        projections: has('projection') ? ['plan'] : [],
-        values: has('projection') ? ['plan'] : [],
+        projections: projectionKeys(has),
+        values: projectionKeys(has),
       })
 
       // enter plan mode through /plan when composed, else through the service
@@ -97,8 +100,12 @@ describe('§8 composition matrix', () => {
     if (which === 'commands') expected.commands = []
     if (which === 'tool') expected.tools = ['read', 'write']
     if (which === 'projection') {
-      expected.projections = []
-      expected.values = []
+      expected.projections = expected.projections.filter((key) => key !== 'plan')
+      expected.values = expected.values.filter((key) => key !== 'plan')
+    }
+    if (which === 'history') {
+      expected.projections = expected.projections.filter((key) => key !== 'planHistory')
+      expected.values = expected.values.filter((key) => key !== 'planHistory')
     }
     expect(after).toEqual(expected)
   })
@@ -133,6 +140,7 @@ function layerPlugin(ctx: Context, layer: Layer): Fiber {
   if (layer === 'policy') return ctx.plugin(planPolicyPlugin, { section: SECTION })
   if (layer === 'commands') return ctx.plugin(planCommandsPlugin)
   if (layer === 'tool') return ctx.plugin(planToolPlugin)
+  if (layer === 'history') return ctx.plugin(planHistoryPlugin)
   return ctx.plugin(planProjectionPlugin)
 }
 
@@ -170,7 +178,7 @@ function composedHost(composition: Composition, layers: readonly Layer[]) {
   return { host, fibers, loadCore, disposeCore: () => core!.dispose() }
 }
 
-const layerSets: (readonly Layer[])[] = [['policy'], ['commands'], ['tool'], ['projection'], LAYERS]
+const layerSets: (readonly Layer[])[] = [['policy'], ['commands'], ['tool'], ['projection'], ['history'], LAYERS]
 const compositions: readonly Composition[] = ['flat', 'bundle', 'under-core']
 const followCases = compositions.flatMap((composition) =>
   layerSets.map((layers) => [composition, layers.join(' + '), layers] as const),
@@ -187,8 +195,8 @@ describe('§3.6/§8 the layers follow plan-core, however they are composed', () 
       sections: has('policy') ? ['plan:policy'] : [],
       commands: has('commands') ? ['plan'] : [],
       tools: [...(has('tool') ? [EXIT_PLAN_MODE] : []), 'read', 'write'],
-      projections: has('projection') ? ['plan'] : [],
-      values: has('projection') ? ['plan'] : [],
+      projections: projectionKeys(has),
+      values: projectionKeys(has),
     }
     expect(registrations(root, agent.session)).toEqual(present)
 

@@ -3,15 +3,15 @@ import type { HostAgent, HostConfig, ScriptedResponse } from '@planmode/host'
 import { planCommandsPlugin } from '@planmode/plan-commands'
 import { planCorePlugin } from '@planmode/plan-core'
 import { planPolicyPlugin } from '@planmode/plan-policy'
-import { planProjectionPlugin } from '@planmode/plan-projection'
+import { planHistoryPlugin, planProjectionPlugin } from '@planmode/plan-projection'
 import { planToolPlugin } from '@planmode/plan-tool'
 import type { AskRequest, CommandResult, ImageAttachment, UserAnswer } from '@planmode/seams'
 import { createHost, type Host } from '@planmode/testkit'
 
 export const SECTION = 'PLAN MODE: explore, do not change anything, present a plan with exit_plan_mode.'
 
-export type Layer = 'policy' | 'commands' | 'tool' | 'projection'
-export const LAYERS: readonly Layer[] = ['policy', 'commands', 'tool', 'projection']
+export type Layer = 'policy' | 'commands' | 'tool' | 'projection' | 'history'
+export const LAYERS: readonly Layer[] = ['policy', 'commands', 'tool', 'projection', 'history']
 
 export interface PlanHost extends Host {
   readonly fibers: { readonly core: Fiber } & Partial<Record<Layer, Fiber>>
@@ -38,6 +38,7 @@ export function createPlanHost(
     if (layer === 'commands') fibers.commands = root.plugin(planCommandsPlugin)
     if (layer === 'tool') fibers.tool = root.plugin(planToolPlugin)
     if (layer === 'projection') fibers.projection = root.plugin(planProjectionPlugin)
+    if (layer === 'history') fibers.history = root.plugin(planHistoryPlugin)
   }
   const reviews: PlanHost['reviews'] = []
   const asked: AskRequest[] = []
