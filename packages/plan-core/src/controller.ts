@@ -123,7 +123,9 @@ export function createPlanModeController(ctx: Context): PlanModeController {
       const { running, wanted: settled } = log.selection
       const seen = live.get(session)
       live.delete(session) // never read again: the listener stops recording rebuilt sessions
-      if (running !== null && seen?.has(running.commandId) !== true) {
+      // A review that left plan mode after that `/plan` started is the later selection (SPEC §9, latest wins).
+      const superseded = log.approvedExit && log.exitAfterRunning
+      if (running !== null && seen?.has(running.commandId) !== true && !superseded) {
         // A running `/plan` this controller did not see logged: its process died inside the handler —
         // or its handler is still running here (see `set`, and the follow-up below).
         if (running.wanted !== log.active && !pending.has(session)) {

@@ -27,6 +27,12 @@ export interface PlanLog {
    * `dismissed` or `keep-planning` record changes nothing.
    */
   readonly approvedExit: boolean
+  /**
+   * Whether that review came after the `command/run` of the `/plan` still
+   * running in `selection` (one whose process died inside its handler): the
+   * later, silent selection replaces it (SPEC §9, latest wins).
+   */
+  readonly exitAfterRunning: boolean
   /** How many events have been folded. */
   readonly length: number
 }
@@ -40,7 +46,7 @@ interface Cache {
 const caches = new WeakMap<Session, Cache>()
 
 function initialLog(): PlanLog {
-  return { active: false, told: undefined, openTurn: false, selection: initialPlanSelection(), approvedExit: false, length: 0 }
+  return { active: false, told: undefined, openTurn: false, selection: initialPlanSelection(), approvedExit: false, exitAfterRunning: false, length: 0 }
 }
 
 /** The exit tool's name (SPEC §6); plan-core reads its approved results, it does not import the tool. */
@@ -69,15 +75,23 @@ function isExitingReview(event: SessionEvent): boolean {
 }
 
 function fold(log: PlanLog, events: readonly SessionEvent[], from: number): PlanLog {
-  let { told, openTurn, selection, approvedExit } = log
+  let { told, openTurn, selection, approvedExit, exitAfterRunning } = log
   for (let index = from; index < events.length; index++) {
     const event = events[index]!
     switch (event.type) {
       case 'plan/mode':
         approvedExit = false
+        exitAfterRunning = false
         break
       case 'tool/result':
-        if (isApprovedExit(event.data)) approvedExit = true
+        if (isApprovedExit(event.data)) {
+          approvedExit = true
+          exitAfterRunning = selection.running !== null
+        }
+        break
+      case 'command/run':
+        // A `/plan` started after the review is the later selection.
+        if (event.data.name === 'plan' && typeof event.data.args === 'string') exitAfterRunning = false
         break
       case 'command/done':
         if (selection.running?.commandId === event.data.commandId && event.data.kind === 'success') approvedExit = false
@@ -92,7 +106,10 @@ function fold(log: PlanLog, events: readonly SessionEvent[], from: number): Plan
         openTurn = false
         break
       default:
-        if (isExitingReview(event)) approvedExit = true
+        if (isExitingReview(event)) {
+          approvedExit = true
+          exitAfterRunning = selection.running !== null
+        }
         break
     }
     selection = stepPlanSelection(selection, event)
@@ -102,11 +119,12 @@ function fold(log: PlanLog, events: readonly SessionEvent[], from: number): Plan
     openTurn === log.openTurn &&
     selection === log.selection &&
     approvedExit === log.approvedExit &&
+    exitAfterRunning === log.exitAfterRunning &&
     events.length === log.length
   ) {
     return log
   }
-  return { active: selection.active, told, openTurn, selection, approvedExit, length: events.length }
+  return { active: selection.active, told, openTurn, selection, approvedExit, exitAfterRunning, length: events.length }
 }
 
 /**

@@ -81,20 +81,30 @@ describe('§9a the rebuild agrees with the projection', () => {
         expect(got.active).toBe(state.active)
         // An approved exit_plan_mode, or a plan/review approved or stopped, that is the latest word (and no /plan still running) is rebuilt as its
         // silent exit; the projection, which follows /plan records only, shows no pending /plan then.
+        // Latest wins (§9): such a review logged while a /plan was still running replaces that /plan.
         let approved = false
+        let afterRunning = false
         let before = initialPlanSelection()
         for (const event of session.events) {
-          if (event.type === 'plan/mode') approved = false
-          if (event.type === 'tool/result' && event.data.toolName === 'exit_plan_mode' && !event.data.isError) {
-            approved ||= (event.data.value as { approved?: unknown } | undefined)?.approved === true
+          if (event.type === 'plan/mode') approved = afterRunning = false
+          if (event.type === 'command/run' && event.data.name === 'plan' && typeof event.data.args === 'string') afterRunning = false
+          const review = event as { type: string; data: { outcome?: unknown } }
+          const exiting =
+            (event.type === 'tool/result' &&
+              event.data.toolName === 'exit_plan_mode' &&
+              !event.data.isError &&
+              (event.data.value as { approved?: unknown } | undefined)?.approved === true) ||
+            (review.type === 'plan/review' && (review.data.outcome === 'approved' || review.data.outcome === 'stopped'))
+          if (exiting) {
+            approved = true
+            afterRunning = before.running !== null
           }
           if (event.type === 'command/done' && event.data.kind === 'success' && before.running?.commandId === event.data.commandId) approved = false
-          const review = event as { type: string; data: { outcome?: unknown } }
-          if (review.type === 'plan/review' && (review.data.outcome === 'approved' || review.data.outcome === 'stopped')) approved = true
           before = stepPlanSelection(before, event)
         }
-        const exitWaits = state.running === null && state.active && approved
-        expect(got.pending).toBe(exitWaits ? false : selectedPlanMode(state))
+        const effective = approved && afterRunning ? { ...state, running: null } : state
+        const exitWaits = effective.running === null && state.active && approved
+        expect(got.pending).toBe(exitWaits ? false : selectedPlanMode(effective))
       }),
       { numRuns: 300 },
     )

@@ -15,19 +15,31 @@ function naive(events: readonly SessionEvent[]): Omit<PlanLog, 'length'> {
   let told: boolean | undefined
   let openTurn = false
   let approvedExit = false
+  // Whether the latest exiting review came while a /plan was running (it then replaces that /plan, §9).
+  let exitAfterRunning = false
   let selection = initialPlanSelection()
   events.forEach((event, index) => {
     if (event.type === 'request/header') told = foldPlanMode(events, index + 1)
     if (event.type === 'turn/start') openTurn = true
     if (event.type === 'turn/end') openTurn = false
-    if (event.type === 'plan/mode') approvedExit = false
-    if (event.type === 'tool/result' && event.data.toolName === 'exit_plan_mode' && !event.data.isError) {
-      approvedExit = (event.data.value as { approved?: unknown } | undefined)?.approved === true || approvedExit
+    if (event.type === 'plan/mode') {
+      approvedExit = false
+      exitAfterRunning = false
+    }
+    if (event.type === 'command/run' && event.data.name === 'plan' && typeof event.data.args === 'string') exitAfterRunning = false
+    const exiting =
+      (event.type === 'tool/result' &&
+        event.data.toolName === 'exit_plan_mode' &&
+        !event.data.isError &&
+        (event.data.value as { approved?: unknown } | undefined)?.approved === true) ||
+      // §9: a plan/review record (plan-tool's) whose outcome leaves plan mode; dismissed and keep-planning change nothing
+      (event.type === ('plan/review' as string) &&
+        ['approved', 'stopped'].includes((event as { data: { outcome?: unknown } | null }).data?.outcome as string))
+    if (exiting) {
+      approvedExit = true
+      exitAfterRunning = selection.running !== null
     }
     if (event.type === 'command/done' && event.data.kind === 'success' && selection.running?.commandId === event.data.commandId) approvedExit = false
-    // §9: a plan/review record (plan-tool's) whose outcome leaves plan mode; dismissed and keep-planning change nothing
-    const review = event as { type: string; data: { outcome?: unknown } | null }
-    if (review.type === 'plan/review' && (review.data?.outcome === 'approved' || review.data?.outcome === 'stopped')) approvedExit = true
     selection = stepPlanSelection(selection, event)
   })
   return {
@@ -36,6 +48,7 @@ function naive(events: readonly SessionEvent[]): Omit<PlanLog, 'length'> {
     openTurn,
     selection: events.reduce(stepPlanSelection, initialPlanSelection()),
     approvedExit,
+    exitAfterRunning,
   }
 }
 

@@ -220,6 +220,31 @@ describe('§9: a review that left plan mode is rebuilt after a restart (real hos
     host.root.dispose()
   })
 
+  it.each(['', 'off'])('a review logged while a /plan %j still ran (its process died in the handler) wins over it: a silent exit with cause review', async (args) => {
+    const host = await restart(async (s) => {
+      await s.append('command/run', { commandId: 'k4', name: 'plan', args, source: { kind: 'user' } })
+      await review(s, { outcome: 'approved' })
+    }, [{ text: 'ok' }])
+    expect(readPlanLog(host.session).exitAfterRunning).toBe(true)
+    expect(host.planMode.get(host.agent)).toEqual({ active: true, pending: false })
+    await host.agent.prompt('go')
+    expect(modes(host.session).at(-1)).toEqual({ active: false, cause: 'review' })
+    // Silent: the review told the model; no notice.
+    expect(eventsOf(host.session, 'user/message').filter((event) => event.data.source.kind === 'plugin')).toEqual([])
+    host.root.dispose()
+  })
+
+  it('a /plan started after the review is the later selection again', async () => {
+    const host = await restart(async (s) => {
+      await review(s, { outcome: 'approved' })
+      await s.append('command/run', { commandId: 'k5', name: 'plan', args: '', source: { kind: 'user' } })
+    })
+    expect(readPlanLog(host.session).exitAfterRunning).toBe(false)
+    // The running /plan (on) is what the process was doing when it died: it stays in plan mode.
+    expect(host.planMode.get(host.agent)).toEqual({ active: true })
+    host.root.dispose()
+  })
+
   it('a review after a settled /plan on wins over it', async () => {
     const host = await restart(async (s) => {
       await s.append('plan/mode', { active: false })
