@@ -19,7 +19,7 @@ export const planToolPlugin: Plugin<PlanToolConfig | void> = {
   name: '@planmode/plan-tool',
   requires: ['planMode'],
   apply(ctx, config) {
-    const resolved = resolveConfig(config ?? undefined)
+    const resolved = resolveConfig(config)
     ctx.inject(['tools'], (child) => {
       child.effect(child.require('tools').register(createExitPlanModeTool(child, resolved)))
     })

@@ -42,6 +42,9 @@ describe('plan-tool config (strict)', () => {
     host.root.plugin(planCorePlugin)
     expect(() => host.root.plugin(planToolPlugin, { unattended: 'sometimes' } as never)).toThrow(/`unattended` must be 'fail' or 'approve'/)
     expect(host.root.require('tools').schemas()).toEqual([])
+    // `null` is a value, not "no config": refused like plan-policy's.
+    expect(() => host.root.plugin(planToolPlugin, null as never)).toThrow(/plan-tool/)
+    expect(host.root.require('tools').schemas()).toEqual([])
     host.root.plugin(planToolPlugin, { unattended: 'approve', enterTool: true })
     expect(host.root.require('tools').schemas().map((tool) => tool.name)).toEqual(['exit_plan_mode'])
   })
