@@ -1,6 +1,6 @@
 import type { Plugin } from '@planmode/context'
 import type { ProjectionUnit, SessionEvent, StandardSchemaV1 } from '@planmode/seams'
-import { planTitle } from './title.js'
+import { isPlanMarkdown, planTitle } from '@planmode/plan-core'
 import type { PlanComment, PlanHistoryView, PlanRevision, PlanRevisionStatus } from './types.js'
 
 /**
@@ -30,7 +30,6 @@ export interface PlanHistoryState {
 }
 
 const EXIT_TOOL = 'exit_plan_mode'
-const HEADING = /^#\s+\S/
 const OUTCOMES: ReadonlySet<string> = new Set(['approved', 'keep-planning', 'stopped', 'dismissed'])
 const STATUSES: ReadonlySet<string> = new Set([...OUTCOMES, 'open', 'refused'])
 
@@ -76,7 +75,7 @@ function applyMessage(state: PlanHistoryState, event: SessionEvent<'assistant/me
     const input = block['input']
     if (typeof id !== 'string' || !isObject(input)) continue
     const plan = input['plan']
-    if (typeof plan !== 'string' || !HEADING.test(plan.trim())) continue
+    if (typeof plan !== 'string' || !isPlanMarkdown(plan)) continue
     revisions ??= state.revisions.slice()
     // A repeated id opens a new revision; records and results settle the latest one, the older stays as it was.
     open = (open ?? state.open).filter((call) => call.toolCallId !== id)

@@ -1,7 +1,7 @@
 import type { Context } from '@planmode/context'
 import type { Agent, ToolDefinition, ToolExecution, ToolPresentation, UserAnswer, UserAnswerComment, UserQuestion } from '@planmode/seams'
 import { UserQuestionError } from '@planmode/seams'
-import type { PlanModeController } from '@planmode/plan-core'
+import { isPlanMarkdown, planTitle, type PlanModeController } from '@planmode/plan-core'
 import { resolveConfig, type PlanToolConfig } from './config.js'
 import type { PlanReviewEventData, PlanReviewOutcome } from './review-record.js'
 
@@ -73,7 +73,6 @@ export const EXIT_PLAN_MODE_MESSAGES = {
     'The user edited and approved the plan; plan mode is now off. Carry out this version from your next step:',
 } as const
 
-const LEVEL_ONE_TITLE = /^#\s+\S/
 
 function reviewQuestion(plan: string): UserQuestion {
   return {
@@ -179,7 +178,7 @@ function decide(plan: string, read: ReviewAnswers): Decision {
     ) {
       const edit = review.edit
       if (edit === undefined || edit === plan) return { outcome: 'approved' }
-      if (typeof edit === 'string' && LEVEL_ONE_TITLE.test(edit.trim())) return { outcome: 'approved', edit }
+      if (typeof edit === 'string' && isPlanMarkdown(edit)) return { outcome: 'approved', edit }
       return { outcome: 'keep-planning', message: EXIT_PLAN_MODE_MESSAGES.editWithoutHeading, comments: [] }
     }
     if (selectedOnly(review, STOP_PLANNING_LABEL)) {
@@ -197,50 +196,6 @@ function decide(plan: string, read: ReviewAnswers): Decision {
 /** Feedback text: a string that is not blank (anything else is no feedback). */
 function hasText(custom: unknown): custom is string {
   return typeof custom === 'string' && custom.trim() !== ''
-}
-
-const isBlank = (code: number): boolean => code === 0x20 || code === 0x09
-const isLineEnd = (code: number): boolean => code === 0x0a || code === 0x0d || code === 0x2028 || code === 0x2029
-
-/**
- * The title of the heading line `text[from, to)`, or `undefined` when it is
- * not one: up to three spaces, one to six `#`, a space or tab, then the title
- * without its surrounding blanks and without a closing run of `#` set off by
- * blanks. One pass over the line, no backtracking.
- */
-function headingTitle(text: string, from: number, to: number): string | undefined {
-  let at = from
-  while (at < to && at - from < 3 && text.charCodeAt(at) === 0x20) at += 1
-  const hashes = at
-  while (at < to && text.charCodeAt(at) === 0x23) at += 1
-  if (at === hashes || at - hashes > 6 || at === to || !isBlank(text.charCodeAt(at))) return undefined
-  let start = at
-  while (start < to && isBlank(text.charCodeAt(start))) start += 1
-  let end = to
-  while (end > start && isBlank(text.charCodeAt(end - 1))) end -= 1
-  // Only blanks after the hashes: a title of the last blank, as long as one blank is left to separate it.
-  if (start === end) return start - at >= 2 ? text.charAt(start - 1) : undefined
-  let closing = end
-  while (closing > start && text.charCodeAt(closing - 1) === 0x23) closing -= 1
-  let blanks = closing
-  while (blanks > start && isBlank(text.charCodeAt(blanks - 1))) blanks -= 1
-  return text.slice(start, closing < end && blanks < closing ? blanks : end)
-}
-
-/**
- * The first markdown heading of any level (1–6) in `plan`, else `Plan`. One
- * pass over the text: lines end at `\n`, `\r`, U+2028 and U+2029.
- */
-function titleOf(plan: unknown): string {
-  if (typeof plan !== 'string') return 'Plan'
-  for (let start = 0; start <= plan.length; ) {
-    let end = start
-    while (end < plan.length && !isLineEnd(plan.charCodeAt(end))) end += 1
-    const title = headingTitle(plan, start, end)
-    if (title !== undefined) return title
-    start = end + 1
-  }
-  return 'Plan'
 }
 
 /** The feedback and comments a record carries, when there are any. */
@@ -305,7 +260,7 @@ export function createExitPlanModeTool(ctx: Context, config?: PlanToolConfig): T
       if (planMode === undefined) throw new Error(EXIT_PLAN_MODE_MESSAGES.noPlanMode)
       if (!planMode.get(agent).active) throw new Error(EXIT_PLAN_MODE_MESSAGES.notInPlanMode)
       const plan = input.plan
-      if (typeof plan !== 'string' || !LEVEL_ONE_TITLE.test(plan.trim())) throw new Error(EXIT_PLAN_MODE_MESSAGES.badPlan)
+      if (typeof plan !== 'string' || !isPlanMarkdown(plan)) throw new Error(EXIT_PLAN_MODE_MESSAGES.badPlan)
       const toolCallId = execution.toolCallId
       const reloaded = (): boolean => !ctx.active || ctx.get('planMode') !== planMode
       /** Appends `plan/review` (failing closed), then applies `after` and emits `plan/reviewed`. */
@@ -367,7 +322,7 @@ export function createExitPlanModeTool(ctx: Context, config?: PlanToolConfig): T
         : EXIT_PLAN_MODE_MESSAGES.approved,
     presentCall(input: ExitPlanModeInput): ToolPresentation {
       const plan = typeof input?.plan === 'string' ? input.plan : ''
-      return { card: 'generic', title: titleOf(plan), kind: 'other', content: [{ type: 'text', text: plan }] }
+      return { card: 'generic', title: typeof plan === 'string' ? planTitle(plan) : 'Plan', kind: 'other', content: [{ type: 'text', text: plan }] }
     },
     presentResult: (result) => ({ card: 'generic', title: 'Plan review', content: result.content }),
   }

@@ -1,5 +1,17 @@
-// The §6 title rule, the same linear scan as plan-tool's `presentCall` title
-// (plan-projection does not import plan-tool).
+// What the plan layers read in a plan's markdown (SPEC §6): whether it is a
+// plan at all, and its title. One copy for plan-tool, plan-projection and UIs.
+
+const LEVEL_ONE_TITLE = /^#\s+\S/
+
+/**
+ * The check of SPEC §6.3: `plan.trim()` starts with a level-1 heading
+ * (`# Title`). `''`, `do things` and `## Title` are not plans.
+ *
+ * @public
+ */
+export function isPlanMarkdown(plan: string): boolean {
+  return LEVEL_ONE_TITLE.test(plan.trim())
+}
 
 const isBlank = (code: number): boolean => code === 0x20 || code === 0x09
 const isLineEnd = (code: number): boolean => code === 0x0a || code === 0x0d || code === 0x2028 || code === 0x2029
@@ -30,8 +42,17 @@ function headingTitle(text: string, from: number, to: number): string | undefine
 }
 
 /**
- * The first markdown heading of any level (1–6) in `plan`, else `Plan`. One
- * pass over the text: lines end at `\n`, `\r`, U+2028 and U+2029.
+ * The title of a plan (SPEC §6): its first markdown heading of any level
+ * (1–6), else `Plan`. One linear pass over the text (no backtracking, so a
+ * long line of blanks costs what its length costs); lines end at `\n`,
+ * `\r`, U+2028 and U+2029.
+ *
+ * @example
+ * ```ts
+ * planTitle('Intro\n## Add caching ##\n…') // 'Add caching'
+ * ```
+ *
+ * @public
  */
 export function planTitle(plan: string): string {
   for (let start = 0; start <= plan.length; ) {
