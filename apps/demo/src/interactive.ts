@@ -246,7 +246,7 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
         continue
       }
       if (step.kind === 'edit') {
-        const edited = await editPlan(question.detail ?? '', signal)
+        const edited = await editPlan(draft.edit ?? question.detail ?? '', signal)
         if (edited === undefined) return undefined
         renderer.info(draft.setEdit(edited))
         continue

@@ -55,6 +55,9 @@ describe('/plans over the planHistory value', () => {
     const failed = runPlansCommand('save 1 no/such/dir/x.md', history, plain, dir)
     expect(failed.refused).toBe(true)
     expect(failed.lines[0]).toMatch(/^cannot write .*x\.md: ENOENT/)
+    // An existing file is never overwritten.
+    expect(runPlansCommand('save 2 first.md', history, plain, dir)).toEqual({ lines: [`${join(dir, 'first.md')} exists already; name another file`], refused: true })
+    expect(readFileSync(join(dir, 'first.md'), 'utf8')).toBe('# One\n\n1. a\n2. b\n')
   })
 
   it('refuses bad revisions and bad usage', () => {
@@ -62,6 +65,7 @@ describe('/plans over the planHistory value', () => {
     expect(runPlansCommand('show x', history, plain)).toEqual({ lines: ['no revision x: the session has #1-#2'], refused: true })
     expect(runPlansCommand('save x.md', { revisions: [] }, plain, dir)).toEqual({ lines: ['the session has no plans yet'], refused: true })
     expect(runPlansCommand('diff 1 9', history, plain).lines).toEqual(['no revision 9: the session has #1-#2'])
-    for (const args of ['show', 'diff 1', 'save', 'save 1 2 3', 'frob']) expect(runPlansCommand(args, history, plain)).toEqual({ lines: [PLANS_USAGE], refused: true })
+    // `save 2` names a revision but no file: usage, not a file called `2`.
+    for (const args of ['show', 'diff 1', 'save', 'save 2', 'save #2', 'save 1 2 3', 'frob']) expect(runPlansCommand(args, history, plain)).toEqual({ lines: [PLANS_USAGE], refused: true })
   })
 })

@@ -78,6 +78,9 @@ describe('an open review typed line by line (ReviewDraft)', () => {
     expect(draft.read('C 4   and this one')).toMatchObject({ kind: 'note' })
     expect(draft.read('c 9 no such line')).toEqual({ kind: 'note', text: 'no line 9: the plan has lines 1-4', refused: true })
     expect(draft.read('c 0 zero')).toMatchObject({ refused: true })
+    // A trailing newline adds no line to comment on.
+    const trailing = new ReviewDraft({ ...fullReview, detail: `${fullReview.detail}\n\n` })
+    expect(trailing.read('c 5 past the end')).toEqual({ kind: 'note', text: 'no line 5: the plan has lines 1-4', refused: true })
     expect(draft.read('2')).toEqual({
       kind: 'answer',
       answer: { id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 3, text: 'split this' }, { line: 4, text: 'and this one' }] },

@@ -71,14 +71,17 @@ export function runPlansCommand(args: string, history: PlanHistoryView | undefin
     return { lines }
   }
   if (sub === 'save') {
-    if (rest.length < 1 || rest.length > 2) return refuse(PLANS_USAGE)
+    // A lone number is a revision without a file, not a file named after it.
+    if (rest.length < 1 || rest.length > 2 || (rest.length === 1 && /^#?\d+$/.test(rest[0]!))) return refuse(PLANS_USAGE)
     const revision = rest.length === 2 ? pick(rest[0]) : (revisions.at(-1) ?? range)
     if (typeof revision === 'string') return refuse(revision)
     const file = resolve(cwd, rest[rest.length - 1]!)
     const text = revision.approvedPlan ?? revision.plan
     try {
-      writeFileSync(file, text.endsWith('\n') ? text : `${text}\n`)
+      // Never over an existing file: the user names a new one (or removes the old one first).
+      writeFileSync(file, text.endsWith('\n') ? text : `${text}\n`, { flag: 'wx' })
     } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return refuse(`${file} exists already; name another file`)
       return refuse(`cannot write ${file}: ${(error as Error).message}`)
     }
     const what = revision.approvedPlan === undefined ? '' : ' (the edited text the user approved)'

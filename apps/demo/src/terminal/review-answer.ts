@@ -96,7 +96,7 @@ export class ReviewDraft {
     if (comment !== null) {
       if (!this.commentable) return { kind: 'note', text: 'this review does not take line comments', refused: true }
       const lineNo = Number(comment[1])
-      const count = (this.question.detail ?? '').split('\n').length
+      const count = (this.question.detail ?? '').replace(/\n+$/, '').split('\n').length
       if (!Number.isSafeInteger(lineNo) || lineNo < 1 || lineNo > count) {
         return { kind: 'note', text: `no line ${comment[1]}: the plan has lines 1-${count}`, refused: true }
       }
