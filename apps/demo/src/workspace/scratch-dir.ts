@@ -38,11 +38,6 @@ export function removeScratchDirs(): void {
   }
 }
 
-/** True when `dir` is a scratch folder this process still owns. */
-export function isScratchDir(dir: string): boolean {
-  return owned.has(dir)
-}
-
 /** Exit codes for the signals that end a run, as a shell reports them (128 + the signal number). */
 const SIGNAL_EXIT: Readonly<Record<'SIGINT' | 'SIGTERM' | 'SIGHUP', number>> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 }
 
