@@ -36,10 +36,11 @@ export interface PlanModeController {
   /** The logged state of `agent`'s session, and the waiting selection if any. */
   get(agent: Agent): PlanModeState
   /**
-   * Selects plan mode on or off. Idle: appends `plan/mode` now (and injects
-   * the notice when one is due). During a turn: waits for the next accepted
-   * pre-step. Rejects when an idle append fails (the waiting selection is
-   * then unchanged) and once plan-core has been disposed.
+   * Selects plan mode on or off. Idle: appends `plan/mode` now and injects
+   * nothing (the model is told at its next step, SPEC §3.4). During a turn:
+   * waits for the next accepted pre-step. Rejects when an idle append fails
+   * (the waiting selection is then unchanged) and once plan-core has been
+   * disposed.
    */
   set(agent: Agent, active: boolean): Promise<PlanModeSetResult>
   /**
@@ -49,6 +50,13 @@ export interface PlanModeController {
    * now. Throws once plan-core has been disposed.
    */
   exitAtBoundary(agent: Agent): void
+  /**
+   * Enters plan mode at the next accepted pre-step, silently, with cause
+   * `model` (SPEC §12): the mirror of {@link PlanModeController.exitAtBoundary}.
+   * Used by `enter_plan_mode` after the user agreed; appends nothing now.
+   * Throws once plan-core has been disposed.
+   */
+  enterAtBoundary(agent: Agent): void
 }
 
 declare module '@planmode/context' {
@@ -76,8 +84,9 @@ const FLUSH_FAILED = 'plan-mode: failed to append selected plan mode at step sta
 /** The error of `set` and `exitAtBoundary` on a controller whose plugin was disposed. */
 const DISPOSED = 'plan-mode: this planMode controller was disposed (plan-core was unloaded); use the current planMode service'
 
-function noticeFor(log: PlanLog, target: boolean): UserMessage | undefined {
-  return log.told === undefined || log.told === target ? undefined : planModeNotice(target)
+/** The notice due at an accepted pre-step whose request uses the logged state (SPEC §3.4). */
+function noticeFor(log: PlanLog): UserMessage | undefined {
+  return log.told === undefined || log.told === log.active ? undefined : planModeNotice(log.active)
 }
 
 /** The settled answers of a `set` that appends nothing: returned as they are, no promise hop. */
@@ -123,17 +132,18 @@ export function createPlanModeController(ctx: Context): PlanModeController {
       const { running, wanted: settled } = log.selection
       const seen = live.get(session)
       live.delete(session) // never read again: the listener stops recording rebuilt sessions
-      // A review that left plan mode after that `/plan` started is the later selection (SPEC §9, latest wins).
-      const superseded = log.approvedExit && log.exitAfterRunning
+      // A silent selection logged after that `/plan` started is the later selection (SPEC §9, latest wins).
+      const silent = log.silent
+      const superseded = silent?.afterRunning === true
       if (running !== null && seen?.has(running.commandId) !== true && !superseded) {
         // A running `/plan` this controller did not see logged: its process died inside the handler —
         // or its handler is still running here (see `set`, and the follow-up below).
         if (running.wanted !== log.active && !pending.has(session)) {
           pending.set(session, { active: running.wanted, cause: 'user', command: running.commandId })
         }
-      } else if (log.approvedExit && log.active) {
-        // An approved or stopped review whose silent exit had not reached a step boundary (§3.5, §9).
-        if (!pending.has(session)) pending.set(session, { active: false, cause: 'review' })
+      } else if (silent !== undefined && silent.active !== log.active) {
+        // An approved or stopped review, or an approved entry, that had not reached a step boundary (§3.5, §9, §12).
+        if (!pending.has(session)) pending.set(session, { active: silent.active, cause: silent.cause })
       } else if (settled !== null && settled !== log.active && !pending.has(session)) {
         pending.set(session, { active: settled, cause: 'user' })
       }
@@ -198,26 +208,16 @@ export function createPlanModeController(ctx: Context): PlanModeController {
     } catch (error) {
       return Promise.reject(error)
     }
-    const notice = noticeFor(log, active)
     let appended: Promise<unknown>
     try {
       appended = Promise.resolve(session.append('plan/mode', { active, cause: 'user' }))
     } catch (error) {
       return Promise.reject(error)
     }
-    const committed = (): PlanModeSetResult | Promise<PlanModeSetResult> => {
+    const committed = (): PlanModeSetResult => {
       if (pending.get(session) === selection) pending.delete(session)
       changed(session, active, 'user')
-      if (notice === undefined) return 'committed'
-      const failed = (error: unknown): PlanModeSetResult => {
-        ctx.logger.warn(`plan-mode: failed to inject the plan-mode notice: ${describe(error)}`, error)
-        return 'committed'
-      }
-      try {
-        return Promise.resolve(agent.inject(notice)).then(() => 'committed', failed)
-      } catch (error) {
-        return failed(error)
-      }
+      return 'committed'
     }
     return appended.then(committed)
   }
@@ -252,6 +252,18 @@ export function createPlanModeController(ctx: Context): PlanModeController {
       read(agent.session)
       pending.set(agent.session, { active: false, cause: 'review' })
     },
+
+    enterAtBoundary(agent) {
+      if (!ctx.active) throw new Error(DISPOSED)
+      read(agent.session)
+      pending.set(agent.session, { active: true, cause: 'model' })
+    },
+  }
+
+  /** `decision` with the notice of SPEC §3.4 added when one is due against `log` (as of after the flush). */
+  const withNotice = (decision: PreStepDecision & { kind: 'enter' }, log: PlanLog): PreStepDecision => {
+    const notice = noticeFor(log)
+    return notice === undefined ? decision : { ...decision, messages: [...decision.messages, notice] }
   }
 
   /** What the flush does once the downstream decision is in. */
@@ -260,12 +272,8 @@ export function createPlanModeController(ctx: Context): PlanModeController {
     const session = payload.agent.session
     const log = read(session)
     const selection = pending.get(session)
-    if (selection === undefined) return decision
-    if (selection.active === log.active) {
-      pending.delete(session)
-      return decision
-    }
-    const notice = selection.cause === 'user' ? noticeFor(log, selection.active) : undefined
+    if (selection !== undefined && selection.active === log.active) pending.delete(session)
+    if (selection === undefined || selection.active === log.active) return withNotice(decision, log)
     const failed = (error: unknown): PreStepDecision => {
       ctx.logger.warn(`${FLUSH_FAILED}: ${describe(error)}`, error)
       return decision
@@ -273,8 +281,7 @@ export function createPlanModeController(ctx: Context): PlanModeController {
     const appended = (): PreStepDecision => {
       if (pending.get(session) === selection) pending.delete(session)
       changed(session, selection.active, selection.cause)
-      if (notice === undefined) return decision
-      return { ...decision, messages: [...decision.messages, notice] }
+      return withNotice(decision, read(session))
     }
     try {
       return Promise.resolve(session.append('plan/mode', { active: selection.active, cause: selection.cause })).then(appended, failed)

@@ -1,6 +1,28 @@
 import type { Session, SessionEvent } from '@planmode/seams'
 import { initialPlanSelection, stepPlanSelection, type PlanSelectionState } from './plan-selection.js'
+import { planModeMessageForm } from './notice.js'
 import type {} from './plan-mode-event.js'
+
+/**
+ * A selection made by a tool's outcome rather than by `/plan` (SPEC §3.5,
+ * §12), logged but not applied yet: an approved or stopped review
+ * (`active: false`, cause `review`) or an approved `enter_plan_mode`
+ * (`active: true`, cause `model`).
+ *
+ * @public
+ */
+export interface PlanSilentSelection {
+  /** The state it selects. */
+  readonly active: boolean
+  /** Who selected: `review` for an exit, `model` for an entry. */
+  readonly cause: 'review' | 'model'
+  /**
+   * Whether it was logged after the `command/run` of the `/plan` still
+   * running in `selection` (one whose process died inside its handler): the
+   * later, silent selection replaces that `/plan` (SPEC §9, latest wins).
+   */
+  readonly afterRunning: boolean
+}
 
 /**
  * Everything plan mode needs to know about a session log, folded
@@ -11,28 +33,38 @@ import type {} from './plan-mode-event.js'
 export interface PlanLog {
   /** The logged plan-mode state: {@link foldPlanMode} of the whole log (always `selection.active`). */
   readonly active: boolean
-  /** The logged state as of the last `request/header` (what the model was last told); `undefined` before the first header. */
+  /**
+   * The state the model was last told (SPEC §3.4), folded in log order: a
+   * `request/header` tells the logged state at that point, a plan-mode
+   * notice its own state, and a `plan/mode` whose cause is `review` or
+   * `model` its own state (the tool result told the model). `undefined`
+   * before the first `request/header`: nothing before it tells the model
+   * anything.
+   */
   readonly told: boolean | undefined
+  /**
+   * Whether the model holds the plan guidance as a message (SPEC §13): from
+   * a guidance message (see {@link planModeGuidance}) until the model is
+   * told plan mode is off — a leaving notice, or a `plan/mode` off whose
+   * cause is `review` or `model`.
+   */
+  readonly guided: boolean
   /** Whether the last `turn/start` is not followed by a `turn/end`. */
   readonly openTurn: boolean
   /** The `/plan` command records folded by the SPEC §7 rule. */
   readonly selection: PlanSelectionState
   /**
-   * Whether a review that leaves plan mode was logged after the last
-   * `plan/mode` and after the last successful `/plan`: a silent exit not
-   * applied yet. Such a review is a `plan/review` record (declared by
+   * The silent selection logged after the last `plan/mode` and after the
+   * last successful `/plan`, not applied yet; `undefined` when there is
+   * none. An exit is a `plan/review` record (declared by
    * `@planmode/plan-tool`) whose `outcome` is `approved` or `stopped`, or a
    * legacy approved `exit_plan_mode` result (`isError: false`,
-   * `value.approved === true`, with or without an edited `plan`). A
-   * `dismissed` or `keep-planning` record changes nothing.
+   * `value.approved === true`, with or without an edited `plan`); an entry
+   * is an `enter_plan_mode` result with `isError: false` and
+   * `value.entered === true`. A `dismissed` or `keep-planning` record
+   * changes nothing.
    */
-  readonly approvedExit: boolean
-  /**
-   * Whether that review came after the `command/run` of the `/plan` still
-   * running in `selection` (one whose process died inside its handler): the
-   * later, silent selection replaces it (SPEC §9, latest wins).
-   */
-  readonly exitAfterRunning: boolean
+  readonly silent: PlanSilentSelection | undefined
   /** How many events have been folded. */
   readonly length: number
 }
@@ -46,21 +78,20 @@ interface Cache {
 const caches = new WeakMap<Session, Cache>()
 
 function initialLog(): PlanLog {
-  return { active: false, told: undefined, openTurn: false, selection: initialPlanSelection(), approvedExit: false, exitAfterRunning: false, length: 0 }
+  return { active: false, told: undefined, guided: false, openTurn: false, selection: initialPlanSelection(), silent: undefined, length: 0 }
 }
 
-/** The exit tool's name (SPEC §6); plan-core reads its approved results, it does not import the tool. */
+/** The plan tools' names (SPEC §6, §12); plan-core reads their results, it does not import the tools. */
 const EXIT_TOOL = 'exit_plan_mode'
+const ENTER_TOOL = 'enter_plan_mode'
 
-function isApprovedExit(data: { toolName: string; isError: boolean; value?: unknown }): boolean {
+/** The silent selection a `tool/result` makes, if any: an approved exit or an approved entry. */
+function silentOfResult(data: { toolName: string; isError: boolean; value?: unknown }): boolean | undefined {
   const value = data.value
-  return (
-    data.toolName === EXIT_TOOL &&
-    !data.isError &&
-    typeof value === 'object' &&
-    value !== null &&
-    (value as { approved?: unknown }).approved === true
-  )
+  if (data.isError || typeof value !== 'object' || value === null) return undefined
+  if (data.toolName === EXIT_TOOL && (value as { approved?: unknown }).approved === true) return false
+  if (data.toolName === ENTER_TOOL && (value as { entered?: unknown }).entered === true) return true
+  return undefined
 }
 
 /** The review record's type (SPEC §11): declared by plan-tool, read here structurally. */
@@ -75,26 +106,41 @@ function isExitingReview(event: SessionEvent): boolean {
 }
 
 function fold(log: PlanLog, events: readonly SessionEvent[], from: number): PlanLog {
-  let { told, openTurn, selection, approvedExit, exitAfterRunning } = log
+  let { told, guided, openTurn, selection, silent } = log
   for (let index = from; index < events.length; index++) {
     const event = events[index]!
     switch (event.type) {
-      case 'plan/mode':
-        approvedExit = false
-        exitAfterRunning = false
-        break
-      case 'tool/result':
-        if (isApprovedExit(event.data)) {
-          approvedExit = true
-          exitAfterRunning = selection.running !== null
+      case 'plan/mode': {
+        silent = undefined
+        const cause = event.data.cause
+        if (cause === 'review' || cause === 'model') {
+          if (told !== undefined) told = event.data.active === true
+          if (event.data.active !== true) guided = false
         }
         break
+      }
+      case 'user/message': {
+        const form = planModeMessageForm(event.data)
+        if (form === 'guidance') guided = true
+        else if (form !== undefined && told !== undefined) {
+          told = form
+          if (!form) guided = false
+        }
+        break
+      }
+      case 'tool/result': {
+        const active = silentOfResult(event.data)
+        if (active !== undefined) silent = { active, cause: active ? 'model' : 'review', afterRunning: selection.running !== null }
+        break
+      }
       case 'command/run':
-        // A `/plan` started after the review is the later selection.
-        if (event.data.name === 'plan' && typeof event.data.args === 'string') exitAfterRunning = false
+        // A `/plan` started after the silent selection is the later selection.
+        if (silent?.afterRunning === true && event.data.name === 'plan' && typeof event.data.args === 'string') {
+          silent = { ...silent, afterRunning: false }
+        }
         break
       case 'command/done':
-        if (selection.running?.commandId === event.data.commandId && event.data.kind === 'success') approvedExit = false
+        if (selection.running?.commandId === event.data.commandId && event.data.kind === 'success') silent = undefined
         break
       case 'request/header':
         told = selection.active
@@ -106,25 +152,22 @@ function fold(log: PlanLog, events: readonly SessionEvent[], from: number): Plan
         openTurn = false
         break
       default:
-        if (isExitingReview(event)) {
-          approvedExit = true
-          exitAfterRunning = selection.running !== null
-        }
+        if (isExitingReview(event)) silent = { active: false, cause: 'review', afterRunning: selection.running !== null }
         break
     }
     selection = stepPlanSelection(selection, event)
   }
   if (
     told === log.told &&
+    guided === log.guided &&
     openTurn === log.openTurn &&
     selection === log.selection &&
-    approvedExit === log.approvedExit &&
-    exitAfterRunning === log.exitAfterRunning &&
+    silent === log.silent &&
     events.length === log.length
   ) {
     return log
   }
-  return { active: selection.active, told, openTurn, selection, approvedExit, exitAfterRunning, length: events.length }
+  return { active: selection.active, told, guided, openTurn, selection, silent, length: events.length }
 }
 
 /**
