@@ -34,7 +34,7 @@ describe('§3.5 + §9a: an approved exit that had not reached a step boundary wh
     const session = await host.root.require('sessions').create()
     await crashedAfterApproval(session)
     const agent = await host.agent(session)
-    expect(readPlanLog(session).approvedExit).toBe(true)
+    expect(readPlanLog(session).silent).toEqual({ active: false, cause: 'review', afterRunning: false })
     expect(host.planMode.get(agent)).toEqual({ active: true, pending: false })
     await agent.prompt('go on')
     expect(eventsOf(session, 'plan/mode').map((e) => e.data.active)).toEqual([true, false])
@@ -57,7 +57,7 @@ describe('§3.5 + §9a: an approved exit that had not reached a step boundary wh
     await crashedAfterApproval(session)
     await after(session)
     const agent = await host.agent(session)
-    expect(readPlanLog(session).approvedExit).toBe(false)
+    expect(readPlanLog(session).silent).toBeUndefined()
     expect(host.planMode.get(agent).pending).toBeUndefined()
   })
 
@@ -82,6 +82,58 @@ describe('§3.5 + §9a: an approved exit that had not reached a step boundary wh
     const agent = await host.agent(session)
     // The /plan off came last: a narrated exit (as the live controller would have it).
     expect(host.planMode.get(agent)).toEqual({ active: true, pending: false })
-    expect(readPlanLog(session).approvedExit).toBe(false)
+    expect(readPlanLog(session).silent).toBeUndefined()
+  })
+})
+
+/** A log written by a process that is gone: the user agreed to enter_plan_mode, then the crash before the next step. */
+async function crashedAfterEntry(session: Session, value: unknown = { entered: true }, isError = false): Promise<void> {
+  // 'none': a result without a value
+  await session.append('turn/start', { turn: 1 })
+  await session.append('step/start', { turn: 1, step: 1 })
+  await session.append('request/header', { reason: 'initial', turn: 1, step: 1, model: 'test:model', system: '', tools: [] })
+  await session.append('tool/result', {
+    toolCallId: 'e1',
+    toolName: 'enter_plan_mode',
+    isError,
+    content: [{ type: 'text', text: 'entered' }],
+    ...(value === 'none' ? {} : { value }),
+  } as never)
+}
+
+describe('§12 + §9a: an approved entry that had not reached a step boundary when the process died', () => {
+  it('is rebuilt as the silent entry it was, applied at the next accepted pre-step with cause model and no notice', async () => {
+    const host = fresh([{ text: 'exploring' }])
+    const session = await host.root.require('sessions').create()
+    await crashedAfterEntry(session)
+    const agent = await host.agent(session)
+    expect(readPlanLog(session).silent).toEqual({ active: true, cause: 'model', afterRunning: false })
+    expect(host.planMode.get(agent)).toEqual({ active: false, pending: true })
+    await agent.prompt('go on')
+    expect(eventsOf(session, 'plan/mode').map((e) => e.data)).toEqual([{ active: true, cause: 'model' }])
+    expect(eventsOf(session, 'user/message').filter((e) => e.data.source.kind === 'plugin')).toEqual([])
+    expect(readPlanLog(session).told).toBe(true)
+    expect(host.planMode.get(agent)).toEqual({ active: true })
+  })
+
+  it.each<[string, unknown, boolean]>([
+    ['a declined entry', { entered: false }, false],
+    ['a failed call', { entered: true }, true],
+    ['a result without a value', 'none', false],
+    ['a result whose value is not an object', 'entered', false],
+  ])('%s rebuilds nothing', async (_name, value, isError) => {
+    const host = fresh()
+    const session = await host.root.require('sessions').create()
+    await crashedAfterEntry(session, value, isError)
+    expect(host.planMode.get(await host.agent(session))).toEqual({ active: false })
+  })
+
+  it('a later /plan off that settled replaces it (latest wins)', async () => {
+    const host = fresh()
+    const session = await host.root.require('sessions').create()
+    await crashedAfterEntry(session)
+    await session.append('command/run', { commandId: 'k1', name: 'plan', args: 'off', source: { kind: 'user' } })
+    await session.append('command/done', { commandId: 'k1', kind: 'success', text: 'Plan mode entry cancelled.' })
+    expect(host.planMode.get(await host.agent(session))).toEqual({ active: false })
   })
 })

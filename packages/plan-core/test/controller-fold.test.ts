@@ -79,32 +79,35 @@ describe('§9a the rebuild agrees with the projection', () => {
         const state = session.events.reduce(stepPlanSelection, initialPlanSelection())
         const got = controller().get(agentOver(session))
         expect(got.active).toBe(state.active)
-        // An approved exit_plan_mode, or a plan/review approved or stopped, that is the latest word (and no /plan still running) is rebuilt as its
-        // silent exit; the projection, which follows /plan records only, shows no pending /plan then.
-        // Latest wins (§9): such a review logged while a /plan was still running replaces that /plan.
-        let approved = false
+        // A silent selection — an approved exit_plan_mode, a plan/review approved or stopped (exit), or an approved
+        // enter_plan_mode (entry) — that is the latest word (and no /plan still running) is rebuilt; the projection,
+        // which follows /plan records only, shows no pending /plan then.
+        // Latest wins (§9): such a selection logged while a /plan was still running replaces that /plan.
+        let silent: boolean | undefined
         let afterRunning = false
         let before = initialPlanSelection()
         for (const event of session.events) {
-          if (event.type === 'plan/mode') approved = afterRunning = false
+          if (event.type === 'plan/mode') {
+            silent = undefined
+            afterRunning = false
+          }
           if (event.type === 'command/run' && event.data.name === 'plan' && typeof event.data.args === 'string') afterRunning = false
           const review = event as { type: string; data: { outcome?: unknown } }
+          const result = event.type === 'tool/result' && !event.data.isError ? (event.data.value as { approved?: unknown; entered?: unknown } | undefined) : undefined
           const exiting =
-            (event.type === 'tool/result' &&
-              event.data.toolName === 'exit_plan_mode' &&
-              !event.data.isError &&
-              (event.data.value as { approved?: unknown } | undefined)?.approved === true) ||
+            (event.type === 'tool/result' && event.data.toolName === 'exit_plan_mode' && result?.approved === true) ||
             (review.type === 'plan/review' && (review.data.outcome === 'approved' || review.data.outcome === 'stopped'))
-          if (exiting) {
-            approved = true
+          const entering = event.type === 'tool/result' && event.data.toolName === 'enter_plan_mode' && result?.entered === true
+          if (exiting || entering) {
+            silent = entering
             afterRunning = before.running !== null
           }
-          if (event.type === 'command/done' && event.data.kind === 'success' && before.running?.commandId === event.data.commandId) approved = false
+          if (event.type === 'command/done' && event.data.kind === 'success' && before.running?.commandId === event.data.commandId) silent = undefined
           before = stepPlanSelection(before, event)
         }
-        const effective = approved && afterRunning ? { ...state, running: null } : state
-        const exitWaits = effective.running === null && state.active && approved
-        expect(got.pending).toBe(exitWaits ? false : selectedPlanMode(effective))
+        const effective = silent !== undefined && afterRunning ? { ...state, running: null } : state
+        const silentWaits = effective.running === null && silent !== undefined && silent !== state.active
+        expect(got.pending).toBe(silentWaits ? silent : selectedPlanMode(effective))
       }),
       { numRuns: 300 },
     )

@@ -176,17 +176,24 @@ describe('§3.2 set', () => {
     expect(host.planMode.get(agent)).toEqual({ active: true })
   })
 
-  it('idle: delivers a due notice through agent.inject, after the append', async () => {
-    const host = setup([{ text: 'ok' }])
+  it('idle: a commit injects nothing; the notice waits for the next accepted pre-step', async () => {
+    const host = setup([{ text: 'ok' }, { text: 'planning' }])
     const agent = await host.agent()
     await agent.prompt('go') // a request/header told the model "inactive"
+    const before = agent.session.events.length
     expect(await host.planMode.set(agent, true)).toBe('committed')
-    const tail = agent.session.events.slice(-2)
-    expect(tail.map((event) => event.type)).toEqual(['plan/mode', 'user/message'])
-    expect(tail[1]!.data).toEqual({
+    expect(agent.session.events.slice(before).map((event) => event.type)).toEqual(['plan/mode'])
+    expect(notices(agent)).toEqual([])
+    await agent.prompt('next')
+    // Logged by the first pre-step of the next turn, after the prompt, before the request that uses plan mode.
+    const message = eventsOf(agent.session, 'user/message').at(-1)!
+    expect(message.data).toEqual({
       content: [{ type: 'text', text: ENTER_NOTICE }],
       source: { kind: 'plugin', plugin: 'plan-mode', form: 'notice', summary: 'Plan mode on' },
     })
+    const header = eventsOf(agent.session, 'request/header').at(-1)!
+    expect(message.seq).toBeLessThan(header.seq)
+    expect(userTexts(host.model.requests[1]!).slice(-2)).toEqual(['next', ENTER_NOTICE])
   })
 
   it('serializes concurrent calls on one session', async () => {
@@ -367,25 +374,94 @@ describe('§3.4 notices', () => {
     expect(userTexts(host.model.requests[2]!).at(-1)).toBe(LEAVE_NOTICE)
   })
 
-  it('told === target: a switch the model never saw is not narrated', async () => {
-    const host = setup([{ text: 'ok' }])
+  it('told === next: an idle net-zero flip (/plan off then /plan) narrates nothing', async () => {
+    const host = setup([{ text: 'ok' }, { text: 'ok' }, { text: 'ok' }])
     const agent = await host.agent()
-    await agent.prompt('go') // told: inactive
-    await host.planMode.set(agent, true) // narrated
-    await host.planMode.set(agent, false) // back to what the model was last told: silent
-    expect(notices(agent)).toEqual([ENTER_NOTICE])
-    expect(eventsOf(agent.session, 'plan/mode').map((event) => event.data.active)).toEqual([true, false])
+    await host.planMode.set(agent, true) // before the first header: nothing is told
+    await agent.prompt('go') // told: active
+    expect(await host.planMode.set(agent, false)).toBe('committed')
+    expect(await host.planMode.set(agent, true)).toBe('committed')
+    await agent.prompt('again')
+    expect(notices(agent)).toEqual([])
+    expect(eventsOf(agent.session, 'plan/mode').map((event) => event.data.active)).toEqual([true, false, true])
+    // The reference told the model "back to the default mode" here while its prompt was in plan mode again.
+    expect(userTexts(host.model.requests[1]!)).not.toContain(LEAVE_NOTICE)
+    await host.planMode.set(agent, false)
+    await agent.prompt('leave')
+    expect(notices(agent)).toEqual([LEAVE_NOTICE])
   })
 
-  it('the notice source is the plan-mode plugin notice form', async () => {
+  it('the notice source is the plan-mode plugin notice form, and the latest notice always matches the request', async () => {
+    const host = setup([{ text: 'ok' }])
+    const agent = await host.agent()
+    await agent.prompt('go')
+    for (const [active, text] of [
+      [true, 'a'],
+      [false, 'b'],
+      [true, 'c'],
+    ] as const) {
+      await host.planMode.set(agent, active)
+      host.model.push({ text: 'ok' })
+      await agent.prompt(text)
+      const messages = eventsOf(agent.session, 'user/message').map((event) => event.data as UserMessage)
+      expect(messages.at(-1)!.source).toEqual({ kind: 'plugin', plugin: 'plan-mode', form: 'notice', summary: active ? 'Plan mode on' : 'Plan mode off' })
+      expect(requestSystem(host.model.requests.at(-1)!).includes(PLAN_SECTION)).toBe(active)
+    }
+  })
+
+  it('a rejected or aborted pre-step delivers no notice; the next accepted one does', async () => {
+    const host = setup([{ text: 'ok' }, { text: 'ok' }])
+    const agent = await host.agent()
+    await agent.prompt('go')
+    await host.planMode.set(agent, true)
+    let reject = true
+    host.root.on('agent/pre-step', async (_payload, next) => (reject ? { kind: 'reject', reason: 'not now' } : next()))
+    await agent.prompt('refused').catch(() => undefined)
+    expect(notices(agent)).toEqual([])
+    reject = false
+    await agent.prompt('accepted')
+    expect(notices(agent)).toEqual([ENTER_NOTICE])
+  })
+
+  it('a notice, or a review / model plan/mode, counts as told: the next step narrates nothing more', async () => {
+    const host = setup()
+    const agent = await host.agent()
+    host.model.push(async () => {
+      await host.planMode.set(agent, true)
+      return look
+    })
+    host.model.push(look) // the entering notice was delivered at this step
+    host.model.push({ text: 'ok' })
+    await agent.prompt('go')
+    expect(notices(agent)).toEqual([ENTER_NOTICE])
+    expect(readPlanLog(agent.session).told).toBe(true)
+    host.root.require('tools').register({
+      name: 'leave',
+      description: 'Leaves plan mode at the boundary.',
+      parameters: { type: 'object', properties: {} },
+      execute: (_input, { agent: caller }) => {
+        host.planMode.exitAtBoundary(caller!)
+        return 'ok'
+      },
+    })
+    host.model.push({ toolCalls: [{ toolName: 'leave', input: {} }] })
+    host.model.push({ text: 'done' })
+    await agent.prompt('leave')
+    expect(eventsOf(agent.session, 'plan/mode').at(-1)!.data).toEqual({ active: false, cause: 'review' })
+    expect(readPlanLog(agent.session).told).toBe(false)
+    expect(notices(agent)).toEqual([ENTER_NOTICE])
+  })
+
+  it('across a restart the rule reads only the log: a commit the dead process never narrated is narrated by the new one', async () => {
     const host = setup([{ text: 'ok' }])
     const agent = await host.agent()
     await agent.prompt('go')
     await host.planMode.set(agent, true)
-    await host.planMode.set(agent, false)
-    host.model.push({ text: 'ok' })
-    const messages = eventsOf(agent.session, 'user/message').map((event) => event.data as UserMessage)
-    expect(messages.at(-1)!.source).toEqual({ kind: 'plugin', plugin: 'plan-mode', form: 'notice', summary: 'Plan mode on' })
+    // A second controller over the same log (a fresh process would rebuild it the same way).
+    const second = setup([{ text: 'planning' }])
+    const resumed = await second.agent(agent.session)
+    await resumed.prompt('next')
+    expect(notices(resumed)).toEqual([ENTER_NOTICE])
   })
 })
 
@@ -413,6 +489,58 @@ describe('§3.5 exitAtBoundary', () => {
     expect(notices(agent)).toEqual([])
     expect(requestSystem(host.model.requests[0]!)).toContain(PLAN_SECTION)
     expect(requestSystem(host.model.requests[1]!)).not.toContain(PLAN_SECTION)
+  })
+})
+
+describe('§3.5 / §12 enterAtBoundary', () => {
+  it('stores a silent entry: the fold stays inactive for the batch, the next pre-step appends cause model without a notice', async () => {
+    const host = setup()
+    const agent = await host.agent()
+    const during: unknown[] = []
+    host.root.require('tools').register({
+      name: 'enter',
+      description: 'Enters plan mode at the boundary.',
+      parameters: { type: 'object', properties: {} },
+      execute: (_input, { agent: caller }) => {
+        host.planMode.enterAtBoundary(caller!)
+        during.push(host.planMode.get(caller!), eventsOf(caller!.session, 'plan/mode').length)
+        return 'ok'
+      },
+    })
+    host.model.push({ toolCalls: [{ toolName: 'enter', input: {} }, { toolName: 'look', input: {} }] })
+    host.model.push({ text: 'planning' })
+    await agent.prompt('go')
+    expect(during).toEqual([{ active: false, pending: true }, 0])
+    expect(eventsOf(agent.session, 'plan/mode').map((event) => event.data)).toEqual([{ active: true, cause: 'model' }])
+    expect(notices(agent)).toEqual([])
+    expect(requestSystem(host.model.requests[0]!)).not.toContain(PLAN_SECTION)
+    expect(requestSystem(host.model.requests[1]!)).toContain(PLAN_SECTION)
+    // The plan/mode precedes the header of the request it changed.
+    const mode = eventsOf(agent.session, 'plan/mode')[0]!
+    expect(eventsOf(agent.session, 'request/header').filter((header) => header.seq > mode.seq)).toHaveLength(1)
+  })
+
+  it('a /plan off before the boundary cancels it; a later enterAtBoundary wins over a queued /plan off', async () => {
+    const host = setup()
+    const agent = await host.agent()
+    host.model.push(async () => {
+      host.planMode.enterAtBoundary(agent)
+      expect(await host.planMode.set(agent, false)).toBe('cancelled')
+      return { text: 'ok' }
+    })
+    await agent.prompt('go')
+    expect(host.planMode.get(agent)).toEqual({ active: false, pending: false })
+    host.planMode.enterAtBoundary(agent)
+    expect(host.planMode.get(agent)).toEqual({ active: false, pending: true })
+  })
+
+  it('throws once plan-core is disposed', async () => {
+    const host = createHost()
+    const fiber = host.root.plugin(planCorePlugin)
+    const planMode = host.root.require('planMode')
+    const agent = await host.agent()
+    fiber.dispose()
+    expect(() => planMode.enterAtBoundary(agent)).toThrow(/disposed/)
   })
 })
 

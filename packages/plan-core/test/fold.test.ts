@@ -11,44 +11,91 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { LogSession, bodyArb, place, type Body } from './log-arbitraries.js'
 
+/** What a logged plan-mode message says: 'guidance', a notice's state, or nothing. */
+function planMessage(event: SessionEvent): 'guidance' | boolean | undefined {
+  if (event.type !== 'user/message' || event.data.source.kind !== 'plugin' || event.data.source.plugin !== 'plan-mode') return undefined
+  if (event.data.source.form === 'guidance') return 'guidance'
+  if (event.data.source.form !== 'notice') return undefined
+  const text = (event.data.content[0] as { text?: string } | undefined)?.text
+  if (text === 'The user switched this session to plan mode.') return true
+  if (text === 'The user switched this session back to the default mode.') return false
+  return event.data.source.summary === 'Plan mode on' ? true : event.data.source.summary === 'Plan mode off' ? false : undefined
+}
+
+/** The silent selection a record makes (SPEC §9): an exiting review, an approved exit result, an approved entry result. */
+function silentOf(event: SessionEvent): boolean | undefined {
+  if (event.type === ('plan/review' as string)) {
+    return ['approved', 'stopped'].includes((event as { data: { outcome?: unknown } | null }).data?.outcome as string) ? false : undefined
+  }
+  if (event.type !== 'tool/result' || event.data.isError) return undefined
+  const value = event.data.value as { approved?: unknown; entered?: unknown } | undefined
+  if (event.data.toolName === 'exit_plan_mode' && value?.approved === true) return false
+  if (event.data.toolName === 'enter_plan_mode' && value?.entered === true) return true
+  return undefined
+}
+
+/**
+ * A naive full fold written backwards from the spec's words: each fact is
+ * the latest event that decides it, found by scanning the whole log.
+ */
 function naive(events: readonly SessionEvent[]): Omit<PlanLog, 'length'> {
+  const firstHeader = events.findIndex((e) => e.type === 'request/header')
+  // told (§3.4): the latest telling event at or after the first header
   let told: boolean | undefined
-  let openTurn = false
-  let approvedExit = false
-  // Whether the latest exiting review came while a /plan was running (it then replaces that /plan, §9).
-  let exitAfterRunning = false
-  let selection = initialPlanSelection()
-  events.forEach((event, index) => {
+  for (let index = events.length - 1; index >= 0 && firstHeader >= 0 && index >= firstHeader; index--) {
+    const event = events[index]!
     if (event.type === 'request/header') told = foldPlanMode(events, index + 1)
-    if (event.type === 'turn/start') openTurn = true
-    if (event.type === 'turn/end') openTurn = false
-    if (event.type === 'plan/mode') {
-      approvedExit = false
-      exitAfterRunning = false
+    else if (event.type === 'plan/mode' && (event.data.cause === 'review' || event.data.cause === 'model')) told = event.data.active
+    else {
+      const said = planMessage(event)
+      if (typeof said === 'boolean') told = said
     }
-    if (event.type === 'command/run' && event.data.name === 'plan' && typeof event.data.args === 'string') exitAfterRunning = false
-    const exiting =
-      (event.type === 'tool/result' &&
-        event.data.toolName === 'exit_plan_mode' &&
-        !event.data.isError &&
-        (event.data.value as { approved?: unknown } | undefined)?.approved === true) ||
-      // §9: a plan/review record (plan-tool's) whose outcome leaves plan mode; dismissed and keep-planning change nothing
-      (event.type === ('plan/review' as string) &&
-        ['approved', 'stopped'].includes((event as { data: { outcome?: unknown } | null }).data?.outcome as string))
-    if (exiting) {
-      approvedExit = true
-      exitAfterRunning = selection.running !== null
+    if (told !== undefined) break
+  }
+  // guided (§13): the latest guidance message, unless a later event told the model plan mode is off
+  let guided = false
+  for (let index = events.length - 1; index >= 0; index--) {
+    const event = events[index]!
+    const said = planMessage(event)
+    if (said === 'guidance') {
+      guided = true
+      break
     }
-    if (event.type === 'command/done' && event.data.kind === 'success' && selection.running?.commandId === event.data.commandId) approvedExit = false
-    selection = stepPlanSelection(selection, event)
-  })
+    const toldOff =
+      (said === false && firstHeader >= 0 && index > firstHeader) ||
+      (event.type === 'plan/mode' && !event.data.active && (event.data.cause === 'review' || event.data.cause === 'model'))
+    if (toldOff) break
+  }
+  const lastTurn = events.findLast((e) => e.type === 'turn/start' || e.type === 'turn/end')
+  // the selection state just before each event, to know whether a /plan was running
+  const before: ReturnType<typeof initialPlanSelection>[] = []
+  let state = initialPlanSelection()
+  for (const event of events) {
+    before.push(state)
+    state = stepPlanSelection(state, event)
+  }
+  // silent (§9): the latest silent record not followed by a plan/mode or a successful /plan done
+  let silent: PlanLog['silent']
+  for (let index = events.length - 1; index >= 0; index--) {
+    const event = events[index]!
+    if (event.type === 'plan/mode') break
+    if (event.type === 'command/done' && event.data.kind === 'success' && before[index]!.running?.commandId === event.data.commandId) break
+    const active = silentOf(event)
+    if (active === undefined) continue
+    const running = before[index]!.running
+    const laterRun = events
+      .slice(index + 1)
+      .some((e) => e.type === 'command/run' && e.data.name === 'plan' && typeof e.data.args === 'string')
+    silent = { active, cause: active ? 'model' : 'review', afterRunning: running !== null && !laterRun }
+    break
+  }
   return {
     active: foldPlanMode(events),
     told,
-    openTurn,
+    guided,
+    openTurn: lastTurn?.type === 'turn/start',
     selection: events.reduce(stepPlanSelection, initialPlanSelection()),
-    approvedExit,
-    exitAfterRunning,
+    silent,
   }
 }
 

@@ -39,8 +39,23 @@ export const bodyArb: fc.Arbitrary<Body> = fc.oneof(
     .tuple(ids, fc.constantFrom<'success' | 'error'>('success', 'success', 'error'))
     .map(([commandId, kind]): Body => ({ type: 'command/done', data: { commandId, kind } })),
   fc.constant<Body>({ type: 'user/message', data: { content: [{ type: 'text', text: 'hi' }], source: { kind: 'user' } } }),
+  // plan-mode notices and guidance messages as the controller and plan-policy write them (SPEC §3.4, §13),
+  // a notice read by its summary alone, and another plugin's notice (ignored)
   fc
-    .tuple(fc.constantFrom('exit_plan_mode', 'exit_plan_mode', 'read'), fc.boolean(), fc.constantFrom<unknown>({ approved: true }, { approved: true, plan: '# Edited' }, undefined, { approved: false }))
+    .constantFrom<Body['data']>(
+      { content: [{ type: 'text', text: 'The user switched this session to plan mode.' }], source: { kind: 'plugin', plugin: 'plan-mode', form: 'notice', summary: 'Plan mode on' } },
+      { content: [{ type: 'text', text: 'The user switched this session back to the default mode.' }], source: { kind: 'plugin', plugin: 'plan-mode', form: 'notice', summary: 'Plan mode off' } },
+      { content: [{ type: 'text', text: 'Plan mode is off now.' }], source: { kind: 'plugin', plugin: 'plan-mode', form: 'notice', summary: 'Plan mode off' } },
+      { content: [{ type: 'text', text: '# Plan mode\nPlan first.' }], source: { kind: 'plugin', plugin: 'plan-mode', form: 'guidance' } },
+      { content: [{ type: 'text', text: 'The user switched this session to plan mode.' }], source: { kind: 'plugin', plugin: 'other', form: 'notice' } },
+    )
+    .map((data): Body => ({ type: 'user/message', data }) as Body),
+  fc
+    .tuple(
+      fc.constantFrom('exit_plan_mode', 'exit_plan_mode', 'enter_plan_mode', 'enter_plan_mode', 'read'),
+      fc.boolean(),
+      fc.constantFrom<unknown>({ approved: true }, { approved: true, plan: '# Edited' }, undefined, { approved: false }, { entered: true }, { entered: false }),
+    )
     .map(
       ([toolName, isError, value]): Body =>
         ({

@@ -161,7 +161,7 @@ describe('§9: a review that left plan mode is rebuilt after a restart (real hos
     ['a stopped review', { outcome: 'stopped', feedback: 'not now', comments: [{ line: 1, text: 'no' }] }],
   ])('%s is rebuilt as the silent exit, flushed with cause review and no notice', async (_name, data) => {
     const host = await restart((s) => review(s, data), [{ text: 'next' }])
-    expect(readPlanLog(host.session).approvedExit).toBe(true)
+    expect(readPlanLog(host.session).silent).toEqual({ active: false, cause: 'review', afterRunning: false })
     expect(host.planMode.get(host.agent)).toEqual({ active: true, pending: false })
     await host.agent.prompt('go on')
     expect(modes(host.session).at(-1)).toEqual({ active: false, cause: 'review' })
@@ -213,7 +213,7 @@ describe('§9: a review that left plan mode is rebuilt after a restart (real hos
       await s.append('command/run', { commandId: 'k2', name: 'plan', args: 'off', source: { kind: 'user' } })
       await s.append('command/done', { commandId: 'k2', kind: 'success', text: 'Leaving plan mode (applies from the next step).' })
     }, [{ text: 'ok' }])
-    expect(readPlanLog(host.session).approvedExit).toBe(false)
+    expect(readPlanLog(host.session).silent).toBeUndefined()
     expect(host.planMode.get(host.agent)).toEqual({ active: true, pending: false })
     await host.agent.prompt('go')
     expect(modes(host.session).at(-1)).toEqual({ active: false, cause: 'user' })
@@ -225,7 +225,7 @@ describe('§9: a review that left plan mode is rebuilt after a restart (real hos
       await s.append('command/run', { commandId: 'k4', name: 'plan', args, source: { kind: 'user' } })
       await review(s, { outcome: 'approved' })
     }, [{ text: 'ok' }])
-    expect(readPlanLog(host.session).exitAfterRunning).toBe(true)
+    expect(readPlanLog(host.session).silent?.afterRunning).toBe(true)
     expect(host.planMode.get(host.agent)).toEqual({ active: true, pending: false })
     await host.agent.prompt('go')
     expect(modes(host.session).at(-1)).toEqual({ active: false, cause: 'review' })
@@ -239,7 +239,7 @@ describe('§9: a review that left plan mode is rebuilt after a restart (real hos
       await review(s, { outcome: 'approved' })
       await s.append('command/run', { commandId: 'k5', name: 'plan', args: '', source: { kind: 'user' } })
     })
-    expect(readPlanLog(host.session).exitAfterRunning).toBe(false)
+    expect(readPlanLog(host.session).silent?.afterRunning).toBe(false)
     // The running /plan (on) is what the process was doing when it died: it stays in plan mode.
     expect(host.planMode.get(host.agent)).toEqual({ active: true })
     host.root.dispose()
