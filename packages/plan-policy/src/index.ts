@@ -1,10 +1,12 @@
 /**
  * Plan-mode guidance: the deployment-written `plan:policy` system-prompt
- * section, rendered while plan mode is selected, and a recommended text.
+ * section, rendered while plan mode is selected — or, with
+ * `placement: 'transcript'`, told once as a guidance message so the system
+ * prompt never changes — and a recommended text.
  *
  * @packageDocumentation
  */
 export { resolveConfig } from './config.js'
-export type { PlanPolicyConfig } from './config.js'
+export type { PlanPolicyConfig, PlanPolicyPlacement } from './config.js'
 export { RECOMMENDED_PLAN_SECTION } from './recommended-section.js'
 export { PLAN_POLICY_ORDER, PLAN_POLICY_SECTION, planPolicyPlugin } from './plugin.js'

@@ -1,6 +1,7 @@
 import type { Plugin } from '@planmode/context'
 import type {} from '@planmode/plan-core'
 import { resolveConfig, type PlanPolicyConfig } from './config.js'
+import { registerGuidanceListener } from './guidance-listener.js'
 
 /**
  * The name of the system-prompt section this layer registers.
@@ -18,16 +19,32 @@ export const PLAN_POLICY_ORDER = 50
 
 /**
  * The plan-policy plugin: registers the `plan:policy` system-prompt section
- * (order 50) while a `systemPrompt` registry is composed. It renders the
+ * (order 50) while a `systemPrompt` registry is composed.
+ *
+ * With `placement: 'system'` (the default) the section renders the
  * configured text verbatim for an agent whose selected plan mode
  * (`pending ?? active`) is on, and `''` otherwise or when the assembly has
- * no agent. Requires `planMode`: loading it without one throws a
- * `MissingServiceError`; once loaded, the section is removed when
- * `planMode` goes away and registered again when a `planMode` service
- * returns, however the plugin was composed. The config is validated by
- * {@link resolveConfig} at load (an invalid one throws to the caller) and
- * again, on the same config value, each time it is applied again (an error
- * then is logged and the section stays away until `planMode` returns again).
+ * no agent. With `placement: 'transcript'` the section always renders `''`
+ * (system text and tool catalog never change with the mode) and a pre-step
+ * listener adds the guidance message (`planModeGuidance(section)` from
+ * plan-core) to an accepted step whose logged state is active while the
+ * model does not hold the guidance, after plan-core's notice (SPEC §13).
+ *
+ * Requires `planMode`: loading it without one throws a
+ * `MissingServiceError`; once loaded, the section and the listener are
+ * removed when `planMode` goes away and registered again when a `planMode`
+ * service returns, however the plugin was composed (the listener is then
+ * prepended after plan-core's own, so it stays the outer one). The config
+ * is validated by {@link resolveConfig} at load (an invalid one throws to
+ * the caller) and again, on the same config value, each time it is applied
+ * again (an error then is logged and the layer stays away until `planMode`
+ * returns again).
+ *
+ * @example
+ * ```ts
+ * root.plugin(planCorePlugin) // first: the layer requires `planMode`
+ * root.plugin(planPolicyPlugin, { section: RECOMMENDED_PLAN_SECTION, placement: 'transcript' })
+ * ```
  *
  * @public
  */
@@ -35,14 +52,16 @@ export const planPolicyPlugin: Plugin<PlanPolicyConfig> = {
   name: '@planmode/plan-policy',
   requires: ['planMode'],
   apply(ctx, config) {
-    const { section } = resolveConfig(config)
+    const { section, placement = 'system' } = resolveConfig(config)
+    const transcript = placement === 'transcript'
+    if (transcript) registerGuidanceListener(ctx, section)
     ctx.inject(['systemPrompt'], (child) => {
       child.effect(
         child.require('systemPrompt').section({
           name: PLAN_POLICY_SECTION,
           order: PLAN_POLICY_ORDER,
           text: ({ agent }) => {
-            if (agent === undefined) return ''
+            if (transcript || agent === undefined) return ''
             const state = ctx.get('planMode')?.get(agent)
             return (state?.pending ?? state?.active) === true ? section : ''
           },
