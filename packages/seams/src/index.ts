@@ -15,7 +15,7 @@ import type { SessionInvariantRegistry } from './invariants.js'
 import type { SessionProjectionRegistry } from './projections.js'
 import type { SessionEventPayload } from './session.js'
 import type { SystemPromptRegistry } from './system-prompt.js'
-import type { ToolRegistry } from './tools.js'
+import type { ToolExecuteDecision, ToolExecutePayload, ToolRegistry } from './tools.js'
 import type { UserQuestions } from './user-questions.js'
 
 
@@ -60,7 +60,17 @@ export type {
 } from './session.js'
 export type { JsonSchema, StandardSchemaV1 } from './standard-schema.js'
 export type { AssembledRequest, AssemblyInput, RenderedSection, SystemPromptRegistry, SystemPromptSection } from './system-prompt.js'
-export type { ToolDefinition, ToolExecution, ToolPresentation, ToolRegistry, ToolResult, ToolSchema } from './tools.js'
+export type {
+  ToolAnnotations,
+  ToolDefinition,
+  ToolExecuteDecision,
+  ToolExecutePayload,
+  ToolExecution,
+  ToolPresentation,
+  ToolRegistry,
+  ToolResult,
+  ToolSchema,
+} from './tools.js'
 export { UserQuestionError } from './user-question-error.js'
 export type { UserQuestionErrorCode } from './user-question-error.js'
 export type {
@@ -105,6 +115,23 @@ declare module '@planmode/context' {
       payload: RequestErrorPayload,
       next: (payload?: RequestErrorPayload) => Promise<RequestErrorDecision>,
     ) => Promise<RequestErrorDecision>
+    /**
+     * Waterfall before the tool registry runs a tool: the host runs it for
+     * every call that will execute (the model's and a host's direct ones),
+     * after the tool was found and its arguments validated, and never for a
+     * call that fails before that (unknown tool, invalid arguments,
+     * cancelled before it started). Its final decision is `run`. A listener
+     * awaits `next()` for the downstream decision and may return
+     * `{ kind: 'refuse', message }` instead; the host then does not run the
+     * tool and its result is a failed one whose text is `Error: <message>`.
+     * A listener that throws (or rejects) fails the call the same way,
+     * closed: the tool does not run. The host runs the tool with the
+     * original call, whatever payload a listener passes to `next`.
+     */
+    'tool/execute': (
+      payload: ToolExecutePayload,
+      next: (payload?: ToolExecutePayload) => Promise<ToolExecuteDecision>,
+    ) => Promise<ToolExecuteDecision>
     /** After every append, once the event is in `session.events`. */
     'session/event': (payload: SessionEventPayload) => void
   }

@@ -46,6 +46,21 @@ export interface ToolPresentation {
 }
 
 /**
+ * Hints about what a tool does, after the MCP tool annotations. A host or
+ * layer may act on them (`@planmode/plan-guard` lets only `readOnlyHint`
+ * tools run in plan mode); they are never part of the catalog the model
+ * reads. They are claims of the tool's author, not something a host checks.
+ *
+ * @public
+ */
+export interface ToolAnnotations {
+  /** `true` when the tool changes nothing outside itself (reads, lists, searches). Absent means unknown: treat it as not read-only. */
+  readonly readOnlyHint?: boolean
+  /** `true` when a non-read-only tool may destroy or overwrite what exists (delete, overwrite, run a command); meaningful only when `readOnlyHint` is not `true`. */
+  readonly destructiveHint?: boolean
+}
+
+/**
  * A tool a plugin registers.
  *
  * @public
@@ -59,6 +74,8 @@ export interface ToolDefinition<Input = never, Output = unknown> {
   readonly parameters: JsonSchema
   /** JSON Schema of the value `execute` returns, for documentation and UIs. */
   readonly outputSchema?: JsonSchema
+  /** What the tool does to the world, for hosts and layers (never sent to the model; `schemas()` leaves it out). */
+  readonly annotations?: ToolAnnotations
   /** Runs the call. Throw to fail it: the message reaches the model as `Error: <message>`. */
   execute(input: Input, execution: ToolExecution): Output | Promise<Output>
   /** Renders a successful value for the model. Defaults to its JSON. */
@@ -79,11 +96,39 @@ export interface ToolRegistry {
   register<Input, Output>(tool: ToolDefinition<Input, Output>): Disposer
   /** The tool named `name`, if registered. */
   get(name: string): ToolDefinition<never, unknown> | undefined
-  /** The catalog, sorted by name. Identical bytes for identical registrations. */
+  /** The catalog, sorted by name. Identical bytes for identical registrations. Carries no annotations. */
   schemas(): readonly ToolSchema[]
   /**
-   * Validates `input` and runs the tool. Never rejects: an unknown tool,
-   * invalid input or a thrown error becomes a failed result.
+   * Validates `input`, runs the `tool/execute` waterfall, then runs the tool.
+   * Never rejects: an unknown tool, invalid input, a refusal of the
+   * waterfall (or a listener that throws) or a thrown error becomes a failed
+   * result.
    */
   execute(name: string, input: unknown, execution: ToolExecution): Promise<ToolResult>
 }
+
+/**
+ * The payload of the `tool/execute` waterfall: one tool call the registry is
+ * about to run, after its arguments were validated.
+ *
+ * @public
+ */
+export interface ToolExecutePayload {
+  /** The name of the tool called. */
+  readonly name: string
+  /** The validated arguments, as the tool will receive them. */
+  readonly input: unknown
+  /** The registered tool (its `annotations` included). */
+  readonly tool: ToolDefinition<never, unknown>
+  /** What the tool will be told about the call: the calling agent (absent when a host runs the tool directly), signal and call id. */
+  readonly execution: ToolExecution
+}
+
+/**
+ * The outcome of the `tool/execute` waterfall: `run` the tool, or `refuse`
+ * the call, which then fails without running with the text
+ * `Error: <message>`.
+ *
+ * @public
+ */
+export type ToolExecuteDecision = { readonly kind: 'run' } | { readonly kind: 'refuse'; readonly message: string }
