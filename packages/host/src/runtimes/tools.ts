@@ -1,7 +1,13 @@
 import type { Disposer, Plugin } from '@planmode/context'
-import type { ToolDefinition, ToolExecution, ToolRegistry, ToolResult, ToolSchema } from '@planmode/seams'
+import type { ToolDefinition, ToolExecuteDecision, ToolExecution, ToolRegistry, ToolResult, ToolSchema } from '@planmode/seams'
 import { failed, messageOf } from '../error-text.js'
 import { checkJsonSchema } from './json-schema-check.js'
+
+const CANCELLED_BEFORE_START = 'the call was cancelled before it started'
+
+/** The final decision of `tool/execute`; also how a run with no listener is told apart (no await needed). */
+const RUN: Promise<ToolExecuteDecision> = Promise.resolve({ kind: 'run' })
+const run = (): Promise<ToolExecuteDecision> => RUN
 
 function render(tool: ToolDefinition<never, unknown>, value: unknown): string {
   if (tool.toModelOutput !== undefined) return tool.toModelOutput(value as never)
@@ -11,11 +17,17 @@ function render(tool: ToolDefinition<never, unknown>, value: unknown): string {
 }
 
 /**
- * Provides service `tools`. `schemas()` is sorted by name; `execute`
+ * Provides service `tools`. `schemas()` is sorted by name and carries only
+ * `name`, `description` and `parameters` (never `annotations`); `execute`
  * validates the arguments against the tool's `parameters` (a clear
  * `Error: invalid arguments for tool "x": …` result when they do not match),
- * runs the tool and never rejects: an unknown tool or a thrown error becomes
- * a failed result whose text is `Error: ` + message. A successful value is
+ * runs the `tool/execute` waterfall, runs the tool and never rejects: an
+ * unknown tool, a refusal (`Error: <message>`), a waterfall listener that
+ * throws (fails closed: `Error: <its message>`, logged through
+ * `logger.error`) or a thrown error of the tool becomes a failed result
+ * whose text is `Error: ` + message. A call whose signal is aborted before
+ * the tool starts (before or during the waterfall) fails with
+ * `Error: the call was cancelled before it started`. A successful value is
  * rendered by `toModelOutput`, else as is when it is a string, else as JSON.
  *
  * @public
@@ -48,8 +60,22 @@ export const toolsPlugin: Plugin = {
         if (tool === undefined) return failed(`unknown tool "${name}"`)
         const issues = checkJsonSchema(tool.parameters ?? {}, input)
         if (issues.length > 0) return failed(`invalid arguments for tool "${name}": ${issues.join('; ')}`)
+        if (execution.signal.aborted) return failed(CANCELLED_BEFORE_START)
+        let decision: ToolExecuteDecision
         try {
-          if (execution.signal.aborted) throw new Error('the call was cancelled before it started')
+          const pending = ctx.waterfall('tool/execute', { name, input, tool, execution }, run)
+          decision = pending === RUN ? { kind: 'run' } : await pending
+        } catch (error) {
+          ctx.logger.error(`tool ${name}: a tool/execute listener threw; the call fails closed and the tool does not run`, error)
+          return failed(messageOf(error))
+        }
+        if (decision?.kind !== 'run') {
+          if (decision?.kind === 'refuse' && typeof decision.message === 'string') return failed(decision.message)
+          ctx.logger.error(`tool ${name}: a tool/execute decision was neither run nor refuse; the call fails closed`, decision)
+          return failed(`the call to tool "${name}" was refused by an invalid tool/execute decision`)
+        }
+        try {
+          if (execution.signal.aborted) throw new Error(CANCELLED_BEFORE_START)
           const value = await tool.execute(input as never, execution)
           return { isError: false, content: [{ type: 'text', text: render(tool, value) }], value }
         } catch (error) {
