@@ -14,8 +14,10 @@ export interface PlanToolConfig {
    */
   readonly unattended?: 'fail' | 'approve'
   /**
-   * Reserved for `enter_plan_mode` (SPEC §12). Validated (a boolean) so the
-   * config shape is final, but not used yet: no entry tool is registered.
+   * Whether `enter_plan_mode` (SPEC §12) is registered beside the exit tool.
+   * `true` (the default) registers it in both plan-mode states; `false` does
+   * not register it at all. Either way the catalog does not change with the
+   * mode.
    */
   readonly enterTool?: boolean
 }
@@ -24,7 +26,7 @@ export interface PlanToolConfig {
 export interface ResolvedPlanToolConfig {
   /** {@link PlanToolConfig.unattended}, `'fail'` when not given. */
   readonly unattended: 'fail' | 'approve'
-  /** {@link PlanToolConfig.enterTool}, `false` when not given (reserved, not used yet). */
+  /** {@link PlanToolConfig.enterTool}, `true` when not given. */
   readonly enterTool: boolean
 }
 
@@ -38,14 +40,14 @@ function kindOf(value: unknown): string {
 
 /**
  * Validates a plan-tool config and returns a new object with the defaults
- * (`unattended: 'fail'`, `enterTool: false`). `undefined` is no config.
+ * (`unattended: 'fail'`, `enterTool: true`). `undefined` is no config.
  * Throws on anything that is not an object, an `unattended` other than
  * `'fail'` or `'approve'`, an `enterTool` that is not a boolean, and any
  * other key (one error naming every problem).
  *
  * @example
  * ```ts
- * resolveConfig(undefined) // { unattended: 'fail', enterTool: false }
+ * resolveConfig(undefined) // { unattended: 'fail', enterTool: true }
  * resolveConfig({ unattended: 'approve' }) // ok
  * resolveConfig({ unattended: 'yes' }) // throws: `unattended` must be 'fail' or 'approve'
  * ```
@@ -53,7 +55,7 @@ function kindOf(value: unknown): string {
  * @public
  */
 export function resolveConfig(config: unknown): ResolvedPlanToolConfig {
-  if (config === undefined) return { unattended: 'fail', enterTool: false }
+  if (config === undefined) return { unattended: 'fail', enterTool: true }
   const plain = typeof config === 'object' && config !== null && !Array.isArray(config)
   const record: Record<string, unknown> = plain ? (config as Record<string, unknown>) : {}
   const problems: string[] = []
@@ -67,5 +69,5 @@ export function resolveConfig(config: unknown): ResolvedPlanToolConfig {
   const unknown = Object.keys(record).filter((key) => !KEYS.includes(key))
   if (unknown.length > 0) problems.push(`has unknown key(s) ${unknown.join(', ')}`)
   if (problems.length > 0) throw new Error(`@planmode/plan-tool: PlanToolConfig ${problems.join('; ')}`)
-  return { unattended: unattended === 'approve' ? 'approve' : 'fail', enterTool: enterTool === true }
+  return { unattended: unattended === 'approve' ? 'approve' : 'fail', enterTool: enterTool !== false }
 }

@@ -2,7 +2,9 @@
  * `exit_plan_mode`: the model leaves plan mode by presenting a complete plan
  * that the user reviews through the user-questions seam (approve, approve an
  * edited version, keep planning with feedback and line comments, or stop
- * planning), each answered review recorded as `plan/review`.
+ * planning), each answered review recorded as `plan/review`. And
+ * `enter_plan_mode`: the model asks the user to switch the session to plan
+ * mode.
  *
  * @packageDocumentation
  */
@@ -17,5 +19,13 @@ export {
   createExitPlanModeTool,
 } from './exit-plan-mode.js'
 export type { ExitPlanModeInput, ExitPlanModeOutput } from './exit-plan-mode.js'
+export {
+  ENTER_PLAN_MODE,
+  ENTER_PLAN_MODE_LABEL,
+  ENTER_PLAN_MODE_MESSAGES,
+  NOT_NOW_LABEL,
+  createEnterPlanModeTool,
+} from './enter-plan-mode.js'
+export type { EnterPlanModeInput, EnterPlanModeOutput, PlanEnterIntent } from './enter-plan-mode.js'
 export type { PlanReviewEventData, PlanReviewOutcome, PlanReviewedPayload } from './review-record.js'
 export { planToolPlugin } from './plugin.js'

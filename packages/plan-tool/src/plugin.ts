@@ -1,14 +1,16 @@
 import type { Plugin } from '@planmode/context'
 import type {} from '@planmode/plan-core'
 import { resolveConfig, type PlanToolConfig } from './config.js'
+import { createEnterPlanModeTool } from './enter-plan-mode.js'
 import { createExitPlanModeTool } from './exit-plan-mode.js'
 
 /**
- * The plan-tool plugin: registers `exit_plan_mode` in both plan-mode states
- * (so the tool catalog never changes with the mode) while a `tools`
- * registry is composed; disposing it removes the tool. Requires `planMode`:
+ * The plan-tool plugin: registers `exit_plan_mode`, and `enter_plan_mode`
+ * unless the config says `enterTool: false`, in both plan-mode states (so
+ * the tool catalog never changes with the mode) while a `tools` registry is
+ * composed; disposing it removes the tools. Requires `planMode`:
  * loading it without one throws a `MissingServiceError`; once loaded, the
- * tool is removed when `planMode` goes away and registered again when a
+ * tools are removed when `planMode` goes away and registered again when a
  * `planMode` service returns, however the plugin was composed. The config is
  * optional and validated by {@link resolveConfig} at load (an invalid one
  * throws to the caller).
@@ -21,7 +23,9 @@ export const planToolPlugin: Plugin<PlanToolConfig | void> = {
   apply(ctx, config) {
     const resolved = resolveConfig(config)
     ctx.inject(['tools'], (child) => {
-      child.effect(child.require('tools').register(createExitPlanModeTool(child, resolved)))
+      const tools = child.require('tools')
+      child.effect(tools.register(createExitPlanModeTool(child, resolved)))
+      if (resolved.enterTool) child.effect(tools.register(createEnterPlanModeTool(child)))
     })
   },
 }

@@ -5,11 +5,12 @@ import { createHost } from '@planmode/testkit'
 
 describe('plan-tool config (strict)', () => {
   it.each<[string, unknown, object]>([
-    ['no config', undefined, { unattended: 'fail', enterTool: false }],
-    ['an empty object', {}, { unattended: 'fail', enterTool: false }],
-    ["unattended 'approve'", { unattended: 'approve' }, { unattended: 'approve', enterTool: false }],
-    ["unattended 'fail'", { unattended: 'fail' }, { unattended: 'fail', enterTool: false }],
-    ['enterTool (reserved, not used yet)', { enterTool: true }, { unattended: 'fail', enterTool: true }],
+    ['no config', undefined, { unattended: 'fail', enterTool: true }],
+    ['an empty object', {}, { unattended: 'fail', enterTool: true }],
+    ["unattended 'approve'", { unattended: 'approve' }, { unattended: 'approve', enterTool: true }],
+    ["unattended 'fail'", { unattended: 'fail' }, { unattended: 'fail', enterTool: true }],
+    ['enterTool: true', { enterTool: true }, { unattended: 'fail', enterTool: true }],
+    ['enterTool: false', { enterTool: false }, { unattended: 'fail', enterTool: false }],
     ['both', { unattended: 'approve', enterTool: false }, { unattended: 'approve', enterTool: false }],
   ])('accepts %s', (_name, config, resolved) => {
     expect(resolveConfig(config)).toEqual(resolved)
@@ -45,7 +46,10 @@ describe('plan-tool config (strict)', () => {
     // `null` is a value, not "no config": refused like plan-policy's.
     expect(() => host.root.plugin(planToolPlugin, null as never)).toThrow(/plan-tool/)
     expect(host.root.require('tools').schemas()).toEqual([])
-    host.root.plugin(planToolPlugin, { unattended: 'approve', enterTool: true })
+    const both = host.root.plugin(planToolPlugin, { unattended: 'approve', enterTool: true })
+    expect(host.root.require('tools').schemas().map((tool) => tool.name)).toEqual(['enter_plan_mode', 'exit_plan_mode'])
+    both.dispose()
+    host.root.plugin(planToolPlugin, { enterTool: false })
     expect(host.root.require('tools').schemas().map((tool) => tool.name)).toEqual(['exit_plan_mode'])
   })
 })
