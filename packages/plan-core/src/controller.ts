@@ -68,7 +68,7 @@ declare module '@planmode/context' {
 
 interface Selection {
   readonly active: boolean
-  /** Who selected: logged with the `plan/mode` the flush appends. Only `user` selections are narrated (§3.4). */
+  /** Who selected: logged with the `plan/mode` the flush appends (a `review` or `model` one counts as told, §3.4). */
   readonly cause: PlanModeCause
   /**
    * Set on a selection rebuilt from a `/plan` still running in the log (no
@@ -178,7 +178,7 @@ export function createPlanModeController(ctx: Context): PlanModeController {
   /**
    * One `set`, decided now against the log as it is. What appends nothing
    * (`noop`, `queued`, `cancelled`) returns an already-settled promise; an
-   * idle commit returns the append's promise, followed by the notice. It
+   * idle commit returns the append's promise (it injects nothing, §3.4). It
    * takes no lock: `set` holds the session's lock over what it returns.
    */
   const decide = (agent: Agent, active: boolean): Promise<PlanModeSetResult> => {

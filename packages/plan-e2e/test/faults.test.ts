@@ -69,17 +69,26 @@ describe('fault injection at every append site', () => {
     expect(host.planMode.get(agent)).toEqual({ active: false })
   })
 
-  it('idle commit with a failing notice: the commit stands, the notice failure is a warning', async () => {
+  it('a notice whose append fails: that step never reaches the model, and the next accepted pre-step delivers the notice again', async () => {
     const host = faulty()
     host.model.push({ text: 'hello' })
     const agent = await host.agent()
     await agent.prompt('hi') // a header exists, so entering is narrated
-    host.failOn(isNotice)
-    expect(await host.planMode.set(agent, true)).toBe('committed')
-    expect(host.planMode.get(agent)).toEqual({ active: true })
-    expect(eventsOf(agent.session, 'plan/mode')).toHaveLength(1)
+    expect(await host.planMode.set(agent, true)).toBe('committed') // idle: appends plan/mode, injects nothing
     expect(agent.session.events.filter(isNotice)).toHaveLength(0)
-    expect(host.warnings()).toEqual([expect.stringContaining('plan-mode: failed to inject the plan-mode notice')])
+    host.failOn(isNotice)
+    const requests = host.model.requests.length
+    await agent.prompt('plan it').catch(() => undefined)
+    expect(host.model.requests).toHaveLength(requests)
+    expect(eventsOf(agent.session, 'turn/end').at(-1)!.data.reason).toBe('error')
+    expect(agent.session.events.filter(isNotice)).toHaveLength(0)
+    host.failOn(undefined)
+    host.model.push({ text: 'planning' })
+    await agent.prompt('plan it')
+    expect(agent.session.events.filter(isNotice).map((event) => event.data)).toEqual([
+      expect.objectContaining({ content: [{ type: 'text', text: 'The user switched this session to plan mode.' }] }),
+    ])
+    expect(host.planMode.get(agent)).toEqual({ active: true })
   })
 
   it('pre-step flush: warns once per failed boundary, keeps the selection pending, lets the step run; the next healthy boundary converges', async () => {

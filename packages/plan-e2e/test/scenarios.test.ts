@@ -25,7 +25,7 @@ describe('end to end through the real agent loop', () => {
     const [header] = eventsOf(agent.session, 'request/header')
     expect(header!.data.reason).toBe('initial')
     expect(header!.data.system).toContain(SECTION)
-    expect(header!.data.tools.map((tool) => tool.name)).toEqual([EXIT_PLAN_MODE, 'read', 'write'])
+    expect(header!.data.tools.map((tool) => tool.name)).toEqual(['enter_plan_mode', EXIT_PLAN_MODE, 'read', 'write'])
     expect(requestSystem(host.model.requests[0]!)).toContain(SECTION)
     expect(notices(agent.session)).toEqual([]) // no header before: nothing to narrate
   })
@@ -54,7 +54,8 @@ describe('end to end through the real agent loop', () => {
     expect(JSON.stringify(headers[1]!.data.tools)).toBe(JSON.stringify(headers[0]!.data.tools))
     expect(headers[1]!.data.system).toContain(SECTION)
     expect(headers[0]!.data.system).not.toContain(SECTION)
-    expect(userTexts(host.model.requests[1]!)).toEqual(['hi', ENTER_NOTICE, 'add caching'])
+    // The idle /plan injected nothing: the first pre-step of the next turn narrated it, after the prompt it logged.
+    expect(userTexts(host.model.requests[1]!)).toEqual(['hi', 'add caching', ENTER_NOTICE])
   })
 
   it('a selection made in an agent/request-error handler that retries does not reach the retried request; it lands before the next step', async () => {
