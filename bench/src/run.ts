@@ -8,6 +8,7 @@
  *   node --expose-gc dist/run.js memory --size N --dir D
  *   node --expose-gc dist/run.js append --effort full|quick --dir D
  *   node --expose-gc dist/run.js flat   --size N --effort full|quick --dir D   (1k vs N, one process)
+ *   node dist/run.js cache                                 (the prompt-cache session, cache-rows.ts)
  *   node dist/run.js jsonl --size N --out FILE   (just write a generated log)
  *
  * Progress goes to stderr; the result is the last stdout line, `@@result <json>`.
@@ -26,6 +27,7 @@ import { flatRows, planRows } from './plan-rows.js'
 import { ROWS, type FlatResult, type MemoryResult, type RowResult, type SizeResult } from './rows.js'
 import { appendRows, jsonlLoad } from './store-rows.js'
 import { hostRows } from './host-rows.js'
+import { cacheRows } from './cache-rows.js'
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} }
 
@@ -98,6 +100,11 @@ if (job === 'jsonl') {
   if (values.out === undefined) throw new Error('--out is required')
   const bytes = await writeJsonl(values.out, generateLog({ events: size, seed: 1 }))
   process.stderr.write(`wrote ${size} events, ${bytes} bytes, to ${values.out}\n`)
+  process.exit(0)
+}
+if (job === 'cache') {
+  // No files and no timing: the scripted session through the host loop and a loopback server.
+  done(await cacheRows())
   process.exit(0)
 }
 const dir = values.dir

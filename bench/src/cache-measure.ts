@@ -1,0 +1,106 @@
+/**
+ * What a provider's prompt cache would bill again, from captured
+ * chat-completions bodies.
+ *
+ * A provider caches the rendered prompt by prefix: a request reuses the
+ * longest prefix it shares with an earlier one and pays full price for the
+ * rest. Providers render the tool catalog before the messages, while the
+ * OpenAI chat body puts `tools` after `messages`, so the bench measures the
+ * prefix over the body re-serialized in provider order — every tool, then
+ * every message, each as its exact JSON from the captured body, one per line
+ * — and reports the raw body's figure beside it.
+ */
+import type { CapturedRequest, ChatBody } from './cache-server.js'
+
+/**
+ * The body's tools, then its messages, each element's JSON followed by a
+ * newline. Each element's JSON is the exact text of that element in the
+ * captured body: {@link checkCanonical} proves the body is the
+ * `JSON.stringify` of its parse, so re-stringifying an element gives back
+ * its slice of the body byte for byte.
+ */
+export function providerOrder(body: ChatBody): Buffer {
+  const elements = [...(body.tools ?? []), ...body.messages]
+  return Buffer.from(elements.map((element) => `${JSON.stringify(element)}\n`).join(''), 'utf8')
+}
+
+/** Throws unless `raw` is exactly `JSON.stringify(JSON.parse(raw))` (so element slices are exact). */
+export function checkCanonical(request: CapturedRequest): void {
+  if (JSON.stringify(request.body) !== request.raw) {
+    throw new Error('a captured body is not in JSON.stringify form: its elements cannot be re-serialized exactly')
+  }
+}
+
+/** The length in bytes of the longest common prefix of `a` and `b`. */
+export function commonPrefix(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length)
+  let i = 0
+  while (i < n && a[i] === b[i]) i++
+  return i
+}
+
+/** One request's figures against the request before it. */
+export interface RequestCost {
+  /** Bytes of the request. */
+  readonly bytes: number
+  /** Bytes of its longest common prefix with the previous request (0 for the first). */
+  readonly prefix: number
+  /** `bytes - prefix`: what the cache would bill again. */
+  readonly miss: number
+  /** Bytes of the previous request past the common prefix: cached text this request could not reuse. */
+  readonly lost: number
+}
+
+/** Totals over a session's requests. */
+export interface CacheTotals {
+  readonly requests: number
+  /** Sum of every request's bytes. */
+  readonly sent: number
+  /** Sum of `miss`: bytes outside each request's common prefix with the previous one (the first request counts whole). */
+  readonly miss: number
+  /** Sum of `lost`: cached bytes thrown away. */
+  readonly lost: number
+  /** Requests whose prefix is not the whole previous request (`lost > 0`). */
+  readonly breaks: number
+  /** Bytes of the last request. */
+  readonly last: number
+}
+
+/** Per-request costs of a sequence of serialized requests. */
+export function costs(serialized: readonly Uint8Array[]): RequestCost[] {
+  return serialized.map((bytes, i) => {
+    const previous = i === 0 ? undefined : serialized[i - 1]!
+    const prefix = previous === undefined ? 0 : commonPrefix(previous, bytes)
+    return { bytes: bytes.length, prefix, miss: bytes.length - prefix, lost: previous === undefined ? 0 : previous.length - prefix }
+  })
+}
+
+/** Sums per-request costs. */
+export function totals(list: readonly RequestCost[]): CacheTotals {
+  let sent = 0
+  let miss = 0
+  let lost = 0
+  let breaks = 0
+  for (const c of list) {
+    sent += c.bytes
+    miss += c.miss
+    lost += c.lost
+    if (c.lost > 0) breaks++
+  }
+  return { requests: list.length, sent, miss, lost, breaks, last: list[list.length - 1]?.bytes ?? 0 }
+}
+
+/** Both views of a session's requests: provider order (what a cache sees) and the raw bodies. */
+export interface SessionCache {
+  readonly provider: CacheTotals
+  readonly raw: CacheTotals
+}
+
+/** Measures captured requests in provider order and as raw bodies. */
+export function measureRequests(requests: readonly CapturedRequest[]): SessionCache {
+  for (const request of requests) checkCanonical(request)
+  return {
+    provider: totals(costs(requests.map((r) => providerOrder(r.body)))),
+    raw: totals(costs(requests.map((r) => Buffer.from(r.raw, 'utf8')))),
+  }
+}
