@@ -277,6 +277,24 @@ describe('§13 when the guidance is sent again', () => {
   })
 })
 
+describe('§13 model-initiated entry (cause model)', () => {
+  it('an entry selected by enterAtBoundary (what an approved enter_plan_mode does) sends the guidance at the next step, without a notice', async () => {
+    const host = createTranscriptHost()
+    const agent = await host.agent()
+    host.model.push(async () => {
+      host.root.require('planMode').enterAtBoundary(agent)
+      return { toolCalls: [{ toolName: 'read', input: { path: 'x' } }] }
+    })
+    host.model.push({ text: 'planning' })
+    await agent.prompt('go')
+    expect(eventsOf(agent.session, 'plan/mode').map((event) => event.data)).toEqual([{ active: true, cause: 'model' }])
+    expect(stepUserMessages(agent.session, 1, 1)).toEqual(['go'])
+    expect(stepUserMessages(agent.session, 1, 2)).toEqual(['guidance'])
+    expect(userTexts(host.model.requests[1]!).at(-1)).toBe(SECTION)
+    expect(eventsOf(agent.session, 'request/header')).toHaveLength(1)
+  })
+})
+
 describe('§13 failure paths: nothing is added that the step will not use', () => {
   it('a rejected pre-step adds nothing; the next accepted one adds the guidance', async () => {
     const host = createTranscriptHost()
@@ -331,6 +349,29 @@ describe('§13 failure paths: nothing is added that the step will not use', () =
     expect(host.logger.lines.filter((line) => line.message.startsWith('plan-mode: failed to append selected plan mode at step start'))).toHaveLength(1)
     expect(stepUserMessages(agent.session, 1, 2)).toEqual([])
     expect(stepUserMessages(agent.session, 1, 3)).toEqual(['notice:on', 'guidance'])
+  })
+
+  it('a guidance message the log refuses is not held: the step fails, and the next accepted step sends it again', async () => {
+    const host = createTranscriptHost()
+    const agent = await host.agent()
+    const refuse = { on: true }
+    host.root
+      .require('sessionInvariants')
+      .register('test', (event) =>
+        refuse.on && event.type === 'user/message' && event.data.source.kind === 'plugin' && event.data.source.form === 'guidance'
+          ? 'test refuses guidance'
+          : undefined,
+      )
+    await host.command(agent, '/plan')
+    const outcome = await agent.prompt('plan it')
+    expect(outcome.reason).toBe('error')
+    expect(guidanceMessages(agent.session)).toEqual([])
+    expect(readPlanLog(agent.session).guided).toBe(false)
+    expect(host.model.requests).toHaveLength(0)
+    refuse.on = false
+    host.model.push({ text: 'planning' })
+    await agent.prompt('again')
+    expect(stepUserMessages(agent.session, 2, 1)).toEqual(['again', 'guidance'])
   })
 
   it('a silent exit (exitAtBoundary) pending at the step: the step leaves plan mode and adds nothing', async () => {
