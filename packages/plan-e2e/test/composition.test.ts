@@ -16,7 +16,7 @@ import { planCorePlugin } from '@planmode/plan-core'
 import { PLAN_MODE_INVARIANT_OWNER, planModeInvariantPlugin } from '@planmode/plan-core/invariant'
 import { planPolicyPlugin } from '@planmode/plan-policy'
 import { planHistoryPlugin, planProjectionPlugin } from '@planmode/plan-projection'
-import { EXIT_PLAN_MODE, planToolPlugin } from '@planmode/plan-tool'
+import { ENTER_PLAN_MODE, EXIT_PLAN_MODE, planToolPlugin } from '@planmode/plan-tool'
 import type { Session } from '@planmode/seams'
 import { describe, expect, it } from 'vitest'
 import { eventsOf, recordingLogger, requestSystem } from '@planmode/testkit'
@@ -52,7 +52,7 @@ describe('§8 composition matrix', () => {
         planMode: true,
         sections: has('policy') ? ['plan:policy'] : [],
         commands: has('commands') ? ['plan'] : [],
-        tools: [...(has('tool') ? [EXIT_PLAN_MODE] : []), 'read', 'write'],
+        tools: [...(has('tool') ? [ENTER_PLAN_MODE, EXIT_PLAN_MODE] : []), 'read', 'write'],
         projections: projectionKeys(has),
         values: projectionKeys(has),
       })
@@ -194,7 +194,7 @@ describe('§3.6/§8 the layers follow plan-core, however they are composed', () 
       planMode: true,
       sections: has('policy') ? ['plan:policy'] : [],
       commands: has('commands') ? ['plan'] : [],
-      tools: [...(has('tool') ? [EXIT_PLAN_MODE] : []), 'read', 'write'],
+      tools: [...(has('tool') ? [ENTER_PLAN_MODE, EXIT_PLAN_MODE] : []), 'read', 'write'],
       projections: projectionKeys(has),
       values: projectionKeys(has),
     }
