@@ -3,7 +3,7 @@
 // serialized prefix (system, tools, earlier messages) is byte-identical to the previous request.
 import { readPlanLog } from '@planmode/plan-core'
 import type { HostAgent } from '@planmode/host'
-import { EXIT_PLAN_MODE } from '@planmode/plan-tool'
+import { ENTER_PLAN_MODE, EXIT_PLAN_MODE } from '@planmode/plan-tool'
 import { eventsOf } from '@planmode/testkit'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
@@ -13,20 +13,27 @@ import { APPROVE, PLAN, createTranscriptHost, serialized, userMessages, type Tra
  * `idle`: `/plan` or `/plan off` between turns. `turn`: a turn whose first model call makes the
  * `mid` selections (mid-turn, applied by the second step's pre-step) and calls `read`; with no
  * `mid`, a one-step turn. `exit`: a turn whose model presents a plan that the user approves
- * (when plan mode is logged on; otherwise it just reads), then answers.
+ * (when plan mode is logged on; otherwise it just reads), then answers. `enter`: a turn whose model
+ * asks to enter plan mode with `enter_plan_mode` and the user agrees (when plan mode is off; otherwise
+ * it just reads), then answers.
  */
-type Op = { readonly kind: 'idle'; readonly active: boolean } | { readonly kind: 'turn'; readonly mid: readonly boolean[] } | { readonly kind: 'exit' }
+type Op =
+  | { readonly kind: 'idle'; readonly active: boolean }
+  | { readonly kind: 'turn'; readonly mid: readonly boolean[] }
+  | { readonly kind: 'exit' }
+  | { readonly kind: 'enter' }
 
 const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('idle' as const), active: fc.boolean() }),
   fc.record({ kind: fc.constant('turn' as const), mid: fc.array(fc.boolean(), { maxLength: 3 }) }),
   fc.constant({ kind: 'exit' as const }),
+  fc.constant({ kind: 'enter' as const }),
 )
 
 /** The reference: SPEC §3.2–§3.5 and §13, written as plainly as possible. */
 class Reference {
   logged = false
-  pending: { active: boolean; cause: 'user' | 'review' } | undefined
+  pending: { active: boolean; cause: 'user' | 'review' | 'model' } | undefined
   told: boolean | undefined
   guided = false
   readonly messages: string[] = []
@@ -48,7 +55,8 @@ class Reference {
     this.pending = undefined
     if (selection !== undefined && selection.active !== this.logged) {
       this.logged = selection.active
-      if (selection.cause === 'review') {
+      if (selection.cause !== 'user') {
+        // the tool result told the model
         if (this.told !== undefined) this.told = this.logged
         if (!this.logged) this.guided = false
       }
@@ -92,6 +100,19 @@ async function run(host: TranscriptHost, agent: HostAgent, ref: Reference, next:
     return
   }
   ref.step(text)
+  if (next.kind === 'enter') {
+    const off = ref.logged === false
+    host.model.push(() => {
+      if (!off) return { toolCalls: [{ toolName: 'read', input: { path: 'a' } }] }
+      host.reviews.push([{ id: 'plan-enter', selected: ['Enter plan mode'] }])
+      return { toolCalls: [{ toolName: ENTER_PLAN_MODE, input: {} }] }
+    })
+    host.model.push({ text: 'ok' })
+    await agent.prompt(text)
+    if (off) ref.pending = { active: true, cause: 'model' }
+    ref.step()
+    return
+  }
   const active = ref.logged
   host.model.push(() => {
     if (!active) return { toolCalls: [{ toolName: 'read', input: { path: 'a' } }] }
@@ -105,7 +126,7 @@ async function run(host: TranscriptHost, agent: HostAgent, ref: Reference, next:
 }
 
 describe('§13 property: guidance and notices follow the reference model; every request extends the previous one', () => {
-  it('holds for random sequences of /plan, /plan off, mid-turn selections and approved exits', async () => {
+  it('holds for random sequences of /plan, /plan off, mid-turn selections, approved exits and approved entries', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 12 }), async (ops) => {
         const host = createTranscriptHost()

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { planCorePlugin, planModeGuidance, readPlanLog } from '@planmode/plan-core'
 import { PLAN_POLICY_SECTION, planPolicyPlugin } from '@planmode/plan-policy'
 import type { Agent, PreStepDecision } from '@planmode/seams'
+import { ENTER_PLAN_MODE } from '@planmode/plan-tool'
 import { ENTER_NOTICE, LEAVE_NOTICE, deferred, eventsOf, requestSystem, types, userTexts } from '@planmode/testkit'
 import { describe, expect, it } from 'vitest'
 import {
@@ -292,6 +293,25 @@ describe('§13 model-initiated entry (cause model)', () => {
     expect(stepUserMessages(agent.session, 1, 2)).toEqual(['guidance'])
     expect(userTexts(host.model.requests[1]!).at(-1)).toBe(SECTION)
     expect(eventsOf(agent.session, 'request/header')).toHaveLength(1)
+  })
+})
+
+describe('§13 an approved enter_plan_mode (§12)', () => {
+  it('the model asks, the user agrees: the guidance follows at the next step, without a notice; Not now sends nothing', async () => {
+    const host = createTranscriptHost()
+    const agent = await host.agent()
+    host.reviews.push([{ id: 'plan-enter', selected: ['Not now'] }], [{ id: 'plan-enter', selected: ['Enter plan mode'] }])
+    host.model.push({ toolCalls: [{ toolName: ENTER_PLAN_MODE, input: { reason: 'a risky migration' } }] }, { text: 'fine' })
+    await agent.prompt('migrate')
+    expect(guidanceMessages(agent.session)).toEqual([])
+    host.model.push({ toolCalls: [{ toolName: ENTER_PLAN_MODE, input: { reason: 'still risky' } }] }, { text: 'planning' })
+    await agent.prompt('ask again')
+    expect(host.asked.map((request) => request.questions[0]!.id)).toEqual(['plan-enter', 'plan-enter'])
+    expect(eventsOf(agent.session, 'plan/mode').map((event) => event.data)).toEqual([{ active: true, cause: 'model' }])
+    expect(stepUserMessages(agent.session, 2, 2)).toEqual(['guidance'])
+    expect(userTexts(host.model.requests.at(-1)!).at(-1)).toBe(SECTION)
+    expect(eventsOf(agent.session, 'request/header')).toHaveLength(1)
+    expectStableRequests(host)
   })
 })
 
