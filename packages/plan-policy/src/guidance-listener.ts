@@ -14,11 +14,13 @@ import type { PreStepDecision, PreStepPayload } from '@planmode/seams'
  * model does not hold the guidance (`readPlanLog(session).guided` is
  * false), appends one guidance message with `section` after everything in
  * `decision.messages`. The decision's messages thus end with the notice,
- * then the guidance.
+ * then the guidance. A decision that is not a well-formed `enter` is
+ * returned untouched, for the host to accept or report.
  */
 export function registerGuidanceListener(ctx: Context, section: string): void {
   const guide = (payload: PreStepPayload, decision: PreStepDecision): PreStepDecision => {
-    if (decision.kind === 'reject' || payload.signal.aborted) return decision
+    // A malformed decision is left for the host to report as it is.
+    if (decision.kind !== 'enter' || !Array.isArray(decision.messages) || payload.signal.aborted) return decision
     const planMode = ctx.get('planMode')
     // The layer is undone before `planMode` leaves, so this is a guard for a step already running then.
     if (planMode === undefined) return decision

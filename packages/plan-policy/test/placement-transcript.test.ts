@@ -1,13 +1,13 @@
 // SPEC §13 `placement: 'transcript'` through the real host loop: the system prompt and tool catalog never
 // change with the mode, and the guidance reaches the model once per entry, as a user message after the notice.
-import { mkdtemp } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { planCorePlugin, planModeGuidance, readPlanLog } from '@planmode/plan-core'
 import { PLAN_POLICY_SECTION, planPolicyPlugin } from '@planmode/plan-policy'
 import type { Agent, PreStepDecision } from '@planmode/seams'
 import { ENTER_PLAN_MODE } from '@planmode/plan-tool'
-import { ENTER_NOTICE, LEAVE_NOTICE, deferred, eventsOf, requestSystem, types, userTexts } from '@planmode/testkit'
+import { ENTER_NOTICE, LEAVE_NOTICE, eventsOf, requestSystem, types, userTexts } from '@planmode/testkit'
 import { describe, expect, it } from 'vitest'
 import {
   APPROVE,
@@ -27,13 +27,20 @@ const sectionText = (host: TranscriptHost, agent?: Agent) =>
     .assemble(agent === undefined ? {} : { agent })
     .sections.find((section) => section.name === PLAN_POLICY_SECTION)?.text
 
-/** Every model request so far has the same system text and tools as the first. */
+/**
+ * Every model request so far has the same system text and tools as the first, and each one's
+ * serialized prompt begins with the whole previous prompt (only messages were appended).
+ */
 function expectStableRequests(host: TranscriptHost): void {
   const [first, ...rest] = host.model.requests
   expect(first).toBeDefined()
   for (const request of rest) {
     expect(requestSystem(request)).toBe(requestSystem(first!))
     expect(JSON.stringify(request.tools)).toBe(JSON.stringify(first!.tools))
+  }
+  const prompts = host.model.requests.map((request) => serialized(request).prompt)
+  for (let index = 1; index < prompts.length; index++) {
+    expect(prompts[index]!.slice(0, prompts[index - 1]!.length)).toEqual(prompts[index - 1])
   }
 }
 
@@ -258,6 +265,7 @@ describe('§13 when the guidance is sent again', () => {
     expect(eventsOf(session, 'request/header')).toHaveLength(1)
     first.root.dispose()
     second.root.dispose()
+    await rm(dir, { recursive: true, force: true })
   })
 
   it('a restart before the guidance reached a step: the new host sends it at its first step', async () => {
@@ -275,6 +283,7 @@ describe('§13 when the guidance is sent again', () => {
     expect(stepUserMessages(session, 2, 1)).toEqual(['plan it', 'notice:on', 'guidance'])
     first.root.dispose()
     second.root.dispose()
+    await rm(dir, { recursive: true, force: true })
   })
 })
 
@@ -371,6 +380,18 @@ describe('§13 failure paths: nothing is added that the step will not use', () =
     expect(stepUserMessages(agent.session, 1, 3)).toEqual(['notice:on', 'guidance'])
   })
 
+  it("a malformed downstream decision is passed on untouched, for the host to report", async () => {
+    const host = createTranscriptHost()
+    const agent = await host.agent()
+    host.root.on('agent/pre-step', async () => ({ kind: 'enter', messages: 'not a list' }) as unknown as PreStepDecision)
+    await host.command(agent, '/plan')
+    const outcome = await agent.prompt('plan it')
+    expect(outcome.reason).toBe('error')
+    expect(outcome.error).toContain('not a pre-step decision')
+    expect(outcome.error).toContain('"messages":"not a list"')
+    expect(guidanceMessages(agent.session)).toEqual([])
+  })
+
   it('a guidance message the log refuses is not held: the step fails, and the next accepted step sends it again', async () => {
     const host = createTranscriptHost()
     const agent = await host.agent()
@@ -455,16 +476,13 @@ describe('§13 lifetime and composition', () => {
       if (decision.kind !== 'enter' || payload.step !== 2) return decision
       return { ...decision, messages: [...decision.messages, { content: [{ type: 'text', text: 'downstream' }], source: { kind: 'user' } }] }
     })
-    const steered = deferred()
     host.model.push(async () => {
       await host.command(agent, '/plan')
       agent.steer('also this')
-      steered.resolve()
       return { toolCalls: [{ toolName: 'read', input: { path: 'x' } }] }
     })
     host.model.push({ text: 'planning' })
     await agent.prompt('go')
-    await steered.promise
     expect(stepUserMessages(agent.session, 1, 2)).toEqual(['also this', 'downstream', 'notice:on', 'guidance'])
   })
 
