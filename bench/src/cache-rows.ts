@@ -5,10 +5,11 @@
  * (`'transcript'`), and the same turns with no switches — and what a prompt
  * cache would bill again for each (`cache-measure.ts`).
  */
-import { resolveConfig as resolvePolicyConfig } from '@planmode/plan-policy'
+import { planModeNotice } from '@planmode/plan-core'
 import { ENTER_PLAN_MODE_MESSAGES, EXIT_PLAN_MODE_MESSAGES } from '@planmode/plan-tool'
 import type { SessionEvent } from '@planmode/seams'
 import { measureRequests, type CacheTotals } from './cache-measure.js'
+import type { ChatBody } from './cache-server.js'
 import { cacheScript, withoutSwitches, type CacheScript } from './cache-script.js'
 import { runCacheSession, type CacheSessionRun, type Placement } from './cache-session.js'
 
@@ -25,6 +26,8 @@ export interface CacheVariant {
   /** Notice and guidance messages the model read. */
   readonly notices: number
   readonly guidance: number
+  /** Provider-order bytes of those messages in the last request (each counted once: the last request holds every message). */
+  readonly planBytes: number
 }
 
 /** What the cache job reports. */
@@ -38,18 +41,6 @@ export interface CacheResult {
   readonly sectionBytes: number
   /** Wall time of the job, ms. */
   readonly ms: number
-  /** What the composed packages lack, if anything (the variants it needs are left out). */
-  readonly missing: string[]
-}
-
-/** Whether plan-policy accepts `placement: 'transcript'` (SPEC §13). */
-export function hasTranscriptPlacement(): boolean {
-  try {
-    resolvePolicyConfig({ section: 'x', placement: 'transcript' })
-    return true
-  } catch {
-    return false
-  }
 }
 
 /** `plan/mode` events by state and cause, e.g. `on/user`, `off/review`. */
@@ -73,6 +64,20 @@ export function planMessages(events: readonly SessionEvent[]): { notices: number
     if (event.data.source.form === 'guidance') guidance++
   }
   return { notices, guidance }
+}
+
+/**
+ * Provider-order bytes (each element's JSON and its newline) of the plan-mode messages of a request: the
+ * user messages whose text is a notice or the guidance section. The wire does not carry a message's source,
+ * so they are found by their text.
+ */
+export function planMessageBytes(body: ChatBody, section: string): number {
+  const texts = new Set([section, ...[true, false].map((active) => (planModeNotice(active).content[0] as { text: string }).text)])
+  let bytes = 0
+  for (const message of body.messages as ReadonlyArray<{ role?: unknown; content?: unknown }>) {
+    if (message.role === 'user' && typeof message.content === 'string' && texts.has(message.content)) bytes += Buffer.byteLength(`${JSON.stringify(message)}\n`)
+  }
+  return bytes
 }
 
 /** Switches the script makes, per kind (six of each). */
@@ -114,19 +119,14 @@ export async function cacheRows(): Promise<CacheResult> {
   const t0 = Date.now()
   const script = cacheScript()
   const variants: CacheVariant[] = []
-  const missing: string[] = []
-  if (!hasTranscriptPlacement()) missing.push("plan-policy has no placement: 'transcript'")
   let sectionBytes = 0
   for (const id of ['system', 'transcript', 'no-switch'] as const) {
-    if (id === 'transcript' && !hasTranscriptPlacement()) continue
     const run = await runVariant(id, script)
-    if (!run.tools.includes('enter_plan_mode') && !missing.some((m) => m.includes('enter_plan_mode'))) {
-      missing.push('plan-tool registers no enter_plan_mode: its calls fail as unknown tools')
-    }
     const { provider, raw } = measureRequests(run.requests)
     const messages = planMessages(run.events)
-    variants.push({ id, label: LABELS[id], provider, raw, switches: switchesOf(run.events), ...messages })
-    sectionBytes = run.sectionBytes
+    const planBytes = planMessageBytes(run.requests[run.requests.length - 1]!.body, run.section)
+    variants.push({ id, label: LABELS[id], provider, raw, switches: switchesOf(run.events), ...messages, planBytes })
+    sectionBytes = Buffer.byteLength(run.section, 'utf8')
   }
   return {
     steps: script.turns.reduce((n, turn) => n + turn.steps.length, 0),
@@ -135,6 +135,5 @@ export async function cacheRows(): Promise<CacheResult> {
     variants,
     sectionBytes,
     ms: Date.now() - t0,
-    missing,
   }
 }

@@ -41,8 +41,8 @@ export interface CacheSessionRun {
   readonly asked: readonly AskRequest[]
   /** The tool names of the catalog the requests carried. */
   readonly tools: readonly string[]
-  /** UTF-8 bytes of the guidance section. */
-  readonly sectionBytes: number
+  /** The guidance section the run used. */
+  readonly section: string
 }
 
 /** The deployment's own system prompt: the section every request starts with. */
@@ -141,7 +141,7 @@ export async function runCacheSession(options: CacheSessionOptions): Promise<Cac
       events: agent.session.events,
       asked,
       tools: first.map((tool) => (tool as { function: { name: string } }).function.name),
-      sectionBytes: Buffer.byteLength(section, 'utf8'),
+      section,
     }
   } finally {
     await server.close()

@@ -4,6 +4,8 @@
  *   --quick            sizes 1k, 10k, 100k, few iterations (the smoke test)
  *   --size 100k        only this size (repeat or comma-separate: 1k,1m)
  *   --no-append        skip the store append-throughput job
+ *   --no-cache         skip the prompt-cache job
+ *   --cache-only       only the prompt-cache job (with --results: only its block in RESULTS.md changes)
  *   --results FILE     also write the markdown report (bench/RESULTS.md)
  *   --json FILE        also write every figure as JSON
  *   --before FILE      a saved run (--json) of an older tree: adds a before/after table
@@ -28,6 +30,8 @@ import {
   type RowResult,
   type SizeResult,
 } from './rows.js'
+import type { CacheResult } from './cache-rows.js'
+import { cacheBlock, cacheMissing, cacheSummary, cacheTable, replaceCacheBlock } from './cache-report.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 
@@ -130,6 +134,8 @@ interface Report {
   /** Promise hops of a `set` that appends nothing, per size (from the host job). */
   readonly hops?: Array<{ size: number; hops: Record<string, number> }>
   flat: FlatResult | undefined
+  /** The prompt-cache job (absent with --no-cache and in reports saved before it existed). */
+  cache?: CacheResult
   readonly seconds: number
 }
 
@@ -348,15 +354,39 @@ function render(report: Report, before?: Report): string {
   return out.join('\n')
 }
 
-/** Writes the markdown report, keeping the hand-written findings of the previous one (from `## Findings` on). */
-async function writeResults(file: string, text: string): Promise<void> {
-  let findings = ''
+/**
+ * Writes the markdown report, keeping the hand-written findings of the previous one (from `## Findings` on),
+ * and puts the cache table into the findings' cache block when the run has one. With `text` undefined
+ * (`--cache-only`) the generated part is left as it was and only the cache block changes.
+ */
+async function writeResults(file: string, text: string | undefined, cache: CacheResult | undefined): Promise<void> {
+  let previous = ''
   try {
-    const previous = await readFile(file, 'utf8')
-    const at = previous.indexOf('\n## Findings')
-    if (at >= 0) findings = previous.slice(at)
+    previous = await readFile(file, 'utf8')
   } catch {}
-  await writeFile(file, `${RESULTS_HEADER}\n${text}\n${findings}`)
+  let out = previous
+  if (text !== undefined) {
+    const at = previous.indexOf('\n## Findings')
+    out = `${RESULTS_HEADER}\n${text}\n${at >= 0 ? previous.slice(at) : ''}`
+  }
+  if (cache !== undefined) {
+    const replaced = replaceCacheBlock(out, cacheBlock(cache))
+    if (replaced === out) console.error(`bench: ${file} has no cache block (CACHE_BLOCK_START … CACHE_BLOCK_END markers); the cache table was not written there`)
+    out = replaced
+  }
+  await writeFile(file, out)
+}
+
+/** The cache job's table and summary, as printed. */
+function cacheLines(cache: CacheResult): string[] {
+  return [
+    '### Prompt cache: what a provider bills again (provider order: tools, then messages)',
+    '',
+    ...cacheTable(cache),
+    '',
+    ...cacheSummary(cache),
+    `- three sessions through the host loop in ${(cache.ms / 1000).toFixed(1)} s`,
+  ]
 }
 
 async function main(): Promise<number> {
@@ -365,6 +395,8 @@ async function main(): Promise<number> {
       quick: { type: 'boolean', default: false },
       size: { type: 'string', multiple: true },
       'no-append': { type: 'boolean', default: false },
+      'no-cache': { type: 'boolean', default: false },
+      'cache-only': { type: 'boolean', default: false },
       results: { type: 'string' },
       json: { type: 'string' },
       'from-json': { type: 'string' },
@@ -377,8 +409,19 @@ async function main(): Promise<number> {
     const saved = JSON.parse(await readFile(values['from-json'], 'utf8')) as Report
     const text = render(saved, before)
     console.log(text)
-    if (values.results !== undefined) await writeResults(values.results, text)
+    if (saved.cache !== undefined) console.log(`\n${cacheLines(saved.cache).join('\n')}`)
+    if (values.results !== undefined) await writeResults(values.results, text, saved.cache)
     return 0
+  }
+  if (values['cache-only']) {
+    // No timing in it: the same figures in quick and full mode.
+    const cache = (await job(['cache'])) as CacheResult
+    console.log(cacheLines(cache).join('\n'))
+    if (values.results !== undefined) await writeResults(values.results, undefined, cache)
+    if (values.json !== undefined) await writeFile(values.json, JSON.stringify(cache, null, 2) + '\n')
+    const missing = cacheMissing(cache)
+    if (missing.length > 0) console.error(`bench: missing rows: ${missing.join(', ')}`)
+    return missing.length > 0 ? 1 : 0
   }
   const effort = values.quick ? 'quick' : 'full'
   const sizes = values.size
@@ -432,6 +475,12 @@ async function main(): Promise<number> {
       process.stderr.write('bench: session store append …\n')
       report.append.push(...((await job(['append', '--effort', effort, '--dir', dir])) as AppendResult[]))
     }
+    if (!values['no-cache']) {
+      // Bytes, not times: the same figures in quick and full mode (about 2 s).
+      process.stderr.write('bench: prompt cache (scripted session through the host loop) …\n')
+      report.cache = (await job(['cache'])) as CacheResult
+      console.log(`\n${cacheLines(report.cache).join('\n')}`)
+    }
   } catch (error) {
     console.error(String((error as Error).stack ?? error))
     failed = true
@@ -460,6 +509,7 @@ async function main(): Promise<number> {
       if (row === undefined || !Number.isFinite(row.small) || !Number.isFinite(row.large)) missing.push(`flat/${spec.id}`)
     }
   }
+  if (!values['no-cache']) missing.push(...cacheMissing(report.cache))
   if (!values['no-append']) {
     for (const row of APPEND_ROWS) {
       if (!report.append.some((a) => a.id === row.id && Number.isFinite(a.rate))) missing.push(`append/${row.id}`)
@@ -469,7 +519,8 @@ async function main(): Promise<number> {
   const text = render(report, before)
   console.log(`\n${'='.repeat(72)}\n`)
   console.log(text)
-  if (values.results !== undefined) await writeResults(values.results, text)
+  if (report.cache !== undefined) console.log(`\n${cacheLines(report.cache).join('\n')}`)
+  if (values.results !== undefined) await writeResults(values.results, text, report.cache)
   if (values.json !== undefined) await writeFile(values.json, JSON.stringify(report, null, 2) + '\n')
   if (missing.length > 0) console.error(`bench: missing rows: ${missing.join(', ')}`)
   console.log(`\nbench: ${failed || missing.length > 0 ? 'FAILED' : 'ok'} in ${report.seconds.toFixed(1)} s`)

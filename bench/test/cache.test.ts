@@ -6,8 +6,10 @@ import { RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
 import type { SessionEvent } from '@planmode/seams'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { checkCanonical, commonPrefix, costs, measureRequests, providerOrder, totals } from '../src/cache-measure.js'
-import { NO_SWITCH_TOOL_ERRORS, planMessages, runVariant, scriptKinds, switchesOf } from '../src/cache-rows.js'
+import { NO_SWITCH_TOOL_ERRORS, planMessageBytes, planMessages, runVariant, scriptKinds, switchesOf } from '../src/cache-rows.js'
 import { cacheScript, ENTRY_KINDS, EXIT_KINDS, withoutSwitches, type CacheScript } from '../src/cache-script.js'
+import { CACHE_BLOCK_END, CACHE_BLOCK_START, cacheBlock, cacheMissing, cacheSummary, replaceCacheBlock } from '../src/cache-report.js'
+import type { CacheResult } from '../src/cache-rows.js'
 import { answerChunks, startChatServer, type CapturedRequest } from '../src/cache-server.js'
 import { runCacheSession, type CacheSessionRun } from '../src/cache-session.js'
 
@@ -40,6 +42,13 @@ function switchRequests(events: readonly SessionEvent[]): Array<{ request: numbe
   return out
 }
 
+/** Runs a session variant once for the whole file. */
+function once(variant: 'system' | 'transcript' | 'no-switch'): () => Promise<CacheSessionRun> {
+  let run: Promise<CacheSessionRun> | undefined
+  return () => (run ??= runVariant(variant))
+}
+const sessions = { system: once('system'), transcript: once('transcript'), 'no-switch': once('no-switch') }
+
 /** The text of each user message of a request body. */
 function userTexts(request: CapturedRequest): string[] {
   return request.body.messages
@@ -67,8 +76,8 @@ describe("placement 'transcript' keeps every request's prefix; 'system' does not
   let transcript: CacheSessionRun
   let system: CacheSessionRun
   beforeAll(async () => {
-    transcript = await runVariant('transcript')
-    system = await runVariant('system')
+    transcript = await sessions.transcript()
+    system = await sessions.system()
   })
 
   it('both sessions switch the same way: 12 /plan, 6 approved entries, 12 /plan off, 6 approved exits', () => {
@@ -126,9 +135,37 @@ describe("placement 'transcript' keeps every request's prefix; 'system' does not
 })
 
 describe('the no-switch session', () => {
+  let a: CacheSessionRun
+  beforeAll(async () => {
+    a = await sessions['no-switch']()
+  })
+
+  it("differs from the 'transcript' session only by the plan-mode messages and the plan tools' results", async () => {
+    const transcript = await sessions.transcript()
+    const section = transcript.section
+    const planTexts = new Set([section, ENTERING, LEAVING])
+    const last = (run: CacheSessionRun): Array<Record<string, unknown>> => run.requests.at(-1)!.body.messages as Array<Record<string, unknown>>
+    const kept = last(transcript).filter((m) => !(m['role'] === 'user' && planTexts.has(m['content'] as string)))
+    const plain = last(a)
+    expect(kept).toHaveLength(plain.length)
+    const planCalls = new Set(
+      plain.flatMap((m) => (m['tool_calls'] as Array<{ id: string; function: { name: string } }> | undefined) ?? []).filter((c) => c.function.name.endsWith('_plan_mode')).map((c) => c.id),
+    )
+    expect(planCalls.size).toBe(12)
+    const differing = kept.map((m, i) => [m, plain[i]!] as const).filter(([x, y]) => JSON.stringify(x) !== JSON.stringify(y))
+    expect(differing).toHaveLength(12)
+    for (const [x, y] of differing) {
+      expect(x['role']).toBe('tool')
+      expect(planCalls.has(x['tool_call_id'] as string) && x['tool_call_id'] === y['tool_call_id']).toBe(true)
+    }
+    // So what 'transcript' bills beyond the no-switch session is those messages' bytes and the results' difference.
+    const measured = measureRequests(transcript.requests).provider.miss - measureRequests(a.requests).provider.miss
+    const resultBytes = differing.reduce((n, [x, y]) => n + Buffer.byteLength(JSON.stringify(x)) - Buffer.byteLength(JSON.stringify(y)), 0)
+    expect(measured).toBe(planMessageBytes(transcript.requests.at(-1)!.body, section) + resultBytes)
+  })
+
   it('switches nothing, keeps every prefix, and is the same under either placement', async () => {
     const script = withoutSwitches(cacheScript())
-    const a = await runVariant('no-switch')
     const b = await runCacheSession({ script, placement: 'transcript', enter: 'Not now', toolErrors: NO_SWITCH_TOOL_ERRORS })
     expect(switchesOf(a.events)).toEqual({})
     expect(planMessages(a.events)).toEqual({ notices: 0, guidance: 0 })
@@ -219,5 +256,40 @@ describe('the session runner refuses a session that does not go as scripted', ()
   it('a tool call that fails (an unknown tool) shows up in the log and fails the run', async () => {
     const script = one([{ prompt: 'go', steps: [{ calls: [{ name: 'nope', args: {} }] }, { text: 'done' }] }])
     await expect(runCacheSession({ script, placement: 'system', enter: 'Not now' })).rejects.toThrow(/tool nope failed/)
+  })
+})
+
+describe('the cache report', () => {
+  const totalsOf = (miss: number): ReturnType<typeof totals> => ({ requests: 3, sent: 10 * miss, miss, lost: 0, breaks: 0, last: miss })
+  const variant = (id: 'system' | 'transcript' | 'no-switch', miss: number): CacheResult['variants'][number] => ({
+    id,
+    label: id,
+    provider: totalsOf(miss),
+    raw: totalsOf(miss * 2),
+    switches: {},
+    notices: 1,
+    guidance: 1,
+    planBytes: 100,
+  })
+  const result = (variants: CacheResult['variants']): CacheResult => ({ steps: 3, turns: 1, kinds: { 'idle /plan': 1 }, variants, sectionBytes: 90, ms: 1 })
+
+  it('replaces only the marked block, and leaves a text without one as it is', () => {
+    const r = result([variant('system', 4000), variant('transcript', 1040), variant('no-switch', 1000)])
+    const text = `# R\n\nbefore\n${CACHE_BLOCK_START}\nold\n${CACHE_BLOCK_END}\nafter\n`
+    const out = replaceCacheBlock(text, cacheBlock(r))
+    expect(out.startsWith('# R\n\nbefore\n')).toBe(true)
+    expect(out.endsWith('\nafter\n')).toBe(true)
+    expect(out).not.toContain('old')
+    expect(out).toContain("| transcript | 3 | 10.2 KiB | 1.0 KiB | 1.04x |")
+    expect(out).toContain('(target ≤ 1.05x: met)')
+    expect(replaceCacheBlock('no block here', cacheBlock(r))).toBe('no block here')
+    expect(replaceCacheBlock(`${CACHE_BLOCK_START} but no end`, cacheBlock(r))).toBe(`${CACHE_BLOCK_START} but no end`)
+  })
+
+  it('says MISSED above the target, and names a missing variant or figure', () => {
+    expect(cacheSummary(result([variant('system', 4000), variant('transcript', 1100), variant('no-switch', 1000)])).join('\n')).toContain('(target ≤ 1.05x: MISSED)')
+    expect(cacheMissing(undefined)).toEqual(['cache'])
+    expect(cacheMissing(result([variant('system', 1), variant('no-switch', NaN)]))).toEqual(['cache/transcript', 'cache/no-switch'])
+    expect(cacheMissing(result([variant('system', 1), variant('transcript', 1), variant('no-switch', 1)]))).toEqual([])
   })
 })
