@@ -9,6 +9,9 @@ import type { BenchEvent } from './generator.js'
 
 type Log = readonly BenchEvent[]
 
+const ENTER = 'The user switched this session to plan mode.'
+const LEAVE = 'The user switched this session back to the default mode.'
+
 /** §2: the `active` of the last `plan/mode` among `events[0, end)`, by a forward scan. */
 export function foldPlanModeScan(events: Log, end = events.length): boolean {
   let active = false
@@ -30,14 +33,32 @@ export function hasOpenTurnScan(events: Log): boolean {
   return open
 }
 
-/** §3.4: the folded state as of the last `request/header` (inclusive); `undefined` with no header. */
+/** The state a logged `user/message` tells when it is a plan-mode notice (§3.4), else `undefined`. */
+function noticeState(data: unknown): boolean | undefined {
+  const m = data as UserMessage
+  if (m.source?.kind !== 'plugin' || m.source.plugin !== 'plan-mode' || m.source.form !== 'notice') return undefined
+  const first = m.content[0]
+  const text = first?.type === 'text' ? first.text : undefined
+  return text === ENTER ? true : text === LEAVE ? false : undefined
+}
+
+/**
+ * §3.4: the state the model was last told, by a forward scan: `undefined`
+ * until the first `request/header`; from it on, a header tells the logged
+ * state, a notice its own state, a `plan/mode` with cause `review` or
+ * `model` its own state.
+ */
 export function toldStateScan(events: Log): boolean | undefined {
   let active = false
   let told: boolean | undefined
   for (let i = 0; i < events.length; i++) {
     const e = events[i]!
-    if (e.type === 'plan/mode') active = (e.data as { active: boolean }).active
-    else if (e.type === 'request/header') told = active
+    if (e.type === 'plan/mode') {
+      const data = e.data as { active: boolean; cause?: string }
+      active = data.active
+      if (told !== undefined && (data.cause === 'review' || data.cause === 'model')) told = active
+    } else if (e.type === 'request/header') told = active
+    else if (e.type === 'user/message' && told !== undefined) told = noticeState(e.data) ?? told
   }
   return told
 }
@@ -95,11 +116,7 @@ export interface BaselineAgent {
     readonly events: Log
     append(type: 'plan/mode', data: { active: boolean; cause: 'user' }): Promise<unknown>
   }
-  inject(message: UserMessage): Promise<void>
 }
-
-const ENTER = 'The user switched this session to plan mode.'
-const LEAVE = 'The user switched this session back to the default mode.'
 
 function noticeFor(events: Log, target: boolean): UserMessage | undefined {
   const told = toldStateScan(events)
@@ -116,7 +133,7 @@ function noticeFor(events: Log, target: boolean): UserMessage | undefined {
  * state, the open turn and the told state a full scan of the log.
  */
 export class BaselineController {
-  private readonly pending = new Map<string, { active: boolean; narrate: boolean }>()
+  private readonly pending = new Map<string, boolean>()
   private readonly seen = new Set<string>()
 
   private restore(agent: BaselineAgent): void {
@@ -124,14 +141,14 @@ export class BaselineController {
     if (this.seen.has(key)) return
     this.seen.add(key)
     const wanted = pendingFromCommandsScan(agent.session.events)
-    if (wanted !== undefined) this.pending.set(key, { active: wanted, narrate: true })
+    if (wanted !== undefined) this.pending.set(key, wanted)
   }
 
   get(agent: BaselineAgent): { active: boolean; pending?: boolean } {
     this.restore(agent)
     const active = foldPlanModeScan(agent.session.events)
     const p = this.pending.get(agent.session.id)
-    return p === undefined ? { active } : { active, pending: p.active }
+    return p === undefined ? { active } : { active, pending: p }
   }
 
   async set(agent: BaselineAgent, active: boolean): Promise<'committed' | 'queued' | 'cancelled' | 'noop'> {
@@ -139,38 +156,36 @@ export class BaselineController {
     const key = agent.session.id
     const logged = foldPlanModeScan(agent.session.events)
     const p = this.pending.get(key)
-    if (active === (p?.active ?? logged)) return 'noop'
+    if (active === (p ?? logged)) return 'noop'
     if (hasOpenTurnScan(agent.session.events)) {
-      this.pending.set(key, { active, narrate: true })
+      this.pending.set(key, active)
       return active === logged ? 'cancelled' : 'queued'
     }
     if (active === logged) {
       this.pending.delete(key)
       return 'cancelled'
     }
-    const notice = noticeFor(agent.session.events, active)
+    // An idle commit tells the model nothing: the next accepted pre-step does (§3.2, §3.4).
     await agent.session.append('plan/mode', { active, cause: 'user' })
     this.pending.delete(key)
-    if (notice !== undefined) await agent.inject(notice)
     return 'committed'
   }
 
-  /** The §3.3 flush, given the downstream decision's `messages` (the decision is `enter`). */
+  /**
+   * The §3.3 flush, given the downstream decision's `messages` (the decision is `enter`): apply the
+   * pending selection, then add the §3.4 notice when the told state differs from the logged one.
+   */
   async flush(agent: BaselineAgent, messages: readonly UserMessage[]): Promise<readonly UserMessage[]> {
     this.restore(agent)
     const key = agent.session.id
     const p = this.pending.get(key)
-    if (p === undefined) return messages
     const events = agent.session.events
-    const logged = foldPlanModeScan(events)
-    const notice = noticeFor(events, p.active)
-    if (p.active === logged) {
+    if (p !== undefined) {
+      if (p !== foldPlanModeScan(events)) await agent.session.append('plan/mode', { active: p, cause: 'user' })
       this.pending.delete(key)
-      return messages
     }
-    await agent.session.append('plan/mode', { active: p.active, cause: 'user' })
-    this.pending.delete(key)
-    return p.narrate && notice !== undefined ? [...messages, notice] : messages
+    const notice = noticeFor(events, foldPlanModeScan(events))
+    return notice === undefined ? messages : [...messages, notice]
   }
 }
 
