@@ -64,8 +64,10 @@ function expectedReply(line: string, idle: boolean): string {
 /**
  * Runs the script's turns one after the other and returns the captured
  * requests. Throws when the session does not go as scripted: a turn that
- * does not complete, a command that does not reply as it should idle or
- * mid-turn, an answer left over, or any warning or error logged.
+ * does not complete in its scripted number of steps, a command that does
+ * not reply as it should idle (committed) or mid-turn (queued), an answer
+ * left over, a failed tool call whose text is not in `toolErrors`, or any
+ * warning or error logged.
  */
 export async function runCacheSession(options: CacheSessionOptions): Promise<CacheSessionRun> {
   const { script, placement } = options
