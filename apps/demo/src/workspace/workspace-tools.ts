@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import type { Plugin } from '@planmode/context'
-import type { ToolDefinition, ToolPresentation } from '@planmode/seams'
+import type { ToolAnnotations, ToolDefinition, ToolPresentation } from '@planmode/seams'
 import { resolveInWorkspace, workspaceRelative } from './workspace-path.js'
 
 /** Names of the workspace tools that never change a file. */
@@ -47,14 +47,26 @@ function readText(root: string, path: string): string {
   return readFileSync(file, 'utf8')
 }
 
+/** What the reading tools declare: they change nothing (plan-guard lets them run in plan mode). */
+const READS: ToolAnnotations = { readOnlyHint: true }
+
+/** What the writing tools declare: they change files and may overwrite what is there. */
+const WRITES: ToolAnnotations = { readOnlyHint: false, destructiveHint: true }
+
 function present(title: string, kind: ToolPresentation['kind'], text?: string): ToolPresentation {
   return { card: 'generic', title, kind, content: text === undefined ? [] : [{ type: 'text', text }] }
 }
 
-/** The five workspace tools, confined to `root`: a path outside it is a tool error. */
+/**
+ * The five workspace tools, confined to `root`: a path outside it is a tool
+ * error. The reading tools are annotated `readOnlyHint: true`; the writing
+ * ones `readOnlyHint: false, destructiveHint: true` (an edit replaces text, a
+ * write may overwrite a file).
+ */
 export function createWorkspaceTools(root: string): ToolDefinition<never, unknown>[] {
   const listTool: ToolDefinition<{ path?: string }, string[]> = {
     name: 'list_files',
+    annotations: READS,
     description: 'List the files under a directory of the workspace, recursively (read-only).',
     parameters: {
       type: 'object',
@@ -68,6 +80,7 @@ export function createWorkspaceTools(root: string): ToolDefinition<never, unknow
 
   const readTool: ToolDefinition<{ path: string }, string> = {
     name: 'read_file',
+    annotations: READS,
     description: 'Read a text file of the workspace (read-only).',
     parameters: {
       type: 'object',
@@ -82,6 +95,7 @@ export function createWorkspaceTools(root: string): ToolDefinition<never, unknow
 
   const searchTool: ToolDefinition<{ query: string; path?: string }, string[]> = {
     name: 'search',
+    annotations: READS,
     description: 'Search the workspace files for a literal text, case-insensitively (read-only). Returns `file:line: text` lines.',
     parameters: {
       type: 'object',
@@ -118,6 +132,7 @@ export function createWorkspaceTools(root: string): ToolDefinition<never, unknow
 
   const writeTool: ToolDefinition<{ path: string; content: string }, string> = {
     name: 'write_file',
+    annotations: WRITES,
     description: 'Create or overwrite a file of the workspace with the given content.',
     parameters: {
       type: 'object',
@@ -141,6 +156,7 @@ export function createWorkspaceTools(root: string): ToolDefinition<never, unknow
 
   const editTool: ToolDefinition<{ path: string; old_string: string; new_string: string }, string> = {
     name: 'edit_file',
+    annotations: WRITES,
     description:
       'Replace one exact occurrence of `old_string` with `new_string` in a workspace file. Fails when the text is missing or not unique.',
     parameters: {
