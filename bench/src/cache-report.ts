@@ -69,11 +69,17 @@ export function cacheBlock(result: CacheResult): string {
   return [CACHE_BLOCK_START, '', ...cacheTable(result), '', ...cacheSummary(result), '', CACHE_BLOCK_END].join('\n')
 }
 
+/** Whether `text` holds a complete cache block (the start marker, then the end marker). */
+export function hasCacheBlock(text: string): boolean {
+  const start = text.indexOf(CACHE_BLOCK_START)
+  return start >= 0 && text.indexOf(CACHE_BLOCK_END, start) >= 0
+}
+
 /** `text` with its cache block replaced by `block`; `text` unchanged when it has no (complete) block. */
 export function replaceCacheBlock(text: string, block: string): string {
+  if (!hasCacheBlock(text)) return text
   const start = text.indexOf(CACHE_BLOCK_START)
   const end = text.indexOf(CACHE_BLOCK_END, start)
-  if (start < 0 || end < 0) return text
   return text.slice(0, start) + block + text.slice(end + CACHE_BLOCK_END.length)
 }
 

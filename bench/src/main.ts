@@ -31,7 +31,7 @@ import {
   type SizeResult,
 } from './rows.js'
 import type { CacheResult } from './cache-rows.js'
-import { cacheBlock, cacheMissing, cacheSummary, cacheTable, replaceCacheBlock } from './cache-report.js'
+import { cacheBlock, cacheMissing, cacheSummary, cacheTable, hasCacheBlock, replaceCacheBlock } from './cache-report.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 
@@ -370,9 +370,8 @@ async function writeResults(file: string, text: string | undefined, cache: Cache
     out = `${RESULTS_HEADER}\n${text}\n${at >= 0 ? previous.slice(at) : ''}`
   }
   if (cache !== undefined) {
-    const replaced = replaceCacheBlock(out, cacheBlock(cache))
-    if (replaced === out) console.error(`bench: ${file} has no cache block (CACHE_BLOCK_START … CACHE_BLOCK_END markers); the cache table was not written there`)
-    out = replaced
+    if (!hasCacheBlock(out)) console.error(`bench: ${file} has no cache block (its start and end markers); the cache table was not written there`)
+    out = replaceCacheBlock(out, cacheBlock(cache))
   }
   await writeFile(file, out)
 }

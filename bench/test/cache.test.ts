@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { checkCanonical, commonPrefix, costs, measureRequests, providerOrder, totals } from '../src/cache-measure.js'
 import { NO_SWITCH_TOOL_ERRORS, planMessageBytes, planMessages, runVariant, scriptKinds, switchesOf } from '../src/cache-rows.js'
 import { cacheScript, ENTRY_KINDS, EXIT_KINDS, withoutSwitches, type CacheScript } from '../src/cache-script.js'
-import { CACHE_BLOCK_END, CACHE_BLOCK_START, cacheBlock, cacheMissing, cacheSummary, replaceCacheBlock } from '../src/cache-report.js'
+import { CACHE_BLOCK_END, CACHE_BLOCK_START, cacheBlock, cacheMissing, cacheSummary, hasCacheBlock, replaceCacheBlock } from '../src/cache-report.js'
 import type { CacheResult } from '../src/cache-rows.js'
 import { answerChunks, startChatServer, type CapturedRequest } from '../src/cache-server.js'
 import { runCacheSession, type CacheSessionRun } from '../src/cache-session.js'
@@ -282,6 +282,8 @@ describe('the cache report', () => {
     expect(out).not.toContain('old')
     expect(out).toContain("| transcript | 3 | 10.2 KiB | 1.0 KiB | 1.04x |")
     expect(out).toContain('(target ≤ 1.05x: met)')
+    expect(hasCacheBlock(text) && hasCacheBlock(out)).toBe(true)
+    expect(hasCacheBlock(`${CACHE_BLOCK_END}\n${CACHE_BLOCK_START}`)).toBe(false)
     expect(replaceCacheBlock('no block here', cacheBlock(r))).toBe('no block here')
     expect(replaceCacheBlock(`${CACHE_BLOCK_START} but no end`, cacheBlock(r))).toBe(`${CACHE_BLOCK_START} but no end`)
   })
