@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `pnpm bench:quick`: the benchmark suite's quick mode (sizes 1k, 10k, 100k,
-// few iterations) as a smoke test. It fails only when the suite crashes or a
-// row is missing; the figures themselves are printed, never asserted.
+// few iterations, and the prompt-cache job) as a smoke test. It fails only
+// when the suite crashes or a row is missing; the figures themselves are
+// printed, never asserted.
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
