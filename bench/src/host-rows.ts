@@ -171,7 +171,7 @@ export async function hostRows(dir: string, size: number, effort: Effort): Promi
   planMode.get(agent)
   ctx.require('sessionProjections').snapshot(session)
 
-  // set, idle: alternates on/off, so every call commits (and every other call injects a notice).
+  // set, idle: alternates on/off, so every call commits (a commit appends plan/mode and injects nothing, SPEC §3.2).
   {
     const base = benchAgent('idle-b', loaded.slice())
     let next = !planMode.get(agent).active
@@ -196,16 +196,12 @@ export async function hostRows(dir: string, size: number, effort: Effort): Promi
     report({ id: 'host-set-idle', ours, baseline: theirs })
   }
 
-  // The two kinds of idle commit, apart: to the state the model was last told (no notice due: one
-  // append) and away from it (the notice is injected too: two appends, one after the other). The
-  // opposite commit that makes each call commit runs outside the timing.
+  // One idle commit alone (one store append; the notice waits for the next pre-step): the opposite
+  // commit that makes each call commit runs outside the timing.
   {
     const told = readPlanLog(session).told
-    if (told === undefined) throw new Error('host set: the log has no request/header, so no notice is ever due')
-    for (const [id, target] of [
-      ['host-set-commit', told],
-      ['host-set-commit-notice', !told],
-    ] as const) {
+    if (told === undefined) throw new Error('host set: the log has no request/header')
+    for (const [id, target] of [['host-set-commit', told]] as const) {
       const base = benchAgent(`${id}-b`, loaded.slice())
       const logged = baseline.get(asBase(base)).active
       const ours = await medianWithSetup(

@@ -226,10 +226,9 @@ function issueTargets(report: Report, large: SizeResult): string[] {
   const lines: string[] = []
   const setIdle = find('host-set-idle')
   const commit = find('host-set-commit')
-  const commitNotice = find('host-set-commit-notice')
-  if (setIdle !== undefined && commit !== undefined && commitNotice !== undefined) {
+  if (setIdle !== undefined && commit !== undefined) {
     lines.push(
-      `- Host store, idle \`set\` that commits, at ${L}: ${ns(setIdle.ours)} per call alternating on/off (target ≤ 5 µs: ${mark(setIdle.ours <= 5000)}); apart: ${ns(commit.ours)} with no notice due (${mark(commit.ours <= 5000)}), ${ns(commitNotice.ours)} with the notice injected (${mark(commitNotice.ours <= 5000)})`,
+      `- Host store, idle \`set\` that commits, at ${L}: ${ns(setIdle.ours)} per call alternating on/off (target ≤ 5 µs: ${mark(setIdle.ours <= 5000)}); one commit alone ${ns(commit.ours)} (${mark(commit.ours <= 5000)}); a commit injects nothing (SPEC §3.2), the notice comes with the next pre-step`,
     )
   }
   const flushPending = find('host-flush-pending')

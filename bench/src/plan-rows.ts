@@ -197,8 +197,8 @@ function planCases(log: readonly BenchEvent[], stack: ReturnType<typeof compose>
       }
     },
 
-    // set, idle: alternates on/off, so every call commits `plan/mode` (and every
-    // other call injects a notice). Ours runs on a log that grows by the calls;
+    // set, idle: alternates on/off, so every call commits `plan/mode` (a commit
+    // injects nothing, SPEC §3.2). Ours runs on a log that grows by the calls;
     // the baseline's log is cut back to the original before each call.
     () => {
       const ours = benchAgent('idle', log.slice())

@@ -30,8 +30,7 @@ export const ROWS: readonly RowSpec[] = [
   // The host rows (host-rows.ts): the session loaded from JSONL by the host store, appends through it.
   { id: 'host-append', label: 'host store: one append, awaited (vs in-memory push)', unit: 'ns', perCall: false },
   { id: 'host-set-idle', label: 'host store: planMode.set, idle (commits)', unit: 'ns', perCall: false },
-  { id: 'host-set-commit', label: 'host store: idle commit, no notice due', unit: 'ns', perCall: false },
-  { id: 'host-set-commit-notice', label: 'host store: idle commit + notice', unit: 'ns', perCall: false },
+  { id: 'host-set-commit', label: 'host store: idle commit', unit: 'ns', perCall: false },
   { id: 'host-set-noop', label: 'host store: planMode.set appending nothing (noop)', unit: 'ns', perCall: false },
   { id: 'host-flush-none', label: 'host store: pre-step flush, nothing pending', unit: 'ns', perCall: false },
   { id: 'host-flush-pending', label: 'host store: pre-step flush, selection pending', unit: 'ns', perCall: false },
