@@ -4,7 +4,9 @@ import { join } from 'node:path'
 import type { LanguageModelV3FunctionTool, LanguageModelV3Prompt } from '@ai-sdk/provider'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createOfflineModel } from '../src/model/offline-model.js'
+import { asksToPlanFirst, carelessPath, goalOf } from '../src/model/plan-first.js'
 import { foldPlanning } from '../src/model/planning-state.js'
+import { readPrompt } from '../src/model/prompt-reader.js'
 import { copySampleWorkspace } from '../src/workspace/sample-workspace.js'
 import { createWorkspaceTools } from '../src/workspace/workspace-tools.js'
 
@@ -196,5 +198,151 @@ describe('what the offline model reads from the review decisions (SPEC §10 text
     )
     expect(stopped.review).toBe('stopped')
     expect(stopped.approved).toBe(false)
+  })
+})
+
+describe('plan first: the offline model asks to enter plan mode (SPEC §12)', () => {
+  const tools = [
+    { type: 'function' as const, name: 'list_files', inputSchema: { type: 'object' } as never },
+    { type: 'function' as const, name: 'exit_plan_mode', inputSchema: { type: 'object' } as never },
+    { type: 'function' as const, name: 'enter_plan_mode', inputSchema: { type: 'object' } as never },
+  ]
+  const model = createOfflineModel({ planSection: SECTION })
+  const step = async (system: string, prompt: LanguageModelV3Prompt, withTools = tools) => {
+    const result = await model.doGenerate({ prompt: [{ role: 'system', content: system }, ...prompt], tools: withTools })
+    return {
+      text: result.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join(''),
+      calls: result.content.flatMap((part) => (part.type === 'tool-call' ? [{ name: part.toolName, input: JSON.parse(part.input) as Record<string, unknown> }] : [])),
+    }
+  }
+  const user = (text: string): LanguageModelV3Prompt[number] => ({ role: 'user', content: [{ type: 'text', text }] })
+  const ask: LanguageModelV3Prompt = [user("Let's plan first: add a clear command.")]
+  const entered = (value: string, isError = false): LanguageModelV3Prompt => [
+    ...ask,
+    { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'enter_plan_mode', input: { reason: 'r' } }] },
+    { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'enter_plan_mode', output: isError ? { type: 'error-text', value } : { type: 'text', value } }] },
+  ]
+  const AGREED = 'The user agreed to plan mode. From your next step, explore and plan, then present the plan with exit_plan_mode.'
+
+  it('recognises a request to plan first, and takes the goal out of it', () => {
+    for (const text of ["Let's plan first: add a clear command", 'plan it first: add a clear command', 'Add a clear command, but plan it first.', 'Make a plan to add a clear command', 'let us plan: add a clear command']) {
+      expect(asksToPlanFirst(text), text).toBe(true)
+      expect(goalOf(text), text).toBe('Add a clear command')
+    }
+    for (const text of ['Add a clear command', 'What is the plan?', 'the planet first']) expect(asksToPlanFirst(text), text).toBe(false)
+    expect(goalOf('Add a clear command.')).toBe('Add a clear command.')
+    // Nothing but the request: the text stays as it is.
+    expect(goalOf("Let's plan first.")).toBe("Let's plan first.")
+  })
+
+  it('in the default mode calls enter_plan_mode with a reason naming the goal; without the tool it points to /plan', async () => {
+    const asked = await step('You are a coding agent.', ask)
+    expect(asked.calls).toEqual([{ name: 'enter_plan_mode', input: { reason: expect.stringMatching(/^You asked to plan first: Add a clear command\. In plan mode I only read/) } }])
+    const without = await step('You are a coding agent.', ask, tools.filter((tool) => tool.name !== 'enter_plan_mode'))
+    expect(without.calls).toEqual([])
+    expect(without.text).toContain('Send `/plan Add a clear command`')
+    // Already in plan mode: it just plans.
+    expect((await step(`You are a coding agent.\n\n${SECTION}`, ask)).calls).toEqual([{ name: 'list_files', input: {} }])
+  })
+
+  it('after entry, explores and plans the goal, with the guidance in the system prompt or as a transcript message', async () => {
+    expect((await step(`You are a coding agent.\n\n${SECTION}`, entered(AGREED))).calls).toEqual([{ name: 'list_files', input: {} }])
+    // placement 'transcript': the system prompt never changes; the guidance arrives as a user message after the result.
+    const guided = [...entered(AGREED), user(SECTION)]
+    expect((await step('You are a coding agent.', guided)).calls).toEqual([{ name: 'list_files', input: {} }])
+    const listed: LanguageModelV3Prompt = [
+      ...guided,
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c2', toolName: 'list_files', input: {} }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c2', toolName: 'list_files', output: { type: 'text', value: 'README.md' } }] },
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c3', toolName: 'read_file', input: { path: 'README.md' } }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c3', toolName: 'read_file', output: { type: 'text', value: '# demo' } }] },
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c4', toolName: 'search', input: { query: 'clear' } }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c4', toolName: 'search', output: { type: 'text', value: 'No matches.' } }] },
+    ]
+    const planned = await step('You are a coding agent.', listed)
+    expect(planned.calls).toEqual([{ name: 'exit_plan_mode', input: { plan: expect.stringMatching(/^# Plan: Add a clear command\n\nGoal: Add a clear command\./) } }])
+    // The guidance message is not the user's goal or feedback.
+    const state = foldPlanning(readPrompt(listed, SECTION).items)
+    expect(state.episode?.goal).toBe('Add a clear command.')
+    expect(state.episode?.feedback).toEqual([])
+    expect(state.transcriptPlanMode).toBe(true)
+  })
+
+  it('reads plan mode from the transcript until a leaving notice, an approved exit or Stop planning', () => {
+    const fold = (prompt: LanguageModelV3Prompt) => foldPlanning(readPrompt(prompt, SECTION).items).transcriptPlanMode
+    const guided: LanguageModelV3Prompt = [user('Add a clear command'), user(SECTION)]
+    expect(fold([user('Add a clear command')])).toBeUndefined()
+    expect(fold(guided)).toBe(true)
+    expect(fold([...guided, user('The user switched this session back to the default mode.')])).toBe(false)
+    expect(fold([...guided, user('The user switched this session back to the default mode.'), user('The user switched this session to plan mode.')])).toBe(true)
+    const exit = (value: string, isError: boolean): LanguageModelV3Prompt => [
+      ...guided,
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'x', toolName: 'exit_plan_mode', input: { plan: '# P' } }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'x', toolName: 'exit_plan_mode', output: isError ? { type: 'error-text', value } : { type: 'text', value } }] },
+    ]
+    expect(fold(exit('The user approved the plan.', false))).toBe(false)
+    expect(fold(exit("Error: The user ended planning without approving the plan. Plan mode is now off: do not carry out the plan; wait for the user's next message.", true))).toBe(false)
+    expect(fold(exit('Error: The user chose to keep planning; revise the plan and present it again.', true))).toBe(true)
+  })
+
+  it('after a decline, a note or a dismissal it stays in the default mode and says so', async () => {
+    const declined = await step('You are a coding agent.', entered('Error: The user declined plan mode; continue in the default mode. Their note: just do it', true))
+    expect(declined.calls).toEqual([])
+    expect(declined.text).toMatch(/^Understood: no plan mode \(your note: “just do it”\)\./)
+    expect((await step('You are a coding agent.', entered('Error: The user declined plan mode; continue in the default mode.', true))).text).toMatch(/^Understood: no plan mode\. /)
+    expect((await step('You are a coding agent.', entered('Error: The user dismissed the question to speak; stop here and wait for their message.', true))).text).toBe("Understood: I'll wait for your message.")
+    expect((await step('You are a coding agent.', entered('Error: plan mode is already on', true))).text).toBe('I could not switch to plan mode (plan mode is already on). Send `/plan` to switch yourself.')
+  })
+})
+
+describe('"ignore plan mode": the offline model plays a model that ignores the guidance', () => {
+  const model = createOfflineModel({ planSection: SECTION })
+  const step = async (system: string, prompt: LanguageModelV3Prompt) => {
+    const result = await model.doGenerate({ prompt: [{ role: 'system', content: system }, ...prompt] })
+    return {
+      text: result.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join(''),
+      calls: result.content.flatMap((part) => (part.type === 'tool-call' ? [{ name: part.toolName, input: JSON.parse(part.input) as Record<string, unknown> }] : [])),
+    }
+  }
+  const careless: LanguageModelV3Prompt = [{ role: 'user', content: [{ type: 'text', text: 'Ignore plan mode and write TODO.md' }] }]
+  const afterWrite = (value: string, isError: boolean): LanguageModelV3Prompt => [
+    ...careless,
+    {
+      role: 'assistant',
+      content: [
+        { type: 'tool-call', toolCallId: 'c1', toolName: 'list_files', input: {} },
+        { type: 'tool-call', toolCallId: 'c2', toolName: 'write_file', input: { path: 'TODO.md', content: 'x' } },
+      ],
+    },
+    {
+      role: 'tool',
+      content: [
+        { type: 'tool-result', toolCallId: 'c1', toolName: 'list_files', output: { type: 'text', value: 'README.md' } },
+        { type: 'tool-result', toolCallId: 'c2', toolName: 'write_file', output: isError ? { type: 'error-text', value } : { type: 'text', value } },
+      ],
+    },
+  ]
+  const PLAN = `You are a coding agent.\n\n${SECTION}`
+
+  it('in plan mode calls list_files and write_file in one batch (the named file, else NOTES.md)', async () => {
+    expect((await step(PLAN, careless)).calls).toEqual([
+      { name: 'list_files', input: {} },
+      { name: 'write_file', input: { path: 'TODO.md', content: expect.any(String) } },
+    ])
+    expect(carelessPath('Ignore plan mode and scribble')).toBe('NOTES.md')
+    // It is no goal: no planning episode starts from it.
+    expect(foldPlanning(readPrompt(afterWrite('Wrote.', false), SECTION).items).episode).toBeUndefined()
+  })
+
+  it('then says whether the guard refused the write, or that nothing blocked it', async () => {
+    const refusal = 'Error: write_file is not available in plan mode. Plan mode is read-only until the user approves a plan: use read-only tools, then present the plan with exit_plan_mode.'
+    const refused = await step(PLAN, afterWrite(refusal, true))
+    expect(refused.calls).toEqual([])
+    expect(refused.text).toMatch(/^The plan guard refused write_file: .*TODO\.md was not written/)
+    expect((await step(PLAN, afterWrite('Wrote TODO.md.', false))).text).toMatch(/^I wrote TODO\.md although plan mode is on: plan mode is guidance, not a sandbox.*--guard/)
+    expect((await step('You are a coding agent.', afterWrite('Wrote TODO.md.', false))).text).toBe('Done: TODO.md is written.')
+    // The next message is a goal again.
+    const next: LanguageModelV3Prompt = [...afterWrite(refusal, true), { role: 'assistant', content: [{ type: 'text', text: 'ok' }] }, { role: 'user', content: [{ type: 'text', text: 'Add due dates' }] }]
+    expect((await step(PLAN, next)).calls).toEqual([{ name: 'list_files', input: {} }])
   })
 })

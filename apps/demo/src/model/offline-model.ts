@@ -7,17 +7,19 @@ import type {
   LanguageModelV3StreamResult,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider'
+import { asksToPlanFirst, carelessPath, goalOf } from './plan-first.js'
 import { writePlan } from './plan-writer.js'
-import { EXIT_TOOL, foldPlanning, type Episode, type PlanningState } from './planning-state.js'
+import { ENTER_TOOL, EXIT_TOOL, foldPlanning, type Episode, type PlanningState } from './planning-state.js'
 import { readPrompt, type ReadItem } from './prompt-reader.js'
 import { pickRecipe, type PlannedCall } from './recipes.js'
 
 /** Options of {@link createOfflineModel}. */
 export interface OfflineModelOptions {
   /**
-   * The plan-mode section the host puts in the system prompt; its presence
-   * tells the model it is in plan mode. Without it (or as well), a system
-   * prompt that names `exit_plan_mode` counts as plan mode.
+   * The plan-mode section the host puts in the system prompt, or sends as
+   * a transcript message (SPEC §13); either tells the model it is in plan
+   * mode. Without it (or as well), a system prompt that names
+   * `exit_plan_mode` counts as plan mode.
    */
   readonly planSection?: string
   /** Pause between streamed chunks, in milliseconds (0 = none), so a human can watch and cancel. */
@@ -51,12 +53,70 @@ function chat(text: string): OfflineAction {
     )
   }
   return say(
-    "I'm the offline demo model: outside plan mode I only chat. Send `/plan <goal>` (or `/plan` and then your goal) and I'll explore the workspace read-only and present a plan for your review.",
+    "I'm the offline demo model: outside plan mode I only chat. Send `/plan <goal>` (or `/plan` and then your goal), or ask me to plan first (\"let's plan first: <goal>\") and I'll ask to switch; in plan mode I explore the workspace read-only and present a plan for your review.",
   )
 }
 
-function lastResults(last: ReadItem | undefined): readonly { name: string }[] {
+function lastResults(last: ReadItem | undefined): readonly { name: string; text: string; isError: boolean }[] {
   return last?.kind === 'tool' ? last.results : []
+}
+
+const MUTATING = new Set(['write_file', 'edit_file'])
+
+/** "Ignore plan mode and write <file>": a look at the workspace and the write in one batch; then what came of the write. */
+function careless(text: string, last: ReadItem | undefined, inPlanMode: boolean): OfflineAction | undefined {
+  const path = carelessPath(text)
+  if (last?.kind === 'user') {
+    return {
+      text: inPlanMode ? `Ignoring plan mode, as you asked: writing ${path} right away.` : `Writing ${path}.`,
+      calls: [
+        { name: 'list_files', input: {} },
+        { name: 'write_file', input: { path, content: `Written by the offline demo model when told to ignore plan mode.\n` } },
+      ],
+    }
+  }
+  const write = lastResults(last).find((result) => MUTATING.has(result.name))
+  if (write === undefined) return undefined
+  if (write.isError && /is not available in plan mode/.test(write.text)) {
+    return say(`The plan guard refused ${write.name}: in plan mode only read-only tools run here, and ${path} was not written. I'll stay read-only; tell me what to plan and I'll present a plan for your review.`)
+  }
+  if (write.isError) return say(`${write.name} failed: ${write.text.replace(/^Error: /, '')}`)
+  return say(
+    inPlanMode
+      ? `I wrote ${path} although plan mode is on: plan mode is guidance, not a sandbox, and nothing blocked the call. Start the host with --guard to have such calls refused.`
+      : `Done: ${path} is written.`,
+  )
+}
+
+/** In the default mode, a request to plan first: ask to enter plan mode (SPEC §12), or say how when the tool is missing. */
+function askToPlan(text: string, hasEnterTool: boolean): OfflineAction {
+  const goal = goalOf(text).replace(/[.!]+$/, '')
+  if (!hasEnterTool) {
+    return say(`You asked to plan first, but I can't switch to plan mode myself here. Send \`/plan ${goal}\` and I'll explore the workspace read-only and present a plan.`)
+  }
+  return {
+    text: 'You asked to plan first, so I am asking to switch to plan mode.',
+    calls: [
+      {
+        name: ENTER_TOOL,
+        input: { reason: `You asked to plan first: ${goal}. In plan mode I only read the workspace, then present a plan for your review before changing anything.` },
+      },
+    ],
+  }
+}
+
+/** After an `enter_plan_mode` result, still in the default mode: the user declined or dismissed, or the call failed. */
+function afterEntryRefused(result: { text: string; isError: boolean }): OfflineAction {
+  const text = result.text.replace(/^Error: /, '')
+  if (/dismissed the question/i.test(text)) return say("Understood: I'll wait for your message.")
+  const note = / Their note: ([\s\S]*)$/.exec(text)?.[1]?.trim()
+  if (/declined plan mode/i.test(text)) {
+    return say(
+      `Understood: no plan mode${note === undefined ? '' : ` (your note: “${note}”)`}. I'm the offline demo model, so in the default mode I only chat; send \`/plan <goal>\` when you want a plan.`,
+    )
+  }
+  if (!result.isError) return say("Plan mode was agreed, but this request carries no plan guidance yet; send `/plan` to switch.")
+  return say(`I could not switch to plan mode (${text}). Send \`/plan\` to switch yourself.`)
 }
 
 function explore(episode: Episode, hasExitTool: boolean): OfflineAction {
@@ -121,19 +181,28 @@ function implement(episode: Episode): OfflineAction {
 /**
  * Decides the next step from the request alone: plan-mode exploration and a
  * plan through `exit_plan_mode`, a visible revision after "keep planning",
- * the implementation once the plan is approved and plan mode is off, and
- * plain answers to plain chat. Pure and deterministic.
+ * the implementation once the plan is approved and plan mode is off, a
+ * request to plan first answered with `enter_plan_mode`, and plain answers
+ * to plain chat. Plan mode is read from the system prompt or from a
+ * guidance message in the transcript. Pure and deterministic.
  */
 export function decide(options: LanguageModelV3CallOptions, modelOptions: OfflineModelOptions = {}): OfflineAction & { state: PlanningState } {
-  const { system, items } = readPrompt(options.prompt)
-  const state = foldPlanning(items)
   const section = modelOptions.planSection?.trim()
-  const inPlanMode = (section !== undefined && section !== '' && system.includes(section)) || system.includes(EXIT_TOOL)
+  const { system, items } = readPrompt(options.prompt, section)
+  const state = foldPlanning(items)
+  // The guidance in the system prompt (placement 'system'), or held from a transcript message (placement 'transcript').
+  const inPlanMode = (section !== undefined && section !== '' && system.includes(section)) || system.includes(EXIT_TOOL) || state.transcriptPlanMode === true
   const hasExitTool = (options.tools ?? []).some((tool) => tool.name === EXIT_TOOL)
+  const hasEnterTool = (options.tools ?? []).some((tool) => tool.name === ENTER_TOOL)
   const { episode } = state
-  // A plan-mode notice says the mode changed; what to do next depends on what came before it.
-  const last = items.filter((item) => item.kind !== 'user' || !item.notice).at(-1)
+  // A plan-mode notice or guidance message says the mode changed; what to do next depends on what came before it.
+  const last = items.filter((item) => item.kind !== 'user' || (!item.notice && item.guidance !== true)).at(-1)
   const act = (action: OfflineAction): OfflineAction & { state: PlanningState } => ({ ...action, state })
+
+  if (state.careless !== undefined) {
+    const action = careless(state.careless, last, inPlanMode)
+    if (action !== undefined) return act(action)
+  }
 
   if (episode?.approved === true && last?.kind !== 'user') {
     if (inPlanMode && episode.implementationSteps > 0) {
@@ -155,8 +224,13 @@ export function decide(options: LanguageModelV3CallOptions, modelOptions: Offlin
     }
   }
 
+  const entry = lastResults(last).find((result) => result.name === ENTER_TOOL)
   if (!inPlanMode) {
-    if (last?.kind === 'user' && state.unclaimedUserText !== undefined) return act(chat(state.unclaimedUserText))
+    if (entry !== undefined) return act(afterEntryRefused(entry))
+    if (last?.kind === 'user' && state.unclaimedUserText !== undefined) {
+      if (asksToPlanFirst(state.unclaimedUserText)) return act(askToPlan(state.unclaimedUserText, hasEnterTool))
+      return act(chat(state.unclaimedUserText))
+    }
     if (episode !== undefined && !episode.approved) {
       return act(say("Plan mode is off, so I'll wait: send `/plan` to go on planning, or tell me what to do next."))
     }
@@ -166,7 +240,7 @@ export function decide(options: LanguageModelV3CallOptions, modelOptions: Offlin
   if (episode === undefined) {
     const text = state.unclaimedUserText
     if (text === undefined) return act(say('Plan mode is on. What should I plan?'))
-    if (isQuestion(text)) {
+    if (isQuestion(text) && entry === undefined) {
       return act(say("I'm in plan mode, so I only read and plan. Tell me what you want changed and I'll explore the workspace and present a plan."))
     }
     return act({ text: "I'll plan this before touching anything. First, a look at the workspace.", calls: [{ name: 'list_files', input: {} }] })

@@ -1,7 +1,10 @@
-import type { ReadItem, ReadResult } from './prompt-reader.js'
+import { goalOf, IGNORE_PLAN_MODE } from './plan-first.js'
+import { NOTICE_TEXTS, type ReadItem, type ReadResult } from './prompt-reader.js'
 
 /** The exit tool's name (SPEC §6). */
 export const EXIT_TOOL = 'exit_plan_mode'
+/** The entry tool's name (SPEC §12). */
+export const ENTER_TOOL = 'enter_plan_mode'
 const READ_ONLY = new Set(['list_files', 'read_file', 'search'])
 const MUTATING = new Set(['write_file', 'edit_file'])
 
@@ -41,11 +44,20 @@ export interface PlanningState {
   readonly unclaimedUserText: string | undefined
   /** How many tool calls the transcript holds (for fresh call ids). */
   readonly callCount: number
+  /** The latest user message asks to ignore plan mode and write a file (see `IGNORE_PLAN_MODE`): its text. */
+  readonly careless: string | undefined
+  /**
+   * Plan mode as the transcript tells it (SPEC §13, `placement: 'transcript'`):
+   * `undefined` when the transcript holds no guidance message; else on from
+   * a guidance message (or an entering notice) until a leaving notice, an
+   * approved exit or Stop planning.
+   */
+  readonly transcriptPlanMode: boolean | undefined
 }
 
 function newEpisode(goal: string): Episode {
   return {
-    goal,
+    goal: goalOf(goal),
     feedback: [],
     listed: undefined,
     reads: new Map(),
@@ -85,10 +97,25 @@ export function foldPlanning(items: readonly ReadItem[]): PlanningState {
   let episode: Episode | undefined
   let unclaimed: string | undefined
   let callCount = 0
+  let careless: string | undefined
+  let guided = false
+  let told = false
   const callInputs = new Map<string, Record<string, unknown>>()
   for (const item of items) {
     if (item.kind === 'user') {
+      if (item.guidance === true) {
+        guided = true
+        told = true
+        continue
+      }
+      if (item.notice) told = item.text === NOTICE_TEXTS[0]
       if (item.notice || item.text === '') continue
+      careless = undefined
+      if (IGNORE_PLAN_MODE.test(item.text)) {
+        // Not a goal: the model is told to write at once (and does, unless a guard refuses).
+        careless = item.text
+        continue
+      }
       if (episode !== undefined && !episode.approved && episode.review !== 'stopped') {
         episode.feedback.push(item.text)
         episode.exploredSinceFeedback = 0
@@ -102,6 +129,7 @@ export function foldPlanning(items: readonly ReadItem[]): PlanningState {
       for (const call of item.calls) {
         callCount++
         callInputs.set(call.id, call.input)
+        if (careless !== undefined) continue
         if (READ_ONLY.has(call.name) || call.name === EXIT_TOOL) {
           if (episode === undefined || episode.approved) {
             episode = newEpisode(unclaimed ?? 'the task')
@@ -118,7 +146,9 @@ export function foldPlanning(items: readonly ReadItem[]): PlanningState {
     } else {
       for (const result of item.results) {
         const input = callInputs.get(result.id) ?? {}
-        if (episode === undefined) continue
+        // An approved exit and Stop planning leave plan mode (the tool result tells the model).
+        if (result.name === EXIT_TOOL && (!result.isError || result.text.includes(STOPPED))) told = false
+        if (episode === undefined || careless !== undefined) continue
         if (result.name === EXIT_TOOL) {
           if (!result.isError) {
             episode.approved = true
@@ -154,5 +184,5 @@ export function foldPlanning(items: readonly ReadItem[]): PlanningState {
       }
     }
   }
-  return { episode, last: items[items.length - 1], unclaimedUserText: unclaimed, callCount }
+  return { episode, last: items[items.length - 1], unclaimedUserText: unclaimed, callCount, careless, transcriptPlanMode: guided ? told : undefined }
 }

@@ -23,7 +23,14 @@ export interface ReadResult {
 
 /** One message of the transcript, simplified for the offline model. */
 export type ReadItem =
-  | { readonly kind: 'user'; readonly text: string; readonly notice: boolean }
+  | {
+      readonly kind: 'user'
+      readonly text: string
+      /** A plan-mode notice (SPEC §3.4), not the user's own words. */
+      readonly notice: boolean
+      /** The plan guidance as a transcript message (SPEC §13, `placement: 'transcript'`), not the user's own words. */
+      readonly guidance?: boolean
+    }
   | { readonly kind: 'assistant'; readonly text: string; readonly calls: readonly ReadCall[] }
   | { readonly kind: 'tool'; readonly results: readonly ReadResult[] }
 
@@ -64,8 +71,13 @@ function parseInput(input: unknown): Record<string, unknown> {
   return typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {}
 }
 
-/** Flattens an AI SDK prompt into the system text and a list of simple items. */
-export function readPrompt(prompt: LanguageModelV3Prompt): ReadPrompt {
+/**
+ * Flattens an AI SDK prompt into the system text and a list of simple
+ * items. A user message whose text is `guidance` (the plan section, compared
+ * trimmed) is marked as the guidance message of SPEC §13.
+ */
+export function readPrompt(prompt: LanguageModelV3Prompt, guidance?: string): ReadPrompt {
+  const guidanceText = guidance?.trim()
   const system: string[] = []
   const items: ReadItem[] = []
   for (const message of prompt) {
@@ -75,7 +87,8 @@ export function readPrompt(prompt: LanguageModelV3Prompt): ReadPrompt {
         break
       case 'user': {
         const text = message.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n').trim()
-        items.push({ kind: 'user', text, notice: NOTICE_TEXTS.includes(text) })
+        const isGuidance = guidanceText !== undefined && guidanceText !== '' && text === guidanceText
+        items.push({ kind: 'user', text, notice: NOTICE_TEXTS.includes(text), ...(isGuidance ? { guidance: true } : {}) })
         break
       }
       case 'assistant': {
