@@ -16,7 +16,7 @@ import { resumeCommand } from './terminal/resume-hint.js'
 import { lastLoggedWorkspace, loggedWorkspace } from './terminal/workspace-event.js'
 import { chooseModel, type ModelChoice } from './terminal/model-choice.js'
 import { revisionLine } from './terminal/plans-command.js'
-import { ReviewDraft } from './terminal/review-answer.js'
+import { enterApproveLabel, ReviewDraft } from './terminal/review-answer.js'
 import { keepSampleWorkspace } from './workspace/sample-workspace.js'
 
 /** The streams and environment the interactive host runs with. */
@@ -129,6 +129,7 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
     present: (name, input) => host?.ctx.get('tools')?.get(name)?.presentCall?.(input as never),
     live: screen !== undefined,
     width: screen?.width,
+    placement: options.placement,
   })
   const lines = new LineSource()
   const rl = createInterface({ input: io.stdin, output: screen?.readlineOutput ?? (tty ? out : undefined), terminal: tty })
@@ -213,11 +214,13 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
     const answers: UserAnswer[] = []
     for (const question of questions) {
       const draft = new ReviewDraft(question)
+      // The entry question (SPEC §12) is not a review of a plan.
+      const label = enterApproveLabel(question) === undefined ? 'review ›' : 'plan mode? ›'
       for (;;) {
       if (tty) {
         reviewOpen = true
         screen?.setWorking(false)
-        showReadline(`${style.yellow('review ›')} `, false)
+        showReadline(`${style.yellow(label)} `, false)
       }
       const line = await lines.next(signal, true).finally(() => {
         reviewOpen = false
@@ -227,7 +230,7 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
         setImmediate(() => reprompt())
       })
       if (line === undefined) return undefined
-      if (!tty) out.write(`${style.yellow('review ›')} ${line}\n`)
+      if (!tty) out.write(`${style.yellow(label)} ${line}\n`)
       if (/^\/plans(\s|$)/.test(line.trim())) {
         // The history is read-only: look at it without leaving the review.
         await host?.submit(line)
@@ -259,7 +262,18 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
   }
 
   try {
-    host = await createDemoHost({ sessionDir, workspace, model: choice.model, section, renderer, style, answer, resume: resumeId })
+    host = await createDemoHost({
+      sessionDir,
+      workspace,
+      model: choice.model,
+      section,
+      placement: options.placement,
+      guard: options.guard,
+      renderer,
+      style,
+      answer,
+      resume: resumeId,
+    })
   } catch (error) {
     out.write(`cannot start: ${(error as Error).message}\n`)
     rl.close()
@@ -274,6 +288,10 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
     renderer.info(`(the session's workspace ${goneWorkspace} is gone; this is a fresh copy of the sample project)`)
   }
   renderer.info(`session:   ${active.session.id} (${active.session.file ?? 'in memory'})`)
+  renderer.info(
+    `guidance:  ${options.placement === 'transcript' ? 'a transcript message (the system prompt and tools never change)' : 'in the system prompt (--placement transcript sends it as a message)'}`,
+  )
+  renderer.info(`guard:     ${options.guard ? 'on: tools that are not read-only are refused in plan mode' : 'off: plan mode guides, nothing is blocked (--guard refuses edits)'}`)
   if (resumeId !== undefined) {
     const state = active.planState()
     renderer.info(`resumed ${active.session.events.length} events; plan mode ${state.active ? 'on' : 'off'}${state.pending === undefined ? '' : ` (pending → ${state.pending ? 'on' : 'off'})`}`)

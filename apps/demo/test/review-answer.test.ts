@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { UserQuestion } from '@planmode/seams'
 import { LineSource } from '../src/terminal/line-source.js'
-import { parseReviewAnswer, ReviewDraft } from '../src/terminal/review-answer.js'
+import { enterApproveLabel, parseReviewAnswer, ReviewDraft } from '../src/terminal/review-answer.js'
 
 const review: UserQuestion = {
   id: 'plan-review',
@@ -107,5 +107,46 @@ describe('an open review typed line by line (ReviewDraft)', () => {
     expect(old.read('e')).toEqual({ kind: 'note', text: 'this review does not take an edited plan', refused: true })
     expect(old.read('c 1 x')).toEqual({ kind: 'note', text: 'this review does not take line comments', refused: true })
     expect(old.read('  ')).toEqual({ kind: 'dismiss' })
+  })
+})
+
+/** The entry question of SPEC §12, as plan-tool asks it. */
+const entry: UserQuestion = {
+  id: 'plan-enter',
+  header: 'Plan mode',
+  question: 'Switch this session to plan mode?',
+  detail: 'You asked to plan first.',
+  options: [
+    { label: 'Enter plan mode', description: 'explore and plan first' },
+    { label: 'Not now', description: 'stay in the default mode' },
+  ],
+  intent: { kind: 'plan-enter', approve: 'Enter plan mode' },
+}
+
+describe('the plan-mode entry question typed line by line (SPEC §12)', () => {
+  it('picks an option by number or label, and dismisses on an empty line', () => {
+    expect(enterApproveLabel(entry)).toBe('Enter plan mode')
+    expect(enterApproveLabel(review)).toBeUndefined()
+    expect(new ReviewDraft(entry).read('1')).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Enter plan mode'] } })
+    expect(new ReviewDraft(entry).read('enter plan mode')).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Enter plan mode'] } })
+    expect(new ReviewDraft(entry).read('2')).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Not now'] } })
+    expect(new ReviewDraft(entry).read('')).toEqual({ kind: 'dismiss' })
+  })
+
+  it('sends a note as custom text with Not now; other text is a note too', () => {
+    expect(new ReviewDraft(entry).read('2: just fix the typo')).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Not now'], custom: 'just fix the typo' } })
+    expect(new ReviewDraft(entry).read('just fix the typo')).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Not now'], custom: 'just fix the typo' } })
+    // `e` and `c N text` are plan-review commands, not commands here.
+    expect(new ReviewDraft(entry).read('c 1 x')).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Not now'], custom: 'c 1 x' } })
+  })
+
+  it('refuses a note with Enter plan mode (the tool would read it as a decline)', () => {
+    const draft = new ReviewDraft(entry)
+    expect(draft.read('1: sounds good')).toEqual({
+      kind: 'note',
+      text: 'Enter plan mode takes no note: the agent would read it as a decline. Type 1 to agree; a note goes with Not now (2: <note>)',
+      refused: true,
+    })
+    expect(draft.read('1')).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Enter plan mode'] } })
   })
 })

@@ -29,11 +29,40 @@ export interface TranscriptOptions {
   readonly width?: number
   /** Assistant text arrives through {@link TranscriptRenderer.stream} as it is generated (a TTY), not with the logged message. */
   readonly live?: boolean
+  /** Where plan-policy puts the guidance (SPEC §13): request headers are described accordingly. Default `system`. */
+  readonly placement?: 'system' | 'transcript'
 }
 
 const EXIT = 'exit_plan_mode'
+const ENTER = 'enter_plan_mode'
 /** Streamed assistant text continues under its first word (`  assistant ` is 12 columns). */
 const STREAM_INDENT = ' '.repeat(12)
+
+/**
+ * Splits `text` at spaces into rows: the first at most `first` columns, the
+ * others at most `rest` (a word longer than a row gets a row of its own).
+ */
+function fill(text: string, first: number, rest: number): string[] {
+  const rows: string[] = []
+  let row = ''
+  for (const word of text.split(' ')) {
+    const limit = rows.length === 0 ? first : rest
+    if (row !== '' && row.length + 1 + word.length > limit) {
+      rows.push(row)
+      row = word
+    } else row = row === '' ? word : `${row} ${word}`
+  }
+  rows.push(row)
+  return rows
+}
+
+/** The first line of `text`, cut at a space to at most `max` columns (then `…`). */
+function clipWords(text: string, max: number): string {
+  const line = text.trim().split('\n')[0]!
+  if (line.length <= max) return line
+  const cut = line.slice(0, max).replace(/\s+\S*$/, '')
+  return `${cut === '' ? line.slice(0, max - 1) : cut} …`
+}
 
 function oneLine(text: string, max = 110): string {
   const line = text.split('\n').find((candidate) => candidate.trim() !== '') ?? ''
@@ -54,6 +83,7 @@ export class TranscriptRenderer {
   private readonly recentlyTyped: string[] = []
   private readonly live: boolean
   private readonly width: number | undefined
+  private readonly placement: 'system' | 'transcript'
   private streaming = false
   /** The column the streamed text has reached, and a word not written yet (it may go on in the next part). */
   private column = 0
@@ -66,6 +96,7 @@ export class TranscriptRenderer {
     this.present = options.present
     this.live = options.live === true
     this.width = options.width
+    this.placement = options.placement ?? 'system'
   }
 
   /**
@@ -193,6 +224,10 @@ export class TranscriptRenderer {
         const source = event.data.source
         const text = event.data.content.map((block) => (block.type === 'text' ? block.text : `[image ${block.attachment.name ?? block.attachment.id}]`)).join(' ')
         if (source.kind === 'plugin' && source.form === 'notice') this.line(`  ${s.cyan('ⓘ notice')} ${s.dim('(to the model)')} ${text}`)
+        else if (source.kind === 'plugin' && source.form === 'guidance') {
+          const lines = text.trimEnd().split('\n').length
+          this.line(`  ${s.cyan('ⓘ guidance')} ${s.dim('(to the model)')} the plan section as a transcript message (${lines} line${lines === 1 ? '' : 's'})`)
+        }
         else if (source.kind === 'plugin') this.line(`  ${s.cyan(`ⓘ ${source.plugin}`)} ${text}`)
         else {
           const typedAt = this.recentlyTyped.indexOf(text.trim())
@@ -212,12 +247,13 @@ export class TranscriptRenderer {
       }
       case 'tool/result': {
         const text = event.data.content.map((block) => block.text).join('\n')
-        if (event.data.toolName === EXIT) {
-          if (!event.data.isError) this.line(`    ${s.green('✓')} ${oneLine(text)}`)
-          else this.line(`    ${s.yellow('↺')} ${oneLine(text.replace(/^Error: /, ''), 160)}`)
+        if (event.data.toolName === EXIT || event.data.toolName === ENTER) {
+          if (!event.data.isError) this.resultLine(s.green('✓'), oneLine(text, event.data.toolName === ENTER ? 160 : 110))
+          else this.resultLine(s.yellow('↺'), oneLine(text.replace(/^Error: /, ''), 160))
           return
         }
-        if (event.data.isError) this.line(`    ${s.red('✗')} ${oneLine(text)}`)
+        // A refusal (plan-guard's, a path outside the workspace) is shown whole.
+        if (event.data.isError) this.resultLine(s.red('✗'), oneLine(text, 240))
         else {
           const lines = text === '' ? 0 : text.split('\n').length
           this.line(`    ${s.dim(`← ${lines === 1 ? oneLine(text) : `${lines} lines`}`)}`)
@@ -230,6 +266,12 @@ export class TranscriptRenderer {
         }
         return
       case 'request/header': {
+        if (this.placement === 'transcript') {
+          // The plan section never joins the system prompt: the request stays the same across switches.
+          if (event.data.reason === 'initial') this.line(`  ${s.dim('· request header: system prompt and tools fixed (plan guidance goes in the transcript)')}`)
+          else this.line(`  ${s.dim('· request header: changed')}`)
+          return
+        }
         if (this.section === undefined || this.section === '') return
         const has = event.data.system.includes(this.section)
         const had = this.lastSystem?.includes(this.section)
@@ -249,6 +291,12 @@ export class TranscriptRenderer {
     }
   }
 
+  /** A tool result's line; on a terminal wrapped at spaces, continued under its text. */
+  private resultLine(mark: string, text: string): void {
+    const columns = this.width ?? Number.POSITIVE_INFINITY
+    fill(text, columns - 6, columns - 6).forEach((row, at) => this.line(`    ${at === 0 ? mark : ' '} ${row}`))
+  }
+
   private assistantText(text: string): void {
     const s = this.style
     const [first, ...rest] = text.trim().split('\n')
@@ -265,6 +313,12 @@ export class TranscriptRenderer {
       this.line(`  ${s.magenta('→')} ${s.bold(EXIT)} ${s.dim(`“${title}”`)}`)
       return
     }
+    if (name === ENTER) {
+      const reason = (input as { reason?: unknown } | undefined)?.reason
+      // The question shows the whole reason; the call line names its start.
+      this.line(`  ${s.magenta('→')} ${s.bold(ENTER)}${typeof reason === 'string' && reason.trim() !== '' ? ` ${s.dim(`“${clipWords(reason, 60)}”`)}` : ''}`)
+      return
+    }
     const presented = this.present?.(name, input)
     const title = presented?.title ?? `${name} ${JSON.stringify(input)}`
     this.line(`  ${s.blue('→')} ${title}`)
@@ -277,6 +331,7 @@ export class TranscriptRenderer {
       this.line()
       this.line(`  ${s.bold(s.yellow(`┌ ${question.header}`))}`)
       const intent = question.intent as Record<string, unknown> | undefined
+      const entering = intent?.kind === 'plan-enter'
       const commentable = intent?.kind === 'plan-review' && intent.comments === true
       const editable = intent?.kind === 'plan-review' && intent.editable === true
       if (question.detail !== undefined) {
@@ -296,15 +351,25 @@ export class TranscriptRenderer {
         }
         this.line()
       }
-      this.line(`  ${s.yellow('│')} ${question.question}`)
+      // On a terminal the rows wrap at spaces, continued under their text.
+      const columns = this.width ?? Number.POSITIVE_INFINITY
+      const bar = `  ${s.yellow('│')} `
+      fill(question.question, columns - 4, columns - 4).forEach((row) => this.line(`${bar}${row}`))
       question.options.forEach((option, index) => {
-        this.line(`  ${s.yellow('│')}   ${s.bold(`${index + 1}. ${option.label}`)} ${s.dim(`— ${option.description}`)}`)
+        const head = `${index + 1}. ${option.label}`
+        const rows = fill(`— ${option.description}`, columns - 7 - head.length, columns - 9)
+        this.line(`${bar}  ${s.bold(head)} ${s.dim(rows[0]!)}`)
+        for (const row of rows.slice(1)) this.line(`${bar}     ${s.dim(row)}`)
       })
-      this.line(`  ${s.yellow('└')} ${s.dim('answer with a number or a label; other text is feedback (keep planning); an empty line or a /command dismisses')}`)
+      const decline = question.options.findIndex((option) => option.label !== intent?.approve) + 1
+      const hint = entering
+        ? `answer with a number or a label; ${decline > 0 ? `${decline}: <note> or ` : ''}other text declines with a note for the agent; an empty line or a /command dismisses`
+        : 'answer with a number or a label; other text is feedback (keep planning); an empty line or a /command dismisses'
+      fill(hint, columns - 4, columns - 4).forEach((row, at) => this.line(`  ${at === 0 ? s.yellow('└') : ' '} ${s.dim(row)}`))
       const extras = [editable ? '`e` edits the plan (Approve then sends your version)' : undefined, commentable ? '`c <line> <text>` comments on a line' : undefined].filter(
         (text) => text !== undefined,
       )
-      if (extras.length > 0) this.line(`    ${s.dim(extras.join('; '))}`)
+      if (extras.length > 0) fill(extras.join('; '), columns - 4, columns - 4).forEach((row) => this.line(`    ${s.dim(row)}`))
     }
   }
 

@@ -14,7 +14,25 @@ export interface CliOptions {
   readonly offline: boolean
   /** Start the new session in plan mode. */
   readonly plan: boolean
+  /** Where plan-policy puts the guidance (SPEC §13): the system prompt (default) or a transcript message. */
+  readonly placement: Placement
+  /** Compose `@planmode/plan-guard`: tool calls that are not read-only are refused in plan mode (SPEC §14). */
+  readonly guard: boolean
   readonly help: boolean
+}
+
+/** The values of `--placement` (plan-policy's `placement`, SPEC §13). */
+export const PLACEMENTS = ['system', 'transcript'] as const
+
+/** Where plan-policy puts the guidance. */
+export type Placement = (typeof PLACEMENTS)[number]
+
+/** Reads `--placement`: `system` when absent; anything but the two names is an error naming them. */
+export function parsePlacement(value: string | undefined): Placement {
+  if (value === undefined) return 'system'
+  const found = PLACEMENTS.find((name) => name === value)
+  if (found === undefined) throw new Error(`--placement takes system or transcript, not ${JSON.stringify(value)}`)
+  return found
 }
 
 /** Parses argv (without `node` and the script). Unknown flags are an error. */
@@ -32,6 +50,8 @@ export function parseCli(argv: readonly string[]): CliOptions {
       'api-key': { type: 'string' },
       offline: { type: 'boolean', default: false },
       plan: { type: 'boolean', default: false },
+      placement: { type: 'string' },
+      guard: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     allowPositionals: false,
@@ -47,6 +67,8 @@ export function parseCli(argv: readonly string[]): CliOptions {
     apiKey: values['api-key'],
     offline: values.offline === true,
     plan: values.plan === true,
+    placement: parsePlacement(values.placement),
+    guard: values.guard === true,
     help: values.help === true,
   }
 }
@@ -62,11 +84,14 @@ export function loadSection(sectionFile: string | undefined, recommended: string
 /** Usage text of `pnpm start`. */
 export const START_USAGE = `usage: pnpm start [options]
 
-  --workspace <dir>       plan against this folder (default: a temporary copy of the sample project)
+  --workspace <dir>       plan against this folder (default: a copy of the sample project beside the session logs)
   --session-dir <dir>     where session logs (JSONL) go (default: ~/.planmode/sessions)
   --resume <id|path>      reopen a session, with its plan state, by id or by .jsonl path
   --plan                  start the new session in plan mode
   --section-file <file>   plan-mode guidance text (default: RECOMMENDED_PLAN_SECTION)
+  --placement <where>     where the guidance goes: system (the system prompt, default) or
+                          transcript (one message; system prompt and tools never change)
+  --guard                 refuse tools that are not read-only while plan mode is on (plan-guard)
   --base-url <url>        an OpenAI-compatible chat-completions server (or OPENAI_BASE_URL)
   --model <id>            the model id there (or OPENAI_MODEL); with DeepSeek, default deepseek-chat
   --api-key <key>         the key (or OPENAI_API_KEY; DEEPSEEK_API_KEY selects DeepSeek)

@@ -14,6 +14,7 @@ import {
 } from '@planmode/host'
 import { planCommandsPlugin } from '@planmode/plan-commands'
 import { planCorePlugin, type PlanModeState } from '@planmode/plan-core'
+import { planGuardPlugin } from '@planmode/plan-guard'
 import { planModeInvariantPlugin } from '@planmode/plan-core/invariant'
 import { planPolicyPlugin } from '@planmode/plan-policy'
 import { planHistoryPlugin, planProjectionPlugin } from '@planmode/plan-projection'
@@ -36,6 +37,10 @@ export interface DemoHostOptions {
   readonly model: LanguageModelV3
   /** The plan-policy section. */
   readonly section: string
+  /** plan-policy's `placement` (SPEC §13); plan-policy's default (`system`) when absent. */
+  readonly placement?: 'system' | 'transcript'
+  /** Compose `@planmode/plan-guard` (SPEC §14): in plan mode, tools that are not read-only are refused. */
+  readonly guard?: boolean
   readonly renderer: TranscriptRenderer
   /** The transcript's style (`/plans diff` colours with it). */
   readonly style: Style
@@ -48,7 +53,7 @@ export interface DemoHostOptions {
 /** What a submitted line led to. */
 export type SubmitOutcome = 'ok' | 'quit'
 
-/** The demo's host: the reference host and the five plan layers, composed through one context. */
+/** The demo's host: the reference host and the plan layers (plan-guard too with `guard`), composed through one context. */
 export interface DemoHost {
   readonly ctx: Context
   readonly session: HostSession
@@ -75,7 +80,7 @@ const basePrompt = (workspace: string): string =>
     'Keep answers short and concrete.',
   ].join('\n')
 
-/** Composes the host (session store, runtimes, agent loop) with every plan layer and the workspace tools. */
+/** Composes the host (session store, runtimes, agent loop) with the plan layers and the workspace tools; plan-guard only with `guard`. */
 export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost> {
   const { renderer } = options
   const logger: Logger = {
@@ -95,14 +100,16 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
     ctx.plugin(userQuestionsPlugin)
     ctx.plugin(sessionProjectionsPlugin)
     ctx.plugin(agentsPlugin, { model: options.model, maxSteps: options.maxSteps ?? 24 })
-    // The five plan layers.
+    // The plan layers.
     ctx.plugin(planCorePlugin)
     ctx.plugin(planModeInvariantPlugin)
-    ctx.plugin(planPolicyPlugin, { section: options.section })
+    ctx.plugin(planPolicyPlugin, { section: options.section, ...(options.placement === undefined ? {} : { placement: options.placement }) })
     ctx.plugin(planCommandsPlugin)
     ctx.plugin(planToolPlugin)
     ctx.plugin(planProjectionPlugin)
     ctx.plugin(planHistoryPlugin)
+    // Opt-in enforcement: refuses tool calls that are not read-only while plan mode is on.
+    if (options.guard === true) ctx.plugin(planGuardPlugin)
     // The demo's own pieces: workspace tools, a base prompt, the terminal review.
     ctx.plugin(workspaceToolsPlugin, { root: options.workspace })
     ctx.plugin({

@@ -42,6 +42,13 @@ export type ReviewStep =
 const intentFlag = (question: UserQuestion, flag: 'editable' | 'comments'): boolean =>
   question.intent?.kind === 'plan-review' && question.intent[flag] === true
 
+/** The consent label of a `plan-enter` question (SPEC §12), or `undefined` for any other question. */
+export function enterApproveLabel(question: UserQuestion): string | undefined {
+  const intent = question.intent as { kind?: unknown; approve?: unknown } | undefined
+  if (intent?.kind !== 'plan-enter') return undefined
+  return typeof intent.approve === 'string' ? intent.approve : 'Enter plan mode'
+}
+
 /**
  * One open review, typed a line at a time: an option (number or label, with
  * `: feedback`), free text (keep planning with that feedback), `c <line> <text>`
@@ -88,6 +95,8 @@ export class ReviewDraft {
   read(line: string): ReviewStep {
     const text = line.trim()
     if (text === '') return { kind: 'dismiss' }
+    const enter = enterApproveLabel(this.question)
+    if (enter !== undefined) return this.readEnter(text, enter)
     if (/^e$/i.test(text)) {
       if (!this.editable) return { kind: 'note', text: 'this review does not take an edited plan', refused: true }
       return { kind: 'edit' }
@@ -105,6 +114,23 @@ export class ReviewDraft {
     }
     const parsed = parseReviewAnswer(this.question, text)!
     return { kind: 'answer', answer: this.finish(parsed) }
+  }
+
+  /**
+   * The `plan-enter` question (SPEC §12): an option by number or label; a
+   * note goes as custom text with the declining option (`2: <note>`, or any
+   * other text). A note with the consent option is refused here, because
+   * the tool reads any custom text as a decline.
+   */
+  private readEnter(text: string, approve: string): ReviewStep {
+    const decline = this.question.options.find((option) => option.label !== approve)?.label
+    const parsed = parseReviewAnswer(this.question, text)!
+    if (parsed.selected.length === 1 && parsed.selected[0] === approve && parsed.custom !== undefined) {
+      const other = decline === undefined ? '' : `; a note goes with ${decline} (${this.question.options.findIndex((option) => option.label === decline) + 1}: <note>)`
+      return { kind: 'note', text: `${approve} takes no note: the agent would read it as a decline. Type ${this.question.options.findIndex((option) => option.label === approve) + 1} to agree${other}`, refused: true }
+    }
+    if (parsed.selected.length === 0 && decline !== undefined) return { kind: 'answer', answer: { ...parsed, selected: [decline] } }
+    return { kind: 'answer', answer: parsed }
   }
 
   private finish(answer: UserAnswer): ReviewAnswer {

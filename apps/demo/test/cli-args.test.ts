@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest'
+import { parseCli, parsePlacement, START_USAGE } from '../src/terminal/cli-args.js'
+
+describe('pnpm start flags', () => {
+  it('--placement takes system or transcript (system when absent)', () => {
+    expect(parseCli([]).placement).toBe('system')
+    expect(parseCli(['--placement', 'system']).placement).toBe('system')
+    expect(parseCli(['--placement', 'transcript']).placement).toBe('transcript')
+    expect(parseCli(['--', '--placement=transcript']).placement).toBe('transcript')
+    expect(() => parseCli(['--placement', 'prompt'])).toThrow('--placement takes system or transcript, not "prompt"')
+    expect(() => parseCli(['--placement', 'Transcript'])).toThrow('--placement takes system or transcript, not "Transcript"')
+    expect(() => parsePlacement('')).toThrow('--placement takes system or transcript, not ""')
+    // A flag without its value is refused by the parser, naming the flag.
+    expect(() => parseCli(['--placement'])).toThrow(/--placement/)
+  })
+
+  it('--guard is a switch, off by default', () => {
+    expect(parseCli([]).guard).toBe(false)
+    expect(parseCli(['--guard']).guard).toBe(true)
+    expect(() => parseCli(['--guard=yes'])).toThrow(/--guard/)
+  })
+
+  it('--help documents both', () => {
+    expect(START_USAGE).toMatch(/--placement <where>\s+where the guidance goes: system \(the system prompt, default\) or\n\s+transcript/)
+    expect(START_USAGE).toMatch(/--guard\s+refuse tools that are not read-only while plan mode is on \(plan-guard\)/)
+  })
+})
