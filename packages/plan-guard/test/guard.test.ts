@@ -62,10 +62,9 @@ describe('§14 refusal in plan mode, through the host loop', () => {
     expect(host.results(agent).map((result) => result.isError)).toEqual([false, true])
   })
 
-  it('lets exit_plan_mode through: an approved plan leaves plan mode, and the write then runs', async () => {
+  it('lets exit_plan_mode through: leaving plan mode at the next step, where the write then runs', async () => {
     const host = guardHost()
     const agent = await host.planAgent()
-    host.reviews.push([{ id: 'plan-review', selected: ['Approve'] }])
     host.model.push(
       { toolCalls: [{ toolName: 'write_file', input: { path: 'early.txt' } }] },
       { toolCalls: [{ toolName: 'exit_plan_mode', input: { plan: PLAN } }] },
@@ -78,20 +77,25 @@ describe('§14 refusal in plan mode, through the host loop', () => {
       ['exit_plan_mode', false],
       ['write_file', false],
     ])
-    expect(host.runs).toEqual(['write_file(greeting.txt)'])
+    expect(host.runs).toEqual(['exit_plan_mode', 'write_file(greeting.txt)'])
     expect(host.planMode().get(agent)).toEqual({ active: false })
+    expect(eventsOf(agent.session, 'plan/mode').map((event) => event.data)).toEqual([
+      { active: true, cause: 'user' },
+      { active: false, cause: 'review' },
+    ])
   })
 
-  it('in the default mode exit_plan_mode answers for itself: the guard adds nothing', async () => {
+  it('lets enter_plan_mode through in plan mode (its own tool decides what a repeated entry means)', async () => {
     const host = guardHost()
-    const agent = await host.agent()
-    await host.turn(agent, [{ toolName: 'exit_plan_mode', input: { plan: PLAN } }])
-    expect(host.results(agent)[0]!.content).toEqual([{ type: 'text', text: 'Error: exit_plan_mode is only available in plan mode' }])
+    const agent = await host.planAgent()
+    await host.turn(agent, [{ toolName: 'enter_plan_mode', input: { reason: 'again' } }])
+    expect(host.runs).toEqual(['enter_plan_mode'])
+    expect(host.results(agent)[0]!.isError).toBe(false)
   })
 
   it('lets enter_plan_mode and exit_plan_mode through by name, whatever their annotations', async () => {
     expect(PLAN_GUARD_EXEMPT_TOOLS).toEqual(['enter_plan_mode', 'exit_plan_mode'])
-    const host = guardHost({ planTool: false })
+    const host = guardHost({ planTools: false })
     const ran: string[] = []
     for (const name of PLAN_GUARD_EXEMPT_TOOLS) {
       host.root.require('tools').register({
@@ -127,13 +131,14 @@ describe('§14 refusal in plan mode, through the host loop', () => {
   it('judges the logged state after an approved exit: the rest of that tool batch is still guarded', async () => {
     const host = guardHost()
     const agent = await host.planAgent()
-    host.reviews.push([{ id: 'plan-review', selected: ['Approve'] }])
     await host.turn(agent, [{ toolName: 'exit_plan_mode', input: { plan: PLAN } }, { toolName: 'write_file' }])
     expect(host.results(agent).map((result) => [result.toolName, result.isError])).toEqual([
       ['exit_plan_mode', false],
       ['write_file', true],
     ])
-    expect(host.runs).toEqual([])
+    expect(host.runs).toEqual(['exit_plan_mode'])
+    // the exit landed at the turn's next step (the closing answer)
+    expect(host.planMode().get(agent)).toEqual({ active: false })
   })
 
   it('leaves calls without an agent untouched, in any mode', async () => {

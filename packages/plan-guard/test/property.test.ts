@@ -39,7 +39,7 @@ describe('the guard rule against a plain model of it', () => {
           { maxLength: 25 },
         ),
         async (allow, steps: Step[]) => {
-          const host = guardHost({ guard: false, planTool: false })
+          const host = guardHost({ guard: false, planTools: false })
           host.root.plugin(planGuardPlugin, { allow })
           const tools = host.root.require('tools')
           const ran: string[] = []

@@ -3,7 +3,6 @@ import { Context } from '@planmode/context'
 import { createScriptedModel, hostPlugin } from '@planmode/host'
 import { planCorePlugin } from '@planmode/plan-core'
 import { planGuardPlugin } from '@planmode/plan-guard'
-import { planToolPlugin } from '@planmode/plan-tool'
 import { expect, it } from 'vitest'
 import { eventsOf } from '@planmode/testkit'
 
@@ -34,7 +33,6 @@ it('runs the README composition example, which is the code below', async () => {
       ]),
     })
     root.plugin(planCorePlugin) // first: the layers require `planMode`
-    root.plugin(planToolPlugin)
     root.plugin(planGuardPlugin, { allow: ['run_tests'] })
 
     const files = new Map<string, string>()

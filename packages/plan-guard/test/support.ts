@@ -3,8 +3,7 @@ import type { HostAgent } from '@planmode/host'
 import type { PlanGuardConfig } from '@planmode/plan-guard'
 import { planGuardPlugin, planGuardRefusal } from '@planmode/plan-guard'
 import { planCorePlugin } from '@planmode/plan-core'
-import { planToolPlugin } from '@planmode/plan-tool'
-import type { ToolAnnotations, UserAnswer } from '@planmode/seams'
+import type { ToolAnnotations } from '@planmode/seams'
 import { createHost, eventsOf } from '@planmode/testkit'
 
 export const PLAN = '# Rename the greeting\n\n1. Edit greeting.txt.\n'
@@ -39,25 +38,53 @@ export function registerWorkspace(ctx: Context, runs: string[]): void {
   }
 }
 
+/**
+ * Registers stand-ins for plan-tool's two tools under their real names, with
+ * no annotations: `exit_plan_mode` does what plan-tool does after an approved
+ * review (`planMode.exitAtBoundary`), `enter_plan_mode` what it does after an
+ * agreed entry (`planMode.enterAtBoundary`). The layers never depend on each
+ * other, so tests of the real plan-tool beside the guard belong in plan-e2e;
+ * the guard judges by name alone.
+ */
+export function registerPlanTools(ctx: Context, runs: string[]): void {
+  const tools = ctx.require('tools')
+  tools.register<{ plan?: string }, { approved: true }>({
+    name: 'exit_plan_mode',
+    description: 'Stand-in for the exit tool: leaves plan mode at the next step.',
+    parameters: { type: 'object', properties: { plan: { type: 'string' } } },
+    execute: (_input, { agent }) => {
+      runs.push('exit_plan_mode')
+      ctx.require('planMode').exitAtBoundary(agent!)
+      return { approved: true }
+    },
+  })
+  tools.register<{ reason?: string }, { entered: true }>({
+    name: 'enter_plan_mode',
+    description: 'Stand-in for the entry tool: enters plan mode at the next step.',
+    parameters: { type: 'object', properties: { reason: { type: 'string' } } },
+    execute: (_input, { agent }) => {
+      runs.push('enter_plan_mode')
+      ctx.require('planMode').enterAtBoundary(agent!)
+      return { entered: true }
+    },
+  })
+}
+
 export interface GuardHostOptions {
   /** Config of the guard; `false` leaves the guard out. */
   readonly guard?: PlanGuardConfig | false
-  /** Compose plan-tool (the real exit tool). Default true. */
-  readonly planTool?: boolean
+  /** Register the plan-tool stand-ins ({@link registerPlanTools}). Default true. */
+  readonly planTools?: boolean
 }
 
-/** The reference host with plan-core, plan-tool, the guard and the workspace tools, and a review provider answering from `reviews`. */
+/** The reference host with plan-core, the guard, the workspace tools and the plan-tool stand-ins. */
 export function guardHost(options: GuardHostOptions = {}) {
   const host = createHost()
   const core = host.root.plugin(planCorePlugin)
-  if (options.planTool !== false) host.root.plugin(planToolPlugin)
   const guard = options.guard === false ? undefined : host.root.plugin(planGuardPlugin, options.guard)
   const runs: string[] = []
   registerWorkspace(host.root, runs)
-  const reviews: (readonly UserAnswer[])[] = []
-  host.root.require('userQuestions').registerProvider({
-    ask: async () => reviews.shift() ?? [{ id: 'plan-review', selected: ['Keep planning'] }],
-  })
+  if (options.planTools !== false) registerPlanTools(host.root, runs)
   const planMode = () => host.root.require('planMode')
   /** A new idle agent whose session is in plan mode (logged). */
   const planAgent = async (): Promise<HostAgent> => {
@@ -71,5 +98,5 @@ export function guardHost(options: GuardHostOptions = {}) {
     return agent.prompt('go')
   }
   const results = (agent: HostAgent) => eventsOf(agent.session, 'tool/result').map((event) => event.data)
-  return { ...host, core, guard, runs, reviews, planMode, planAgent, turn, results }
+  return { ...host, core, guard, runs, planMode, planAgent, turn, results }
 }
