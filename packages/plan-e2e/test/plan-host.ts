@@ -55,6 +55,7 @@ export function createPlanHost(
   tools.register<{ path: string }, string>({
     name: 'read',
     description: 'Reads a file.',
+    annotations: { readOnlyHint: true },
     parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
     execute: ({ path }) => `contents of ${path}`,
   })
