@@ -1,0 +1,72 @@
+import type { LanguageModelV3 } from '@ai-sdk/provider'
+import type { Context } from '@planmode/context'
+import type { Agent, Session, UserMessage } from '@planmode/seams'
+import { runTurn } from './step-loop.js'
+
+/** An agent of the example: the seams' `Agent` plus what a host drives it with. */
+export interface OwnAgent extends Agent {
+  /** Sends a typed message (a turn starts when the agent is idle) and resolves once the agent is idle again. */
+  prompt(text: string): Promise<void>
+  /** Resolves once no turn runs and none is waiting. */
+  idle(): Promise<void>
+  /** Cancels the running turn (it ends `cancelled`). */
+  cancel(): void
+  /** Cancels the running turn for good; a disposed owner no longer counts as live. */
+  dispose(): void
+  /** Whether `dispose` was called. */
+  readonly disposed: boolean
+}
+
+/** What every agent of a host shares. */
+export interface Loop {
+  readonly ctx: Context
+  readonly model: LanguageModelV3
+  readonly maxSteps: number
+}
+
+/** Creates an agent over `session`. Steered messages wait for the next pre-step; steering an idle agent starts a turn. */
+export function createAgent(loop: Loop, session: Session, id: string, owner?: Agent): OwnAgent {
+  const steered: UserMessage[] = []
+  let running: Promise<void> | undefined
+  let controller = new AbortController()
+  let disposed = false
+  const runTurns = async (): Promise<void> => {
+    try {
+      while (steered.length > 0 && !disposed) {
+        controller = new AbortController()
+        await runTurn(loop, agent, steered, controller.signal)
+      }
+    } catch (error) {
+      loop.ctx.logger.error(`agent ${id}: a turn could not be logged to the end`, error) // the log refused an append
+    } finally {
+      running = undefined
+    }
+  }
+  const agent: OwnAgent = {
+    id,
+    session,
+    ...(owner === undefined ? {} : { owner }),
+    get disposed() {
+      return disposed
+    },
+    steer(message) {
+      steered.push(message)
+      running ??= runTurns()
+    },
+    async inject(message) {
+      await session.append('user/message', message)
+    },
+    prompt(text) {
+      agent.steer({ content: [{ type: 'text', text }], source: { kind: 'user' } })
+      return agent.idle()
+    },
+    idle: () => running ?? Promise.resolve(),
+    cancel: () => controller.abort(new Error(`agent ${id}: turn cancelled`)),
+    dispose() {
+      disposed = true
+      agent.cancel()
+    },
+  }
+  return agent
+}
+

@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto'
+import type { LanguageModelV3 } from '@ai-sdk/provider'
+import { Context, type Logger } from '@planmode/context'
+import { planCommandsPlugin } from '@planmode/plan-commands'
+import { planCorePlugin } from '@planmode/plan-core'
+import { planModeInvariantPlugin } from '@planmode/plan-core/invariant'
+import { RECOMMENDED_PLAN_SECTION, planPolicyPlugin, type PlanPolicyConfig } from '@planmode/plan-policy'
+import { planHistoryPlugin, planProjectionPlugin } from '@planmode/plan-projection'
+import { planToolPlugin, type PlanToolConfig } from '@planmode/plan-tool'
+import type { Agent, CommandResult, Session, ToolDefinition, UserQuestionProvider } from '@planmode/seams'
+import { createCommandRegistry } from './commands.js'
+import { createProjections } from './projections.js'
+import { createInvariants, openSession, type LogStore } from './session-log.js'
+import { createAgent, type OwnAgent } from './agent.js'
+import { closeInterruptedTurn } from './step-loop.js'
+import { createSystemPrompt } from './system-prompt.js'
+import { createToolRegistry } from './tools.js'
+import { createUserQuestions } from './user-questions.js'
+
+/** Options of {@link createOwnHost}. */
+export interface OwnHostOptions {
+  /** The model every agent talks to: any AI SDK `LanguageModelV3` (only `doGenerate` is called). */
+  readonly model: LanguageModelV3
+  /** The logs. Pass the store of an earlier host to restart from its logs; a new, empty one by default. */
+  readonly store?: LogStore
+  /** Your own system-prompt text: section `host:instructions` at order 0, before plan-policy's at 50. */
+  readonly instructions?: string
+  /** Your own tools, registered before the plan layers. */
+  readonly tools?: readonly ToolDefinition<never, unknown>[]
+  /** Who answers the user questions (the plan review): a terminal, a web UI, a script. */
+  readonly questions?: UserQuestionProvider
+  /** plan-policy's config; default: the recommended section, in the system prompt. */
+  readonly policy?: PlanPolicyConfig
+  /** plan-tool's config. */
+  readonly planTool?: PlanToolConfig
+  /** `false` provides the seams only, for a composition of your own (default `true`: the plan layers below). */
+  readonly plan?: boolean
+  /** Steps per turn before the turn ends with `step-limit` (default 20). */
+  readonly maxSteps?: number
+  /** Replaces the context's logger (default: warnings and errors to the console). */
+  readonly logger?: Logger
+}
+
+/** A host built by {@link createOwnHost}: its context and the few helpers that drive it. */
+export interface OwnHost {
+  /** The root context: every seam is a service of it, every plan layer a plugin of it. */
+  readonly ctx: Context
+  /** The logs this host appends to. */
+  readonly store: LogStore
+  /** Opens session `id` of the store (a new session without one), closing a turn a dead process left open. */
+  session(id?: string): Promise<Session>
+  /** Creates an agent over `session`; with `owner` it is that agent's child. */
+  agent(session: Session, options?: { readonly id?: string; readonly owner?: Agent }): OwnAgent
+  /** Runs a command line such as `/plan` or `/plan off` for `agent`; `undefined` when it names no command. */
+  command(agent: Agent, line: string): Promise<CommandResult | undefined>
+  /** Disposes every agent and the context; appends are refused from then on. */
+  dispose(): void
+}
+
+/**
+ * Builds a complete planmode host without `@planmode/host`: the seams as
+ * services of one context, then the plan layers composed on it.
+ *
+ * @example
+ * ```ts
+ * const host = createOwnHost({ model, questions: reviewer })
+ * const agent = host.agent(await host.session())
+ * await host.command(agent, '/plan add a --verbose flag')
+ * await agent.idle()
+ * ```
+ */
+export function createOwnHost(options: OwnHostOptions): OwnHost {
+  const ctx = new Context(options.logger === undefined ? {} : { logger: options.logger })
+  const store = options.store ?? new Map()
+  const sessions = new Map<string, Session>()
+  const agents = new Set<OwnAgent>()
+  const loop = { ctx, model: options.model, maxSteps: options.maxSteps ?? 20 }
+
+  const tools = createToolRegistry(ctx)
+  ctx.provide('sessionInvariants', createInvariants(() => sessions.values()))
+  ctx.provide('tools', tools)
+  ctx.provide('systemPrompt', createSystemPrompt(tools))
+  ctx.provide('commands', createCommandRegistry())
+  ctx.provide('userQuestions', createUserQuestions((owner) => agents.has(owner as OwnAgent) && !(owner as OwnAgent).disposed))
+  ctx.provide('sessionProjections', createProjections(ctx))
+  if (options.instructions !== undefined) ctx.require('systemPrompt').section({ name: 'host:instructions', order: 0, text: options.instructions })
+  for (const tool of options.tools ?? []) tools.register(tool)
+  if (options.questions !== undefined) ctx.require('userQuestions').registerProvider(options.questions)
+
+  if (options.plan !== false) {
+    ctx.plugin(planModeInvariantPlugin)
+    ctx.plugin(planCorePlugin) // first: every other plan layer requires `planMode`
+    ctx.plugin(planPolicyPlugin, options.policy ?? { section: RECOMMENDED_PLAN_SECTION })
+    ctx.plugin(planCommandsPlugin)
+    ctx.plugin(planToolPlugin, options.planTool ?? {})
+    ctx.plugin(planProjectionPlugin)
+    ctx.plugin(planHistoryPlugin)
+  }
+
+  return {
+    ctx,
+    store,
+    async session(id = randomUUID()) {
+      const open = sessions.get(id)
+      if (open !== undefined) return open
+      const session = openSession(ctx, store, id)
+      sessions.set(id, session)
+      await closeInterruptedTurn(session)
+      return session
+    },
+    agent(session, { id = randomUUID(), owner } = {}) {
+      const agent = createAgent(loop, session, id, owner)
+      agents.add(agent)
+      return agent
+    },
+    command: (agent, line) => ctx.require('commands').execute({ agent, line }),
+    dispose() {
+      for (const agent of agents) agent.dispose()
+      ctx.dispose()
+    },
+  }
+}
