@@ -1,0 +1,23 @@
+/**
+ * Plan mode inside the AI SDK's own `generateText` / `streamText` loop: the
+ * `agent/pre-step` waterfall and the guidance run from `prepareStep`, the
+ * tools of the `tools` registry (`exit_plan_mode`, `enter_plan_mode`) become
+ * AI SDK tools, `/plan` runs between calls, and the session log is any seams
+ * `Session`.
+ *
+ * @packageDocumentation
+ */
+import type {} from '@planmode/seams'
+
+export { AI_SDK_SYSTEM_SECTION, INTERRUPTED_TURN_ERROR, createPlanModeAgent } from './plan-mode-agent.js'
+export type {
+  PlanModeAgent,
+  PlanModeAgentOptions,
+  PlanModeCallOptions,
+  PlanModeCommandOptions,
+  PlanModeGenerateResult,
+  PlanModeStreamResult,
+} from './plan-mode-agent.js'
+export { PlanModeAgentError } from './plan-mode-agent-error.js'
+export type { PlanModeAgentErrorCode } from './plan-mode-agent-error.js'
+export { MISSING_TOOL_RESULT, transcriptMessages } from './transcript.js'

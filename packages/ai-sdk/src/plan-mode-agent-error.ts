@@ -1,0 +1,48 @@
+const marker = Symbol.for('@planmode/ai-sdk/PlanModeAgentError')
+
+/**
+ * The codes a {@link PlanModeAgentError} carries: `BUSY` (a call while a
+ * turn runs), `DISPOSED` (any call after `dispose()`), `REJECTED` (an
+ * `agent/pre-step` listener rejected a step; the turn ended `rejected`),
+ * `NOTHING_TO_SEND` (a call with no prompt, no queued message and an empty
+ * transcript).
+ *
+ * @public
+ */
+export type PlanModeAgentErrorCode = 'BUSY' | 'DISPOSED' | 'REJECTED' | 'NOTHING_TO_SEND'
+
+/**
+ * The error of a {@link PlanModeAgent}. Branch on `code`; test with
+ * {@link PlanModeAgentError.isInstance}, which works across copies of this
+ * package.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await agent.generate('Refactor the parser.')
+ * } catch (error) {
+ *   if (PlanModeAgentError.isInstance(error) && error.code === 'REJECTED') console.log(error.reason)
+ * }
+ * ```
+ *
+ * @public
+ */
+export class PlanModeAgentError extends Error {
+  /** Why the call failed; branch on it. */
+  readonly code: PlanModeAgentErrorCode
+  /** For `REJECTED`: the reason the pre-step decision gave. */
+  readonly reason: string | undefined
+  private readonly [marker] = true
+
+  constructor(code: PlanModeAgentErrorCode, message: string, options?: { reason?: string; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause })
+    this.name = 'PlanModeAgentError'
+    this.code = code
+    this.reason = options?.reason
+  }
+
+  /** True for any `PlanModeAgentError`, from any copy of this package. */
+  static isInstance(error: unknown): error is PlanModeAgentError {
+    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[marker] === true
+  }
+}
