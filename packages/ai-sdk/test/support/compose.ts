@@ -1,4 +1,4 @@
-import { Context, type Logger } from '@planmode/context'
+import { Context, type Fiber, type Logger } from '@planmode/context'
 import {
   commandsPlugin,
   sessionInvariantsPlugin,
@@ -38,6 +38,8 @@ export interface Composition {
   readonly asks: AskRequest[]
   /** Answers still to give, in order. */
   readonly answers: Answer[]
+  /** Fibers of the layers a test disposes. */
+  readonly fibers: { readonly planCore: Fiber }
   session(id?: string): Promise<Session>
   open(id: string): Promise<Session>
 }
@@ -56,7 +58,7 @@ export function compose(options: { dir?: string; placement?: PlanPolicyPlacement
   ctx.plugin(commandsPlugin)
   ctx.plugin(userQuestionsPlugin)
   ctx.plugin(sessionProjectionsPlugin)
-  ctx.plugin(planCorePlugin)
+  const planCore = ctx.plugin(planCorePlugin)
   ctx.plugin(planPolicyPlugin, options.placement === undefined ? { section: SECTION } : { section: SECTION, placement: options.placement })
   ctx.plugin(planCommandsPlugin)
   ctx.plugin(planToolPlugin)
@@ -76,6 +78,7 @@ export function compose(options: { dir?: string; placement?: PlanPolicyPlacement
     logger,
     asks,
     answers,
+    fibers: { planCore },
     session: (id) => ctx.require('sessions').create(id === undefined ? {} : { id }),
     open: (id) => ctx.require('sessions').open(id),
   }
