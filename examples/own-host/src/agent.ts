@@ -19,8 +19,11 @@ export interface OwnAgent extends Agent {
 
 /** What every agent of a host shares. */
 export interface Loop {
+  /** The host's context: its services and events. */
   readonly ctx: Context
+  /** The model every step calls. */
   readonly model: LanguageModelV3
+  /** Steps per turn before the turn ends with `step-limit`. */
   readonly maxSteps: number
 }
 

@@ -20,7 +20,7 @@ export function createCommandRegistry(): CommandRegistry {
       const match = /^\/(\S+)(.*)$/s.exec(line)
       const command = match === null ? undefined : commands.get(match[1]!)
       if (command === undefined) return undefined
-      const args = match![2]!.trim() === '' ? '' : match![2]!
+      const args = match![2]!.trim() === '' ? '' : match![2]! // always a string: '' after a bare `/plan`
       const commandId = `cmd_${randomUUID()}`
       await agent.session.append('command/run', { commandId, name: command.name, args, source })
       let result: CommandResult

@@ -75,13 +75,14 @@ export function createOwnHost(options: OwnHostOptions): OwnHost {
   const sessions = new Map<string, Session>()
   const agents = new Set<OwnAgent>()
   const loop = { ctx, model: options.model, maxSteps: options.maxSteps ?? 20 }
+  const isLive = (agent: Agent): boolean => agents.has(agent as OwnAgent) && !(agent as OwnAgent).disposed
 
   const tools = createToolRegistry(ctx)
   ctx.provide('sessionInvariants', createInvariants(() => sessions.values()))
   ctx.provide('tools', tools)
   ctx.provide('systemPrompt', createSystemPrompt(tools))
   ctx.provide('commands', createCommandRegistry())
-  ctx.provide('userQuestions', createUserQuestions((owner) => agents.has(owner as OwnAgent) && !(owner as OwnAgent).disposed))
+  ctx.provide('userQuestions', createUserQuestions(isLive))
   ctx.provide('sessionProjections', createProjections(ctx))
   if (options.instructions !== undefined) ctx.require('systemPrompt').section({ name: 'host:instructions', order: 0, text: options.instructions })
   for (const tool of options.tools ?? []) tools.register(tool)

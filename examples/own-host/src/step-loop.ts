@@ -57,7 +57,8 @@ export async function runTurn(loop: Loop, agent: OwnAgent, steered: UserMessage[
 /**
  * Closes the turn a log leaves open (the process running it died): `step/end`
  * for an open step, then `turn/end` with reason `error`. Without it the
- * plan layers would read the session as mid-turn forever.
+ * plan layers read the session as mid-turn: an idle `/plan` would wait for
+ * a step instead of committing.
  */
 export async function closeInterruptedTurn(session: Session): Promise<void> {
   const events = session.events
