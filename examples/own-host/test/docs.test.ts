@@ -1,0 +1,58 @@
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it, vi } from 'vitest'
+
+const root = fileURLToPath(new URL('../../../', import.meta.url))
+const page = readFileSync(`${root}docs/own-host.md`, 'utf8')
+
+/** Every fenced block of the page preceded by `<!-- <kind>: <what> -->`, in page order. */
+function marked(kind: string): { what: string; body: string }[] {
+  const pattern = new RegExp(`<!-- ${kind}: (.+?) -->\\n\`\`\`\\w*\\n([\\s\\S]*?)\\n\`\`\``, 'g')
+  return [...page.matchAll(pattern)].map((match) => ({ what: match[1]!, body: match[2]! }))
+}
+
+describe('docs/own-host.md', () => {
+  const excerpts = marked('excerpt')
+
+  it('has an excerpt of every part of the host', () => {
+    expect(new Set(excerpts.map((excerpt) => excerpt.what))).toEqual(
+      new Set(
+        ['host', 'session-log', 'step-loop', 'system-prompt', 'transcript', 'tools', 'commands', 'user-questions', 'projections'].map(
+          (name) => `examples/own-host/src/${name}.ts`,
+        ),
+      ),
+    )
+  })
+
+  it.each(excerpts.map((excerpt, index) => [index + 1, excerpt.what, excerpt.body] as const))(
+    'excerpt %i appears word for word in %s (pieces split by // … in order)',
+    (_, file, body) => {
+      const source = readFileSync(`${root}${file}`, 'utf8')
+      let from = 0
+      for (const piece of body.split(/^\s*\/\/ …\n/m)) {
+        const at = source.indexOf(piece.replace(/\n$/, ''), from)
+        expect(at, `not found in ${file} after offset ${from}:\n${piece}`).toBeGreaterThanOrEqual(0)
+        from = at + piece.length
+      }
+    },
+  )
+
+  it('shows lines the start script prints, in the order it prints them', async () => {
+    const [output] = marked('output')
+    expect(output?.what).toBe('pnpm --filter @planmode/example-own-host start')
+    const lines: string[] = []
+    const log = vi.spyOn(console, 'log').mockImplementation((line: string) => void lines.push(line))
+    try {
+      vi.resetModules()
+      await import('../src/main.js')
+    } finally {
+      log.mockRestore()
+    }
+    let from = 0
+    for (const line of output!.body.split('\n').filter((line) => line !== '...')) {
+      const at = lines.indexOf(line, from)
+      expect(at, `the start script does not print, after line ${from}: ${line}`).toBeGreaterThanOrEqual(0)
+      from = at + 1
+    }
+  })
+})
