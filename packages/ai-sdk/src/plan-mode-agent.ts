@@ -69,6 +69,12 @@ export interface PlanModeAgentOptions {
   readonly system?: string
   /** The agent's id (defaults to `ai-sdk:<session id>`). */
   readonly id?: string
+  /**
+   * The agent that spawned this one, when it is a child (a sub-agent of your
+   * host). The user-questions seam refuses the reviews of a child owned by a
+   * live agent (`NOT_ROOT_AGENT`).
+   */
+  readonly owner?: Agent
   /** Steps per call before the turn ends `step-limit` (`stopWhen: stepCountIs(maxSteps)`); default 20, the AI SDK's. */
   readonly maxSteps?: number
 }
@@ -225,6 +231,7 @@ export function createPlanModeAgent(options: PlanModeAgentOptions): PlanModeAgen
   const agent: Agent = {
     id: options.id ?? `ai-sdk:${session.id}`,
     session,
+    ...(options.owner === undefined ? {} : { owner: options.owner }),
     steer(message) {
       steered.push(message)
     },

@@ -1,7 +1,7 @@
 import type { AssistantModelMessage, ModelMessage, ToolModelMessage, ToolResultPart, UserModelMessage } from 'ai'
 import type { SessionEvent, UserMessage } from '@planmode/seams'
 
-/** The result text sent for a logged tool call that has no logged result. */
+/** The result text sent for a logged tool call that has no logged result (a turn cut short by a crash). @public */
 export const MISSING_TOOL_RESULT = 'Error: no result was logged for this call (the turn ended before it finished)'
 
 function userContent(message: UserMessage): Exclude<UserModelMessage['content'], string> {

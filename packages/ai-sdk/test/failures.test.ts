@@ -5,7 +5,7 @@ import { PlanModeAgentError, createPlanModeAgent } from '@planmode/ai-sdk'
 import { toolsPlugin } from '@planmode/host'
 import { planCorePlugin } from '@planmode/plan-core'
 import type { PreStepDecision } from '@planmode/seams'
-import { SECTION, compose, deferred, eventsOf, types } from './support/compose.js'
+import { PLAN, SECTION, compose, deferred, eventsOf, types } from './support/compose.js'
 import { scriptedMock, systemOf, toolNames, userTexts } from './support/mock-model.js'
 
 const waitTool = (started: () => void) => ({
@@ -214,6 +214,21 @@ describe('failure paths', () => {
     expect(systemOf(model.requests[2]!)).toBe(SECTION)
     expect(toolNames(model.requests[2]!)).toEqual(['enter_plan_mode', 'exit_plan_mode'])
     expect(userTexts(model.requests[2]!)).toEqual(['One.', 'Two.', 'Three.'])
+  })
+
+  it('a child agent (owner option) cannot put its plan to the user: the seam refuses it and the model reads why', async () => {
+    const host = compose({ answers: [[{ id: 'plan-review', selected: ['Approve'] }]] })
+    const parent = createPlanModeAgent({ ctx: host.ctx, session: await host.session(), model: scriptedMock([]) })
+    const session = await host.session()
+    const model = scriptedMock([{ calls: [{ name: 'exit_plan_mode', input: { plan: PLAN } }] }, { text: 'I will report the plan instead.' }])
+    const child = createPlanModeAgent({ ctx: host.ctx, session, model, owner: parent.agent, id: 'child' })
+    expect(child.agent.owner).toBe(parent.agent)
+    await host.ctx.require('planMode').set(child.agent, true)
+    await child.generate('Plan the change.')
+    const result = eventsOf(session, 'tool/result')[0]!.data
+    expect(result.isError).toBe(true)
+    expect(host.asks).toEqual([])
+    expect(host.ctx.require('planMode').get(child.agent)).toEqual({ active: true })
   })
 
   it('inject appends a user message now, without a turn', async () => {
