@@ -1,0 +1,52 @@
+import type { Agent } from '@planmode/seams'
+import { hostConformanceCases } from './host-conformance-cases.js'
+import type { HostConformanceOptions, HostFactory } from './host-adapter.js'
+
+/**
+ * The test functions of a runner, as the kit calls them: vitest's, jest's,
+ * mocha's and `node:test`'s `describe` and `it` all fit.
+ *
+ * @public
+ */
+export interface TestRunner {
+  /** Declares a group of tests. */
+  describe(name: string, body: () => void): unknown
+  /** Declares one test; `it.skip` (when present) declares a skipped one. */
+  it: {
+    (name: string, body: () => Promise<void>): unknown
+    skip?: (name: string, body: () => Promise<void>) => unknown
+  }
+}
+
+/**
+ * Options of {@link describeHostConformance}: the runner's `describe` and
+ * `it`, and the kit's options.
+ *
+ * @public
+ */
+export interface DescribeHostConformanceOptions extends HostConformanceOptions, TestRunner {}
+
+/**
+ * Declares one test per case of the kit, in a group named `name`: each
+ * test's title starts with `duty "<name>":` and a failing one throws a
+ * {@link HostConformanceError} whose message starts the same way.
+ *
+ * @example
+ * ```ts
+ * import { describe, it } from 'vitest'
+ * import { describeHostConformance } from '@planmode/host-conformance'
+ *
+ * describeHostConformance('my host', (env) => createMyHost(env), { describe, it })
+ * ```
+ *
+ * @public
+ */
+export function describeHostConformance<A extends Agent>(name: string, factory: HostFactory<A>, options: DescribeHostConformanceOptions): void {
+  const { describe, it, ...kit } = options
+  describe(name, () => {
+    for (const check of hostConformanceCases(factory, kit)) {
+      if (check.skipped && it.skip !== undefined) it.skip(check.title, () => check.run())
+      else it(check.title, () => check.run())
+    }
+  })
+}

@@ -1,0 +1,115 @@
+/**
+ * The duties the kit checks, by name: the host duties of SPEC §16 and the
+ * plan-layer behaviours that depend on the host.
+ *
+ * @public
+ */
+export type HostDuty =
+  | 'services'
+  | 'turns-and-steps'
+  | 'request-header'
+  | 'transcript-from-log'
+  | 'session-event'
+  | 'command-args'
+  | 'child-questions'
+  | 'pre-step-order'
+  | 'composition'
+  | 'restart-from-log'
+  | 'notices'
+  | 'review'
+  | 'enter-plan-mode'
+  | 'projections'
+
+/** What one duty means, in a sentence a host author can act on. @public */
+export interface HostDutyInfo {
+  /** The duty's name (the prefix of every failure). */
+  readonly duty: HostDuty
+  /** `host` for a duty of SPEC §16, `plan` for a plan-layer behaviour that depends on the host. */
+  readonly kind: 'host' | 'plan'
+  /** What the host must do. */
+  readonly means: string
+}
+
+/**
+ * Every duty the kit checks, in the order its cases run.
+ *
+ * @public
+ */
+export const HOST_DUTIES: readonly HostDutyInfo[] = [
+  {
+    duty: 'services',
+    kind: 'host',
+    means:
+      'the context provides the registries the plan layers use (systemPrompt, tools, commands, userQuestions, sessionProjections) and runs the agent/pre-step waterfall before every step',
+  },
+  {
+    duty: 'turns-and-steps',
+    kind: 'host',
+    means: 'every turn is logged as turn/start … turn/end and every model request as step/start … step/end, numbered from 1 (steps per turn)',
+  },
+  {
+    duty: 'request-header',
+    kind: 'host',
+    means:
+      'a request/header (initial, then change) is logged before the step/start of every request whose system text, tools or model differ from the last header, and only then; it holds what the model received',
+  },
+  {
+    duty: 'transcript-from-log',
+    kind: 'host',
+    means: 'every request is built from the log: each user/message (notices and guidance messages included) and each tool/result reaches the model, in log order',
+  },
+  {
+    duty: 'session-event',
+    kind: 'host',
+    means: 'session/event is emitted once after each append, once session.events holds the event, and with the same events array while the log only grows',
+  },
+  {
+    duty: 'command-args',
+    kind: 'host',
+    means:
+      "every command is logged as command/run { commandId, name, args, source } before its handler (args always a string, '' after a bare name) and command/done { commandId, kind } after it; an unknown command logs nothing",
+  },
+  {
+    duty: 'child-questions',
+    kind: 'host',
+    means: 'the userQuestions seam refuses an agent owned by a live agent with UserQuestionError NOT_ROOT_AGENT, without asking the provider; a root agent reaches the provider',
+  },
+  {
+    duty: 'pre-step-order',
+    kind: 'host',
+    means:
+      "a pre-step decision's messages are logged as user/message after whatever the waterfall appended (the flush's plan/mode), in the decision's order, and before the step's request/header and step/start",
+  },
+  {
+    duty: 'composition',
+    kind: 'plan',
+    means: 'the plan layers load into the host context (/plan, exit_plan_mode, enter_plan_mode, the plan and planHistory keys, the guidance) and disposing them removes every registration',
+  },
+  {
+    duty: 'restart-from-log',
+    kind: 'plan',
+    means: 'a host opened on a logged session rebuilds plan state from the log alone: a /plan selected after the last step is still pending and applies at the next step',
+  },
+  {
+    duty: 'notices',
+    kind: 'plan',
+    means:
+      'an idle /plan injects nothing; the model is told by one notice logged as a user message of the step whose request uses the new state, before its request/header; a net-zero switch narrates nothing',
+  },
+  {
+    duty: 'review',
+    kind: 'plan',
+    means: 'exit_plan_mode reaches the provider through the host questions seam and its answer (Approve, Keep planning with feedback, Stop planning) comes back unchanged to the tool and the log',
+  },
+  {
+    duty: 'enter-plan-mode',
+    kind: 'plan',
+    means: 'enter_plan_mode runs with its calling agent, asks through the seam, and an accepted entry applies at the next step silently',
+  },
+  {
+    duty: 'projections',
+    kind: 'plan',
+    means: 'the sessionProjections snapshot of plan and planHistory equals a cold fold of the log, as of its last event, whenever the host is at rest',
+  },
+]
+

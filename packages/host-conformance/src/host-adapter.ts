@@ -1,0 +1,68 @@
+import type { LanguageModelV3 } from '@ai-sdk/provider'
+import type { Context } from '@planmode/context'
+import type { Agent } from '@planmode/seams'
+import type { HostDuty } from './duties.js'
+
+/**
+ * What the kit gives a host factory for one case.
+ *
+ * @public
+ */
+export interface ConformanceEnvironment {
+  /** The scripted model every agent of the host must send its requests to (an AI SDK `LanguageModelV3`). */
+  readonly model: LanguageModelV3
+  /**
+   * A fresh, empty directory for this case's logs. A restart case closes the
+   * first host and calls the factory again with the same `dir`: a host whose
+   * log lives elsewhere (memory, a database) keys it by `dir`.
+   */
+  readonly dir: string
+}
+
+/**
+ * The host as the kit drives it: its context, and the three things the seams
+ * leave to each host (creating an agent, opening a logged session,
+ * running a turn). Everything else goes through the seams' services on
+ * `context`.
+ *
+ * @public
+ */
+export interface ConformanceHost<A extends Agent = Agent> {
+  /**
+   * The context holding the host's services (`systemPrompt`, `tools`,
+   * `commands`, `userQuestions`, `sessionProjections`) and emitting its events
+   * (`agent/pre-step`, `session/event`). The kit loads the plan layers into it.
+   */
+  readonly context: Context
+  /** A new, empty session and an idle agent over it; with `owner`, a child agent owned by that live agent. */
+  createAgent(options?: { readonly owner?: A }): A | Promise<A>
+  /**
+   * An idle agent over the session logged as `sessionId` (by an earlier host
+   * with the same `dir`). Leave it out and the restart case fails, naming
+   * `restart-from-log`, unless that duty is skipped.
+   */
+  openAgent?(sessionId: string): A | Promise<A>
+  /** Runs one turn with `text` as its user message; resolves once the turn's `turn/end` is logged. */
+  prompt(agent: A, text: string): Promise<unknown>
+  /** Releases the host (files, locks, timers). Called at the end of every case and before a restart. */
+  close?(): void | Promise<void>
+}
+
+/**
+ * Builds a fresh host for one case. It may be async.
+ *
+ * @public
+ */
+export type HostFactory<A extends Agent = Agent> = (environment: ConformanceEnvironment) => ConformanceHost<A> | Promise<ConformanceHost<A>>
+
+/**
+ * Options of the kit.
+ *
+ * @public
+ */
+export interface HostConformanceOptions {
+  /** Duties not to check (their cases are reported skipped, never passed). */
+  readonly skip?: readonly HostDuty[]
+  /** How long one host operation (a prompt, a command, an open) may take before the case fails naming its duty. Default 10 000 ms. */
+  readonly operationTimeoutMs?: number
+}

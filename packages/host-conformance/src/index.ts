@@ -1,0 +1,25 @@
+/**
+ * The public conformance kit of planmode: run it from a host's own tests and
+ * learn, by name, which host duty (SPEC §16) or host-dependent plan-layer
+ * behaviour the host breaks.
+ *
+ * @remarks
+ * The kit builds a scripted AI SDK model, hands it to the host factory,
+ * loads the plan layers (plan-core, plan-policy, plan-commands, plan-tool,
+ * plan-projection's `plan` and `planHistory`) into the host's context and
+ * drives the host through the seams.
+ *
+ * @packageDocumentation
+ */
+export { createConformanceModel } from './conformance-model.js'
+export type { ConformanceModel, ConformanceReply, ConformanceResponse, ConformanceToolCall } from './conformance-model.js'
+export { describeHostConformance } from './describe-host-conformance.js'
+export type { DescribeHostConformanceOptions, TestRunner } from './describe-host-conformance.js'
+export { HOST_DUTIES } from './duties.js'
+export type { HostDuty, HostDutyInfo } from './duties.js'
+export type { ConformanceEnvironment, ConformanceHost, HostConformanceOptions, HostFactory } from './host-adapter.js'
+export { hostConformanceCases } from './host-conformance-cases.js'
+export type { HostConformanceCase } from './host-conformance-cases.js'
+export { BROKEN_HOST_VARIANTS } from './broken-host-variants.js'
+export type { BrokenHostVariant } from './broken-host-variants.js'
+export { HostConformanceError } from './host-conformance-error.js'

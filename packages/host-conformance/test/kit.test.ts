@@ -1,0 +1,145 @@
+import { Context } from '@planmode/context'
+import { describe, expect, it } from 'vitest'
+import {
+  HOST_DUTIES,
+  HostConformanceError,
+  createConformanceModel,
+  describeHostConformance,
+  hostConformanceCases,
+  type HostFactory,
+} from '@planmode/host-conformance'
+import { referenceHost } from './support/reference-host.js'
+
+const call = { prompt: [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'hi' }] }] }
+
+describe('createConformanceModel', () => {
+  it('answers doGenerate and doStream from one queue and records every request', async () => {
+    const model = createConformanceModel([{ text: 'one' }, { toolCalls: [{ toolName: 'read', input: { path: 'a' } }] }])
+    const generated = await model.doGenerate(call)
+    expect(generated.content).toEqual([{ type: 'text', text: 'one' }])
+    expect(generated.finishReason.unified).toBe('stop')
+    const { stream } = await model.doStream(call)
+    const parts: { type: string }[] = []
+    for await (const part of stream as unknown as AsyncIterable<{ type: string }>) parts.push(part)
+    expect(parts.map((part) => part.type)).toEqual(['stream-start', 'tool-input-start', 'tool-input-delta', 'tool-input-end', 'tool-call', 'finish'])
+    expect(parts[4]).toMatchObject({ toolName: 'read', input: '{"path":"a"}', toolCallId: 'conformance_call_1' })
+    expect(model.requests).toHaveLength(2)
+  })
+
+  it('throws for a request past the script and records it as an overrun', async () => {
+    const model = createConformanceModel()
+    await expect(model.doGenerate(call)).rejects.toThrow('conformance model: no scripted response left for request #1')
+    expect(model.overruns).toEqual([1])
+  })
+
+  it('records and rethrows what a scripted function throws', async () => {
+    const model = createConformanceModel([
+      () => {
+        throw new Error('boom')
+      },
+    ])
+    await expect(model.doStream(call)).rejects.toThrow('boom')
+    expect(model.scriptErrors).toHaveLength(1)
+  })
+})
+
+describe('hostConformanceCases', () => {
+  it('has a case for every duty, each titled with its duty name', () => {
+    const cases = hostConformanceCases(referenceHost)
+    expect(new Set(cases.map((check) => check.duty))).toEqual(new Set(HOST_DUTIES.map((info) => info.duty)))
+    for (const check of cases) expect(check.title.startsWith(`duty "${check.duty}": `)).toBe(true)
+  })
+
+  it('marks skipped duties and does not run them', async () => {
+    let built = 0
+    const counting: HostFactory = (environment) => {
+      built += 1
+      return referenceHost(environment)
+    }
+    const cases = hostConformanceCases(counting, { skip: ['restart-from-log'] })
+    const skipped = cases.filter((check) => check.skipped)
+    expect(skipped.map((check) => check.duty)).toEqual(['restart-from-log'])
+    await skipped[0]!.run()
+    expect(built).toBe(0)
+  })
+
+  it('a host without openAgent fails the restart case by name', async () => {
+    const noRestart: HostFactory = async (environment) => {
+      const { openAgent: _none, ...host } = await referenceHost(environment)
+      return host
+    }
+    const restart = hostConformanceCases(noRestart).find((check) => check.duty === 'restart-from-log')!
+    await expect(restart.run()).rejects.toThrow(/^duty "restart-from-log": the host adapter has no openAgent/)
+  })
+
+  it('a prompt that never settles fails its case by name after the operation timeout', async () => {
+    const hanging: HostFactory = async (environment) => ({ ...(await referenceHost(environment)), prompt: () => new Promise(() => {}) })
+    const turns = hostConformanceCases(hanging, { operationTimeoutMs: 50 }).find((check) => check.duty === 'turns-and-steps')!
+    const error = await turns.run().then(() => undefined, (thrown: unknown) => thrown)
+    expect(HostConformanceError.isInstance(error) && error.duty).toBe('turns-and-steps')
+    expect((error as Error).message).toBe('duty "turns-and-steps": prompt("one") did not settle within 50 ms')
+  })
+
+  it('a factory that throws fails the case, naming its duty and the error', async () => {
+    const failing: HostFactory = () => {
+      throw new Error('no host today')
+    }
+    const [first] = hostConformanceCases(failing)
+    await expect(first!.run()).rejects.toThrow('duty "services": the host factory threw: no host today')
+  })
+
+  it('a host without a context fails the services duty', async () => {
+    const contextless = (() => ({ context: undefined, createAgent: () => undefined, prompt: async () => undefined })) as unknown as HostFactory
+    const cases = hostConformanceCases(contextless).filter((check) => check.duty === 'review')
+    await expect(cases[0]!.run()).rejects.toThrow('duty "services": the host has no `context`')
+  })
+
+  it('a host whose context lacks a registry fails the services duty, naming the service', async () => {
+    const bare: HostFactory = () => ({ context: new Context(), createAgent: () => undefined as never, prompt: async () => undefined })
+    const [services] = hostConformanceCases(bare)
+    await expect(services!.run()).rejects.toThrow('duty "services": the host\'s context provides no "systemPrompt" service')
+  })
+})
+
+describe('HostConformanceError', () => {
+  it('names the duty in its message and field, and is recognised across copies', () => {
+    const error = new HostConformanceError('command-args', 'command/run.args must be a string')
+    expect(error.message).toBe('duty "command-args": command/run.args must be a string')
+    expect(error.duty).toBe('command-args')
+    expect(error.name).toBe('HostConformanceError')
+    expect(HostConformanceError.isInstance(error)).toBe(true)
+    expect(HostConformanceError.isInstance(new Error('duty "x": y'))).toBe(false)
+    expect(HostConformanceError.isInstance(null)).toBe(false)
+  })
+})
+
+describe('describeHostConformance', () => {
+  it('declares one test per case inside one group, skipped ones through it.skip', () => {
+    const groups: string[] = []
+    const tests: string[] = []
+    const skipped: string[] = []
+    const it = Object.assign((name: string) => void tests.push(name), { skip: (name: string) => void skipped.push(name) })
+    describeHostConformance('my host', referenceHost, {
+      describe: (name, body) => {
+        groups.push(name)
+        body()
+      },
+      it,
+      skip: ['projections'],
+    })
+    expect(groups).toEqual(['my host'])
+    expect(tests).toHaveLength(hostConformanceCases(referenceHost).length - 1)
+    expect(skipped).toEqual([hostConformanceCases(referenceHost).find((check) => check.duty === 'projections')!.title])
+  })
+
+  it('without it.skip, a skipped duty is declared as a test that does nothing', async () => {
+    const bodies: (() => Promise<void>)[] = []
+    describeHostConformance('my host', referenceHost, {
+      describe: (_name, body) => body(),
+      it: (_name: string, body: () => Promise<void>) => void bodies.push(body),
+      skip: HOST_DUTIES.map((info) => info.duty),
+    })
+    await Promise.all(bodies.map((body) => body()))
+    expect(bodies.length).toBe(hostConformanceCases(referenceHost).length)
+  })
+})
