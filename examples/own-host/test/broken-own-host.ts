@@ -1,0 +1,27 @@
+// The example host as the conformance kit drives it, and its deliberately broken variants
+// (each wraps the host without touching its source; see the kit's BROKEN_HOST_VARIANTS).
+import type { HostFactory } from '@planmode/host-conformance'
+import { createOwnHost, type LogStore, type OwnAgent } from '../src/index.js'
+
+/** One log store per case directory: a restart case builds a second host over the first one's logs. */
+const stores = new Map<string, LogStore>()
+
+const quiet = { debug() {}, info() {}, warn() {}, error() {} }
+
+/** The example host with the seams only (`plan: false`): the kit composes the plan layers itself. */
+export const ownHostFactory: HostFactory<OwnAgent> = ({ model, dir }) => {
+  let store = stores.get(dir)
+  if (store === undefined) stores.set(dir, (store = new Map()))
+  const host = createOwnHost({ model, store, plan: false, logger: quiet })
+  return {
+    context: host.ctx,
+    async createAgent(options) {
+      return host.agent(await host.session(), options?.owner === undefined ? {} : { owner: options.owner })
+    },
+    async openAgent(sessionId) {
+      return host.agent(await host.session(sessionId))
+    },
+    prompt: (agent, text) => agent.prompt(text),
+    close: () => host.dispose(),
+  }
+}
