@@ -37,6 +37,25 @@ describe('docs/own-host.md', () => {
     },
   )
 
+  it('links only to headings of the page', () => {
+    // GitHub's anchors: lower case, punctuation dropped, spaces as hyphens.
+    const slugs = [...page.matchAll(/^#+ (.+)$/gm)].map((match) => match[1]!.toLowerCase().replace(/[^a-z0-9 _-]/g, '').replace(/ /g, '-'))
+    const anchors = [...page.matchAll(/\]\(#([^)]+)\)/g)].map((match) => match[1]!)
+    expect(anchors.length).toBeGreaterThan(0)
+    for (const anchor of anchors) expect(slugs, anchor).toContain(anchor)
+  })
+
+  it("the example README's quick start runs as shown", async () => {
+    const readme = readFileSync(`${root}examples/own-host/README.md`, 'utf8')
+    const code = /```ts\n([\s\S]*?)\n```/.exec(readme)![1]!
+    const { approvingReviewer, createOwnHost, createScriptedModel } = await import('../src/index.js')
+    const body = code.replace(/^import .*\n/m, '').replace(/^(host\.ctx\.require\('sessionProjections'\).*?) \/\/.*$/m, 'return [$1, host]')
+    const run = new Function('approvingReviewer', 'createOwnHost', 'createScriptedModel', `return (async () => {\n${body}\n})()`)
+    const [plan, host] = await run(approvingReviewer, createOwnHost, createScriptedModel)
+    host.dispose()
+    expect(plan).toEqual({ active: true, pending: false })
+  })
+
   it('shows lines the start script prints, in the order it prints them', async () => {
     const [output] = marked('output')
     expect(output?.what).toBe('pnpm --filter @planmode/example-own-host start')
