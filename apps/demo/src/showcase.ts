@@ -21,12 +21,19 @@ export const SHOWCASE_FEEDBACK = 'Also flag overdue tasks in the `tasks list` ou
 export const SHOWCASE_COMMENT = 'Keep the dates plain YYYY-MM-DD text.'
 /** The step the scripted reviewer adds to the revised plan before approving it. */
 export const SHOWCASE_EDIT_STEP = 'Mention overdue tasks in the README usage too.'
+/** The request that makes the model ask to enter plan mode itself (SPEC §12). */
+export const SHOWCASE_PLAN_FIRST = "Let's plan first: add a `tasks clear` command that removes finished tasks."
+/** What the careless request of the guarded session asks for (the offline model then calls `write_file` in plan mode). */
+export const SHOWCASE_CARELESS = 'Ignore plan mode and write NOTES.md'
+/** plan-guard's refusal of `write_file` (SPEC §14), as the model reads it. */
+export const SHOWCASE_GUARD_REFUSAL =
+  'Error: write_file is not available in plan mode. Plan mode is read-only until the user approves a plan: use read-only tools, then present the plan with exit_plan_mode.'
 
 /** Options of {@link runShowcase}. */
 export interface ShowcaseOptions {
   readonly out: TranscriptOutput
   readonly color: boolean
-  /** Where the session log goes (kept); by default a temporary folder, removed at the end. */
+  /** Where the session logs go (kept); by default a temporary folder, removed at the end. */
   readonly sessionDir?: string
   /** Keep the temporary workspace copy and session folder instead of removing them at the end. */
   readonly keep?: boolean
@@ -43,6 +50,8 @@ export interface ShowcaseResult {
   readonly ok: boolean
   readonly stages: readonly ShowcaseStage[]
   readonly sessionFile: string | undefined
+  /** The second session's log (guidance in the transcript, plan-guard composed). */
+  readonly secondSessionFile: string | undefined
   readonly workspace: string
   /** The temporary folders removed at the end (none with `keep`). */
   readonly removed: readonly string[]
@@ -67,12 +76,25 @@ function planModeIndexes(events: readonly SessionEvent[], active: boolean): numb
   )
 }
 
+/** The form of a plan-mode message (`notice` or `guidance`), else `undefined`. */
+function planMessageForm(event: SessionEvent): string | undefined {
+  return event.type === 'user/message' && event.data.source.kind === 'plugin' && event.data.source.plugin === 'plan-mode' ? event.data.source.form : undefined
+}
+
+const isNotice = (event: SessionEvent): boolean => planMessageForm(event) === 'notice'
+const textOf = (event: SessionEvent): string => (event.type === 'user/message' ? event.data.content.map((block) => (block.type === 'text' ? block.text : '')).join('') : '')
+const ENTERING = 'The user switched this session to plan mode.'
+const LEAVING = 'The user switched this session back to the default mode.'
+
 /**
  * The scripted showcase: `/plan <goal>`, exploration, a review answered
  * "Keep planning" with feedback, the revised plan approved, the
  * implementation, a `/plan` typed during a turn (pending), then the session
  * reopened from its JSONL file in a fresh host, where the pending selection
- * is recovered and applied at the next step. Every expected stage is checked; `ok` only when all happened.
+ * is recovered and applied at the next step; an idle `/plan off` + `/plan`
+ * that tells the model nothing; the model asking to enter plan mode; and a
+ * second session with the guidance in the transcript and plan-guard
+ * composed. Every expected stage is checked; `ok` only when all happened.
  * The temporary workspace copy (and the session folder, unless `sessionDir`
  * is given) are removed when it ends, however it ends, unless `keep` is set.
  */
@@ -91,7 +113,7 @@ async function showcase(options: ShowcaseOptions, workspace: string, sessionDir:
   const style = createStyle(options.color)
   const section = RECOMMENDED_PLAN_SECTION
   let host: DemoHost | undefined
-  const renderer = new TranscriptRenderer({
+  let renderer = new TranscriptRenderer({
     out: options.out,
     style,
     planSection: section,
@@ -254,30 +276,139 @@ async function showcase(options: ShowcaseOptions, workspace: string, sessionDir:
     'applied at the next step boundary, with a notice',
     host.planState().active && host.badge() === 'on' && modeAt >= 0 && noticeAt > modeAt && headerAt > noticeAt,
   )
+
+  renderer.stage('6. /plan off, then /plan, while idle: nothing reaches the model')
+  const flipFrom = host.session.events.length
   await send('/plan off')
+  await send('/plan')
+  const flipped = host.session.events.slice(flipFrom)
   check(
-    'plan mode left while idle, with a notice',
-    !host.planState().active &&
-      host.badge() === 'off' &&
-      host.session.events.some((event) => event.type === 'user/message' && event.data.content.some((block) => block.type === 'text' && /back to the default mode/.test(block.text))),
+    'an idle /plan off and /plan log both switches and inject no notice',
+    flipped.filter((event) => (event.type as string) === 'plan/mode').length === 2 && !flipped.some(isNotice) && host.badge() === 'on',
+  )
+  const askFrom = host.session.events.length
+  await send('Are you still in plan mode?')
+  renderer.info('(no notice at this step: the model was last told plan mode is on, and this request is in plan mode)')
+  const asked = host.session.events.slice(askFrom)
+  const latestNotice = host.session.events.filter(isNotice).at(-1)
+  const latestHeader = host.session.events.filter((event) => event.type === 'request/header').at(-1)
+  check(
+    "the next step brings no notice: the model's latest one matches its request",
+    asked.some((event) => event.type === 'step/start') &&
+      !asked.some(isNotice) &&
+      latestNotice !== undefined &&
+      textOf(latestNotice) === ENTERING &&
+      latestHeader?.type === 'request/header' &&
+      latestHeader.data.system.includes(section.trim()),
+  )
+
+  renderer.stage('7. The model asks to enter plan mode')
+  const offFrom = host.session.events.length
+  await send('/plan off')
+  renderer.info('(logged now; the model is told at its next step)')
+  scripted.push(
+    () => ({ selected: ['Enter plan mode'] }),
+    () => ({ selected: ['Stop planning'] }),
+  )
+  const entryFrom = host.session.events.length
+  await send(SHOWCASE_PLAN_FIRST)
+  const offEvents = host.session.events.slice(offFrom, entryFrom)
+  const entryEvents = host.session.events.slice(entryFrom)
+  const turnStart = entryEvents.findIndex((event) => event.type === 'turn/start')
+  const leavingAt = entryEvents.findIndex((event) => isNotice(event) && textOf(event) === LEAVING)
+  check(
+    'the leaving notice waits for the next step, not the idle /plan off',
+    !offEvents.some(isNotice) && turnStart >= 0 && leavingAt > turnStart && entryEvents.filter(isNotice).length === 1,
+  )
+  const entryCalls = calls(entryEvents)
+  const enterCall = entryCalls.find((call) => call.name === 'enter_plan_mode')
+  const enterResult = entryEvents.findIndex((event) => event.type === 'tool/result' && event.data.toolName === 'enter_plan_mode' && !event.data.isError)
+  check(
+    'the model asks to enter plan mode, with its reason',
+    enterCall !== undefined && enterCall.index > leavingAt && typeof enterCall.input.reason === 'string' && enterCall.input.reason.includes('tasks clear'),
+  )
+  const enteredAt = entryEvents.findIndex(
+    (event, index) => index > enterResult && (event.type as string) === 'plan/mode' && (event.data as { active?: boolean; cause?: string }).active === true,
+  )
+  const enteredData = entryEvents[enteredAt]?.data as { cause?: string } | undefined
+  const planHeaderAt = entryEvents.findIndex((event, index) => index > enteredAt && event.type === 'request/header' && event.data.system.includes(section.trim()))
+  check(
+    'the reviewer agrees: the next step runs in plan mode, with no notice',
+    enterResult >= 0 && enteredAt > enterResult && enteredData?.cause === 'model' && planHeaderAt > enteredAt && !entryEvents.slice(enterResult).some(isNotice),
+  )
+  const entryPlan = entryCalls.find((call) => call.name === 'exit_plan_mode' && call.index > enteredAt)
+  check(
+    'after entry it explores read-only and presents a plan, as under /plan',
+    entryPlan !== undefined &&
+      String(entryPlan.input.plan).startsWith('# ') &&
+      entryCalls.some((call) => call.index > enteredAt && call.index < entryPlan.index && ['list_files', 'read_file', 'search'].includes(call.name)) &&
+      !entryCalls.some((call) => ['write_file', 'edit_file'].includes(call.name)) &&
+      scripted.length === 0 &&
+      !host.planState().active,
+  )
+  await host.close()
+  host = undefined
+
+  renderer.stage('8. A second session: guidance in the transcript (--placement transcript) and plan-guard (--guard)')
+  renderer = new TranscriptRenderer({
+    out: options.out,
+    style,
+    planSection: section,
+    placement: 'transcript',
+    present: (name, input) => host?.ctx.get('tools')?.get(name)?.presentCall?.(input as never),
+  })
+  host = await createDemoHost({ sessionDir, workspace, model, section, renderer, style, answer, placement: 'transcript', guard: true })
+  renderer.info(`session: ${host.session.id}; the plan section is sent as one transcript message, and tools that are not read-only are refused in plan mode`)
+  await send('hello')
+  await send('/plan')
+  const guardFrom = host.session.events.length
+  await send(SHOWCASE_CARELESS)
+  await send('/plan off')
+  await send('thanks!')
+  const second = host.session.events
+  const secondSessionFile = host.session.file
+  const headers = second.filter((event) => event.type === 'request/header')
+  const guidance = second.flatMap((event, index) => (planMessageForm(event) === 'guidance' ? [index] : []))
+  const secondNotices = second.flatMap((event, index) => (isNotice(event) ? [{ index, text: textOf(event) }] : []))
+  check(
+    'transcript placement: one request header for the session, the guidance a message after the notice',
+    headers.length === 1 &&
+      headers[0]?.type === 'request/header' &&
+      !headers[0].data.system.includes(section.trim()) &&
+      guidance.length === 1 &&
+      textOf(second[guidance[0]!]!) === section &&
+      secondNotices.map((notice) => notice.text).join('|') === `${ENTERING}|${LEAVING}` &&
+      secondNotices[0]!.index === guidance[0]! - 1,
+  )
+  const guardResults = second.slice(guardFrom).flatMap((event) => (event.type === 'tool/result' ? [event.data] : []))
+  const refused = guardResults.find((result) => result.toolName === 'write_file')
+  check(
+    'with the guard, a write in plan mode is refused with the plan-guard text; the read runs',
+    refused?.isError === true &&
+      refused.content.map((block) => block.text).join('') === SHOWCASE_GUARD_REFUSAL &&
+      guardResults.some((result) => result.toolName === 'list_files' && !result.isError) &&
+      !existsSync(join(workspace, 'NOTES.md')),
   )
   await host.close()
   host = undefined
 
   const ok = stages.every((stage) => stage.ok)
   renderer.stage('Done')
-  if (!temporary.includes(sessionDir)) renderer.info(`session file: ${sessionFile ?? '(in memory)'}`)
+  if (!temporary.includes(sessionDir)) {
+    renderer.info(`session file: ${sessionFile ?? '(in memory)'}`)
+    renderer.info(`second session file: ${secondSessionFile ?? '(in memory)'}`)
+  }
   if (!temporary.includes(workspace)) renderer.info(`workspace:    ${workspace}`)
   if (temporary.length > 0) {
-    const what = temporary.includes(sessionDir) ? 'the workspace copy and the session log were' : 'the workspace copy was'
-    renderer.info(`${what} temporary and ${temporary.length > 1 ? 'are' : 'is'} removed now (--keep keeps ${temporary.length > 1 ? 'them' : 'it'}${temporary.includes(sessionDir) ? '; --session-dir DIR keeps the log' : ''})`)
+    const what = temporary.includes(sessionDir) ? 'the workspace copy and the session logs were' : 'the workspace copy was'
+    renderer.info(`${what} temporary and ${temporary.length > 1 ? 'are' : 'is'} removed now (--keep keeps ${temporary.length > 1 ? 'them' : 'it'}${temporary.includes(sessionDir) ? '; --session-dir DIR keeps the logs' : ''})`)
   }
   const summary = ok
-    ? `✓ ${stages.length}/${stages.length} stages: ${exits.length} plans (${exits.length - 1} revision), a line comment, approved as edited, history diffed and saved, ${new Set(changed.map((result) => result.toolCallId)).size} changes, tests green, a pending /plan recovered after reopening and applied at the next step.`
+    ? `✓ ${stages.length}/${stages.length} stages: ${exits.length} plans (${exits.length - 1} revision), a line comment, approved as edited, history diffed and saved, ${new Set(changed.map((result) => result.toolCallId)).size} changes, tests green, a pending /plan recovered after reopening and applied at the next step, notices only at a step, an entry the model asked for, guidance in the transcript, a write refused by the guard.`
     : `✗ ${stages.filter((stage) => !stage.ok).length} of ${stages.length} stages missing: ${stages
         .filter((stage) => !stage.ok)
         .map((stage) => stage.name)
         .join('; ')}`
   options.out.write(`\n${ok ? style.green(summary) : style.red(summary)}\n`)
-  return { ok, stages, sessionFile, workspace }
+  return { ok, stages, sessionFile, secondSessionFile, workspace }
 }

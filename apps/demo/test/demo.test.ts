@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
 import { RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SHOWCASE_COMMENT, SHOWCASE_EDIT_STEP, SHOWCASE_FEEDBACK } from '../src/showcase.js'
+import { SHOWCASE_CARELESS, SHOWCASE_COMMENT, SHOWCASE_EDIT_STEP, SHOWCASE_FEEDBACK, SHOWCASE_GUARD_REFUSAL, SHOWCASE_PLAN_FIRST } from '../src/showcase.js'
 import { wantsLiveScreen, WORKING_FRAMES, WORKING_LABEL } from '../src/terminal/live-screen.js'
 import { childEnv, ensureBuilt, hasScriptPty, onlySessionFile, planTrace, readSession, REPO, runScript, spawnStart, spawnStartOnPty } from './support/built-demo.js'
 import { startChatServer } from './support/chat-server.js'
@@ -38,7 +38,7 @@ describe('the launcher (`pnpm demo`, `pnpm start`)', () => {
     expect(stderr).toMatch(/^(building planmode[^\n]*\n)?$/)
     expect(stdout.startsWith('\n── planmode demo: plan, review, revise, approve, implement, resume ──\n')).toBe(true)
     expect(stdout).not.toMatch(/turbo|telemetry|Tasks:|Build success|dist\//i)
-    expect(stdout.trimEnd().split('\n').at(-1)).toMatch(/^✓ 18\/18 stages/)
+    expect(stdout.trimEnd().split('\n').at(-1)).toMatch(/^✓ 25\/25 stages/)
   }, 180_000)
 
   it('shows the build output when the build fails, and starts nothing', async () => {
@@ -63,7 +63,7 @@ describe('temporary folders', () => {
     const tmp = temp('tmpdir-demo')
     const { code, stdout } = await runScript('demo', [], '', childEnv({ TMPDIR: tmp }))
     expect(code).toBe(0)
-    expect(stdout).toContain('the workspace copy and the session log were temporary and are removed now (--keep keeps them; --session-dir DIR keeps the log)')
+    expect(stdout).toContain('the workspace copy and the session logs were temporary and are removed now (--keep keeps them; --session-dir DIR keeps the logs)')
     // The transcript excerpts in the READMEs are lines this run printed (`…` stands for any text).
     const printed = stdout.split(`${tmp}/`).join('/tmp/').split('\n')
     for (const [readme, marker] of [
@@ -146,7 +146,7 @@ describe('pnpm demo (built, as a child process)', () => {
     expect(stdout).toContain('[plan: off] › /plan Add due dates to tasks')
     expect(stdout).toContain('[plan: on] › /plan off')
     expect(stdout).toContain('[plan: pending → on] › What would you change next?')
-    expect(stdout.match(/^\[plan: (on|off|pending → on|pending → off)\] › /gm)?.length).toBe(8)
+    expect(stdout.match(/^\[plan: (on|off|pending → on|pending → off)\] › /gm)?.length).toBe(17)
     // Exploration, the plan as markdown, the review and its choices.
     expect(stdout).toContain('→ list_files .')
     expect(stdout).toContain('→ read_file src/tasks.js')
@@ -176,9 +176,34 @@ describe('pnpm demo (built, as a child process)', () => {
     expect(stdout).toContain('ⓘ notice (to the model) The user switched this session back to the default mode.')
     // The reopened session and the closing lines.
     expect(stdout).toContain('planMode.get → {"active":false,"pending":true}; plan projection → {"active":false,"pending":true}')
-    const file = onlySessionFile(sessionDir)
-    expect(stdout).toContain(`session file: ${file}`)
-    expect(stdout.trimEnd().split('\n').at(-1)).toMatch(/^✓ 18\/18 stages: 2 plans \(1 revision\), a line comment, approved as edited, history diffed and saved, /)
+    // An idle /plan off and /plan say nothing at once; the leaving notice comes with the next step.
+    expect(stdout).toContain('[plan: on] › /plan off\n  ● plan/mode logged: off\n  ↳ Plan mode off.\n\n[plan: off] › /plan\n  ● plan/mode logged: on\n  ↳ Plan mode on. Send /plan off to leave.\n\n[plan: on] › Are you still in plan mode?\n  assistant ')
+    expect(stdout).toContain(`[plan: off] › ${SHOWCASE_PLAN_FIRST}\n  ⓘ notice (to the model) The user switched this session back to the default mode.\n`)
+    // The model asks to enter plan mode: the question, the reviewer's yes, no notice, then planning.
+    expect(stdout).toContain('→ enter_plan_mode “You asked to plan first: Add a `tasks clear` command that …”')
+    expect(stdout).toContain('  ┌ Plan mode\n')
+    expect(stdout).toContain('  │   1. Enter plan mode — ')
+    expect(stdout).toContain('  │   2. Not now — ')
+    expect(stdout).toContain(
+      '  reviewer › Enter plan mode\n    ✓ The user agreed to plan mode. From your next step, explore and plan, then present the plan with exit_plan_mode.\n  ● plan/mode logged: on\n  · request header: plan section added to the system prompt\n',
+    )
+    expect(stdout).toContain('→ exit_plan_mode “Plan: Add a `tasks clear` command that removes finished tasks”')
+    expect(stdout).toContain('  reviewer › Stop planning\n')
+    // The second session: guidance in the transcript, the guard.
+    expect(stdout).toContain('· request header: system prompt and tools fixed (plan guidance goes in the transcript)')
+    expect(stdout).toContain(
+      `[plan: on] › ${SHOWCASE_CARELESS}\n  ⓘ notice (to the model) The user switched this session to plan mode.\n  ⓘ guidance (to the model) the plan section as a transcript message (`,
+    )
+    expect(stdout).toContain(`    ✗ ${SHOWCASE_GUARD_REFUSAL}\n`)
+    expect(stdout).toContain('assistant The plan guard refused write_file')
+    const files = readdirSync(sessionDir).filter((name) => name.endsWith('.jsonl'))
+    expect(files).toHaveLength(2)
+    const file = /^ {2}session file: (\S+)$/m.exec(stdout)![1]!
+    const secondFile = /^ {2}second session file: (\S+)$/m.exec(stdout)![1]!
+    expect(files.map((name) => join(sessionDir, name)).sort()).toEqual([file, secondFile].sort())
+    expect(stdout.trimEnd().split('\n').at(-1)).toMatch(
+      /^✓ 25\/25 stages: 2 plans \(1 revision\), a line comment, approved as edited, history diffed and saved, .*, notices only at a step, an entry the model asked for, guidance in the transcript, a write refused by the guard\.$/,
+    )
 
     const events = readSession(file)
     expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index))
@@ -199,10 +224,46 @@ describe('pnpm demo (built, as a child process)', () => {
       'notice:The user switched this session to plan mode.',
       'header:change:plan',
       'turn/end:completed',
+      // An idle /plan off and /plan: both logged, nothing told; the next step needs no notice (the model was told "on").
+      '/plan off',
+      'plan/mode:off',
+      '/plan',
+      'plan/mode:on',
+      'turn/end:completed',
+      // /plan off while idle: the notice comes with the next step; the model asks to enter, the reviewer agrees, no notice.
       '/plan off',
       'plan/mode:off',
       'notice:The user switched this session back to the default mode.',
+      'header:change:default',
+      'enter:entered',
+      'plan/mode:on:model',
+      'header:change:plan',
+      'review:stopped',
+      'plan/mode:off',
+      'header:change:default',
+      'turn/end:completed',
     ])
+    // The second session: one request header (the system prompt and tools never change), the guidance after the notice.
+    const second = readSession(secondFile)
+    expect(planTrace(second, RECOMMENDED_PLAN_SECTION)).toEqual([
+      'header:initial:default',
+      'turn/end:completed',
+      '/plan',
+      'plan/mode:on',
+      'notice:The user switched this session to plan mode.',
+      'guidance',
+      'turn/end:completed',
+      '/plan off',
+      'plan/mode:off',
+      'notice:The user switched this session back to the default mode.',
+      'turn/end:completed',
+    ])
+    const guidance = second.find((event) => event.type === 'user/message' && event.data.source.kind === 'plugin' && event.data.source.form === 'guidance')
+    expect(guidance?.type === 'user/message' && guidance.data.content).toEqual([{ type: 'text', text: RECOMMENDED_PLAN_SECTION }])
+    const refused = second.find((event) => event.type === 'tool/result' && event.data.toolName === 'write_file')
+    expect(refused?.type === 'tool/result' && refused.data).toMatchObject({ isError: true, content: [{ type: 'text', text: SHOWCASE_GUARD_REFUSAL }] })
+    const listed = second.find((event) => event.type === 'tool/result' && event.data.toolName === 'list_files')
+    expect(listed?.type === 'tool/result' && listed.data.isError).toBe(false)
     // No write or edit before the approval; the steered goal is a user message of the turn.
     const approved = events.findIndex((event) => event.type === 'tool/result' && event.data.toolName === 'exit_plan_mode' && !event.data.isError)
     const mutating = events.flatMap((event, index) =>
@@ -212,7 +273,7 @@ describe('pnpm demo (built, as a child process)', () => {
     expect(Math.min(...mutating)).toBeGreaterThan(approved)
     // Every command is logged as a run/done pair, all successful.
     const done = events.filter((event) => event.type === 'command/done')
-    expect(done).toHaveLength(3)
+    expect(done).toHaveLength(5)
     expect(done.every((event) => event.type === 'command/done' && event.data.kind === 'success')).toBe(true)
   })
 
@@ -466,8 +527,8 @@ describe('pnpm start driven through piped stdin', () => {
       'review:dismissed',
       'turn/end:completed',
       '/plan off',
+      // Idle: logged now; the model would be told at its next step (SPEC §3.4).
       'plan/mode:off',
-      'notice:The user switched this session back to the default mode.',
     ])
   })
 
@@ -480,6 +541,123 @@ describe('pnpm start driven through piped stdin', () => {
     const header = readSession(onlySessionFile(sessionDir)).find((event) => event.type === 'request/header')
     expect(header?.type === 'request/header' && header.data.system).toContain('CUSTOM PLAN GUIDANCE')
     expect(header?.type === 'request/header' && header.data.system).not.toContain(RECOMMENDED_PLAN_SECTION.trim())
+  })
+})
+
+describe('pnpm start: the model asks to enter plan mode, --placement, --guard', () => {
+  const startHeaders = (file: string) => readSession(file).filter((event) => event.type === 'request/header')
+
+  it('a plan-first request: the entry question, a refused note with Enter plan mode, then yes; the plan follows, then the work', async () => {
+    const sessionDir = temp('enter-yes')
+    const { code, stdout, stderr } = await runScript('start', ['--session-dir', sessionDir], lines("Let's plan first: add due dates to tasks", '1: sure', '1', '1', '/quit'))
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    expect(stdout).toContain('  guidance:  in the system prompt (--placement transcript sends it as a message)\n  guard:     off: plan mode guides, nothing is blocked (--guard refuses edits)\n')
+    expect(stdout).toContain('→ enter_plan_mode “You asked to plan first: Add due dates to tasks. In plan …”')
+    expect(stdout).toContain('  ┌ Plan mode\n\n    You asked to plan first: Add due dates to tasks. In plan mode I only read the workspace')
+    expect(stdout).toContain('  │ Switch this session to plan mode?\n  │   1. Enter plan mode — ')
+    expect(stdout).toContain('  └ answer with a number or a label; 2: <note> or other text declines with a note for the agent; an empty line or a /command dismisses\n')
+    // No `e` / `c` hint: the entry question has no plan to edit or comment on.
+    const question = stdout.slice(stdout.indexOf('┌ Plan mode'), stdout.indexOf('reviewer › Enter plan mode'))
+    expect(question).not.toContain('`e` edits the plan')
+    expect(question).not.toContain('comments on a line')
+    expect(stdout).toContain('plan mode? › 1: sure\n  ! Enter plan mode takes no note: the agent would read it as a decline. Type 1 to agree; a note goes with Not now (2: <note>)\nplan mode? › 1\n  reviewer › Enter plan mode\n')
+    expect(stdout).toContain('    ✓ The user agreed to plan mode. From your next step, explore and plan, then present the plan with exit_plan_mode.\n  ● plan/mode logged: on\n  · request header: plan section added to the system prompt\n')
+    expect(stdout).toContain('     3  Goal: Add due dates to tasks\n')
+    expect(stdout).toContain('review › 1\n  reviewer › Approve\n')
+    expect(stdout).toMatch(/assistant Done\. Tasks now take an optional due date/)
+    const file = onlySessionFile(sessionDir)
+    expect(planTrace(readSession(file), RECOMMENDED_PLAN_SECTION)).toEqual([
+      'header:initial:default',
+      'enter:entered',
+      'plan/mode:on:model',
+      'header:change:plan',
+      'review:approved',
+      'plan/mode:off',
+      'header:change:default',
+      'turn/end:completed',
+    ])
+  })
+
+  it('declined with a note, then dismissed with an empty line: plan mode stays off and the model says so', async () => {
+    const sessionDir = temp('enter-no')
+    const { code, stdout } = await runScript('start', ['--session-dir', sessionDir], lines('Make a plan to add due dates', '2: not today', 'plan it first: add due dates', '', '/quit'))
+    expect(code).toBe(0)
+    expect(stdout).toContain('plan mode? › 2: not today\n  reviewer › Not now: “not today”\n    ↺ The user declined plan mode; continue in the default mode. Their note: not today\n')
+    expect(stdout).toContain('assistant Understood: no plan mode (your note: “not today”).')
+    expect(stdout).toContain('plan mode? › \n  (review dismissed)\n    ↺ The user dismissed the question to speak; stop here and wait for their message.\n')
+    expect(stdout).toContain("assistant Understood: I'll wait for your message.")
+    const trace = planTrace(readSession(onlySessionFile(sessionDir)), RECOMMENDED_PLAN_SECTION)
+    expect(trace).toEqual(['header:initial:default', 'enter:declined', 'turn/end:completed', 'enter:dismissed', 'turn/end:completed'])
+  })
+
+  it('--placement transcript: one request header for the whole session, the guidance a message, after /plan and after an entry', async () => {
+    const sessionDir = temp('transcript')
+    const { code, stdout, stderr } = await runScript(
+      'start',
+      ['--session-dir', sessionDir, '--placement', 'transcript'],
+      lines('hello', "Let's plan first: add due dates to tasks", '1', '2: also flag overdue tasks', '1', '/plan', 'Add a clear command', '/plan off', 'thanks', '/quit'),
+    )
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    expect(stdout).toContain('  guidance:  a transcript message (the system prompt and tools never change)\n')
+    expect(stdout).toContain('· request header: system prompt and tools fixed (plan guidance goes in the transcript)')
+    expect(stdout).toMatch(/reviewer › Enter plan mode\n.*\n  ● plan\/mode logged: on\n  ⓘ guidance \(to the model\) the plan section as a transcript message \(\d+ lines\)\n/)
+    // The model read plan mode from the transcript: it explored, planned, revised and carried out the approved plan.
+    expect(stdout).toContain('_Revision 2: revised after your review._')
+    expect(stdout).toMatch(/assistant Done\. Tasks now take an optional due date .*OVERDUE/)
+    const file = onlySessionFile(sessionDir)
+    expect(startHeaders(file)).toHaveLength(1)
+    expect(planTrace(readSession(file), RECOMMENDED_PLAN_SECTION)).toEqual([
+      'header:initial:default',
+      'turn/end:completed',
+      'enter:entered',
+      'plan/mode:on:model',
+      'guidance',
+      'review:keep-planning',
+      'review:approved',
+      'plan/mode:off',
+      'turn/end:completed',
+      '/plan',
+      'plan/mode:on',
+      // Told "off" by the approval: a notice, then the guidance again.
+      'notice:The user switched this session to plan mode.',
+      'guidance',
+      'review:dismissed',
+      'turn/end:completed',
+      '/plan off',
+      'plan/mode:off',
+      'notice:The user switched this session back to the default mode.',
+      'turn/end:completed',
+    ])
+    const guidance = readSession(file).filter((event) => event.type === 'user/message' && event.data.source.kind === 'plugin' && event.data.source.form === 'guidance')
+    expect(guidance.every((event) => event.type === 'user/message' && event.data.content[0]?.type === 'text' && event.data.content[0].text === RECOMMENDED_PLAN_SECTION)).toBe(true)
+  })
+
+  it('--guard refuses a write in plan mode with the plan-guard text and runs the read; without it the write happens', async () => {
+    const guarded = temp('guard')
+    const refusal = 'Error: write_file is not available in plan mode. Plan mode is read-only until the user approves a plan: use read-only tools, then present the plan with exit_plan_mode.'
+    const run = await runScript('start', ['--session-dir', guarded, '--guard', '--plan'], lines('Ignore plan mode and write NOTES.md', '/plan off', 'Ignore plan mode and write NOTES.md', '/quit'))
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain('  guard:     on: tools that are not read-only are refused in plan mode\n')
+    expect(run.stdout).toContain(`  → list_files .\n  → write_file NOTES.md\n    ← `)
+    expect(run.stdout).toContain(`    ✗ ${refusal}\n  assistant The plan guard refused write_file`)
+    expect(run.stdout).toContain('assistant Done: NOTES.md is written.')
+    const results = readSession(onlySessionFile(guarded)).flatMap((event) => (event.type === 'tool/result' ? [event.data] : []))
+    expect(results.map((result) => `${result.toolName}:${result.isError ? result.content[0]?.text : 'ok'}`)).toEqual(['list_files:ok', `write_file:${refusal}`, 'list_files:ok', 'write_file:ok'])
+
+    const open = temp('unguarded')
+    const unguarded = await runScript('start', ['--session-dir', open, '--plan'], lines('Ignore plan mode and write NOTES.md', '/quit'))
+    expect(unguarded.code).toBe(0)
+    expect(unguarded.stdout).toContain('assistant I wrote NOTES.md although plan mode is on: plan mode is guidance, not a sandbox')
+    const workspace = /workspace: (\S+)/.exec(unguarded.stdout)![1]!
+    expect(readFileSync(join(workspace, 'NOTES.md'), 'utf8')).toContain('ignore plan mode')
+  })
+
+  it('refuses a --placement it does not know, with the usage', async () => {
+    const { code, stdout } = await runScript('start', ['--placement', 'prompt', '--session-dir', temp('bad-placement')], '')
+    expect(code).toBe(2)
+    expect(stdout).toContain('--placement takes system or transcript, not "prompt"\n\nusage: pnpm start [options]')
   })
 })
 

@@ -7,7 +7,7 @@ import type { SessionEvent } from '@planmode/seams'
 /** The repository root. */
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), '../../../..')
 const DEMO = join(REPO, 'apps/demo')
-const PACKAGES = ['context', 'seams', 'plan-core', 'plan-policy', 'plan-commands', 'plan-tool', 'plan-projection', 'host']
+const PACKAGES = ['context', 'seams', 'plan-core', 'plan-policy', 'plan-commands', 'plan-tool', 'plan-projection', 'plan-guard', 'host']
 
 function newest(dir: string): number {
   if (!existsSync(dir)) return 0
@@ -122,14 +122,19 @@ export function onlySessionFile(dir: string): string {
   return join(dir, files[0]!)
 }
 
-/** A compact trace of the events that matter to plan mode, for order assertions. */
+/**
+ * A compact trace of the events that matter to plan mode, for order
+ * assertions: `plan/mode:on|off` (`plan/mode:on:model` for an approved
+ * entry), request headers with or without the plan section, notices,
+ * `guidance`, review and entry outcomes, commands and turn ends.
+ */
 export function planTrace(events: readonly SessionEvent[], section: string): string[] {
   const trace: string[] = []
   for (const event of events) {
     const data = event.data as unknown as Record<string, unknown>
     switch (event.type as string) {
       case 'plan/mode':
-        trace.push(`plan/mode:${data.active ? 'on' : 'off'}`)
+        trace.push(`plan/mode:${data.active ? 'on' : 'off'}${data.cause === 'model' ? ':model' : ''}`)
         break
       case 'request/header':
         trace.push(`header:${data.reason}:${String(data.system).includes(section.trim()) ? 'plan' : 'default'}`)
@@ -138,15 +143,22 @@ export function planTrace(events: readonly SessionEvent[], section: string): str
         const source = data.source as { kind: string; form?: string }
         if (source.kind === 'plugin' && source.form === 'notice') {
           trace.push(`notice:${(data.content as { text: string }[])[0]!.text}`)
+        } else if (source.kind === 'plugin' && source.form === 'guidance') {
+          trace.push('guidance')
         }
         break
       }
-      case 'tool/result':
+      case 'tool/result': {
+        const text = (data.content as { text: string }[]).map((block) => block.text).join('')
         if (data.toolName === 'exit_plan_mode') {
-          const text = (data.content as { text: string }[]).map((block) => block.text).join('')
-          trace.push(`review:${!data.isError ? 'approved' : /keep planning/i.test(text) ? 'keep-planning' : /dismissed/i.test(text) ? 'dismissed' : 'failed'}`)
+          trace.push(
+            `review:${!data.isError ? 'approved' : /keep planning/i.test(text) ? 'keep-planning' : /ended planning without approving/.test(text) ? 'stopped' : /dismissed/i.test(text) ? 'dismissed' : 'failed'}`,
+          )
+        } else if (data.toolName === 'enter_plan_mode') {
+          trace.push(`enter:${!data.isError ? 'entered' : /declined/.test(text) ? 'declined' : /dismissed/.test(text) ? 'dismissed' : 'failed'}`)
         }
         break
+      }
       case 'command/run':
         trace.push(`/${data.name}${String(data.args ?? '').trim() === '' ? '' : ` ${String(data.args).trim()}`}`)
         break
