@@ -284,14 +284,22 @@ export function createPlanModeAgent(options: PlanModeAgentOptions): PlanModeAgen
     }
     const controller = new AbortController()
     const outer = call?.abortSignal
+    let unlink = (): void => {}
     if (outer !== undefined) {
-      if (outer.aborted) controller.abort(outer.reason)
-      else outer.addEventListener('abort', () => controller.abort(outer.reason), { once: true })
+      const follow = (): void => controller.abort(outer.reason)
+      if (outer.aborted) follow()
+      else {
+        outer.addEventListener('abort', follow, { once: true })
+        unlink = () => outer.removeEventListener('abort', follow)
+      }
     }
     const schemas = registry.schemas()
     let markEnded!: () => void
     const ended = new Promise<void>((resolve) => {
-      markEnded = resolve
+      markEnded = () => {
+        unlink()
+        resolve()
+      }
     })
     const run: TurnRun = {
       turn: 0,
