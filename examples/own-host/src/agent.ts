@@ -53,6 +53,7 @@ export function createAgent(loop: Loop, session: Session, id: string, owner?: Ag
       return disposed
     },
     steer(message) {
+      if (disposed) throw new Error(`agent ${id} was disposed`)
       steered.push(message)
       running ??= runTurns()
     },

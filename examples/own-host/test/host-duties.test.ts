@@ -163,6 +163,23 @@ describe('turns and steps', () => {
     expect(eventsOf(agent.session, 'step/start')).toHaveLength(2)
   })
 
+  it('a disposed agent ends its running turn cancelled and takes no more messages', async () => {
+    const started = deferred()
+    const { agent: make } = build([
+      () => {
+        started.resolve()
+        return new Promise(() => {})
+      },
+    ])
+    const agent = await make()
+    const done = agent.prompt('hello')
+    await started.promise
+    agent.dispose()
+    await done
+    expect(eventsOf(agent.session, 'turn/end').map((event) => event.data.reason)).toEqual(['cancelled'])
+    expect(() => agent.steer(text('late'))).toThrow(`agent ${agent.id} was disposed`)
+  })
+
   it('turns are numbered from 1 per session and steps from 1 per turn', async () => {
     const { agent: make } = build([{ text: 'one' }, { toolCalls: [{ toolName: 'read_file', input: { path: 'a.ts' } }] }, { text: 'two' }])
     const agent = await make()
