@@ -654,6 +654,21 @@ describe('pnpm start: the model asks to enter plan mode, --placement, --guard', 
     expect(readFileSync(join(workspace, 'NOTES.md'), 'utf8')).toContain('ignore plan mode')
   })
 
+  it('Ctrl+C at the entry question cancels the turn; plan mode stays off', async () => {
+    const sessionDir = temp('enter-cancel')
+    const child = spawnStart(['--session-dir', sessionDir])
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+    child.stdin.write("let's plan: add a clear command\n")
+    await child.waitFor('Switch this session to plan mode?')
+    child.kill('SIGINT')
+    await child.waitFor('turn 1 ended: cancelled')
+    child.stdin.end('/quit\n')
+    expect(await exited).toBe(0)
+    const events = readSession(onlySessionFile(sessionDir))
+    expect(planTrace(events, RECOMMENDED_PLAN_SECTION)).toEqual(['header:initial:default', 'enter:failed', 'turn/end:cancelled'])
+    expect(events.some((event) => (event.type as string) === 'plan/mode')).toBe(false)
+  })
+
   it('refuses a --placement it does not know, with the usage', async () => {
     const { code, stdout } = await runScript('start', ['--placement', 'prompt', '--session-dir', temp('bad-placement')], '')
     expect(code).toBe(2)
