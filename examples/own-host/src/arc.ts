@@ -64,16 +64,22 @@ const clip = (text: string): string => JSON.stringify(text.length > 70 ? `${text
 export function describeEvent(event: SessionEvent): string {
   const at = `#${String(event.seq).padStart(2, '0')}`
   switch (event.type) {
-    case 'request/header':
-      return `${at} request/header (${event.data.reason}): ${event.data.system.length} chars of system text, tools ${event.data.tools.map((tool) => tool.name).join(', ')}`
+    case 'request/header': {
+      const tools = event.data.tools.map((tool) => tool.name).join(', ')
+      return `${at} request/header (${event.data.reason}): ${event.data.system.length} chars of system text, tools ${tools}`
+    }
     case 'user/message': {
       const text = event.data.content.map((block) => (block.type === 'text' ? block.text : '[image]')).join(' ')
       return `${at} user/message (${event.data.source.kind === 'user' ? 'user' : event.data.source.form}): ${clip(text)}`
     }
-    case 'assistant/message':
-      return `${at} assistant/message: ${event.data.content.map((block) => (block.type === 'tool-call' ? `calls ${block.toolName}` : clip(block.text))).join(', ')}`
-    case 'tool/result':
-      return `${at} tool/result ${event.data.toolName}${event.data.isError ? ' (failed)' : ''}: ${clip(event.data.content.map((block) => block.text).join(' '))}`
+    case 'assistant/message': {
+      const blocks = event.data.content.map((block) => (block.type === 'tool-call' ? `calls ${block.toolName}` : clip(block.text)))
+      return `${at} assistant/message: ${blocks.join(', ')}`
+    }
+    case 'tool/result': {
+      const text = clip(event.data.content.map((block) => block.text).join(' '))
+      return `${at} tool/result ${event.data.toolName}${event.data.isError ? ' (failed)' : ''}: ${text}`
+    }
     case 'command/run':
       return `${at} command/run /${event.data.name}, args ${JSON.stringify(event.data.args)}`
     case 'plan/review':

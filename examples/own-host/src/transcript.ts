@@ -13,7 +13,9 @@ export function buildPrompt(events: readonly SessionEvent[], system: string): La
   for (const event of events) {
     if (event.type === 'user/message') {
       const content = event.data.content.map((block) =>
-        block.type === 'text' ? { type: 'text' as const, text: block.text } : { type: 'file' as const, mediaType: block.attachment.mediaType, data: block.attachment.data },
+        block.type === 'text'
+          ? { type: 'text' as const, text: block.text }
+          : { type: 'file' as const, mediaType: block.attachment.mediaType, data: block.attachment.data },
       )
       if (content.length > 0) prompt.push({ role: 'user', content })
     } else if (event.type === 'assistant/message') {
@@ -25,7 +27,8 @@ export function buildPrompt(events: readonly SessionEvent[], system: string): La
     } else if (event.type === 'tool/result') {
       const { toolCallId, toolName, isError, content } = event.data
       const value = content.map((block) => block.text).join('\n')
-      const part = { type: 'tool-result' as const, toolCallId, toolName, output: isError ? { type: 'error-text' as const, value } : { type: 'text' as const, value } }
+      const output = isError ? { type: 'error-text' as const, value } : { type: 'text' as const, value }
+      const part = { type: 'tool-result' as const, toolCallId, toolName, output }
       const last = prompt[prompt.length - 1]
       if (last?.role === 'tool') last.content.push(part)
       else prompt.push({ role: 'tool', content: [part] })
