@@ -139,6 +139,37 @@ describe('stream (streamText with the AI SDK mock model)', () => {
     expect(planner.running).toBe(false)
   })
 
+  it('cancel() ends a streamed turn nobody reads, and one whose reader stopped early', async () => {
+    const host = compose()
+    // A long answer: more parts than the stream's queues hold, so nothing moves unless someone reads.
+    const deltas = Array.from({ length: 500 }, (_, i) => `w${i} `)
+    const unread = createPlanModeAgent({ ctx: host.ctx, session: await host.session(), model: scriptedMock([{ text: deltas.join(''), deltas }]) })
+    await unread.stream('Go.')
+    await unread.cancel()
+    expect(eventsOf(unread.agent.session, 'turn/end').at(-1)!.data).toEqual({ turn: 1, reason: 'cancelled' })
+    expect(unread.running).toBe(false)
+
+    const session = await host.session()
+    host.ctx.require('tools').register({ name: 'noop', description: 'Does nothing.', parameters: { type: 'object', properties: {} }, execute: () => 'ok' })
+    const early = createPlanModeAgent({
+      ctx: host.ctx,
+      session,
+      model: scriptedMock([
+        { text: 'first part of a long answer', calls: [{ name: 'noop', input: {} }] },
+        // The second request hangs until the turn is aborted, as a provider's fetch does.
+        (request) =>
+          new Promise((_, reject) => {
+            request.abortSignal?.addEventListener('abort', () => reject(request.abortSignal!.reason), { once: true })
+          }),
+      ]),
+    })
+    const result = await early.stream('Go.')
+    for await (const _ of result.textStream) break
+    await early.cancel()
+    expect(eventsOf(session, 'turn/end').at(-1)!.data).toEqual({ turn: 1, reason: 'cancelled' })
+    expect(early.running).toBe(false)
+  })
+
   it('a model stream that fails ends the turn `error` with its message', async () => {
     const host = compose()
     const session = await host.session()

@@ -4,6 +4,8 @@ import { MockLanguageModelV3 } from 'ai/test'
 /** One scripted answer: text and/or tool calls. */
 export interface Reply {
   readonly text?: string
+  /** For a stream: the text's deltas, when a test needs many (defaults to two halves of `text`). */
+  readonly deltas?: readonly string[]
   readonly calls?: readonly { readonly name: string; readonly input: unknown; readonly id?: string }[]
 }
 
@@ -50,8 +52,7 @@ export function scriptedMock(script: Script[]): MockLanguageModelV3 & { requests
         parts.push({ type: 'text-start', id: 't1' })
         // Two deltas, so the fold of a streamed answer is exercised.
         const half = Math.ceil(reply.text.length / 2)
-        parts.push({ type: 'text-delta', id: 't1', delta: reply.text.slice(0, half) })
-        parts.push({ type: 'text-delta', id: 't1', delta: reply.text.slice(half) })
+        for (const delta of reply.deltas ?? [reply.text.slice(0, half), reply.text.slice(half)]) parts.push({ type: 'text-delta', id: 't1', delta })
         parts.push({ type: 'text-end', id: 't1' })
       }
       for (const part of content(reply, n)) if (part.type === 'tool-call') parts.push(part)
