@@ -132,14 +132,13 @@ describe('describeHostConformance', () => {
     expect(skipped).toEqual([hostConformanceCases(referenceHost).find((check) => check.duty === 'projections')!.title])
   })
 
-  it('without it.skip, a skipped duty is declared as a test that does nothing', async () => {
-    const bodies: (() => Promise<void>)[] = []
+  it('without it.skip, a skipped duty declares no test, so it never counts as passed', () => {
+    const titles: string[] = []
     describeHostConformance('my host', referenceHost, {
       describe: (_name, body) => body(),
-      it: (_name: string, body: () => Promise<void>) => void bodies.push(body),
-      skip: HOST_DUTIES.map((info) => info.duty),
+      it: (name: string) => void titles.push(name),
+      skip: HOST_DUTIES.filter((info) => info.duty !== 'services').map((info) => info.duty),
     })
-    await Promise.all(bodies.map((body) => body()))
-    expect(bodies.length).toBe(hostConformanceCases(referenceHost).length)
+    expect(titles).toEqual([hostConformanceCases(referenceHost)[0]!.title])
   })
 })

@@ -179,6 +179,12 @@ const transcriptFromLog: CaseSpec = {
     h.check(second.includes(ENTER_NOTICE), `the plan-mode notice (${JSON.stringify(ENTER_NOTICE)}) logged by the pre-step must reach the model`)
     h.check(second.includes(KIT_SECTION), 'the guidance message (placement "transcript") logged by the pre-step must reach the model')
     h.check(second.indexOf(ENTER_NOTICE) < second.indexOf(KIT_SECTION), 'the notice must come before the guidance message in the request')
+    const loggedNotice = events.findIndex((event) => event.type === 'user/message' && messageText(event.data) === ENTER_NOTICE)
+    const loggedGuidance = events.findIndex((event) => event.type === 'user/message' && messageText(event.data) === KIT_SECTION)
+    h.check(
+      loggedNotice >= 0 && loggedNotice < loggedGuidance && loggedGuidance < events.indexOf(starts[1]!),
+      `the notice, then the guidance message, must be logged as user messages of the step that uses plan mode, before its step/start. Log: ${logSummary(events)}`,
+    )
     const results = ofType(events, 'tool/result')
     h.check(results.length === 1, `the ${KIT_READ_TOOL} call must log one tool/result; the log has ${results.length}`)
     const sentResult = toolResultsOf(h.model.requests[2]!).get(results[0]!.data.toolCallId)
