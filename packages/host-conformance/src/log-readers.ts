@@ -25,6 +25,7 @@ export function userTextsOf(request: LanguageModelV3CallOptions): string[] {
 
 /** The text of a user message as logged. */
 export function messageText(message: UserMessage): string {
+  if (!Array.isArray(message?.content)) return `[a user/message without content: ${JSON.stringify(message)}]`
   return message.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('')
 }
 

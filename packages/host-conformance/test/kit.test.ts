@@ -1,3 +1,4 @@
+import { readFileSync, readdirSync } from 'node:fs'
 import { Context } from '@planmode/context'
 import { describe, expect, it } from 'vitest'
 import {
@@ -98,6 +99,15 @@ describe('hostConformanceCases', () => {
     const bare: HostFactory = () => ({ context: new Context(), createAgent: () => undefined as never, prompt: async () => undefined })
     const [services] = hostConformanceCases(bare)
     await expect(services!.run()).rejects.toThrow('duty "services": the host\'s context provides no "systemPrompt" service')
+  })
+})
+
+describe('the package', () => {
+  it('does not depend on @planmode/host at runtime: neither its manifest nor its build names it', () => {
+    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as Record<string, Record<string, string> | undefined>
+    expect(Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies })).not.toContain('@planmode/host')
+    const sources = readdirSync(new URL('../src/', import.meta.url), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'))
+    for (const file of sources) expect(readFileSync(new URL(`../src/${file}`, import.meta.url), 'utf8'), file).not.toMatch(/from '@planmode\/host'/)
   })
 })
 

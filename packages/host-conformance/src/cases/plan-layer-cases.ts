@@ -21,8 +21,10 @@ const LEAVE_NOTICE = 'The user switched this session back to the default mode.'
 const PLAN = '# Conformance plan\n\n1. Change the thing.\n2. Test it.'
 const exit = (plan: string, toolCallId = 'conformance_exit') => ({ toolCalls: [{ toolName: EXIT_PLAN_MODE, input: { plan }, toolCallId }] })
 
-const isNotice = (event: SessionEvent): boolean =>
-  event.type === 'user/message' && event.data.source.kind === 'plugin' && (event.data.source as { form?: string }).form === 'notice'
+const isNotice = (event: SessionEvent): boolean => {
+  const source = event.type === 'user/message' ? (event.data?.source as { kind?: string; form?: string } | undefined) : undefined
+  return source?.kind === 'plugin' && source.form === 'notice'
+}
 
 function notices(events: readonly SessionEvent[]): string[] {
   return events.filter(isNotice).map((event) => messageText((event as SessionEvent<'user/message'>).data))
