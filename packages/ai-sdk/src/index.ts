@@ -9,7 +9,8 @@
  */
 import type {} from '@planmode/seams'
 
-export { AI_SDK_SYSTEM_SECTION, INTERRUPTED_TURN_ERROR, createPlanModeAgent } from './plan-mode-agent.js'
+export { AI_SDK_SYSTEM_SECTION, createPlanModeAgent } from './plan-mode-agent.js'
+export { INTERRUPTED_TURN_ERROR } from './turn.js'
 export type {
   PlanModeAgent,
   PlanModeAgentOptions,

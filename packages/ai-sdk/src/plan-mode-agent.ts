@@ -8,40 +8,20 @@ import {
   type GenerateTextResult,
   type ModelMessage,
   type OutputInterface,
-  type PrepareStepResult,
-  type StepResult,
   type StreamTextResult,
   type TextStreamPart,
   type ToolSet,
 } from 'ai'
 import type { Context, Disposer } from '@planmode/context'
-import type {
-  Agent,
-  AssistantContentBlock,
-  CommandResult,
-  CommandSource,
-  ImageAttachment,
-  PreStepDecision,
-  Session,
-  ToolResult,
-  ToolSchema,
-  TurnEndReason,
-  UserMessage,
-} from '@planmode/seams'
-import { answerLogMiddleware, type AnswerSink } from './assistant-log.js'
+import type { Agent, CommandResult, CommandSource, ImageAttachment, Session, UserMessage } from '@planmode/seams'
+import type { AgentCore } from './agent-core.js'
+import { answerLogMiddleware } from './assistant-log.js'
 import { PlanModeAgentError } from './plan-mode-agent-error.js'
-import { jsonValue, logHeaderIfChanged, nextTurn, openTurnOf } from './session-log.js'
+import { answerSinkOf, onStepFinishOf, prepareStepOf } from './step.js'
 import { SteeredQueue } from './steered.js'
-import { registerAiSdkTools, toolSetOf } from './tool-set.js'
+import { registerAiSdkTools } from './tool-set.js'
 import { transcriptMessages } from './transcript.js'
-
-/**
- * The `error` of the `turn/end` the agent appends, before its first turn, to
- * close a turn the log leaves open (the process that ran it ended mid-turn).
- *
- * @public
- */
-export const INTERRUPTED_TURN_ERROR = 'interrupted: the process running this turn ended before the turn did'
+import { endTurn, failedOutcome, finishedOutcome, openTurn, type TurnRun } from './turn.js'
 
 /** The name of the system-prompt section the `system` option registers. @public */
 export const AI_SDK_SYSTEM_SECTION = 'ai-sdk:system'
@@ -147,49 +127,6 @@ export interface PlanModeAgent {
   dispose(): void
 }
 
-/** One running turn. */
-interface TurnRun {
-  readonly turn: number
-  readonly controller: AbortController
-  /** The tool catalog of this call, as the SDK received it. */
-  readonly schemas: readonly ToolSchema[]
-  readonly toolSet: ToolSet
-  /** The step whose `step/start` is logged and whose `step/end` is not. */
-  openStep: number | undefined
-  /** Steps taken (pre-step accepted). */
-  steps: number
-  /** Tool calls of the last answered step. */
-  lastCalls: number
-  /** Client tool calls of the open step that have no logged result yet. */
-  readonly unanswered: Map<string, string>
-  /** The tool calls of the turn, one after another. */
-  chain: Promise<unknown>
-  /** Set once `turn/end` is being logged. */
-  ending: Promise<void> | undefined
-  readonly ended: Promise<void>
-  markEnded(): void
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
-}
-
-function checkDecision(decision: PreStepDecision): void {
-  const ok =
-    decision !== null &&
-    typeof decision === 'object' &&
-    ((decision.kind === 'enter' && Array.isArray(decision.messages)) || (decision.kind === 'reject' && typeof decision.reason === 'string'))
-  if (!ok) throw new TypeError(`agent/pre-step returned ${JSON.stringify(decision)}, not a pre-step decision`)
-}
-
-function userMessageOf(prompt: string | UserMessage): UserMessage {
-  return typeof prompt === 'string' ? { content: [{ type: 'text', text: prompt }], source: { kind: 'user' } } : prompt
-}
-
-function failed(message: string): ToolResult {
-  return { isError: true, content: [{ type: 'text', text: `Error: ${message}` }] }
-}
-
 /**
  * Creates an agent that runs plan mode inside the AI SDK's own
  * `generateText` / `streamText` loop, logging into `session`.
@@ -221,13 +158,9 @@ export function createPlanModeAgent(options: PlanModeAgentOptions): PlanModeAgen
   const { ctx, session, model } = options
   const maxSteps = options.maxSteps ?? 20
   if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new TypeError(`@planmode/ai-sdk: maxSteps must be a positive integer, got ${JSON.stringify(options.maxSteps)}`)
-  const registry = ctx.require('tools')
+  const tools = ctx.require('tools')
   const systemPrompt = ctx.require('systemPrompt')
-  const modelName = `${model.provider}:${model.modelId}`
   const steered = new SteeredQueue()
-  let current: TurnRun | undefined
-  let disposed = false
-
   const agent: Agent = {
     id: options.id ?? `ai-sdk:${session.id}`,
     session,
@@ -239,9 +172,10 @@ export function createPlanModeAgent(options: PlanModeAgentOptions): PlanModeAgen
       await session.append('user/message', message)
     },
   }
+  const core: AgentCore = { ctx, session, agent, tools, systemPrompt, modelName: `${model.provider}:${model.modelId}`, maxSteps, steered, current: undefined, disposed: false }
 
   const registrations: Disposer[] = []
-  if (options.tools !== undefined) registrations.push(registerAiSdkTools(registry, options.tools, () => transcriptMessages(session.events)))
+  if (options.tools !== undefined) registrations.push(registerAiSdkTools(tools, options.tools, () => transcriptMessages(session.events)))
   if (options.system !== undefined) {
     try {
       registrations.push(systemPrompt.section({ name: AI_SDK_SYSTEM_SECTION, order: 0, text: options.system }))
@@ -250,273 +184,57 @@ export function createPlanModeAgent(options: PlanModeAgentOptions): PlanModeAgen
       throw error
     }
   }
+  const wrapped = wrapLanguageModel({ model, middleware: answerLogMiddleware(answerSinkOf(core)) })
 
-  const sink = (): AnswerSink | undefined => {
-    const run = current
-    if (run === undefined || run.openStep === undefined) return undefined
-    const step = run.openStep
-    return {
-      async log(content: readonly AssistantContentBlock[]) {
-        for (const block of content) if (block.type === 'tool-call') run.unanswered.set(block.toolCallId, block.toolName)
-        await session.append('assistant/message', { content, turn: run.turn, step })
-      },
-    }
-  }
-  const wrapped = wrapLanguageModel({ model, middleware: answerLogMiddleware(sink) })
-
-  const logResult = async (toolCallId: string, toolName: string, result: ToolResult, run: TurnRun): Promise<void> => {
-    run.unanswered.delete(toolCallId)
-    const value = result.isError ? undefined : jsonValue(result.value)
-    await session.append('tool/result', {
-      toolCallId,
-      toolName,
-      isError: result.isError,
-      content: result.content,
-      ...(value === undefined ? {} : { value }),
-    })
-  }
-
-  const begin = async (prompt: string | UserMessage | undefined, call: PlanModeCallOptions | undefined): Promise<TurnRun> => {
-    if (disposed) throw new PlanModeAgentError('DISPOSED', `agent ${agent.id} is disposed`)
-    if (current !== undefined) throw new PlanModeAgentError('BUSY', `agent ${agent.id} is running turn ${current.turn}`)
-    if (prompt === undefined && steered.size === 0 && transcriptMessages(session.events).length === 0) {
-      throw new PlanModeAgentError('NOTHING_TO_SEND', `agent ${agent.id}: nothing to send (no prompt, no queued message, an empty transcript)`)
-    }
-    const controller = new AbortController()
-    const outer = call?.abortSignal
-    let unlink = (): void => {}
-    if (outer !== undefined) {
-      const follow = (): void => controller.abort(outer.reason)
-      if (outer.aborted) follow()
-      else {
-        outer.addEventListener('abort', follow, { once: true })
-        unlink = () => outer.removeEventListener('abort', follow)
-      }
-    }
-    const schemas = registry.schemas()
-    let markEnded!: () => void
-    const ended = new Promise<void>((resolve) => {
-      markEnded = () => {
-        unlink()
-        resolve()
-      }
-    })
-    const run: TurnRun = {
-      turn: 0,
-      controller,
-      schemas,
-      toolSet: {},
-      openStep: undefined,
-      steps: 0,
-      lastCalls: 0,
-      unanswered: new Map(),
-      chain: Promise.resolve(),
-      ending: undefined,
-      ended,
-      markEnded,
-    }
-    current = run
-    try {
-      const open = openTurnOf(session.events)
-      if (open !== undefined) {
-        ctx.logger.warn(`agent ${agent.id}: closing turn ${open.turn} of session ${session.id}, left open by a process that ended mid-turn`)
-        if (open.step !== undefined) await session.append('step/end', { turn: open.turn, step: open.step })
-        await session.append('turn/end', { turn: open.turn, reason: 'error', error: INTERRUPTED_TURN_ERROR })
-      }
-      Object.assign(run, { turn: nextTurn(session.events) })
-      Object.assign(run, {
-        toolSet: toolSetOf(schemas, (name, input, toolCallId, signal) => {
-          const next = run.chain.then(async () => {
-            const result = controller.signal.aborted
-              ? failed('the turn was cancelled before this call ran')
-              : await registry.execute(name, input, { agent, signal: signal ?? controller.signal, toolCallId })
-            await logResult(toolCallId, name, result, run)
-            return result
-          })
-          run.chain = next.catch(() => undefined)
-          return next
-        }),
-      })
-      await session.append('turn/start', { turn: run.turn })
-      if (prompt !== undefined) await session.append('user/message', userMessageOf(prompt))
-    } catch (error) {
-      current = undefined
-      markEnded()
-      throw error
-    }
-    return run
-  }
-
-  const end = (run: TurnRun, reason: TurnEndReason, error?: string): Promise<void> => {
-    run.ending ??= (async () => {
-      try {
-        if (run.openStep !== undefined) {
-          const step = run.openStep
-          run.openStep = undefined
-          for (const [toolCallId, toolName] of run.unanswered) await logResult(toolCallId, toolName, failed('the turn ended before this call ran'), run)
-          await session.append('step/end', { turn: run.turn, step })
-        }
-        // Messages steered after the turn's last pre-step are logged now, so none lives only in memory
-        // past its turn: the model reads them at the next call.
-        for (const message of steered.take()) await session.append('user/message', message)
-        await session.append('turn/end', error === undefined ? { turn: run.turn, reason } : { turn: run.turn, reason, error })
-      } catch (failure) {
-        ctx.logger.error(`agent ${agent.id}: could not close turn ${run.turn}`, failure)
-      } finally {
-        if (current === run) current = undefined
-        run.markEnded()
-      }
-    })()
-    return run.ending
-  }
-
-  const outcomeOf = (run: TurnRun, failure: unknown): { reason: TurnEndReason; error?: string } => {
-    if (PlanModeAgentError.isInstance(failure) && failure.code === 'REJECTED') return { reason: 'rejected' }
-    if (run.controller.signal.aborted) return { reason: 'cancelled' }
-    return { reason: 'error', error: messageOf(failure) }
-  }
-
-  const finishedReason = (run: TurnRun): TurnEndReason => (run.lastCalls > 0 && run.steps >= maxSteps ? 'step-limit' : 'completed')
-
-  const prepareStep = (run: TurnRun) =>
-    async ({ stepNumber }: { stepNumber: number }): Promise<PrepareStepResult<ToolSet>> => {
-      const step = stepNumber + 1
-      const signal = run.controller.signal
-      const proposed = steered.take()
-      let decision: PreStepDecision
-      try {
-        decision = await ctx.waterfall(
-          'agent/pre-step',
-          { agent, turn: run.turn, step, signal, messages: [...proposed] },
-          async (payload): Promise<PreStepDecision> => ({ kind: 'enter', messages: payload.messages }),
-        )
-        checkDecision(decision)
-      } catch (error) {
-        steered.restore(proposed)
-        throw error
-      }
-      if (decision.kind === 'reject') {
-        steered.restore(proposed)
-        ctx.logger.info(`agent ${agent.id}: step ${step} of turn ${run.turn} rejected: ${decision.reason}`)
-        throw new PlanModeAgentError('REJECTED', `step ${step} of turn ${run.turn} was rejected: ${decision.reason}`, { reason: decision.reason })
-      }
-      for (const message of decision.messages) await session.append('user/message', message)
-      signal.throwIfAborted()
-      run.steps = step
-      const assembled = systemPrompt.assemble({ agent })
-      const sent = new Set(run.schemas.map((schema) => schema.name))
-      const current = new Set(assembled.tools.map((schema) => schema.name))
-      // The SDK's tool set is fixed per call: a tool registered since the call began waits for the next call,
-      // one removed since is left out of this step.
-      const tools = run.schemas.filter((schema) => current.has(schema.name) && sent.has(schema.name))
-      await logHeaderIfChanged(session, { turn: run.turn, step, model: modelName, system: assembled.system, tools })
-      await session.append('step/start', { turn: run.turn, step })
-      run.openStep = step
-      run.unanswered.clear()
-      return {
-        system: assembled.system === '' ? undefined : assembled.system,
-        messages: transcriptMessages(session.events),
-        activeTools: tools.map((schema) => schema.name),
-      }
-    }
-
-  const onStepFinish = (run: TurnRun) =>
-    async (result: StepResult<ToolSet>): Promise<void> => {
-      const step = run.openStep
-      if (step === undefined) return
-      await run.chain
-      for (const [toolCallId, toolName] of [...run.unanswered]) {
-        const problem = result.content.find((part) => part.type === 'tool-error' && part.toolCallId === toolCallId)
-        const text = problem !== undefined && problem.type === 'tool-error' ? messageOf(problem.error) : 'the call did not run'
-        await logResult(toolCallId, toolName, failed(text), run)
-      }
-      run.openStep = undefined
-      run.lastCalls = result.toolCalls.length
-      await session.append('step/end', { turn: run.turn, step })
-    }
-
-  const settingsOf = (call: PlanModeCallOptions | undefined, run: TurnRun): CallSettings & { providerOptions?: SharedV3ProviderOptions } => ({
+  /** The options both SDK calls share: the caller's settings, then what the agent owns. */
+  const callOf = (call: PlanModeCallOptions | undefined, run: TurnRun) => ({
     ...call,
     abortSignal: run.controller.signal,
-  })
-
-  const initialMessages = (): ModelMessage[] => {
-    const messages = transcriptMessages(session.events)
+    model: wrapped,
+    tools: run.toolSet,
     // The SDK wants a non-empty prompt; prepareStep replaces it with the log's transcript before every step.
-    return messages.length > 0 ? messages : [{ role: 'user', content: '' }]
-  }
+    messages: initialMessages(session),
+    prepareStep: prepareStepOf(core, run),
+    stopWhen: stepCountIs(maxSteps),
+    onStepFinish: onStepFinishOf(core, run),
+  })
 
   return {
     agent,
     get running() {
-      return current !== undefined
+      return core.current !== undefined
     },
     get queued() {
       return steered.size
     },
     async generate(prompt, call) {
-      const run = await begin(prompt, call)
+      const run = await openTurn(core, prompt, call?.abortSignal)
       try {
-        const result = await generateText({
-          ...settingsOf(call, run),
-          model: wrapped,
-          tools: run.toolSet,
-          messages: initialMessages(),
-          prepareStep: prepareStep(run),
-          stopWhen: stepCountIs(maxSteps),
-          onStepFinish: onStepFinish(run),
-        })
-        await end(run, finishedReason(run))
+        const result = await generateText(callOf(call, run))
+        await endTurn(core, run, finishedOutcome(core, run))
         return result
       } catch (error) {
-        const outcome = outcomeOf(run, error)
-        await end(run, outcome.reason, outcome.error)
+        await endTurn(core, run, failedOutcome(run, error))
         throw error
       }
     },
     async stream(prompt, call) {
-      const run = await begin(prompt, call)
-      let finished = false
-      let aborted = false
-      let lastError: unknown
+      const run = await openTurn(core, prompt, call?.abortSignal)
       try {
         return streamText({
-          ...settingsOf(call, run),
-          model: wrapped,
-          tools: run.toolSet,
-          messages: initialMessages(),
-          prepareStep: prepareStep(run),
-          stopWhen: stepCountIs(maxSteps),
-          onStepFinish: onStepFinish(run),
+          ...callOf(call, run),
           onError: ({ error }) => {
             if (!(PlanModeAgentError.isInstance(error) && error.code === 'REJECTED')) ctx.logger.error(`agent ${agent.id}: turn ${run.turn} failed`, error)
           },
-          experimental_transform: () =>
-            new TransformStream<TextStreamPart<ToolSet>, TextStreamPart<ToolSet>>({
-              transform(part, controller) {
-                if (part.type === 'finish') finished = true
-                else if (part.type === 'abort') aborted = true
-                else if (part.type === 'error') lastError = part.error
-                controller.enqueue(part)
-              },
-              async flush() {
-                if (finished) await end(run, finishedReason(run))
-                else if (aborted || run.controller.signal.aborted) await end(run, 'cancelled')
-                else {
-                  const outcome = outcomeOf(run, lastError ?? new Error('the stream ended without finishing'))
-                  await end(run, outcome.reason, outcome.error)
-                }
-              },
-            }),
+          experimental_transform: () => turnEndTransform(core, run),
         })
       } catch (error) {
-        const outcome = outcomeOf(run, error)
-        await end(run, outcome.reason, outcome.error)
+        await endTurn(core, run, failedOutcome(run, error))
         throw error
       }
     },
     async command(line, command) {
-      if (disposed) throw new PlanModeAgentError('DISPOSED', `agent ${agent.id} is disposed`)
+      if (core.disposed) throw new PlanModeAgentError('DISPOSED', `agent ${agent.id} is disposed`)
       return ctx.require('commands').execute({
         agent,
         line,
@@ -528,19 +246,48 @@ export function createPlanModeAgent(options: PlanModeAgentOptions): PlanModeAgen
       return transcriptMessages(session.events)
     },
     async cancel() {
-      const run = current
+      const run = core.current
       if (run === undefined) return
       run.controller.abort(new Error('the turn was cancelled'))
       await run.ended
     },
     async idle() {
-      await current?.ended
+      await core.current?.ended
     },
     dispose() {
-      if (disposed) return
-      disposed = true
-      current?.controller.abort(new Error('the agent was disposed'))
+      if (core.disposed) return
+      core.disposed = true
+      core.current?.controller.abort(new Error('the agent was disposed'))
       for (const dispose of registrations.reverse()) dispose()
     },
   }
+}
+
+function initialMessages(session: Session): ModelMessage[] {
+  const messages = transcriptMessages(session.events)
+  return messages.length > 0 ? messages : [{ role: 'user', content: '' }]
+}
+
+/**
+ * The stream transform that ends a streamed turn when its stream ends:
+ * `completed` (or `step-limit`) after a `finish` part, `cancelled` after an
+ * abort, else `rejected` or `error` from the last `error` part.
+ */
+function turnEndTransform(core: AgentCore, run: TurnRun): TransformStream<TextStreamPart<ToolSet>, TextStreamPart<ToolSet>> {
+  let finished = false
+  let aborted = false
+  let lastError: unknown
+  return new TransformStream({
+    transform(part, controller) {
+      if (part.type === 'finish') finished = true
+      else if (part.type === 'abort') aborted = true
+      else if (part.type === 'error') lastError = part.error
+      controller.enqueue(part)
+    },
+    async flush() {
+      if (finished) await endTurn(core, run, finishedOutcome(core, run))
+      else if (aborted || run.controller.signal.aborted) await endTurn(core, run, { reason: 'cancelled' })
+      else await endTurn(core, run, failedOutcome(run, lastError ?? new Error('the stream ended without finishing')))
+    },
+  })
 }

@@ -1,0 +1,107 @@
+import type { PrepareStepResult, StepResult, ToolSet } from 'ai'
+import type { AssistantContentBlock, PreStepDecision } from '@planmode/seams'
+import type { AgentCore } from './agent-core.js'
+import type { AnswerSink } from './assistant-log.js'
+import { PlanModeAgentError } from './plan-mode-agent-error.js'
+import { logHeaderIfChanged } from './session-log.js'
+import { transcriptMessages } from './transcript.js'
+import { failed, logToolResult, messageOf, type TurnRun } from './turn.js'
+
+function checkDecision(decision: PreStepDecision): void {
+  const ok =
+    decision !== null &&
+    typeof decision === 'object' &&
+    ((decision.kind === 'enter' && Array.isArray(decision.messages)) || (decision.kind === 'reject' && typeof decision.reason === 'string'))
+  if (!ok) throw new TypeError(`agent/pre-step returned ${JSON.stringify(decision)}, not a pre-step decision`)
+}
+
+/**
+ * The `prepareStep` of a turn: the `agent/pre-step` waterfall with the
+ * steered messages (a rejection throws `REJECTED`, which ends the SDK loop;
+ * the proposed messages go back to the queue for the turn's end to log),
+ * the decision's messages logged as user messages, the assembly,
+ * `request/header` when it changed, `step/start`, and the step's system
+ * text, messages (the log's transcript) and active tools for the SDK.
+ */
+export function prepareStepOf(core: AgentCore, run: TurnRun) {
+  const { ctx, agent, session, steered } = core
+  return async ({ stepNumber }: { stepNumber: number }): Promise<PrepareStepResult<ToolSet>> => {
+    const step = stepNumber + 1
+    const signal = run.controller.signal
+    const proposed = steered.take()
+    let decision: PreStepDecision
+    try {
+      decision = await ctx.waterfall(
+        'agent/pre-step',
+        { agent, turn: run.turn, step, signal, messages: [...proposed] },
+        async (payload): Promise<PreStepDecision> => ({ kind: 'enter', messages: payload.messages }),
+      )
+      checkDecision(decision)
+    } catch (error) {
+      steered.restore(proposed)
+      throw error
+    }
+    if (decision.kind === 'reject') {
+      steered.restore(proposed)
+      ctx.logger.info(`agent ${agent.id}: step ${step} of turn ${run.turn} rejected: ${decision.reason}`)
+      throw new PlanModeAgentError('REJECTED', `step ${step} of turn ${run.turn} was rejected: ${decision.reason}`, { reason: decision.reason })
+    }
+    for (const message of decision.messages) await session.append('user/message', message)
+    signal.throwIfAborted()
+    run.steps = step
+    const assembled = core.systemPrompt.assemble({ agent })
+    // The SDK's tool set is fixed per call: a tool registered since the call began waits for the next
+    // call, one removed since is left out of this step.
+    const registered = new Set(assembled.tools.map((schema) => schema.name))
+    const tools = run.schemas.filter((schema) => registered.has(schema.name))
+    await logHeaderIfChanged(session, { turn: run.turn, step, model: core.modelName, system: assembled.system, tools })
+    await session.append('step/start', { turn: run.turn, step })
+    run.openStep = step
+    run.unanswered.clear()
+    return {
+      system: assembled.system === '' ? undefined : assembled.system,
+      messages: transcriptMessages(session.events),
+      activeTools: tools.map((schema) => schema.name),
+    }
+  }
+}
+
+/**
+ * The answer sink of the model middleware: logs the open step's
+ * `assistant/message` and remembers its client tool calls as unanswered.
+ * `undefined` outside a step of this agent.
+ */
+export function answerSinkOf(core: AgentCore): () => AnswerSink | undefined {
+  return () => {
+    const run = core.current
+    if (run === undefined || run.openStep === undefined) return undefined
+    const step = run.openStep
+    return {
+      async log(content: readonly AssistantContentBlock[]) {
+        for (const block of content) if (block.type === 'tool-call') run.unanswered.set(block.toolCallId, block.toolName)
+        await core.session.append('assistant/message', { content, turn: run.turn, step })
+      },
+    }
+  }
+}
+
+/**
+ * The `onStepFinish` of a turn: after the step's calls, a failed result for
+ * every call the SDK did not run (with the SDK's error when it has one),
+ * then `step/end`.
+ */
+export function onStepFinishOf(core: AgentCore, run: TurnRun) {
+  return async (result: StepResult<ToolSet>): Promise<void> => {
+    const step = run.openStep
+    if (step === undefined) return
+    await run.chain
+    for (const [toolCallId, toolName] of [...run.unanswered]) {
+      const problem = result.content.find((part) => part.type === 'tool-error' && part.toolCallId === toolCallId)
+      const text = problem !== undefined && problem.type === 'tool-error' ? messageOf(problem.error) : 'the call did not run'
+      await logToolResult(core, run, toolCallId, toolName, failed(text))
+    }
+    run.openStep = undefined
+    run.lastCalls = result.toolCalls.length
+    await core.session.append('step/end', { turn: run.turn, step })
+  }
+}
