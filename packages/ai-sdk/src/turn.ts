@@ -74,7 +74,8 @@ export async function logToolResult(core: AgentCore, run: TurnRun, toolCallId: s
 /**
  * Opens a turn: refuses a disposed or busy agent and a call with nothing to
  * send, closes a turn a dead process left open, snapshots the tool catalog
- * into the call's tool set, and logs `turn/start` and the prompt.
+ * into the call's tool set, and logs `turn/start`, then (with a prompt) the
+ * messages steered while no turn ran and the prompt.
  */
 export async function openTurn(core: AgentCore, prompt: string | UserMessage | undefined, outer: AbortSignal | undefined): Promise<TurnRun> {
   const { agent, session, ctx } = core
@@ -126,7 +127,12 @@ export async function openTurn(core: AgentCore, prompt: string | UserMessage | u
     run.turn = nextTurn(session.events)
     run.toolSet = toolSetOf(schemas, (name, input, toolCallId, signal) => runToolCall(core, run, name, input, toolCallId, signal))
     await session.append('turn/start', { turn: run.turn })
-    if (prompt !== undefined) await session.append('user/message', userMessageOf(prompt))
+    if (prompt !== undefined) {
+      // Messages steered while no turn ran (the message of `/plan <message>`) were typed before this
+      // prompt: they go first, in order. Without a prompt they are the first step's proposal instead.
+      for (const message of core.steered.take()) await session.append('user/message', message)
+      await session.append('user/message', userMessageOf(prompt))
+    }
   } catch (error) {
     core.current = undefined
     markEnded()

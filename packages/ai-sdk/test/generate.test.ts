@@ -209,6 +209,58 @@ describe('generate (generateText with the AI SDK mock model)', () => {
     expect(types(session).slice(3, 6)).toEqual(['turn/start', 'user/message', 'request/header'])
   })
 
+  it('a message steered between calls keeps its place before the next prompt', async () => {
+    const host = compose()
+    const session = await host.session()
+    const model = scriptedMock([{ text: 'ok' }])
+    const planner = createPlanModeAgent({ ctx: host.ctx, session, model })
+    await planner.command('/plan sketch the migration')
+    await planner.generate('Keep the old API working.')
+    expect(userTexts(model.requests[0]!)).toEqual(['sketch the migration', 'Keep the old API working.'])
+    expect(types(session).slice(3, 7)).toEqual(['turn/start', 'user/message', 'user/message', 'request/header'])
+  })
+
+  it('images of a /plan message reach the model as file parts, before its text', async () => {
+    const host = compose()
+    const session = await host.session()
+    const model = scriptedMock([{ text: 'I see the diagram.' }])
+    const planner = createPlanModeAgent({ ctx: host.ctx, session, model })
+    const attachment = { id: 'img-1', mediaType: 'image/png', data: 'iVBORw0KGgo=', name: 'diagram.png' }
+    await planner.command('/plan follow this diagram', { attachments: [attachment] })
+    await planner.generate()
+    const user = model.requests[0]!.prompt.find((message) => message.role === 'user')!
+    expect(user.content.map((part) => part.type)).toEqual(['file', 'text'])
+    expect(user.content[0]).toMatchObject({ type: 'file', mediaType: 'image/png' })
+    expect(user.content[1]).toMatchObject({ type: 'text', text: 'follow this diagram' })
+  })
+
+  it('a request the SDK retries is sent again as it was: one pre-step, one header, one answer', async () => {
+    const { APICallError } = await import('ai')
+    const host = compose()
+    const session = await host.session()
+    let preSteps = 0
+    host.ctx.on('agent/pre-step', async (_payload, next) => {
+      preSteps += 1
+      return next()
+    })
+    const model = scriptedMock([
+      () => {
+        throw new APICallError({ message: 'overloaded', url: 'http://model.test', requestBodyValues: {}, statusCode: 503, isRetryable: true })
+      },
+      { text: 'second time lucky' },
+    ])
+    const planner = createPlanModeAgent({ ctx: host.ctx, session, model })
+    await planner.command('/plan')
+    const result = await planner.generate('Go.', { maxRetries: 1 })
+    expect(result.text).toBe('second time lucky')
+    expect(preSteps).toBe(1)
+    expect(model.requests).toHaveLength(2)
+    expect(JSON.stringify(model.requests[1]!.prompt)).toBe(JSON.stringify(model.requests[0]!.prompt))
+    expect(eventsOf(session, 'request/header')).toHaveLength(1)
+    expect(eventsOf(session, 'step/start')).toHaveLength(1)
+    expect(eventsOf(session, 'assistant/message')).toHaveLength(1)
+  })
+
   it("placement 'transcript': the guidance is a message of the transcript and the system text never changes", async () => {
     const host = compose({ placement: 'transcript', answers: [APPROVE] })
     const session = await host.session()
