@@ -5,10 +5,7 @@ import {
   streamText,
   wrapLanguageModel,
   type CallSettings,
-  type GenerateTextResult,
   type ModelMessage,
-  type OutputInterface,
-  type StreamTextResult,
   type TextStreamPart,
   type ToolSet,
 } from 'ai'
@@ -73,11 +70,11 @@ export interface PlanModeCommandOptions {
   readonly source?: CommandSource
 }
 
-/** What `generate` resolves with: the AI SDK's own result. @public */
-export type PlanModeGenerateResult = GenerateTextResult<ToolSet, OutputInterface<string, string>>
+/** What `generate` resolves with: the AI SDK's own `GenerateTextResult` (text output). @public */
+export type PlanModeGenerateResult = Awaited<ReturnType<typeof generateText<ToolSet>>>
 
-/** What `stream` resolves with: the AI SDK's own stream result. @public */
-export type PlanModeStreamResult = StreamTextResult<ToolSet, OutputInterface<string, string, never>>
+/** What `stream` resolves with: the AI SDK's own `StreamTextResult` (text output). @public */
+export type PlanModeStreamResult = ReturnType<typeof streamText<ToolSet>>
 
 /**
  * Plan mode inside the AI SDK's loop: one agent over one session. See
