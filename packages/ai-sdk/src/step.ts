@@ -52,8 +52,7 @@ export function prepareStepOf(core: AgentCore, run: TurnRun) {
     const assembled = core.systemPrompt.assemble({ agent })
     // The SDK's tool set is fixed per call: a tool registered since the call began waits for the next
     // call, one removed since is left out of this step.
-    const registered = new Set(assembled.tools.map((schema) => schema.name))
-    const tools = run.schemas.filter((schema) => registered.has(schema.name))
+    const tools = run.schemas.filter((schema) => core.tools.get(schema.name) !== undefined)
     await logHeaderIfChanged(session, { turn: run.turn, step, model: core.modelName, system: assembled.system, tools })
     await session.append('step/start', { turn: run.turn, step })
     run.openStep = step
