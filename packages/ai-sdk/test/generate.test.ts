@@ -317,6 +317,30 @@ describe('generate (generateText with the AI SDK mock model)', () => {
     expect(host.ctx.require('tools').get('count_lines')).toBeUndefined()
   })
 
+  it('a host tool that streams its output (an async iterable) is logged with its last value', async () => {
+    const { jsonSchema, tool } = await import('ai')
+    const host = compose()
+    const session = await host.session()
+    const model = scriptedMock([{ calls: [{ name: 'progress', input: {} }] }, { text: 'done' }])
+    const planner = createPlanModeAgent({
+      ctx: host.ctx,
+      session,
+      model,
+      tools: {
+        progress: tool({
+          description: 'Reports progress, then the result.',
+          inputSchema: jsonSchema<Record<string, never>>({ type: 'object', properties: {} }),
+          async *execute() {
+            yield 'working'
+            yield 'finished'
+          },
+        }),
+      },
+    })
+    await planner.generate('Go.')
+    expect(eventsOf(session, 'tool/result')[0]!.data).toMatchObject({ isError: false, value: 'finished', content: [{ type: 'text', text: 'finished' }] })
+  })
+
   it('a tool call whose arguments are not JSON gets a failed result, so every call is answered in the log', async () => {
     const host = compose()
     const session = await host.session()
