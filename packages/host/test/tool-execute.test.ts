@@ -33,6 +33,39 @@ function setup() {
 }
 
 describe('tool/execute waterfall in the tool runtime', () => {
+  it('hands each listener its own run decision: mutating it in one registry changes nothing elsewhere', async () => {
+    const first = setup()
+    first.ctx.on('tool/execute', async (_payload, next) => {
+      const decision = (await next()) as { kind: string; message?: string }
+      try {
+        decision.kind = 'refuse'
+        decision.message = 'poisoned'
+      } catch {
+        // frozen: the listener's own call fails closed below, nothing else does
+      }
+      return decision as ToolExecuteDecision
+    })
+    await first.tools.execute('write', { path: 'a' }, execution)
+    const second = setup()
+    second.ctx.on('tool/execute', (_payload, next) => next())
+    expect(await second.tools.execute('write', { path: 'b' }, execution)).toMatchObject({ isError: false })
+    expect(second.runs).toEqual([{ path: 'b' }])
+  })
+
+  it('a call cancelled while the waterfall ran is cancelled even when a listener refused it', async () => {
+    const { ctx, tools, runs } = setup()
+    const controller = new AbortController()
+    ctx.on('tool/execute', async () => {
+      controller.abort()
+      return { kind: 'refuse', message: 'no' }
+    })
+    expect(await tools.execute('write', { path: 'a' }, { signal: controller.signal, toolCallId: 'c2' })).toEqual({
+      isError: true,
+      content: errorText('the call was cancelled before it started'),
+    })
+    expect(runs).toEqual([])
+  })
+
   it('runs the tool when no listener is registered', async () => {
     const { tools, runs } = setup()
     expect(await tools.execute('write', { path: 'a' }, execution)).toEqual({

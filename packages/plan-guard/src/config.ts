@@ -55,11 +55,13 @@ export function resolveConfig(config: unknown): ResolvedPlanGuardConfig {
   if (allow !== undefined && !Array.isArray(allow)) {
     problems.push(`\`allow\` must be an array of tool names, got ${kindOf(allow)}`)
   } else if (Array.isArray(allow)) {
-    allow.forEach((name: unknown, index) => {
+    // An index loop, not forEach: a sparse array's holes are entries too, and refused.
+    for (let index = 0; index < allow.length; index++) {
+      const name: unknown = allow[index]
       if (typeof name !== 'string' || name.trim() === '') {
         problems.push(`\`allow[${index}]\` must be a non-empty string, got ${kindOf(name)}`)
       }
-    })
+    }
   }
   const unknown = Object.keys(record).filter((key) => !KEYS.includes(key))
   if (unknown.length > 0) problems.push(`has unknown key(s) ${unknown.join(', ')}`)

@@ -70,7 +70,7 @@ export const ENTER_PLAN_MODE_MESSAGES = {
     'enter_plan_mode cannot ask the user here: no user-questions service is available. Continue in the default mode; the user can switch this session to plan mode themselves with /plan.',
   dismissed: 'The user dismissed the question to speak; stop here and wait for their message.',
   reloaded:
-    'The plan-mode service was reloaded while the user was being asked, so the answer does not count and plan mode is unchanged. Call enter_plan_mode again if you still need plan mode.',
+    'Plan mode or the tools were reloaded while the user was being asked, so the answer does not count and plan mode is unchanged. Call enter_plan_mode again if you still need plan mode.',
   entered: 'The user agreed to plan mode. From your next step, explore and plan, then present the plan with exit_plan_mode.',
   declined: 'The user declined plan mode; continue in the default mode.',
   declinedNote: ' Their note: ',

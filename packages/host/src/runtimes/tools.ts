@@ -6,7 +6,7 @@ import { checkJsonSchema } from './json-schema-check.js'
 const CANCELLED_BEFORE_START = 'the call was cancelled before it started'
 
 /** The final decision of `tool/execute`; also how a run with no listener is told apart (no await needed). */
-const RUN: Promise<ToolExecuteDecision> = Promise.resolve({ kind: 'run' })
+const RUN: Promise<ToolExecuteDecision> = Promise.resolve(Object.freeze({ kind: 'run' } as const))
 const run = (): Promise<ToolExecuteDecision> => RUN
 
 function render(tool: ToolDefinition<never, unknown>, value: unknown): string {
@@ -60,7 +60,7 @@ export const toolsPlugin: Plugin = {
         if (tool === undefined) return failed(`unknown tool "${name}"`)
         const issues = checkJsonSchema(tool.parameters ?? {}, input)
         if (issues.length > 0) return failed(`invalid arguments for tool "${name}": ${issues.join('; ')}`)
-        if (execution.signal.aborted) return failed(CANCELLED_BEFORE_START)
+        if (execution?.signal?.aborted === true) return failed(CANCELLED_BEFORE_START)
         let decision: ToolExecuteDecision
         try {
           const pending = ctx.waterfall('tool/execute', { name, input, tool, execution }, run)
@@ -69,13 +69,15 @@ export const toolsPlugin: Plugin = {
           ctx.logger.error(`tool ${name}: a tool/execute listener threw; the call fails closed and the tool does not run`, error)
           return failed(messageOf(error))
         }
+        // A call cancelled while the waterfall ran is cancelled, whatever the listeners decided.
+        if (execution.signal?.aborted === true) return failed(CANCELLED_BEFORE_START)
         if (decision?.kind !== 'run') {
           if (decision?.kind === 'refuse' && typeof decision.message === 'string') return failed(decision.message)
           ctx.logger.error(`tool ${name}: a tool/execute decision was neither run nor refuse; the call fails closed`, decision)
           return failed(`the call to tool "${name}" was refused by an invalid tool/execute decision`)
         }
         try {
-          if (execution.signal.aborted) throw new Error(CANCELLED_BEFORE_START)
+          if (execution.signal?.aborted === true) throw new Error(CANCELLED_BEFORE_START)
           const value = await tool.execute(input as never, execution)
           return { isError: false, content: [{ type: 'text', text: render(tool, value) }], value }
         } catch (error) {
