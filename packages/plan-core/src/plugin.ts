@@ -12,9 +12,10 @@ import { createPlanModeController } from './controller.js'
  * @example
  * ```ts
  * const root = new Context()
- * root.plugin(hostPlugin, { agents: { model } })
+ * root.plugin(hostPlugin, { model: createScriptedModel([{ text: 'hi' }]) }) // or any host that provides the seams
  * root.plugin(planCorePlugin)
- * await root.require('planMode').set(agent, true)
+ * const agent = root.require('agents').create({ session: await root.require('sessions').create() })
+ * await root.require('planMode').set(agent, true) // 'committed': the session is idle
  * ```
  *
  * @public

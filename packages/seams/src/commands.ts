@@ -56,20 +56,30 @@ export interface CommandRequest {
 }
 
 /**
- * The command registry (service `commands`). `execute` logs `command/run`
- * before the handler and `command/done` after it.
+ * The command registry (service `commands`).
+ *
+ * @remarks
+ * `execute` logs `command/run { commandId, name, args, source }` before the
+ * handler (`args` always a string and the handler's `rawInput`, `''` after
+ * a bare name) and `command/done { commandId, kind }` after it; an unknown
+ * command logs nothing (host duty `command-args` of
+ * `@planmode/host-conformance`). Without `args`, a bare `/plan` typed
+ * mid-turn is lost on restart: readers take a missing one for "no
+ * arguments recorded".
  *
  * @public
  */
 export interface CommandRegistry {
-  /** Adds a command. Throws if the name is taken. The disposer removes it. */
+  /** Adds a command. Throws if the name is taken. The disposer removes exactly this registration (duty `composition`). */
   register(command: CommandDefinition): Disposer
   /** Registered commands, sorted by name. */
   list(): readonly CommandDefinition[]
   /**
-   * Runs a `/name args` line. Resolves `undefined` when the line names no
-   * registered command (nothing is logged then). A throwing handler becomes
-   * an `error` result.
+   * Runs a `/name args` line: logs `command/run` (with `args`, the text after
+   * `/name` as typed, `''` when nothing follows), runs the handler with that
+   * `args` as its `rawInput`, then logs `command/done` with the result's
+   * `kind`. Resolves `undefined` when the line names no registered command
+   * (nothing is logged then). A throwing handler becomes an `error` result.
    */
   execute(request: CommandRequest): Promise<CommandResult | undefined>
 }

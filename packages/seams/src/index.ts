@@ -86,6 +86,12 @@ export type {
 } from './user-questions.js'
 
 declare module '@planmode/context' {
+  /**
+   * The host provides `systemPrompt`, `tools`, `commands`, `userQuestions`
+   * and `sessionProjections` (`sessionInvariants` is optional); a missing
+   * one switches its plan layer off silently (host duty `services` of
+   * `@planmode/host-conformance`).
+   */
   interface Services {
     /** System-prompt sections and request assembly. */
     systemPrompt: SystemPromptRegistry
@@ -105,6 +111,20 @@ declare module '@planmode/context' {
     /**
      * Waterfall before every step of a turn (not before a same-step retry).
      * Listeners await `next()` for the downstream decision and may amend it.
+     *
+     * @remarks
+     * The host runs it once before each step (host duty `services`), its
+     * final decision being `{ kind: 'enter', messages: payload.messages }`.
+     * The host logs an `enter` decision's `messages` as `user/message`
+     * events, in the decision's order, after everything the waterfall's
+     * listeners appended while it ran (plan-core's flush appends the
+     * selected `plan/mode` inside it), and before the step's
+     * `request/header` and `step/start`. Do not log steered messages
+     * yourself before or inside the waterfall: the decision decides them
+     * (host duty `pre-step-order`). After a `reject` no step is taken, and the
+     * host logs the proposed messages before the turn's `turn/end`. This
+     * order is what lets a plan-mode notice reach the request it is about
+     * (duty `notices`).
      */
     'agent/pre-step': (
       payload: PreStepPayload,
@@ -127,12 +147,23 @@ declare module '@planmode/context' {
      * A listener that throws (or rejects) fails the call the same way,
      * closed: the tool does not run. The host runs the tool with the
      * original call, whatever payload a listener passes to `next`.
+     *
+     * @remarks
+     * No duty of `@planmode/host-conformance` checks this waterfall: a
+     * registry that does not run it leaves `@planmode/plan-guard` loaded
+     * and doing nothing, so check it with your host's own tests.
      */
     'tool/execute': (
       payload: ToolExecutePayload,
       next: (payload?: ToolExecutePayload) => Promise<ToolExecuteDecision>,
     ) => Promise<ToolExecuteDecision>
-    /** After every append, once the event is in `session.events`. */
+    /**
+     * After every append, once the event is in `session.events`: exactly
+     * once per append, in `seq` order, before `append` resolves (host duty
+     * `session-event`). `payload.session` is the session object itself,
+     * and its `events` is the same array while the log only grows.
+     * plan-core and the projection registry listen to it.
+     */
     'session/event': (payload: SessionEventPayload) => void
   }
 }

@@ -59,15 +59,25 @@ export interface ProjectionChange {
  * The session-projection registry (service `sessionProjections`): drives
  * every unit on every appended event.
  *
+ * @remarks
+ * It folds every appended event (from `session/event`) into every
+ * registered unit, so that `snapshot` equals a cold fold of the log as of
+ * its last event (duty `projections` of `@planmode/host-conformance`).
+ *
  * @public
  */
 export interface SessionProjectionRegistry {
-  /** Adds a unit. Throws if its key is taken. The disposer removes it. */
+  /** Adds a unit. Throws if its key is taken. The disposer removes exactly this unit, and its key leaves snapshots (duty `composition`). */
   register<State, View>(unit: ProjectionUnit<State, View>): Disposer
   /** Registered keys, in registration order. */
   keys(): readonly string[]
-  /** Every unit's validated value for `session`, as of its last event. Synchronous. */
+  /**
+   * Every unit's validated value for `session`, as of its last event.
+   * Synchronous; catches up with `session.events` first, so a unit
+   * registered late, or a log opened after a restart, is folded from its
+   * first event. Each value is checked by its unit's schema.
+   */
   snapshot(session: Session): ProjectionSnapshot
-  /** Called once per unit whose state reference changed after an append. */
+  /** Called once per unit whose state reference changed for an appended event, with its new, validated value. */
   onChange(listener: (change: ProjectionChange) => void): Disposer
 }

@@ -12,24 +12,53 @@ export type CommandSource = MessageSource
  *
  * @remarks
  * Extend it by declaration merging; plan-core adds `plan/mode` this way.
- * Events of the transcript (`user/message`, `assistant/message`,
- * `tool/result`) are what the model sees again; every other event is
- * log-only.
+ *
+ * Turns and steps are logged (host duty `turns-and-steps`): every turn as
+ * `turn/start` … exactly one `turn/end`, every model request as
+ * `step/start` … `step/end`; the prompt's `user/message` inside its turn,
+ * before the first `step/start`, and each `assistant/message` inside its
+ * step.
+ *
+ * Every request is built from the log (host duty `transcript-from-log`):
+ * each `user/message` (typed, steered, injected, and plugin messages such
+ * as plan-mode notices and guidance messages), each `assistant/message` and
+ * each `tool/result`, in log order. Every other event is log-only.
+ *
+ * `@planmode/host-conformance` checks both duties by name.
  *
  * @public
  */
 export interface SessionEventMap {
-  /** A turn opened. `turn` counts from 1 per session. */
+  /** A turn opened. `turn` counts from 1 per session; the turn's prompt message is logged after it. */
   'turn/start': { readonly turn: number }
-  /** A turn closed. `error` carries the message when `reason` is `error`. */
+  /**
+   * A turn closed: exactly once per turn, whatever ended it. `error` carries
+   * the message when `reason` is `error`. A turn that did not complete logs
+   * the messages no step took before it.
+   */
   'turn/end': { readonly turn: number; readonly reason: TurnEndReason; readonly error?: string }
-  /** A model request of the turn is about to be sent. `step` counts from 1 per turn. */
+  /**
+   * A model request of the turn is about to be sent. `step` counts from 1
+   * per turn; a same-step retry stays in the step. Logged after the step's
+   * pre-step decision messages and its `request/header`, if one is due.
+   */
   'step/start': { readonly turn: number; readonly step: number }
-  /** A step finished: its assistant message and tool results are logged. */
+  /** A step finished: its `assistant/message` and `tool/result`s are logged before it. */
   'step/end': { readonly turn: number; readonly step: number }
-  /** The assembled request a step sends (`initial` first, then `change` on any difference). */
+  /**
+   * The assembled request a step sends (host duty `request-header`).
+   *
+   * @remarks
+   * Logged before the request it describes (after the step's pre-step
+   * decision messages, before its `step/start`), and only when that
+   * request's system text, tools or model differ from the last header in
+   * the log (`initial` for the first); it holds what the model receives. A
+   * same-step retry re-sends the frozen request and logs no header.
+   * plan-core decides notices from these headers: with none, no notice is
+   * ever due.
+   */
   'request/header': RequestHeader
-  /** A user message (typed, steered, injected, or a plugin notice). */
+  /** A user message (typed, steered, injected, or a plugin's notice or guidance message); part of the transcript. */
   'user/message': UserMessage
   /** The model's answer for one step. */
   'assistant/message': AssistantMessage & { readonly turn: number; readonly step: number }
@@ -41,7 +70,10 @@ export interface SessionEventMap {
     readonly content: readonly TextBlock[]
     readonly value?: unknown
   }
-  /** A slash command is about to run (logged before its handler). */
+  /**
+   * A slash command is about to run: logged by `CommandRegistry.execute`
+   * before its handler (host duty `command-args`).
+   */
   'command/run': {
     readonly commandId: string
     readonly name: string
@@ -54,7 +86,7 @@ export interface SessionEventMap {
     readonly args: string
     readonly source: CommandSource
   }
-  /** A slash command finished (logged after its handler). */
+  /** A slash command finished: logged after its handler, `kind` being the result's (a throwing handler gives `error`). */
   'command/done': { readonly commandId: string; readonly kind: 'success' | 'error'; readonly text?: string }
 }
 
@@ -65,7 +97,7 @@ export interface SessionEventMap {
  * @public
  */
 export interface RequestHeader {
-  /** `initial` for the session's first header, `change` when system text, tools or model differ from the previous one. */
+  /** `initial` for the session's first header, `change` when system text, tools or model differ from the last header in the log. */
   readonly reason: 'initial' | 'change'
   /** The turn of the request. */
   readonly turn: number
@@ -73,9 +105,9 @@ export interface RequestHeader {
   readonly step: number
   /** `provider:modelId` of the model the request goes to. */
   readonly model: string
-  /** The joined system prompt. */
+  /** The joined system prompt, exactly as the request sends it. */
   readonly system: string
-  /** The tool catalog, in the order it is sent. */
+  /** The tool catalog the request carries, in the order it is sent. */
   readonly tools: readonly ToolSchema[]
 }
 
@@ -118,20 +150,31 @@ export interface Session {
    * return the same array each time (readers fold incrementally and refold
    * from scratch when the array changes); a host may replace it on
    * compaction or repair, so read the property again rather than keeping it.
+   *
+   * @remarks
+   * A session opened again (after a restart) holds its whole log as
+   * written: every event, unknown types included, with its `seq`, `time`
+   * and `data`. No plan state lives anywhere else (duty `restart-from-log`
+   * of `@planmode/host-conformance`).
    */
   readonly events: readonly SessionEvent[]
   /**
-   * Appends one event. Invariants are checked first: a failing one rejects
-   * and nothing is written. Appends to one session are serialized, so `seq`
-   * follows call order. Resolves with the logged event once it is written
-   * and `events` includes it; `session/event` has been emitted by then.
+   * Appends one event. Invariants are checked first: a failing one rejects,
+   * and nothing is written or emitted. Appends to one session are
+   * serialized, so `seq` follows call order. Resolves with the logged event
+   * once it is written and `events` includes it.
+   *
+   * @remarks
+   * `session/event` is emitted after every append, once the event is in
+   * `session.events`: exactly once per append, in `seq` order, before
+   * `append` resolves (host duty `session-event`).
    */
   append<T extends SessionEventType>(type: T, data: SessionEventMap[T]): Promise<SessionEvent<T>>
 }
 
 /** The payload of the `session/event` event: one appended event. @public */
 export interface SessionEventPayload {
-  /** The session appended to. */
+  /** The session appended to: the session object itself, whose `events` is the same array while the log only grows. */
   readonly session: Session
   /** The event as logged. */
   readonly event: SessionEvent

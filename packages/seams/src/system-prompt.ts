@@ -49,8 +49,13 @@ export interface AssembledRequest {
  * @public
  */
 export interface SystemPromptRegistry {
-  /** Adds a section. Throws if the name is taken. The disposer removes it. */
+  /** Adds a section. Throws if the name is taken. The disposer removes exactly this section (duty `composition`). */
   section(section: SystemPromptSection): Disposer
-  /** Renders every section for `input` and snapshots the tool catalog. */
+  /**
+   * Renders every section for `input` and snapshots the tool catalog. The
+   * loop assembles once per step, after the pre-step, and logs a
+   * `request/header` from that same assembly when it differs from the last
+   * one (duty `request-header`).
+   */
   assemble(input: AssemblyInput): AssembledRequest
 }

@@ -15,7 +15,12 @@ export interface ToolSchema {
 
 /** What a tool's `execute` is told about its call. @public */
 export interface ToolExecution {
-  /** The agent whose model made the call; absent when a host runs a tool directly. */
+  /**
+   * The agent whose model made the call; absent when a host runs a tool
+   * directly. A host's loop always passes it: the plan tools need their
+   * calling agent (duties `review` and `enter-plan-mode` of
+   * `@planmode/host-conformance`).
+   */
   readonly agent?: Agent
   /** Aborted when the turn is cancelled. */
   readonly signal: AbortSignal
@@ -92,7 +97,7 @@ export interface ToolDefinition<Input = never, Output = unknown> {
  * @public
  */
 export interface ToolRegistry {
-  /** Adds a tool. Throws if the name is taken. The disposer removes it. */
+  /** Adds a tool. Throws if the name is taken. The disposer removes exactly this registration (duty `composition`). */
   register<Input, Output>(tool: ToolDefinition<Input, Output>): Disposer
   /** The tool named `name`, if registered. */
   get(name: string): ToolDefinition<never, unknown> | undefined
@@ -102,7 +107,9 @@ export interface ToolRegistry {
    * Validates `input`, runs the `tool/execute` waterfall, then runs the tool.
    * Never rejects: an unknown tool, invalid input, a refusal of the
    * waterfall (or a listener that throws) or a thrown error becomes a failed
-   * result.
+   * result, `Error: <message>`, which the loop logs as `tool/result` and
+   * the model reads (plan-tool reports a review that keeps or stops
+   * planning this way; duty `review` of `@planmode/host-conformance`).
    */
   execute(name: string, input: unknown, execution: ToolExecution): Promise<ToolResult>
 }

@@ -128,6 +128,14 @@ export interface UserQuestions {
    * {@link UserQuestionError}: `NO_PROVIDER` when none is registered,
    * `NOT_ROOT_AGENT` when the agent is owned by a live agent, `ASK_ABORTED`
    * when the signal aborts; a provider's own rejection passes through.
+   *
+   * @remarks
+   * A child owned by a live agent is refused before any provider is asked
+   * (host duty `child-questions` of `@planmode/host-conformance`). A root
+   * agent's ask reaches the latest registered provider with the request as
+   * given, and the provider's answers come back unchanged (`selected`,
+   * `custom`, `edit`, `comments`): plan-tool's review reads them (duty
+   * `review`).
    */
   ask(request: AskRequest): Promise<readonly UserAnswer[]>
   /** Registers the provider (the latest wins). The disposer removes it. */

@@ -1,0 +1,129 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+
+const root = fileURLToPath(new URL('../../../', import.meta.url))
+const read = (path: string): string => readFileSync(`${root}${path}`, 'utf8')
+
+const readme = read('packages/seams/README.md')
+const ownHost = read('docs/own-host.md')
+const pkg = JSON.parse(read('packages/seams/package.json')) as { files: string[] }
+
+/** The duty ids of the conformance kit, in the order of its `HOST_DUTIES`, with their kind (read from its source: seams cannot depend on the kit). */
+const kitDuties = [...read('packages/host-conformance/src/duties.ts').matchAll(/duty: '([a-z-]+)',\s*kind: '(host|plan)'/g)].map((match) => ({
+  id: match[1]!,
+  kind: match[2]!,
+}))
+
+/** GitHub's heading anchors: lower case, punctuation dropped, spaces as hyphens. */
+function anchorsOf(markdown: string): string[] {
+  return [...markdown.matchAll(/^#+ (.+)$/gm)].map((match) => match[1]!.toLowerCase().replace(/[^a-z0-9 _-]/g, '').replace(/ /g, '-'))
+}
+
+/** The `## Host duties` section, split into its `### N. Title (`id`)` entries. */
+function dutyEntries(): { number: number; id: string; body: string }[] {
+  const section = /^## Host duties\n([\s\S]*?)(?=^## )/m.exec(readme)?.[1] ?? ''
+  return [...section.matchAll(/^### (\d+)\. .*\(`([a-z-]+)`\)\n([\s\S]*?)(?=^### |$(?![\s\S]))/gm)].map((match) => ({
+    number: Number(match[1]),
+    id: match[2]!,
+    body: match[3]!,
+  }))
+}
+
+/** The text of every TSDoc comment of a seams source file, comment stars removed and whitespace collapsed. */
+function tsdocOf(file: string): string {
+  const source = read(`packages/seams/src/${file}`)
+  return [...source.matchAll(/\/\*\*([\s\S]*?)\*\//g)]
+    .map((match) => match[1]!.replace(/^\s*\* ?/gm, ''))
+    .join(' ')
+    .replace(/\s+/g, ' ')
+}
+
+const collapse = (text: string): string => text.replace(/\s+/g, ' ')
+
+describe('seams README: host duties', () => {
+  it('reads the kit duties (the source format this test parses is still there)', () => {
+    expect(kitDuties.length).toBe(14)
+    expect(kitDuties.filter((duty) => duty.kind === 'host').length).toBe(8)
+  })
+
+  it('has one numbered entry per kit duty, in the kit order, host duties first', () => {
+    const entries = dutyEntries()
+    expect(entries.map((entry) => entry.number)).toEqual(kitDuties.map((_, index) => index + 1))
+    expect(entries.map((entry) => entry.id)).toEqual(kitDuties.map((duty) => duty.id))
+    expect(kitDuties.slice(0, 8).every((duty) => duty.kind === 'host')).toBe(true)
+  })
+
+  it('links every entry to a section of docs/own-host.md that exists', () => {
+    const anchors = anchorsOf(ownHost)
+    for (const entry of dutyEntries()) {
+      const links = [...entry.body.matchAll(/\]\(\.\.\/\.\.\/docs\/own-host\.md#([^)]+)\)/g)].map((match) => match[1]!)
+      expect(links.length, `entry ${entry.number} (${entry.id}) links no section of docs/own-host.md`).toBeGreaterThan(0)
+      for (const link of links) expect(anchors, `entry ${entry.number} (${entry.id})`).toContain(link)
+    }
+  })
+
+  it('states the order of a pre-step decision’s messages in the README and in the agent/pre-step TSDoc alike', () => {
+    const order =
+      "The host logs an `enter` decision's `messages` as `user/message` events, in the decision's order, after everything the waterfall's listeners appended while it ran (plan-core's flush appends the selected `plan/mode` inside it), and before the step's `request/header` and `step/start`. Do not log steered messages yourself before or inside the waterfall: the decision decides them"
+    expect(collapse(readme)).toContain(order)
+    expect(tsdocOf('index.ts')).toContain(order)
+  })
+
+  it('states the session/event duty in the README and in the event’s TSDoc alike', () => {
+    const duty = 'exactly once per append, in `seq` order, before `append` resolves'
+    expect(collapse(readme)).toContain(duty)
+    expect(tsdocOf('index.ts')).toContain(`After every append, once the event is in \`session.events\`: ${duty}`)
+    expect(tsdocOf('index.ts')).toContain('`payload.session` is the session object itself, and its `events` is the same array while the log only grows')
+  })
+
+  it('names each duty in the TSDoc of the members it concerns', () => {
+    const where: Record<string, string[]> = {
+      services: ['index.ts'],
+      'turns-and-steps': ['session.ts'],
+      'request-header': ['session.ts', 'system-prompt.ts'],
+      'transcript-from-log': ['session.ts'],
+      'session-event': ['index.ts', 'session.ts'],
+      'command-args': ['commands.ts', 'session.ts'],
+      'child-questions': ['user-questions.ts'],
+      'pre-step-order': ['index.ts'],
+      composition: ['commands.ts', 'projections.ts', 'system-prompt.ts', 'tools.ts'],
+      'restart-from-log': ['session.ts'],
+      notices: ['index.ts'],
+      review: ['tools.ts', 'user-questions.ts'],
+      'enter-plan-mode': ['tools.ts'],
+      projections: ['projections.ts'],
+    }
+    expect(Object.keys(where).sort()).toEqual(kitDuties.map((duty) => duty.id).sort())
+    for (const [id, files] of Object.entries(where)) {
+      for (const file of files) expect(tsdocOf(file), `${file} names duty ${id}`).toMatch(new RegExp(`dut(y|ies) [^.]*\`${id}\``))
+    }
+  })
+})
+
+describe('seams README: links npm readers can follow', () => {
+  const links = [...readme.matchAll(/\]\(([^)]+)\)/g)].map((match) => match[1]!)
+
+  it('refers to no file the tarball leaves out (no API report: `etc` is not packed)', () => {
+    expect(pkg.files).not.toContain('etc')
+    expect(readme).not.toMatch(/etc\/[\w.-]*\.api\.md/)
+  })
+
+  it('links only to its own headings, to packed files, to web addresses, or to existing repository docs', () => {
+    const own = anchorsOf(readme)
+    for (const link of links) {
+      if (/^https?:\/\//.test(link)) continue
+      if (link.startsWith('#')) {
+        expect(own, link).toContain(link.slice(1))
+        continue
+      }
+      const path = link.split('#')[0]!
+      if (path.startsWith('../../')) {
+        expect(/^\.\.\/\.\.\/(docs|examples)\//.test(path), `${link} leaves the package for something other than docs/ or examples/`).toBe(true)
+        expect(existsSync(`${root}${path.slice('../../'.length)}`), link).toBe(true)
+        continue
+      }
+      expect(pkg.files.some((entry) => path === entry || path.startsWith(`${entry}/`)), `${link} is not in the package's files`).toBe(true)
+    }
+  })
+})
