@@ -43,7 +43,7 @@ export interface SessionEventMap {
    * pre-step decision messages and its `request/header`, if one is due.
    */
   'step/start': { readonly turn: number; readonly step: number }
-  /** A step finished: its `assistant/message` and `tool/result`s are logged before it. */
+  /** A step finished: logged after its `assistant/message` and `tool/result`s (a cancelled or failed step has none). */
   'step/end': { readonly turn: number; readonly step: number }
   /**
    * The assembled request a step sends (host duty `request-header`).
