@@ -1,6 +1,6 @@
 import type { Context } from '@planmode/context'
 import type { Agent, PreStepDecision, PreStepPayload, Session, UserMessage } from '@planmode/seams'
-import { planModeNotice } from './notice.js'
+import { planModeGuidance, planModeNotice } from './notice.js'
 import { readPlanLog, type PlanLog } from './plan-log.js'
 import type { PlanModeCause } from './plan-mode-event.js'
 
@@ -51,6 +51,16 @@ export interface PlanModeController {
    */
   exitAtBoundary(agent: Agent): void
   /**
+   * Sets the guidance message the boundary flush adds after its notice
+   * (SPEC §13, plan-policy's `placement: 'transcript'`): a
+   * {@link planModeGuidance} of `text`, due at an accepted pre-step when the
+   * logged state after the flush is active and the model does not hold the
+   * guidance ({@link PlanLog.guided}). The last call wins; the returned
+   * function removes this text again (and does nothing once another call
+   * replaced it).
+   */
+  setGuidance(text: string): () => void
+  /**
    * Enters plan mode at the next accepted pre-step, silently, with cause
    * `model` (SPEC §12): the mirror of {@link PlanModeController.exitAtBoundary}.
    * Used by `enter_plan_mode` after the user agreed; appends nothing now.
@@ -81,7 +91,7 @@ interface Selection {
 /** The message the boundary flush logs through `logger.warn` when its append fails. */
 const FLUSH_FAILED = 'plan-mode: failed to append selected plan mode at step start'
 
-/** The error of `set` and `exitAtBoundary` on a controller whose plugin was disposed. */
+/** The error of `set`, `exitAtBoundary`, `enterAtBoundary` and `setGuidance` on a controller whose plugin was disposed. */
 const DISPOSED = 'plan-mode: this planMode controller was disposed (plan-core was unloaded); use the current planMode service'
 
 /** The notice due at an accepted pre-step whose request uses the logged state (SPEC §3.4). */
@@ -106,6 +116,8 @@ function describe(error: unknown): string {
 export function createPlanModeController(ctx: Context): PlanModeController {
   const pending = new WeakMap<Session, Selection>()
   const rebuilt = new WeakSet<Session>()
+  /** The guidance message set by {@link PlanModeController.setGuidance}, if any. */
+  let guidance: UserMessage | undefined
   const locks = new WeakMap<Session, Promise<unknown>>()
   /** `/plan` commands this controller saw logged before it rebuilt their session: their handlers select through it themselves. */
   const live = new WeakMap<Session, Set<string>>()
@@ -121,9 +133,9 @@ export function createPlanModeController(ctx: Context): PlanModeController {
    * First use of a session by this controller (a fresh process, or a
    * reloaded plan-core): rebuild the `/plan` selection of the log by the
    * SPEC §7 rule, so `get().pending` agrees with the `plan` projection —
-   * or, when the latest selection in the log is a review that left plan
-   * mode (approved or stopped) not applied yet, its silent exit with cause
-   * `review` (as `exitAtBoundary` left it).
+   * or, when the latest selection in the log is a silent one not applied
+   * yet (a review that left plan mode, or an approved entry), that
+   * selection with its cause, as `exitAtBoundary` / `enterAtBoundary` left it.
    */
   const read = (session: Session): PlanLog => {
     const log = readPlanLog(session)
@@ -141,9 +153,10 @@ export function createPlanModeController(ctx: Context): PlanModeController {
         if (running.wanted !== log.active && !pending.has(session)) {
           pending.set(session, { active: running.wanted, cause: 'user', command: running.commandId })
         }
-      } else if (silent !== undefined && silent.active !== log.active) {
-        // An approved or stopped review, or an approved entry, that had not reached a step boundary (§3.5, §9, §12).
-        if (!pending.has(session)) pending.set(session, { active: silent.active, cause: silent.cause })
+      } else if (silent !== undefined) {
+        // An approved or stopped review, or an approved entry, that had not reached a step boundary (§3.5, §9, §12):
+        // logged after the last successful `/plan`, so it is the latest selection even when it selects the logged state.
+        if (silent.active !== log.active && !pending.has(session)) pending.set(session, { active: silent.active, cause: silent.cause })
       } else if (settled !== null && settled !== log.active && !pending.has(session)) {
         pending.set(session, { active: settled, cause: 'user' })
       }
@@ -258,17 +271,37 @@ export function createPlanModeController(ctx: Context): PlanModeController {
       read(agent.session)
       pending.set(agent.session, { active: true, cause: 'model' })
     },
+
+    setGuidance(text) {
+      if (!ctx.active) throw new Error(DISPOSED)
+      if (typeof text !== 'string') throw new TypeError(`planMode.setGuidance: text must be a string, got ${typeof text}`)
+      const message = planModeGuidance(text)
+      guidance = message
+      return () => {
+        if (guidance === message) guidance = undefined
+      }
+    },
   }
 
-  /** `decision` with the notice of SPEC §3.4 added when one is due against `log` (as of after the flush). */
+  /**
+   * `decision` with what the model is due against `log` (as of after the
+   * flush) added at its end: the notice of SPEC §3.4, then the guidance
+   * message of §13. A malformed decision is returned untouched, for the host
+   * to report.
+   */
   const withNotice = (decision: PreStepDecision & { kind: 'enter' }, log: PlanLog): PreStepDecision => {
+    if (!Array.isArray(decision.messages)) return decision
     const notice = noticeFor(log)
-    return notice === undefined ? decision : { ...decision, messages: [...decision.messages, notice] }
+    const guide = guidance !== undefined && log.active && !log.guided ? guidance : undefined
+    if (notice === undefined && guide === undefined) return decision
+    const added = notice === undefined ? [guide!] : guide === undefined ? [notice] : [notice, guide]
+    return { ...decision, messages: [...decision.messages, ...added] }
   }
 
   /** What the flush does once the downstream decision is in. */
   const afterDecision = (payload: PreStepPayload, decision: PreStepDecision): PreStepDecision | Promise<PreStepDecision> => {
-    if (decision.kind === 'reject' || payload.signal.aborted) return decision
+    // A step already in the waterfall when plan-core was disposed: nothing pending flushes (§3.6).
+    if (decision.kind === 'reject' || payload.signal.aborted || !ctx.active) return decision
     const session = payload.agent.session
     const log = read(session)
     const selection = pending.get(session)
@@ -276,7 +309,9 @@ export function createPlanModeController(ctx: Context): PlanModeController {
     if (selection === undefined || selection.active === log.active) return withNotice(decision, log)
     const failed = (error: unknown): PreStepDecision => {
       ctx.logger.warn(`${FLUSH_FAILED}: ${describe(error)}`, error)
-      return decision
+      // The step uses the logged state, unchanged: what the model is due for it still comes (§3.4 — the
+      // model's latest word never contradicts its request), the selection waits for the next pre-step.
+      return withNotice(decision, read(session))
     }
     const appended = (): PreStepDecision => {
       if (pending.get(session) === selection) pending.delete(session)

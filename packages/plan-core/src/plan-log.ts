@@ -122,8 +122,8 @@ function fold(log: PlanLog, events: readonly SessionEvent[], from: number): Plan
       case 'user/message': {
         const form = planModeMessageForm(event.data)
         if (form === 'guidance') guided = true
-        else if (form !== undefined && told !== undefined) {
-          told = form
+        else if (form !== undefined) {
+          if (told !== undefined) told = form
           if (!form) guided = false
         }
         break

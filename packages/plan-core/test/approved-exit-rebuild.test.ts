@@ -137,3 +137,40 @@ describe('§12 + §9a: an approved entry that had not reached a step boundary wh
     expect(host.planMode.get(await host.agent(session))).toEqual({ active: false })
   })
 })
+
+describe('§9 latest wins: a silent selection after a settled /plan decides alone', () => {
+  it('an entry agreed after a settled mid-turn /plan off (logged still on) keeps plan mode on after a restart, untold of any switch', async () => {
+    const host = fresh([{ text: 'planning' }])
+    const session = await host.root.require('sessions').create()
+    await session.append('plan/mode', { active: true, cause: 'user' })
+    await session.append('turn/start', { turn: 1 })
+    await session.append('step/start', { turn: 1, step: 1 })
+    await session.append('request/header', { reason: 'initial', turn: 1, step: 1, model: 'test:model', system: '', tools: [] })
+    // /plan off mid-turn: settled (queued), not applied yet
+    await session.append('command/run', { commandId: 'k1', name: 'plan', args: 'off', source: { kind: 'user' } })
+    await session.append('command/done', { commandId: 'k1', kind: 'success', text: 'Leaving plan mode (applies from the next step).' })
+    // then the model asked to plan and the user agreed: the later, silent selection is "on"
+    await session.append('tool/result', {
+      toolCallId: 'e1',
+      toolName: 'enter_plan_mode',
+      isError: false,
+      content: [{ type: 'text', text: 'entered' }],
+      value: { entered: true },
+    } as never)
+    const agent = await host.agent(session)
+    expect(host.planMode.get(agent)).toEqual({ active: true })
+    await agent.prompt('go on')
+    expect(eventsOf(session, 'plan/mode').map((e) => e.data)).toEqual([{ active: true, cause: 'user' }])
+    expect(eventsOf(session, 'user/message').filter((e) => e.data.source.kind === 'plugin')).toEqual([])
+  })
+
+  it('an approved exit after a settled /plan (logged off) leaves nothing pending', async () => {
+    const host = fresh()
+    const session = await host.root.require('sessions').create()
+    await session.append('turn/start', { turn: 1 })
+    await session.append('command/run', { commandId: 'k1', name: 'plan', args: '', source: { kind: 'user' } })
+    await session.append('command/done', { commandId: 'k1', kind: 'success', text: 'Entering plan mode from the next step. Send /plan off to leave.' })
+    await (session.append as (type: string, data: unknown) => Promise<unknown>)('plan/review', { toolCallId: 'c1', outcome: 'stopped' })
+    expect(host.planMode.get(await host.agent(session))).toEqual({ active: false })
+  })
+})

@@ -457,11 +457,99 @@ describe('§3.4 notices', () => {
     const agent = await host.agent()
     await agent.prompt('go')
     await host.planMode.set(agent, true)
+    expect(notices(agent)).toEqual([]) // the idle commit told the model nothing
     // A second controller over the same log (a fresh process would rebuild it the same way).
     const second = setup([{ text: 'planning' }])
     const resumed = await second.agent(agent.session)
     await resumed.prompt('next')
     expect(notices(resumed)).toEqual([ENTER_NOTICE])
+    const prompt = eventsOf(resumed.session, 'user/message').find((event) => event.data.source.kind === 'user' && (event.data.content[0] as { text: string }).text === 'next')!
+    const notice = eventsOf(resumed.session, 'user/message').at(-1)!
+    expect(notice.seq).toBeGreaterThan(prompt.seq)
+  })
+
+  it('a failed flush append still delivers the notice due for the logged state the step uses; the selection waits', async () => {
+    const host = setup([{ text: 'ok' }, { text: 'planning' }, { text: 'left' }])
+    const refuse = refusePlanMode(host)
+    const agent = await host.agent()
+    await agent.prompt('go') // told: inactive
+    await host.planMode.set(agent, true) // idle commit: logged on, nothing told yet
+    // Inside the waterfall, before the flush acts: a /plan off made while the turn is open waits (queued).
+    let once = true
+    host.root.on('agent/pre-step', async (_payload, next) => {
+      if (once) {
+        once = false
+        expect(await host.planMode.set(agent, false)).toBe('queued')
+      }
+      return next()
+    })
+    refuse.on = true
+    await agent.prompt('plan') // the flush cannot append off: the step uses the logged "on", which the model was never told
+    expect(host.logger.lines.filter((line) => line.level === 'warn').map((line) => line.message)).toEqual([
+      expect.stringContaining('plan-mode: failed to append selected plan mode at step start'),
+    ])
+    expect(notices(agent)).toEqual([ENTER_NOTICE])
+    expect(requestSystem(host.model.requests[1]!)).toContain(PLAN_SECTION)
+    expect(host.planMode.get(agent)).toEqual({ active: true, pending: false })
+    refuse.on = false
+    await agent.prompt('now')
+    expect(notices(agent)).toEqual([ENTER_NOTICE, LEAVE_NOTICE])
+  })
+})
+
+describe('§13 setGuidance: the guidance message after the notice', () => {
+  const GUIDANCE = 'Plan first: read, then present the plan.'
+  const guidanceOf = (agent: HostAgent): number[] =>
+    eventsOf(agent.session, 'user/message')
+      .filter((event) => event.data.source.kind === 'plugin' && event.data.source.form === 'guidance')
+      .map((event) => event.seq)
+
+  it('is added at the step where plan mode starts to apply, after the notice, once until the model is told plan mode is off', async () => {
+    const host = setup([{ text: 'ok' }, { text: 'planning' }, { text: 'more' }, { text: 'off' }, { text: 'again' }])
+    const agent = await host.agent()
+    const dispose = host.planMode.setGuidance(GUIDANCE)
+    await agent.prompt('go')
+    expect(guidanceOf(agent)).toEqual([])
+    await host.planMode.set(agent, true)
+    await agent.prompt('plan')
+    const messages = eventsOf(agent.session, 'user/message').slice(-2).map((event) => (event.data.content[0] as { text: string }).text)
+    expect(messages).toEqual([ENTER_NOTICE, GUIDANCE])
+    await agent.prompt('more') // held: not sent again
+    expect(guidanceOf(agent)).toHaveLength(1)
+    await host.planMode.set(agent, false)
+    await agent.prompt('off') // the leaving notice: no longer held
+    await host.planMode.set(agent, true)
+    await agent.prompt('again')
+    expect(guidanceOf(agent)).toHaveLength(2)
+    expect(readPlanLog(agent.session).guided).toBe(true)
+    dispose()
+    await host.planMode.set(agent, false)
+    host.model.push({ text: 'x' }, { text: 'y' })
+    await agent.prompt('x')
+    await host.planMode.set(agent, true)
+    await agent.prompt('y')
+    expect(guidanceOf(agent)).toHaveLength(2) // removed: nothing more is added
+  })
+
+  it('a session that starts in plan mode gets it before its first request, without a notice; a later setGuidance replaces an earlier one', async () => {
+    const host = setup([{ text: 'planning' }])
+    const agent = await host.agent()
+    const first = host.planMode.setGuidance('old')
+    host.planMode.setGuidance(GUIDANCE)
+    first() // replaced already: changes nothing
+    await host.planMode.set(agent, true)
+    await agent.prompt('plan')
+    expect(notices(agent)).toEqual([GUIDANCE])
+    expect(userTexts(host.model.requests[0]!)).toEqual(['plan', GUIDANCE])
+  })
+
+  it('refuses a text that is not a string, and throws once plan-core is disposed', async () => {
+    const host = createHost()
+    const fiber = host.root.plugin(planCorePlugin)
+    const planMode = host.root.require('planMode')
+    expect(() => planMode.setGuidance(42 as unknown as string)).toThrow(/must be a string/)
+    fiber.dispose()
+    expect(() => planMode.setGuidance('x')).toThrow(/disposed/)
   })
 })
 

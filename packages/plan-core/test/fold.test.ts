@@ -62,7 +62,7 @@ function naive(events: readonly SessionEvent[]): Omit<PlanLog, 'length'> {
       break
     }
     const toldOff =
-      (said === false && firstHeader >= 0 && index > firstHeader) ||
+      said === false ||
       (event.type === 'plan/mode' && !event.data.active && (event.data.cause === 'review' || event.data.cause === 'model'))
     if (toldOff) break
   }

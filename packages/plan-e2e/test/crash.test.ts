@@ -158,7 +158,8 @@ function foldPlan(events: readonly SessionEvent[]): { active: boolean; projected
   if (running !== null && !(silent !== null && silentAfterRunning)) {
     return { active, projected, pending: running.wanted !== active ? running.wanted : undefined, fromExit: false }
   }
-  if (silent !== null && silent !== active) return { active, projected, pending: silent, fromExit: true }
+  // A silent selection is the latest word: it decides alone, also when it selects the logged state.
+  if (silent !== null) return { active, projected, pending: silent !== active ? silent : undefined, fromExit: true }
   return { active, projected, pending: wanted !== null && wanted !== active ? wanted : undefined, fromExit: false }
 }
 
@@ -232,7 +233,7 @@ async function lane(dir: string, prefix: string, rounds: number, seeds: () => nu
 
     // Figures.
     if (folded.pending !== undefined && !folded.fromExit) counts.selectionsPending += 1
-    if (folded.fromExit) counts.approvedExitsRebuilt += 1
+    if (folded.fromExit && folded.pending !== undefined) counts.approvedExitsRebuilt += 1
     const lastRun = session.events.findLast((e) => e.type === 'command/run' && e.data.name === 'plan')
     if (
       folded.pending !== undefined &&

@@ -1,7 +1,6 @@
 import type { Plugin } from '@planmode/context'
 import type {} from '@planmode/plan-core'
 import { resolveConfig, type PlanPolicyConfig } from './config.js'
-import { registerGuidanceListener } from './guidance-listener.js'
 
 /**
  * The name of the system-prompt section this layer registers.
@@ -25,16 +24,16 @@ export const PLAN_POLICY_ORDER = 50
  * configured text verbatim for an agent whose selected plan mode
  * (`pending ?? active`) is on, and `''` otherwise or when the assembly has
  * no agent. With `placement: 'transcript'` the section always renders `''`
- * (system text and tool catalog never change with the mode) and a pre-step
- * listener adds the guidance message (`planModeGuidance(section)` from
- * plan-core) to an accepted step whose logged state is active while the
- * model does not hold the guidance, after plan-core's notice (SPEC §13).
+ * (system text and tool catalog never change with the mode) and the
+ * section is handed to plan-core (`planMode.setGuidance(section)`), whose
+ * boundary flush adds the guidance message (`planModeGuidance(section)`)
+ * to an accepted step whose logged state is active while the model does
+ * not hold the guidance, right after its notice (SPEC §3.3, §13).
  *
  * Requires `planMode`: loading it without one throws a
- * `MissingServiceError`; once loaded, the section and the listener are
- * removed when `planMode` goes away and registered again when a `planMode`
- * service returns, however the plugin was composed (the listener is then
- * prepended after plan-core's own, so it stays the outer one). The config
+ * `MissingServiceError`; once loaded, the section and the guidance are
+ * removed when `planMode` goes away and set again when a `planMode`
+ * service returns, however the plugin was composed. The config
  * is validated by {@link resolveConfig} at load (an invalid one throws to
  * the caller) and again, on the same config value, each time it is applied
  * again (an error then is logged and the layer stays away until `planMode`
@@ -54,7 +53,8 @@ export const planPolicyPlugin: Plugin<PlanPolicyConfig> = {
   apply(ctx, config) {
     const { section, placement = 'system' } = resolveConfig(config)
     const transcript = placement === 'transcript'
-    if (transcript) registerGuidanceListener(ctx, section)
+    // plan-core's own flush adds the guidance after its notice (SPEC §3.3), whatever else is composed.
+    if (transcript) ctx.effect(ctx.require('planMode').setGuidance(section))
     ctx.inject(['systemPrompt'], (child) => {
       child.effect(
         child.require('systemPrompt').section({

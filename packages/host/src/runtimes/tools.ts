@@ -9,6 +9,11 @@ const CANCELLED_BEFORE_START = 'the call was cancelled before it started'
 const RUN: Promise<ToolExecuteDecision> = Promise.resolve(Object.freeze({ kind: 'run' } as const))
 const run = (): Promise<ToolExecuteDecision> => RUN
 
+/** Whether the call's signal is aborted now (read afresh at each check; an execution without a signal never is). */
+function cancelled(execution: ToolExecution | undefined): boolean {
+  return execution?.signal?.aborted === true
+}
+
 function render(tool: ToolDefinition<never, unknown>, value: unknown): string {
   if (tool.toModelOutput !== undefined) return tool.toModelOutput(value as never)
   if (typeof value === 'string') return value
@@ -60,7 +65,7 @@ export const toolsPlugin: Plugin = {
         if (tool === undefined) return failed(`unknown tool "${name}"`)
         const issues = checkJsonSchema(tool.parameters ?? {}, input)
         if (issues.length > 0) return failed(`invalid arguments for tool "${name}": ${issues.join('; ')}`)
-        if (execution?.signal?.aborted === true) return failed(CANCELLED_BEFORE_START)
+        if (cancelled(execution)) return failed(CANCELLED_BEFORE_START)
         let decision: ToolExecuteDecision
         try {
           const pending = ctx.waterfall('tool/execute', { name, input, tool, execution }, run)
@@ -70,14 +75,14 @@ export const toolsPlugin: Plugin = {
           return failed(messageOf(error))
         }
         // A call cancelled while the waterfall ran is cancelled, whatever the listeners decided.
-        if (execution.signal?.aborted === true) return failed(CANCELLED_BEFORE_START)
+        if (cancelled(execution)) return failed(CANCELLED_BEFORE_START)
         if (decision?.kind !== 'run') {
           if (decision?.kind === 'refuse' && typeof decision.message === 'string') return failed(decision.message)
           ctx.logger.error(`tool ${name}: a tool/execute decision was neither run nor refuse; the call fails closed`, decision)
           return failed(`the call to tool "${name}" was refused by an invalid tool/execute decision`)
         }
         try {
-          if (execution.signal?.aborted === true) throw new Error(CANCELLED_BEFORE_START)
+          if (cancelled(execution)) throw new Error(CANCELLED_BEFORE_START)
           const value = await tool.execute(input as never, execution)
           return { isError: false, content: [{ type: 'text', text: render(tool, value) }], value }
         } catch (error) {
