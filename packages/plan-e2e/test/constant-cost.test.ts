@@ -31,11 +31,11 @@ class CountingSession implements Session {
 }
 
 /** Reads of `session.events` made by each plan-mode operation, after a first (full) fold. */
-async function costs(size: number): Promise<Record<string, number>> {
+async function costs(size: number, placement: 'system' | 'transcript' = 'system'): Promise<Record<string, number>> {
   const root = new Context()
   root.plugin(systemPromptPlugin)
   root.plugin(planCorePlugin)
-  root.plugin(planPolicyPlugin, { section: 'plan' })
+  root.plugin(planPolicyPlugin, { section: 'plan', placement })
   const session = new CountingSession(size)
   const agent: Agent = { id: 'a', session, steer() {}, async inject() {} }
   const planMode = root.require('planMode')
@@ -53,9 +53,10 @@ async function costs(size: number): Promise<Record<string, number>> {
     }))
   return {
     get: await measure(() => planMode.get(agent)),
-    set: await measure(() => planMode.set(agent, true)), // an open turn: queued
     render: await measure(() => prompt.assemble({ agent })),
-    preStep: await measure(preStep), // appends plan/mode
+    idleStep: await measure(preStep), // nothing pending: the notice rule still reads the fold
+    set: await measure(() => planMode.set(agent, true)), // an open turn: queued
+    preStep: await measure(preStep), // appends plan/mode (and, with 'transcript', adds the guidance)
     after: await measure(() => planMode.get(agent)),
   }
 }
@@ -66,5 +67,12 @@ describe('§9b constant cost per call', () => {
     const large = await costs(200_000)
     expect(large).toEqual(small)
     for (const reads of Object.values(large)) expect(reads).toBeLessThanOrEqual(4)
+  })
+
+  it("the same with placement 'transcript', whose flush also decides the guidance", async () => {
+    const small = await costs(10, 'transcript')
+    const large = await costs(200_000, 'transcript')
+    expect(large).toEqual(small)
+    for (const reads of Object.values(large)) expect(reads).toBeLessThanOrEqual(8)
   })
 })
