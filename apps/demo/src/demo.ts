@@ -11,6 +11,11 @@ const { values } = parseArgs({
 })
 // Ctrl+C, a closed terminal or a kill still removes the temporary folders.
 exitOnSignals()
+// When the reader of stdout goes away (`pnpm demo | head`), nothing more can be shown: exit 0 (the exit hook removes the folders).
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error
+  process.exit(0)
+})
 runShowcase({ out: process.stdout, color: wantsColor(process.stdout), sessionDir: values['session-dir'], keep: values.keep }).then(
   (result) => {
     process.exitCode = result.ok ? 0 : 1

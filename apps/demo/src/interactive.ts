@@ -385,7 +385,7 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
   }
   renderer.info(`session saved: ${active.session.file ?? active.session.id}`)
   if (copied !== undefined) renderer.info(`workspace kept: ${copied} (--resume works in it again)`)
-  renderer.info(`resume with: ${resumeCommand(active.session.file ?? active.session.id)}`)
+  renderer.info(`resume with: ${resumeCommand(active.session.file ?? active.session.id, { placement: options.placement, guard: options.guard })}`)
   rl.close()
   return 0
 }

@@ -8,6 +8,18 @@ const settled = (signal: 'SIGINT' | 'SIGTERM' | 'SIGHUP'): void => {
   process.off(signal, early)
 }
 
+// When the reader of stdout goes away (`pnpm start | head`), nothing more can be shown: close the session as on
+// SIGTERM and exit 0; before the host is up, exit at once. Later write errors of the closed pipe are ignored.
+let terminate: (() => void) | undefined
+let outputClosed = false
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (outputClosed) return
+  if (error.code !== 'EPIPE') throw error
+  outputClosed = true
+  if (terminate === undefined) process.exit(0)
+  else terminate()
+})
+
 runInteractive(process.argv.slice(2), {
   stdin: process.stdin,
   stdout: process.stdout,
@@ -29,9 +41,11 @@ runInteractive(process.argv.slice(2), {
     settled('SIGHUP')
     process.on('SIGTERM', handler)
     process.on('SIGHUP', handler)
+    terminate = listener
     return () => {
       process.off('SIGTERM', handler)
       process.off('SIGHUP', handler)
+      terminate = undefined
     }
   },
 }).then(

@@ -18,10 +18,23 @@ export function shellWord(text: string): string {
   return /^[\w./~:@%+=,-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`
 }
 
+/** The host settings a resumed run should keep: they are flags, not session state (see {@link resumeCommand}). */
+export interface ResumeFlags {
+  /** `--placement`; only `transcript` is written (`system` is the default). */
+  readonly placement?: 'system' | 'transcript'
+  /** `--guard`. */
+  readonly guard?: boolean
+}
+
 /**
  * The command that reopens a session, in the form that works on a machine
- * with only Node and npm: `npx -y pnpm@<pinned version> start --resume <target>`.
+ * with only Node and npm: `npx -y pnpm@<pinned version> start --resume <target>`,
+ * followed by `--placement transcript` and `--guard` when the session ran
+ * with them (placement and guard are host settings, not logged, so a resume
+ * without the flags would come back with the guidance in the system prompt
+ * and no guard).
  */
-export function resumeCommand(target: string, packageManager: string = pinnedPackageManager()): string {
-  return `npx -y ${packageManager} start --resume ${shellWord(target)}`
+export function resumeCommand(target: string, flags: ResumeFlags = {}, packageManager: string = pinnedPackageManager()): string {
+  const extra = [flags.placement === 'transcript' ? ' --placement transcript' : '', flags.guard === true ? ' --guard' : ''].join('')
+  return `npx -y ${packageManager} start --resume ${shellWord(target)}${extra}`
 }
