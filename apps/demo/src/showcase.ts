@@ -288,7 +288,7 @@ async function showcase(options: ShowcaseOptions, workspace: string, sessionDir:
   )
   const askFrom = host.session.events.length
   await send('Are you still in plan mode?')
-  renderer.info('(no notice at this step: the model was last told plan mode is on, and this request is in plan mode)')
+  renderer.info('(there was no notice at that step: the model had last been told plan mode is on, and that request was in plan mode)')
   const asked = host.session.events.slice(askFrom)
   const latestNotice = host.session.events.filter(isNotice).at(-1)
   const latestHeader = host.session.events.filter((event) => event.type === 'request/header').at(-1)

@@ -97,6 +97,25 @@ describe('temporary folders', () => {
     expect(readdirSync(tmp)).toEqual([])
   })
 
+  it('pnpm demo whose reader goes away (`pnpm demo | head`) exits 0 and removes them too', async () => {
+    const tmp = temp('tmpdir-demo-pipe')
+    const child = spawn(process.execPath, [join(REPO, 'scripts/run-demo.mjs'), 'demo'], { cwd: REPO, env: childEnv({ TMPDIR: tmp, PLANMODE_DEMO_DELAY_MS: '20' }) })
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+    let stderr = ''
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    let output = ''
+    await new Promise<void>((resolve) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString()
+        if (output.includes('── 1. Enter plan mode with a goal ──')) resolve()
+      })
+    })
+    child.stdout.destroy()
+    expect(await exited).toBe(0)
+    expect(stderr).toBe('')
+    expect(readdirSync(tmp)).toEqual([])
+  })
+
   it('pnpm start keeps its workspace copy beside the session logs (resumed there), and leaves nothing in the temp dir', async () => {
     const tmp = temp('tmpdir-term')
     const child = spawnStart(['--session-dir', join(tmp, 'sessions')], childEnv({ TMPDIR: tmp }))
@@ -185,7 +204,7 @@ describe('pnpm demo (built, as a child process)', () => {
     expect(stdout).toContain('  │   1. Enter plan mode — ')
     expect(stdout).toContain('  │   2. Not now — ')
     expect(stdout).toContain(
-      '  reviewer › Enter plan mode\n    ✓ The user agreed to plan mode. From your next step, explore and plan, then present the plan with exit_plan_mode.\n  ● plan/mode logged: on\n  · request header: plan section added to the system prompt\n',
+      '  you › Enter plan mode\n    ✓ The user agreed to plan mode. From your next step, explore and plan, then present the plan with exit_plan_mode.\n  ● plan/mode logged: on\n  · request header: plan section added to the system prompt\n',
     )
     expect(stdout).toContain('→ exit_plan_mode “Plan: Add a `tasks clear` command that removes finished tasks”')
     expect(stdout).toContain('  reviewer › Stop planning\n')
@@ -549,19 +568,22 @@ describe('pnpm start: the model asks to enter plan mode, --placement, --guard', 
 
   it('a plan-first request: the entry question, a refused note with Enter plan mode, then yes; the plan follows, then the work', async () => {
     const sessionDir = temp('enter-yes')
-    const { code, stdout, stderr } = await runScript('start', ['--session-dir', sessionDir], lines("Let's plan first: add due dates to tasks", '1: sure', '1', '1', '/quit'))
+    const { code, stdout, stderr } = await runScript('start', ['--session-dir', sessionDir], lines("Let's plan first: add due dates to tasks", 'yes', 'ok', '1: sure', '1', '1', '/quit'))
     expect(stderr).toBe('')
     expect(code).toBe(0)
     expect(stdout).toContain('  guidance:  in the system prompt (--placement transcript sends it as a message)\n  guard:     off: plan mode guides, nothing is blocked (--guard refuses edits)\n')
     expect(stdout).toContain('→ enter_plan_mode “You asked to plan first: Add due dates to tasks. In plan …”')
     expect(stdout).toContain('  ┌ Plan mode\n\n    You asked to plan first: Add due dates to tasks. In plan mode I only read the workspace')
     expect(stdout).toContain('  │ Switch this session to plan mode?\n  │   1. Enter plan mode — ')
-    expect(stdout).toContain('  └ answer with a number or a label; 2: <note> or other text declines with a note for the agent; an empty line or a /command dismisses\n')
+    expect(stdout).toContain('  └ answer with a number or a label; 2: <note> declines with a note for the agent; an empty line or a /command dismisses\n')
     // No `e` / `c` hint: the entry question has no plan to edit or comment on.
-    const question = stdout.slice(stdout.indexOf('┌ Plan mode'), stdout.indexOf('reviewer › Enter plan mode'))
+    const question = stdout.slice(stdout.indexOf('┌ Plan mode'), stdout.indexOf('you › Enter plan mode'))
     expect(question).not.toContain('`e` edits the plan')
     expect(question).not.toContain('comments on a line')
-    expect(stdout).toContain('plan mode? › 1: sure\n  ! Enter plan mode takes no note: the agent would read it as a decline. Type 1 to agree; a note goes with Not now (2: <note>)\nplan mode? › 1\n  reviewer › Enter plan mode\n')
+    // Words that are not an option are refused, not sent as a decline with that note.
+    expect(stdout).toContain('plan mode? › yes\n  ! “yes” is not one of the choices. Type 1 to agree, 2 to decline, or 2: <note> to decline with a note.\nplan mode? › ok\n  ! “ok” is not one of the choices.')
+    expect(stdout).toContain('plan mode? › 1: sure\n  ! Enter plan mode takes no note: the agent would read it as a decline. Type 1 to agree, 2 to decline, or 2: <note> to decline with a note.\nplan mode? › 1\n  you › Enter plan mode\n')
+    expect(stdout).not.toContain('reviewer › Enter plan mode')
     expect(stdout).toContain('    ✓ The user agreed to plan mode. From your next step, explore and plan, then present the plan with exit_plan_mode.\n  ● plan/mode logged: on\n  · request header: plan section added to the system prompt\n')
     expect(stdout).toContain('     3  Goal: Add due dates to tasks\n')
     expect(stdout).toContain('review › 1\n  reviewer › Approve\n')
@@ -583,9 +605,9 @@ describe('pnpm start: the model asks to enter plan mode, --placement, --guard', 
     const sessionDir = temp('enter-no')
     const { code, stdout } = await runScript('start', ['--session-dir', sessionDir], lines('Make a plan to add due dates', '2: not today', 'plan it first: add due dates', '', '/quit'))
     expect(code).toBe(0)
-    expect(stdout).toContain('plan mode? › 2: not today\n  reviewer › Not now: “not today”\n    ↺ The user declined plan mode; continue in the default mode. Their note: not today\n')
+    expect(stdout).toContain('plan mode? › 2: not today\n  you › Not now: “not today”\n    ↺ The user declined plan mode; continue in the default mode. Their note: not today\n')
     expect(stdout).toContain('assistant Understood: no plan mode (your note: “not today”).')
-    expect(stdout).toContain('plan mode? › \n  (review dismissed)\n    ↺ The user dismissed the question to speak; stop here and wait for their message.\n')
+    expect(stdout).toContain('plan mode? › \n  (question dismissed)\n    ↺ The user dismissed the question to speak; stop here and wait for their message.\n')
     expect(stdout).toContain("assistant Understood: I'll wait for your message.")
     const trace = planTrace(readSession(onlySessionFile(sessionDir)), RECOMMENDED_PLAN_SECTION)
     expect(trace).toEqual(['header:initial:default', 'enter:declined', 'turn/end:completed', 'enter:dismissed', 'turn/end:completed'])
@@ -602,7 +624,7 @@ describe('pnpm start: the model asks to enter plan mode, --placement, --guard', 
     expect(code).toBe(0)
     expect(stdout).toContain('  guidance:  a transcript message (the system prompt and tools never change)\n')
     expect(stdout).toContain('· request header: system prompt and tools fixed (plan guidance goes in the transcript)')
-    expect(stdout).toMatch(/reviewer › Enter plan mode\n.*\n  ● plan\/mode logged: on\n  ⓘ guidance \(to the model\) the plan section as a transcript message \(\d+ lines\)\n/)
+    expect(stdout).toMatch(/you › Enter plan mode\n.*\n  ● plan\/mode logged: on\n  ⓘ guidance \(to the model\) the plan section as a transcript message \(\d+ lines\)\n/)
     // The model read plan mode from the transcript: it explored, planned, revised and carried out the approved plan.
     expect(stdout).toContain('_Revision 2: revised after your review._')
     expect(stdout).toMatch(/assistant Done\. Tasks now take an optional due date .*OVERDUE/)
@@ -667,6 +689,50 @@ describe('pnpm start: the model asks to enter plan mode, --placement, --guard', 
     const events = readSession(onlySessionFile(sessionDir))
     expect(planTrace(events, RECOMMENDED_PLAN_SECTION)).toEqual(['header:initial:default', 'enter:failed', 'turn/end:cancelled'])
     expect(events.some((event) => (event.type as string) === 'plan/mode')).toBe(false)
+  })
+
+  it('the resume hint keeps --placement transcript and --guard, and resuming with it brings both back; a system session resumed under transcript says what its header changed', async () => {
+    const sessionDir = temp('resume-flags')
+    const first = await runScript('start', ['--session-dir', sessionDir, '--placement', 'transcript', '--guard'], lines('hello', '/quit'))
+    expect(first.code).toBe(0)
+    const file = onlySessionFile(sessionDir)
+    const hint = first.stdout.trimEnd().split('\n').at(-1)!
+    expect(hint).toBe(`  resume with: ${npxPnpm} start --resume ${file} --placement transcript --guard`)
+    // The hint's own arguments, as typed after `pnpm start`.
+    const args = hint.slice(hint.indexOf(' start ') + ' start '.length).split(' ')
+    const resumed = await runScript('start', args, lines('/quit'))
+    expect(resumed.code).toBe(0)
+    expect(resumed.stdout).toContain('  guidance:  a transcript message (the system prompt and tools never change)\n  guard:     on: ')
+    expect(resumed.stdout.trimEnd().split('\n').at(-1)).toBe(hint)
+    // Only --guard: only --guard comes back.
+    const guardOnly = await runScript('start', ['--session-dir', temp('resume-guard'), '--guard'], lines('/quit'))
+    expect(guardOnly.stdout.trimEnd().split('\n').at(-1)).toMatch(/ start --resume \S+\.jsonl --guard$/)
+
+    // A 'system' session in plan mode, resumed with --placement transcript: the plan section leaves the system prompt.
+    const systemDir = temp('resume-system')
+    const planned = await runScript('start', ['--session-dir', systemDir, '--plan'], lines('Are you in plan mode?', '/quit'))
+    expect(planned.code).toBe(0)
+    const moved = await runScript('start', ['--resume', onlySessionFile(systemDir), '--placement', 'transcript'], lines('Are you still in plan mode?', '/quit'))
+    expect(moved.code).toBe(0)
+    expect(moved.stdout).toMatch(/\[plan: on\] › Are you still in plan mode\?\n  ⓘ guidance \(to the model\) the plan section as a transcript message \(\d+ lines\)\n  · request header: plan section removed from the system prompt\n/)
+    expect(moved.stdout).not.toContain('request header: changed')
+  })
+
+  it('closes the session and exits 0 when the reader of its output goes away (`pnpm start | head`)', async () => {
+    const sessionDir = temp('epipe')
+    const child = spawnStart(['--session-dir', sessionDir])
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+    child.stdin.write('/help\n')
+    await child.waitFor('Commands:')
+    // The reader closes its end of the pipe; the next write fails with EPIPE.
+    child.stdout.destroy()
+    child.stdin.write('/plan Add due dates to tasks\n')
+    // stdin stays open and no /quit is sent: only the closed pipe ends it.
+    expect(await exited).toBe(0)
+    expect(child.output()).not.toMatch(/EPIPE|Error/)
+    // The session was closed, not cut off: every line of the log is whole, and a turn that started has ended.
+    const events = readSession(onlySessionFile(sessionDir))
+    expect(events.filter((event) => event.type === 'turn/end')).toHaveLength(events.filter((event) => event.type === 'turn/start').length)
   })
 
   it('refuses a --placement it does not know, with the usage', async () => {

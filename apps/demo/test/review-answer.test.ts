@@ -133,18 +133,38 @@ describe('the plan-mode entry question typed line by line (SPEC §12)', () => {
     expect(new ReviewDraft(entry).read('')).toEqual({ kind: 'dismiss' })
   })
 
-  it('sends a note as custom text with Not now; other text is a note too', () => {
+  it('sends a note as custom text with Not now, by number or label', () => {
     expect(new ReviewDraft(entry).read('2: just fix the typo')).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Not now'], custom: 'just fix the typo' } })
-    expect(new ReviewDraft(entry).read('just fix the typo')).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Not now'], custom: 'just fix the typo' } })
+    expect(new ReviewDraft(entry).read('not now: later')).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Not now'], custom: 'later' } })
+  })
+
+  it('refuses text that does not start with an option (yes, ok, no…), with a hint; the question stays open', () => {
+    const hint = 'Type 1 to agree, 2 to decline, or 2: <note> to decline with a note.'
+    for (const word of ['y', 'yes', 'Yes', 'ok', 'okay', 'sure', 'no', 'n', 'just fix the typo', 'yes: go ahead']) {
+      expect(new ReviewDraft(entry).read(word), word).toEqual({ kind: 'note', text: `“${word}” is not one of the choices. ${hint}`, refused: true })
+    }
     // `e` and `c N text` are plan-review commands, not commands here.
-    expect(new ReviewDraft(entry).read('c 1 x')).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Not now'], custom: 'c 1 x' } })
+    expect(new ReviewDraft(entry).read('c 1 x')).toEqual({ kind: 'note', text: `“c 1 x” is not one of the choices. ${hint}`, refused: true })
+    expect(new ReviewDraft(entry).read('e')).toMatchObject({ kind: 'note', refused: true })
+    // A long line is quoted back clipped.
+    expect(new ReviewDraft(entry).read(`please ${'x'.repeat(60)}`)).toEqual({ kind: 'note', text: `“please ${'x'.repeat(32)}…” is not one of the choices. ${hint}`, refused: true })
+    const draft = new ReviewDraft(entry)
+    expect(draft.read('yes').kind).toBe('note')
+    expect(draft.read('1')).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Enter plan mode'] } })
+  })
+
+  it('names the options as the question orders them', () => {
+    const swapped: UserQuestion = { ...entry, options: [entry.options[1]!, entry.options[0]!] }
+    expect(new ReviewDraft(swapped).read('yes')).toEqual({ kind: 'note', text: '“yes” is not one of the choices. Type 2 to agree, 1 to decline, or 1: <note> to decline with a note.', refused: true })
+    const only: UserQuestion = { ...entry, options: [entry.options[0]!] }
+    expect(new ReviewDraft(only).read('yes')).toEqual({ kind: 'note', text: '“yes” is not one of the choices. Type 1 to agree.', refused: true })
   })
 
   it('refuses a note with Enter plan mode (the tool would read it as a decline)', () => {
     const draft = new ReviewDraft(entry)
     expect(draft.read('1: sounds good')).toEqual({
       kind: 'note',
-      text: 'Enter plan mode takes no note: the agent would read it as a decline. Type 1 to agree; a note goes with Not now (2: <note>)',
+      text: 'Enter plan mode takes no note: the agent would read it as a decline. Type 1 to agree, 2 to decline, or 2: <note> to decline with a note.',
       refused: true,
     })
     expect(draft.read('1')).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Enter plan mode'] } })

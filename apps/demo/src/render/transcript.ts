@@ -1,4 +1,4 @@
-import type { CommandResult, SessionEvent, ToolPresentation, UserAnswer, UserQuestion } from '@planmode/seams'
+import type { CommandResult, RequestHeader, SessionEvent, ToolPresentation, UserAnswer, UserQuestion } from '@planmode/seams'
 import { renderMarkdown, wrapWords } from './markdown.js'
 import type { Style } from './style.js'
 
@@ -40,12 +40,13 @@ const STREAM_INDENT = ' '.repeat(12)
 
 /**
  * Splits `text` at spaces into rows: the first at most `first` columns, the
- * others at most `rest` (a word longer than a row gets a row of its own).
+ * others at most `rest` (a word longer than a row gets a row of its own). A
+ * placeholder stays with the word before it (`2: <note>`, `c <line> <text>`).
  */
 function fill(text: string, first: number, rest: number): string[] {
   const rows: string[] = []
   let row = ''
-  for (const word of text.split(' ')) {
+  for (const word of text.split(/ (?!<)/)) {
     const limit = rows.length === 0 ? first : rest
     if (row !== '' && row.length + 1 + word.length > limit) {
       rows.push(row)
@@ -64,6 +65,9 @@ function clipWords(text: string, max: number): string {
   return `${cut === '' ? line.slice(0, max - 1) : cut} …`
 }
 
+/** The tool list of a request header, comparable as a string. */
+const toolsKey = (tools: RequestHeader['tools']): string => JSON.stringify(tools)
+
 function oneLine(text: string, max = 110): string {
   const line = text.split('\n').find((candidate) => candidate.trim() !== '') ?? ''
   const more = text.trim().includes('\n') ? ' …' : ''
@@ -77,7 +81,8 @@ export class TranscriptRenderer {
   private readonly section: string | undefined
   private readonly present: TranscriptOptions['present']
   private readonly calls = new Map<string, { name: string; input: unknown }>()
-  private lastSystem: string | undefined
+  /** The last request header, to say what the next one changed. */
+  private lastHeader: RequestHeader | undefined
   private lastPrompt = ''
   /** Lines typed recently (a steered message is logged only when a step takes it). */
   private readonly recentlyTyped: string[] = []
@@ -197,7 +202,7 @@ export class TranscriptRenderer {
       return
     }
     const mark = result.kind === 'success' ? this.style.green('↳') : this.style.red('✗')
-    this.line(`  ${mark} ${result.text}`)
+    this.hanging(`  ${mark} `, 4, result.text)
   }
 
   /** A stage title of the scripted showcase. */
@@ -206,14 +211,33 @@ export class TranscriptRenderer {
     this.line(this.style.bold(this.style.blue(`── ${title} ──`)))
   }
 
-  /** A line from the host itself (not the model, not the log). */
+  /** A line from the host itself (not the model, not the log). Not wrapped: it may hold a path or a command to copy. */
   info(text: string): void {
     this.line(`  ${this.style.dim(text)}`)
   }
 
-  /** A warning or error from the host. */
+  /** A warning or error from the host; on a terminal wrapped at spaces, continued under its text. */
   warn(text: string): void {
-    this.line(`  ${this.style.yellow('!')} ${text}`)
+    this.wrapped(text, 4).forEach((row, at) => this.line(at === 0 ? `  ${this.style.yellow('!')} ${row}` : `    ${row}`))
+  }
+
+  /**
+   * `head` (`width` columns as shown) then `text`; on a terminal filled at
+   * spaces, the rows after the first indented by 4.
+   */
+  private hanging(head: string, width: number, text: string): void {
+    if (this.width === undefined) {
+      this.line(`${head}${text}`)
+      return
+    }
+    fill(text, this.width - width, this.width - 4).forEach((row, at) => this.line(at === 0 ? `${head}${row}` : `    ${row}`))
+  }
+
+  /** `text`'s lines, each filled at spaces to the width less `indent` (unchanged without a width). */
+  private wrapped(text: string, indent: number): string[] {
+    if (this.width === undefined) return text.split('\n')
+    const columns = this.width - indent
+    return text.split('\n').flatMap((line) => fill(line, columns, columns))
   }
 
   /** Renders one appended session event. */
@@ -223,10 +247,10 @@ export class TranscriptRenderer {
       case 'user/message': {
         const source = event.data.source
         const text = event.data.content.map((block) => (block.type === 'text' ? block.text : `[image ${block.attachment.name ?? block.attachment.id}]`)).join(' ')
-        if (source.kind === 'plugin' && source.form === 'notice') this.line(`  ${s.cyan('ⓘ notice')} ${s.dim('(to the model)')} ${text}`)
+        if (source.kind === 'plugin' && source.form === 'notice') this.hanging(`  ${s.cyan('ⓘ notice')} ${s.dim('(to the model)')} `, '  ⓘ notice (to the model) '.length, text)
         else if (source.kind === 'plugin' && source.form === 'guidance') {
           const lines = text.trimEnd().split('\n').length
-          this.line(`  ${s.cyan('ⓘ guidance')} ${s.dim('(to the model)')} the plan section as a transcript message (${lines} line${lines === 1 ? '' : 's'})`)
+          this.hanging(`  ${s.cyan('ⓘ guidance')} ${s.dim('(to the model)')} `, '  ⓘ guidance (to the model) '.length, `the plan section as a transcript message (${lines} line${lines === 1 ? '' : 's'})`)
         }
         else if (source.kind === 'plugin') this.line(`  ${s.cyan(`ⓘ ${source.plugin}`)} ${text}`)
         else {
@@ -266,21 +290,27 @@ export class TranscriptRenderer {
         }
         return
       case 'request/header': {
-        if (this.placement === 'transcript') {
-          // The plan section never joins the system prompt: the request stays the same across switches.
-          if (event.data.reason === 'initial') this.line(`  ${s.dim('· request header: system prompt and tools fixed (plan guidance goes in the transcript)')}`)
-          else this.line(`  ${s.dim('· request header: changed')}`)
+        const header = event.data
+        const previous = this.lastHeader
+        this.lastHeader = header
+        const has = this.hasSection(header)
+        const say = (text: string): void => this.line(`  ${s.dim(`· request header: ${text}`)}`)
+        if (header.reason === 'initial') {
+          // Under 'transcript' the plan section never joins the system prompt: the request stays the same across switches.
+          if (has) say('the system prompt includes the plan section')
+          else if (this.placement === 'transcript') say('system prompt and tools fixed (plan guidance goes in the transcript)')
           return
         }
-        if (this.section === undefined || this.section === '') return
-        const has = event.data.system.includes(this.section)
-        const had = this.lastSystem?.includes(this.section)
-        this.lastSystem = event.data.system
-        if (event.data.reason === 'change' && had !== has) {
-          this.line(`  ${s.dim(`· request header: plan section ${has ? 'added to' : 'removed from'} the system prompt`)}`)
-        } else if (event.data.reason === 'initial' && has) {
-          this.line(`  ${s.dim('· request header: the system prompt includes the plan section')}`)
+        if (previous === undefined) {
+          say(`changed${has ? ' (the system prompt includes the plan section)' : ''}`)
+          return
         }
+        const changes: string[] = []
+        if (this.hasSection(previous) !== has) changes.push(`plan section ${has ? 'added to' : 'removed from'} the system prompt`)
+        else if (header.system !== previous.system) changes.push('system prompt changed')
+        if (toolsKey(header.tools) !== toolsKey(previous.tools)) changes.push('tools changed')
+        if (header.model !== previous.model) changes.push(`model changed (${header.model})`)
+        say(changes.length === 0 ? 'changed' : changes.join('; '))
         return
       }
       default:
@@ -289,6 +319,20 @@ export class TranscriptRenderer {
           this.line(`  ${s.magenta('●')} ${s.dim(`plan/mode logged: ${active ? 'on' : 'off'}`)}`)
         }
     }
+  }
+
+  /** Whether a request's system prompt carries the plan section. */
+  private hasSection(header: RequestHeader): boolean {
+    return this.section !== undefined && this.section !== '' && header.system.includes(this.section)
+  }
+
+  /**
+   * Takes a logged event as already shown, without printing it: a resumed
+   * session's last request header, so the next header is described by what
+   * it changes.
+   */
+  known(event: SessionEvent): void {
+    if (event.type === 'request/header') this.lastHeader = event.data
   }
 
   /** A tool result's line; on a terminal wrapped at spaces, continued under its text. */
@@ -315,8 +359,16 @@ export class TranscriptRenderer {
     }
     if (name === ENTER) {
       const reason = (input as { reason?: unknown } | undefined)?.reason
-      // The question shows the whole reason; the call line names its start.
-      this.line(`  ${s.magenta('→')} ${s.bold(ENTER)}${typeof reason === 'string' && reason.trim() !== '' ? ` ${s.dim(`“${clipWords(reason, 60)}”`)}` : ''}`)
+      if (typeof reason !== 'string' || reason.trim() === '') {
+        this.line(`  ${s.magenta('→')} ${s.bold(ENTER)}`)
+        return
+      }
+      // The question shows the whole reason; the call line names its start, wrapped at spaces on a terminal, continued under it.
+      const columns = this.width ?? Number.POSITIVE_INFINITY
+      const head = `  → ${ENTER} `
+      fill(`“${clipWords(reason, 60)}”`, columns - head.length, columns - head.length).forEach((row, at) =>
+        this.line(at === 0 ? `  ${s.magenta('→')} ${s.bold(ENTER)} ${s.dim(row)}` : `${' '.repeat(head.length)}${s.dim(row)}`),
+      )
       return
     }
     const presented = this.present?.(name, input)
@@ -363,7 +415,7 @@ export class TranscriptRenderer {
       })
       const decline = question.options.findIndex((option) => option.label !== intent?.approve) + 1
       const hint = entering
-        ? `answer with a number or a label; ${decline > 0 ? `${decline}: <note> or ` : ''}other text declines with a note for the agent; an empty line or a /command dismisses`
+        ? `answer with a number or a label${decline > 0 ? `; ${decline}: <note> declines with a note for the agent` : ''}; an empty line or a /command dismisses`
         : 'answer with a number or a label; other text is feedback (keep planning); an empty line or a /command dismisses'
       fill(hint, columns - 4, columns - 4).forEach((row, at) => this.line(`  ${at === 0 ? s.yellow('└') : ' '} ${s.dim(row)}`))
       const extras = [editable ? '`e` edits the plan (Approve then sends your version)' : undefined, commentable ? '`c <line> <text>` comments on a line' : undefined].filter(
@@ -373,12 +425,17 @@ export class TranscriptRenderer {
     }
   }
 
-  /** Echoes the answers given to a review. */
-  answer(answers: readonly UserAnswer[]): void {
+  /**
+   * Echoes the answers given to a review (`reviewer › …`), or to the
+   * plan-mode entry question (`you › …`: it asks whether to plan, it
+   * reviews nothing), found by the answer's question in `questions`.
+   */
+  answer(answers: readonly UserAnswer[], questions: readonly UserQuestion[] = []): void {
     for (const answer of answers) {
+      const entering = questions.find((question) => question.id === answer.id)?.intent?.kind === 'plan-enter'
       const chosen = answer.selected.join(', ')
       const custom = answer.custom === undefined ? '' : `${chosen === '' ? '' : ': '}“${answer.custom}”`
-      this.line(`  ${this.style.yellow('reviewer ›')} ${chosen}${custom}`)
+      this.line(`  ${this.style.yellow(entering ? 'you ›' : 'reviewer ›')} ${chosen}${custom}`)
       if (answer.edit !== undefined) this.line(`    ${this.style.dim(`with an edited plan (${answer.edit.split('\n').length} lines)`)}`)
       for (const comment of answer.comments ?? []) this.line(`    ${this.style.dim(`line ${comment.line}: ${comment.text}`)}`)
     }

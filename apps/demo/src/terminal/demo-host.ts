@@ -27,7 +27,7 @@ import { workspaceToolsPlugin } from '../workspace/workspace-tools.js'
 import { runPlansCommand } from './plans-command.js'
 import { WORKSPACE_EVENT } from './workspace-event.js'
 
-/** Answers the questions of one ask (a plan review); `undefined` dismisses them. */
+/** Answers the questions of one ask (a plan review, or the plan-mode entry question); `undefined` dismisses them. */
 export type QuestionAnswerer = (questions: readonly UserQuestion[], signal: AbortSignal | undefined) => Promise<readonly UserAnswer[] | undefined>
 
 /** Options of {@link createDemoHost}. */
@@ -126,14 +126,16 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
         child.effect(
           child.require('userQuestions').registerProvider({
             async ask({ questions, signal }) {
+              // The entry question (SPEC §12) asks whether to plan; it is not a review of a plan.
+              const what = questions.some((question) => question.intent?.kind === 'plan-enter') ? 'question' : 'review'
               renderer.review(questions)
               const answers = await options.answer(questions, signal)
-              if (signal?.aborted === true) throw new UserQuestionError('ASK_ABORTED', 'the review was aborted')
+              if (signal?.aborted === true) throw new UserQuestionError('ASK_ABORTED', `the ${what} was aborted`)
               if (answers === undefined) {
-                renderer.info('(review dismissed)')
-                throw new UserQuestionError('ASK_CANCELLED', 'the user dismissed the review to type instead')
+                renderer.info(`(${what} dismissed)`)
+                throw new UserQuestionError('ASK_CANCELLED', `the user dismissed the ${what} to type instead`)
               }
-              renderer.answer(answers)
+              renderer.answer(answers, questions)
               return answers
             },
           }),
@@ -151,6 +153,9 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
   if (logged?.type !== WORKSPACE_EVENT || logged.data.root !== options.workspace) {
     await session.append(WORKSPACE_EVENT, { root: options.workspace })
   }
+  // A resumed session's next request header is told by what it changes from the logged one.
+  const lastHeader = session.events.filter((event) => event.type === 'request/header').at(-1)
+  if (lastHeader !== undefined) renderer.known(lastHeader)
   ctx.on('session/event', ({ session: from, event }) => {
     if (from === session) renderer.event(event)
   })

@@ -39,6 +39,12 @@ export type ReviewStep =
   /** A comment was added, or the line was refused; the review stays open. */
   | { readonly kind: 'note'; readonly text: string; readonly refused?: true }
 
+/** The first line of `text`, at most 40 characters (then `…`), to quote it back. */
+const oneLine = (text: string): string => {
+  const line = text.split('\n')[0]!.trim()
+  return line.length > 40 ? `${line.slice(0, 39)}…` : line
+}
+
 const intentFlag = (question: UserQuestion, flag: 'editable' | 'comments'): boolean =>
   question.intent?.kind === 'plan-review' && question.intent[flag] === true
 
@@ -55,7 +61,9 @@ export function enterApproveLabel(question: UserQuestion): string | undefined {
  * for a line comment (when the intent declares `comments`), `e` to edit the
  * plan (when it declares `editable`). Comments and the edit ride with the
  * option picked last: the edit only with the approve option (SPEC §10: an
- * edit matters only with Approve), comments with any.
+ * edit matters only with Approve), comments with any. The `plan-enter`
+ * question (SPEC §12) takes only its options: a note rides with the
+ * declining one (`2: <note>`), and other text is refused with a hint.
  */
 export class ReviewDraft {
   readonly comments: LineComment[] = []
@@ -118,18 +126,25 @@ export class ReviewDraft {
 
   /**
    * The `plan-enter` question (SPEC §12): an option by number or label; a
-   * note goes as custom text with the declining option (`2: <note>`, or any
-   * other text). A note with the consent option is refused here, because
-   * the tool reads any custom text as a decline.
+   * note goes as custom text with the declining option (`2: <note>`). A
+   * note with the consent option is refused here, because the tool reads
+   * any custom text as a decline; so is text that does not start with an
+   * option (`yes`, `ok`, `no`…), which would otherwise go out as a decline
+   * with that word as its note.
    */
   private readEnter(text: string, approve: string): ReviewStep {
-    const decline = this.question.options.find((option) => option.label !== approve)?.label
+    const options = this.question.options
+    const agree = options.findIndex((option) => option.label === approve) + 1
+    const declineAt = options.findIndex((option) => option.label !== approve)
+    const decline = declineAt < 0 ? undefined : options[declineAt]!.label
+    const how = `Type ${agree} to agree${decline === undefined ? '' : `, ${declineAt + 1} to decline, or ${declineAt + 1}: <note> to decline with a note`}.`
     const parsed = parseReviewAnswer(this.question, text)!
-    if (parsed.selected.length === 1 && parsed.selected[0] === approve && parsed.custom !== undefined) {
-      const other = decline === undefined ? '' : `; a note goes with ${decline} (${this.question.options.findIndex((option) => option.label === decline) + 1}: <note>)`
-      return { kind: 'note', text: `${approve} takes no note: the agent would read it as a decline. Type ${this.question.options.findIndex((option) => option.label === approve) + 1} to agree${other}`, refused: true }
+    if (parsed.selected.length === 0) {
+      return { kind: 'note', text: `“${oneLine(text)}” is not one of the choices. ${how}`, refused: true }
     }
-    if (parsed.selected.length === 0 && decline !== undefined) return { kind: 'answer', answer: { ...parsed, selected: [decline] } }
+    if (parsed.selected.length === 1 && parsed.selected[0] === approve && parsed.custom !== undefined) {
+      return { kind: 'note', text: `${approve} takes no note: the agent would read it as a decline. ${how}`, refused: true }
+    }
     return { kind: 'answer', answer: parsed }
   }
 
