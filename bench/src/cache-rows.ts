@@ -1,21 +1,40 @@
 /**
  * The prompt-cache job (`run.js cache`): the scripted session of
- * `cache-script.ts` three times through the real host loop — guidance in the
+ * `cache-script.ts` four times through the real host loop — guidance in the
  * system prompt (`placement: 'system'`), guidance as a transcript message
- * (`'transcript'`), and the same turns with no switches — and what a prompt
- * cache would bill again for each (`cache-measure.ts`).
+ * (`'transcript'`), `'transcript'` with only the issue's minimum of switches,
+ * and the same turns with no switches — and what a prompt cache would bill
+ * again for each (`cache-measure.ts`).
  */
 import { planModeNotice } from '@planmode/plan-core'
 import { ENTER_PLAN_MODE_MESSAGES, EXIT_PLAN_MODE_MESSAGES } from '@planmode/plan-tool'
 import type { SessionEvent } from '@planmode/seams'
 import { measureRequests, type CacheTotals } from './cache-measure.js'
 import type { ChatBody } from './cache-server.js'
-import { cacheScript, withoutSwitches, type CacheScript } from './cache-script.js'
+import { cacheScript, minimumCycles, minimumSwitches, withoutSwitches, type CacheScript, type NetZeroKind } from './cache-script.js'
 import { runCacheSession, type CacheSessionRun, type Placement } from './cache-session.js'
+
+/** The bytes of one form of plan-mode message in a request: how many, and their provider-order bytes in all. */
+export interface MessageBytes {
+  readonly count: number
+  readonly bytes: number
+}
+
+/** The plan-mode messages of a request, by form (each element's JSON and its newline, provider order). */
+export interface PlanMessageBytes {
+  readonly guidance: MessageBytes
+  readonly entering: MessageBytes
+  readonly leaving: MessageBytes
+  /** The three together. */
+  readonly total: number
+}
+
+/** The session variants of the cache job. */
+export type CacheVariantId = 'system' | 'transcript' | 'minimum' | 'no-switch'
 
 /** One session variant's figures. */
 export interface CacheVariant {
-  readonly id: 'system' | 'transcript' | 'no-switch'
+  readonly id: CacheVariantId
   readonly label: string
   /** Totals over the body re-serialized in provider order (tools, then messages). */
   readonly provider: CacheTotals
@@ -28,6 +47,8 @@ export interface CacheVariant {
   readonly guidance: number
   /** Provider-order bytes of those messages in the last request (each counted once: the last request holds every message). */
   readonly planBytes: number
+  /** The same by form (absent in results saved before it existed). */
+  readonly planParts?: PlanMessageBytes
 }
 
 /** What the cache job reports. */
@@ -39,6 +60,10 @@ export interface CacheResult {
   readonly variants: CacheVariant[]
   /** Bytes of the guidance section. */
   readonly sectionBytes: number
+  /** How many cycles switch in the issue's minimum session (absent in results saved before it existed). */
+  readonly minimumCycles?: number
+  /** The moves re-sending nothing that the net-zero cycle makes (absent in results saved before it existed). */
+  readonly netZero?: readonly NetZeroKind[]
   /** Wall time of the job, ms. */
   readonly ms: number
 }
@@ -66,21 +91,33 @@ export function planMessages(events: readonly SessionEvent[]): { notices: number
   return { notices, guidance }
 }
 
+const noticeText = (active: boolean): string => (planModeNotice(active).content[0] as { text: string }).text
+
 /**
- * Provider-order bytes (each element's JSON and its newline) of the plan-mode messages of a request: the
- * user messages whose text is a notice or the guidance section. The wire does not carry a message's source,
- * so they are found by their text.
+ * Provider-order bytes (each element's JSON and its newline) of the plan-mode messages of a request, by
+ * form: the user messages whose text is the guidance section, the entering notice or the leaving notice.
+ * The wire does not carry a message's source, so they are found by their text.
  */
-export function planMessageBytes(body: ChatBody, section: string): number {
-  const texts = new Set([section, ...[true, false].map((active) => (planModeNotice(active).content[0] as { text: string }).text)])
-  let bytes = 0
+export function planMessageParts(body: ChatBody, section: string): PlanMessageBytes {
+  const forms = { guidance: section, entering: noticeText(true), leaving: noticeText(false) } as const
+  const out = { guidance: { count: 0, bytes: 0 }, entering: { count: 0, bytes: 0 }, leaving: { count: 0, bytes: 0 } }
   for (const message of body.messages as ReadonlyArray<{ role?: unknown; content?: unknown }>) {
-    if (message.role === 'user' && typeof message.content === 'string' && texts.has(message.content)) bytes += Buffer.byteLength(`${JSON.stringify(message)}\n`)
+    if (message.role !== 'user' || typeof message.content !== 'string') continue
+    for (const form of ['guidance', 'entering', 'leaving'] as const) {
+      if (message.content !== forms[form]) continue
+      out[form].count++
+      out[form].bytes += Buffer.byteLength(`${JSON.stringify(message)}\n`)
+    }
   }
-  return bytes
+  return { ...out, total: out.guidance.bytes + out.entering.bytes + out.leaving.bytes }
 }
 
-/** Switches the script makes, per kind (six of each). */
+/** {@link planMessageParts}' total: the provider-order bytes of a request's plan-mode messages. */
+export function planMessageBytes(body: ChatBody, section: string): number {
+  return planMessageParts(body, section).total
+}
+
+/** Switches the script's cycles make, per kind (six of each, and the net-zero cycle's idle `/plan` and `Stop planning`). */
 export function scriptKinds(script: CacheScript): Record<string, number> {
   const out: Record<string, number> = {}
   for (const { entry, exit } of script.cycles) {
@@ -90,42 +127,54 @@ export function scriptKinds(script: CacheScript): Record<string, number> {
   return out
 }
 
+const NOT_IN_PLAN_MODE = `Error: ${EXIT_PLAN_MODE_MESSAGES.notInPlanMode}`
+const DECLINED = `Error: ${ENTER_PLAN_MODE_MESSAGES.declined}`
+const STOPPED = `Error: ${EXIT_PLAN_MODE_MESSAGES.stopped}`
+
 /**
  * The tool errors of the no-switch session, where the model's plan-tool calls come in the default mode:
  * `exit_plan_mode` fails (not in plan mode) and the user declines `enter_plan_mode` (a failed call too).
  */
-export const NO_SWITCH_TOOL_ERRORS: readonly string[] = [
-  `Error: ${EXIT_PLAN_MODE_MESSAGES.notInPlanMode}`,
-  `Error: ${ENTER_PLAN_MODE_MESSAGES.declined}`,
-]
+export const NO_SWITCH_TOOL_ERRORS: readonly string[] = [NOT_IN_PLAN_MODE, DECLINED]
 
-/** The switching session (`placement` given) or the no-switch one. */
-export function runVariant(variant: CacheVariant['id'], script = cacheScript()): Promise<CacheSessionRun> {
+/** The tool errors of the switching sessions: the net-zero cycle's declined entry and its `Stop planning`. */
+export const SWITCHING_TOOL_ERRORS: readonly string[] = [DECLINED, STOPPED]
+
+/** The variants in the order they run and are printed. */
+export const CACHE_VARIANT_IDS: readonly CacheVariantId[] = ['system', 'transcript', 'minimum', 'no-switch']
+
+/** A switching session (`placement` given), the issue's minimum one ('transcript') or the no-switch one. */
+export function runVariant(variant: CacheVariantId, script = cacheScript()): Promise<CacheSessionRun> {
   // With no switch the placement makes no difference (plan mode stays off); 'system' is the default.
   if (variant === 'no-switch') {
     return runCacheSession({ script: withoutSwitches(script), placement: 'system', enter: 'Not now', toolErrors: NO_SWITCH_TOOL_ERRORS })
   }
-  return runCacheSession({ script, placement: variant satisfies Placement, enter: 'Enter plan mode' })
+  if (variant === 'minimum') {
+    // The cycles without switches call exit_plan_mode in the default mode and decline enter_plan_mode.
+    return runCacheSession({ script: minimumSwitches(script), placement: 'transcript', enter: 'Enter plan mode', toolErrors: NO_SWITCH_TOOL_ERRORS })
+  }
+  return runCacheSession({ script, placement: variant satisfies Placement, enter: 'Enter plan mode', toolErrors: SWITCHING_TOOL_ERRORS })
 }
 
-const LABELS: Record<CacheVariant['id'], string> = {
+const LABELS: Record<CacheVariantId, string> = {
   system: "placement 'system'",
   transcript: "placement 'transcript'",
+  minimum: "'transcript', the issue's minimum switches",
   'no-switch': 'no switches (same turns)',
 }
 
-/** Runs the three sessions and measures them. */
+/** Runs the four sessions and measures them. */
 export async function cacheRows(): Promise<CacheResult> {
   const t0 = Date.now()
   const script = cacheScript()
   const variants: CacheVariant[] = []
   let sectionBytes = 0
-  for (const id of ['system', 'transcript', 'no-switch'] as const) {
+  for (const id of CACHE_VARIANT_IDS) {
     const run = await runVariant(id, script)
     const { provider, raw } = measureRequests(run.requests)
     const messages = planMessages(run.events)
-    const planBytes = planMessageBytes(run.requests[run.requests.length - 1]!.body, run.section)
-    variants.push({ id, label: LABELS[id], provider, raw, switches: switchesOf(run.events), ...messages, planBytes })
+    const planParts = planMessageParts(run.requests[run.requests.length - 1]!.body, run.section)
+    variants.push({ id, label: LABELS[id], provider, raw, switches: switchesOf(run.events), ...messages, planBytes: planParts.total, planParts })
     sectionBytes = Buffer.byteLength(run.section, 'utf8')
   }
   return {
@@ -134,6 +183,8 @@ export async function cacheRows(): Promise<CacheResult> {
     kinds: scriptKinds(script),
     variants,
     sectionBytes,
+    minimumCycles: minimumCycles(script).size,
+    netZero: script.netZero.map((point) => point.kind),
     ms: Date.now() - t0,
   }
 }

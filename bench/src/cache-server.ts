@@ -1,14 +1,14 @@
 /**
  * A loopback chat-completions server for the prompt-cache bench: it answers
- * `POST /chat/completions` with scripted streaming SSE chunks in the OpenAI
+ * `POST /v1/chat/completions` with scripted streaming SSE chunks in the OpenAI
  * wire format (text deltas, tool-call deltas, a finish reason, `[DONE]`) and
  * records every request body exactly as received.
  *
  * The answers come from a fixed queue, one per request, in order. An answer
- * may name a command line the user types while that request is in flight
- * (`during`): the server runs it through `onDuring` and waits for it before
- * it streams the answer, so the command lands mid-turn, after the step's
- * pre-step and before the next one.
+ * may name command lines the user types while that request is in flight
+ * (`during`): the server runs them through `onDuring` and waits for them
+ * before it streams the answer, so the commands land mid-turn, after the
+ * step's pre-step and before the next one.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -25,8 +25,8 @@ export interface ScriptedAnswer {
   readonly text?: string
   /** Tool calls, streamed after the text. */
   readonly calls?: readonly ScriptedCall[]
-  /** A command line the user types while this request is in flight. */
-  readonly during?: string
+  /** Command lines the user types, in order, while this request is in flight. */
+  readonly during?: readonly string[]
 }
 
 /** A captured request: the body as received, and parsed. */
@@ -60,8 +60,8 @@ export interface ChatServer {
 export interface ChatServerOptions {
   /** The answers, one per request, in order. */
   readonly answers: readonly ScriptedAnswer[]
-  /** Runs an answer's `during` command line before the answer is streamed. */
-  readonly onDuring?: (line: string) => Promise<void>
+  /** Runs an answer's `during` command lines before the answer is streamed. */
+  readonly onDuring?: (lines: readonly string[]) => Promise<void>
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

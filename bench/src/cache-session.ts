@@ -10,9 +10,9 @@ import { createOpenAICompatibleModel, hostPlugin, type HostAgent } from '@planmo
 import { PLAN_COMMAND_REPLIES, planCommandsPlugin } from '@planmode/plan-commands'
 import { planCorePlugin } from '@planmode/plan-core'
 import { planPolicyPlugin, RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
-import { ENTER_PLAN_MODE_LABEL, NOT_NOW_LABEL, planToolPlugin } from '@planmode/plan-tool'
+import { APPROVE_LABEL, ENTER_PLAN_MODE_LABEL, NOT_NOW_LABEL, planToolPlugin } from '@planmode/plan-tool'
 import type { AskRequest, SessionEvent, UserAnswer } from '@planmode/seams'
-import type { CacheScript } from './cache-script.js'
+import type { CacheScript, ScriptTurn } from './cache-script.js'
 import { fileText } from './cache-script.js'
 import { startChatServer, type CapturedRequest, type ScriptedAnswer } from './cache-server.js'
 
@@ -23,7 +23,7 @@ export type Placement = 'system' | 'transcript'
 export interface CacheSessionOptions {
   readonly script: CacheScript
   readonly placement: Placement
-  /** The user's answer to `enter_plan_mode`: agree (switching sessions) or decline (the no-switch session). */
+  /** The user's answer to `enter_plan_mode` (a turn's `answers.enter` overrides it): agree (switching sessions) or decline (the no-switch session). */
   readonly enter: typeof ENTER_PLAN_MODE_LABEL | typeof NOT_NOW_LABEL
   /** The guidance text; default `RECOMMENDED_PLAN_SECTION`. */
   readonly section?: string
@@ -54,19 +54,32 @@ export const BASE_SYSTEM = [
   'When something is ambiguous, say what you assumed.',
 ].join('\n')
 
-/** The reply `/plan` and `/plan off` give, idle (the state commits) or mid-turn (a selection queues). */
-function expectedReply(line: string, idle: boolean): string {
-  if (line === '/plan') return idle ? PLAN_COMMAND_REPLIES.on : PLAN_COMMAND_REPLIES.entering
-  if (line === '/plan off') return idle ? PLAN_COMMAND_REPLIES.off : PLAN_COMMAND_REPLIES.leaving
-  throw new Error(`cache bench: unexpected command ${line}`)
+/**
+ * The replies a batch of `/plan` and `/plan off` lines typed one after the other gives: idle, each commits;
+ * mid-turn, a line queues a selection, and the next line for the other state cancels it (SPEC §3.3).
+ */
+export function expectedReplies(lines: readonly string[], idle: boolean): string[] {
+  let queued: boolean | undefined
+  return lines.map((line) => {
+    if (line !== '/plan' && line !== '/plan off') throw new Error(`cache bench: unexpected command ${line}`)
+    const on = line === '/plan'
+    if (idle) return on ? PLAN_COMMAND_REPLIES.on : PLAN_COMMAND_REPLIES.off
+    if (queued === !on) {
+      queued = undefined
+      return on ? PLAN_COMMAND_REPLIES.exitCancelled : PLAN_COMMAND_REPLIES.entryCancelled
+    }
+    queued = on
+    return on ? PLAN_COMMAND_REPLIES.entering : PLAN_COMMAND_REPLIES.leaving
+  })
 }
 
 /**
  * Runs the script's turns one after the other and returns the captured
  * requests. Throws when the session does not go as scripted: a turn that
  * does not complete in its scripted number of steps, a command that does
- * not reply as it should idle (committed) or mid-turn (queued), an answer
- * left over, a failed tool call whose text is not in `toolErrors`, or any
+ * not reply as it should idle (committed) or mid-turn (queued, or
+ * cancelled by the line after it; {@link expectedReplies}), an answer left
+ * over, a failed tool call whose text is not in `toolErrors`, or any
  * warning or error logged.
  */
 export async function runCacheSession(options: CacheSessionOptions): Promise<CacheSessionRun> {
@@ -79,16 +92,20 @@ export async function runCacheSession(options: CacheSessionOptions): Promise<Cac
   const logger: Logger = { debug() {}, info() {}, warn: note('warn'), error: note('error') }
   const root = new Context({ logger })
   let agent: HostAgent | undefined
+  let current: ScriptTurn | undefined
 
-  const command = async (line: string, idle: boolean): Promise<void> => {
-    const result = await root.require('commands').execute({ agent: agent!, line, attachments: [] })
-    const want = expectedReply(line, idle)
-    if (result?.kind !== 'success' || result.text !== want) {
-      throw new Error(`cache bench: ${line} (${idle ? 'idle' : 'mid-turn'}) replied ${JSON.stringify(result)}, expected ${JSON.stringify(want)}`)
+  const commands = async (lines: readonly string[], idle: boolean): Promise<void> => {
+    const replies = expectedReplies(lines, idle)
+    for (const [i, line] of lines.entries()) {
+      const result = await root.require('commands').execute({ agent: agent!, line, attachments: [] })
+      const want = replies[i]!
+      if (result?.kind !== 'success' || result.text !== want) {
+        throw new Error(`cache bench: ${line} (${idle ? 'idle' : 'mid-turn'}) replied ${JSON.stringify(result)}, expected ${JSON.stringify(want)}`)
+      }
     }
   }
   const answers: ScriptedAnswer[] = script.turns.flatMap((turn) => turn.steps)
-  const server = await startChatServer({ answers, onDuring: (line) => command(line, false) })
+  const server = await startChatServer({ answers, onDuring: (lines) => commands(lines, false) })
   try {
     const model = createOpenAICompatibleModel({ baseURL: server.baseURL, model: 'scripted-chat', name: 'loopback' })
     root.plugin(hostPlugin, { model, maxRetries: 0, retryDelayMs: 0 })
@@ -115,8 +132,8 @@ export async function runCacheSession(options: CacheSessionOptions): Promise<Cac
       async ask(request): Promise<readonly UserAnswer[]> {
         asked.push(request)
         return request.questions.map((q): UserAnswer => {
-          if (q.id === 'plan-review') return { id: q.id, selected: ['Approve'] }
-          if (q.id === 'plan-enter') return { id: q.id, selected: [options.enter] }
+          if (q.id === 'plan-review') return { id: q.id, selected: [current?.answers?.review ?? APPROVE_LABEL] }
+          if (q.id === 'plan-enter') return { id: q.id, selected: [current?.answers?.enter ?? options.enter] }
           throw new Error(`cache bench: unexpected question ${q.id}`)
         })
       },
@@ -124,7 +141,8 @@ export async function runCacheSession(options: CacheSessionOptions): Promise<Cac
 
     agent = root.require('agents').create({ session: await root.require('sessions').create() })
     for (const [index, turn] of script.turns.entries()) {
-      if (turn.before !== undefined) await command(turn.before, true)
+      current = turn
+      if (turn.before !== undefined) await commands(turn.before, true)
       const outcome = await agent.prompt(turn.prompt)
       if (outcome.reason !== 'completed' || outcome.steps !== turn.steps.length) {
         throw new Error(`cache bench: turn ${index + 1} ended ${JSON.stringify(outcome)} after ${outcome.steps} of ${turn.steps.length} steps`)

@@ -9,7 +9,7 @@
  *   --results FILE     also write the markdown report (bench/RESULTS.md)
  *   --json FILE        also write every figure as JSON
  *   --before FILE      a saved run (--json) of an older tree: adds a before/after table
- *   --from-json FILE   re-render a saved run without measuring
+ *   --from-json FILE   re-render a saved run without measuring (a full run, or a --cache-only one: then only the cache block)
  *
  * Each size runs in its own process (`run.js`); this one prints the tables
  * and the targets, and exits 1 when a job crashed or a row is missing.
@@ -31,6 +31,7 @@ import {
   type SizeResult,
 } from './rows.js'
 import type { CacheResult } from './cache-rows.js'
+import { fullReport, parseSaved, type CacheOnlySave, type Report, type Saved } from './saved.js'
 import { cacheBlock, cacheMissing, cacheSummary, cacheTable, hasCacheBlock, replaceCacheBlock } from './cache-report.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -122,21 +123,6 @@ function job(args: string[]): Promise<unknown> {
     )
     return result
   })
-}
-
-interface Report {
-  readonly machine: { cpu: string; cores: number; memory: string; node: string; platform: string; load: string }
-  readonly date: string
-  readonly effort: 'full' | 'quick'
-  readonly sizes: SizeResult[]
-  readonly memory: MemoryResult[]
-  readonly append: AppendResult[]
-  /** Promise hops of a `set` that appends nothing, per size (from the host job). */
-  readonly hops?: Array<{ size: number; hops: Record<string, number> }>
-  flat: FlatResult | undefined
-  /** The prompt-cache job (absent with --no-cache and in reports saved before it existed). */
-  cache?: CacheResult
-  readonly seconds: number
 }
 
 function table(result: SizeResult): string[] {
@@ -273,6 +259,17 @@ function issueTargets(report: Report, large: SizeResult): string[] {
   return lines
 }
 
+/** Reads a file written by `--json` ({@link parseSaved}); throws a clear error when it cannot be read or is not one. */
+async function readSaved(file: string): Promise<Saved> {
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (error) {
+    throw new Error(`bench: cannot read the saved run ${file}: ${(error as Error).message}`)
+  }
+  return parseSaved(text, file)
+}
+
 /** Before / after: every row of the largest size both runs have, the hops and the append rows, side by side. */
 function compare(before: Report, after: Report): string[] {
   const sizes = after.sizes.map((r) => r.size).filter((n) => before.sizes.some((b) => b.size === n))
@@ -378,12 +375,12 @@ async function writeResults(file: string, text: string | undefined, cache: Cache
 /** The cache job's table and summary, as printed. */
 function cacheLines(cache: CacheResult): string[] {
   return [
-    '### Prompt cache: what a provider bills again (provider order: tools, then messages)',
+    '### Prompt cache: what a provider bills again (provider order: tools, then messages; raw body beside it)',
     '',
     ...cacheTable(cache),
     '',
     ...cacheSummary(cache),
-    `- three sessions through the host loop in ${(cache.ms / 1000).toFixed(1)} s`,
+    `- four sessions through the host loop in ${(cache.ms / 1000).toFixed(1)} s`,
   ]
 }
 
@@ -401,14 +398,21 @@ async function main(): Promise<number> {
       before: { type: 'string' },
     },
   })
-  const before = values.before === undefined ? undefined : (JSON.parse(await readFile(values.before, 'utf8')) as Report)
+  const before = values.before === undefined ? undefined : fullReport(await readSaved(values.before), values.before, '--before')
   if (values['from-json'] !== undefined) {
-    // Re-render a saved report (e.g. after a change to the report's layout).
-    const saved = JSON.parse(await readFile(values['from-json'], 'utf8')) as Report
-    const text = render(saved, before)
+    // Re-render a saved run (e.g. after a change to the report's layout).
+    const saved = await readSaved(values['from-json'])
+    if (saved.kind === 'cache') {
+      // A --cache-only run: only the cache table; with --results only its block in RESULTS.md changes.
+      if (before !== undefined) throw new Error(`bench: --before compares full runs, and ${values['from-json']} is a --cache-only run`)
+      console.log(cacheLines(saved.cache).join('\n'))
+      if (values.results !== undefined) await writeResults(values.results, undefined, saved.cache)
+      return 0
+    }
+    const text = render(saved.report, before)
     console.log(text)
-    if (saved.cache !== undefined) console.log(`\n${cacheLines(saved.cache).join('\n')}`)
-    if (values.results !== undefined) await writeResults(values.results, text, saved.cache)
+    if (saved.report.cache !== undefined) console.log(`\n${cacheLines(saved.report.cache).join('\n')}`)
+    if (values.results !== undefined) await writeResults(values.results, text, saved.report.cache)
     return 0
   }
   if (values['cache-only']) {
@@ -416,7 +420,7 @@ async function main(): Promise<number> {
     const cache = (await job(['cache'])) as CacheResult
     console.log(cacheLines(cache).join('\n'))
     if (values.results !== undefined) await writeResults(values.results, undefined, cache)
-    if (values.json !== undefined) await writeFile(values.json, JSON.stringify(cache, null, 2) + '\n')
+    if (values.json !== undefined) await writeFile(values.json, JSON.stringify({ cacheOnly: true, date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), cache } satisfies CacheOnlySave, null, 2) + '\n')
     const missing = cacheMissing(cache)
     if (missing.length > 0) console.error(`bench: missing rows: ${missing.join(', ')}`)
     return missing.length > 0 ? 1 : 0
@@ -533,4 +537,7 @@ when the tables are regenerated). "ratio" is baseline time / our time (for
 event rates: our rate / reference rate), so above 1x means we are faster.
 `
 
-process.exitCode = await main()
+process.exitCode = await main().catch((error: unknown) => {
+  console.error(error instanceof Error && error.message.startsWith('bench: ') ? error.message : error)
+  return 1
+})
