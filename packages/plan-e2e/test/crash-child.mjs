@@ -51,7 +51,8 @@ root.require('tools').register({
   execute: ({ path }) => `contents of ${path}: ${'x'.repeat(Math.floor(random() * 300))}`,
 })
 root.require('userQuestions').registerProvider({
-  async ask() {
+  async ask({ questions }) {
+    if (questions[0]?.id === 'plan-enter') return [{ id: 'plan-enter', selected: [random() < 0.7 ? 'Enter plan mode' : 'Not now'] }]
     if (random() < 0.7) return [{ id: 'plan-review', selected: ['Approve'] }]
     return [{ id: 'plan-review', selected: [], custom: 'add a rollback step' }]
   },
@@ -71,6 +72,8 @@ const respond = async () => {
   if (planMode.get(agent).active && roll < 0.5) {
     return { text: 'Here is the plan.', toolCalls: [{ toolName: 'exit_plan_mode', input: { plan: `# Plan ${call}\n\n- read\n- change\n- test` } }] }
   }
+  // The model asks to plan (a silent entry when the user agrees, applied at the next step).
+  if (!planMode.get(agent).active && roll < 0.15) return { toolCalls: [{ toolName: 'enter_plan_mode', input: { reason: `task ${call} is risky` } }] }
   if (roll < 0.75) return { toolCalls: [{ toolName: 'read', input: { path: `src/file-${call}.ts` } }] }
   return { text: `done with request ${call}` }
 }

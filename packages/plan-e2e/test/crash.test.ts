@@ -174,6 +174,7 @@ interface Counts {
   selectionsPending: number
   selectionsFromRunningCommand: number
   approvedExitsRebuilt: number
+  approvedEntriesRebuilt: number
   planModeEvents: number
 }
 
@@ -233,7 +234,8 @@ async function lane(dir: string, prefix: string, rounds: number, seeds: () => nu
 
     // Figures.
     if (folded.pending !== undefined && !folded.fromExit) counts.selectionsPending += 1
-    if (folded.fromExit && folded.pending !== undefined) counts.approvedExitsRebuilt += 1
+    if (folded.fromExit && folded.pending === false) counts.approvedExitsRebuilt += 1
+    if (folded.fromExit && folded.pending === true) counts.approvedEntriesRebuilt += 1
     const lastRun = session.events.findLast((e) => e.type === 'command/run' && e.data.name === 'plan')
     if (
       folded.pending !== undefined &&
@@ -288,6 +290,7 @@ describe('crash safety across the plan layers (SIGKILL at random moments)', () =
       selectionsPending: 0,
       selectionsFromRunningCommand: 0,
       approvedExitsRebuilt: 0,
+      approvedEntriesRebuilt: 0,
       planModeEvents: 0,
     }))
     await Promise.all(lanes.map((counts, index) => lane(join(root, `lane-${index}`), `crash-${index}`, KILLS / LANES, seeds, counts)))
@@ -310,7 +313,7 @@ describe('crash safety across the plan layers (SIGKILL at random moments)', () =
         `torn tails: ${total.tornNatural} left by a kill, ${total.tornSimulated} simulated (power loss) and repaired; ` +
         `${total.openTurnsAtKill} kills mid-turn, ${total.interruptedTurnsClosed} interrupted turns closed on restart; ` +
         `${total.selectionsPending} reopens with a pending /plan selection rebuilt (${total.selectionsFromRunningCommand} from a /plan still running); ` +
-        `${total.approvedExitsRebuilt} approved plan reviews rebuilt as a pending silent exit (killed before the next step)`,
+        `${total.approvedExitsRebuilt} approved plan reviews rebuilt as a pending silent exit and ${total.approvedEntriesRebuilt} agreed entries as a pending silent entry (killed before the next step)`,
     )
     expect(total.kills).toBe(KILLS)
     expect(total.selectionsPending).toBeGreaterThan(0)
