@@ -11,36 +11,27 @@ export interface OwnAgent extends Agent {
   idle(): Promise<void>
   /** Cancels the running turn (it ends `cancelled`). */
   cancel(): void
-  /** Cancels the running turn for good; a disposed owner no longer counts as live. */
+  /** Cancels the running turn for good and refuses new messages; a disposed owner no longer counts as live. */
   dispose(): void
   /** Whether `dispose` was called. */
   readonly disposed: boolean
 }
 
-/** What every agent of a host shares. */
-export interface Loop {
-  /** The host's context: its services and events. */
-  readonly ctx: Context
-  /** The model every step calls. */
-  readonly model: LanguageModelV3
-  /** Steps per turn before the turn ends with `step-limit`. */
-  readonly maxSteps: number
-}
-
-/** Creates an agent over `session`. Steered messages wait for the next pre-step; steering an idle agent starts a turn. */
-export function createAgent(loop: Loop, session: Session, id: string, owner?: Agent): OwnAgent {
+/**
+ * Creates an agent over `session`. Steered messages queue up; steering an
+ * idle agent starts a turn, and turns run one after another while messages
+ * wait (a message steered mid-turn is taken by that turn's next step).
+ */
+export function createAgent(ctx: Context, model: LanguageModelV3, session: Session, id: string, owner?: Agent): OwnAgent {
   const steered: UserMessage[] = []
   let running: Promise<void> | undefined
   let controller = new AbortController()
   let disposed = false
   const runTurns = async (): Promise<void> => {
     try {
-      while (steered.length > 0 && !disposed) {
-        controller = new AbortController()
-        await runTurn(loop, agent, steered, controller.signal)
-      }
+      while (steered.length > 0 && !disposed) await runTurn(ctx, model, agent, steered, (controller = new AbortController()).signal)
     } catch (error) {
-      loop.ctx.logger.error(`agent ${id}: a turn could not be logged to the end`, error) // the log refused an append
+      ctx.logger.error(`agent ${id}: a turn could not be logged to the end`, error) // the log refused an append
     } finally {
       running = undefined
     }
@@ -57,9 +48,7 @@ export function createAgent(loop: Loop, session: Session, id: string, owner?: Ag
       steered.push(message)
       running ??= runTurns()
     },
-    async inject(message) {
-      await session.append('user/message', message)
-    },
+    inject: async (message) => void (await session.append('user/message', message)),
     prompt(text) {
       agent.steer({ content: [{ type: 'text', text }], source: { kind: 'user' } })
       return agent.idle()
@@ -73,4 +62,3 @@ export function createAgent(loop: Loop, session: Session, id: string, owner?: Ag
   }
   return agent
 }
-

@@ -32,9 +32,9 @@ export function workspaceTools(files: Map<string, string>): ToolDefinition<never
   return [read, write] as unknown as ToolDefinition<never, unknown>[]
 }
 
-/** A reviewer that approves every plan it is shown (a terminal or web UI would ask a person). */
+/** A reviewer that approves every plan and accepts every entry into plan mode (a terminal or web UI would ask a person). */
 export const approvingReviewer: UserQuestionProvider = {
-  ask: async ({ questions }) => questions.map((question) => ({ id: question.id, selected: ['Approve'] })),
+  ask: async ({ questions }) => questions.map(({ id }) => ({ id, selected: [id === 'plan-enter' ? 'Enter plan mode' : 'Approve'] })),
 }
 
 /** The model's side of the arc: explore, present the plan, then carry it out once plan mode is off. */
@@ -51,7 +51,8 @@ export function arcModel(): ScriptedModel {
 export async function runArc(): Promise<{ host: OwnHost; agent: OwnAgent; model: ScriptedModel; files: Map<string, string> }> {
   const files = new Map([['src/cli.ts', 'parse(argv)']])
   const model = arcModel()
-  const host = createOwnHost({ model, instructions: ARC_INSTRUCTIONS, tools: workspaceTools(files), questions: approvingReviewer })
+  const host = createOwnHost({ model, tools: workspaceTools(files), questions: approvingReviewer })
+  host.ctx.require('systemPrompt').section({ name: 'host:instructions', order: 0, text: ARC_INSTRUCTIONS }) // before plan-policy's at 50
   const agent = host.agent(await host.session('arc'))
   await host.command(agent, ARC_COMMAND) // plan mode on, and the message is steered: a turn starts
   await agent.idle()

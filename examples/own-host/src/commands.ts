@@ -5,7 +5,8 @@ import type { CommandDefinition, CommandRegistry, CommandResult } from '@planmod
  * The command registry. `execute` logs `command/run` before the handler and
  * `command/done` after it; `args` is always a string (`''` for a bare
  * `/plan`). A line naming no registered command logs nothing and resolves
- * `undefined`.
+ * `undefined`. Image attachments are not passed on (no command of the
+ * example takes them).
  */
 export function createCommandRegistry(): CommandRegistry {
   const commands = new Map<string, CommandDefinition>()
@@ -16,7 +17,7 @@ export function createCommandRegistry(): CommandRegistry {
       return () => void (commands.get(command.name) === command && commands.delete(command.name))
     },
     list: () => [...commands.values()].sort((a, b) => (a.name < b.name ? -1 : 1)),
-    async execute({ agent, line, attachments = [], source = { kind: 'user' } }) {
+    async execute({ agent, line, source = { kind: 'user' } }) {
       const match = /^\/(\S+)(.*)$/s.exec(line)
       const command = match === null ? undefined : commands.get(match[1]!)
       if (command === undefined) return undefined
@@ -25,8 +26,7 @@ export function createCommandRegistry(): CommandRegistry {
       await agent.session.append('command/run', { commandId, name: command.name, args, source })
       let result: CommandResult
       try {
-        if (attachments.length > 0 && command.input?.images !== true) throw new Error(`/${command.name} does not accept image attachments.`)
-        result = await command.handler({ agent, rawInput: args, attachments, commandId })
+        result = await command.handler({ agent, rawInput: args, attachments: [], commandId })
       } catch (error) {
         result = { kind: 'error', text: error instanceof Error ? error.message : String(error) }
       }

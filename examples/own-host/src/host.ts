@@ -3,15 +3,14 @@ import type { LanguageModelV3 } from '@ai-sdk/provider'
 import { Context, type Logger } from '@planmode/context'
 import { planCommandsPlugin } from '@planmode/plan-commands'
 import { planCorePlugin } from '@planmode/plan-core'
-import { planModeInvariantPlugin } from '@planmode/plan-core/invariant'
-import { RECOMMENDED_PLAN_SECTION, planPolicyPlugin, type PlanPolicyConfig } from '@planmode/plan-policy'
+import { RECOMMENDED_PLAN_SECTION, planPolicyPlugin } from '@planmode/plan-policy'
 import { planHistoryPlugin, planProjectionPlugin } from '@planmode/plan-projection'
-import { planToolPlugin, type PlanToolConfig } from '@planmode/plan-tool'
+import { planToolPlugin } from '@planmode/plan-tool'
 import type { Agent, CommandResult, Session, ToolDefinition, UserQuestionProvider } from '@planmode/seams'
+import { createAgent, type OwnAgent } from './agent.js'
 import { createCommandRegistry } from './commands.js'
 import { createProjections } from './projections.js'
-import { createInvariants, openSession, type LogStore } from './session-log.js'
-import { createAgent, type OwnAgent } from './agent.js'
+import { openSession, type LogStore } from './session-log.js'
 import { closeInterruptedTurn } from './step-loop.js'
 import { createSystemPrompt } from './system-prompt.js'
 import { createToolRegistry } from './tools.js'
@@ -23,20 +22,12 @@ export interface OwnHostOptions {
   readonly model: LanguageModelV3
   /** The logs. Pass the store of an earlier host to restart from its logs; a new, empty one by default. */
   readonly store?: LogStore
-  /** Your own system-prompt text: section `host:instructions` at order 0, before plan-policy's at 50. */
-  readonly instructions?: string
   /** Your own tools, registered before the plan layers. */
   readonly tools?: readonly ToolDefinition<never, unknown>[]
-  /** Who answers the user questions (the plan review): a terminal, a web UI, a script. */
+  /** Who answers the user questions (the plan review, the entry question): a terminal, a web UI, a script. */
   readonly questions?: UserQuestionProvider
-  /** plan-policy's config; default: the recommended section, in the system prompt. */
-  readonly policy?: PlanPolicyConfig
-  /** plan-tool's config. */
-  readonly planTool?: PlanToolConfig
   /** `false` provides the seams only, for a composition of your own (default `true`: the plan layers below). */
   readonly plan?: boolean
-  /** Steps per turn before the turn ends with `step-limit` (default 20). */
-  readonly maxSteps?: number
   /** Replaces the context's logger (default: warnings and errors to the console). */
   readonly logger?: Logger
 }
@@ -50,7 +41,7 @@ export interface OwnHost {
   /** Opens session `id` of the store (a new session without one), closing a turn a dead process left open. */
   session(id?: string): Promise<Session>
   /** Creates an agent over `session`; with `owner` it is that agent's child. */
-  agent(session: Session, options?: { readonly id?: string; readonly owner?: Agent }): OwnAgent
+  agent(session: Session, options?: { readonly owner?: Agent }): OwnAgent
   /** Runs a command line such as `/plan` or `/plan off` for `agent`; `undefined` when it names no command. */
   command(agent: Agent, line: string): Promise<CommandResult | undefined>
   /** Disposes every agent and the context; appends are refused from then on. */
@@ -74,26 +65,21 @@ export function createOwnHost(options: OwnHostOptions): OwnHost {
   const store = options.store ?? new Map()
   const sessions = new Map<string, Session>()
   const agents = new Set<OwnAgent>()
-  const loop = { ctx, model: options.model, maxSteps: options.maxSteps ?? 20 }
-  const isLive = (agent: Agent): boolean => agents.has(agent as OwnAgent) && !(agent as OwnAgent).disposed
 
   const tools = createToolRegistry(ctx)
-  ctx.provide('sessionInvariants', createInvariants(() => sessions.values()))
   ctx.provide('tools', tools)
   ctx.provide('systemPrompt', createSystemPrompt(tools))
   ctx.provide('commands', createCommandRegistry())
-  ctx.provide('userQuestions', createUserQuestions(isLive))
+  ctx.provide('userQuestions', createUserQuestions((owner) => agents.has(owner as OwnAgent) && !(owner as OwnAgent).disposed))
   ctx.provide('sessionProjections', createProjections(ctx))
-  if (options.instructions !== undefined) ctx.require('systemPrompt').section({ name: 'host:instructions', order: 0, text: options.instructions })
   for (const tool of options.tools ?? []) tools.register(tool)
   if (options.questions !== undefined) ctx.require('userQuestions').registerProvider(options.questions)
 
   if (options.plan !== false) {
-    ctx.plugin(planModeInvariantPlugin)
     ctx.plugin(planCorePlugin) // first: every other plan layer requires `planMode`
-    ctx.plugin(planPolicyPlugin, options.policy ?? { section: RECOMMENDED_PLAN_SECTION })
+    ctx.plugin(planPolicyPlugin, { section: RECOMMENDED_PLAN_SECTION })
     ctx.plugin(planCommandsPlugin)
-    ctx.plugin(planToolPlugin, options.planTool ?? {})
+    ctx.plugin(planToolPlugin)
     ctx.plugin(planProjectionPlugin)
     ctx.plugin(planHistoryPlugin)
   }
@@ -102,15 +88,14 @@ export function createOwnHost(options: OwnHostOptions): OwnHost {
     ctx,
     store,
     async session(id = randomUUID()) {
-      const open = sessions.get(id)
-      if (open !== undefined) return open
-      const session = openSession(ctx, store, id)
-      sessions.set(id, session)
-      await closeInterruptedTurn(session)
-      return session
+      if (!sessions.has(id)) {
+        sessions.set(id, openSession(ctx, store, id))
+        await closeInterruptedTurn(sessions.get(id)!)
+      }
+      return sessions.get(id)!
     },
-    agent(session, { id = randomUUID(), owner } = {}) {
-      const agent = createAgent(loop, session, id, owner)
+    agent(session, { owner } = {}) {
+      const agent = createAgent(ctx, options.model, session, randomUUID(), owner)
       agents.add(agent)
       return agent
     },

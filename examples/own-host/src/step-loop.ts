@@ -1,17 +1,10 @@
-import type { LanguageModelV3CallOptions, LanguageModelV3Content } from '@ai-sdk/provider'
-import type { AssistantContentBlock, PreStepDecision, PreStepPayload, Session, SessionEventMap, UserMessage } from '@planmode/seams'
-import type { Loop, OwnAgent } from './agent.js'
-import { failed } from './tools.js'
+import type { LanguageModelV3, LanguageModelV3CallOptions } from '@ai-sdk/provider'
+import type { Context } from '@planmode/context'
+import type { Agent, AssistantContentBlock, PreStepDecision, PreStepPayload, Session, SessionEventMap, UserMessage } from '@planmode/seams'
 import { buildPrompt } from './transcript.js'
 
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
-const parse = (json: string): unknown => {
-  try {
-    return JSON.parse(json)
-  } catch {
-    return json // not JSON: the tool registry fails the call ("expected an object")
-  }
-}
+/** Steps per turn before the turn ends with `step-limit`. */
+const MAX_STEPS = 20
 
 /**
  * One turn: `turn/start`, then steps until the model stops calling tools
@@ -21,7 +14,7 @@ const parse = (json: string): unknown => {
  * step's user messages, after whatever its listeners appended (plan-core's
  * `plan/mode`) and before the step's `request/header`.
  */
-export async function runTurn(loop: Loop, agent: OwnAgent, steered: UserMessage[], signal: AbortSignal): Promise<void> {
+export async function runTurn(ctx: Context, model: LanguageModelV3, agent: Agent, steered: UserMessage[], signal: AbortSignal): Promise<void> {
   const session = agent.session
   const turn = session.events.filter((event) => event.type === 'turn/start').length + 1
   await session.append('turn/start', { turn })
@@ -29,46 +22,28 @@ export async function runTurn(loop: Loop, agent: OwnAgent, steered: UserMessage[
   try {
     for (let step = 1; ; step += 1) {
       signal.throwIfAborted()
-      if (step > loop.maxSteps) {
+      if (step > MAX_STEPS) {
         end = { turn, reason: 'step-limit' }
         break
       }
       const proposed = [...steered]
       const enter = async (payload: PreStepPayload): Promise<PreStepDecision> => ({ kind: 'enter', messages: payload.messages })
-      const decision = await loop.ctx.waterfall('agent/pre-step', { agent, turn, step, signal, messages: proposed }, enter)
+      const decision = await ctx.waterfall('agent/pre-step', { agent, turn, step, signal, messages: proposed }, enter)
       if (decision.kind === 'reject') {
         end = { turn, reason: 'rejected' }
         break
       }
       steered.splice(0, proposed.length)
       for (const message of decision.messages) await session.append('user/message', message)
-      signal.throwIfAborted()
-      const calls = await runStep(loop, agent, turn, step, signal)
-      if (calls === 0 && steered.length === 0) break
+      const calls = await runStep(ctx, model, agent, turn, step, signal)
+      if (calls === 0 && steered.length === 0) break // the model answered and nobody is waiting: the turn is done
     }
   } catch (error) {
-    end = signal.aborted ? { turn, reason: 'cancelled' } : { turn, reason: 'error', error: messageOf(error) }
+    end = signal.aborted ? { turn, reason: 'cancelled' } : { turn, reason: 'error', error: error instanceof Error ? error.message : String(error) }
   }
   // What the user typed is never lost: a turn that did not complete logs the messages no step took.
   if (end.reason !== 'completed') for (const message of steered.splice(0)) await session.append('user/message', message)
   await session.append('turn/end', end)
-}
-
-/**
- * Closes the turn a log leaves open (the process running it died): `step/end`
- * for an open step, then `turn/end` with reason `error`. Without it the
- * plan layers read the session as mid-turn: an idle `/plan` would wait for
- * a step instead of committing.
- */
-export async function closeInterruptedTurn(session: Session): Promise<void> {
-  const events = session.events
-  let index = events.length - 1
-  while (index >= 0 && events[index]!.type !== 'turn/start' && events[index]!.type !== 'turn/end') index -= 1
-  const start = events[index]
-  if (start?.type !== 'turn/start') return
-  const lastStep = events.slice(index).findLast((event) => event.type === 'step/start' || event.type === 'step/end')
-  if (lastStep?.type === 'step/start') await session.append('step/end', { turn: start.data.turn, step: lastStep.data.step })
-  await session.append('turn/end', { turn: start.data.turn, reason: 'error', error: 'interrupted: the process running this turn ended' })
 }
 
 /**
@@ -77,8 +52,7 @@ export async function closeInterruptedTurn(session: Session): Promise<void> {
  * `assistant/message`, one `tool/result` per call, `step/end`. Returns the
  * number of tool calls.
  */
-async function runStep(loop: Loop, agent: OwnAgent, turn: number, step: number, signal: AbortSignal): Promise<number> {
-  const { ctx, model } = loop
+async function runStep(ctx: Context, model: LanguageModelV3, agent: Agent, turn: number, step: number, signal: AbortSignal): Promise<number> {
   const session = agent.session
   const { system, tools } = ctx.require('systemPrompt').assemble({ agent })
   const header = { turn, step, model: `${model.provider}:${model.modelId}`, system, tools }
@@ -95,13 +69,14 @@ async function runStep(loop: Loop, agent: OwnAgent, turn: number, step: number, 
   await session.append('step/start', { turn, step })
   try {
     const { content: parts } = await model.doGenerate(request)
-    const content = parts.flatMap(toBlock)
+    const content = parts.flatMap((part): AssistantContentBlock[] => {
+      if (part.type === 'text') return [{ type: 'text', text: part.text }]
+      return part.type === 'tool-call' ? [{ type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, input: JSON.parse(part.input) }] : []
+    })
     await session.append('assistant/message', { content, turn, step })
     const calls = content.filter((block) => block.type === 'tool-call')
     for (const { toolCallId, toolName, input } of calls) {
-      const result = signal.aborted
-        ? failed('the turn was cancelled before this call ran')
-        : await ctx.require('tools').execute(toolName, input, { agent, signal, toolCallId })
+      const result = await ctx.require('tools').execute(toolName, input, { agent, signal, toolCallId })
       await session.append('tool/result', { toolCallId, toolName, ...result })
     }
     return calls.length
@@ -110,9 +85,17 @@ async function runStep(loop: Loop, agent: OwnAgent, turn: number, step: number, 
   }
 }
 
-/** An AI SDK content part as a logged block (tool-call input parsed from its JSON text). */
-function toBlock(part: LanguageModelV3Content): AssistantContentBlock[] {
-  if (part.type === 'text' || part.type === 'reasoning') return [{ type: part.type, text: part.text }]
-  if (part.type === 'tool-call') return [{ type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, input: parse(part.input) }]
-  return []
+/**
+ * Closes the turn a log leaves open (the process running it died): `step/end`
+ * for an open step, then `turn/end` with reason `error`. Without it the
+ * plan layers read the session as mid-turn: an idle `/plan` would wait for
+ * a step instead of committing.
+ */
+export async function closeInterruptedTurn(session: Session): Promise<void> {
+  const start = session.events.findLast((event) => event.type === 'turn/start' || event.type === 'turn/end')
+  if (start?.type !== 'turn/start') return
+  const { turn } = start.data as SessionEventMap['turn/start']
+  const step = session.events.findLast((event) => event.type === 'step/start' || event.type === 'step/end')
+  if (step?.type === 'step/start') await session.append('step/end', { turn, step: (step.data as SessionEventMap['step/start']).step })
+  await session.append('turn/end', { turn, reason: 'error', error: 'interrupted: the process running this turn ended' })
 }

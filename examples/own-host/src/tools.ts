@@ -2,7 +2,7 @@ import type { Context } from '@planmode/context'
 import type { JsonSchema, ToolDefinition, ToolRegistry, ToolResult } from '@planmode/seams'
 
 /** A failed result: what the model reads is `Error: ` + the message. */
-export const failed = (message: string): ToolResult => ({ isError: true, content: [{ type: 'text', text: `Error: ${message}` }] })
+const failed = (message: string): ToolResult => ({ isError: true, content: [{ type: 'text', text: `Error: ${message}` }] })
 
 /** Enough JSON Schema for the example (an object with its required keys); validate fully (ajv, zod) in production. */
 function checkArguments(schema: JsonSchema, input: unknown): string | undefined {
@@ -13,9 +13,9 @@ function checkArguments(schema: JsonSchema, input: unknown): string | undefined 
 
 /**
  * The tool registry. `schemas()` is sorted by name and leaves `annotations`
- * out. `execute` never rejects: an unknown tool, bad arguments, a refusal of
- * the `tool/execute` waterfall (or a listener that throws) and a throwing
- * tool all become failed results.
+ * out. `execute` never rejects: an unknown tool, bad arguments, a cancelled
+ * turn, a refusal of the `tool/execute` waterfall (or a listener that
+ * throws) and a throwing tool all become failed results.
  */
 export function createToolRegistry(ctx: Context): ToolRegistry {
   const tools = new Map<string, ToolDefinition<never, unknown>>()

@@ -1,9 +1,10 @@
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it, vi } from 'vitest'
 
 const root = fileURLToPath(new URL('../../../', import.meta.url))
 const page = readFileSync(`${root}docs/own-host.md`, 'utf8')
+const WORDS = ['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen']
 
 /** Every fenced block of the page preceded by `<!-- <kind>: <what> -->`, in page order. */
 function marked(kind: string): { what: string; body: string }[] {
@@ -14,14 +15,24 @@ function marked(kind: string): { what: string; body: string }[] {
 describe('docs/own-host.md', () => {
   const excerpts = marked('excerpt')
 
-  it('has an excerpt of every part of the host', () => {
+  it('has an excerpt of every part of the host, of the restart and of the driver', () => {
+    const parts = ['host', 'session-log', 'agent', 'step-loop', 'system-prompt', 'transcript', 'tools', 'commands', 'user-questions', 'projections']
     expect(new Set(excerpts.map((excerpt) => excerpt.what))).toEqual(
-      new Set(
-        ['host', 'session-log', 'step-loop', 'system-prompt', 'transcript', 'tools', 'commands', 'user-questions', 'projections'].map(
-          (name) => `examples/own-host/src/${name}.ts`,
-        ),
-      ),
+      new Set([...parts.map((name) => `examples/own-host/src/${name}.ts`), 'examples/own-host/test/own-host.test.ts']),
     )
+  })
+
+  it('states the number of code lines of the host as the source has them (blank lines and comments not counted)', () => {
+    const host = readdirSync(`${root}examples/own-host/src`).filter((file) => file.endsWith('.ts') && !['arc.ts', 'main.ts', 'scripted-model.ts'].includes(file))
+    const files = page.match(/^\| `[^\n]*$/gm)!.join(' ')
+    for (const file of host) expect(files, `the page's table of files names ${file}`).toContain(`\`${file}\``)
+    const code = (source: string): number =>
+      source
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .split('\n')
+        .filter((line) => line.trim() !== '' && !line.trim().startsWith('//')).length
+    const lines = host.reduce((sum, file) => sum + code(readFileSync(`${root}examples/own-host/src/${file}`, 'utf8')), 0)
+    expect(page).toContain(`The host is ${lines} lines of code (blank lines and comments not counted,\nimports counted) in ${WORDS[host.length]} files`)
   })
 
   it.each(excerpts.map((excerpt, index) => [index + 1, excerpt.what, excerpt.body] as const))(

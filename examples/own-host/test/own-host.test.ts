@@ -1,3 +1,4 @@
+import { createConformanceModel } from '@planmode/host-conformance'
 import { planModeNotice } from '@planmode/plan-core'
 import { RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
 import { EXIT_PLAN_MODE, EXIT_PLAN_MODE_MESSAGES } from '@planmode/plan-tool'
@@ -124,6 +125,41 @@ describe('the plan-mode arc through the example host', () => {
     const { host, agent } = await runArc()
     hosts.push(host)
     expect(lines.slice(0, -5)).toEqual(agent.session.events.map(describeEvent))
+  })
+})
+
+describe('a driver of your own, offline, with the conformance kit\'s scripted model', () => {
+  it('/plan, a prompt, the review: the plan is approved and plan mode is off', async () => {
+    const model = createConformanceModel([
+      { toolCalls: [{ toolName: 'exit_plan_mode', input: { plan: '# Add a --verbose flag\n\n1. Parse it in src/cli.ts.' } }] },
+      { text: 'Carrying out the plan.' },
+    ])
+    const host = createOwnHost({ model, questions: approvingReviewer })
+    const agent = host.agent(await host.session())
+    await host.command(agent, '/plan') // idle: plan mode is on at once
+    await agent.prompt('add a --verbose flag') // step 1 presents the plan, the reviewer approves, step 2 carries it out
+    const review = agent.session.events.find((event) => event.type === 'plan/review')
+    const mode = host.ctx.require('planMode').get(agent) // { active: false }
+    host.dispose()
+    expect(review?.data).toMatchObject({ outcome: 'approved' })
+    expect(mode).toEqual({ active: false })
+    expect(model.requests).toHaveLength(2)
+    expect(systemOf(model.requests[0]!)).toContain(RECOMMENDED_PLAN_SECTION)
+    expect(systemOf(model.requests[1]!)).not.toContain(RECOMMENDED_PLAN_SECTION)
+  })
+
+  it('the example reviewer accepts the model\'s entry into plan mode (answering the entry question with its own option)', async () => {
+    const asked: string[][] = []
+    const reviewer = { ask: (request: AskRequest) => (asked.push(request.questions.map((question) => question.id)), approvingReviewer.ask(request)) }
+    const model = createScriptedModel([{ toolCalls: [{ toolName: 'enter_plan_mode', input: { reason: 'The change touches every command.' } }] }, { text: 'Planning.' }])
+    const host = createOwnHost({ model, questions: reviewer })
+    hosts.push(host)
+    const agent = host.agent(await host.session())
+    await agent.prompt('refactor the CLI')
+    expect(asked).toEqual([['plan-enter']])
+    expect(eventsOf(agent.session, 'tool/result')[0]!.data).toMatchObject({ isError: false, value: { entered: true } })
+    expect(eventsOf(agent.session, 'plan/mode').map((event) => event.data)).toEqual([{ active: true, cause: 'model' }])
+    expect(systemOf(model.requests[1]!)).toContain(RECOMMENDED_PLAN_SECTION)
   })
 })
 
