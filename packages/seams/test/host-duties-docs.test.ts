@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 
@@ -14,6 +14,25 @@ const kitDuties = [...read('packages/host-conformance/src/duties.ts').matchAll(/
   id: match[1]!,
   kind: match[2]!,
 }))
+
+/** The numbered sections of docs/own-host.md: number → title, as in `## 3. The session log: …`. */
+const ownHostSections = new Map([...ownHost.matchAll(/^## (\d+)\. (.+)$/gm)].map((match) => [match[1]!, match[2]!]))
+
+/** Every plain-text reference to a section of the walkthrough, `§N "Title"`, in `markdown`. */
+function sectionReferences(markdown: string): { number: string; title: string }[] {
+  return [...markdown.matchAll(/§(\d+) "([^"]+)"/g)].map((match) => ({ number: match[1]!, title: match[2]! }))
+}
+
+/** The README of every package, by package directory name. */
+const packageReadmes = readdirSync(`${root}packages`, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .flatMap((entry) => {
+    try {
+      return [{ name: entry.name, text: read(`packages/${entry.name}/README.md`) }]
+    } catch {
+      return []
+    }
+  })
 
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces as hyphens. */
 function anchorsOf(markdown: string): string[] {
@@ -54,12 +73,13 @@ describe('seams README: host duties', () => {
     expect(kitDuties.slice(0, 8).every((duty) => duty.kind === 'host')).toBe(true)
   })
 
-  it('links every entry to a section of docs/own-host.md that exists', () => {
-    const anchors = anchorsOf(ownHost)
+  it('names, in plain text, a section of docs/own-host.md that exists (number and title) in every entry', () => {
+    expect(ownHostSections.size).toBeGreaterThanOrEqual(12)
     for (const entry of dutyEntries()) {
-      const links = [...entry.body.matchAll(/\]\(\.\.\/\.\.\/docs\/own-host\.md#([^)]+)\)/g)].map((match) => match[1]!)
-      expect(links.length, `entry ${entry.number} (${entry.id}) links no section of docs/own-host.md`).toBeGreaterThan(0)
-      for (const link of links) expect(anchors, `entry ${entry.number} (${entry.id})`).toContain(link)
+      expect(entry.body, `entry ${entry.number} (${entry.id}) names the walkthrough`).toContain('`docs/own-host.md` §')
+      const references = sectionReferences(entry.body.replace(/\s+/g, ' '))
+      expect(references.length, `entry ${entry.number} (${entry.id}) names no section of docs/own-host.md`).toBeGreaterThan(0)
+      for (const { number, title } of references) expect(ownHostSections.get(number), `entry ${entry.number} (${entry.id}): §${number}`).toBe(title)
     }
   })
 
@@ -101,29 +121,49 @@ describe('seams README: host duties', () => {
   })
 })
 
-describe('seams README: links npm readers can follow', () => {
-  const links = [...readme.matchAll(/\]\(([^)]+)\)/g)].map((match) => match[1]!)
-
-  it('refers to no file the tarball leaves out (no API report: `etc` is not packed)', () => {
-    expect(pkg.files).not.toContain('etc')
-    expect(readme).not.toMatch(/etc\/[\w.-]*\.api\.md/)
+describe('package READMEs: readable from the tarball alone', () => {
+  it('reads every package README (the walk this test relies on still finds them)', () => {
+    expect(packageReadmes.map((readme) => readme.name)).toEqual(expect.arrayContaining(['seams', 'plan-core', 'plan-policy', 'plan-commands', 'plan-tool', 'plan-projection', 'plan-guard']))
   })
 
-  it('links only to its own headings, to packed files, to web addresses, or to existing repository docs', () => {
-    const own = anchorsOf(readme)
-    for (const link of links) {
-      if (/^https?:\/\//.test(link)) continue
-      if (link.startsWith('#')) {
-        expect(own, link).toContain(link.slice(1))
-        continue
+  it.each(packageReadmes.map((readme) => [readme.name, readme.text] as const))(
+    '%s: no link leaves the package; links go to its own headings, its packed files or web addresses',
+    (name, text) => {
+      const pkg = JSON.parse(read(`packages/${name}/package.json`)) as { files?: string[] }
+      const own = anchorsOf(text)
+      const links = [...text.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((match) => match[1]!)
+      for (const link of links) {
+        if (/^[a-z][a-z0-9+.-]*:/i.test(link)) continue // https:, mailto:
+        if (link.startsWith('#')) {
+          expect(own, `${name}: ${link}`).toContain(link.slice(1))
+          continue
+        }
+        const path = link.split('#')[0]!.replace(/^\.\//, '')
+        expect(path.startsWith('../') || path.startsWith('/'), `${name}: ${link} points outside the package`).toBe(false)
+        expect(pkg.files?.some((entry) => path === entry || path.startsWith(`${entry}/`)) ?? false, `${name}: ${link} is not in the package's files`).toBe(true)
       }
-      const path = link.split('#')[0]!
-      if (path.startsWith('../../')) {
-        expect(/^\.\.\/\.\.\/(docs|examples)\//.test(path), `${link} leaves the package for something other than docs/ or examples/`).toBe(true)
-        expect(existsSync(`${root}${path.slice('../../'.length)}`), link).toBe(true)
-        continue
-      }
-      expect(pkg.files.some((entry) => path === entry || path.startsWith(`${entry}/`)), `${link} is not in the package's files`).toBe(true)
+      expect(text, `${name}: a relative link leaves the package`).not.toMatch(/\]\(\.\.\//)
+    },
+  )
+
+  it.each(packageReadmes.map((readme) => [readme.name, readme.text] as const))(
+    '%s: every section of docs/own-host.md it names exists, with that number and title',
+    (name, text) => {
+      for (const { number, title } of sectionReferences(text.replace(/\s+/g, ' '))) expect(ownHostSections.get(number), `${name}: §${number}`).toBe(title)
+    },
+  )
+
+  it('each layer README names the walkthrough and at least one of its sections in its "Without `@planmode/host`" section', () => {
+    for (const name of ['plan-core', 'plan-policy', 'plan-commands', 'plan-tool', 'plan-projection', 'plan-guard']) {
+      const text = packageReadmes.find((readme) => readme.name === name)!.text
+      const section = /^### Without `@planmode\/host`\n([\s\S]*?)(?=^#{2,3} |$(?![\s\S]))/m.exec(text)?.[1] ?? ''
+      expect(section, name).toContain('`docs/own-host.md`')
+      expect(sectionReferences(section).length, name).toBeGreaterThan(0)
     }
+  })
+
+  it('the seams README refers to no file the tarball leaves out (no API report: `etc` is not packed)', () => {
+    expect(pkg.files).not.toContain('etc')
+    expect(readme).not.toMatch(/etc\/[\w.-]*\.api\.md/)
   })
 })
