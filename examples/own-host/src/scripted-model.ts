@@ -41,8 +41,9 @@ export function createScriptedModel(script: readonly ScriptEntry[] = []): Script
       signal?.throwIfAborted()
       const answer = typeof entry === 'function' ? entry(request) : entry
       // A reply that waits (a test holding the model) still ends when the turn is cancelled.
-      const cancelled = new Promise<never>((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason), { once: true }))
-      const reply = await Promise.race([answer, cancelled])
+      let onAbort = (): void => {}
+      const cancelled = new Promise<never>((_, reject) => signal?.addEventListener('abort', (onAbort = () => reject(signal.reason)), { once: true }))
+      const reply = await Promise.race([answer, cancelled]).finally(() => signal?.removeEventListener('abort', onAbort))
       if (reply instanceof Error) throw reply
       const content: LanguageModelV3Content[] = reply.text === undefined ? [] : [{ type: 'text', text: reply.text }]
       for (const { toolName, input } of reply.toolCalls ?? []) {

@@ -114,6 +114,23 @@ describe('turns and steps', () => {
     expect(eventsOf(agent.session, 'turn/end')[0]!.data).toEqual({ turn: 1, reason: 'cancelled' })
   })
 
+  it('a cancel while the plan review waits for the user aborts its question (ASK_ABORTED) and ends the turn cancelled', async () => {
+    const asked = deferred<AskRequest>()
+    const { host, agent: make } = build([{ toolCalls: [{ toolName: 'exit_plan_mode', input: { plan: '# Plan\n\n1. Do it.' } }] }], {
+      questions: { ask: (request) => (asked.resolve(request), new Promise(() => {})) }, // a dialog nobody answers
+    })
+    const agent = await make()
+    await host.command(agent, '/plan')
+    const done = agent.prompt('plan it')
+    const request = await asked.promise
+    agent.cancel()
+    await done
+    expect(request.signal?.aborted).toBe(true)
+    expect(eventsOf(agent.session, 'tool/result')[0]!.data).toMatchObject({ toolName: 'exit_plan_mode', isError: true })
+    expect(eventsOf(agent.session, 'turn/end')[0]!.data).toEqual({ turn: 1, reason: 'cancelled' })
+    expect(host.ctx.require('planMode').get(agent)).toEqual({ active: true })
+  })
+
   it('the step limit (20) ends a turn whose model keeps calling tools', async () => {
     const read = { toolCalls: [{ toolName: 'read_file', input: { path: 'a.ts' } }] }
     const { model, agent: make } = build(Array.from({ length: 21 }, () => read))
