@@ -1,5 +1,6 @@
-import type { LanguageModelV3Content, LanguageModelV3Middleware, LanguageModelV3StreamPart } from '@ai-sdk/provider'
+import type { LanguageModelMiddleware } from 'ai'
 import type { AssistantContentBlock } from '@planmode/seams'
+import type { ModelContent, ModelStreamPart } from './sdk-types.js'
 
 /** The step a model call belongs to, and how to log its answer. */
 export interface AnswerSink {
@@ -16,7 +17,7 @@ function loggedInput(input: string): unknown {
   }
 }
 
-function blocksOf(content: readonly LanguageModelV3Content[]): AssistantContentBlock[] {
+function blocksOf(content: readonly ModelContent[]): AssistantContentBlock[] {
   const blocks: AssistantContentBlock[] = []
   for (const part of content) {
     if (part.type === 'text' && part.text !== '') blocks.push({ type: 'text', text: part.text })
@@ -36,7 +37,7 @@ class AnswerFold {
   private readonly blocks: ({ type: 'text' | 'reasoning'; text: string } | AssistantContentBlock)[] = []
   private readonly open = new Map<string, { type: 'text' | 'reasoning'; text: string }>()
 
-  add(part: LanguageModelV3StreamPart): void {
+  add(part: ModelStreamPart): void {
     switch (part.type) {
       case 'text-start':
       case 'reasoning-start': {
@@ -80,7 +81,7 @@ class AnswerFold {
  * deltas pass through at once. `sink()` returning `undefined` (a call made
  * outside a turn of the agent) logs nothing.
  */
-export function answerLogMiddleware(sink: () => AnswerSink | undefined): LanguageModelV3Middleware {
+export function answerLogMiddleware(sink: () => AnswerSink | undefined): LanguageModelMiddleware {
   return {
     specificationVersion: 'v3',
     async wrapGenerate({ doGenerate }) {
@@ -94,9 +95,9 @@ export function answerLogMiddleware(sink: () => AnswerSink | undefined): Languag
       const result = await doStream()
       if (target === undefined) return result
       const fold = new AnswerFold()
-      const held: LanguageModelV3StreamPart[] = []
+      const held: ModelStreamPart[] = []
       let logged = false
-      const release = async (controller: TransformStreamDefaultController<LanguageModelV3StreamPart>): Promise<void> => {
+      const release = async (controller: TransformStreamDefaultController<ModelStreamPart>): Promise<void> => {
         if (logged) return
         logged = true
         await target.log(fold.content())
@@ -104,7 +105,7 @@ export function answerLogMiddleware(sink: () => AnswerSink | undefined): Languag
         held.length = 0
       }
       const stream = result.stream.pipeThrough(
-        new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
+        new TransformStream<ModelStreamPart, ModelStreamPart>({
           async transform(part, controller) {
             fold.add(part)
             if (part.type === 'tool-call' && part.providerExecuted !== true && !logged) {

@@ -21,4 +21,5 @@ export type {
 } from './plan-mode-agent.js'
 export { PlanModeAgentError } from './plan-mode-agent-error.js'
 export type { PlanModeAgentErrorCode } from './plan-mode-agent-error.js'
+export type { PlanModeLanguageModel, PlanModeProviderOptions } from './sdk-types.js'
 export { MISSING_TOOL_RESULT, transcriptMessages } from './transcript.js'

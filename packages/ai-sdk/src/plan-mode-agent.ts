@@ -1,4 +1,3 @@
-import type { LanguageModelV3, SharedV3ProviderOptions } from '@ai-sdk/provider'
 import {
   generateText,
   stepCountIs,
@@ -11,38 +10,55 @@ import {
 } from 'ai'
 import type { Context, Disposer } from '@planmode/context'
 import type { Agent, CommandResult, CommandSource, ImageAttachment, Session, UserMessage } from '@planmode/seams'
-import type { AgentCore } from './agent-core.js'
+import { abortError, type AgentCore } from './agent-core.js'
 import { answerLogMiddleware } from './assistant-log.js'
 import { PlanModeAgentError } from './plan-mode-agent-error.js'
 import { answerSinkOf, onStepFinishOf, prepareStepOf } from './step.js'
 import { SteeredQueue } from './steered.js'
-import { registerAiSdkTools } from './tool-set.js'
+import type { PlanModeLanguageModel, PlanModeProviderOptions } from './sdk-types.js'
+import { ownToolsOf } from './tool-set.js'
 import { transcriptMessages } from './transcript.js'
 import { endTurn, failedOutcome, finishedOutcome, openTurn, type TurnRun } from './turn.js'
 
-/** The name of the system-prompt section the `system` option registers. @public */
+/**
+ * The prefix of the system-prompt section the `system` option registers: the
+ * section of an agent is `ai-sdk:system:<agent id>`, at order 0, and renders
+ * its text only in that agent's assemblies (`''` in every other one).
+ *
+ * @public
+ */
 export const AI_SDK_SYSTEM_SECTION = 'ai-sdk:system'
 
 /** Options of {@link createPlanModeAgent}. @public */
 export interface PlanModeAgentOptions {
   /**
    * The context the plan layers are composed on. It must provide `tools` and
-   * `systemPrompt`; `commands` is needed by {@link PlanModeAgent.command},
-   * `userQuestions` by the plan tools' reviews.
+   * `systemPrompt` when the agent is created (they are looked up again at
+   * every step, so a service disposed and provided again is the one used);
+   * `commands` is needed by {@link PlanModeAgent.command}, `userQuestions`
+   * by the plan tools' reviews.
    */
   readonly ctx: Context
   /** The session log: any seams `Session` (e.g. one of `@planmode/host`'s `sessions`). */
   readonly session: Session
-  /** The model, any AI SDK `LanguageModelV3` (a provider instance, not a gateway id string). */
-  readonly model: LanguageModelV3
+  /** The model: an AI SDK v3 language model (a provider instance, not a gateway id string). */
+  readonly model: PlanModeLanguageModel
   /**
-   * AI SDK tools of the host, registered in the `tools` registry for the life
-   * of the agent (so they are logged, listed in the `request/header` and go
-   * through the `tool/execute` waterfall). Each needs `execute`; `needsApproval`
-   * and provider-defined tools are refused.
+   * AI SDK tools of this agent only: sent beside the `tools` registry's
+   * catalog (listed in the `request/header`, logged, run one after another
+   * through the `tool/execute` waterfall, so plan-guard applies), but not
+   * registered in the registry, so other agents on the context neither see
+   * nor collide with them. Each needs `execute`; `needsApproval` and
+   * provider-defined tools are refused, and so is a name the registry
+   * already holds.
    */
   readonly tools?: ToolSet
-  /** A base system prompt, registered as the section `ai-sdk:system` at order 0 for the life of the agent. */
+  /**
+   * A base system prompt of this agent: the section
+   * `ai-sdk:system:<agent id>` ({@link AI_SDK_SYSTEM_SECTION}) at order 0,
+   * rendered only for this agent, kept for the life of the agent and
+   * registered again when a `systemPrompt` service returns.
+   */
   readonly system?: string
   /** The agent's id (defaults to `ai-sdk:<session id>`). */
   readonly id?: string
@@ -59,7 +75,7 @@ export interface PlanModeAgentOptions {
 /** AI SDK call settings passed through to `generateText` / `streamText` (temperature, headers, `abortSignal`, …). @public */
 export interface PlanModeCallOptions extends CallSettings {
   /** Provider-specific options, as in `generateText`. */
-  readonly providerOptions?: SharedV3ProviderOptions
+  readonly providerOptions?: PlanModeProviderOptions
 }
 
 /** Options of {@link PlanModeAgent.command}. @public */
@@ -83,7 +99,14 @@ export type PlanModeStreamResult = ReturnType<typeof streamText<ToolSet>>
  * @public
  */
 export interface PlanModeAgent {
-  /** The seams `Agent` the plan layers see (`planMode.get(agent)`, commands, tools). */
+  /**
+   * The seams `Agent` the plan layers see (`planMode.get(agent)`, commands,
+   * tools). Its `steer` queues a message for the next step of the running
+   * turn; on an idle agent it only queues (the next `generate()` or
+   * `stream()` sends it; nothing starts a turn by itself). It also has a
+   * `disposed` getter (true after {@link PlanModeAgent.dispose}), which the
+   * user-questions seam reads to tell whether a child's owner still lives.
+   */
   readonly agent: Agent
   /** True while a turn runs (between a `generate`/`stream` call and its `turn/end`). */
   readonly running: boolean
@@ -116,11 +139,15 @@ export interface PlanModeAgent {
   command(line: string, options?: PlanModeCommandOptions): Promise<CommandResult | undefined>
   /** The transcript the model reads next, built from the log ({@link transcriptMessages}). */
   messages(): ModelMessage[]
-  /** Aborts the running turn (model request, tools, questions); resolves once its `turn/end` is logged. */
+  /**
+   * Aborts the running turn (model request, tools, questions) with a
+   * `DOMException` named `AbortError`; resolves once its `turn/end` is
+   * logged.
+   */
   cancel(): Promise<void>
   /** Resolves when no turn runs. */
   idle(): Promise<void>
-  /** Cancels a running turn and removes what the agent registered (its `tools`, its `system` section). Further calls reject `DISPOSED`. */
+  /** Cancels a running turn (an `AbortError`, as `cancel`) and removes the agent's `system` section. Further calls reject `DISPOSED`. */
   dispose(): void
 }
 
@@ -138,9 +165,11 @@ export interface PlanModeAgent {
  * `step/start` and returns `{ system, messages, activeTools }`, the messages
  * built from the log. A rejected pre-step throws, which ends the SDK loop. A
  * model middleware logs each step's `assistant/message` before its tools
- * run; the tools of the `tools` registry (the plan tools among them) become
- * AI SDK tools whose calls go through the registry one after another and are
- * logged as `tool/result`; `onStepFinish` logs `step/end`.
+ * run; the tools of the `tools` registry (the plan tools among them) and the
+ * agent's own `tools` become AI SDK tools whose calls run one after another
+ * through the `tool/execute` waterfall and are logged as `tool/result`;
+ * `onStepFinish` logs `step/end`. A refused append fails the turn even where
+ * the SDK ignores errors (`onStepFinish`, tool results).
  *
  * @example
  * ```ts
@@ -158,10 +187,23 @@ export function createPlanModeAgent(options: PlanModeAgentOptions): PlanModeAgen
   const tools = ctx.require('tools')
   const systemPrompt = ctx.require('systemPrompt')
   const steered = new SteeredQueue()
-  const agent: Agent = {
-    id: options.id ?? `ai-sdk:${session.id}`,
+  const id = options.id ?? `ai-sdk:${session.id}`
+  const ownTools = options.tools === undefined ? new Map() : ownToolsOf(options.tools, () => transcriptMessages(session.events))
+  for (const name of ownTools.keys()) {
+    if (tools.get(name) !== undefined) throw new Error(`@planmode/ai-sdk: tool "${name}" is already registered in the tools registry`)
+  }
+  const sectionName = `${AI_SDK_SYSTEM_SECTION}:${id}`
+  if (options.system !== undefined && systemPrompt.assemble({}).sections.some((section) => section.name === sectionName)) {
+    throw new Error(`@planmode/ai-sdk: system prompt section "${sectionName}" is already registered (another agent with id "${id}" on this context)`)
+  }
+  let core!: AgentCore
+  const agent: Agent & { readonly disposed: boolean } = {
+    id,
     session,
     ...(options.owner === undefined ? {} : { owner: options.owner }),
+    get disposed() {
+      return core.disposed
+    },
     steer(message) {
       steered.push(message)
     },
@@ -169,17 +211,17 @@ export function createPlanModeAgent(options: PlanModeAgentOptions): PlanModeAgen
       await session.append('user/message', message)
     },
   }
-  const core: AgentCore = { ctx, session, agent, tools, systemPrompt, modelName: `${model.provider}:${model.modelId}`, maxSteps, steered, current: undefined, disposed: false }
+  core = { ctx, session, agent, ownTools, system: options.system, modelName: `${model.provider}:${model.modelId}`, maxSteps, steered, current: undefined, disposed: false }
 
   const registrations: Disposer[] = []
-  if (options.tools !== undefined) registrations.push(registerAiSdkTools(tools, options.tools, () => transcriptMessages(session.events)))
   if (options.system !== undefined) {
-    try {
-      registrations.push(systemPrompt.section({ name: AI_SDK_SYSTEM_SECTION, order: 0, text: options.system }))
-    } catch (error) {
-      for (const dispose of registrations.reverse()) dispose()
-      throw error
-    }
+    const text = options.system
+    // Registered in every `systemPrompt` service that comes (a hot reload provides a new one).
+    registrations.push(
+      ctx.inject(['systemPrompt'], (child) => {
+        child.effect(child.require('systemPrompt').section({ name: sectionName, order: 0, text: (input) => (input.agent === agent ? text : '') }))
+      }),
+    )
   }
   const wrapped = wrapLanguageModel({ model, middleware: answerLogMiddleware(answerSinkOf(core)) })
 
@@ -208,11 +250,14 @@ export function createPlanModeAgent(options: PlanModeAgentOptions): PlanModeAgen
       const run = await openTurn(core, prompt, call?.abortSignal)
       try {
         const result = await generateText(callOf(call, run))
+        // A refused append the SDK swallowed (onStepFinish) after the last step fails the turn here.
+        if (run.failure !== undefined) throw run.failure
         await endTurn(core, run, finishedOutcome(core, run))
         return result
       } catch (error) {
-        await endTurn(core, run, failedOutcome(run, error))
-        throw error
+        const failure = run.failure ?? error
+        await endTurn(core, run, failedOutcome(run, failure))
+        throw failure
       }
     },
     async stream(prompt, call) {
@@ -245,7 +290,7 @@ export function createPlanModeAgent(options: PlanModeAgentOptions): PlanModeAgen
     async cancel() {
       const run = core.current
       if (run === undefined) return
-      run.controller.abort(new Error('the turn was cancelled'))
+      run.controller.abort(abortError('the turn was cancelled'))
       await run.ended
     },
     async idle() {
@@ -254,7 +299,7 @@ export function createPlanModeAgent(options: PlanModeAgentOptions): PlanModeAgen
     dispose() {
       if (core.disposed) return
       core.disposed = true
-      core.current?.controller.abort(new Error('the agent was disposed'))
+      core.current?.controller.abort(abortError('the agent was disposed'))
       for (const dispose of registrations.reverse()) dispose()
     },
   }
@@ -265,26 +310,55 @@ function initialMessages(session: Session): ModelMessage[] {
   return messages.length > 0 ? messages : [{ role: 'user', content: '' }]
 }
 
+/** A stream transformer with the `cancel` hook (called when the stream errors or is cancelled; Node 20's streams run it). */
+type CancellableTransformer<I, O> = {
+  transform(part: I, controller: TransformStreamDefaultController<O>): void
+  flush(controller: TransformStreamDefaultController<O>): Promise<void>
+  cancel(reason: unknown): Promise<void>
+}
+
 /**
  * The stream transform that ends a streamed turn when its stream ends:
  * `completed` (or `step-limit`) after a `finish` part, `cancelled` after an
- * abort, else `rejected` or `error` from the last `error` part.
+ * abort, `error` when a refused append failed the turn (its `abort` part
+ * becomes an `error` part carrying the store's error), else `rejected` or
+ * `error` from the last `error` part; a stream that errors or is cancelled
+ * aborts the turn and ends it too.
  */
 function turnEndTransform(core: AgentCore, run: TurnRun): TransformStream<TextStreamPart<ToolSet>, TextStreamPart<ToolSet>> {
   let finished = false
   let aborted = false
   let lastError: unknown
-  return new TransformStream({
+  let failureShown = false
+  const transformer: CancellableTransformer<TextStreamPart<ToolSet>, TextStreamPart<ToolSet>> = {
     transform(part, controller) {
+      if (part.type === 'abort' && run.failure !== undefined) {
+        // The turn was aborted because the store refused an append: the reader learns that error.
+        if (!failureShown) controller.enqueue({ type: 'error', error: run.failure })
+        failureShown = true
+        return
+      }
       if (part.type === 'finish') finished = true
       else if (part.type === 'abort') aborted = true
-      else if (part.type === 'error') lastError = part.error
+      else if (part.type === 'error') {
+        lastError = part.error
+        if (part.error === run.failure) failureShown = true
+      }
       controller.enqueue(part)
     },
-    async flush() {
-      if (finished) await endTurn(core, run, finishedOutcome(core, run))
+    async flush(controller) {
+      if (run.failure !== undefined) {
+        if (!failureShown) controller.enqueue({ type: 'error', error: run.failure })
+        failureShown = true
+        await endTurn(core, run, failedOutcome(run, run.failure))
+      } else if (finished) await endTurn(core, run, finishedOutcome(core, run))
       else if (aborted || run.controller.signal.aborted) await endTurn(core, run, { reason: 'cancelled' })
       else await endTurn(core, run, failedOutcome(run, lastError ?? new Error('the stream ended without finishing')))
     },
-  })
+    async cancel(reason) {
+      if (!run.controller.signal.aborted) run.controller.abort(abortError(`the stream ended: ${reason instanceof Error ? reason.message : String(reason)}`))
+      await endTurn(core, run, failedOutcome(run, reason))
+    },
+  }
+  return new TransformStream(transformer)
 }

@@ -1,11 +1,12 @@
-import type { PrepareStepResult, StepResult, ToolSet } from 'ai'
+import type { ModelMessage, PrepareStepResult, StepResult, ToolSet } from 'ai'
 import type { AssistantContentBlock, PreStepDecision } from '@planmode/seams'
 import type { AgentCore } from './agent-core.js'
 import type { AnswerSink } from './assistant-log.js'
 import { PlanModeAgentError } from './plan-mode-agent-error.js'
+import { withSdkMetadata } from './sdk-metadata.js'
 import { logHeaderIfChanged } from './session-log.js'
 import { transcriptMessages } from './transcript.js'
-import { failed, logToolResult, messageOf, type TurnRun } from './turn.js'
+import { failRun, failed, logToolResult, messageOf, type TurnRun } from './turn.js'
 
 function checkDecision(decision: PreStepDecision): void {
   const ok =
@@ -16,16 +17,20 @@ function checkDecision(decision: PreStepDecision): void {
 }
 
 /**
- * The `prepareStep` of a turn: the `agent/pre-step` waterfall with the
- * steered messages (a rejection throws `REJECTED`, which ends the SDK loop;
- * the proposed messages go back to the queue for the turn's end to log),
- * the decision's messages logged as user messages, the assembly,
- * `request/header` when it changed, `step/start`, and the step's system
- * text, messages (the log's transcript) and active tools for the SDK.
+ * The `prepareStep` of a turn: throws the failure a refused append left on
+ * the run; the `agent/pre-step` waterfall with the steered messages (a
+ * rejection throws `REJECTED`, which ends the SDK loop; the proposed
+ * messages go back to the queue for the turn's end to log), the decision's
+ * messages logged as user messages, the assembly (the `systemPrompt` and
+ * `tools` services looked up afresh), `request/header` when it changed,
+ * `step/start`, and the step's system text, messages (the log's transcript,
+ * with the reasoning and provider options of the SDK's own messages of this
+ * call) and active tools for the SDK.
  */
 export function prepareStepOf(core: AgentCore, run: TurnRun) {
   const { ctx, agent, session, steered } = core
-  return async ({ stepNumber }: { stepNumber: number }): Promise<PrepareStepResult<ToolSet>> => {
+  return async ({ stepNumber, messages }: { stepNumber: number; messages: ModelMessage[] }): Promise<PrepareStepResult<ToolSet>> => {
+    if (run.failure !== undefined) throw run.failure
     const step = stepNumber + 1
     const signal = run.controller.signal
     const proposed = steered.take()
@@ -49,17 +54,20 @@ export function prepareStepOf(core: AgentCore, run: TurnRun) {
     for (const message of decision.messages) await session.append('user/message', message)
     signal.throwIfAborted()
     run.steps = step
-    const assembled = core.systemPrompt.assemble({ agent })
+    // Looked up at every step: a service disposed and provided again (hot reload) is the one used.
+    const systemPrompt = ctx.get('systemPrompt')
+    const registry = ctx.get('tools')
+    const system = systemPrompt !== undefined ? systemPrompt.assemble({ agent }).system : (core.system ?? '')
     // The SDK's tool set is fixed per call: a tool registered since the call began waits for the next
     // call, one removed since is left out of this step.
-    const tools = run.schemas.filter((schema) => core.tools.get(schema.name) !== undefined)
-    await logHeaderIfChanged(session, { turn: run.turn, step, model: core.modelName, system: assembled.system, tools })
+    const tools = run.schemas.filter((schema) => core.ownTools.has(schema.name) || registry?.get(schema.name) !== undefined)
+    await logHeaderIfChanged(session, { turn: run.turn, step, model: core.modelName, system, tools })
     await session.append('step/start', { turn: run.turn, step })
     run.openStep = step
     run.unanswered.clear()
     return {
-      system: assembled.system === '' ? undefined : assembled.system,
-      messages: transcriptMessages(session.events),
+      system: system === '' ? undefined : system,
+      messages: withSdkMetadata(transcriptMessages(session.events), messages, run.initialAssistants),
       activeTools: tools.map((schema) => schema.name),
     }
   }
@@ -87,20 +95,27 @@ export function answerSinkOf(core: AgentCore): () => AnswerSink | undefined {
 /**
  * The `onStepFinish` of a turn: after the step's calls, a failed result for
  * every call the SDK did not run (with the SDK's error when it has one),
- * then `step/end`.
+ * then `step/end`. The SDK ignores what `onStepFinish` throws, so a refused
+ * append fails the turn here ({@link failRun}); the open step is then
+ * closed by the turn's end.
  */
 export function onStepFinishOf(core: AgentCore, run: TurnRun) {
   return async (result: StepResult<ToolSet>): Promise<void> => {
     const step = run.openStep
     if (step === undefined) return
-    await run.chain
-    for (const [toolCallId, toolName] of [...run.unanswered]) {
-      const problem = result.content.find((part) => part.type === 'tool-error' && part.toolCallId === toolCallId)
-      const text = problem !== undefined && problem.type === 'tool-error' ? messageOf(problem.error) : 'the call did not run'
-      await logToolResult(core, run, toolCallId, toolName, failed(text))
+    try {
+      await run.chain
+      run.lastCalls = result.toolCalls.length
+      if (run.failure !== undefined) return
+      for (const [toolCallId, toolName] of [...run.unanswered]) {
+        const problem = result.content.find((part) => part.type === 'tool-error' && part.toolCallId === toolCallId)
+        const text = problem !== undefined && problem.type === 'tool-error' ? messageOf(problem.error) : 'the call did not run'
+        await logToolResult(core, run, toolCallId, toolName, failed(text))
+      }
+      await core.session.append('step/end', { turn: run.turn, step })
+      run.openStep = undefined
+    } catch (error) {
+      failRun(core, run, error)
     }
-    run.openStep = undefined
-    run.lastCalls = result.toolCalls.length
-    await core.session.append('step/end', { turn: run.turn, step })
   }
 }

@@ -1,23 +1,45 @@
 import { asSchema, jsonSchema, tool, type JSONSchema7, type ModelMessage, type Tool, type ToolSet } from 'ai'
-import type { Disposer } from '@planmode/context'
-import type { JsonSchema, ToolExecution, ToolRegistry, ToolResult, ToolSchema } from '@planmode/seams'
+import type { Context } from '@planmode/context'
+import type { JsonSchema, ToolDefinition, ToolExecuteDecision, ToolExecution, ToolRegistry, ToolResult, ToolSchema } from '@planmode/seams'
 
-/** Runs one registry call of a turn and logs its `tool/result`; the agent serializes them. */
-export type RunRegistryCall = (name: string, input: unknown, toolCallId: string, signal: AbortSignal | undefined) => Promise<ToolResult>
+/** Runs one call of a turn and logs its `tool/result`; the agent serializes them. */
+export type RunCall = (name: string, input: unknown, toolCallId: string, signal: AbortSignal | undefined) => Promise<ToolResult>
+
+/** The text of a failed call, as the registry words it. */
+export const CANCELLED_BEFORE_START = 'the call was cancelled before it started'
+
+/** A failed tool result with the `Error: ` prefix the model reads. */
+export function failed(message: string): ToolResult {
+  return { isError: true, content: [{ type: 'text', text: `Error: ${message}` }] }
+}
+
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
 
 function resultText(result: ToolResult): string {
   return result.content.map((block) => block.text).join('\n')
 }
 
 /**
+ * One of the agent's own tools (the `tools` option): a seams definition for
+ * the catalog and the `tool/execute` waterfall, and the check of its input
+ * against the tool's own schema.
+ */
+export interface OwnTool {
+  readonly definition: ToolDefinition<unknown, unknown>
+  /** The tool's own schema check (zod defaults and transforms apply); `undefined` when the schema has none. */
+  validate(input: unknown): Promise<{ readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly message: string }>
+}
+
+/**
  * The AI SDK tool set of one call: one `tool()` per catalog entry, in catalog
  * order, with the entry's JSON Schema (`jsonSchema`, no validation of its own:
- * the registry validates) and an `execute` that goes through the registry
- * (argument check, `tool/execute` waterfall, the tool) and logs the result.
- * The model reads the logged text (`toModelOutput`: `text`, or `error-text`
- * for a failed result).
+ * the registry, or the agent for its own tools, validates) and an `execute`
+ * that runs the call and logs the result. The model reads the logged text
+ * (`toModelOutput`: `text`, or `error-text` for a failed result).
  */
-export function toolSetOf(schemas: readonly ToolSchema[], run: RunRegistryCall): ToolSet {
+export function toolSetOf(schemas: readonly ToolSchema[], run: RunCall): ToolSet {
   const set: ToolSet = {}
   for (const schema of schemas) {
     set[schema.name] = tool<unknown, ToolResult>({
@@ -30,6 +52,18 @@ export function toolSetOf(schemas: readonly ToolSchema[], run: RunRegistryCall):
   return set
 }
 
+/**
+ * The catalog of one call: the registry's catalog plus the agent's own tools
+ * (an own tool replaces a registry tool of the same name, for this agent),
+ * sorted by name.
+ */
+export function catalogOf(registry: ToolRegistry | undefined, own: ReadonlyMap<string, OwnTool>): ToolSchema[] {
+  const byName = new Map<string, ToolSchema>()
+  for (const schema of registry?.schemas() ?? []) byName.set(schema.name, schema)
+  for (const { definition } of own.values()) byName.set(definition.name, { name: definition.name, description: definition.description, parameters: definition.parameters })
+  return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+}
+
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function'
 }
@@ -39,17 +73,17 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
 }
 
 /**
- * Registers AI SDK tools in the `tools` registry as seams tools, so they are
- * in the catalog the `request/header` logs, go through the `tool/execute`
- * waterfall (plan-guard) and are logged like every other call. Throws, naming
- * the tool, for what the adapter cannot run: a provider-defined tool, a tool
- * without `execute`, one with `needsApproval`, one whose input schema
- * resolves asynchronously. Registers nothing when it throws.
+ * The agent's own tools, kept by the agent (not registered in the `tools`
+ * registry, so other agents on the context neither see nor collide with
+ * them). Throws, naming the tool, for what the adapter cannot run: a
+ * provider-defined tool, a tool without `execute`, one with `needsApproval`,
+ * one whose input schema resolves asynchronously.
  */
-export function registerAiSdkTools(registry: ToolRegistry, tools: ToolSet, messages: () => ModelMessage[]): Disposer {
-  const definitions = Object.entries(tools).map(([name, candidate]) => {
+export function ownToolsOf(tools: ToolSet, messages: () => ModelMessage[]): Map<string, OwnTool> {
+  const own = new Map<string, OwnTool>()
+  for (const [name, candidate] of Object.entries(tools)) {
     const sdkTool = candidate as Tool<unknown, unknown>
-    if (sdkTool.type === 'provider') throw new TypeError(`@planmode/ai-sdk: tool "${name}" is provider-defined; only tools with an execute function can be registered`)
+    if (sdkTool.type === 'provider') throw new TypeError(`@planmode/ai-sdk: tool "${name}" is provider-defined; only tools with an execute function can be used`)
     const execute = sdkTool.execute
     if (typeof execute !== 'function') throw new TypeError(`@planmode/ai-sdk: tool "${name}" has no execute function; the adapter runs every tool it sends`)
     if (sdkTool.needsApproval !== undefined && sdkTool.needsApproval !== false) {
@@ -59,35 +93,78 @@ export function registerAiSdkTools(registry: ToolRegistry, tools: ToolSet, messa
     }
     const schema = asSchema(sdkTool.inputSchema)
     const parameters = schema.jsonSchema
-    if (isPromiseLike(parameters)) throw new TypeError(`@planmode/ai-sdk: the input schema of tool "${name}" resolves asynchronously; register the tool in the tools registry with a JSON Schema instead`)
-    if (registry.get(name) !== undefined) throw new Error(`@planmode/ai-sdk: tool "${name}" is already registered in the tools registry`)
-    return {
-      name,
-      description: sdkTool.description ?? '',
-      parameters: parameters as JsonSchema,
-      async execute(input: unknown, execution: ToolExecution): Promise<unknown> {
-        let value = input
-        if (schema.validate !== undefined) {
-          const checked = await schema.validate(input)
-          if (!checked.success) throw new Error(`invalid arguments for tool "${name}": ${checked.error.message}`)
-          value = checked.value
-        }
-        const output: unknown = await execute(value, { toolCallId: execution.toolCallId, messages: messages(), abortSignal: execution.signal })
-        if (!isAsyncIterable(output)) return output
-        let last: unknown
-        for await (const part of output) last = part
-        return last
+    if (isPromiseLike(parameters)) throw new TypeError(`@planmode/ai-sdk: the input schema of tool "${name}" resolves asynchronously; give the tool a JSON Schema (jsonSchema) or a synchronous schema instead`)
+    own.set(name, {
+      definition: {
+        name,
+        description: sdkTool.description ?? '',
+        parameters: parameters as JsonSchema,
+        async execute(input: unknown, execution: ToolExecution): Promise<unknown> {
+          const output: unknown = await execute(input, { toolCallId: execution.toolCallId, messages: messages(), abortSignal: execution.signal })
+          if (!isAsyncIterable(output)) return output
+          let last: unknown
+          for await (const part of output) last = part
+          return last
+        },
       },
-    }
-  })
-  const disposers: Disposer[] = []
-  try {
-    for (const definition of definitions) disposers.push(registry.register<unknown, unknown>(definition))
-  } catch (error) {
-    for (const dispose of disposers.reverse()) dispose()
-    throw error
+      async validate(input) {
+        if (schema.validate === undefined) return { ok: true, value: input }
+        const checked = await schema.validate(input)
+        return checked.success ? { ok: true, value: checked.value } : { ok: false, message: `invalid arguments for tool "${name}": ${checked.error.message}` }
+      },
+    })
   }
-  return () => {
-    for (const dispose of disposers.reverse()) dispose()
+  return own
+}
+
+function render(value: unknown): string {
+  if (typeof value === 'string') return value
+  if (value === undefined) return ''
+  return JSON.stringify(value)
+}
+
+/**
+ * Runs one of the agent's own tools as the registry runs its tools: the
+ * input check, then the `tool/execute` waterfall (so plan-guard applies),
+ * then the tool. Never rejects: invalid input, a refusal, a listener that
+ * throws (fails closed, reported through `logger.error`) or a thrown error
+ * becomes a failed result, `Error: <message>`; a call whose signal is
+ * aborted before the tool starts fails with
+ * `Error: the call was cancelled before it started`.
+ */
+export async function executeOwnTool(ctx: Context, own: OwnTool, input: unknown, execution: ToolExecution): Promise<ToolResult> {
+  const name = own.definition.name
+  let value: unknown
+  try {
+    const checked = await own.validate(input)
+    if (!checked.ok) return failed(checked.message)
+    value = checked.value
+  } catch (error) {
+    return failed(messageOf(error))
+  }
+  if (execution.signal.aborted) return failed(CANCELLED_BEFORE_START)
+  let decision: ToolExecuteDecision
+  try {
+    decision = await ctx.waterfall(
+      'tool/execute',
+      { name, input: value, tool: own.definition as unknown as ToolDefinition<never, unknown>, execution },
+      async (): Promise<ToolExecuteDecision> => ({ kind: 'run' }),
+    )
+  } catch (error) {
+    ctx.logger.error(`tool ${name}: a tool/execute listener threw; the call fails closed and the tool does not run`, error)
+    return failed(messageOf(error))
+  }
+  if (execution.signal.aborted) return failed(CANCELLED_BEFORE_START)
+  if (decision?.kind !== 'run') {
+    if (decision?.kind === 'refuse' && typeof decision.message === 'string') return failed(decision.message)
+    ctx.logger.error(`tool ${name}: a tool/execute decision was neither run nor refuse; the call fails closed`, decision)
+    return failed(`the call to tool "${name}" was refused by an invalid tool/execute decision`)
+  }
+  try {
+    const output = await own.definition.execute(value, execution)
+    return { isError: false, content: [{ type: 'text', text: render(output) }], value: output }
+  } catch (error) {
+    ctx.logger.debug(`tool ${name} failed`, error)
+    return failed(messageOf(error))
   }
 }

@@ -29,7 +29,9 @@ function callInput(input: unknown): unknown {
  * and `tool/result`, in log order; every other event is log-only.
  *
  * @remarks
- * The same rules as the reference host's transcript: reasoning is not re-sent;
+ * The same rules as the reference host's transcript: reasoning is not re-sent
+ * (the agent adds the reasoning of its call's earlier steps from the SDK's own
+ * messages, which carry the provider metadata the log does not);
  * a logged tool call without a logged result gets a synthetic error result
  * (so a log cut by a crash still makes a valid request); a result without its
  * call is left out; a user message logged in the middle of a tool batch is

@@ -1,9 +1,9 @@
 import type { ToolResult, ToolSchema, TurnEndReason, UserMessage } from '@planmode/seams'
 import type { ToolSet } from 'ai'
-import type { AgentCore } from './agent-core.js'
+import { abortError, runningOn, type AgentCore } from './agent-core.js'
 import { PlanModeAgentError } from './plan-mode-agent-error.js'
 import { jsonValue, nextTurn, openTurnOf } from './session-log.js'
-import { toolSetOf } from './tool-set.js'
+import { catalogOf, executeOwnTool, failed, messageOf, toolSetOf } from './tool-set.js'
 import { transcriptMessages } from './transcript.js'
 
 /**
@@ -21,6 +21,8 @@ export interface TurnRun {
   /** The tool catalog of this call, as the SDK received it (fixed for the call). */
   readonly schemas: readonly ToolSchema[]
   readonly toolSet: ToolSet
+  /** How many assistant messages the transcript held when the call began (the SDK's initial messages). */
+  readonly initialAssistants: number
   /** The step whose `step/start` is logged and whose `step/end` is not. */
   openStep: number | undefined
   /** Steps entered (pre-step accepted). */
@@ -31,6 +33,11 @@ export interface TurnRun {
   readonly unanswered: Map<string, string>
   /** The turn's tool calls, one after another. */
   chain: Promise<unknown>
+  /**
+   * An append the store refused where the AI SDK would swallow the error
+   * (`onStepFinish`, a tool's result): the turn fails with it.
+   */
+  failure: unknown
   /** Set once the turn's end is being logged. */
   ending: Promise<void> | undefined
   /** Resolves once `turn/end` is logged (or could not be). */
@@ -45,17 +52,22 @@ export interface TurnOutcome {
   readonly error?: string
 }
 
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
-}
-
-/** A failed tool result with the `Error: ` prefix the model reads. */
-export function failed(message: string): ToolResult {
-  return { isError: true, content: [{ type: 'text', text: `Error: ${message}` }] }
-}
+export { failed, messageOf }
 
 function userMessageOf(prompt: string | UserMessage): UserMessage {
   return typeof prompt === 'string' ? { content: [{ type: 'text', text: prompt }], source: { kind: 'user' } } : prompt
+}
+
+/**
+ * Fails a turn with an append the store refused: keeps the first such error
+ * and aborts the turn (with an `AbortError`, so the SDK stops as it does for
+ * a cancel); the turn then ends `error` with it and the call rejects with it.
+ */
+export function failRun(core: AgentCore, run: TurnRun, error: unknown): void {
+  if (run.failure !== undefined) return
+  run.failure = error
+  core.ctx.logger.error(`agent ${core.agent.id}: turn ${run.turn} fails: the store refused an append`, error)
+  if (!run.controller.signal.aborted) run.controller.abort(abortError(`the turn failed: ${messageOf(error)}`))
 }
 
 /** Logs one call's `tool/result` (its value only when JSON can hold it) and marks the call answered. */
@@ -71,17 +83,31 @@ export async function logToolResult(core: AgentCore, run: TurnRun, toolCallId: s
   })
 }
 
+/** The assistant messages of a transcript. */
+function assistantCount(messages: readonly { role: string }[]): number {
+  return messages.filter((message) => message.role === 'assistant').length
+}
+
 /**
- * Opens a turn: refuses a disposed or busy agent and a call with nothing to
- * send, closes a turn a dead process left open, snapshots the tool catalog
- * into the call's tool set, and logs `turn/start`, then (with a prompt) the
- * messages steered while no turn ran and the prompt.
+ * Opens a turn: refuses a disposed or busy agent, a session another live
+ * agent of this process is running, and a call with nothing to send; closes
+ * a turn the log leaves open when no agent of this process owns it (a dead
+ * process's); snapshots the tool catalog (the registry's, plus the agent's
+ * own tools) into the call's tool set; logs `turn/start`, then (with a
+ * prompt) the messages steered while no turn ran and the prompt. A failure
+ * after `turn/start` logs `turn/end` `error` (when the store takes it).
  */
 export async function openTurn(core: AgentCore, prompt: string | UserMessage | undefined, outer: AbortSignal | undefined): Promise<TurnRun> {
   const { agent, session, ctx } = core
   if (core.disposed) throw new PlanModeAgentError('DISPOSED', `agent ${agent.id} is disposed`)
   if (core.current !== undefined) throw new PlanModeAgentError('BUSY', `agent ${agent.id} is running turn ${core.current.turn}`)
-  if (prompt === undefined && core.steered.size === 0 && transcriptMessages(session.events).length === 0) {
+  const other = runningOn.get(session)
+  const otherRun = other !== undefined && other !== core ? other.current : undefined
+  if (other !== undefined && otherRun !== undefined && !other.disposed) {
+    throw new PlanModeAgentError('BUSY', `session ${session.id} is running turn ${otherRun.turn} of agent ${other.agent.id}`)
+  }
+  const initial = transcriptMessages(session.events)
+  if (prompt === undefined && core.steered.size === 0 && initial.length === 0) {
     throw new PlanModeAgentError('NOTHING_TO_SEND', `agent ${agent.id}: nothing to send (no prompt, no queued message, an empty transcript)`)
   }
   const controller = new AbortController()
@@ -98,26 +124,36 @@ export async function openTurn(core: AgentCore, prompt: string | UserMessage | u
   const ended = new Promise<void>((resolve) => {
     markEnded = () => {
       unlink()
+      if (runningOn.get(session) === core) runningOn.delete(session)
       resolve()
     }
   })
-  const schemas = core.tools.schemas()
+  const schemas = catalogOf(ctx.get('tools'), core.ownTools)
   const run: TurnRun & { turn: number; toolSet: ToolSet } = {
     turn: 0,
     controller,
     schemas,
     toolSet: {},
+    initialAssistants: assistantCount(initial),
     openStep: undefined,
     steps: 0,
     lastCalls: 0,
     unanswered: new Map(),
     chain: Promise.resolve(),
+    failure: undefined,
     ending: undefined,
     ended,
     markEnded,
   }
+  // Claimed before the first await, so a second call (of this agent or another on the session) sees it.
   core.current = run
+  runningOn.set(session, core)
+  let started = false
+  const taken = prompt === undefined ? [] : core.steered.take()
+  let logged = 0
   try {
+    // A disposed agent's turn on this session is still closing: wait for its own turn/end.
+    if (otherRun !== undefined) await otherRun.ended
     const open = openTurnOf(session.events)
     if (open !== undefined) {
       ctx.logger.warn(`agent ${agent.id}: closing turn ${open.turn} of session ${session.id}, left open by a process that ended mid-turn`)
@@ -127,13 +163,26 @@ export async function openTurn(core: AgentCore, prompt: string | UserMessage | u
     run.turn = nextTurn(session.events)
     run.toolSet = toolSetOf(schemas, (name, input, toolCallId, signal) => runToolCall(core, run, name, input, toolCallId, signal))
     await session.append('turn/start', { turn: run.turn })
+    started = true
     if (prompt !== undefined) {
       // Messages steered while no turn ran (the message of `/plan <message>`) were typed before this
       // prompt: they go first, in order. Without a prompt they are the first step's proposal instead.
-      for (const message of core.steered.take()) await session.append('user/message', message)
+      for (const message of taken) {
+        await session.append('user/message', message)
+        logged += 1
+      }
       await session.append('user/message', userMessageOf(prompt))
     }
   } catch (error) {
+    // What was steered and not logged waits for the next call.
+    core.steered.restore(taken.slice(logged))
+    if (started) {
+      try {
+        await session.append('turn/end', { turn: run.turn, reason: 'error', error: messageOf(error) })
+      } catch (failure) {
+        ctx.logger.error(`agent ${agent.id}: could not close turn ${run.turn} after its prompt was refused`, failure)
+      }
+    }
     core.current = undefined
     markEnded()
     throw error
@@ -142,17 +191,32 @@ export async function openTurn(core: AgentCore, prompt: string | UserMessage | u
 }
 
 /**
- * Runs one tool call through the registry (argument check, `tool/execute`
- * waterfall, the tool) after the turn's earlier calls, and logs its result —
- * unless the turn's end already answered the call.
+ * Runs one tool call after the turn's earlier calls — one of the agent's own
+ * tools through the `tool/execute` waterfall, any other through the `tools`
+ * registry (argument check, waterfall, the tool) — and logs its result,
+ * unless the turn's end already answered the call. A refused `tool/result`
+ * fails the turn ({@link failRun}).
  */
 function runToolCall(core: AgentCore, run: TurnRun, name: string, input: unknown, toolCallId: string, signal: AbortSignal | undefined): Promise<ToolResult> {
   const next = run.chain.then(async () => {
+    const execution = { agent: core.agent, signal: signal ?? run.controller.signal, toolCallId }
+    const own = core.ownTools.get(name)
+    const registry = core.ctx.get('tools')
     const result = run.controller.signal.aborted
       ? failed('the turn was cancelled before this call ran')
-      : await core.tools.execute(name, input, { agent: core.agent, signal: signal ?? run.controller.signal, toolCallId })
+      : own !== undefined
+        ? await executeOwnTool(core.ctx, own, input, execution)
+        : registry !== undefined
+          ? await registry.execute(name, input, execution)
+          : failed(`unknown tool "${name}"`)
     const answeredByEnd = run.ending !== undefined && !run.unanswered.has(toolCallId)
-    if (!answeredByEnd) await logToolResult(core, run, toolCallId, name, result)
+    if (!answeredByEnd) {
+      try {
+        await logToolResult(core, run, toolCallId, name, result)
+      } catch (error) {
+        failRun(core, run, error)
+      }
+    }
     return result
   })
   run.chain = next.catch(() => undefined)
@@ -162,26 +226,36 @@ function runToolCall(core: AgentCore, run: TurnRun, name: string, input: unknown
 /**
  * Ends a turn once: closes its open step (a failed result for every call
  * still unanswered, then `step/end`), logs the messages steered after its
- * last pre-step, then `turn/end`. Never rejects: a refused append is
- * reported through `logger.error`.
+ * last pre-step, then `turn/end`. Each append is tried on its own, so a
+ * refused one does not keep `turn/end` out. Never rejects: a refused append
+ * is reported through `logger.error`.
  */
 export function endTurn(core: AgentCore, run: TurnRun, outcome: TurnOutcome): Promise<void> {
-  const { session } = core
+  const { session, ctx, agent } = core
+  const attempt = async (what: string, append: () => Promise<unknown>): Promise<void> => {
+    try {
+      await append()
+    } catch (failure) {
+      ctx.logger.error(`agent ${agent.id}: could not log ${what} of turn ${run.turn}`, failure)
+    }
+  }
   run.ending ??= (async () => {
     try {
       if (run.openStep !== undefined) {
         const step = run.openStep
         run.openStep = undefined
-        for (const [toolCallId, toolName] of [...run.unanswered]) await logToolResult(core, run, toolCallId, toolName, failed('the turn ended before this call ran'))
-        await session.append('step/end', { turn: run.turn, step })
+        for (const [toolCallId, toolName] of [...run.unanswered]) {
+          // A call whose own result was logged while this loop awaited is answered already.
+          if (!run.unanswered.has(toolCallId)) continue
+          await attempt('a tool result', () => logToolResult(core, run, toolCallId, toolName, failed('the turn ended before this call ran')))
+        }
+        await attempt('step/end', () => session.append('step/end', { turn: run.turn, step }))
       }
       // Messages steered after the turn's last pre-step are logged now, so none lives only in memory
       // past its turn: the model reads them at the next call.
-      for (const message of core.steered.take()) await session.append('user/message', message)
+      for (const message of core.steered.take()) await attempt('a steered message', () => session.append('user/message', message))
       const { reason, error } = outcome
-      await session.append('turn/end', error === undefined ? { turn: run.turn, reason } : { turn: run.turn, reason, error })
-    } catch (failure) {
-      core.ctx.logger.error(`agent ${core.agent.id}: could not close turn ${run.turn}`, failure)
+      await attempt('turn/end', () => session.append('turn/end', error === undefined ? { turn: run.turn, reason } : { turn: run.turn, reason, error }))
     } finally {
       if (core.current === run) core.current = undefined
       run.markEnded()
@@ -192,6 +266,7 @@ export function endTurn(core: AgentCore, run: TurnRun, outcome: TurnOutcome): Pr
 
 /** The outcome of a turn whose SDK call failed with `failure`. */
 export function failedOutcome(run: TurnRun, failure: unknown): TurnOutcome {
+  if (run.failure !== undefined) return { reason: 'error', error: messageOf(run.failure) }
   if (PlanModeAgentError.isInstance(failure) && failure.code === 'REJECTED') return { reason: 'rejected' }
   if (run.controller.signal.aborted) return { reason: 'cancelled' }
   return { reason: 'error', error: messageOf(failure) }

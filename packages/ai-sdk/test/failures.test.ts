@@ -8,14 +8,21 @@ import type { PreStepDecision } from '@planmode/seams'
 import { PLAN, SECTION, compose, deferred, eventsOf, types } from './support/compose.js'
 import { scriptedMock, systemOf, toolNames, userTexts } from './support/mock-model.js'
 
-const waitTool = (started: () => void) => ({
+const waitTool = (started: () => void, aborted: (signal: AbortSignal) => void = () => {}) => ({
   name: 'wait',
   description: 'Waits until cancelled.',
   parameters: { type: 'object' as const, properties: {} },
   execute: (_input: Record<string, never>, { signal }: { signal: AbortSignal }) =>
     new Promise<string>((_, reject) => {
       started()
-      signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true })
+      signal.addEventListener(
+        'abort',
+        () => {
+          aborted(signal)
+          reject(new Error('stopped'))
+        },
+        { once: true },
+      )
     }),
 })
 
@@ -90,12 +97,20 @@ describe('failure paths', () => {
     expect(eventsOf(session, 'step/start')).toEqual([])
 
     const started = deferred()
-    host.ctx.require('tools').register(waitTool(() => started.resolve()))
+    let reason: unknown
+    host.ctx.require('tools').register(
+      waitTool(() => started.resolve(), (signal) => {
+        reason = signal.reason
+      }),
+    )
     const second = createPlanModeAgent({ ctx: host.ctx, session: await host.session(), model: scriptedMock([{ calls: [{ name: 'wait', input: {} }] }]) })
     const running = second.generate('Wait.').catch((error: unknown) => error)
     await started.promise
     await second.cancel()
     expect(await running).toBeInstanceOf(Error)
+    // The abort reason is what the AI SDK and fetch take for an abort.
+    expect(reason).toBeInstanceOf(DOMException)
+    expect(reason).toMatchObject({ name: 'AbortError', message: 'the turn was cancelled' })
     const log = second.agent.session
     expect(eventsOf(log, 'tool/result')[0]!.data).toMatchObject({ toolName: 'wait', isError: true, content: [{ type: 'text', text: 'Error: stopped' }] })
     expect(types(log).slice(-2)).toEqual(['step/end', 'turn/end'])
@@ -150,13 +165,16 @@ describe('failure paths', () => {
     expect(() => createPlanModeAgent({ ctx, session, model, tools: { client: tool({ description: 'Client side.', inputSchema: ok.inputSchema }) } })).toThrow(
       'tool "client" has no execute function',
     )
-    expect(() => createPlanModeAgent({ ctx, session, model, tools: { exit_plan_mode: ok } })).toThrow('tool "exit_plan_mode" is already registered')
-    expect(ctx.require('tools').get('ok')).toBeUndefined()
+    expect(() => createPlanModeAgent({ ctx, session, model, tools: { exit_plan_mode: ok } })).toThrow('tool "exit_plan_mode" is already registered in the tools registry')
     const first = createPlanModeAgent({ ctx, session, model, system: 'One.', tools: { ok } })
-    expect(() => createPlanModeAgent({ ctx, session, model, system: 'Two.' })).toThrow()
-    first.dispose()
+    // Two agents with the same id (the default: one per session) cannot both have a `system` section.
+    expect(() => createPlanModeAgent({ ctx, session, model, system: 'Two.' })).toThrow(
+      `system prompt section "ai-sdk:system:${first.agent.id}" is already registered (another agent with id "${first.agent.id}" on this context)`,
+    )
     expect(ctx.require('tools').get('ok')).toBeUndefined()
-    expect(ctx.require('systemPrompt').assemble({}).system).toBe('')
+    expect(ctx.require('systemPrompt').assemble({ agent: first.agent }).system).toBe('One.')
+    first.dispose()
+    expect(ctx.require('systemPrompt').assemble({ agent: first.agent }).system).toBe('')
 
     const bare = new Context()
     expect(() => createPlanModeAgent({ ctx: bare, session, model })).toThrow(MissingServiceError)

@@ -275,12 +275,37 @@ describe('generate (generateText with the AI SDK mock model)', () => {
     const guidance = eventsOf(session, 'user/message').filter((event) => event.data.source.kind === 'plugin' && event.data.source.form === 'guidance')
     expect(guidance).toHaveLength(1)
     expect(eventsOf(session, 'request/header')).toHaveLength(1)
-    // Each request extends the previous one: the prompt cache keeps the prefix.
-    const prefix = (index: number) => JSON.stringify(model.requests[index]!.prompt)
-    expect(prefix(2).startsWith(prefix(1).slice(0, -1))).toBe(true)
+    // Every request extends the one before it: the prompt cache keeps the prefix.
+    const prompt = (index: number) => JSON.stringify(model.requests[index]!.prompt)
+    expect(model.requests).toHaveLength(3)
+    for (let index = 1; index < model.requests.length; index += 1) expect(prompt(index).startsWith(prompt(index - 1).slice(0, -1))).toBe(true)
   })
 
-  it('a tool registered by the host through the AI SDK (`tools` option) is validated, run, logged and removed on dispose', async () => {
+  it('reasoning and provider metadata of a step reach the next step of the turn (not the next turn)', async () => {
+    const host = compose()
+    host.ctx.require('tools').register({ name: 'noop', description: 'Does nothing.', parameters: { type: 'object', properties: {} }, execute: () => 'ok' })
+    const session = await host.session()
+    const model = scriptedMock([
+      { reasoning: { text: 'I should look first.', signature: 'sig-1' }, text: 'Looking.', calls: [{ name: 'noop', input: {}, signature: 'call-sig' }] },
+      { text: 'Done.' },
+      { text: 'Next turn.' },
+    ])
+    const planner = createPlanModeAgent({ ctx: host.ctx, session, model })
+    await planner.generate('Go.')
+    const assistant = model.requests[1]!.prompt.find((message) => message.role === 'assistant')!
+    expect(assistant.content).toEqual([
+      { type: 'reasoning', text: 'I should look first.', providerOptions: { mock: { signature: 'sig-1' } } },
+      { type: 'text', text: 'Looking.' },
+      { type: 'tool-call', toolCallId: 'call-1-1', toolName: 'noop', input: {}, providerOptions: { mock: { signature: 'call-sig' } } },
+    ])
+    // The log keeps the reasoning text; the transcript of a later call has no provider metadata to send with it.
+    expect(eventsOf(session, 'assistant/message')[0]!.data.content[0]).toEqual({ type: 'reasoning', text: 'I should look first.' })
+    await planner.generate('Again.')
+    const later = model.requests[2]!.prompt.find((message) => message.role === 'assistant')!
+    expect(later.content.map((part) => part.type)).toEqual(['text', 'tool-call'])
+  })
+
+  it('a tool of the agent (`tools` option) is validated, run and logged, and kept out of the registry', async () => {
     const { z } = await import('zod')
     const { tool } = await import('ai')
     const host = compose()
@@ -313,7 +338,6 @@ describe('generate (generateText with the AI SDK mock model)', () => {
     expect(results[1]).toMatchObject({ toolName: 'count_lines', isError: true })
     expect(results[1]!.content[0]!.text).toMatch(/^Error: invalid arguments for tool "count_lines"/)
     expect(eventsOf(session, 'request/header')[0]!.data.tools.map((schema) => schema.name)).toEqual(['count_lines', 'enter_plan_mode', 'exit_plan_mode'])
-    planner.dispose()
     expect(host.ctx.require('tools').get('count_lines')).toBeUndefined()
   })
 

@@ -170,6 +170,38 @@ describe('stream (streamText with the AI SDK mock model)', () => {
     expect(early.running).toBe(false)
   })
 
+  it('streamed reasoning and its signature reach the next step of the turn', async () => {
+    const host = compose()
+    host.ctx.require('tools').register({ name: 'noop', description: 'Does nothing.', parameters: { type: 'object', properties: {} }, execute: () => 'ok' })
+    const session = await host.session()
+    const model = scriptedMock([{ reasoning: { text: 'Think first.', signature: 'sig-s' }, calls: [{ name: 'noop', input: {} }] }, { text: 'Done.' }])
+    const planner = createPlanModeAgent({ ctx: host.ctx, session, model })
+    await (await planner.stream('Go.')).consumeStream()
+    await planner.idle()
+    const assistant = model.requests[1]!.prompt.find((message) => message.role === 'assistant')!
+    expect(assistant.content[0]).toEqual({ type: 'reasoning', text: 'Think first.', providerOptions: { mock: { signature: 'sig-s' } } })
+    expect(assistant.content[1]).toMatchObject({ type: 'tool-call', toolCallId: 'call-1-1' })
+  })
+
+  it('a stream nobody reads any more ends `cancelled` when its abortSignal aborts (an HTTP client that went away), freeing the agent', async () => {
+    const host = compose()
+    const session = await host.session()
+    const deltas = Array.from({ length: 500 }, (_, i) => `w${i} `)
+    const model = scriptedMock([{ text: deltas.join(''), deltas }, { text: 'next' }])
+    const planner = createPlanModeAgent({ ctx: host.ctx, session, model })
+    const request = new AbortController()
+    const result = await planner.stream('Go.', { abortSignal: request.signal })
+    for await (const _ of result.textStream) break // the reader leaves after one delta
+    expect(planner.running).toBe(true)
+    request.abort()
+    await planner.idle()
+    expect(planner.running).toBe(false)
+    expect(eventsOf(session, 'turn/end').at(-1)!.data).toEqual({ turn: 1, reason: 'cancelled' })
+    await (await planner.stream('Again.')).consumeStream()
+    await planner.idle()
+    expect(eventsOf(session, 'turn/end').at(-1)!.data).toEqual({ turn: 2, reason: 'completed' })
+  })
+
   it('a model stream that fails ends the turn `error` with its message', async () => {
     const host = compose()
     const session = await host.session()

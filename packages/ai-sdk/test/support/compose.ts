@@ -39,7 +39,7 @@ export interface Composition {
   /** Answers still to give, in order. */
   readonly answers: Answer[]
   /** Fibers of the layers a test disposes. */
-  readonly fibers: { readonly planCore: Fiber }
+  readonly fibers: { readonly planCore: Fiber; readonly tools: Fiber; readonly systemPrompt: Fiber }
   session(id?: string): Promise<Session>
   open(id: string): Promise<Session>
 }
@@ -53,8 +53,8 @@ export function compose(options: { dir?: string; placement?: PlanPolicyPlacement
   const ctx = new Context({ logger })
   ctx.plugin(sessionInvariantsPlugin)
   ctx.plugin(sessionStorePlugin, options.dir === undefined ? {} : { dir: options.dir })
-  ctx.plugin(toolsPlugin)
-  ctx.plugin(systemPromptPlugin)
+  const tools = ctx.plugin(toolsPlugin)
+  const systemPrompt = ctx.plugin(systemPromptPlugin)
   ctx.plugin(commandsPlugin)
   ctx.plugin(userQuestionsPlugin)
   ctx.plugin(sessionProjectionsPlugin)
@@ -78,7 +78,7 @@ export function compose(options: { dir?: string; placement?: PlanPolicyPlacement
     logger,
     asks,
     answers,
-    fibers: { planCore },
+    fibers: { planCore, tools, systemPrompt },
     session: (id) => ctx.require('sessions').create(id === undefined ? {} : { id }),
     open: (id) => ctx.require('sessions').open(id),
   }

@@ -1,12 +1,14 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3StreamPart } from '@ai-sdk/provider'
 import { MockLanguageModelV3 } from 'ai/test'
 
-/** One scripted answer: text and/or tool calls. */
+/** One scripted answer: reasoning, text and/or tool calls. */
 export interface Reply {
+  /** Reasoning before the text, with provider metadata (a signature) as a reasoning model sends it. */
+  readonly reasoning?: { readonly text: string; readonly signature: string }
   readonly text?: string
   /** For a stream: the text's deltas, when a test needs many (defaults to two halves of `text`). */
   readonly deltas?: readonly string[]
-  readonly calls?: readonly { readonly name: string; readonly input: unknown; readonly id?: string }[]
+  readonly calls?: readonly { readonly name: string; readonly input: unknown; readonly id?: string; readonly signature?: string }[]
 }
 
 /** A reply, or a function of the request (may wait, e.g. for a test's signal). */
@@ -29,12 +31,16 @@ export function scriptedMock(script: Script[]): MockLanguageModelV3 & { requests
     return { reply: typeof entry === 'function' ? await entry(request, n) : entry, n }
   }
   const content = (reply: Reply, n: number): LanguageModelV3Content[] => [
+    ...(reply.reasoning === undefined
+      ? []
+      : [{ type: 'reasoning' as const, text: reply.reasoning.text, providerMetadata: { mock: { signature: reply.reasoning.signature } } }]),
     ...(reply.text === undefined ? [] : [{ type: 'text' as const, text: reply.text }]),
     ...(reply.calls ?? []).map((call, i) => ({
       type: 'tool-call' as const,
       toolCallId: call.id ?? `call-${n + 1}-${i + 1}`,
       toolName: call.name,
       input: typeof call.input === 'string' ? call.input : JSON.stringify(call.input),
+      ...(call.signature === undefined ? {} : { providerMetadata: { mock: { signature: call.signature } } }),
     })),
   ]
   const finishReason = (reply: Reply) => ({ unified: (reply.calls?.length ?? 0) > 0 ? ('tool-calls' as const) : ('stop' as const), raw: undefined })
@@ -48,6 +54,12 @@ export function scriptedMock(script: Script[]): MockLanguageModelV3 & { requests
     doStream: async (request) => {
       const { reply, n } = await next(request)
       const parts: LanguageModelV3StreamPart[] = [{ type: 'stream-start', warnings: [] }]
+      if (reply.reasoning !== undefined) {
+        parts.push({ type: 'reasoning-start', id: 'r1' })
+        parts.push({ type: 'reasoning-delta', id: 'r1', delta: reply.reasoning.text })
+        // The signature arrives at the end of the reasoning, as Anthropic's does.
+        parts.push({ type: 'reasoning-end', id: 'r1', providerMetadata: { mock: { signature: reply.reasoning.signature } } })
+      }
       if (reply.text !== undefined) {
         parts.push({ type: 'text-start', id: 't1' })
         // Two deltas, so the fold of a streamed answer is exercised.
