@@ -356,8 +356,11 @@ function turnEndTransform(core: AgentCore, run: TurnRun): TransformStream<TextSt
       else await endTurn(core, run, failedOutcome(run, lastError ?? new Error('the stream ended without finishing')))
     },
     async cancel(reason) {
-      if (!run.controller.signal.aborted) run.controller.abort(abortError(`the stream ended: ${reason instanceof Error ? reason.message : String(reason)}`))
-      await endTurn(core, run, failedOutcome(run, reason))
+      // The stream errored (a refused answer append, a provider's broken stream) or was cancelled: the
+      // SDK loop is told to stop, and the turn ends with what ended the stream.
+      const outcome = failedOutcome(run, reason)
+      if (!run.controller.signal.aborted) run.controller.abort(abortError(`the stream ended: ${outcome.error ?? outcome.reason}`))
+      await endTurn(core, run, outcome)
     },
   }
   return new TransformStream(transformer)

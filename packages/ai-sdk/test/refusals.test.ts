@@ -57,6 +57,27 @@ describe('an append the store refuses where the AI SDK swallows errors fails the
     })
   }
 
+  it('a refused assistant/message fails the call: generate rejects, a stream errors, and the turn ends `error` either way', async () => {
+    const { host, session } = await refusing('assistant/message')
+    const planner = createPlanModeAgent({ ctx: host.ctx, session, model: scriptedMock([{ text: 'one' }, { text: 'two' }]) })
+    await expect(planner.generate('Go.')).rejects.toThrow('no assistant/message today')
+    const result = await planner.stream('Again.')
+    const read = (async () => {
+      for await (const _ of result.fullStream) {
+        // read to the end
+      }
+    })()
+    await expect(read).rejects.toThrow('no assistant/message today')
+    await planner.idle()
+    const ends = eventsOf(session, 'turn/end').map((event) => event.data)
+    expect(ends.map((end) => [end.turn, end.reason])).toEqual([
+      [1, 'error'],
+      [2, 'error'],
+    ])
+    for (const end of ends) expect(end.error).toContain('no assistant/message today')
+    expect(planner.running).toBe(false)
+  })
+
   it('a refused step/end of the last step (no tool calls) still fails the call', async () => {
     const { host, session } = await refusing('step/end')
     const planner = createPlanModeAgent({ ctx: host.ctx, session, model: scriptedMock([{ text: 'only step' }]) })
