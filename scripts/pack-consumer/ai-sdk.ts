@@ -1,5 +1,4 @@
 // Type-checked as ESM (.mts) and CJS (.cts) against the installed tarball.
-import type { LanguageModelV3 } from '@ai-sdk/provider'
 import {
   AI_SDK_SYSTEM_SECTION,
   PlanModeAgentError,
@@ -8,12 +7,13 @@ import {
   type PlanModeAgent,
   type PlanModeCallOptions,
   type PlanModeGenerateResult,
+  type PlanModeLanguageModel,
 } from '@planmode/ai-sdk'
 import type { Context } from '@planmode/context'
 import type { Session } from '@planmode/seams'
 import type { ModelMessage } from 'ai'
 
-export function make(ctx: Context, session: Session, model: LanguageModelV3): PlanModeAgent {
+export function make(ctx: Context, session: Session, model: PlanModeLanguageModel): PlanModeAgent {
   return createPlanModeAgent({ ctx, session, model, system: 'Be careful.', maxSteps: 10 })
 }
 export async function run(agent: PlanModeAgent): Promise<string> {
