@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest'
 import { describeHostConformance } from '@planmode/host-conformance'
-import { ownHostFactory } from './broken-own-host.js'
+import { ownHostFactory } from './own-host-factory.js'
 
 describeHostConformance('examples/own-host', ownHostFactory, { describe, it })

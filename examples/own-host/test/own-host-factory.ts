@@ -1,5 +1,5 @@
-// The example host as the conformance kit drives it, and its deliberately broken variants
-// (each wraps the host without touching its source; see the kit's BROKEN_HOST_VARIANTS).
+// The example host as the conformance kit drives it, unbroken: conformance.test.ts runs the kit on it, and
+// broken-variants.test.ts wraps it in each of the kit's BROKEN_HOST_VARIANTS (without touching its source).
 import type { HostFactory } from '@planmode/host-conformance'
 import { createOwnHost, type LogStore, type OwnAgent } from '../src/index.js'
 

@@ -15,6 +15,12 @@ export interface BrokenHostVariant {
   readonly duty: HostDuty
   /** A short name, e.g. `omits command/run args`. */
   readonly name: string
+  /**
+   * A fragment of the message the kit fails with when it catches this
+   * variant (after `duty "<duty>": `), the same for every host the variant
+   * breaks.
+   */
+  readonly failure: string
   /** Wraps a factory; the host it builds breaks `duty` and nothing on purpose beyond it. */
   wrap<A extends Agent>(factory: HostFactory<A>): HostFactory<A>
 }
@@ -39,6 +45,37 @@ function patchAppend(session: Session, filter: AppendFilter): void {
   Object.defineProperty(session, 'append', { value: append, configurable: true, writable: true })
 }
 
+/**
+ * Makes `session.events` a different array object each time the log grew
+ * (the log the same, its array not): a proxy of the session's own array,
+ * made again whenever its length changed, so the session's own code, which
+ * pushes through `this.events` or its own reference, keeps working.
+ */
+function newEventsArrayOnAppend(session: Session): void {
+  let holder: object | null = session
+  let descriptor: PropertyDescriptor | undefined
+  while (holder !== null && descriptor === undefined) {
+    descriptor = Object.getOwnPropertyDescriptor(holder, 'events')
+    holder = Object.getPrototypeOf(holder) as object | null
+  }
+  if (descriptor === undefined) return
+  let stored = descriptor.value as SessionEvent[] | undefined
+  const getter = descriptor.get?.bind(session) as (() => SessionEvent[]) | undefined
+  const read = (): SessionEvent[] => (getter === undefined ? stored! : getter())
+  let view: { readonly log: SessionEvent[]; readonly length: number; readonly proxy: SessionEvent[] } | undefined
+  Object.defineProperty(session, 'events', {
+    configurable: true,
+    get: () => {
+      const log = read()
+      if (view === undefined || view.log !== log || view.length !== log.length) view = { log, length: log.length, proxy: new Proxy(log, {}) }
+      return view.proxy
+    },
+    set: (value: SessionEvent[]) => {
+      stored = value
+    },
+  })
+}
+
 /** `host` with some members replaced; every member is bound, so a class instance works too. */
 function adapterWith<A extends Agent>(host: ConformanceHost<A>, overrides: Partial<Omit<ConformanceHost<A>, 'context'>>): ConformanceHost<A> {
   const openAgent = overrides.openAgent ?? host.openAgent?.bind(host)
@@ -52,17 +89,18 @@ function adapterWith<A extends Agent>(host: ConformanceHost<A>, overrides: Parti
   }
 }
 
-/** A factory whose hosts are changed by `change` once built, and whose agents' sessions are patched by `filter`. */
+/** A factory whose hosts are changed by `change` once built, and whose agents' sessions are patched by `filter` (an append filter, or a function patching the session). */
 function wrapHost<A extends Agent>(
   factory: HostFactory<A>,
   change: (host: ConformanceHost<A>) => ConformanceHost<A> = (host) => host,
-  filter?: AppendFilter,
+  filter?: AppendFilter | { readonly session: (session: Session) => void },
 ): HostFactory<A> {
   return async (environment) => {
     const host = change(await factory(environment))
     if (filter === undefined) return host
     const patch = (agent: A): A => {
-      patchAppend(agent.session, filter)
+      if (typeof filter === 'function') patchAppend(agent.session, filter)
+      else filter.session(agent.session)
       return agent
     }
     return adapterWith(host, {
@@ -96,38 +134,46 @@ function editPrompt(model: LanguageModelV3, edit: (prompt: LanguageModelV3Prompt
 const PLAN_MODE_TEXTS = /^(The user switched this session|CONFORMANCE PLAN GUIDANCE)/
 
 /**
- * One broken wrapper per duty the kit checks. Each breaks its duty the way
- * hosts have been seen to (omitting `args`, never logging a header, handing
- * listeners a copied log, logging steered messages inside the pre-step…)
- * by patching the host's sessions, context or services in place, so it
+ * Deliberately broken wrappers, at least one per duty the kit checks. Each
+ * breaks its duty the way hosts have been seen to (omitting `args`, never
+ * logging a header, a new `events` array per append, logging steered
+ * messages inside the pre-step, losing them on a rejection…) by patching the
+ * host's sessions, service objects or pre-step listeners in place, so it
  * works on any host whose sessions and services are plain mutable objects.
+ * `never closes a turn its log left open` only breaks a host that closes
+ * such a turn when its next turn starts, not one that closes it while
+ * opening the session.
  *
  * @public
  */
 export const BROKEN_HOST_VARIANTS: readonly BrokenHostVariant[] = [
   {
     duty: 'services',
-    name: 'provides no sessionProjections registry',
+    name: 'provides a sessionProjections registry without onChange',
+    failure: 'the "sessionProjections" service has no onChange() method',
     wrap: (factory) =>
       wrapHost(factory, (host) => {
-        const get = host.context.get.bind(host.context)
-        Object.defineProperty(host.context, 'get', { value: (name: string) => (name === 'sessionProjections' ? undefined : get(name as never)), configurable: true })
+        const registry = host.context.get('sessionProjections')
+        if (registry !== undefined) Object.defineProperty(registry, 'onChange', { value: undefined, configurable: true, writable: true })
         return host
       }),
   },
   {
     duty: 'turns-and-steps',
     name: 'never logs turn/start or turn/end',
+    failure: 'the turn and step events must be turn/start(1) step/start(1,1)',
     wrap: (factory) => wrapHost(factory, undefined, (type, data, session) => (type === 'turn/start' || type === 'turn/end' ? unwritten(session, type, data) : undefined)),
   },
   {
     duty: 'request-header',
     name: 'never logs request/header',
+    failure: 'must log exactly 3 request/header events (initial, change, change); the log has 0',
     wrap: (factory) => wrapHost(factory, undefined, (type, data, session) => (type === 'request/header' ? unwritten(session, type, data) : undefined)),
   },
   {
     duty: 'transcript-from-log',
     name: 'leaves plan-mode notices and guidance messages out of its requests',
+    failure: 'request #2 must carry the user messages logged before its step, in order',
     wrap: (factory) => (environment) =>
       factory({
         ...environment,
@@ -140,29 +186,14 @@ export const BROKEN_HOST_VARIANTS: readonly BrokenHostVariant[] = [
   },
   {
     duty: 'session-event',
-    name: 'hands session/event listeners a copy of the session and its events array',
-    wrap: (factory) =>
-      wrapHost(factory, (host) => {
-        const ctx = host.context
-        const on = ctx.on.bind(ctx) as (name: string, listener: (...args: unknown[]) => unknown, options?: unknown) => unknown
-        const copying = (name: string, listener: (...args: unknown[]) => unknown, options?: unknown) => {
-          if (name !== 'session/event') return on(name, listener, options)
-          return on(
-            name,
-            (payload: unknown) => {
-              const { session, event } = payload as { session: Session; event: SessionEvent }
-              return listener({ event, session: { id: session.id, events: [...session.events], append: session.append.bind(session) } })
-            },
-            options,
-          )
-        }
-        Object.defineProperty(ctx, 'on', { value: copying, configurable: true })
-        return host
-      }),
+    name: 'hands out a different session.events array after every append',
+    failure: 'must hand listeners the same events array the session has while the log only grows',
+    wrap: (factory) => wrapHost(factory, undefined, { session: newEventsArrayOnAppend }),
   },
   {
     duty: 'command-args',
     name: "omits command/run args after a bare command name",
+    failure: "command/run.args must be a string, '' when nothing follows the name; /plan logged no args",
     wrap: (factory) =>
       wrapHost(factory, undefined, (type, data, _session, append) => {
         if (type !== 'command/run' || (data as { args?: unknown }).args !== '') return undefined
@@ -173,6 +204,7 @@ export const BROKEN_HOST_VARIANTS: readonly BrokenHostVariant[] = [
   {
     duty: 'child-questions',
     name: 'lets a child agent ask the user',
+    failure: 'userQuestions.ask for a child owned by a live agent must reject with UserQuestionError NOT_ROOT_AGENT',
     wrap: (factory) =>
       wrapHost(factory, (host) => {
         patchService(host.context, 'userQuestions', 'ask', (ask) => (request: { agent: Agent }) => {
@@ -186,6 +218,7 @@ export const BROKEN_HOST_VARIANTS: readonly BrokenHostVariant[] = [
   {
     duty: 'pre-step-order',
     name: 'logs the steered messages inside the pre-step, before the flush appends plan/mode',
+    failure: "must be logged after the plan/mode the flush appended, in the decision's order",
     wrap: (factory) =>
       wrapHost(factory, (host) => {
         host.context.on('agent/pre-step', async (payload, next): Promise<PreStepDecision> => {
@@ -198,8 +231,37 @@ export const BROKEN_HOST_VARIANTS: readonly BrokenHostVariant[] = [
       }),
   },
   {
+    duty: 'pre-step-order',
+    name: 'loses the steered messages of a rejected pre-step',
+    failure: 'the steered message a rejected pre-step was proposed must be logged once as a user/message',
+    wrap: (factory) => {
+      const rejected = new WeakSet<Session>()
+      return wrapHost(
+        factory,
+        (host) => {
+          // Outermost, so it sees the final decision of every listener.
+          host.context.on(
+            'agent/pre-step',
+            async (payload, next): Promise<PreStepDecision> => {
+              const decision = await next()
+              if (decision.kind === 'reject') rejected.add(payload.agent.session)
+              return decision
+            },
+            { prepend: true },
+          )
+          return host
+        },
+        (type, data, session) => {
+          if (type === 'turn/end') rejected.delete(session)
+          return type === 'user/message' && rejected.has(session) ? unwritten(session, type, data) : undefined
+        },
+      )
+    },
+  },
+  {
     duty: 'composition',
     name: 'ignores the disposers its tool registry returns',
+    failure: "disposing the plan layers must remove exitTool from the host's registries",
     wrap: (factory) =>
       wrapHost(factory, (host) => {
         patchService(host.context, 'tools', 'register', (register) => (tool: unknown) => {
@@ -212,6 +274,7 @@ export const BROKEN_HOST_VARIANTS: readonly BrokenHostVariant[] = [
   {
     duty: 'restart-from-log',
     name: 'reopens a session with its conversation only, not its whole log',
+    failure: 'the reopened session must hold the log as written',
     wrap: (factory) =>
       wrapHost(factory, (host) => {
         if (host.openAgent === undefined) return host
@@ -231,8 +294,26 @@ export const BROKEN_HOST_VARIANTS: readonly BrokenHostVariant[] = [
       }),
   },
   {
+    duty: 'restart-from-log',
+    name: 'never closes a turn its log left open',
+    failure: 'the turn the log left open (turn 2, seq',
+    wrap: (factory) => {
+      const started = new WeakMap<Session, Set<number>>()
+      return wrapHost(factory, undefined, (type, data, session) => {
+        const turns = started.get(session) ?? new Set<number>()
+        started.set(session, turns)
+        const { turn } = data as { turn?: number }
+        if (type === 'turn/start' && turn !== undefined) turns.add(turn)
+        // A turn/end or step/end of a turn this host did not start: the closing of a turn an earlier process left open.
+        if ((type === 'turn/end' || type === 'step/end') && turn !== undefined && !turns.has(turn)) return unwritten(session, type, data)
+        return undefined
+      })
+    },
+  },
+  {
     duty: 'notices',
     name: 'logs the steered messages it proposed instead of the pre-step decision',
+    failure: 'leaving plan mode between turns must log exactly one leaving notice at the next step; notices: []',
     wrap: (factory) =>
       wrapHost(factory, (host) => {
         let installed = false
@@ -260,6 +341,7 @@ export const BROKEN_HOST_VARIANTS: readonly BrokenHostVariant[] = [
   {
     duty: 'review',
     name: "drops the custom text of the provider's answers",
+    failure: 'after Keep planning with feedback, the tool/result must be a failure with "Error: The user chose to keep planning; their feedback: add tests first"',
     wrap: (factory) =>
       wrapHost(factory, (host) => {
         patchService(host.context, 'userQuestions', 'ask', (ask) => async (request: unknown) => {
@@ -272,6 +354,7 @@ export const BROKEN_HOST_VARIANTS: readonly BrokenHostVariant[] = [
   {
     duty: 'enter-plan-mode',
     name: 'runs tools without their calling agent',
+    failure: 'enter_plan_mode must ask the provider once (it needs its calling agent in the tool execution); asks: 0',
     wrap: (factory) =>
       wrapHost(factory, (host) => {
         patchService(host.context, 'tools', 'execute', (execute) => (name: string, input: unknown, execution: { agent?: Agent }) => {
@@ -284,12 +367,28 @@ export const BROKEN_HOST_VARIANTS: readonly BrokenHostVariant[] = [
   {
     duty: 'projections',
     name: 'serves the first projection snapshot of a session forever',
+    failure: 'after an idle /plan: snapshot().asOfSeq must be the seq of the last event (2); it is -1',
     wrap: (factory) =>
       wrapHost(factory, (host) => {
         const cache = new Map<string, unknown>()
         patchService(host.context, 'sessionProjections', 'snapshot', (snapshot) => (session: Session) => {
           if (!cache.has(session.id)) cache.set(session.id, (snapshot as (session: Session) => unknown)(session))
           return cache.get(session.id)
+        })
+        return host
+      }),
+  },
+  {
+    duty: 'projections',
+    name: 'serves a snapshot that lags one event behind the log',
+    failure: 'snapshot() called from a session/event listener for the plan/mode at seq',
+    wrap: (factory) =>
+      wrapHost(factory, (host) => {
+        patchService(host.context, 'sessionProjections', 'snapshot', (snapshot) => (session: Session) => {
+          const events = session.events
+          const lagging: Session = { id: session.id, events: events.slice(0, -1), append: session.append.bind(session) }
+          const served = (snapshot as (session: Session) => { asOfSeq: number; values: unknown })(lagging)
+          return { ...served, asOfSeq: events.at(-1)?.seq ?? -1 }
         })
         return host
       }),

@@ -49,6 +49,8 @@ export interface ConformanceModel extends LanguageModelV3 {
   readonly overruns: readonly number[]
   /** Errors a scripted function threw, in order. */
   readonly scriptErrors: readonly unknown[]
+  /** How many scripted responses are still queued (a host that took fewer steps than scripted leaves some). */
+  readonly remaining: number
   /** Appends responses to the queue. */
   push(...responses: ConformanceResponse[]): void
 }
@@ -117,6 +119,9 @@ export function createConformanceModel(script: readonly ConformanceResponse[] = 
     requests,
     overruns,
     scriptErrors,
+    get remaining() {
+      return queue.length
+    },
     push(...responses) {
       queue.push(...responses)
     },

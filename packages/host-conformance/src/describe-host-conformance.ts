@@ -11,10 +11,16 @@ import type { HostConformanceOptions, HostFactory } from './host-adapter.js'
 export interface TestRunner {
   /** Declares a group of tests. */
   describe(name: string, body: () => void): unknown
-  /** Declares one test; `it.skip` (when present) declares a skipped one, else a skipped duty declares nothing. */
+  /**
+   * Declares one test; `it.skip` (when present) declares a skipped one, else
+   * a skipped duty declares nothing. The kit passes the case's
+   * {@link HostConformanceCase.timeoutMs} as the third argument: vitest and
+   * jest take it as the test's timeout; mocha and `node:test` ignore it (give
+   * mocha a `--timeout` above `operationTimeoutMs`).
+   */
   it: {
-    (name: string, body: () => Promise<void>): unknown
-    skip?: (name: string, body: () => Promise<void>) => unknown
+    (name: string, body: () => Promise<void>, timeout?: number): unknown
+    skip?: (name: string, body: () => Promise<void>, timeout?: number) => unknown
   }
 }
 
@@ -31,7 +37,9 @@ export interface DescribeHostConformanceOptions extends HostConformanceOptions, 
  * test's title starts with `duty "<name>":` and a failing one throws a
  * {@link HostConformanceError} whose message starts the same way. A skipped
  * duty's cases go through `it.skip`, or are left out when the runner has
- * none, so they never count as passed.
+ * none, so they never count as passed. Each test gets the case's
+ * `timeoutMs` as its runner timeout (vitest, jest), longer than
+ * `operationTimeoutMs`, so a hanging host fails by its duty.
  *
  * @example
  * ```ts
@@ -47,8 +55,8 @@ export function describeHostConformance<A extends Agent>(name: string, factory: 
   const { describe, it, ...kit } = options
   describe(name, () => {
     for (const check of hostConformanceCases(factory, kit)) {
-      if (!check.skipped) it(check.title, () => check.run())
-      else if (it.skip !== undefined) it.skip(check.title, () => check.run())
+      if (!check.skipped) it(check.title, () => check.run(), check.timeoutMs)
+      else if (it.skip !== undefined) it.skip(check.title, () => check.run(), check.timeoutMs)
     }
   })
 }

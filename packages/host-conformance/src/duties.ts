@@ -45,7 +45,8 @@ export const HOST_DUTIES: readonly HostDutyInfo[] = [
   {
     duty: 'turns-and-steps',
     kind: 'host',
-    means: 'every turn is logged as turn/start … turn/end and every model request as step/start … step/end, numbered from 1 (steps per turn)',
+    means:
+      'every turn is logged as turn/start … turn/end and every model request as step/start … step/end, numbered from 1 (steps per turn); a turn whose model called tools takes its next step',
   },
   {
     duty: 'request-header',
@@ -56,7 +57,8 @@ export const HOST_DUTIES: readonly HostDutyInfo[] = [
   {
     duty: 'transcript-from-log',
     kind: 'host',
-    means: 'every request is built from the log: each user/message (notices and guidance messages included) and each tool/result reaches the model, in log order',
+    means:
+      'every request is built from the log: each user/message (notices and guidance messages included), each block as one verbatim text part of a user message, and each tool/result reaches the model, in log order',
   },
   {
     duty: 'session-event',
@@ -67,7 +69,7 @@ export const HOST_DUTIES: readonly HostDutyInfo[] = [
     duty: 'command-args',
     kind: 'host',
     means:
-      "every command is logged as command/run { commandId, name, args, source } before its handler (args always a string, '' after a bare name) and command/done { commandId, kind } after it; an unknown command logs nothing",
+      "every command is logged as command/run { commandId, name, args, source } before its handler (args always a string: the text after the name exactly as typed, '' when nothing or only whitespace follows) and command/done { commandId, kind } after it; an unknown command logs nothing",
   },
   {
     duty: 'child-questions',
@@ -78,7 +80,7 @@ export const HOST_DUTIES: readonly HostDutyInfo[] = [
     duty: 'pre-step-order',
     kind: 'host',
     means:
-      "a pre-step decision's messages are logged as user/message after whatever the waterfall appended (the flush's plan/mode), in the decision's order, and before the step's request/header and step/start",
+      "a pre-step decision's messages are logged as user/message after whatever the waterfall appended (the flush's plan/mode), in the decision's order, and before the step's request/header and step/start; on reject no step is taken and the proposed messages are logged before turn/end",
   },
   {
     duty: 'composition',
@@ -88,7 +90,8 @@ export const HOST_DUTIES: readonly HostDutyInfo[] = [
   {
     duty: 'restart-from-log',
     kind: 'plan',
-    means: 'a host opened on a logged session rebuilds plan state from the log alone: a /plan selected after the last step is still pending and applies at the next step',
+    means:
+      'a host opened on a logged session rebuilds plan state from the log alone: a /plan selected after the last step is still pending and applies at the next step; a turn the log leaves open is closed before the next turn is logged',
   },
   {
     duty: 'notices',
@@ -109,7 +112,8 @@ export const HOST_DUTIES: readonly HostDutyInfo[] = [
   {
     duty: 'projections',
     kind: 'plan',
-    means: 'the sessionProjections snapshot of plan and planHistory equals a cold fold of the log, as of its last event, whenever the host is at rest',
+    means:
+      'the sessionProjections snapshot of plan and planHistory equals a cold fold of the log as of its last event, at rest, between steps and from a session/event listener; onChange reports every change as of the event that made it',
   },
 ]
 

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Context, Fiber } from '@planmode/context'
-import { planCommandsPlugin } from '@planmode/plan-commands'
+import { PLAN_COMMAND_REPLIES, planCommandsPlugin } from '@planmode/plan-commands'
 import { planCorePlugin } from '@planmode/plan-core'
 import { planPolicyPlugin } from '@planmode/plan-policy'
 import { planHistoryPlugin, planProjectionPlugin } from '@planmode/plan-projection'
@@ -12,8 +12,7 @@ import { createConformanceModel, type ConformanceModel, type ConformanceResponse
 import type { HostDuty } from './duties.js'
 import { HostConformanceError } from './host-conformance-error.js'
 import type { ConformanceEnvironment, ConformanceHost, HostFactory } from './host-adapter.js'
-import { PLAN_COMMAND_REPLIES } from '@planmode/plan-commands'
-import { logSummary, messageText, ofType, userTextsOf } from './log-readers.js'
+import { logSummary, loggedUserTexts, ofType, userTextsOf } from './log-readers.js'
 
 /** The guidance text the kit configures plan-policy with. */
 export const KIT_SECTION = 'CONFORMANCE PLAN GUIDANCE: explore with reads only, change nothing, present a plan with exit_plan_mode.'
@@ -77,7 +76,7 @@ export class Harness {
     this.environment = { model, dir }
   }
 
-  /** Builds the harness for one case: a fresh directory and model. */
+  /** Builds the harness for one case: a fresh directory and model (rejects when the directory cannot be made). */
   static async create(duty: HostDuty, factory: HostFactory, timeoutMs: number): Promise<Harness> {
     const dir = await mkdtemp(join(tmpdir(), 'planmode-conformance-'))
     return new Harness(duty, factory, createConformanceModel(), dir, timeoutMs)
@@ -200,10 +199,26 @@ export class Harness {
     this.model.push(...responses)
   }
 
-  /** Runs one turn and checks the model got exactly the scripted requests. */
-  async prompt(agent: Agent, text: string): Promise<void> {
+  /**
+   * Runs one turn and checks the model got exactly the scripted requests:
+   * no request past the script, and no scripted reply left over (a host
+   * that took fewer steps than scripted). With `mayReject`, a prompt the
+   * host rejects is accepted (a turn a pre-step rejected) and its error
+   * returned; the log decides the rest.
+   */
+  async prompt(agent: Agent, text: string, options: { readonly mayReject?: boolean } = {}): Promise<unknown> {
     const before = this.model.overruns.length
-    await this.within(`prompt(${JSON.stringify(text)})`, () => this.host.prompt(agent, text))
+    const requestsBefore = this.model.requests.length
+    const what = `prompt(${JSON.stringify(text)})`
+    let rejection: unknown
+    await this.within(what, async () => {
+      try {
+        await this.host.prompt(agent, text)
+      } catch (error) {
+        if (options.mayReject !== true) throw error
+        rejection = error
+      }
+    })
     const errors = this.model.scriptErrors
     if (HostConformanceError.isInstance(errors[0])) throw errors[0]
     if (errors.length > 0) this.fail(`while the model answered, the case's own step failed: ${messageOf(errors[0])}`, errors[0])
@@ -212,6 +227,13 @@ export class Harness {
       () =>
         `prompt(${JSON.stringify(text)}) sent request #${this.model.overruns[before]} but the case scripted fewer; the host took a step it should not have. Log: ${logSummary(agent.session.events)}`,
     )
+    const left = this.model.remaining
+    this.checkDuty(
+      'turns-and-steps',
+      left === 0,
+      `${what} sent ${this.model.requests.length - requestsBefore} request(s) and left ${left} scripted reply(ies) unanswered: the model called tools but the host took no next step. Log: ${logSummary(agent.session.events)}`,
+    )
+    return rejection
   }
 
   /** Runs a command line through the host's `commands` service. */
@@ -255,14 +277,21 @@ export class Harness {
   /**
    * Checks, naming `transcript-from-log`, that each request the model got
    * carries the user messages the agent's log holds before that step's
-   * step/start (when the agent's steps are all the model's requests).
+   * step/start: the text of each logged block as one text part of a user
+   * message, verbatim and in log order (consecutive messages may share one
+   * model message). The agent's steps must be all of the model's requests
+   * (`turns-and-steps` otherwise).
    */
   checkTranscript(agent: Agent): void {
     const events = agent.session.events
     const starts = ofType(events, 'step/start')
-    if (starts.length !== this.model.requests.length) return
+    this.checkDuty(
+      'turns-and-steps',
+      starts.length === this.model.requests.length,
+      `every model request must be a logged step: the model got ${this.model.requests.length} request(s), the log has ${starts.length} step/start(s). Log: ${logSummary(events)}`,
+    )
     starts.forEach((start, index) => {
-      const logged = ofType(events.slice(0, events.indexOf(start)), 'user/message').map((event) => messageText(event.data))
+      const logged = loggedUserTexts(events.slice(0, events.indexOf(start)))
       const sent = userTextsOf(this.model.requests[index]!)
       this.checkDuty(
         'transcript-from-log',
@@ -277,7 +306,7 @@ export class Harness {
     return agent.session.events
   }
 
-  /** Closes the host and removes the case's directory. */
+  /** Closes the host and removes the case's directory (a failure to remove it rejects with the file system's error). */
   async dispose(): Promise<void> {
     try {
       await this.closeHost()

@@ -25,6 +25,13 @@ export interface ConformanceEnvironment {
  * running a turn). Everything else goes through the seams' services on
  * `context`.
  *
+ * @remarks
+ * The kit compares each request with the log: every block of a logged
+ * `user/message` must reach the model as one part of a user message, in log
+ * order, a text block as a text part with exactly the logged text.
+ * Consecutive messages may share one model message; texts joined into one
+ * part fail `transcript-from-log`.
+ *
  * @public
  */
 export interface ConformanceHost<A extends Agent = Agent> {
@@ -42,7 +49,12 @@ export interface ConformanceHost<A extends Agent = Agent> {
    * `restart-from-log`, unless that duty is skipped.
    */
   openAgent?(sessionId: string): A | Promise<A>
-  /** Runs one turn with `text` as its user message; resolves once the turn's `turn/end` is logged. */
+  /**
+   * Runs one turn with `text` as its user message; resolves once the turn's
+   * `turn/end` is logged. For a turn that a pre-step rejected it may reject
+   * instead (as `@planmode/ai-sdk`'s `generate` does), once `turn/end` is
+   * logged: the kit's rejection case accepts either.
+   */
   prompt(agent: A, text: string): Promise<unknown>
   /** Releases the host (files, locks, timers). Called at the end of every case and before a restart. */
   close?(): void | Promise<void>
@@ -63,6 +75,20 @@ export type HostFactory<A extends Agent = Agent> = (environment: ConformanceEnvi
 export interface HostConformanceOptions {
   /** Duties not to check (their cases are reported skipped, never passed). */
   readonly skip?: readonly HostDuty[]
-  /** How long one host operation (a prompt, a command, an open) may take before the case fails naming its duty. Default 10 000 ms. */
+  /**
+   * How long one host operation (the factory, a prompt, a command, an open)
+   * may take before the case fails naming its duty. Default 4 000 ms, below
+   * the 5 s test timeout of vitest and jest. The runner's timeout for a case
+   * must exceed it, or a hanging host ends in the runner's bare timeout
+   * instead of a named duty: see `testTimeoutMs`.
+   */
   readonly operationTimeoutMs?: number
+  /**
+   * The timeout each case asks its runner for
+   * ({@link HostConformanceCase.timeoutMs}; `describeHostConformance` passes
+   * it as the third argument of `it`, which vitest and jest read). Default
+   * `2 × operationTimeoutMs + 2 000` (10 000 ms); it must exceed
+   * `operationTimeoutMs`.
+   */
+  readonly testTimeoutMs?: number
 }

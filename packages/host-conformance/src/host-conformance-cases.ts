@@ -20,45 +20,75 @@ export interface HostConformanceCase {
   readonly title: string
   /** True when the duty is in `options.skip`: a runner should report the case skipped, and `run()` does nothing. */
   readonly skipped: boolean
+  /**
+   * The timeout to give the runner for this case (`testTimeoutMs`): longer
+   * than one host operation may take, so a hanging host fails the case by
+   * its duty before the runner gives up on it.
+   */
+  readonly timeoutMs: number
   /** Runs the case. */
   run(): Promise<void>
 }
 
-const DEFAULT_TIMEOUT_MS = 10_000
+const DEFAULT_OPERATION_TIMEOUT_MS = 4_000
+
+function checkTimeouts(options: HostConformanceOptions): { operation: number; test: number } {
+  const operation = options.operationTimeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS
+  if (!Number.isFinite(operation) || operation <= 0) {
+    throw new RangeError(`host-conformance: operationTimeoutMs must be a positive number of milliseconds, got ${String(operation)}`)
+  }
+  const test = options.testTimeoutMs ?? 2 * operation + 2_000
+  if (!Number.isFinite(test) || test <= operation) {
+    throw new RangeError(`host-conformance: testTimeoutMs (${String(test)}) must exceed operationTimeoutMs (${operation}), or a hanging host ends in the runner's timeout instead of a named duty`)
+  }
+  return { operation, test }
+}
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 /**
  * Every case of the kit for `factory`, runner-agnostic: map each to a test
- * of your runner (or use {@link describeHostConformance}).
+ * of your runner (or use {@link describeHostConformance}). Throws a
+ * `RangeError` for a timeout that is not a positive number, or a
+ * `testTimeoutMs` that does not exceed `operationTimeoutMs`.
  *
  * @example
  * ```ts
- * for (const c of hostConformanceCases(factory)) test(c.title, { skip: c.skipped }, () => c.run())
+ * for (const c of hostConformanceCases(factory)) test(c.title, { skip: c.skipped, timeout: c.timeoutMs }, () => c.run())
  * ```
  *
  * @public
  */
 export function hostConformanceCases<A extends Agent>(factory: HostFactory<A>, options: HostConformanceOptions = {}): HostConformanceCase[] {
   const skip = new Set(options.skip ?? [])
-  const timeoutMs = options.operationTimeoutMs ?? DEFAULT_TIMEOUT_MS
+  const timeouts = checkTimeouts(options)
   return [...HOST_DUTY_CASES, ...PLAN_LAYER_CASES].map((spec) => ({
     duty: spec.duty,
     title: `duty "${spec.duty}": ${spec.title}`,
     skipped: skip.has(spec.duty),
+    timeoutMs: timeouts.test,
     async run() {
       if (skip.has(spec.duty)) return
-      const harness = await Harness.create(spec.duty, factory as unknown as HostFactory, timeoutMs)
+      let harness: Harness
+      try {
+        harness = await Harness.create(spec.duty, factory as unknown as HostFactory, timeouts.operation)
+      } catch (error) {
+        throw new HostConformanceError('services', `the kit could not create the case's temporary directory (the test environment, not the host): ${messageOf(error)}`, { cause: error })
+      }
       let failure: unknown
       try {
         await spec.body(harness)
       } catch (error) {
         failure = HostConformanceError.isInstance(error)
           ? error
-          : new HostConformanceError(spec.duty, `the case failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+          : new HostConformanceError(spec.duty, `the case failed: ${messageOf(error)}`, { cause: error })
       }
       try {
         await harness.dispose()
       } catch (error) {
-        failure ??= error
+        failure ??= HostConformanceError.isInstance(error)
+          ? error
+          : new HostConformanceError('services', `the kit could not remove the case's directory after closing the host (does close() release its files?): ${messageOf(error)}`, { cause: error })
       }
       if (failure !== undefined) throw failure
     },

@@ -14,19 +14,29 @@ export function toolNamesOf(request: LanguageModelV3CallOptions): string[] {
   return (request.tools ?? []).map((tool) => tool.name)
 }
 
-/** The text of every user message of a request, in order (non-text parts as `[type]`). */
+/**
+ * The parts of every user message of a request, in order, one string per
+ * part (a text part's text, a non-text part as `[type]`): a logged user
+ * message reaches the request as one part per block, whether the host sends
+ * each message on its own or several in one model message.
+ */
 export function userTextsOf(request: LanguageModelV3CallOptions): string[] {
   return request.prompt
     .filter((message) => message.role === 'user')
-    .map((message) =>
-      (message.content as readonly { type: string; text?: string }[]).map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join(''),
-    )
+    .flatMap((message) => (message.content as readonly { type: string; text?: string }[]).map((part) => (part.type === 'text' ? (part.text ?? '') : `[${part.type}]`)))
 }
 
 /** The text of a user message as logged. */
 export function messageText(message: UserMessage): string {
   if (!Array.isArray(message?.content)) return `[a user/message without content: ${JSON.stringify(message)}]`
   return message.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('')
+}
+
+/** The blocks of every `user/message` of a log, in order, one string per block (as {@link userTextsOf} renders parts). */
+export function loggedUserTexts(events: readonly SessionEvent[]): string[] {
+  return ofType(events, 'user/message').flatMap((event) =>
+    Array.isArray(event.data?.content) ? event.data.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)) : [messageText(event.data)],
+  )
 }
 
 /** Every tool result a request carries, by call id, as text. */

@@ -10,16 +10,22 @@ async function failuresOf(duty: string, factory: Parameters<typeof hostConforman
 }
 
 describe('each broken wrapper of @planmode/host is caught by name', () => {
-  it('there is one broken variant per duty', () => {
-    expect(BROKEN_HOST_VARIANTS.map((variant) => variant.duty).sort()).toEqual(HOST_DUTIES.map((info) => info.duty).sort())
+  it('every duty has a broken variant, and variant names are unique', () => {
+    expect(new Set(BROKEN_HOST_VARIANTS.map((variant) => variant.duty))).toEqual(new Set(HOST_DUTIES.map((info) => info.duty)))
+    expect(new Set(BROKEN_HOST_VARIANTS.map((variant) => variant.name)).size).toBe(BROKEN_HOST_VARIANTS.length)
   })
 
   for (const variant of BROKEN_HOST_VARIANTS) {
-    it(`${variant.name}: the ${variant.duty} case fails with duty "${variant.duty}"`, async () => {
+    it(`${variant.name}: a ${variant.duty} case fails with duty "${variant.duty}" and says ${JSON.stringify(variant.failure)}`, async () => {
       const failures = await failuresOf(variant.duty, variant.wrap(referenceHost))
-      const named = failures.filter((error) => HostConformanceError.isInstance(error) && error.duty === variant.duty)
-      expect(named.length, `failures: ${failures.map((error) => (error instanceof Error ? error.message : String(error))).join(' | ')}`).toBeGreaterThan(0)
-      for (const error of named) expect((error as Error).message.startsWith(`duty "${variant.duty}": `)).toBe(true)
+      const messages = failures.map((error) => (error instanceof Error ? error.message : String(error)))
+      const named = failures.filter((error): error is HostConformanceError => HostConformanceError.isInstance(error) && error.duty === variant.duty)
+      expect(named.length, `failures: ${messages.join(' | ')}`).toBeGreaterThan(0)
+      for (const error of named) expect(error.message.startsWith(`duty "${variant.duty}": `)).toBe(true)
+      expect(
+        named.some((error) => error.message.includes(variant.failure)),
+        `no failure says ${JSON.stringify(variant.failure)}; failures: ${messages.join(' | ')}`,
+      ).toBe(true)
     })
   }
 })

@@ -9,6 +9,7 @@ import {
   hostConformanceCases,
   type HostFactory,
 } from '@planmode/host-conformance'
+import type { HostAgent } from '@planmode/host'
 import { referenceHost } from './support/reference-host.js'
 
 const call = { prompt: [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'hi' }] }] }
@@ -59,8 +60,8 @@ describe('hostConformanceCases', () => {
     }
     const cases = hostConformanceCases(counting, { skip: ['restart-from-log'] })
     const skipped = cases.filter((check) => check.skipped)
-    expect(skipped.map((check) => check.duty)).toEqual(['restart-from-log'])
-    await skipped[0]!.run()
+    expect(skipped.map((check) => check.duty)).toEqual(['restart-from-log', 'restart-from-log'])
+    for (const check of skipped) await check.run()
     expect(built).toBe(0)
   })
 
@@ -79,6 +80,61 @@ describe('hostConformanceCases', () => {
     const error = await turns.run().then(() => undefined, (thrown: unknown) => thrown)
     expect(HostConformanceError.isInstance(error) && error.duty).toBe('turns-and-steps')
     expect((error as Error).message).toBe('duty "turns-and-steps": prompt("one") did not settle within 50 ms')
+  })
+
+  it('a host that takes fewer steps than scripted fails turns-and-steps, naming the reply left', async () => {
+    const oneStep: HostFactory<HostAgent> = async (environment) => {
+      const host = await referenceHost(environment)
+      host.context.on('agent/pre-step', async (payload, next) => (payload.step > 1 ? { kind: 'reject', reason: 'one step per turn' } : next()), { prepend: true })
+      return host
+    }
+    const turns = hostConformanceCases(oneStep).find((check) => check.duty === 'turns-and-steps')!
+    await expect(turns.run()).rejects.toThrow(
+      /^duty "turns-and-steps": prompt\("one"\) sent 1 request\(s\) and left 1 scripted reply\(ies\) unanswered: the model called tools but the host took no next step/,
+    )
+  })
+
+  it('a request that is not a logged step fails turns-and-steps where the transcript is compared', async () => {
+    const unlogged: HostFactory<HostAgent> = async (environment) => {
+      const host = await referenceHost(environment)
+      return {
+        ...host,
+        async createAgent(options) {
+          const agent = await host.createAgent(options)
+          const append = agent.session.append.bind(agent.session)
+          Object.defineProperty(agent.session, 'append', {
+            value: (type: string, data: unknown) => (type === 'step/start' ? Promise.resolve({ type, seq: -1, time: 0, data }) : append(type as never, data as never)),
+          })
+          return agent
+        },
+      }
+    }
+    const notices = hostConformanceCases(unlogged).find((check) => check.duty === 'notices')!
+    await expect(notices.run()).rejects.toThrow(/^duty "turns-and-steps": every model request must be a logged step: the model got 2 request\(s\), the log has 0 step\/start\(s\)/)
+  })
+
+  it('a temporary directory the kit cannot make fails the case, naming it and the cause', async () => {
+    const saved = process.env.TMPDIR
+    process.env.TMPDIR = '/nonexistent/planmode-conformance-parent'
+    try {
+      const [first] = hostConformanceCases(referenceHost)
+      const error = await first!.run().then(() => undefined, (thrown: unknown) => thrown)
+      expect(HostConformanceError.isInstance(error)).toBe(true)
+      expect((error as Error).message).toMatch(/^duty "services": the kit could not create the case's temporary directory \(the test environment, not the host\): ENOENT/)
+      expect((error as Error).cause).toBeInstanceOf(Error)
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR
+      else process.env.TMPDIR = saved
+    }
+  })
+
+  it('defaults to a 4 000 ms operation timeout and asks the runner for 10 000 ms; both can be set, and must be consistent', () => {
+    expect(hostConformanceCases(referenceHost).every((check) => check.timeoutMs === 10_000)).toBe(true)
+    expect(hostConformanceCases(referenceHost, { operationTimeoutMs: 1_000 })[0]!.timeoutMs).toBe(4_000)
+    expect(hostConformanceCases(referenceHost, { operationTimeoutMs: 1_000, testTimeoutMs: 1_500 })[0]!.timeoutMs).toBe(1_500)
+    expect(() => hostConformanceCases(referenceHost, { operationTimeoutMs: 5_000, testTimeoutMs: 5_000 })).toThrow(RangeError)
+    expect(() => hostConformanceCases(referenceHost, { operationTimeoutMs: 0 })).toThrow(/operationTimeoutMs must be a positive number/)
+    expect(() => hostConformanceCases(referenceHost, { operationTimeoutMs: Number.NaN })).toThrow(RangeError)
   })
 
   it('a factory that throws fails the case, naming its duty and the error', async () => {
@@ -103,11 +159,21 @@ describe('hostConformanceCases', () => {
 })
 
 describe('the package', () => {
-  it('does not depend on @planmode/host at runtime: neither its manifest nor its build names it', () => {
+  it('does not depend on @planmode/host at runtime: neither its manifest, its sources nor its build name it', () => {
     const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as Record<string, Record<string, string> | undefined>
     expect(Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies })).not.toContain('@planmode/host')
-    const sources = readdirSync(new URL('../src/', import.meta.url), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'))
-    for (const file of sources) expect(readFileSync(new URL(`../src/${file}`, import.meta.url), 'utf8'), file).not.toMatch(/from '@planmode\/host'/)
+    // from '…', import '…', import('…'), require('…') of exactly @planmode/host (not @planmode/host-conformance)
+    const names = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"]@planmode\/host['"]/
+    expect("import { x } from '@planmode/host'").toMatch(names)
+    expect('const host = require("@planmode/host")').toMatch(names)
+    expect("await import('@planmode/host')").toMatch(names)
+    expect("import '@planmode/host'").toMatch(names)
+    expect("import { x } from '@planmode/host-conformance'").not.toMatch(names)
+    for (const folder of ['src', 'dist']) {
+      const files = readdirSync(new URL(`../${folder}/`, import.meta.url), { recursive: true, encoding: 'utf8' }).filter((file) => /\.(ts|js|cjs|cts|mts)$/.test(file))
+      expect(files.length, `${folder}/ holds no built or source files (build the package first)`).toBeGreaterThan(0)
+      for (const file of files) expect(readFileSync(new URL(`../${folder}/${file}`, import.meta.url), 'utf8'), `${folder}/${file}`).not.toMatch(names)
+    }
   })
 })
 
@@ -124,11 +190,18 @@ describe('HostConformanceError', () => {
 })
 
 describe('describeHostConformance', () => {
-  it('declares one test per case inside one group, skipped ones through it.skip', () => {
+  it('declares one test per case inside one group, skipped ones through it.skip, each with the runner timeout as third argument', () => {
     const groups: string[] = []
     const tests: string[] = []
     const skipped: string[] = []
-    const it = Object.assign((name: string) => void tests.push(name), { skip: (name: string) => void skipped.push(name) })
+    const timeouts: (number | undefined)[] = []
+    const it = Object.assign(
+      (name: string, _body: unknown, timeout?: number) => {
+        tests.push(name)
+        timeouts.push(timeout)
+      },
+      { skip: (name: string, _body: unknown, timeout?: number) => void skipped.push(`${name} (${String(timeout)} ms)`) },
+    )
     describeHostConformance('my host', referenceHost, {
       describe: (name, body) => {
         groups.push(name)
@@ -139,7 +212,8 @@ describe('describeHostConformance', () => {
     })
     expect(groups).toEqual(['my host'])
     expect(tests).toHaveLength(hostConformanceCases(referenceHost).length - 1)
-    expect(skipped).toEqual([hostConformanceCases(referenceHost).find((check) => check.duty === 'projections')!.title])
+    expect(timeouts.every((timeout) => timeout === 10_000)).toBe(true)
+    expect(skipped).toEqual([`${hostConformanceCases(referenceHost).find((check) => check.duty === 'projections')!.title} (10000 ms)`])
   })
 
   it('without it.skip, a skipped duty declares no test, so it never counts as passed', () => {

@@ -3,7 +3,7 @@ import { PLAN_COMMAND_REPLIES } from '@planmode/plan-commands'
 import { EXIT_PLAN_MODE } from '@planmode/plan-tool'
 import { UserQuestionError, type PreStepPayload, type Session, type SessionEvent } from '@planmode/seams'
 import { KIT_READ_TOOL, KIT_SECTION, type Harness } from '../harness.js'
-import { logSummary, messageText, ofType, systemOf, toolNamesOf, toolResultsOf, userTextsOf } from '../log-readers.js'
+import { logSummary, messageText, ofType, stableJson, systemOf, toolNamesOf, toolResultsOf, userTextsOf } from '../log-readers.js'
 import type { CaseSpec } from './case-spec.js'
 
 const ENTER_NOTICE = 'The user switched this session to plan mode.'
@@ -216,9 +216,8 @@ const sessionEvent: CaseSpec = {
     await h.command(agent, '/plan')
     let emittedBeforeResolve = false
     const before = seen.length
-    const appended = await h.within('session.append(user/message)', () =>
-      agent.session.append('user/message', { content: [{ type: 'text', text: 'appended' }], source: { kind: 'user' } }),
-    )
+    const message = { content: [{ type: 'text' as const, text: 'appended' }], source: { kind: 'user' as const } }
+    const appended = await h.within('session.append(user/message)', () => agent.session.append('user/message', message))
     emittedBeforeResolve = seen.length === before + 1
     h.script({ text: 'two' })
     await h.prompt(agent, 'two')
@@ -241,13 +240,21 @@ const sessionEvent: CaseSpec = {
       h.check(entry.session === agent.session, `session/event for seq ${entry.event.seq} must carry the agent's session object itself, not a copy`)
     })
     h.check(emittedBeforeResolve, 'session.append() must resolve after its session/event was emitted')
-    h.check(events[appended.seq] === appended || events[appended.seq]?.seq === appended.seq, 'session.append() must resolve with the event as logged, at its seq')
+    h.check(
+      appended?.type === 'user/message' && stableJson(appended.data) === stableJson(message),
+      `session.append('user/message', data) must resolve with the event it logged (that type and data); it resolved with ${JSON.stringify(appended)}`,
+    )
+    const logged = events[appended.seq]
+    h.check(
+      logged?.seq === appended.seq && logged.type === appended.type && stableJson(logged.data) === stableJson(appended.data),
+      `session.append() must resolve with the event as logged, at its seq: it resolved with ${JSON.stringify(appended)}, the log has ${JSON.stringify(logged)} at seq ${appended.seq}`,
+    )
   },
 }
 
 const commandArgs: CaseSpec = {
   duty: 'command-args',
-  title: "command/run { args: string } before the handler and command/done after it, for every command; '' after a bare name",
+  title: "command/run { args: string } before the handler and command/done after it, for every command; args as typed, '' when only whitespace follows",
   async body(h: Harness) {
     await h.start()
     const agent = await h.agent()
@@ -271,6 +278,7 @@ const commandArgs: CaseSpec = {
     h.check(plan?.text === PLAN_COMMAND_REPLIES.on, `an idle /plan must answer ${JSON.stringify(PLAN_COMMAND_REPLIES.on)}; it answered ${JSON.stringify(plan)}`)
     await h.command(agent, '/conformance_echo')
     await h.command(agent, '/conformance_echo  two words ')
+    await h.command(agent, '/conformance_echo   ')
     const thrown = await h.command(agent, '/conformance_throw')
     h.check(thrown?.kind === 'error', `a throwing handler must give an error result; got ${JSON.stringify(thrown)}`)
     const length = agent.session.events.length
@@ -280,7 +288,7 @@ const commandArgs: CaseSpec = {
     await h.command(agent, '/plan off')
     const events = h.events(agent)
     const runs = ofType(events, 'command/run')
-    h.check(runs.length === 5, `5 commands ran, so the log must hold 5 command/run events; it has ${runs.length}`)
+    h.check(runs.length === 6, `6 commands ran, so the log must hold 6 command/run events; it has ${runs.length}`)
     for (const run of runs) {
       const { args, name, commandId, source } = run.data as { args?: unknown; name?: unknown; commandId?: unknown; source?: unknown }
       h.check(
@@ -296,15 +304,19 @@ const commandArgs: CaseSpec = {
     const argsOf = runs.map((run) => run.data.args)
     h.check(runs[0]!.data.name === 'plan' && argsOf[0] === '', `a bare /plan must log command/run { name: 'plan', args: '' }; it logged ${JSON.stringify(runs[0]!.data)}`)
     h.check(argsOf[1] === '', `a bare /conformance_echo must log args ''; it logged ${JSON.stringify(argsOf[1])}`)
-    h.check(typeof argsOf[2] === 'string' && argsOf[2].trim() === 'two words', `/conformance_echo  two words  must log the text after the name; it logged ${JSON.stringify(argsOf[2])}`)
-    h.check(typeof argsOf[4] === 'string' && argsOf[4].trim() === 'off', `/plan off must log args 'off'; it logged ${JSON.stringify(argsOf[4])}`)
+    h.check(
+      argsOf[2] === '  two words ',
+      `"/conformance_echo  two words " must log args "  two words " (the text after the name exactly as typed, its spaces kept); it logged ${JSON.stringify(argsOf[2])}`,
+    )
+    h.check(argsOf[3] === '', `"/conformance_echo   " (only spaces after the name) must log args ''; it logged ${JSON.stringify(argsOf[3])}`)
+    h.check(argsOf[5] === ' off', `"/plan off" must log args " off" (the text after the name as typed); it logged ${JSON.stringify(argsOf[5])}`)
     inputs.forEach((input, index) => {
       const run = runs[index + 1]!
       h.check(input.rawInput === run.data.args, `the handler's rawInput must be the logged args; logged ${JSON.stringify(run.data.args)}, handler got ${JSON.stringify(input.rawInput)}`)
       h.check(input.last === run || input.last?.seq === run.seq, 'command/run must be logged before the handler runs (it was not the last event when the handler ran)')
     })
     const kinds = ofType(events, 'command/done').map((event) => event.data.kind)
-    h.check(kinds.join(',') === 'success,success,success,error,success', `command/done.kind must be the result's kind (success, success, success, error, success); got ${kinds.join(', ')}`)
+    h.check(kinds.join(',') === 'success,success,success,success,error,success', `command/done.kind must be the result's kind (success, success, success, success, error, success); got ${kinds.join(', ')}`)
     const planRun = events.indexOf(runs[0]!)
     h.check(events[planRun + 1]?.type === 'plan/mode', `the idle /plan's plan/mode must be logged between its command/run and command/done. Log: ${logSummary(events)}`)
   },
@@ -382,6 +394,53 @@ const preStepOrder: CaseSpec = {
   },
 }
 
+const STEERED = 'conformance: a message steered while the step ran'
+const REJECTION = 'conformance: the kit rejects this step'
+
+const preStepReject: CaseSpec = {
+  duty: 'pre-step-order',
+  title: 'on a rejected pre-step no step is taken, and the steered messages it was proposed are logged before turn/end',
+  async body(h: Harness) {
+    await h.start()
+    const agent = await h.agent()
+    const proposed: string[][] = []
+    h.context.on('agent/pre-step', async (payload, next) => {
+      if (payload.agent.id !== agent.id || payload.step !== 2) return next()
+      proposed.push(payload.messages.map(messageText))
+      return { kind: 'reject', reason: REJECTION }
+    })
+    h.script(async () => {
+      await h.within('agent.steer() during a step', () => agent.steer({ content: [{ type: 'text', text: STEERED }], source: { kind: 'user' } }))
+      return read('a.txt')
+    })
+    await h.prompt(agent, 'build it', { mayReject: true })
+    const events = h.events(agent)
+    h.checkDuty(
+      'services',
+      proposed.length === 1 && proposed[0]!.includes(STEERED),
+      `agent/pre-step of step 2 must be proposed the message steered during step 1 (payload.messages); it ran ${proposed.length} time(s) with ${JSON.stringify(proposed)}`,
+    )
+    h.check(h.model.requests.length === 1, `a rejected pre-step must take no step: the model got ${h.model.requests.length} request(s), not 1`)
+    const ends = ofType(events, 'turn/end')
+    h.check(ends.length === 1, `the rejected turn must log exactly one turn/end; the log has ${ends.length}. Log: ${logSummary(events)}`)
+    const end = events.indexOf(ends[0]!)
+    const stepEnd = events.findIndex((event) => event.type === 'step/end')
+    const logged = events.flatMap((event, index) => (event.type === 'user/message' && messageText(event.data) === STEERED ? [index] : []))
+    h.check(
+      logged.length === 1,
+      `the steered message a rejected pre-step was proposed must be logged once as a user/message (it is never lost); it was logged ${logged.length} time(s). Log: ${logSummary(events)}`,
+    )
+    h.check(
+      logged[0]! > stepEnd && logged[0]! < end,
+      `the steered message a rejected pre-step was proposed must be logged after the last step's step/end and before turn/end; it is at ${logged[0]}, step/end at ${stepEnd}, turn/end at ${end}. Log: ${logSummary(events)}`,
+    )
+    h.check(
+      !events.slice(stepEnd + 1).some((event) => event.type === 'step/start' || event.type === 'request/header'),
+      `a rejected pre-step must log no request/header or step/start after it. Log: ${logSummary(events)}`,
+    )
+  },
+}
+
 /** The cases of the host duties of SPEC §16. */
 export const HOST_DUTY_CASES: readonly CaseSpec[] = [
   services,
@@ -392,4 +451,5 @@ export const HOST_DUTY_CASES: readonly CaseSpec[] = [
   commandArgs,
   childQuestions,
   preStepOrder,
+  preStepReject,
 ]

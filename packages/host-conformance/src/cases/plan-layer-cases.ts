@@ -115,6 +115,48 @@ const restartFromLog: CaseSpec = {
   },
 }
 
+const restartOpenTurn: CaseSpec = {
+  duty: 'restart-from-log',
+  title: 'a turn the log leaves open is closed before the next turn is logged, and the session is idle after it',
+  async body(h: Harness) {
+    await h.start()
+    const agent = await h.agent()
+    h.script({ text: 'one' })
+    await h.prompt(agent, 'before the restart')
+    const dangling = await h.within("session.append('turn/start') (a process that ends mid-turn)", () => agent.session.append('turn/start', { turn: 2 }))
+    const logged = agent.session.events.map((event) => `${event.seq}:${event.type}`)
+    const id = agent.session.id
+    const second = await h.restart()
+    h.check(second.openAgent !== undefined, 'the host adapter has no openAgent(sessionId): the kit cannot reopen a logged session (skip this duty if your host cannot restart)')
+    const reopened = await h.within(`openAgent(${JSON.stringify(id)})`, () => second.openAgent!(id))
+    const reread = reopened.session.events.slice(0, logged.length).map((event) => `${event.seq}:${event.type}`)
+    h.check(reread.join(',') === logged.join(','), `the reopened session must hold the log as written (a host may close the open turn after it): before ${logged.join(',')}, after ${reread.join(',')}`)
+    h.script({ text: 'two' })
+    await h.prompt(reopened, 'after the restart')
+    const events = reopened.session.events
+    const at = events.findIndex((event) => event.seq === dangling.seq)
+    const closes = events.filter((event) => event.type === 'turn/end' && event.data.turn === 2)
+    const next = events.findIndex((event, index) => index > at && event.type === 'turn/start')
+    h.check(
+      closes.length === 1 && next > events.indexOf(closes[0]!),
+      `the turn the log left open (turn 2, seq ${dangling.seq}) must be closed by one turn/end { turn: 2 } before the next turn/start is logged; found ${closes.length} turn/end for it, the next turn/start at ${next}. Log: ${logSummary(events)}`,
+    )
+    h.check(
+      !events.slice(at + 1, events.indexOf(closes[0]!)).some((event) => event.type === 'step/start'),
+      `no step may run in the turn the log left open. Log: ${logSummary(events)}`,
+    )
+    const start = events[next] as SessionEvent<'turn/start'>
+    h.checkDuty('turns-and-steps', start.data.turn === 3, `the first turn after the one left open must be turn/start { turn: 3 }; it is ${JSON.stringify(start.data)}`)
+    const before = events.length
+    const plan = await h.command(reopened, '/plan')
+    const idle = reopened.session.events.slice(before).map((event) => event.type)
+    h.check(
+      plan?.text === PLAN_COMMAND_REPLIES.on && idle.join(',') === 'command/run,plan/mode,command/done',
+      `after that turn the session must read as idle: /plan must commit at once (${JSON.stringify(PLAN_COMMAND_REPLIES.on)}, logging command/run, plan/mode, command/done); it answered ${JSON.stringify(plan?.text)} and logged ${idle.join(', ')}`,
+    )
+  },
+}
+
 const noticeCase: CaseSpec = {
   duty: 'notices',
   title: 'an idle /plan injects nothing; one notice is logged before the request/header of the step that uses the new state',
@@ -260,17 +302,38 @@ const enterPlanMode: CaseSpec = {
   },
 }
 
+/** What a `session/event` listener saw when it called `snapshot()` right after a `plan/mode` event. */
+interface ListenerSnapshot {
+  readonly seq: number
+  readonly asOfSeq: number | undefined
+  readonly values: Readonly<Record<string, unknown>>
+  readonly cold: Readonly<Record<string, unknown>>
+  readonly error?: unknown
+}
+
 const projections: CaseSpec = {
   duty: 'projections',
-  title: 'the plan and planHistory snapshots equal a cold fold of the log whenever the host is at rest',
+  title: 'the plan and planHistory snapshots equal a cold fold of the log, at rest, between steps and inside session/event; onChange reports each change as of its event',
   async body(h: Harness) {
     await h.start()
     const agent = await h.agent()
-    const changes: ProjectionChange[] = []
-    h.context.require('sessionProjections').onChange((change) => {
-      if (change.session.id === agent.session.id) changes.push(change)
-    })
     const units: readonly ProjectionUnit[] = [planProjection as ProjectionUnit, planHistory as ProjectionUnit]
+    const upTo = (events: readonly SessionEvent[], seq: number) => events.filter((event) => event.seq <= seq)
+    const changes: { change: ProjectionChange; lastSeq: number | undefined }[] = []
+    h.context.require('sessionProjections').onChange((change) => {
+      if (change.session.id === agent.session.id) changes.push({ change, lastSeq: change.session.events.at(-1)?.seq })
+    })
+    const inListener: ListenerSnapshot[] = []
+    h.context.on('session/event', ({ session, event }) => {
+      if (session.id !== agent.session.id || event.type !== 'plan/mode') return
+      const cold = Object.fromEntries(units.map((unit) => [unit.key, coldFold(unit, upTo(session.events, event.seq))]))
+      try {
+        const snapshot = h.context.require('sessionProjections').snapshot(session)
+        inListener.push({ seq: event.seq, asOfSeq: snapshot.asOfSeq, values: snapshot.values, cold })
+      } catch (error) {
+        inListener.push({ seq: event.seq, asOfSeq: undefined, values: {}, cold, error })
+      }
+    })
     const agree = (when: string, subject: Agent = agent) => {
       h.checkCommandRecords(subject)
       const events = subject.session.events
@@ -287,7 +350,7 @@ const projections: CaseSpec = {
     await h.command(agent, '/plan')
     agree('after an idle /plan')
     h.check(
-      changes.some((change) => change.key === 'plan' && stableJson(change.value) === stableJson({ active: true, pending: false })),
+      changes.some(({ change }) => change.key === 'plan' && stableJson(change.value) === stableJson({ active: true, pending: false })),
       'sessionProjections.onChange must report the plan value that changed with an append',
     )
     h.answers.push([{ id: 'plan-review', selected: [KEEP_PLANNING_LABEL], custom: 'smaller' }], [{ id: 'plan-review', selected: [APPROVE_LABEL] }])
@@ -315,6 +378,52 @@ const projections: CaseSpec = {
     agree('after a turn that ended with /plan waiting')
     const plan = h.context.require('sessionProjections').snapshot(agent.session).values.plan
     h.check(stableJson(plan) === stableJson({ active: false, pending: true }), `a /plan waiting for the next step must show as pending; the plan value is ${JSON.stringify(plan)}`)
+
+    // snapshot() called by a session/event listener right after a plan/mode event must already include it.
+    const modes = ofType(agent.session.events, 'plan/mode').map((event) => event.seq)
+    h.check(
+      inListener.map((seen) => seen.seq).join(',') === modes.join(','),
+      `the kit's session/event listener must see every plan/mode event once (seq ${modes.join(', ')}); it saw ${inListener.map((seen) => seen.seq).join(', ')}`,
+    )
+    for (const seen of inListener) {
+      const when = `snapshot() called from a session/event listener for the plan/mode at seq ${seen.seq}`
+      h.check(seen.error === undefined, () => `${when} threw: ${seen.error instanceof Error ? seen.error.message : String(seen.error)}`)
+      h.check(seen.asOfSeq === seen.seq, `${when}: asOfSeq must be ${seen.seq} (it catches up with session.events first); it is ${String(seen.asOfSeq)}`)
+      for (const unit of units) {
+        h.check(
+          stableJson(seen.values[unit.key]) === stableJson(seen.cold[unit.key]),
+          `${when}: the ${unit.key} value must equal a cold fold of the log up to that event; served ${JSON.stringify(seen.values[unit.key])}, fold ${JSON.stringify(seen.cold[unit.key])}`,
+        )
+      }
+    }
+
+    // Every change onChange reported is as of the event appended, with the value folded up to it; every change of a value is reported.
+    const events = agent.session.events
+    for (const { change, lastSeq } of changes) {
+      const unit = units.find((candidate) => candidate.key === change.key)
+      if (unit === undefined) continue
+      h.check(
+        change.asOfSeq === lastSeq,
+        `onChange must report a change as of the event whose append changed it (asOfSeq ${String(lastSeq)}, the log's last event when it was reported); a ${change.key} change said asOfSeq ${change.asOfSeq}`,
+      )
+      const cold = coldFold(unit, upTo(events, change.asOfSeq))
+      h.check(
+        stableJson(change.value) === stableJson(cold),
+        `onChange's ${change.key} value as of seq ${change.asOfSeq} must equal a cold fold of the log up to that event; reported ${JSON.stringify(change.value)}, fold ${JSON.stringify(cold)}`,
+      )
+    }
+    for (const unit of units) {
+      let previous = stableJson(coldFold(unit, []))
+      for (const event of events) {
+        const value = stableJson(coldFold(unit, upTo(events, event.seq)))
+        if (value === previous) continue
+        previous = value
+        h.check(
+          changes.some(({ change }) => change.key === unit.key && change.asOfSeq === event.seq),
+          `the ${unit.key} value changed with ${event.type} at seq ${event.seq}, but sessionProjections.onChange reported no ${unit.key} change as of that seq. Log: ${logSummary(events)}`,
+        )
+      }
+    }
     const other = await h.agent()
     agree('on a second, empty session', other)
     agree('on the first session again')
@@ -325,6 +434,7 @@ const projections: CaseSpec = {
 export const PLAN_LAYER_CASES: readonly CaseSpec[] = [
   composition,
   restartFromLog,
+  restartOpenTurn,
   noticeCase,
   ...reviews.map(reviewCase),
   enterPlanMode,
