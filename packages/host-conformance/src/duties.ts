@@ -69,7 +69,7 @@ export const HOST_DUTIES: readonly HostDutyInfo[] = [
     duty: 'command-args',
     kind: 'host',
     means:
-      "every command is logged as command/run { commandId, name, args, source } before its handler (args always a string: the text after the name exactly as typed, '' when nothing or only whitespace follows) and command/done { commandId, kind } after it; an unknown command logs nothing",
+      "every command is logged as command/run { commandId, name, args, source } before its handler (args always a string: the text after the name, '' when nothing follows it; the plan layers read it trimmed, so spaces around it may be kept or dropped) and command/done { commandId, kind } after it; an unknown command logs nothing",
   },
   {
     duty: 'child-questions',

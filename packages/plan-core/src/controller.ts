@@ -55,9 +55,9 @@ export interface PlanModeController {
    * (SPEC §13, plan-policy's `placement: 'transcript'`): a
    * {@link planModeGuidance} of `text`, due at an accepted pre-step when the
    * logged state after the flush is active and the model does not hold the
-   * guidance ({@link PlanLog.guided}). The last call wins; the returned
-   * function removes this text again (and does nothing once another call
-   * replaced it).
+   * guidance ({@link PlanLog.guided}). The latest text still set is used;
+   * the returned function removes this one (an earlier one, if still set,
+   * applies again).
    */
   setGuidance(text: string): () => void
   /**
@@ -116,8 +116,8 @@ function describe(error: unknown): string {
 export function createPlanModeController(ctx: Context): PlanModeController {
   const pending = new WeakMap<Session, Selection>()
   const rebuilt = new WeakSet<Session>()
-  /** The guidance message set by {@link PlanModeController.setGuidance}, if any. */
-  let guidance: UserMessage | undefined
+  /** The guidance messages set by {@link PlanModeController.setGuidance} and not removed, in order: the last one is used. */
+  const guidances: UserMessage[] = []
   const locks = new WeakMap<Session, Promise<unknown>>()
   /** `/plan` commands this controller saw logged before it rebuilt their session: their handlers select through it themselves. */
   const live = new WeakMap<Session, Set<string>>()
@@ -276,9 +276,10 @@ export function createPlanModeController(ctx: Context): PlanModeController {
       if (!ctx.active) throw new Error(DISPOSED)
       if (typeof text !== 'string') throw new TypeError(`planMode.setGuidance: text must be a string, got ${typeof text}`)
       const message = planModeGuidance(text)
-      guidance = message
+      guidances.push(message)
       return () => {
-        if (guidance === message) guidance = undefined
+        const index = guidances.indexOf(message)
+        if (index >= 0) guidances.splice(index, 1)
       }
     },
   }
@@ -292,6 +293,7 @@ export function createPlanModeController(ctx: Context): PlanModeController {
   const withNotice = (decision: PreStepDecision & { kind: 'enter' }, log: PlanLog): PreStepDecision => {
     if (!Array.isArray(decision.messages)) return decision
     const notice = noticeFor(log)
+    const guidance = guidances.at(-1)
     const guide = guidance !== undefined && log.active && !log.guided ? guidance : undefined
     if (notice === undefined && guide === undefined) return decision
     const added = notice === undefined ? [guide!] : guide === undefined ? [notice] : [notice, guide]

@@ -531,16 +531,27 @@ describe('§13 setGuidance: the guidance message after the notice', () => {
     expect(guidanceOf(agent)).toHaveLength(2) // removed: nothing more is added
   })
 
-  it('a session that starts in plan mode gets it before its first request, without a notice; a later setGuidance replaces an earlier one', async () => {
+  it('a session that starts in plan mode gets it before its first request, without a notice; the latest text still set is used', async () => {
     const host = setup([{ text: 'planning' }])
     const agent = await host.agent()
     const first = host.planMode.setGuidance('old')
     host.planMode.setGuidance(GUIDANCE)
-    first() // replaced already: changes nothing
+    first() // the later one stays
     await host.planMode.set(agent, true)
     await agent.prompt('plan')
     expect(notices(agent)).toEqual([GUIDANCE])
     expect(userTexts(host.model.requests[0]!)).toEqual(['plan', GUIDANCE])
+  })
+
+  it('removing the latest text brings back the earlier one still set', async () => {
+    const host = setup([{ text: 'planning' }])
+    const agent = await host.agent()
+    host.planMode.setGuidance('first')
+    const second = host.planMode.setGuidance('second')
+    second()
+    await host.planMode.set(agent, true)
+    await agent.prompt('plan')
+    expect(notices(agent)).toEqual(['first'])
   })
 
   it('refuses a text that is not a string, and throws once plan-core is disposed', async () => {

@@ -432,7 +432,7 @@ describe('§13 failure paths: nothing is added that the step will not use', () =
 })
 
 describe('§13 lifetime and composition', () => {
-  it('disposing the plugin removes the listener (and the section); the system placement of a new load renders again', async () => {
+  it('disposing the plugin removes the guidance (and the section); the system placement of a new load renders again', async () => {
     const host = createTranscriptHost()
     const agent = await host.agent()
     host.fibers.policy.dispose()
@@ -448,7 +448,7 @@ describe('§13 lifetime and composition', () => {
     expect(guidanceMessages(agent.session)).toEqual([])
   })
 
-  it('when plan-core goes away the listener goes with it; when it returns the layer is re-applied outside it: notice, then guidance', async () => {
+  it('when plan-core goes away the guidance goes with it; when it returns the layer is re-applied and hands it over again: notice, then guidance', async () => {
     const host = createTranscriptHost()
     const agent = await host.agent()
     host.model.push({ text: 'hello' })
@@ -486,7 +486,7 @@ describe('§13 lifetime and composition', () => {
     expect(stepUserMessages(agent.session, 1, 2)).toEqual(['also this', 'downstream', 'notice:on', 'guidance'])
   })
 
-  it("placement 'system' (the default, §4) registers no listener: the section renders and no guidance message is ever logged", async () => {
+  it("placement 'system' (the default, §4) hands plan-core no guidance: the section renders and no guidance message is ever logged", async () => {
     const host = createTranscriptHost([], {}, 'system')
     const agent = await host.agent()
     await host.command(agent, '/plan')
