@@ -1,0 +1,77 @@
+// `pnpm web`: parses the flags, picks the model as `pnpm start` does, starts the server and prints its URL.
+// SIGINT / SIGTERM / SIGHUP close every session cleanly (running turns are cancelled, logs synced); a second signal exits at once.
+import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { chooseModel } from '@planmode/demo/model-choice'
+import { RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
+import { startWebServer } from './http-server.js'
+import { loadSection, parseWebCli, resolveWorkspace, WEB_USAGE, type WebCliOptions } from './options.js'
+
+/** The built client beside this file's folder (`dist/server/main.js` → `dist/client`). */
+function clientDir(): string {
+  const built = fileURLToPath(new URL('../client', import.meta.url))
+  if (existsSync(built)) return built
+  return fileURLToPath(new URL('../dist/client', import.meta.url))
+}
+
+async function main(): Promise<number> {
+  let options: WebCliOptions
+  try {
+    options = parseWebCli(process.argv.slice(2))
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${WEB_USAGE}`)
+    return 2
+  }
+  if (options.help) {
+    process.stdout.write(WEB_USAGE)
+    return 0
+  }
+  let server
+  try {
+    const section = loadSection(options.sectionFile, RECOMMENDED_PLAN_SECTION)
+    const delay = Number(process.env.PLANMODE_DEMO_DELAY_MS ?? 8)
+    const choice = chooseModel(options, section, process.env, Number.isFinite(delay) && delay > 0 ? delay : 0)
+    const workspace = resolveWorkspace(options)
+    server = await startWebServer({
+      port: options.port,
+      host: options.host,
+      sessionDir: options.sessionDir,
+      workspace,
+      model: choice.model,
+      section,
+      placement: options.placement,
+      guard: options.guard,
+      clientDir: clientDir(),
+    })
+    process.stdout.write(`planmode web: ${server.url}\n`)
+    process.stdout.write(`  model: ${choice.description}; sessions in ${options.sessionDir}; workspace ${workspace}${options.guard ? '; plan-guard on' : ''}\n`)
+  } catch (error) {
+    process.stderr.write(`planmode web: ${(error as Error).message}\n`)
+    return 1
+  }
+  const running = server
+  return new Promise<number>((resolveExit) => {
+    let stopping = false
+    const stop = (signal: NodeJS.Signals): void => {
+      if (stopping) process.exit(130)
+      stopping = true
+      process.stdout.write(`planmode web: ${signal}, closing the sessions…\n`)
+      running.close().then(
+        () => resolveExit(0),
+        (error: unknown) => {
+          process.stderr.write(`planmode web: closing failed: ${(error as Error).message}\n`)
+          resolveExit(1)
+        },
+      )
+    }
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, stop)
+  })
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof Error ? (error.stack ?? error.message) : error)
+    process.exit(1)
+  },
+)

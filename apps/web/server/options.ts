@@ -1,0 +1,108 @@
+import { cpSync, existsSync, mkdirSync, statSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { loadSection, parsePlacement, type Placement } from '@planmode/demo/cli-args'
+
+/** The options of `pnpm web`. */
+export interface WebCliOptions {
+  readonly port: number
+  readonly host: string
+  readonly sessionDir: string
+  readonly workspace?: string
+  readonly sectionFile?: string
+  readonly baseUrl?: string
+  readonly model?: string
+  readonly apiKey?: string
+  readonly offline: boolean
+  readonly placement: Placement
+  readonly guard: boolean
+  readonly help: boolean
+}
+
+/** The default session folder, under the working directory. */
+export const DEFAULT_SESSION_DIR = join('.planmode', 'web-sessions')
+
+/** Usage text of `pnpm web`. */
+export const WEB_USAGE = `usage: pnpm web [options]
+
+  --port <n>              port to listen on (default 0: any free port)
+  --host <address>        address to bind (default 127.0.0.1; anything else exposes the agent to that network)
+  --session-dir <dir>     where session logs (JSONL) go (default ${DEFAULT_SESSION_DIR} under the current folder)
+  --workspace <dir>       the folder the agent's tools work in (default: <session-dir>/workspace, a copy of the sample project)
+  --section-file <file>   plan-mode guidance text (default: RECOMMENDED_PLAN_SECTION)
+  --placement <where>     system (the system prompt, default) or transcript (one message; prompt cache kept)
+  --guard                 refuse tools that are not read-only while plan mode is on (plan-guard)
+  --base-url <url>        an OpenAI-compatible chat-completions server (or OPENAI_BASE_URL)
+  --model <id>            the model id there (or OPENAI_MODEL); with DeepSeek, default deepseek-chat
+  --api-key <key>         the key (or OPENAI_API_KEY; DEEPSEEK_API_KEY selects DeepSeek)
+  --offline               use the offline planner even when a key is set
+
+It prints the page URL with its access token: planmode web: http://127.0.0.1:<port>/?token=<token>
+`
+
+/** Parses argv (without `node` and the script); unknown flags and bad values throw. */
+export function parseWebCli(argv: readonly string[], cwd = process.cwd()): WebCliOptions {
+  const { values } = parseArgs({
+    args: argv[0] === '--' ? argv.slice(1) : [...argv],
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'session-dir': { type: 'string' },
+      workspace: { type: 'string' },
+      'section-file': { type: 'string' },
+      placement: { type: 'string' },
+      guard: { type: 'boolean', default: false },
+      'base-url': { type: 'string' },
+      model: { type: 'string' },
+      'api-key': { type: 'string' },
+      offline: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    allowPositionals: false,
+    strict: true,
+  })
+  const port = values.port === undefined ? 0 : Number(values.port)
+  if (!/^\d+$/.test(values.port ?? '0') || port > 65535) throw new Error(`--port takes 0–65535, not ${JSON.stringify(values.port)}`)
+  const host = values.host ?? '127.0.0.1'
+  if (host.trim() === '') throw new Error('--host needs an address')
+  return {
+    port,
+    host,
+    sessionDir: resolve(cwd, values['session-dir'] ?? DEFAULT_SESSION_DIR),
+    workspace: values.workspace === undefined ? undefined : resolve(cwd, values.workspace),
+    sectionFile: values['section-file'],
+    baseUrl: values['base-url'],
+    model: values.model,
+    apiKey: values['api-key'],
+    offline: values.offline === true,
+    placement: parsePlacement(values.placement),
+    guard: values.guard === true,
+    help: values.help === true,
+  }
+}
+
+/** The sample project shipped with `@planmode/demo` (`apps/demo/workspace`). */
+export function sampleWorkspaceDir(): string {
+  return join(dirname(createRequire(import.meta.url).resolve('@planmode/demo/package.json')), 'workspace')
+}
+
+/**
+ * The workspace folder: `--workspace` (which must be a directory), else
+ * `<sessionDir>/workspace`, copied from the sample project the first time,
+ * so every session of the folder and every restart work in the same files.
+ */
+export function resolveWorkspace(options: Pick<WebCliOptions, 'workspace' | 'sessionDir'>): string {
+  if (options.workspace !== undefined) {
+    if (statSync(options.workspace, { throwIfNoEntry: false })?.isDirectory() !== true) throw new Error(`--workspace ${options.workspace} is not a directory`)
+    return options.workspace
+  }
+  const target = join(options.sessionDir, 'workspace')
+  if (!existsSync(target)) {
+    mkdirSync(options.sessionDir, { recursive: true })
+    cpSync(sampleWorkspaceDir(), target, { recursive: true })
+  }
+  return target
+}
+
+export { loadSection }
