@@ -1,0 +1,52 @@
+import { useCallback, useEffect, useState } from 'react'
+import { token } from './api.js'
+import { SessionList } from './components/SessionList.js'
+import { SessionView } from './components/SessionView.js'
+
+/** The open session, from the address's hash (`#/s/<id>`), so a reload reopens it. */
+function sessionFromHash(): string | null {
+  const match = /^#\/s\/(.+)$/.exec(window.location.hash)
+  if (match === null) return null
+  try {
+    return decodeURIComponent(match[1]!)
+  } catch {
+    return null
+  }
+}
+
+/** The app: session list beside the open session. */
+export function App() {
+  const [current, setCurrent] = useState<string | null>(sessionFromHash)
+  useEffect(() => {
+    const onHash = () => setCurrent(sessionFromHash())
+    window.addEventListener('hashchange', onHash)
+    return () => window.removeEventListener('hashchange', onHash)
+  }, [])
+  const open = useCallback((id: string) => {
+    window.location.hash = `#/s/${encodeURIComponent(id)}`
+    setCurrent(id)
+  }, [])
+  if (token() === null)
+    return (
+      <main className="no-token" data-testid="no-token">
+        <h1>planmode</h1>
+        <p role="alert">No access token. Open the address the server printed at start (it ends with <code>?token=…</code>).</p>
+      </main>
+    )
+  return (
+    <div className="app" data-testid="app">
+      <aside className="sidebar">
+        <p className="brand">planmode</p>
+        <SessionList current={current} onOpen={open} />
+      </aside>
+      {current === null ? (
+        <main className="welcome" data-testid="welcome">
+          <h1>planmode</h1>
+          <p>Open a session or start a new one. In a session, <code>/plan</code> enters plan mode and <code>/plan off</code> leaves it.</p>
+        </main>
+      ) : (
+        <SessionView key={current} id={current} onOpenSession={open} />
+      )}
+    </div>
+  )
+}

@@ -1,0 +1,295 @@
+import { useEffect, useId, useMemo, useRef, useState } from 'react'
+import { api } from '../api.js'
+import { download, planFileName, planTitle } from '../markdown.js'
+import { useAction } from '../use-action.js'
+import type { PendingQuestion, PlanHistoryView, PlanRevision, UserAnswer, UserQuestion } from '../wire.js'
+import { sendAnswer } from './answer-request.js'
+import { ErrorLine } from './ErrorLine.js'
+import { Markdown } from './Markdown.js'
+import { PlanDiff } from './PlanDiff.js'
+
+type View = 'plan' | 'lines' | 'diff' | 'edit'
+
+interface ReviewIntent {
+  readonly approve: string
+  readonly keep?: string
+  readonly stop?: string
+  readonly editable?: boolean
+  readonly comments?: boolean
+}
+
+const HEADING = /^#\s+\S/
+
+/** The revision under review (the newest one with this plan) and the one before it. */
+export function revisionsFor(history: PlanHistoryView | undefined, plan: string): { current?: PlanRevision; previous?: PlanRevision } {
+  const revisions = history?.revisions ?? []
+  let index = -1
+  for (let at = revisions.length - 1; at >= 0; at--)
+    if (revisions[at]!.plan === plan && (index === -1 || revisions[at]!.status === 'open')) {
+      index = at
+      if (revisions[at]!.status === 'open') break
+    }
+  if (index === -1) return revisions.length > 0 ? { previous: revisions[revisions.length - 1] } : {}
+  return { current: revisions[index], previous: index > 0 ? revisions[index - 1] : undefined }
+}
+
+/**
+ * The plan-review panel for a `plan-review` question: the plan as markdown,
+ * Approve / Keep planning (with feedback) / Stop planning / Chat about it,
+ * editing before approval, comments on numbered lines, the diff against the
+ * previous revision, export and a fresh session from the plan.
+ */
+export function PlanReview({
+  sessionId,
+  pending,
+  question,
+  history,
+  onClosed,
+  onOpenSession,
+  onShowHistory,
+}: {
+  sessionId: string
+  pending: PendingQuestion
+  question: UserQuestion
+  history: PlanHistoryView | undefined
+  onClosed: (id: string) => void
+  onOpenSession: (id: string) => void
+  onShowHistory: () => void
+}) {
+  const intent = question.intent as unknown as ReviewIntent
+  const plan = question.detail ?? ''
+  const keepLabel = intent.keep ?? question.options.find((option) => option.label !== intent.approve)?.label
+  const stopLabel = intent.stop
+  const { current, previous } = useMemo(() => revisionsFor(history, plan), [history, plan])
+  const lines = useMemo(() => plan.split(/\r\n?|\n/), [plan])
+
+  const [view, setView] = useState<View>('plan')
+  const [edited, setEdited] = useState(plan)
+  const [feedback, setFeedback] = useState('')
+  const [comments, setComments] = useState<{ line: number; text: string }[]>([])
+  const [activeLine, setActiveLine] = useState<number | null>(null)
+  const [draft, setDraft] = useState('')
+  const [localError, setLocalError] = useState<string | null>(null)
+  const action = useAction()
+  const fresh = useAction()
+  const heading = useRef<HTMLHeadingElement>(null)
+  const ids = useId()
+
+  useEffect(() => {
+    heading.current?.focus()
+  }, [pending.id])
+
+  const isEdited = intent.editable === true && edited !== plan
+  const title = planTitle(isEdited ? edited : plan)
+  const hasNotes = feedback.trim() !== '' || comments.length > 0
+  const busy = action.busy || fresh.busy
+
+  const answer = (answers: UserAnswer[] | null) => action.run(() => sendAnswer(sessionId, pending.id, answers, onClosed))
+
+  const notes = (): Pick<UserAnswer, 'custom' | 'comments'> => ({
+    ...(feedback.trim() !== '' ? { custom: feedback.trim() } : {}),
+    ...(comments.length > 0 ? { comments } : {}),
+  })
+
+  const approve = () => {
+    setLocalError(null)
+    if (isEdited && !HEADING.test(edited.trim())) {
+      setLocalError('The edited plan must start with a # heading.')
+      setView('edit')
+      return
+    }
+    void answer([{ id: question.id, selected: [intent.approve], ...(isEdited ? { edit: edited } : {}) }])
+  }
+
+  const addComment = () => {
+    if (activeLine === null || draft.trim() === '') return
+    setComments((held) => [...held, { line: activeLine, text: draft.trim() }])
+    setDraft('')
+    setActiveLine(null)
+  }
+
+  const shownPlan = isEdited ? edited : plan
+
+  return (
+    <section className="panel review" data-testid="plan-review" data-question-id={pending.id} aria-labelledby={`${ids}-title`}>
+      <header className="panel-head">
+        <h2 id={`${ids}-title`} ref={heading} tabIndex={-1}>
+          {question.header}: <span data-testid="plan-review-title">{title}</span>
+          {current !== undefined && (
+            <span className="rev" data-testid="plan-review-rev">
+              {' '}
+              rev {current.rev}
+            </span>
+          )}
+        </h2>
+        <p className="question">{question.question}</p>
+      </header>
+
+      <div className="tabs" role="tablist" aria-label="Plan view">
+        {(
+          [
+            ['plan', 'Plan'],
+            ...(intent.comments === true ? [['lines', `Comment on lines${comments.length > 0 ? ` (${comments.length})` : ''}`]] : []),
+            ...(previous !== undefined ? [['diff', `Diff vs rev ${previous.rev}`]] : []),
+            ...(intent.editable === true ? [['edit', isEdited ? 'Edit (edited)' : 'Edit']] : []),
+          ] as [View, string][]
+        ).map(([key, label]) => (
+          <button
+            key={key}
+            type="button"
+            role="tab"
+            aria-selected={view === key}
+            aria-controls={`${ids}-view`}
+            className={view === key ? 'tab active' : 'tab'}
+            data-testid={`plan-review-tab-${key}`}
+            onClick={() => setView(key)}
+          >
+            {label}
+          </button>
+        ))}
+      </div>
+
+      <div id={`${ids}-view`} role="tabpanel" className="review-view">
+        {view === 'plan' && <Markdown text={shownPlan} testId="plan-review-plan" className="plan" />}
+        {view === 'lines' && (
+          <ol className="plan-lines" data-testid="plan-review-lines" aria-label="Plan lines: choose one to comment on it">
+            {lines.map((text, index) => {
+              const line = index + 1
+              const here = comments.filter((comment) => comment.line === line)
+              return (
+                <li key={line} data-line={line}>
+                  <button
+                    type="button"
+                    className={`plan-line ${activeLine === line ? 'active' : ''} ${here.length > 0 ? 'has-comment' : ''}`}
+                    data-testid="plan-line"
+                    data-line={line}
+                    aria-label={`Line ${line}: ${text || '(blank)'}${here.length > 0 ? `, ${here.length} comment${here.length === 1 ? '' : 's'}` : ''}`}
+                    aria-expanded={activeLine === line}
+                    onClick={() => {
+                      setActiveLine(activeLine === line ? null : line)
+                      setDraft('')
+                    }}
+                  >
+                    <span className="ln">{line}</span>
+                    <span className="code">{text}</span>
+                  </button>
+                  {here.map((comment) => (
+                    <div key={comments.indexOf(comment)} className="line-comment" data-testid="line-comment" data-line={line}>
+                      <span>💬 {comment.text}</span>
+                      <button
+                        type="button"
+                        className="link"
+                        data-testid="line-comment-remove"
+                        aria-label={`Remove comment on line ${line}`}
+                        disabled={busy}
+                        onClick={() => setComments((held) => held.filter((other) => other !== comment))}
+                      >
+                        Remove
+                      </button>
+                    </div>
+                  ))}
+                  {activeLine === line && (
+                    <div className="comment-form">
+                      <label htmlFor={`${ids}-comment`}>Comment on line {line}</label>
+                      <textarea
+                        id={`${ids}-comment`}
+                        data-testid="line-comment-input"
+                        autoFocus
+                        rows={2}
+                        value={draft}
+                        onChange={(event) => setDraft(event.target.value)}
+                        onKeyDown={(event) => {
+                          if (event.key === 'Enter' && !event.shiftKey) {
+                            event.preventDefault()
+                            addComment()
+                          } else if (event.key === 'Escape') setActiveLine(null)
+                        }}
+                      />
+                      <button type="button" data-testid="line-comment-add" disabled={draft.trim() === ''} onClick={addComment}>
+                        Add comment
+                      </button>
+                    </div>
+                  )}
+                </li>
+              )
+            })}
+          </ol>
+        )}
+        {view === 'diff' && previous !== undefined && <PlanDiff before={previous.plan} after={plan} beforeLabel={`rev ${previous.rev}`} afterLabel={current !== undefined ? `rev ${current.rev}` : 'this plan'} />}
+        {view === 'edit' && (
+          <div className="edit">
+            <label htmlFor={`${ids}-edit`}>Edit the plan before approving it (Approve sends your version)</label>
+            <textarea id={`${ids}-edit`} data-testid="plan-review-edit" rows={Math.min(24, Math.max(8, edited.split('\n').length + 1))} value={edited} onChange={(event) => setEdited(event.target.value)} readOnly={busy} />
+            {isEdited && (
+              <button type="button" className="link" data-testid="plan-review-edit-reset" onClick={() => setEdited(plan)} disabled={busy}>
+                Undo my edits
+              </button>
+            )}
+          </div>
+        )}
+      </div>
+
+      <div className="feedback">
+        <label htmlFor={`${ids}-feedback`}>Feedback (sent with {keepLabel ?? 'Keep planning'}{stopLabel !== undefined ? ` or ${stopLabel}` : ''})</label>
+        <textarea id={`${ids}-feedback`} data-testid="plan-review-feedback" rows={2} value={feedback} onChange={(event) => setFeedback(event.target.value)} readOnly={busy} />
+      </div>
+
+      <div className="actions" role="group" aria-label="Review decision">
+        <button type="button" className="primary" data-testid="plan-review-approve" disabled={busy || hasNotes} aria-describedby={hasNotes ? `${ids}-approve-hint` : undefined} onClick={approve}>
+          {isEdited ? `${intent.approve} edited plan` : intent.approve}
+        </button>
+        {keepLabel !== undefined && (
+          <button type="button" data-testid="plan-review-keep" disabled={busy} onClick={() => void answer([{ id: question.id, selected: [keepLabel], ...notes() }])}>
+            {keepLabel}
+          </button>
+        )}
+        {stopLabel !== undefined && (
+          <button type="button" className="danger" data-testid="plan-review-stop" disabled={busy} onClick={() => void answer([{ id: question.id, selected: [stopLabel], ...notes() }])}>
+            {stopLabel}
+          </button>
+        )}
+        <button
+          type="button"
+          className="secondary"
+          data-testid="plan-review-dismiss"
+          disabled={busy}
+          onClick={() => void answer(null)}
+        >
+          Chat about it
+        </button>
+      </div>
+      {hasNotes && (
+        <p className="hint" id={`${ids}-approve-hint`}>
+          Approving sends no feedback or comments: send them with {keepLabel ?? 'Keep planning'}, or clear them to approve.
+        </p>
+      )}
+      <ErrorLine error={localError ?? action.error} testId="plan-review-error" />
+
+      <div className="tools" role="group" aria-label="Plan tools">
+        <button type="button" className="link" data-testid="plan-review-export" onClick={() => download(planFileName(title), shownPlan)}>
+          Export {planFileName(title)}
+        </button>
+        <button
+          type="button"
+          className="link"
+          data-testid="plan-review-fresh"
+          disabled={busy}
+          onClick={() =>
+            void fresh.run(async () => {
+              const { id } = await api.createSession(shownPlan)
+              onOpenSession(id)
+            })
+          }
+        >
+          Start a fresh session from this plan
+        </button>
+        {(history?.revisions.length ?? 0) > 0 && (
+          <button type="button" className="link" data-testid="plan-review-history" onClick={onShowHistory}>
+            History ({history!.revisions.length})
+          </button>
+        )}
+      </div>
+      <ErrorLine error={fresh.error} testId="plan-review-fresh-error" />
+    </section>
+  )
+}

@@ -1,0 +1,71 @@
+import { useCallback, useEffect, useState } from 'react'
+import { api } from '../api.js'
+import { useAction } from '../use-action.js'
+import type { SessionSummary } from '../wire.js'
+import { ErrorLine } from './ErrorLine.js'
+
+/** The sessions on the server, newest activity first, and a button for a new one. */
+export function SessionList({ current, onOpen }: { current: string | null; onOpen: (id: string) => void }) {
+  const [sessions, setSessions] = useState<readonly SessionSummary[] | null>(null)
+  const [loadError, setLoadError] = useState<string | null>(null)
+  const create = useAction()
+  const refresh = useCallback(async () => {
+    try {
+      const { sessions } = await api.listSessions()
+      setSessions(sessions)
+      setLoadError(null)
+    } catch (error) {
+      setLoadError(error instanceof Error ? error.message : String(error))
+    }
+  }, [])
+  useEffect(() => {
+    void refresh()
+    const timer = setInterval(() => void refresh(), 5000)
+    const onFocus = () => void refresh()
+    window.addEventListener('focus', onFocus)
+    return () => {
+      clearInterval(timer)
+      window.removeEventListener('focus', onFocus)
+    }
+  }, [refresh, current])
+  return (
+    <nav className="sessions" aria-label="Sessions" data-testid="session-list">
+      <button
+        type="button"
+        className="primary new-session"
+        data-testid="session-new"
+        disabled={create.busy}
+        onClick={() =>
+          void create.run(async () => {
+            const { id } = await api.createSession()
+            onOpen(id)
+            await refresh()
+          })
+        }
+      >
+        {create.busy ? 'Creating…' : 'New session'}
+      </button>
+      <ErrorLine error={create.error} testId="session-new-error" />
+      <ErrorLine error={loadError} testId="session-list-error" />
+      {sessions !== null && sessions.length === 0 && <p className="empty">No sessions yet.</p>}
+      <ul>
+        {[...(sessions ?? [])]
+          .sort((a, b) => b.updatedSeq - a.updatedSeq || a.id.localeCompare(b.id))
+          .map((session) => (
+            <li key={session.id}>
+              <a
+                href={`#/s/${encodeURIComponent(session.id)}`}
+                className={session.id === current ? 'active' : ''}
+                aria-current={session.id === current ? 'page' : undefined}
+                data-testid="session-item"
+                data-session-id={session.id}
+              >
+                <code>{session.id}</code>
+                <span className="count">{session.events} events</span>
+              </a>
+            </li>
+          ))}
+      </ul>
+    </nav>
+  )
+}

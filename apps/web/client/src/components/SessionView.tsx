@@ -1,0 +1,90 @@
+import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react'
+import { api } from '../api.js'
+import { SessionStore } from '../session-store.js'
+import { useAction } from '../use-action.js'
+import type { PlanHistoryView, PlanProjection } from '../wire.js'
+import { Composer, type ComposerSend } from './Composer.js'
+import { EnterPlanCard } from './EnterPlanCard.js'
+import { ErrorLine } from './ErrorLine.js'
+import { GenericQuestion } from './GenericQuestion.js'
+import { HistoryDrawer } from './HistoryDrawer.js'
+import { PlanChip } from './PlanChip.js'
+import { PlanReview } from './PlanReview.js'
+import { Transcript } from './Transcript.js'
+
+/** One open session: header with the plan chip, transcript, pending questions, composer, history drawer. */
+export function SessionView({ id, onOpenSession }: { id: string; onOpenSession: (id: string) => void }) {
+  const store = useMemo(() => new SessionStore(id), [id])
+  useEffect(() => {
+    void store.start()
+    return () => store.stop()
+  }, [store])
+  const state = useSyncExternalStore(store.subscribe, store.getState)
+  const [historyOpen, setHistoryOpen] = useState(false)
+  const chipAction = useAction()
+  const plan = state.frame.values.plan as PlanProjection | undefined
+  const history = state.frame.values.planHistory as PlanHistoryView | undefined
+  const onClosed = useCallback((questionId: string) => store.close(questionId), [store])
+  const closeHistory = useCallback(() => setHistoryOpen(false), [])
+
+  const send: ComposerSend = useMemo(
+    () => ({
+      prompt: async (text, images) => {
+        await api.prompt(id, text, images)
+      },
+      command: async (line, images) => (await api.command(id, line, images)).result,
+    }),
+    [id],
+  )
+
+  return (
+    <div className="session" data-testid="session" data-session-id={id} data-status={state.status} data-as-of-seq={state.frame.asOfSeq} data-running={String(state.running)}>
+      <header className="session-head">
+        <h1 className="session-title">
+          Session <code data-testid="session-id">{id}</code>
+        </h1>
+        <PlanChip plan={plan} busy={chipAction.busy} onOff={() => void chipAction.run(() => api.command(id, '/plan off', []))} />
+        <span className={`connection conn-${state.status}`} data-testid="connection" role="status">
+          {state.status === 'live' ? (state.running ? 'working…' : 'live') : state.status}
+        </span>
+        <button type="button" className="secondary" data-testid="history-open" onClick={() => setHistoryOpen((open) => !open)} aria-expanded={historyOpen}>
+          Plans{history !== undefined && history.revisions.length > 0 ? ` (${history.revisions.length})` : ''}
+        </button>
+      </header>
+      <ErrorLine error={chipAction.error} testId="plan-chip-error" />
+      {state.status === 'error' && (
+        <p className="error" role="alert" data-testid="session-error">
+          {state.error}
+        </p>
+      )}
+      <div className="session-body">
+        <main className="session-main">
+          <Transcript events={state.events} firstSeq={state.firstSeq} presentations={state.presentations} streaming={state.streaming} />
+          <div className="questions" aria-label="Questions waiting for you">
+            {state.questions.map((pending) => {
+              const only = pending.request.questions.length === 1 ? pending.request.questions[0] : undefined
+              const kind = only?.intent?.kind
+              if (only !== undefined && kind === 'plan-review' && typeof (only.intent as { approve?: unknown }).approve === 'string')
+                return (
+                  <PlanReview
+                    key={pending.id}
+                    sessionId={id}
+                    pending={pending}
+                    question={only}
+                    history={history}
+                    onClosed={onClosed}
+                    onOpenSession={onOpenSession}
+                    onShowHistory={() => setHistoryOpen(true)}
+                  />
+                )
+              if (only !== undefined && kind === 'plan-enter') return <EnterPlanCard key={pending.id} sessionId={id} pending={pending} question={only} onClosed={onClosed} />
+              return <GenericQuestion key={pending.id} sessionId={id} pending={pending} onClosed={onClosed} />
+            })}
+          </div>
+          <Composer send={send} running={state.running} onCancel={async () => void (await api.cancel(id))} />
+        </main>
+        {historyOpen && <HistoryDrawer history={history} onClose={closeHistory} />}
+      </div>
+    </div>
+  )
+}

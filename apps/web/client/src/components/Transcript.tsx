@@ -1,0 +1,295 @@
+import { type ReactNode, useEffect, useLayoutEffect, useMemo, useRef } from 'react'
+import { planTitle } from '../markdown.js'
+import type { DeltaFrame, PresentationWire, SessionEvent, ToolPresentation } from '../wire.js'
+import { Markdown } from './Markdown.js'
+
+type ToolCall = { readonly toolCallId: string; readonly toolName: string; readonly input: unknown }
+type ToolResultData = Extract<SessionEvent, { type: 'tool/result' }>['data']
+type Block = Extract<SessionEvent, { type: 'assistant/message' }>['data']['content'][number]
+type UserBlock = Extract<SessionEvent, { type: 'user/message' }>['data']['content'][number]
+
+const IMAGE_TYPES = /^image\/(png|jpeg|gif|webp)$/
+
+/** The presentation of the `index`-th tool call (or the result) of an event, read from the server's wire value. */
+function pick(wire: PresentationWire | undefined, index: number, toolCallId: string): ToolPresentation | undefined {
+  if (wire === undefined || wire === null) return undefined
+  if (Array.isArray(wire)) return (wire[index] ?? undefined) as ToolPresentation | undefined
+  const one = wire as ToolPresentation
+  if (typeof one.card === 'string' && typeof one.title === 'string') return index === 0 ? one : undefined
+  const byId = (wire as Record<string, ToolPresentation>)[toolCallId]
+  return byId !== undefined && typeof byId.title === 'string' ? byId : undefined
+}
+
+/** What a call shows when the server sent no presentation (e.g. a tail loaded on reload). */
+function fallbackCall(call: ToolCall): ToolPresentation {
+  const input = (call.input ?? {}) as Record<string, unknown>
+  if (call.toolName === 'exit_plan_mode' && typeof input.plan === 'string')
+    return { card: 'generic', title: planTitle(input.plan), kind: 'other', content: [{ type: 'text', text: input.plan }] }
+  if (call.toolName === 'enter_plan_mode')
+    return {
+      card: 'generic',
+      title: 'Enter plan mode?',
+      kind: 'other',
+      content: typeof input.reason === 'string' ? [{ type: 'text', text: input.reason }] : [],
+    }
+  return { card: 'generic', title: call.toolName, kind: 'other', content: [{ type: 'text', text: '```json\n' + JSON.stringify(call.input, null, 2) + '\n```' }] }
+}
+
+const textOf = (blocks: readonly { type: string; text?: string }[]): string =>
+  blocks
+    .filter((block) => block.type === 'text')
+    .map((block) => block.text ?? '')
+    .join('\n\n')
+
+function ToolCard({
+  call,
+  presentation,
+  result,
+  resultPresentation,
+}: {
+  call: ToolCall
+  presentation: ToolPresentation | undefined
+  result: ToolResultData | undefined
+  resultPresentation: ToolPresentation | undefined
+}) {
+  const shown = presentation ?? fallbackCall(call)
+  const status = result === undefined ? 'running' : result.isError ? 'failed' : 'done'
+  const body = textOf(shown.content)
+  const resultBody = resultPresentation !== undefined ? textOf(resultPresentation.content) : result !== undefined ? textOf(result.content) : ''
+  return (
+    <article className={`tool-card tool-${status}`} data-testid="tool-card" data-tool={call.toolName} data-status={status} aria-label={`Tool ${call.toolName}: ${shown.title}`}>
+      <header className="tool-head">
+        <span className={`tool-kind kind-${shown.kind ?? 'other'}`} aria-hidden="true">
+          {shown.kind === 'read' ? '◎' : shown.kind === 'edit' ? '✎' : shown.kind === 'execute' ? '▶' : '◆'}
+        </span>
+        <span className="tool-title" data-testid="tool-card-title">
+          {shown.title}
+        </span>
+        <span className="tool-name">{call.toolName}</span>
+        <span className={`tool-status status-${status}`} data-testid="tool-card-status">
+          {status}
+        </span>
+      </header>
+      {body !== '' && (
+        <details className="tool-body" open={call.toolName === 'exit_plan_mode' ? false : undefined}>
+          <summary>{call.toolName === 'exit_plan_mode' ? 'Plan' : 'Call'}</summary>
+          <Markdown text={body} testId="tool-card-body" />
+        </details>
+      )}
+      {result !== undefined && resultBody !== '' && (
+        <div className="tool-result" data-testid="tool-card-result">
+          {resultPresentation !== undefined && resultPresentation.title !== shown.title && <strong>{resultPresentation.title}: </strong>}
+          <Markdown text={resultBody} />
+        </div>
+      )}
+    </article>
+  )
+}
+
+function UserImages({ blocks }: { blocks: readonly UserBlock[] }) {
+  const images = blocks.filter((block): block is Extract<UserBlock, { type: 'image' }> => block.type === 'image')
+  if (images.length === 0) return null
+  return (
+    <div className="message-images">
+      {images.map((block, index) =>
+        IMAGE_TYPES.test(block.attachment.mediaType) ? (
+          <img
+            key={index}
+            data-testid="message-image"
+            src={`data:${block.attachment.mediaType};base64,${block.attachment.data}`}
+            alt={block.attachment.name ?? `attached image ${index + 1}`}
+          />
+        ) : (
+          <span key={index} className="attachment">
+            {block.attachment.name ?? block.attachment.mediaType}
+          </span>
+        ),
+      )}
+    </div>
+  )
+}
+
+/**
+ * The session's transcript: user messages, plan-mode notices and guidance
+ * (each shown distinctly), assistant text (streamed text until the logged
+ * message replaces it), tool cards, commands and their replies, plan-mode
+ * switches and review outcomes.
+ */
+export function Transcript({
+  events,
+  firstSeq,
+  presentations,
+  streaming,
+}: {
+  events: readonly SessionEvent[]
+  firstSeq: number
+  presentations: ReadonlyMap<number, PresentationWire>
+  streaming: readonly DeltaFrame[]
+}) {
+  const { results, commands, calls } = useMemo(() => {
+    const results = new Map<string, { data: ToolResultData; seq: number }>()
+    const commands = new Map<string, Extract<SessionEvent, { type: 'command/done' }>['data']>()
+    const calls = new Set<string>()
+    for (const event of events) {
+      if (event.type === 'tool/result') results.set(event.data.toolCallId, { data: event.data, seq: event.seq })
+      else if (event.type === 'command/done') commands.set(event.data.commandId, event.data)
+      else if (event.type === 'assistant/message')
+        for (const block of event.data.content) if (block.type === 'tool-call') calls.add(block.toolCallId)
+    }
+    return { results, commands, calls }
+  }, [events])
+
+  const scroller = useRef<HTMLDivElement>(null)
+  const pinned = useRef(true)
+  useEffect(() => {
+    const element = scroller.current
+    if (element === null) return
+    const onScroll = () => {
+      pinned.current = element.scrollHeight - element.scrollTop - element.clientHeight < 80
+    }
+    element.addEventListener('scroll', onScroll, { passive: true })
+    return () => element.removeEventListener('scroll', onScroll)
+  }, [])
+  useLayoutEffect(() => {
+    const element = scroller.current
+    if (element !== null && pinned.current) element.scrollTop = element.scrollHeight
+  }, [events, streaming])
+
+  const rows: ReactNode[] = []
+  for (const event of events) {
+    const key = event.seq
+    switch (event.type) {
+      case 'user/message': {
+        const { source, content } = event.data
+        const text = textOf(content)
+        if (source.kind === 'plugin' && source.form === 'notice') {
+          rows.push(
+            <div key={key} className="notice" data-testid="notice" data-seq={key} role="note">
+              <span className="notice-label">{source.summary ?? 'Notice'}</span>
+              <details>
+                <summary>what the model was told</summary>
+                <p className="pre">{text}</p>
+              </details>
+            </div>,
+          )
+        } else if (source.kind === 'plugin' && source.form === 'guidance') {
+          rows.push(
+            <details key={key} className="guidance" data-testid="guidance" data-seq={key}>
+              <summary>Plan-mode guidance sent to the model</summary>
+              <Markdown text={text} />
+            </details>,
+          )
+        } else {
+          const from = source.kind === 'plugin' ? `${source.plugin}` : 'You'
+          rows.push(
+            <div key={key} className={`message user ${source.kind === 'plugin' ? 'from-plugin' : ''}`} data-testid="user-message" data-seq={key}>
+              <div className="who">{from}</div>
+              <UserImages blocks={content} />
+              {text !== '' && <p className="pre" data-testid="user-message-text">{text}</p>}
+            </div>,
+          )
+        }
+        break
+      }
+      case 'assistant/message': {
+        const parts: ReactNode[] = []
+        let callIndex = 0
+        event.data.content.forEach((block: Block, index) => {
+          if (block.type === 'text' && block.text.trim() !== '') parts.push(<Markdown key={index} text={block.text} testId="assistant-text" />)
+          else if (block.type === 'reasoning' && block.text.trim() !== '')
+            parts.push(
+              <details key={index} className="reasoning" data-testid="reasoning">
+                <summary>Reasoning</summary>
+                <p className="pre">{block.text}</p>
+              </details>,
+            )
+          else if (block.type === 'tool-call') {
+            const result = results.get(block.toolCallId)
+            parts.push(
+              <ToolCard
+                key={index}
+                call={block}
+                presentation={pick(presentations.get(event.seq), callIndex, block.toolCallId)}
+                result={result?.data}
+                resultPresentation={result === undefined ? undefined : pick(presentations.get(result.seq), 0, block.toolCallId)}
+              />,
+            )
+            callIndex += 1
+          }
+        })
+        if (parts.length > 0)
+          rows.push(
+            <div key={key} className="message assistant" data-testid="assistant-message" data-seq={key}>
+              <div className="who">Assistant</div>
+              {parts}
+            </div>,
+          )
+        break
+      }
+      case 'tool/result':
+        if (!calls.has(event.data.toolCallId))
+          rows.push(
+            <div key={key} className="tool-card orphan" data-testid="tool-result" data-seq={key}>
+              <strong>{event.data.toolName}</strong> {event.data.isError ? 'failed' : 'returned'}: <span className="pre">{textOf(event.data.content)}</span>
+            </div>,
+          )
+        break
+      case 'command/run': {
+        const done = commands.get(event.data.commandId)
+        rows.push(
+          <div key={key} className={`command ${done?.kind === 'error' ? 'command-error' : ''}`} data-testid="command" data-seq={key}>
+            <code data-testid="command-line">/{event.data.name}{event.data.args ? ` ${event.data.args}` : ''}</code>
+            {done?.text !== undefined && <span data-testid="command-reply"> → {done.text}</span>}
+          </div>,
+        )
+        break
+      }
+      case 'plan/mode':
+        rows.push(
+          <div key={key} className={`mode-switch ${event.data.active ? 'on' : 'off'}`} data-testid="plan-mode-switch" data-active={String(event.data.active)} data-seq={key} role="separator">
+            <span>Plan mode {event.data.active ? 'on' : 'off'}</span>
+          </div>,
+        )
+        break
+      case 'plan/review':
+        rows.push(
+          <div key={key} className={`review-outcome outcome-${event.data.outcome}`} data-testid="review-outcome" data-outcome={event.data.outcome} data-seq={key}>
+            Plan review: {event.data.outcome}
+            {event.data.plan !== undefined && ' (edited)'}
+            {event.data.feedback !== undefined && <> — “{event.data.feedback}”</>}
+            {event.data.comments !== undefined && ` · ${event.data.comments.length} comment${event.data.comments.length === 1 ? '' : 's'}`}
+          </div>,
+        )
+        break
+      case 'turn/end':
+        if (event.data.reason !== 'completed')
+          rows.push(
+            <div key={key} className="turn-end" data-testid="turn-end" data-reason={event.data.reason} data-seq={key}>
+              Turn {event.data.turn} ended: {event.data.reason}
+              {event.data.error !== undefined && ` — ${event.data.error}`}
+            </div>,
+          )
+        break
+      default:
+        break
+    }
+  }
+
+  return (
+    <div className="transcript" ref={scroller} data-testid="transcript" role="log" aria-label="Transcript" aria-live="polite" aria-relevant="additions">
+      {firstSeq > 0 && (
+        <p className="earlier" data-testid="earlier-events">
+          {firstSeq} earlier event{firstSeq === 1 ? '' : 's'} not shown
+        </p>
+      )}
+      {events.length === 0 && streaming.length === 0 && <p className="empty">No messages yet. Type below, or start with /plan.</p>}
+      {rows}
+      {streaming.map((delta) => (
+        <div key={`delta-${delta.turn}-${delta.step}`} className="message assistant streaming" data-testid="assistant-streaming" aria-busy="true">
+          <div className="who">Assistant</div>
+          <p className="pre">{delta.text}</p>
+        </div>
+      ))}
+    </div>
+  )
+}

@@ -1,0 +1,17 @@
+import { ApiError, api } from '../api.js'
+import type { UserAnswer } from '../wire.js'
+
+/**
+ * Answers (or, without answers, dismisses) a pending question. A 409 means
+ * it closed elsewhere: the card closes and the error is still shown.
+ */
+export async function sendAnswer(sessionId: string, questionId: string, answers: readonly UserAnswer[] | null, onClosed: (id: string) => void): Promise<void> {
+  try {
+    if (answers === null) await api.dismiss(sessionId, questionId)
+    else await api.answer(sessionId, questionId, answers)
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 409) onClosed(questionId)
+    throw error
+  }
+  onClosed(questionId)
+}

@@ -1,0 +1,273 @@
+/**
+ * One open session, live: the history tail and snapshot from
+ * `GET /api/sessions/:id`, then the Server-Sent Events stream from the last
+ * seq seen. Every tab folds the same server frames the same way, so two tabs
+ * agree at every `asOfSeq`; a question answered anywhere closes everywhere.
+ */
+import { ApiError, api, streamUrl } from './api.js'
+import type {
+  AppendFrame,
+  DeltaFrame,
+  PendingQuestion,
+  PresentationWire,
+  ProjectionFrame,
+  QuestionClosedFrame,
+  SessionEvent,
+  SessionTail,
+} from './wire.js'
+
+/** What the view reads; a new object after every change. */
+export interface SessionState {
+  readonly id: string
+  readonly status: 'loading' | 'live' | 'reconnecting' | 'error'
+  readonly error: string | null
+  readonly events: readonly SessionEvent[]
+  /** `seq` of the first event held (earlier ones were not loaded). */
+  readonly firstSeq: number
+  /** Server presentations by event `seq`. */
+  readonly presentations: ReadonlyMap<number, PresentationWire>
+  readonly frame: ProjectionFrame
+  readonly questions: readonly PendingQuestion[]
+  /** Streamed text of steps whose `assistant/message` is not logged yet, oldest first. */
+  readonly streaming: readonly DeltaFrame[]
+  /** Whether a turn is open. */
+  readonly running: boolean
+}
+
+type Listener = () => void
+
+const RECONNECT_MS = 1000
+
+/** Whether the events hold an open turn; `fallback` when they show neither end. */
+function openTurn(events: readonly SessionEvent[], fallback: boolean): boolean {
+  for (let index = events.length - 1; index >= 0; index--) {
+    const type = events[index]!.type
+    if (type === 'turn/end') return false
+    if (type === 'turn/start') return true
+  }
+  return fallback
+}
+
+function unwrap(item: SessionTail['events'][number]): { event: SessionEvent; presentation?: PresentationWire } {
+  return 'event' in item && typeof item.event === 'object' ? item : { event: item as SessionEvent }
+}
+
+/** The live state of one session; `subscribe`/`getState` for `useSyncExternalStore`. */
+export class SessionStore {
+  private state: SessionState
+  private readonly listeners = new Set<Listener>()
+  private source: EventSource | null = null
+  private timer: ReturnType<typeof setTimeout> | null = null
+  private stopped = false
+  private generation = 0
+  private loadedOnce = false
+  private runningHint = false
+  /** Questions closed here or elsewhere: never shown again, whatever a late tail says. */
+  private readonly closed = new Set<string>()
+
+  constructor(readonly id: string) {
+    this.state = {
+      id,
+      status: 'loading',
+      error: null,
+      events: [],
+      firstSeq: 0,
+      presentations: new Map(),
+      frame: { asOfSeq: -1, values: {} },
+      questions: [],
+      streaming: [],
+      running: false,
+    }
+  }
+
+  readonly subscribe = (listener: Listener): (() => void) => {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  readonly getState = (): SessionState => this.state
+
+  private set(patch: Partial<SessionState>): void {
+    this.state = { ...this.state, ...patch }
+    for (const listener of this.listeners) listener()
+  }
+
+  /** The last `seq` held, or null before the first event. */
+  lastSeq(): number | null {
+    const events = this.state.events
+    return events.length === 0 ? null : events[events.length - 1]!.seq
+  }
+
+  /** Loads the tail and snapshot, then follows the stream. */
+  async start(): Promise<void> {
+    this.stopped = false
+    const generation = ++this.generation
+    await this.load()
+    if (generation === this.generation && !this.stopped && this.loadedOnce) this.connect()
+  }
+
+  /** Closes the stream for good. */
+  stop(): void {
+    this.stopped = true
+    if (this.timer !== null) clearTimeout(this.timer)
+    this.source?.close()
+    this.source = null
+  }
+
+  /** Forgets a question locally (it was answered or dismissed from this tab). */
+  close(questionId: string): void {
+    this.closed.add(questionId)
+    this.set({ questions: this.state.questions.filter((question) => question.id !== questionId) })
+  }
+
+  private async load(): Promise<void> {
+    let tail: SessionTail
+    try {
+      tail = await api.session(this.id)
+    } catch (error) {
+      if (this.stopped) return
+      const message = error instanceof Error ? error.message : String(error)
+      if (!this.loadedOnce) this.set({ status: 'error', error: message })
+      else this.set({ status: 'reconnecting', error: message })
+      if (!(error instanceof ApiError && (error.status === 401 || error.status === 403 || error.status === 404))) this.retryLater()
+      return
+    }
+    if (this.stopped) return
+    this.loadedOnce = true
+    this.runningHint = tail.running
+    const items = tail.events.map(unwrap)
+    const last = this.lastSeq()
+    const presentations = new Map(this.state.presentations)
+    for (const [seq, presentation] of Object.entries(tail.presentations ?? {})) presentations.set(Number(seq), presentation)
+    for (const { event, presentation } of items) if (presentation !== undefined) presentations.set(event.seq, presentation)
+    let events: SessionEvent[]
+    let firstSeq = this.state.firstSeq
+    const incoming = items.map((item) => item.event)
+    if (last === null || incoming.length === 0 || incoming[0]!.seq > last + 1) {
+      // first load, or a gap since what we hold: take the tail as it is
+      events = last !== null && incoming.length === 0 ? [...this.state.events] : incoming
+      if (last === null || incoming.length > 0) firstSeq = tail.firstSeq
+    } else {
+      events = [...this.state.events, ...incoming.filter((event) => event.seq > last)]
+    }
+    const frame = tail.snapshot.asOfSeq >= this.state.frame.asOfSeq ? tail.snapshot : this.state.frame
+    const questions = tail.questions.filter((question) => !this.closed.has(question.id))
+    this.set({
+      status: this.source?.readyState === 1 ? 'live' : this.state.status === 'error' ? 'loading' : this.state.status,
+      error: null,
+      events,
+      firstSeq,
+      presentations,
+      frame,
+      questions,
+      running: openTurn(events, tail.running),
+    })
+  }
+
+  private retryLater(): void {
+    if (this.stopped || this.timer !== null) return
+    this.timer = setTimeout(() => {
+      this.timer = null
+      if (this.stopped) return
+      if (!this.loadedOnce) void this.start()
+      else this.connect()
+    }, RECONNECT_MS)
+  }
+
+  private connect(): void {
+    this.source?.close()
+    const source = new EventSource(streamUrl(this.id, this.lastSeq()))
+    this.source = source
+    let opened = false
+    source.addEventListener('open', () => {
+      if (this.source !== source) return
+      const again = opened || this.state.status === 'reconnecting'
+      opened = true
+      this.set({ status: 'live', error: null })
+      // after a reconnect, questions may have opened or closed meanwhile
+      if (again) void this.load()
+    })
+    source.addEventListener('error', () => {
+      if (this.source !== source || this.stopped) return
+      this.set({ status: 'reconnecting' })
+      if (source.readyState === 2) {
+        // the browser gave up (a non-200 answer): open a fresh stream from the last seq held
+        source.close()
+        this.source = null
+        this.retryLater()
+      }
+    })
+    source.addEventListener('append', (message) => this.onAppend(parse<AppendFrame>(message)))
+    source.addEventListener('frame', (message) => this.onFrame(parse<ProjectionFrame>(message)))
+    source.addEventListener('delta', (message) => this.onDelta(parse<DeltaFrame>(message)))
+    source.addEventListener('question', (message) => this.onQuestion(parse<PendingQuestion>(message)))
+    source.addEventListener('question-closed', (message) => this.onQuestionClosed(parse<QuestionClosedFrame>(message)))
+  }
+
+  private onAppend(frame: AppendFrame | undefined): void {
+    if (frame === undefined || typeof frame.event?.seq !== 'number') return
+    const { event } = frame
+    const last = this.lastSeq()
+    if (last !== null && event.seq <= last) return // already held (a resumed stream may repeat)
+    const events = [...this.state.events, event]
+    let presentations = this.state.presentations
+    if (frame.presentation !== undefined) {
+      const next = new Map(presentations)
+      next.set(event.seq, frame.presentation)
+      presentations = next
+    }
+    let streaming = this.state.streaming
+    if (event.type === 'assistant/message') {
+      const { turn, step } = event.data
+      streaming = streaming.filter((delta) => delta.turn !== turn || delta.step !== step)
+    } else if (event.type === 'turn/end') {
+      streaming = streaming.filter((delta) => delta.turn !== event.data.turn)
+    }
+    this.set({
+      events,
+      firstSeq: last === null ? event.seq : this.state.firstSeq,
+      presentations,
+      streaming,
+      running: openTurn(events, this.runningHint),
+    })
+  }
+
+  private onFrame(frame: ProjectionFrame | undefined): void {
+    if (frame === undefined || typeof frame.asOfSeq !== 'number') return
+    if (frame.asOfSeq < this.state.frame.asOfSeq) return
+    this.set({ frame: { asOfSeq: frame.asOfSeq, values: { ...this.state.frame.values, ...frame.values } } })
+  }
+
+  private onDelta(delta: DeltaFrame | undefined): void {
+    if (delta === undefined || typeof delta.text !== 'string') return
+    // a step whose message is already logged streams nothing more
+    const logged = this.state.events.some(
+      (event) => event.type === 'assistant/message' && event.data.turn === delta.turn && event.data.step === delta.step,
+    )
+    if (logged) return
+    const streaming = [...this.state.streaming]
+    const index = streaming.findIndex((item) => item.turn === delta.turn && item.step === delta.step)
+    if (index === -1) streaming.push(delta)
+    else streaming[index] = { ...delta, text: streaming[index]!.text + delta.text }
+    this.set({ streaming })
+  }
+
+  private onQuestion(question: PendingQuestion | undefined): void {
+    if (question === undefined || typeof question.id !== 'string' || this.closed.has(question.id)) return
+    if (this.state.questions.some((held) => held.id === question.id)) return
+    this.set({ questions: [...this.state.questions, question] })
+  }
+
+  private onQuestionClosed(closed: QuestionClosedFrame | undefined): void {
+    if (closed === undefined || typeof closed.id !== 'string') return
+    this.close(closed.id)
+  }
+}
+
+function parse<T>(message: Event): T | undefined {
+  try {
+    return JSON.parse((message as MessageEvent<string>).data) as T
+  } catch {
+    return undefined
+  }
+}

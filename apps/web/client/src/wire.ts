@@ -1,0 +1,76 @@
+/**
+ * The wire types of the server contract (apps/web/API.md), as the client
+ * reads them. Types only: the seams and plan-projection types are erased.
+ */
+import type { CommandResult, SessionEvent, ToolPresentation, UserAnswer, UserQuestion } from '@planmode/seams'
+import type { PlanHistoryView, PlanProjection, PlanRevision } from '@planmode/plan-projection/client'
+// declares the `plan/review` event in SessionEventMap (types only)
+import type { PlanReviewEventData } from '@planmode/plan-tool'
+
+export type { CommandResult, SessionEvent, ToolPresentation, UserAnswer, UserQuestion }
+export type { PlanHistoryView, PlanProjection, PlanRevision, PlanReviewEventData }
+
+/** A row of `GET /api/sessions`. */
+export interface SessionSummary {
+  readonly id: string
+  readonly events: number
+  readonly updatedSeq: number
+}
+
+/** The projection values the client knows. */
+export interface ProjectionValues {
+  readonly plan?: PlanProjection
+  readonly planHistory?: PlanHistoryView
+  readonly [key: string]: unknown
+}
+
+/** `{ asOfSeq, values }`: a snapshot or a `frame`. */
+export interface ProjectionFrame {
+  readonly asOfSeq: number
+  readonly values: ProjectionValues
+}
+
+/** A question waiting for some tab to answer it. */
+export interface PendingQuestion {
+  readonly id: string
+  readonly sessionId: string
+  readonly request: { readonly questions: readonly UserQuestion[] }
+}
+
+/**
+ * What the server says about a tool call or result. API.md gives one
+ * `presentation` per `append` frame; an assistant message may hold several
+ * calls, so a list (in call order) or a map by `toolCallId` is read too.
+ */
+export type PresentationWire = ToolPresentation | readonly (ToolPresentation | null)[] | Readonly<Record<string, ToolPresentation>>
+
+/** `GET /api/sessions/:id`. */
+export interface SessionTail {
+  readonly id: string
+  readonly events: readonly (SessionEvent | { readonly event: SessionEvent; readonly presentation?: PresentationWire })[]
+  readonly firstSeq: number
+  readonly snapshot: ProjectionFrame
+  readonly questions: readonly PendingQuestion[]
+  readonly running: boolean
+  /** Presentations by `seq`, if the server sends them beside the tail. */
+  readonly presentations?: Readonly<Record<string, PresentationWire>>
+}
+
+/** `event: append`. */
+export interface AppendFrame {
+  readonly event: SessionEvent
+  readonly presentation?: PresentationWire
+}
+
+/** `event: delta`: streamed assistant text of one step (not logged). */
+export interface DeltaFrame {
+  readonly turn: number
+  readonly step: number
+  readonly text: string
+}
+
+/** `event: question-closed`. */
+export interface QuestionClosedFrame {
+  readonly id: string
+  readonly outcome: 'answered' | 'dismissed' | 'aborted'
+}
