@@ -22,6 +22,8 @@ export function App() {
     window.addEventListener('hashchange', onHash)
     return () => window.removeEventListener('hashchange', onHash)
   }, [])
+  const [activity, setActivity] = useState(0)
+  const onActivity = useCallback(() => setActivity((count) => count + 1), [])
   const open = useCallback((id: string) => {
     window.location.hash = `#/s/${encodeURIComponent(id)}`
     setCurrent(id)
@@ -37,7 +39,7 @@ export function App() {
     <div className="app" data-testid="app">
       <aside className="sidebar">
         <p className="brand">planmode</p>
-        <SessionList current={current} onOpen={open} />
+        <SessionList current={current} onOpen={open} activity={activity} />
       </aside>
       {current === null ? (
         <main className="welcome" data-testid="welcome">
@@ -45,7 +47,7 @@ export function App() {
           <p>Open a session or start a new one. In a session, <code>/plan</code> enters plan mode and <code>/plan off</code> leaves it.</p>
         </main>
       ) : (
-        <SessionView key={current} id={current} onOpenSession={open} />
+        <SessionView key={current} id={current} onOpenSession={open} onActivity={onActivity} />
       )}
     </div>
   )

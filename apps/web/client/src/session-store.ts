@@ -48,10 +48,6 @@ function openTurn(events: readonly SessionEvent[], fallback: boolean): boolean {
   return fallback
 }
 
-function unwrap(item: SessionTail['events'][number]): { event: SessionEvent; presentation?: PresentationWire } {
-  return 'event' in item && typeof item.event === 'object' ? item : { event: item as SessionEvent }
-}
-
 /** The live state of one session; `subscribe`/`getState` for `useSyncExternalStore`. */
 export class SessionStore {
   private state: SessionState
@@ -135,14 +131,12 @@ export class SessionStore {
     if (this.stopped) return
     this.loadedOnce = true
     this.runningHint = tail.running
-    const items = tail.events.map(unwrap)
     const last = this.lastSeq()
     const presentations = new Map(this.state.presentations)
     for (const [seq, presentation] of Object.entries(tail.presentations ?? {})) presentations.set(Number(seq), presentation)
-    for (const { event, presentation } of items) if (presentation !== undefined) presentations.set(event.seq, presentation)
-    let events: SessionEvent[]
+    let events: readonly SessionEvent[]
     let firstSeq = this.state.firstSeq
-    const incoming = items.map((item) => item.event)
+    const incoming = tail.events
     if (last === null || incoming.length === 0 || incoming[0]!.seq > last + 1) {
       // first load, or a gap since what we hold: take the tail as it is
       events = last !== null && incoming.length === 0 ? [...this.state.events] : incoming

@@ -13,8 +13,11 @@ export type { PlanHistoryView, PlanProjection, PlanRevision, PlanReviewEventData
 /** A row of `GET /api/sessions`. */
 export interface SessionSummary {
   readonly id: string
-  readonly events: number
-  readonly updatedSeq: number
+  /** Absent for a session on disk that is not open yet. */
+  readonly events?: number
+  readonly updatedSeq?: number
+  readonly title?: string
+  readonly running?: boolean
 }
 
 /** The projection values the client knows. */
@@ -38,21 +41,24 @@ export interface PendingQuestion {
 }
 
 /**
- * What the server says about a tool call or result. API.md gives one
- * `presentation` per `append` frame; an assistant message may hold several
- * calls, so a list (in call order) or a map by `toolCallId` is read too.
+ * What the server says about an event's tool calls or result (the tools'
+ * `presentCall` / `presentResult`): `calls` by `toolCallId` for an
+ * `assistant/message`, `result` for a `tool/result`.
  */
-export type PresentationWire = ToolPresentation | readonly (ToolPresentation | null)[] | Readonly<Record<string, ToolPresentation>>
+export interface PresentationWire {
+  readonly calls?: Readonly<Record<string, ToolPresentation>>
+  readonly result?: ToolPresentation
+}
 
 /** `GET /api/sessions/:id`. */
 export interface SessionTail {
   readonly id: string
-  readonly events: readonly (SessionEvent | { readonly event: SessionEvent; readonly presentation?: PresentationWire })[]
+  readonly events: readonly SessionEvent[]
   readonly firstSeq: number
   readonly snapshot: ProjectionFrame
   readonly questions: readonly PendingQuestion[]
   readonly running: boolean
-  /** Presentations by `seq`, if the server sends them beside the tail. */
+  /** The tools' presentations of the tail's events, by `seq`. */
   readonly presentations?: Readonly<Record<string, PresentationWire>>
 }
 

@@ -1,4 +1,4 @@
-import { type ClipboardEvent, type FormEvent, type KeyboardEvent, useId, useRef, useState } from 'react'
+import { type ClipboardEvent, type FormEvent, type KeyboardEvent, useEffect, useId, useRef, useState } from 'react'
 import type { ImageUpload } from '../api.js'
 import type { CommandResult } from '../wire.js'
 import { useAction } from '../use-action.js'
@@ -77,6 +77,12 @@ export function Composer({ send, running, onCancel }: { send: ComposerSend; runn
         return image.key !== key
       }),
     )
+
+  useEffect(() => {
+    if (reply === null) return
+    const timer = setTimeout(() => setReply(null), 10_000)
+    return () => clearTimeout(timer)
+  }, [reply])
 
   const submit = async (event?: FormEvent) => {
     event?.preventDefault()
@@ -159,7 +165,7 @@ export function Composer({ send, running, onCancel }: { send: ComposerSend; runn
           }}
         />
         <button type="button" className="secondary" data-testid="composer-attach" onClick={() => fileInput.current?.click()} disabled={action.busy} aria-label="Attach images">
-          📎
+          Attach
         </button>
         <button type="submit" data-testid="composer-send" disabled={action.busy || (text.trim() === '' && images.length === 0)}>
           {action.busy ? 'Sending…' : 'Send'}

@@ -175,7 +175,7 @@ export function PlanReview({
                   </button>
                   {here.map((comment) => (
                     <div key={comments.indexOf(comment)} className="line-comment" data-testid="line-comment" data-line={line}>
-                      <span>💬 {comment.text}</span>
+                      <span><span className="comment-mark">Comment:</span> {comment.text}</span>
                       <button
                         type="button"
                         className="link"

@@ -4,8 +4,8 @@ import { useAction } from '../use-action.js'
 import type { SessionSummary } from '../wire.js'
 import { ErrorLine } from './ErrorLine.js'
 
-/** The sessions on the server, newest activity first, and a button for a new one. */
-export function SessionList({ current, onOpen }: { current: string | null; onOpen: (id: string) => void }) {
+/** The sessions on the server (in its order: latest activity first), and a button for a new one. */
+export function SessionList({ current, onOpen, activity = 0 }: { current: string | null; onOpen: (id: string) => void; activity?: number }) {
   const [sessions, setSessions] = useState<readonly SessionSummary[] | null>(null)
   const [loadError, setLoadError] = useState<string | null>(null)
   const create = useAction()
@@ -27,7 +27,7 @@ export function SessionList({ current, onOpen }: { current: string | null; onOpe
       clearInterval(timer)
       window.removeEventListener('focus', onFocus)
     }
-  }, [refresh, current])
+  }, [refresh, current, activity])
   return (
     <nav className="sessions" aria-label="Sessions" data-testid="session-list">
       <button
@@ -49,9 +49,7 @@ export function SessionList({ current, onOpen }: { current: string | null; onOpe
       <ErrorLine error={loadError} testId="session-list-error" />
       {sessions !== null && sessions.length === 0 && <p className="empty">No sessions yet.</p>}
       <ul>
-        {[...(sessions ?? [])]
-          .sort((a, b) => b.updatedSeq - a.updatedSeq || a.id.localeCompare(b.id))
-          .map((session) => (
+        {(sessions ?? []).map((session) => (
             <li key={session.id}>
               <a
                 href={`#/s/${encodeURIComponent(session.id)}`}
@@ -60,8 +58,8 @@ export function SessionList({ current, onOpen }: { current: string | null; onOpe
                 data-testid="session-item"
                 data-session-id={session.id}
               >
-                <code>{session.id}</code>
-                <span className="count">{session.events} events</span>
+                <span className="session-name">{session.title ?? <code>{session.id}</code>}</span>
+                <span className="count">{session.running === true ? 'working…' : session.events !== undefined ? `${session.events} events` : ''}</span>
               </a>
             </li>
           ))}

@@ -13,7 +13,7 @@ import { PlanReview } from './PlanReview.js'
 import { Transcript } from './Transcript.js'
 
 /** One open session: header with the plan chip, transcript, pending questions, composer, history drawer. */
-export function SessionView({ id, onOpenSession }: { id: string; onOpenSession: (id: string) => void }) {
+export function SessionView({ id, onOpenSession, onActivity }: { id: string; onOpenSession: (id: string) => void; onActivity?: () => void }) {
   const store = useMemo(() => new SessionStore(id), [id])
   useEffect(() => {
     void store.start()
@@ -21,6 +21,10 @@ export function SessionView({ id, onOpenSession }: { id: string; onOpenSession: 
   }, [store])
   const state = useSyncExternalStore(store.subscribe, store.getState)
   const [historyOpen, setHistoryOpen] = useState(false)
+  // a turn starting or ending changes the session list (its title, count, state)
+  useEffect(() => {
+    if (state.status === 'live') onActivity?.()
+  }, [state.running, state.status, onActivity])
   const chipAction = useAction()
   const plan = state.frame.values.plan as PlanProjection | undefined
   const history = state.frame.values.planHistory as PlanHistoryView | undefined

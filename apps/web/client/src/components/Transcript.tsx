@@ -10,14 +10,13 @@ type UserBlock = Extract<SessionEvent, { type: 'user/message' }>['data']['conten
 
 const IMAGE_TYPES = /^image\/(png|jpeg|gif|webp)$/
 
-/** The presentation of the `index`-th tool call (or the result) of an event, read from the server's wire value. */
-function pick(wire: PresentationWire | undefined, index: number, toolCallId: string): ToolPresentation | undefined {
-  if (wire === undefined || wire === null) return undefined
-  if (Array.isArray(wire)) return (wire[index] ?? undefined) as ToolPresentation | undefined
-  const one = wire as ToolPresentation
-  if (typeof one.card === 'string' && typeof one.title === 'string') return index === 0 ? one : undefined
-  const byId = (wire as Record<string, ToolPresentation>)[toolCallId]
-  return byId !== undefined && typeof byId.title === 'string' ? byId : undefined
+const isPresentation = (value: unknown): value is ToolPresentation =>
+  typeof value === 'object' && value !== null && typeof (value as ToolPresentation).title === 'string' && Array.isArray((value as ToolPresentation).content)
+
+/** The server's presentation of a call (by `toolCallId`) or of a result. */
+function pick(wire: PresentationWire | undefined, toolCallId: string | null): ToolPresentation | undefined {
+  const found = toolCallId === null ? wire?.result : wire?.calls?.[toolCallId]
+  return isPresentation(found) ? found : undefined
 }
 
 /** What a call shows when the server sent no presentation (e.g. a tail loaded on reload). */
@@ -41,23 +40,35 @@ const textOf = (blocks: readonly { type: string; text?: string }[]): string =>
     .map((block) => block.text ?? '')
     .join('\n\n')
 
+const REVIEW_STATUS: Record<string, string> = {
+  approved: 'approved',
+  'keep-planning': 'kept planning',
+  stopped: 'stopped',
+  dismissed: 'dismissed',
+}
+
 function ToolCard({
   call,
   presentation,
   result,
   resultPresentation,
+  review,
 }: {
   call: ToolCall
   presentation: ToolPresentation | undefined
   result: ToolResultData | undefined
   resultPresentation: ToolPresentation | undefined
+  /** The `plan/review` outcome of an `exit_plan_mode` call, when recorded. */
+  review: string | undefined
 }) {
   const shown = presentation ?? fallbackCall(call)
-  const status = result === undefined ? 'running' : result.isError ? 'failed' : 'done'
+  const status = review !== undefined ? review : result === undefined ? (call.toolName === 'exit_plan_mode' ? 'in review' : 'running') : result.isError ? 'failed' : 'done'
   const body = textOf(shown.content)
+  // a presentation is markdown; a raw result is shown as text
   const resultBody = resultPresentation !== undefined ? textOf(resultPresentation.content) : result !== undefined ? textOf(result.content) : ''
+  const label = REVIEW_STATUS[status] ?? status
   return (
-    <article className={`tool-card tool-${status}`} data-testid="tool-card" data-tool={call.toolName} data-status={status} aria-label={`Tool ${call.toolName}: ${shown.title}`}>
+    <article className={`tool-card tool-${result?.isError === true && review === undefined ? 'failed' : 'ok'}`} data-testid="tool-card" data-tool={call.toolName} data-status={status} aria-label={`Tool ${call.toolName}: ${shown.title}`}>
       <header className="tool-head">
         <span className={`tool-kind kind-${shown.kind ?? 'other'}`} aria-hidden="true">
           {shown.kind === 'read' ? '◎' : shown.kind === 'edit' ? '✎' : shown.kind === 'execute' ? '▶' : '◆'}
@@ -66,8 +77,8 @@ function ToolCard({
           {shown.title}
         </span>
         <span className="tool-name">{call.toolName}</span>
-        <span className={`tool-status status-${status}`} data-testid="tool-card-status">
-          {status}
+        <span className={`tool-status status-${status.replace(' ', '-')}`} data-testid="tool-card-status" data-status={status}>
+          {label}
         </span>
       </header>
       {body !== '' && (
@@ -78,8 +89,14 @@ function ToolCard({
       )}
       {result !== undefined && resultBody !== '' && (
         <div className="tool-result" data-testid="tool-card-result">
-          {resultPresentation !== undefined && resultPresentation.title !== shown.title && <strong>{resultPresentation.title}: </strong>}
-          <Markdown text={resultBody} />
+          {resultPresentation !== undefined ? (
+            <>
+              {resultPresentation.title !== shown.title && <strong>{resultPresentation.title}: </strong>}
+              <Markdown text={resultBody} />
+            </>
+          ) : (
+            <pre className="raw-result">{resultBody}</pre>
+          )}
         </div>
       )}
     </article>
@@ -126,29 +143,45 @@ export function Transcript({
   presentations: ReadonlyMap<number, PresentationWire>
   streaming: readonly DeltaFrame[]
 }) {
-  const { results, commands, calls } = useMemo(() => {
+  const { results, commands, calls, reviews } = useMemo(() => {
     const results = new Map<string, { data: ToolResultData; seq: number }>()
     const commands = new Map<string, Extract<SessionEvent, { type: 'command/done' }>['data']>()
     const calls = new Set<string>()
+    const reviews = new Map<string, string>()
     for (const event of events) {
+      if (event.type === 'plan/review' && !reviews.has(event.data.toolCallId)) reviews.set(event.data.toolCallId, event.data.outcome)
       if (event.type === 'tool/result') results.set(event.data.toolCallId, { data: event.data, seq: event.seq })
       else if (event.type === 'command/done') commands.set(event.data.commandId, event.data)
       else if (event.type === 'assistant/message')
         for (const block of event.data.content) if (block.type === 'tool-call') calls.add(block.toolCallId)
     }
-    return { results, commands, calls }
+    return { results, commands, calls, reviews }
   }, [events])
 
+  // Follow the end of the transcript while the reader is there (also when the panel below grows or shrinks).
   const scroller = useRef<HTMLDivElement>(null)
+  const content = useRef<HTMLDivElement>(null)
   const pinned = useRef(true)
   useEffect(() => {
     const element = scroller.current
     if (element === null) return
+    // only the reader scrolling up lets go of the end (a panel appearing below shrinks the view without that)
+    let last = element.scrollTop
     const onScroll = () => {
-      pinned.current = element.scrollHeight - element.scrollTop - element.clientHeight < 80
+      if (element.scrollHeight - element.scrollTop - element.clientHeight < 80) pinned.current = true
+      else if (element.scrollTop < last) pinned.current = false
+      last = element.scrollTop
     }
     element.addEventListener('scroll', onScroll, { passive: true })
-    return () => element.removeEventListener('scroll', onScroll)
+    const observer = new ResizeObserver(() => {
+      if (pinned.current) element.scrollTop = element.scrollHeight
+    })
+    observer.observe(element)
+    if (content.current !== null) observer.observe(content.current)
+    return () => {
+      element.removeEventListener('scroll', onScroll)
+      observer.disconnect()
+    }
   }, [])
   useLayoutEffect(() => {
     const element = scroller.current
@@ -193,7 +226,6 @@ export function Transcript({
       }
       case 'assistant/message': {
         const parts: ReactNode[] = []
-        let callIndex = 0
         event.data.content.forEach((block: Block, index) => {
           if (block.type === 'text' && block.text.trim() !== '') parts.push(<Markdown key={index} text={block.text} testId="assistant-text" />)
           else if (block.type === 'reasoning' && block.text.trim() !== '')
@@ -209,12 +241,12 @@ export function Transcript({
               <ToolCard
                 key={index}
                 call={block}
-                presentation={pick(presentations.get(event.seq), callIndex, block.toolCallId)}
+                presentation={pick(presentations.get(event.seq), block.toolCallId)}
                 result={result?.data}
-                resultPresentation={result === undefined ? undefined : pick(presentations.get(result.seq), 0, block.toolCallId)}
+                resultPresentation={result === undefined ? undefined : pick(presentations.get(result.seq), null)}
+                review={block.toolName === 'exit_plan_mode' ? reviews.get(block.toolCallId) : undefined}
               />,
             )
-            callIndex += 1
           }
         })
         if (parts.length > 0)
@@ -277,6 +309,7 @@ export function Transcript({
 
   return (
     <div className="transcript" ref={scroller} data-testid="transcript" role="log" aria-label="Transcript" aria-live="polite" aria-relevant="additions">
+      <div className="transcript-content" ref={content}>
       {firstSeq > 0 && (
         <p className="earlier" data-testid="earlier-events">
           {firstSeq} earlier event{firstSeq === 1 ? '' : 's'} not shown
@@ -290,6 +323,7 @@ export function Transcript({
           <p className="pre">{delta.text}</p>
         </div>
       ))}
+      </div>
     </div>
   )
 }
