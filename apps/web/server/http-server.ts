@@ -353,9 +353,9 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     host,
     close() {
       closing ??= (async () => {
+        await host.close()
         for (const stream of [...streams]) stream.end()
         streams.clear()
-        await host.close()
         await new Promise<void>((resolvePromise) => {
           server.close(() => resolvePromise())
           server.closeIdleConnections()

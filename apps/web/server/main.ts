@@ -43,8 +43,8 @@ async function main(): Promise<number> {
       guard: options.guard,
       clientDir: clientDir(),
     })
+    process.stdout.write(`planmode web: model: ${choice.description}; sessions in ${options.sessionDir}; workspace ${workspace}${options.guard ? '; plan-guard on' : ''}\n`)
     process.stdout.write(`planmode web: ${server.url}\n`)
-    process.stdout.write(`  model: ${choice.description}; sessions in ${options.sessionDir}; workspace ${workspace}${options.guard ? '; plan-guard on' : ''}\n`)
   } catch (error) {
     process.stderr.write(`planmode web: ${(error as Error).message}\n`)
     return 1

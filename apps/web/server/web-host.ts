@@ -341,11 +341,12 @@ export class WebHost {
     const open = [...this.open.values()]
     await Promise.allSettled(
       open.map(async (entry) => {
-        entry.detachAll()
+        // The tabs still hear the end: the aborted question and the cancelled turn.
         if (entry.agent.status === 'running') await entry.agent.cancel()
         await entry.agent.idle()
         entry.agent.dispose()
         await entry.session.settled()
+        entry.detachAll()
         await this.sessions.close(entry.session)
       }),
     )

@@ -40,6 +40,12 @@ export async function startTestServer(options: Partial<WebServerOptions> = {}): 
   })
 }
 
+/** Where a server listens and its token: a {@link WebServer}, or one running in a child process. */
+export interface Endpoint {
+  readonly port: number
+  readonly token: string
+}
+
 /** A response: status, headers and the parsed JSON body (or the text). */
 export interface Reply {
   readonly status: number
@@ -59,7 +65,7 @@ export interface CallOptions {
 }
 
 /** One HTTP request to the server through node:http (so `Host` and `Origin` can be anything). */
-export function call(server: WebServer, method: string, path: string, options: CallOptions = {}): Promise<Reply> {
+export function call(server: Endpoint, method: string, path: string, options: CallOptions = {}): Promise<Reply> {
   const token = options.token === undefined ? server.token : options.token
   const headers: Record<string, string> = { Host: `127.0.0.1:${server.port}` }
   if (token !== null) headers.Authorization = `Bearer ${token}`
@@ -91,7 +97,7 @@ export function call(server: WebServer, method: string, path: string, options: C
 }
 
 /** A POST with a JSON body. */
-export const post = (server: WebServer, path: string, body: unknown, options: CallOptions = {}): Promise<Reply> => call(server, 'POST', path, { ...options, body })
+export const post = (server: Endpoint, path: string, body: unknown, options: CallOptions = {}): Promise<Reply> => call(server, 'POST', path, { ...options, body })
 
 /** One Server-Sent Event. */
 export interface SseItem {
@@ -114,7 +120,7 @@ export class SseClient {
   }
 
   /** Opens `GET path` with the server's token (or `headers` as given) and resolves once the response headers are in. */
-  static open(server: WebServer, path: string, headers: Record<string, string> = {}): Promise<SseClient> {
+  static open(server: Endpoint, path: string, headers: Record<string, string> = {}): Promise<SseClient> {
     return new Promise((resolve, reject) => {
       const req = httpRequest(
         { host: '127.0.0.1', port: server.port, path, headers: { Host: `127.0.0.1:${server.port}`, Authorization: `Bearer ${server.token}`, Accept: 'text/event-stream', ...headers } },
