@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, useState } from 'react'
+import { focusUnlessTyping } from '../focus.js'
 import { useAction } from '../use-action.js'
 import type { PendingQuestion, UserQuestion } from '../wire.js'
 import { sendAnswer } from './answer-request.js'
@@ -6,7 +7,7 @@ import { ErrorLine } from './ErrorLine.js'
 import { Markdown } from './Markdown.js'
 
 /** The `enter_plan_mode` question (`plan-enter`): Enter plan mode, or Not now with an optional note. */
-export function EnterPlanCard({ sessionId, pending, question, onClosed }: { sessionId: string; pending: PendingQuestion; question: UserQuestion; onClosed: (id: string) => void }) {
+export function EnterPlanCard({ sessionId, pending, question, onClosed }: { sessionId: string; pending: PendingQuestion; question: UserQuestion; onClosed: (id: string, why?: string) => void }) {
   const approve = (question.intent as { approve?: unknown } | undefined)?.approve
   const yes = typeof approve === 'string' ? approve : (question.options[0]?.label ?? 'Enter plan mode')
   const no = question.options.find((option) => option.label !== yes)?.label ?? 'Not now'
@@ -14,7 +15,7 @@ export function EnterPlanCard({ sessionId, pending, question, onClosed }: { sess
   const action = useAction()
   const heading = useRef<HTMLHeadingElement>(null)
   const ids = useId()
-  useEffect(() => heading.current?.focus(), [pending.id])
+  useEffect(() => focusUnlessTyping(heading.current), [pending.id])
   const send = (answers: Parameters<typeof sendAnswer>[2]) => void action.run(() => sendAnswer(sessionId, pending.id, answers, onClosed))
   return (
     <section className="panel enter" data-testid="plan-enter" data-question-id={pending.id} aria-labelledby={`${ids}-title`}>
@@ -27,6 +28,7 @@ export function EnterPlanCard({ sessionId, pending, question, onClosed }: { sess
         <label htmlFor={`${ids}-note`}>Note (optional, sent with {no})</label>
         <textarea id={`${ids}-note`} data-testid="plan-enter-note" rows={2} value={note} onChange={(event) => setNote(event.target.value)} readOnly={action.busy} />
       </div>
+      <div className="panel-footer">
       <div className="actions" role="group" aria-label="Plan mode decision">
         <button type="button" className="primary" data-testid="plan-enter-accept" disabled={action.busy || note.trim() !== ''} onClick={() => send([{ id: question.id, selected: [yes] }])}>
           {yes}
@@ -40,6 +42,7 @@ export function EnterPlanCard({ sessionId, pending, question, onClosed }: { sess
       </div>
       {note.trim() !== '' && <p className="hint">A note goes with {no}; clear it to enter plan mode.</p>}
       <ErrorLine error={action.error} testId="plan-enter-error" />
+      </div>
     </section>
   )
 }

@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, useState } from 'react'
+import { focusUnlessTyping } from '../focus.js'
 import { useAction } from '../use-action.js'
 import type { PendingQuestion, UserAnswer } from '../wire.js'
 import { sendAnswer } from './answer-request.js'
@@ -6,14 +7,14 @@ import { ErrorLine } from './ErrorLine.js'
 import { Markdown } from './Markdown.js'
 
 /** Any question the client has no special panel for: its options (one or several) and custom text, for every question of the request. */
-export function GenericQuestion({ sessionId, pending, onClosed }: { sessionId: string; pending: PendingQuestion; onClosed: (id: string) => void }) {
+export function GenericQuestion({ sessionId, pending, onClosed }: { sessionId: string; pending: PendingQuestion; onClosed: (id: string, why?: string) => void }) {
   const questions = pending.request.questions
   const [selected, setSelected] = useState<Record<string, string[]>>({})
   const [custom, setCustom] = useState<Record<string, string>>({})
   const action = useAction()
   const heading = useRef<HTMLHeadingElement>(null)
   const ids = useId()
-  useEffect(() => heading.current?.focus(), [pending.id])
+  useEffect(() => focusUnlessTyping(heading.current), [pending.id])
 
   const answered = questions.every((question) => (selected[question.id]?.length ?? 0) > 0 || (custom[question.id] ?? '').trim() !== '')
   const submit = () => {
@@ -66,6 +67,7 @@ export function GenericQuestion({ sessionId, pending, onClosed }: { sessionId: s
           </fieldset>
         )
       })}
+      <div className="panel-footer">
       <div className="actions">
         <button type="button" className="primary" data-testid="question-submit" disabled={action.busy || !answered} onClick={submit}>
           Answer
@@ -75,6 +77,7 @@ export function GenericQuestion({ sessionId, pending, onClosed }: { sessionId: s
         </button>
       </div>
       <ErrorLine error={action.error} testId="question-error" />
+      </div>
     </section>
   )
 }

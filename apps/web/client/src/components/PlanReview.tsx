@@ -1,6 +1,7 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'react'
 import { api } from '../api.js'
 import { download, planFileName, planTitle } from '../markdown.js'
+import { focusUnlessTyping } from '../focus.js'
 import { useAction } from '../use-action.js'
 import type { PendingQuestion, PlanHistoryView, PlanRevision, UserAnswer, UserQuestion } from '../wire.js'
 import { sendAnswer } from './answer-request.js'
@@ -52,7 +53,7 @@ export function PlanReview({
   pending: PendingQuestion
   question: UserQuestion
   history: PlanHistoryView | undefined
-  onClosed: (id: string) => void
+  onClosed: (id: string, why?: string) => void
   onOpenSession: (id: string) => void
   onShowHistory: () => void
 }) {
@@ -75,9 +76,7 @@ export function PlanReview({
   const heading = useRef<HTMLHeadingElement>(null)
   const ids = useId()
 
-  useEffect(() => {
-    heading.current?.focus()
-  }, [pending.id])
+  useEffect(() => focusUnlessTyping(heading.current), [pending.id])
 
   const isEdited = intent.editable === true && edited !== plan
   const title = planTitle(isEdited ? edited : plan)
@@ -234,6 +233,7 @@ export function PlanReview({
         <textarea id={`${ids}-feedback`} data-testid="plan-review-feedback" rows={2} value={feedback} onChange={(event) => setFeedback(event.target.value)} readOnly={busy} />
       </div>
 
+      <div className="panel-footer">
       <div className="actions" role="group" aria-label="Review decision">
         <button type="button" className="primary" data-testid="plan-review-approve" disabled={busy || hasNotes} aria-describedby={hasNotes ? `${ids}-approve-hint` : undefined} onClick={approve}>
           {isEdited ? `${intent.approve} edited plan` : intent.approve}
@@ -264,6 +264,7 @@ export function PlanReview({
         </p>
       )}
       <ErrorLine error={localError ?? action.error} testId="plan-review-error" />
+      </div>
 
       <div className="tools" role="group" aria-label="Plan tools">
         <button type="button" className="link" data-testid="plan-review-export" onClick={() => download(planFileName(title), shownPlan)}>

@@ -28,7 +28,14 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
   const chipAction = useAction()
   const plan = state.frame.values.plan as PlanProjection | undefined
   const history = state.frame.values.planHistory as PlanHistoryView | undefined
-  const onClosed = useCallback((questionId: string) => store.close(questionId), [store])
+  const [closedNote, setClosedNote] = useState<string | null>(null)
+  const onClosed = useCallback(
+    (questionId: string, why?: string) => {
+      store.close(questionId)
+      setClosedNote(why === undefined ? null : `That question was already closed: ${why}`)
+    },
+    [store],
+  )
   const closeHistory = useCallback(() => setHistoryOpen(false), [])
 
   const send: ComposerSend = useMemo(
@@ -56,6 +63,14 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
         </button>
       </header>
       <ErrorLine error={chipAction.error} testId="plan-chip-error" />
+      {closedNote !== null && (
+        <p className="error" role="alert" data-testid="question-closed-note">
+          {closedNote}{' '}
+          <button type="button" className="link" onClick={() => setClosedNote(null)}>
+            OK
+          </button>
+        </p>
+      )}
       {state.status === 'error' && (
         <p className="error" role="alert" data-testid="session-error">
           {state.error}
@@ -64,7 +79,10 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
       <div className="session-body">
         <main className="session-main">
           <Transcript events={state.events} firstSeq={state.firstSeq} presentations={state.presentations} streaming={state.streaming} />
-          <div className="questions" aria-label="Questions waiting for you">
+          <p className="visually-hidden" role="status" data-testid="questions-status">
+            {state.questions.length === 0 ? '' : `${state.questions.length} question${state.questions.length === 1 ? '' : 's'} waiting for your answer`}
+          </p>
+          <div className="questions" role="region" aria-label="Questions waiting for you">
             {state.questions.map((pending) => {
               const only = pending.request.questions.length === 1 ? pending.request.questions[0] : undefined
               const kind = only?.intent?.kind

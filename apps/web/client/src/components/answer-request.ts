@@ -3,14 +3,19 @@ import type { UserAnswer } from '../wire.js'
 
 /**
  * Answers (or, without answers, dismisses) a pending question. A 409 means
- * it closed elsewhere: the card closes and the error is still shown.
+ * it closed elsewhere: the card closes and the session shows why.
  */
-export async function sendAnswer(sessionId: string, questionId: string, answers: readonly UserAnswer[] | null, onClosed: (id: string) => void): Promise<void> {
+export async function sendAnswer(
+  sessionId: string,
+  questionId: string,
+  answers: readonly UserAnswer[] | null,
+  onClosed: (id: string, why?: string) => void,
+): Promise<void> {
   try {
     if (answers === null) await api.dismiss(sessionId, questionId)
     else await api.answer(sessionId, questionId, answers)
   } catch (error) {
-    if (error instanceof ApiError && error.status === 409) onClosed(questionId)
+    if (error instanceof ApiError && error.status === 409) onClosed(questionId, error.message)
     throw error
   }
   onClosed(questionId)
