@@ -23,6 +23,8 @@ export interface WebServerOptions extends WebHostOptions {
   readonly defaultTail?: number
   /** Seconds between SSE keep-alive comments (default 15; 0 = none). */
   readonly keepAliveSeconds?: number
+  /** Bytes a stream may have waiting for a slow reader before it is closed (default 16 MiB); the client resumes from its last seq. */
+  readonly streamBufferLimit?: number
 }
 
 /** A running server. */
@@ -49,6 +51,7 @@ class HttpError extends Error {
 }
 
 const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024
+const DEFAULT_STREAM_BUFFER = 16 * 1024 * 1024
 const MAX_TAIL = 100_000
 const ID = /^[A-Za-z0-9._-]{1,200}$/
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
@@ -89,6 +92,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
   const defaultTail = options.defaultTail ?? 500
   const keepAliveMs = (options.keepAliveSeconds ?? 15) * 1000
+  const streamBufferLimit = options.streamBufferLimit ?? DEFAULT_STREAM_BUFFER
   const clientDir = options.clientDir === undefined ? undefined : resolve(options.clientDir)
   const host = WebHost.start(options)
   const streams = new Set<ServerResponse>()
@@ -283,7 +287,11 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     for (const event of events) if (event.seq > from) writeItem(response, { kind: 'append', event, ...withPresentation(event) })
     writeItem(response, { kind: 'frame', snapshot: open.snapshot() })
     for (const question of open.questions.pending()) writeItem(response, { kind: 'question', question })
-    const unsubscribe = open.subscribe((item) => writeItem(response, item))
+    const unsubscribe = open.subscribe((item) => {
+      writeItem(response, item)
+      // A tab that stopped reading is cut off rather than buffered without end; it reconnects with Last-Event-ID.
+      if (response.writableLength > streamBufferLimit) response.destroy()
+    })
     streams.add(response)
     const timer = keepAliveMs > 0 ? setInterval(() => response.write(': keep-alive\n\n'), keepAliveMs) : undefined
     const end = (): void => {

@@ -212,4 +212,50 @@ describe('the whole arc through HTTP and SSE', () => {
       stream.close()
     }
   })
+
+  it('the model asks to enter plan mode: the plan-enter question comes over SSE and an approval switches plan mode on', async () => {
+    const id = await newSession()
+    const stream = await SseClient.open(server, `/api/sessions/${id}/stream`)
+    try {
+      await post(server, `/api/sessions/${id}/prompt`, { text: "Let's plan first: add due dates to tasks" })
+      const question = (await stream.waitFor((item) => item.event === 'question')).data
+      const [entry] = question.request.questions
+      expect(entry).toMatchObject({ id: 'plan-enter', header: 'Plan mode', intent: { kind: 'plan-enter', approve: 'Enter plan mode' } })
+      expect(entry.options.map((option: { label: string }) => option.label)).toEqual(['Enter plan mode', 'Not now'])
+      // An edit is refused: this intent takes none.
+      const refused = await post(server, `/api/sessions/${id}/questions/${question.id}`, { answers: [{ id: 'plan-enter', selected: ['Enter plan mode'], edit: '# x' }] })
+      expect(refused.status).toBe(400)
+      expect(refused.body.error).toMatch(/does not take an edit/)
+      await post(server, `/api/sessions/${id}/questions/${question.id}`, { answers: [{ id: 'plan-enter', selected: ['Enter plan mode'] }] })
+      const on = await waitForEvent(stream, (event) => (event.type as string) === 'plan/mode')
+      expect(on.data).toEqual({ active: true, cause: 'model' })
+      const result = stream.events().find((event) => event.type === 'tool/result' && event.data.toolName === 'enter_plan_mode')!
+      expect(texts(result)).toBe('The user agreed to plan mode. From your next step, explore and plan, then present the plan with exit_plan_mode.')
+      // The plan review follows in the same turn; stop there.
+      const review = (await stream.waitFor((item) => item.event === 'question' && item.data.id !== question.id)).data
+      expect(review.request.questions[0].id).toBe('plan-review')
+      await post(server, `/api/sessions/${id}/questions/${review.id}`, { answers: [{ id: 'plan-review', selected: ['Stop planning'], custom: 'not now' }] })
+      await waitForEvent(stream, turnEnded(1))
+      expect(stream.frames().at(-1)!.values.plan).toEqual({ active: false, pending: false })
+    } finally {
+      stream.close()
+    }
+  })
+
+  it('a session another server holds is refused with 409, and nothing is written to it', async () => {
+    const id = await newSession()
+    const other = await startTestServer({ sessionDir })
+    try {
+      const listed = await call(other, 'GET', '/api/sessions')
+      expect(listed.body.sessions.map((row: { id: string }) => row.id)).toContain(id)
+      const before = readLog(sessionDir, id)
+      const page = await call(other, 'GET', `/api/sessions/${id}`)
+      expect(page.status).toBe(409)
+      expect(page.body.error).toMatch(/LOCKED|lock/i)
+      expect((await post(other, `/api/sessions/${id}/prompt`, { text: 'hello' })).status).toBe(409)
+      expect(readLog(sessionDir, id)).toEqual(before)
+    } finally {
+      await other.close()
+    }
+  })
 })
