@@ -58,6 +58,8 @@ export class SessionStore {
   private generation = 0
   private loadedOnce = false
   private runningHint = false
+  /** The server's last seq at the last load: where the stream resumes when no event is held. */
+  private serverLastSeq: number | null = null
   /** Questions closed here or elsewhere: never shown again, whatever a late tail says. */
   private readonly closed = new Set<string>()
 
@@ -131,6 +133,7 @@ export class SessionStore {
     if (this.stopped) return
     this.loadedOnce = true
     this.runningHint = tail.running
+    if (typeof tail.lastSeq === 'number') this.serverLastSeq = tail.lastSeq
     const last = this.lastSeq()
     const presentations = new Map(this.state.presentations)
     for (const [seq, presentation] of Object.entries(tail.presentations ?? {})) presentations.set(Number(seq), presentation)
@@ -170,7 +173,7 @@ export class SessionStore {
 
   private connect(): void {
     this.source?.close()
-    const source = new EventSource(streamUrl(this.id, this.lastSeq()))
+    const source = new EventSource(streamUrl(this.id, this.lastSeq() ?? this.serverLastSeq))
     this.source = source
     let opened = false
     source.addEventListener('open', () => {

@@ -55,6 +55,8 @@ export interface SessionTail {
   readonly id: string
   readonly events: readonly SessionEvent[]
   readonly firstSeq: number
+  /** The session's last seq (−1 for an empty log). */
+  readonly lastSeq?: number
   readonly snapshot: ProjectionFrame
   readonly questions: readonly PendingQuestion[]
   readonly running: boolean
