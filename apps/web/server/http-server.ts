@@ -33,8 +33,11 @@ export interface WebServer {
   readonly url: string
   /** `http://<host>:<port>` without the token. */
   readonly origin: string
+  /** The port it listens on (the one picked when `port` was 0). */
   readonly port: number
+  /** The access token every request must carry. */
   readonly token: string
+  /** The host behind it: the context, the store and the open sessions. */
   readonly host: WebHost
   /** Ends every stream, closes every session (cancelling running turns) and stops listening. */
   close(): Promise<void>

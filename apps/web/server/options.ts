@@ -6,17 +6,29 @@ import { loadSection, parsePlacement, type Placement } from '@planmode/demo/cli-
 
 /** The options of `pnpm web`. */
 export interface WebCliOptions {
+  /** `--port`: 0 picks a free one. */
   readonly port: number
+  /** `--host`: the address to bind. */
   readonly host: string
+  /** `--session-dir`, resolved against the working directory. */
   readonly sessionDir: string
+  /** `--workspace`, resolved; absent for the default. */
   readonly workspace?: string
+  /** `--section-file`: the plan-mode guidance text. */
   readonly sectionFile?: string
+  /** `--base-url`: an OpenAI-compatible server. */
   readonly baseUrl?: string
+  /** `--model`: the model id there (or DeepSeek's). */
   readonly model?: string
+  /** `--api-key`. */
   readonly apiKey?: string
+  /** `--offline`: the offline planner even when a key is set. */
   readonly offline: boolean
+  /** `--placement`: where plan-policy puts the guidance (SPEC §13). */
   readonly placement: Placement
+  /** `--guard`: compose plan-guard (SPEC §14). */
   readonly guard: boolean
+  /** `--help`. */
   readonly help: boolean
 }
 
@@ -105,4 +117,5 @@ export function resolveWorkspace(options: Pick<WebCliOptions, 'workspace' | 'ses
   return target
 }
 
+/** `--section-file`'s text, or the recommended section (the demo's reader). */
 export { loadSection }

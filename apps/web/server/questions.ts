@@ -16,7 +16,9 @@ export type QuestionOutcome = 'answered' | 'dismissed' | 'aborted'
 
 /** What the broker tells the session's listeners. */
 export interface QuestionListener {
+  /** A question was opened (pushed to every tab). */
   opened(question: PendingQuestion): void
+  /** A question closed (answered, dismissed or aborted). */
   closed(id: string, outcome: QuestionOutcome): void
 }
 
@@ -38,6 +40,7 @@ export class SessionQuestions {
   private readonly waiting = new Map<string, Waiting>()
   private readonly closedIds = new Set<string>()
 
+  /** The questions of session `sessionId`; `listener` hears every opening and closing. */
   constructor(
     private readonly sessionId: string,
     private readonly listener: QuestionListener,

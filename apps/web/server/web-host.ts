@@ -31,6 +31,7 @@ export interface WebHostOptions {
   readonly sessionDir: string
   /** The folder the workspace tools work in. */
   readonly workspace: string
+  /** The model every agent talks to. */
   readonly model: LanguageModelV3
   /** The plan-policy section. */
   readonly section: string
@@ -38,7 +39,9 @@ export interface WebHostOptions {
   readonly placement?: 'system' | 'transcript'
   /** Compose `@planmode/plan-guard` (SPEC §14). */
   readonly guard?: boolean
+  /** Steps per turn (default 24). */
   readonly maxSteps?: number
+  /** Where the host's warnings go (default: the console). */
   readonly logger?: Logger
 }
 
@@ -60,18 +63,23 @@ export type SessionFeedItem =
 
 /** One image as posted: base64 bytes and an `image/*` media type. */
 export interface PostedImage {
+  /** `image/png`, `image/jpeg`, … */
   readonly mediaType: string
+  /** The bytes, base64. */
   readonly data: string
+  /** The file name, when the browser knew it. */
   readonly name?: string
 }
 
 /** A session the server holds open, with its agent and its feed. */
 export class OpenSession {
+  /** The questions waiting for a tab. */
   readonly questions: SessionQuestions
   private readonly listeners = new Set<(item: SessionFeedItem) => void>()
   /** The JSON of the projection values last sent in a frame. */
   private lastValues: string
 
+  /** Wraps a session the host opened and its agent (see {@link WebHost.openSession}). */
   constructor(
     private readonly host: WebHost,
     readonly session: HostSession,
@@ -84,6 +92,7 @@ export class OpenSession {
     this.lastValues = JSON.stringify(this.snapshot().values)
   }
 
+  /** The session id. */
   get id(): string {
     return this.session.id
   }
@@ -176,7 +185,9 @@ const basePrompt = (workspace: string): string =>
  * kept open, one agent each, until {@link WebHost.close}.
  */
 export class WebHost {
+  /** The context every plugin is composed in. */
   readonly ctx: Context
+  /** The host's logger. */
   readonly logger: Logger
   private readonly open = new Map<string, OpenSession>()
   private readonly opening = new Map<string, Promise<OpenSession>>()
