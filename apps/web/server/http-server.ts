@@ -255,6 +255,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
 
   function sessionPage(open: OpenSession, tail: number) {
     const events = open.session.events
+    const partial = open.partial()
     const shown = tail === 0 ? [] : events.slice(-tail)
     const presentations: Record<string, unknown> = {}
     for (const event of shown) {
@@ -270,6 +271,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       snapshot: open.snapshot(),
       questions: open.questions.pending(),
       running: open.running,
+      ...(partial === undefined ? {} : { partial }),
     }
   }
 

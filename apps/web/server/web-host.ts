@@ -78,6 +78,8 @@ export class OpenSession {
   private readonly listeners = new Set<(item: SessionFeedItem) => void>()
   /** The JSON of the projection values last sent in a frame. */
   private lastValues: string
+  /** The text streamed so far for the current step. */
+  private streaming: { turn: number; step: number; text: string } | undefined
 
   /** Wraps a session the host opened and its agent (see {@link WebHost.openSession}). */
   constructor(
@@ -113,8 +115,14 @@ export class OpenSession {
     return () => this.listeners.delete(listener)
   }
 
+  /** The streamed text of the step the model is answering now (until its `assistant/message` is logged). */
+  partial(): { readonly turn: number; readonly step: number; readonly text: string } | undefined {
+    return this.streaming === undefined ? undefined : { ...this.streaming }
+  }
+
   /** Called by the host for each appended event: an `append` item, then a `frame` when a projection value changed. */
   appended(event: SessionEvent): void {
+    if (event.type === 'assistant/message' || event.type === 'step/start' || event.type === 'step/end' || event.type === 'turn/end') this.streaming = undefined
     const presentation = this.host.present(event)
     this.emit({ kind: 'append', event, ...(presentation === undefined ? {} : { presentation }) })
     const snapshot = this.snapshot()
@@ -127,6 +135,8 @@ export class OpenSession {
 
   /** Called by the host for each streamed text part of this session's agent. */
   delta(turn: number, step: number, text: string): void {
+    if (this.streaming?.turn === turn && this.streaming.step === step) this.streaming.text += text
+    else this.streaming = { turn, step, text }
     this.emit({ kind: 'delta', turn, step, text })
   }
 
