@@ -188,124 +188,128 @@ export function Transcript({
     if (element !== null && pinned.current) element.scrollTop = element.scrollHeight
   }, [events, streaming])
 
-  const rows: ReactNode[] = []
-  for (const event of events) {
-    const key = event.seq
-    switch (event.type) {
-      case 'user/message': {
-        const { source, content } = event.data
-        const text = textOf(content)
-        if (source.kind === 'plugin' && source.form === 'notice') {
-          rows.push(
-            <div key={key} className="notice" data-testid="notice" data-seq={key} role="note">
-              <span className="notice-label">{source.summary ?? 'Notice'}</span>
-              <details>
-                <summary>what the model was told</summary>
-                <p className="pre">{text}</p>
-              </details>
-            </div>,
-          )
-        } else if (source.kind === 'plugin' && source.form === 'guidance') {
-          rows.push(
-            <details key={key} className="guidance" data-testid="guidance" data-seq={key}>
-              <summary>Plan-mode guidance sent to the model</summary>
-              <Markdown text={text} />
-            </details>,
-          )
-        } else {
-          const from = source.kind === 'plugin' ? `${source.plugin}` : 'You'
-          rows.push(
-            <div key={key} className={`message user ${source.kind === 'plugin' ? 'from-plugin' : ''}`} data-testid="user-message" data-seq={key}>
-              <div className="who">{from}</div>
-              <UserImages blocks={content} />
-              {text !== '' && <p className="pre" data-testid="user-message-text">{text}</p>}
-            </div>,
-          )
-        }
-        break
-      }
-      case 'assistant/message': {
-        const parts: ReactNode[] = []
-        event.data.content.forEach((block: Block, index) => {
-          if (block.type === 'text' && block.text.trim() !== '') parts.push(<Markdown key={index} text={block.text} testId="assistant-text" />)
-          else if (block.type === 'reasoning' && block.text.trim() !== '')
-            parts.push(
-              <details key={index} className="reasoning" data-testid="reasoning">
-                <summary>Reasoning</summary>
-                <p className="pre">{block.text}</p>
+  // The rows change only with the events, not with streamed text: memoized, so a delta re-renders only the streaming part.
+  const rows = useMemo(() => {
+    const rows: ReactNode[] = []
+    for (const event of events) {
+      const key = event.seq
+      switch (event.type) {
+        case 'user/message': {
+          const { source, content } = event.data
+          const text = textOf(content)
+          if (source.kind === 'plugin' && source.form === 'notice') {
+            rows.push(
+              <div key={key} className="notice" data-testid="notice" data-seq={key} role="note">
+                <span className="notice-label">{source.summary ?? 'Notice'}</span>
+                <details>
+                  <summary>what the model was told</summary>
+                  <p className="pre">{text}</p>
+                </details>
+              </div>,
+            )
+          } else if (source.kind === 'plugin' && source.form === 'guidance') {
+            rows.push(
+              <details key={key} className="guidance" data-testid="guidance" data-seq={key}>
+                <summary>Plan-mode guidance sent to the model</summary>
+                <Markdown text={text} />
               </details>,
             )
-          else if (block.type === 'tool-call') {
-            const result = results.get(block.toolCallId)
-            parts.push(
-              <ToolCard
-                key={index}
-                call={block}
-                presentation={pick(presentations.get(event.seq), block.toolCallId)}
-                result={result?.data}
-                resultPresentation={result === undefined ? undefined : pick(presentations.get(result.seq), null)}
-                review={block.toolName === 'exit_plan_mode' ? reviews.get(block.toolCallId) : undefined}
-              />,
+          } else {
+            const from = source.kind === 'plugin' ? `${source.plugin}` : 'You'
+            rows.push(
+              <div key={key} className={`message user ${source.kind === 'plugin' ? 'from-plugin' : ''}`} data-testid="user-message" data-seq={key}>
+                <div className="who">{from}</div>
+                <UserImages blocks={content} />
+                {text !== '' && <p className="pre" data-testid="user-message-text">{text}</p>}
+              </div>,
             )
           }
-        })
-        if (parts.length > 0)
+          break
+        }
+        case 'assistant/message': {
+          const parts: ReactNode[] = []
+          event.data.content.forEach((block: Block, index) => {
+            if (block.type === 'text' && block.text.trim() !== '') parts.push(<Markdown key={index} text={block.text} testId="assistant-text" />)
+            else if (block.type === 'reasoning' && block.text.trim() !== '')
+              parts.push(
+                <details key={index} className="reasoning" data-testid="reasoning">
+                  <summary>Reasoning</summary>
+                  <p className="pre">{block.text}</p>
+                </details>,
+              )
+            else if (block.type === 'tool-call') {
+              const result = results.get(block.toolCallId)
+              parts.push(
+                <ToolCard
+                  key={index}
+                  call={block}
+                  presentation={pick(presentations.get(event.seq), block.toolCallId)}
+                  result={result?.data}
+                  resultPresentation={result === undefined ? undefined : pick(presentations.get(result.seq), null)}
+                  review={block.toolName === 'exit_plan_mode' ? reviews.get(block.toolCallId) : undefined}
+                />,
+              )
+            }
+          })
+          if (parts.length > 0)
+            rows.push(
+              <div key={key} className="message assistant" data-testid="assistant-message" data-seq={key}>
+                <div className="who">Assistant</div>
+                {parts}
+              </div>,
+            )
+          break
+        }
+        case 'tool/result':
+          if (!calls.has(event.data.toolCallId))
+            rows.push(
+              <div key={key} className="tool-card orphan" data-testid="tool-result" data-seq={key}>
+                <strong>{event.data.toolName}</strong> {event.data.isError ? 'failed' : 'returned'}: <span className="pre">{textOf(event.data.content)}</span>
+              </div>,
+            )
+          break
+        case 'command/run': {
+          const done = commands.get(event.data.commandId)
           rows.push(
-            <div key={key} className="message assistant" data-testid="assistant-message" data-seq={key}>
-              <div className="who">Assistant</div>
-              {parts}
+            <div key={key} className={`command ${done?.kind === 'error' ? 'command-error' : ''}`} data-testid="command" data-seq={key}>
+              <code data-testid="command-line">/{event.data.name}{event.data.args ? ` ${event.data.args}` : ''}</code>
+              {done?.text !== undefined && <span data-testid="command-reply"> → {done.text}</span>}
             </div>,
           )
-        break
+          break
+        }
+        case 'plan/mode':
+          rows.push(
+            <div key={key} className={`mode-switch ${event.data.active ? 'on' : 'off'}`} data-testid="plan-mode-switch" data-active={String(event.data.active)} data-seq={key} role="separator">
+              <span>Plan mode {event.data.active ? 'on' : 'off'}</span>
+            </div>,
+          )
+          break
+        case 'plan/review':
+          rows.push(
+            <div key={key} className={`review-outcome outcome-${event.data.outcome}`} data-testid="review-outcome" data-outcome={event.data.outcome} data-seq={key}>
+              Plan review: {event.data.outcome}
+              {event.data.plan !== undefined && ' (edited)'}
+              {event.data.feedback !== undefined && <> — “{event.data.feedback}”</>}
+              {event.data.comments !== undefined && ` · ${event.data.comments.length} comment${event.data.comments.length === 1 ? '' : 's'}`}
+            </div>,
+          )
+          break
+        case 'turn/end':
+          if (event.data.reason !== 'completed')
+            rows.push(
+              <div key={key} className="turn-end" data-testid="turn-end" data-reason={event.data.reason} data-seq={key}>
+                Turn {event.data.turn} ended: {event.data.reason}
+                {event.data.error !== undefined && ` — ${event.data.error}`}
+              </div>,
+            )
+          break
+        default:
+          break
       }
-      case 'tool/result':
-        if (!calls.has(event.data.toolCallId))
-          rows.push(
-            <div key={key} className="tool-card orphan" data-testid="tool-result" data-seq={key}>
-              <strong>{event.data.toolName}</strong> {event.data.isError ? 'failed' : 'returned'}: <span className="pre">{textOf(event.data.content)}</span>
-            </div>,
-          )
-        break
-      case 'command/run': {
-        const done = commands.get(event.data.commandId)
-        rows.push(
-          <div key={key} className={`command ${done?.kind === 'error' ? 'command-error' : ''}`} data-testid="command" data-seq={key}>
-            <code data-testid="command-line">/{event.data.name}{event.data.args ? ` ${event.data.args}` : ''}</code>
-            {done?.text !== undefined && <span data-testid="command-reply"> → {done.text}</span>}
-          </div>,
-        )
-        break
-      }
-      case 'plan/mode':
-        rows.push(
-          <div key={key} className={`mode-switch ${event.data.active ? 'on' : 'off'}`} data-testid="plan-mode-switch" data-active={String(event.data.active)} data-seq={key} role="separator">
-            <span>Plan mode {event.data.active ? 'on' : 'off'}</span>
-          </div>,
-        )
-        break
-      case 'plan/review':
-        rows.push(
-          <div key={key} className={`review-outcome outcome-${event.data.outcome}`} data-testid="review-outcome" data-outcome={event.data.outcome} data-seq={key}>
-            Plan review: {event.data.outcome}
-            {event.data.plan !== undefined && ' (edited)'}
-            {event.data.feedback !== undefined && <> — “{event.data.feedback}”</>}
-            {event.data.comments !== undefined && ` · ${event.data.comments.length} comment${event.data.comments.length === 1 ? '' : 's'}`}
-          </div>,
-        )
-        break
-      case 'turn/end':
-        if (event.data.reason !== 'completed')
-          rows.push(
-            <div key={key} className="turn-end" data-testid="turn-end" data-reason={event.data.reason} data-seq={key}>
-              Turn {event.data.turn} ended: {event.data.reason}
-              {event.data.error !== undefined && ` — ${event.data.error}`}
-            </div>,
-          )
-        break
-      default:
-        break
     }
-  }
+    return rows
+  }, [events, presentations, results, commands, calls, reviews])
 
   return (
     <div className="transcript" ref={scroller} data-testid="transcript" role="log" aria-label="Transcript" aria-live="polite" aria-relevant="additions">
