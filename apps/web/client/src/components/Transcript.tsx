@@ -188,6 +188,15 @@ export function Transcript({
     if (element !== null && pinned.current) element.scrollTop = element.scrollHeight
   }, [events, streaming])
 
+  // A performance mark when the first loaded events are on screen (the next frame after their commit), for the web bench.
+  const marked = useRef(false)
+  useEffect(() => {
+    if (marked.current || events.length === 0) return
+    marked.current = true
+    const count = events.length
+    requestAnimationFrame(() => performance.mark('planmode:transcript-painted', { detail: { events: count } }))
+  }, [events])
+
   // The rows change only with the events, not with streamed text: memoized, so a delta re-renders only the streaming part.
   const rows = useMemo(() => {
     const rows: ReactNode[] = []
