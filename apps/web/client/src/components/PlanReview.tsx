@@ -141,7 +141,16 @@ export function PlanReview({
             aria-controls={`${ids}-view`}
             className={view === key ? 'tab active' : 'tab'}
             data-testid={`plan-review-tab-${key}`}
+            tabIndex={view === key ? 0 : -1}
             onClick={() => setView(key)}
+            onKeyDown={(event) => {
+              // arrow keys move between tabs (the WAI-ARIA tabs pattern)
+              if (event.key !== 'ArrowRight' && event.key !== 'ArrowLeft') return
+              const tabs = [...event.currentTarget.parentElement!.querySelectorAll<HTMLButtonElement>('[role="tab"]')]
+              const next = tabs[(tabs.indexOf(event.currentTarget) + (event.key === 'ArrowRight' ? 1 : tabs.length - 1)) % tabs.length]
+              next?.focus()
+              next?.click()
+            }}
           >
             {label}
           </button>

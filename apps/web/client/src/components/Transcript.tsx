@@ -328,7 +328,7 @@ export function Transcript({
           {firstSeq} earlier event{firstSeq === 1 ? '' : 's'} not shown
         </p>
       )}
-      {events.length === 0 && streaming.length === 0 && <p className="empty">No messages yet. Type below, or start with /plan.</p>}
+      {rows.length === 0 && streaming.length === 0 && <p className="empty">No messages yet. Type below, or start with /plan.</p>}
       {rows}
       {streaming.map((delta) => (
         <div key={`delta-${delta.turn}-${delta.step}`} className="message assistant streaming" data-testid="assistant-streaming" aria-busy="true">
