@@ -71,7 +71,8 @@ async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown):
       typeof parsed === 'object' && parsed !== null && typeof (parsed as { error?: unknown }).error === 'string'
         ? (parsed as { error: string }).error
         : `${response.status} ${response.statusText || 'request failed'}`
-    throw new ApiError(message, response.status)
+    // the token is new for every server run: say where the right one is
+    throw new ApiError(response.status === 401 ? `${message} (open the address the server printed at start)` : message, response.status)
   }
   return parsed as T
 }

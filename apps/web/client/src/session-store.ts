@@ -100,8 +100,8 @@ export class SessionStore {
   async start(): Promise<void> {
     this.stopped = false
     const generation = ++this.generation
-    await this.load()
-    if (generation === this.generation && !this.stopped && this.loadedOnce) this.connect()
+    const loaded = await this.load()
+    if (loaded && generation === this.generation && !this.stopped) this.connect()
   }
 
   /** Closes the stream for good. */
@@ -118,19 +118,22 @@ export class SessionStore {
     this.set({ questions: this.state.questions.filter((question) => question.id !== questionId) })
   }
 
-  private async load(): Promise<void> {
+  /** Loads the tail; false when it failed (then it retries later, unless the server refused for good). */
+  private async load(): Promise<boolean> {
     let tail: SessionTail
     try {
       tail = await api.session(this.id)
     } catch (error) {
-      if (this.stopped) return
+      if (this.stopped) return false
       const message = error instanceof Error ? error.message : String(error)
-      if (!this.loadedOnce) this.set({ status: 'error', error: message })
+      // a refused token (e.g. the server restarted with a new one), a refused host or an unknown session: no retry
+      const final = error instanceof ApiError && (error.status === 401 || error.status === 403 || error.status === 404)
+      if (final || !this.loadedOnce) this.set({ status: 'error', error: message })
       else this.set({ status: 'reconnecting', error: message })
-      if (!(error instanceof ApiError && (error.status === 401 || error.status === 403 || error.status === 404))) this.retryLater()
-      return
+      if (!final) this.retryLater()
+      return false
     }
-    if (this.stopped) return
+    if (this.stopped) return false
     this.loadedOnce = true
     this.runningHint = tail.running
     if (typeof tail.lastSeq === 'number') this.serverLastSeq = tail.lastSeq
@@ -159,15 +162,15 @@ export class SessionStore {
       questions,
       running: openTurn(events, tail.running),
     })
+    return true
   }
 
   private retryLater(): void {
     if (this.stopped || this.timer !== null) return
     this.timer = setTimeout(() => {
       this.timer = null
-      if (this.stopped) return
-      if (!this.loadedOnce) void this.start()
-      else this.connect()
+      // load first: it says whether the server still takes us (a closed stream gives no status)
+      if (!this.stopped) void this.start()
     }, RECONNECT_MS)
   }
 
@@ -181,7 +184,7 @@ export class SessionStore {
       const again = opened || this.state.status === 'reconnecting'
       opened = true
       this.set({ status: 'live', error: null })
-      // after a reconnect, questions may have opened or closed meanwhile
+      // after the browser reconnected by itself, questions may have opened or closed meanwhile
       if (again) void this.load()
     })
     source.addEventListener('error', () => {
