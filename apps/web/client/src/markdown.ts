@@ -43,11 +43,7 @@ export function renderMarkdown(markdown: string): string {
 /** The plan's title: plan-core's own rule (SPEC §6's card title), so the client and the host agree. */
 export { planTitle } from '@planmode/plan-core'
 
-/** A file name for `<title>.md`: no path separators or characters file systems refuse. */
-export function planFileName(title: string): string {
-  const base = title.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 120)
-  return `${base === '' ? 'plan' : base}.md`
-}
+export { planFileName } from './plan-file.js'
 
 /** Starts a download of `text` as `name`. */
 export function download(name: string, text: string): void {

@@ -1,11 +1,5 @@
+import { chipLabel, chipState } from '../plan-chip-label.js'
 import type { PlanProjection } from '../wire.js'
-
-/** The chip's words for the `plan` projection, or null when plan mode is off and nothing is pending. */
-export function chipLabel(plan: PlanProjection | undefined): string | null {
-  if (plan === undefined) return null
-  if (plan.pending) return plan.active ? 'Plan (leaving…)' : 'Plan (entering…)'
-  return plan.active ? 'Plan' : null
-}
 
 /**
  * The plan chip, from the `plan` projection: `Plan` while active, a pending
@@ -14,8 +8,8 @@ export function chipLabel(plan: PlanProjection | undefined): string | null {
  */
 export function PlanChip({ plan, busy, onOff }: { plan: PlanProjection | undefined; busy: boolean; onOff: () => void }) {
   const label = chipLabel(plan)
-  if (label === null || plan === undefined) return null
-  const state = plan.pending ? (plan.active ? 'leaving' : 'entering') : 'on'
+  const state = chipState(plan)
+  if (label === null || state === null) return null
   return (
     <span className={`chip chip-${state}`} data-testid="plan-chip" data-state={state} role="status" aria-label={`Plan mode: ${label}`}>
       <span data-testid="plan-chip-label">{label}</span>

@@ -2,8 +2,9 @@ import { useEffect, useId, useMemo, useRef, useState } from 'react'
 import { api } from '../api.js'
 import { download, planFileName, planTitle } from '../markdown.js'
 import { focusUnlessTyping } from '../focus.js'
+import { revisionsFor } from '../review-revisions.js'
 import { useAction } from '../use-action.js'
-import type { PendingQuestion, PlanHistoryView, PlanRevision, UserAnswer, UserQuestion } from '../wire.js'
+import type { PendingQuestion, PlanHistoryView, UserAnswer, UserQuestion } from '../wire.js'
 import { sendAnswer } from './answer-request.js'
 import { ErrorLine } from './ErrorLine.js'
 import { Markdown } from './Markdown.js'
@@ -20,19 +21,6 @@ interface ReviewIntent {
 }
 
 const HEADING = /^#\s+\S/
-
-/** The revision under review (the newest one with this plan) and the one before it. */
-export function revisionsFor(history: PlanHistoryView | undefined, plan: string): { current?: PlanRevision; previous?: PlanRevision } {
-  const revisions = history?.revisions ?? []
-  let index = -1
-  for (let at = revisions.length - 1; at >= 0; at--)
-    if (revisions[at]!.plan === plan && (index === -1 || revisions[at]!.status === 'open')) {
-      index = at
-      if (revisions[at]!.status === 'open') break
-    }
-  if (index === -1) return revisions.length > 0 ? { previous: revisions[revisions.length - 1] } : {}
-  return { current: revisions[index], previous: index > 0 ? revisions[index - 1] : undefined }
-}
 
 /**
  * The plan-review panel for a `plan-review` question: the plan as markdown,
