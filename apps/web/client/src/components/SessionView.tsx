@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react'
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react'
 import { api } from '../api.js'
 import { SessionStore } from '../session-store.js'
 import { useAction } from '../use-action.js'
@@ -36,7 +36,11 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
     },
     [store],
   )
-  const closeHistory = useCallback(() => setHistoryOpen(false), [])
+  const historyButton = useRef<HTMLButtonElement>(null)
+  const closeHistory = useCallback(() => {
+    setHistoryOpen(false)
+    historyButton.current?.focus() // focus returns to where the drawer was opened from
+  }, [])
 
   const send: ComposerSend = useMemo(
     () => ({
@@ -58,7 +62,7 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
         <span className={`connection conn-${state.status}`} data-testid="connection" role="status">
           {state.status === 'live' ? (state.running ? 'working…' : 'live') : state.status}
         </span>
-        <button type="button" className="secondary" data-testid="history-open" onClick={() => setHistoryOpen((open) => !open)} aria-expanded={historyOpen}>
+        <button type="button" ref={historyButton} className="secondary" data-testid="history-open" onClick={() => setHistoryOpen((open) => !open)} aria-expanded={historyOpen}>
           Plans{history !== undefined && history.revisions.length > 0 ? ` (${history.revisions.length})` : ''}
         </button>
       </header>
