@@ -31,9 +31,14 @@ export async function createSession(server: TestServer): Promise<string> {
 
 /** Opens a session's page and waits until its transcript and composer are there. */
 export async function openSession(page: Page, server: TestServer, id: string): Promise<void> {
-  await page.goto(sessionUrl(server, id))
-  await byId(page, 'transcript').waitFor({ timeout: WAIT_MS })
-  await byId(page, 'composer-input').waitFor({ timeout: WAIT_MS })
+  const response = await page.goto(sessionUrl(server, id))
+  try {
+    await byId(page, 'transcript').waitFor({ timeout: WAIT_MS })
+    await byId(page, 'composer-input').waitFor({ timeout: WAIT_MS })
+  } catch (error) {
+    const body = await page.locator('body').innerText({ timeout: 1_000 }).catch(() => '(no body)')
+    throw new Error(`${(error as Error).message}\npage ${page.url()} (status ${response?.status()}) shows: ${body.slice(0, 800)}`)
+  }
 }
 
 /** Types a line into the composer and sends it (a message or a command), waiting until the composer takes input again. */
