@@ -41,6 +41,8 @@ export interface StartOptions {
   readonly sessionDir?: string
   /** More server flags (e.g. `--guard`). */
   readonly args?: readonly string[]
+  /** More environment for the server (e.g. `PLANMODE_DEMO_DELAY_MS`). */
+  readonly env?: Readonly<Record<string, string>>
   /** How long to wait for the start line, in ms. */
   readonly timeoutMs?: number
 }
@@ -54,7 +56,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     process.execPath,
     [SERVER_ENTRY, '--offline', '--port', '0', '--session-dir', sessionDir, ...(options.args ?? [])],
     // The offline model streams without pauses (PLANMODE_DEMO_DELAY_MS=0) unless the caller's environment sets one.
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { NO_COLOR: '1', PLANMODE_DEMO_DELAY_MS: '0', ...process.env } },
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { NO_COLOR: '1', PLANMODE_DEMO_DELAY_MS: '0', ...process.env, ...options.env } },
   )
   let out = ''
   const url = await new Promise<string>((resolve, reject) => {
