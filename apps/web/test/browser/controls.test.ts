@@ -5,12 +5,12 @@
  * panel, and the chip's × sending `/plan off`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Page } from 'playwright-core'
+import type { Page, Route } from 'playwright-core'
 import { snap } from './support/artifacts.js'
 import { launchChromium, type TestBrowser } from './support/chromium.js'
 import { startServer, type TestServer } from './support/server.js'
 import { byId, createSession, waitIdle, openSession, send, tid, toolCards, waitChip, waitNoReview, waitReview, WAIT_MS } from './support/app.js'
-import { soon } from './support/wait.js'
+import { soon, until } from './support/wait.js'
 
 let browser: TestBrowser
 let server: TestServer
@@ -67,5 +67,38 @@ describe.sequential('the enter_plan_mode question and Stop planning', () => {
     await byId(page, 'plan-chip-off').click()
     await waitChip(page, 'off')
     await soon(page.locator(tid('command-line')).last()).toHaveText(/^\/plan\s+off$/)
+  })
+
+  it('a double click sends one answer; a failed send re-enables the buttons with the error, and a retry goes through', async () => {
+    await send(page, '/plan Add due dates to tasks')
+    const panel = await waitReview(page)
+    const question = await panel.getAttribute('data-question-id')
+    // The first answer is held in the network until both clicks are in, then its connection fails (the network, not the server).
+    let posts = 0
+    let held: Route | undefined
+    const answers = `**/api/sessions/*/questions/${question}`
+    await page.route(answers, (route) => {
+      posts += 1
+      held = route
+    })
+    await byId(panel, 'plan-review-feedback').fill('Smaller steps, please.')
+    await byId(panel, 'plan-review-keep').dblclick()
+    await until(async () => held !== undefined, () => 'the answer never left the page')
+    // While it is in flight every decision button is disabled: the second click sent nothing.
+    await soon(byId(panel, 'plan-review-keep')).toBeDisabled()
+    await soon(byId(panel, 'plan-review-approve')).toBeDisabled()
+    expect(posts).toBe(1)
+    await held!.abort('connectionfailed')
+    await soon(byId(panel, 'plan-review-error')).toContainText(/Could not reach the server/)
+    await soon(byId(panel, 'plan-review-keep')).toBeEnabled()
+    await soon(byId(panel, 'plan-review-stop')).toBeEnabled()
+    expect(posts).toBe(1)
+    await snap(page, 'send-failed')
+    await page.unroute(answers)
+    // The question is still open on the server; the retry answers it.
+    await byId(panel, 'plan-review-stop').click()
+    await waitNoReview(page, question)
+    await waitChip(page, 'off')
+    await waitIdle(page)
   })
 })
