@@ -120,6 +120,7 @@ async function sseReader(server, id, from) {
   const response = await fetch(`${server.origin}/api/sessions/${encodeURIComponent(id)}/stream?from=${from}&token=${server.token}`, { signal: controller.signal })
   if (!response.ok) throw new Error(`stream: ${response.status}`)
   const waiters = []
+  const frames = []
   let buffer = ''
   ;(async () => {
     const decoder = new TextDecoder()
@@ -133,6 +134,7 @@ async function sseReader(server, id, from) {
           buffer = buffer.slice(cut + 2)
           const type = /^event: (.*)$/m.exec(frame)?.[1]
           const data = frame.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n')
+          if (type === 'frame') frames.push(Buffer.byteLength(data))
           if (type !== 'append' || data === '') continue
           const payload = JSON.parse(data)
           for (let k = waiters.length - 1; k >= 0; k--) {
@@ -147,6 +149,8 @@ async function sseReader(server, id, from) {
   })()
   return {
     waitFor: (predicate) => new Promise((resolve) => waiters.push({ predicate, resolve })),
+    /** The byte sizes of the `frame` items' data seen so far. */
+    frames,
     close: () => controller.abort(),
   }
 }
@@ -295,6 +299,28 @@ try {
     fromAppend.push(Math.max(0, seenAt - onWireAt.time))
     wire.push(Math.max(0, onWireAt.at - onWireAt.time))
   }
+  // A real plan arc on the same session (two revisions, kept in planHistory), for the frames a plan review pushes.
+  const framesBefore = reader.frames.length
+  const pendingQuestion = async (not) => {
+    for (let k = 0; k < 600; k++) {
+      const { json } = await api(server, `/api/sessions/${encodeURIComponent(id)}?tail=1`)
+      const open = json.questions.find((q) => q.id !== not)
+      if (open) return open
+      await new Promise((r) => setTimeout(r, 25))
+    }
+    throw new Error('no plan review opened')
+  }
+  await api(server, `/api/sessions/${encodeURIComponent(id)}/command`, { line: '/plan Add due dates to tasks' })
+  const first = await pendingQuestion()
+  const asked = first.request.questions[0]
+  const keep = asked.intent?.keep ?? asked.options.find((o) => o.label !== asked.intent?.approve)?.label
+  await api(server, `/api/sessions/${encodeURIComponent(id)}/questions/${encodeURIComponent(first.id)}`, { answers: [{ id: asked.id, selected: [keep], custom: 'Also flag overdue tasks.' }] })
+  const second = await pendingQuestion(first.id)
+  await api(server, `/api/sessions/${encodeURIComponent(id)}/questions/${encodeURIComponent(second.id)}`, { answers: [{ id: second.request.questions[0].id, selected: [second.request.questions[0].intent.approve] }] })
+  await waitIdle(server, id)
+  const arcFrames = reader.frames.slice(framesBefore)
+  const after = await api(server, `/api/sessions/${encodeURIComponent(id)}`)
+  const arcSnapshotBytes = Buffer.byteLength(JSON.stringify(after.json.snapshot))
   reader.close()
 
   const result = {
@@ -313,6 +339,8 @@ try {
     pushDomMs: { median: median(dom), p90: quantile(dom, 0.9), max: Math.max(...dom), runs: dom.length },
     pushAppendToDomMs: { median: median(fromAppend), p90: quantile(fromAppend, 0.9), runs: fromAppend.length },
     pushWireMs: { median: median(wire), p90: quantile(wire, 0.9), runs: wire.length },
+    arcFrames: { count: arcFrames.length, maxBytes: Math.max(0, ...arcFrames), snapshotBytes: arcSnapshotBytes, frameBytes: Buffer.byteLength(after.text) },
+    pushFrameBytes: reader.frames.length === 0 ? null : { median: median(reader.frames), max: Math.max(...reader.frames), count: reader.frames.length },
     seconds: (Date.now() - started) / 1000,
   }
   const rows = [
@@ -322,6 +350,9 @@ try {
     ['session frame a fresh page loads (GET /api/sessions/:id, bytes)', kib(frameBytes), '1 MiB', ratio(frameBytes, BUDGET.snapshotBytes)],
     [`  the whole log instead (?tail=${EVENTS})`, kib(wholeBytes), '1 MiB', ratio(wholeBytes, BUDGET.snapshotBytes)],
     ['  … of it the snapshot `{ asOfSeq, values }`', kib(snapshotBytes), '1 MiB', ratio(snapshotBytes, BUDGET.snapshotBytes)],
+    ...(result.pushFrameBytes ? [[`  every pushed \`frame\` item's data (${result.pushFrameBytes.count}, the chat's and the arc's), median`, kib(result.pushFrameBytes.median), '1 MiB', ratio(result.pushFrameBytes.median, BUDGET.snapshotBytes)]] : []),
+    [`  after a plan arc on it (2 revisions): the largest of its ${arcFrames.length} pushed frames`, kib(result.arcFrames.maxBytes), '1 MiB', ratio(result.arcFrames.maxBytes, BUDGET.snapshotBytes)],
+    ['  … and a fresh page\'s frame then', kib(result.arcFrames.frameBytes), '1 MiB', ratio(result.arcFrames.frameBytes, BUDGET.snapshotBytes)],
     ['push: prompt posted in tab A → its message in tab B\'s DOM, median', ms(result.pushDomMs.median), `${BUDGET.pushDomMs} ms`, ratio(result.pushDomMs.median, BUDGET.pushDomMs)],
     ['  … p90', ms(result.pushDomMs.p90), `${BUDGET.pushDomMs} ms`, ratio(result.pushDomMs.p90, BUDGET.pushDomMs)],
     ['push: server append (event time) → tab B\'s DOM, median', ms(result.pushAppendToDomMs.median), `${BUDGET.pushDomMs} ms`, ratio(result.pushAppendToDomMs.median, BUDGET.pushDomMs)],
