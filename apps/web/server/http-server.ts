@@ -48,6 +48,8 @@ class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** Close the connection after the answer (the rest of the body is not read). */
+    readonly closeConnection = false,
   ) {
     super(message)
   }
@@ -108,8 +110,15 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     handle(request, response).catch((error: unknown) => {
       const status = error instanceof HttpError ? error.status : 500
       const message = error instanceof Error ? error.message : String(error)
+      // The details of an unexpected failure (paths, stacks) go to the log, never into the answer.
       if (status === 500) host.logger.error(`${request.method} ${request.url}: ${message}`)
-      if (!response.headersSent) sendJson(response, status, { error: message })
+      if (error instanceof HttpError && error.closeConnection) {
+        // Stop reading the body: answer, then drop the connection instead of draining the rest.
+        request.pause()
+        if (!response.headersSent) response.setHeader('Connection', 'close')
+        response.once('finish', () => request.socket.destroy())
+      }
+      if (!response.headersSent) sendJson(response, status, { error: status === 500 ? 'internal server error (the details are in the server log)' : message })
       else response.end()
     })
   })
@@ -123,14 +132,17 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     const refused = checkHostAndOrigin(request, hosts)
     if (refused !== undefined) throw new HttpError(refused.status, refused.error)
     const url = new URL(request.url ?? '/', `http://${request.headers.host}`)
-    const given = requestToken(request, url, cookie)
-    if (given === undefined || !sameToken(given, token)) {
-      throw new HttpError(401, given === undefined ? 'an access token is required: open the URL the server printed at start' : 'the access token is wrong')
-    }
-    if (closing !== undefined) throw new HttpError(503, 'the server is shutting down')
     const method = request.method ?? 'GET'
     const parts = url.pathname.split('/').filter((part) => part !== '')
-    if (parts[0] !== 'api') {
+    const isApi = parts[0] === 'api'
+    // The cookie only for the page's static files: browsers send it to every port of 127.0.0.1, so it never unlocks the API.
+    const given = requestToken(request, url, isApi ? undefined : cookie)
+    if (given === undefined || !sameToken(given, token)) {
+      if (!isApi && (method === 'GET' || method === 'HEAD')) return sendRefusedPage(response, given === undefined, method === 'HEAD')
+      throw new HttpError(401, given === undefined ? 'an access token is required: send it as Authorization: Bearer or ?token= (the URL the server printed at start)' : 'the access token is wrong')
+    }
+    if (closing !== undefined) throw new HttpError(503, 'the server is shutting down')
+    if (!isApi) {
       if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, `${method} is not allowed on ${url.pathname}`)
       serveStatic(url, response, method === 'HEAD')
       return
@@ -291,7 +303,11 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     // Replay and subscribe in one synchronous stretch: no event can land in between.
     for (const event of events) if (event.seq > from) writeItem(response, { kind: 'append', event, ...withPresentation(event) })
     writeItem(response, { kind: 'frame', snapshot: open.snapshot() })
-    for (const question of open.questions.pending()) writeItem(response, { kind: 'question', question })
+    const partial = open.partial()
+    if (partial !== undefined) writeOpening(response, { kind: 'partial', ...partial })
+    const pending = open.questions.pending()
+    writeOpening(response, { kind: 'questions', open: pending.map((question) => question.id) })
+    for (const question of pending) writeItem(response, { kind: 'question', question })
     const unsubscribe = open.subscribe((item) => {
       writeItem(response, item)
       // A tab that stopped reading is cut off rather than buffered without end; it reconnects with Last-Event-ID.
@@ -324,12 +340,14 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       return
     }
     if (clientDir === undefined) throw new HttpError(404, `no such file: ${url.pathname}`)
-    let path: string
+    let decoded: string
     try {
-      path = normalize(join(clientDir, decodeURIComponent(url.pathname)))
+      decoded = decodeURIComponent(url.pathname)
     } catch {
       throw new HttpError(400, 'malformed path')
     }
+    if (decoded.includes('\0')) throw new HttpError(400, 'malformed path (it contains a null byte)')
+    const path = normalize(join(clientDir, decoded))
     if (!path.startsWith(clientDir + sep)) throw new HttpError(404, `no such file: ${url.pathname}`)
     const stat = statSync(path, { throwIfNoEntry: false })
     if (stat === undefined || !stat.isFile()) throw new HttpError(404, `no such file: ${url.pathname}`)
@@ -399,6 +417,26 @@ function writeItem(response: ServerResponse, item: SessionFeedItem): void {
   }
 }
 
+/** An opening-burst item of a stream (not part of the session's feed). */
+type OpeningItem = { readonly kind: 'partial'; readonly turn: number; readonly step: number; readonly text: string } | { readonly kind: 'questions'; readonly open: readonly string[] }
+
+function writeOpening(response: ServerResponse, item: OpeningItem): void {
+  if (item.kind === 'partial') response.write(`event: partial\ndata: ${JSON.stringify({ turn: item.turn, step: item.step, text: item.text })}\n\n`)
+  else response.write(`event: questions\ndata: ${JSON.stringify({ open: item.open })}\n\n`)
+}
+
+const REFUSED_PAGE = (missing: boolean): string => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>planmode web: no access</title></head>
+<body><h1>planmode web</h1><p>${missing ? 'No access token: open the URL the server printed at start (it ends with <code>?token=…</code>); it prints a new one every time it starts.' : 'Wrong or old token: the server prints a new URL every time it starts; open the latest one.'}</p></body></html>
+`
+
+/** The 401 of a page or asset request: a small HTML page saying where the right URL is. */
+function sendRefusedPage(response: ServerResponse, missing: boolean, head: boolean): void {
+  const body = Buffer.from(REFUSED_PAGE(missing))
+  response.writeHead(401, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': body.length, 'Cache-Control': 'no-store' })
+  response.end(head ? undefined : body)
+}
+
 function sendJson(response: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body)
   response.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) })
@@ -447,8 +485,7 @@ function readJson(request: IncomingMessage, limit: number): Promise<Record<strin
   return new Promise((resolvePromise, reject) => {
     const declared = Number(request.headers['content-length'] ?? NaN)
     if (Number.isFinite(declared) && declared > limit) {
-      request.resume()
-      reject(new HttpError(413, `the body is larger than ${limit} bytes`))
+      reject(new HttpError(413, `the body is larger than ${limit} bytes`, true))
       return
     }
     const chunks: Buffer[] = []
@@ -459,7 +496,9 @@ function readJson(request: IncomingMessage, limit: number): Promise<Record<strin
       size += chunk.length
       if (size > limit) {
         failed = true
-        reject(new HttpError(413, `the body is larger than ${limit} bytes`))
+        chunks.length = 0
+        request.pause()
+        reject(new HttpError(413, `the body is larger than ${limit} bytes`, true))
         return
       }
       chunks.push(chunk)

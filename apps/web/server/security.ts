@@ -13,7 +13,7 @@ export function sameToken(given: string, expected: string): boolean {
   return timingSafeEqual(a, b)
 }
 
-/** The cookie that carries the token for the page's own assets and streams (one name per port: cookies ignore ports). */
+/** The cookie that carries the token for the page's own static files only (one name per port; cookies ignore ports, so it never unlocks the API). */
 export function tokenCookieName(port: number): string {
   return `planmode_token_${port}`
 }
@@ -39,8 +39,11 @@ export function checkHostAndOrigin(request: IncomingMessage, hosts: ReadonlySet<
   return undefined
 }
 
-/** The token a request carries: `Authorization: Bearer`, else `?token=`, else the page cookie. */
-export function requestToken(request: IncomingMessage, url: URL, cookieName: string): string | undefined {
+/**
+ * The token a request carries: `Authorization: Bearer`, else `?token=`, else (only when `cookieName` is given) the page
+ * cookie. Browsers send a cookie to every port of a host, so the server passes `cookieName` only for the page's static files.
+ */
+export function requestToken(request: IncomingMessage, url: URL, cookieName?: string): string | undefined {
   const auth = request.headers.authorization
   if (auth !== undefined) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(auth)
@@ -48,6 +51,7 @@ export function requestToken(request: IncomingMessage, url: URL, cookieName: str
   }
   const query = url.searchParams.get('token')
   if (query !== null) return query
+  if (cookieName === undefined) return undefined
   for (const part of (request.headers.cookie ?? '').split(';')) {
     const at = part.indexOf('=')
     if (at > 0 && part.slice(0, at).trim() === cookieName) return part.slice(at + 1).trim()

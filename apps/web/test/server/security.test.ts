@@ -1,4 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
+import { request as httpRequest } from 'node:http'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { WebServer } from '../../server/http-server.js'
@@ -37,12 +39,22 @@ describe('the access token', () => {
     expect(server.url).toBe(`http://127.0.0.1:${server.port}/?token=${server.token}`)
   })
 
-  it('refuses every API request and the page without it (401)', async () => {
-    for (const path of ['/api/sessions', `/api/sessions/${id}`, `/api/sessions/${id}/stream`, '/', '/assets/app.js']) {
+  it('refuses every API request and the page without it (401): JSON for the API, a small HTML page for the page', async () => {
+    for (const path of ['/api/sessions', `/api/sessions/${id}`, `/api/sessions/${id}/stream`]) {
       const reply = await call(server, 'GET', path, { token: null })
       expect(reply.status, path).toBe(401)
       expect(reply.body.error).toMatch(/access token is required/)
     }
+    for (const path of ['/', '/index.html', '/assets/app.js', '/missing.txt']) {
+      const reply = await call(server, 'GET', path, { token: null })
+      expect(reply.status, path).toBe(401)
+      expect(reply.headers['content-type'], path).toMatch(/^text\/html/)
+      expect(reply.text, path).toContain('No access token: open the URL the server printed at start')
+      expect(reply.text, path).not.toContain('console.log')
+      expect(reply.headers['set-cookie'], path).toBeUndefined()
+    }
+    const head = await call(server, 'HEAD', '/', { token: null })
+    expect([head.status, head.text]).toEqual([401, ''])
     const before = await eventCount()
     const refused = await post(server, `/api/sessions/${id}/command`, { line: '/plan' }, { token: null })
     expect(refused.status).toBe(401)
@@ -57,9 +69,38 @@ describe('the access token', () => {
     }
     const query = await call(server, 'GET', `/api/sessions?token=${wrong}`, { token: null })
     expect(query.status).toBe(401)
+    expect(query.body.error).toBe('the access token is wrong')
+    // A page opened with an old URL (a restarted server has a new token) says so in HTML, and sets no cookie.
+    const page = await call(server, 'GET', `/?token=${wrong}`, { token: null })
+    expect(page.status).toBe(401)
+    expect(page.headers['content-type']).toMatch(/^text\/html/)
+    expect(page.text).toContain('Wrong or old token: the server prints a new URL every time it starts; open the latest one.')
+    expect(page.headers['set-cookie']).toBeUndefined()
+    const stale = await call(server, 'GET', '/assets/app.js', { token: null, headers: { Cookie: `planmode_token_${server.port}=${wrong}` } })
+    expect(stale.status).toBe(401)
+    expect(stale.text).toContain('Wrong or old token')
   })
 
-  it('takes the token as a bearer header, as ?token= and as the cookie the page sets', async () => {
+  it('takes the cookie only for the page and its static files, never for the API or the stream (401)', async () => {
+    const cookie = { Cookie: `other=1; planmode_token_${server.port}=${server.token}` }
+    expect((await call(server, 'GET', '/', { token: null, headers: cookie })).status).toBe(200)
+    expect((await call(server, 'GET', '/assets/app.js', { token: null, headers: cookie })).status).toBe(200)
+    // What a page on another port of 127.0.0.1 (or curl) would send: the cookie alone.
+    for (const path of ['/api/sessions', `/api/sessions/${id}`, `/api/sessions/${id}/stream`, `/api/sessions/${id}/stream?from=-1`]) {
+      const reply = await call(server, 'GET', path, { token: null, headers: cookie })
+      expect(reply.status, path).toBe(401)
+      expect(reply.body.error, path).toMatch(/access token is required/)
+    }
+    const sessions = (await call(server, 'GET', '/api/sessions')).body.sessions.length
+    const before = await eventCount()
+    expect((await post(server, '/api/sessions', {}, { token: null, headers: cookie })).status).toBe(401)
+    expect((await post(server, `/api/sessions/${id}/command`, { line: '/plan' }, { token: null, headers: cookie })).status).toBe(401)
+    expect((await post(server, `/api/sessions/${id}/prompt`, { text: 'hi' }, { token: null, headers: cookie })).status).toBe(401)
+    expect(await eventCount()).toBe(before)
+    expect((await call(server, 'GET', '/api/sessions')).body.sessions).toHaveLength(sessions)
+  })
+
+  it('takes the token as a bearer header, as ?token=, and for static files as the cookie the page sets', async () => {
     expect((await call(server, 'GET', '/api/sessions')).status).toBe(200)
     expect((await call(server, 'GET', `/api/sessions?token=${server.token}`, { token: null })).status).toBe(200)
     const page = await call(server, 'GET', `/?token=${server.token}`, { token: null })
@@ -159,13 +200,30 @@ describe('bad input gets a clear 4xx with nothing changed', () => {
     expect(await eventCount()).toBe(before)
   })
 
-  it('refuses a body over the limit (413)', async () => {
+  it('refuses a body over the limit (413) and closes the connection instead of reading the rest', async () => {
     const small = await startTestServer({ bodyLimit: 1024 })
     try {
       const created = await post(small, '/api/sessions', {})
       const reply = await post(small, `/api/sessions/${created.body.id}/prompt`, { text: 'x'.repeat(2000) })
       expect(reply.status).toBe(413)
       expect(reply.body.error).toMatch(/larger than 1024 bytes/)
+      expect(reply.headers.connection).toBe('close')
+      // A huge declared body of which only a little is ever sent, and a chunked one (no length) crossing the limit:
+      // the 413 comes and the server hangs up without waiting for the rest.
+      const unfinished = (headers: Record<string, string>) =>
+        new Promise<{ status: number; closed: boolean }>((resolve, reject) => {
+          const req = httpRequest(
+            { host: '127.0.0.1', port: small.port, method: 'POST', path: `/api/sessions/${created.body.id}/prompt`, headers: { Host: `127.0.0.1:${small.port}`, Authorization: `Bearer ${small.token}`, 'Content-Type': 'application/json', ...headers } },
+            (res) => {
+              res.resume()
+              res.on('end', () => req.socket?.once('close', () => resolve({ status: res.statusCode ?? 0, closed: true })))
+            },
+          )
+          req.on('error', (error) => ((error as NodeJS.ErrnoException).code === 'ECONNRESET' || error.message.includes('socket hang up') ? undefined : reject(error)))
+          req.write('{"text":"' + 'z'.repeat(4096)) // never ended
+        })
+      expect(await unfinished({ 'Content-Length': String(1024 * 1024 * 1024) })).toEqual({ status: 413, closed: true })
+      expect(await unfinished({ 'Transfer-Encoding': 'chunked' })).toEqual({ status: 413, closed: true })
       expect((await call(small, 'GET', `/api/sessions/${created.body.id}`)).body.events).toHaveLength(1)
     } finally {
       await small.close()
@@ -194,6 +252,17 @@ describe('bad input gets a clear 4xx with nothing changed', () => {
       expect(reply.text).not.toContain('TOP-SECRET-CONTENT')
     }
     expect((await call(server, 'GET', '/%E0%A4%A')).status).toBe(400)
+  })
+
+  it('refuses a null byte in a static path (400) without naming any folder', async () => {
+    for (const path of ['/assets/app.js%00', '/%00', '/assets/%00app.js', '/index.html%00.js']) {
+      const reply = await call(server, 'GET', path)
+      expect(reply.status, path).toBe(400)
+      expect(reply.body.error, path).toMatch(/null byte/)
+      expect(reply.text, path).not.toContain(clientDir)
+      expect(reply.text, path).not.toContain(tmpdir())
+    }
+    expect((await call(server, 'GET', '/assets/app.js')).status).toBe(200)
   })
 
   it('refuses invalid answers with 400 and keeps the question open', async () => {

@@ -63,12 +63,32 @@ describe('streamed assistant text', () => {
       expect(page.body.running).toBe(true)
       expect(page.body.partial).toEqual({ turn: 1, step: 1, text: 'Hello, ' })
       expect(page.body.events.some((event: { type: string }) => event.type === 'assistant/message')).toBe(false)
-      paused.release()
+      // A stream opened now starts with the text so far (`partial`) after its frame, so nothing between the GET and it is lost.
+      const late = await SseClient.open(server, `/api/sessions/${id}/stream?from=${page.body.lastSeq}`)
+      try {
+        const opening = await late.waitFor((item) => item.event === 'questions')
+        expect(late.items.map((item) => item.event)).toEqual(['frame', 'partial', 'questions'])
+        expect(late.items[1]!.data).toEqual({ turn: 1, step: 1, text: 'Hello, ' })
+        expect(opening.data).toEqual({ open: [] })
+        paused.release()
+        expect((await late.waitFor((item) => item.event === 'delta')).data).toEqual({ turn: 1, step: 1, text: 'world.' })
+        await waitForEvent(late, (event) => event.type === 'assistant/message')
+      } finally {
+        late.close()
+      }
       const message = await waitForEvent(stream, (event) => event.type === 'assistant/message')
       expect(message.data).toMatchObject({ content: [{ type: 'text', text: 'Hello, world.' }], turn: 1, step: 1 })
       expect(stream.items.filter((item) => item.event === 'delta').map((item) => item.data.text)).toEqual(['Hello, ', 'world.'])
       await waitForEvent(stream, turnEnded(1))
       expect((await call(server, 'GET', `/api/sessions/${id}`)).body.partial).toBeUndefined()
+      // Once the step is logged, a new stream sends no partial.
+      const after = await SseClient.open(server, `/api/sessions/${id}/stream`)
+      try {
+        await after.waitFor((item) => item.event === 'questions')
+        expect(after.items.map((item) => item.event)).toEqual(['frame', 'questions'])
+      } finally {
+        after.close()
+      }
     } finally {
       stream.close()
     }
