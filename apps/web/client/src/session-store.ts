@@ -5,9 +5,11 @@
  * agree at every `asOfSeq`; a question answered anywhere closes everywhere.
  */
 import { ApiError, api, streamUrl } from './api.js'
+import { applyDelta, applyPartial, keepOpenQuestions, mergeLoadedPartial } from './streaming-text.js'
 import type {
   AppendFrame,
   DeltaFrame,
+  OpenQuestionsFrame,
   PendingQuestion,
   PresentationWire,
   ProjectionFrame,
@@ -160,6 +162,7 @@ export class SessionStore {
       presentations,
       frame,
       questions,
+      streaming: mergeLoadedPartial(this.state.streaming, events, tail.partial),
       running: openTurn(events, tail.running),
     })
     return true
@@ -200,6 +203,8 @@ export class SessionStore {
     source.addEventListener('append', (message) => this.onAppend(parse<AppendFrame>(message)))
     source.addEventListener('frame', (message) => this.onFrame(parse<ProjectionFrame>(message)))
     source.addEventListener('delta', (message) => this.onDelta(parse<DeltaFrame>(message)))
+    source.addEventListener('partial', (message) => this.onPartial(parse<DeltaFrame>(message)))
+    source.addEventListener('questions', (message) => this.onOpenQuestions(parse<OpenQuestionsFrame>(message)))
     source.addEventListener('question', (message) => this.onQuestion(parse<PendingQuestion>(message)))
     source.addEventListener('question-closed', (message) => this.onQuestionClosed(parse<QuestionClosedFrame>(message)))
   }
@@ -235,21 +240,29 @@ export class SessionStore {
   private onFrame(frame: ProjectionFrame | undefined): void {
     if (frame === undefined || typeof frame.asOfSeq !== 'number') return
     if (frame.asOfSeq < this.state.frame.asOfSeq) return
-    this.set({ frame: { asOfSeq: frame.asOfSeq, values: { ...this.state.frame.values, ...frame.values } } })
+    // a frame carries every value: a key the server stops sending is gone, not kept from an older frame
+    this.set({ frame: { asOfSeq: frame.asOfSeq, values: frame.values ?? {} } })
   }
 
   private onDelta(delta: DeltaFrame | undefined): void {
     if (delta === undefined || typeof delta.text !== 'string') return
-    // a step whose message is already logged streams nothing more
-    const logged = this.state.events.some(
-      (event) => event.type === 'assistant/message' && event.data.turn === delta.turn && event.data.step === delta.step,
-    )
-    if (logged) return
-    const streaming = [...this.state.streaming]
-    const index = streaming.findIndex((item) => item.turn === delta.turn && item.step === delta.step)
-    if (index === -1) streaming.push(delta)
-    else streaming[index] = { ...delta, text: streaming[index]!.text + delta.text }
-    this.set({ streaming })
+    const streaming = applyDelta(this.state.streaming, this.state.events, delta)
+    if (streaming !== this.state.streaming) this.set({ streaming })
+  }
+
+  /** The opening burst's text so far for the step being answered: it replaces what this tab held for that step. */
+  private onPartial(partial: DeltaFrame | undefined): void {
+    if (partial === undefined || typeof partial.text !== 'string' || typeof partial.turn !== 'number' || typeof partial.step !== 'number') return
+    const streaming = applyPartial(this.state.streaming, this.state.events, partial)
+    if (streaming !== this.state.streaming) this.set({ streaming })
+  }
+
+  /** The opening burst's open question ids: a held question not listed closed before this stream opened. */
+  private onOpenQuestions(frame: OpenQuestionsFrame | undefined): void {
+    if (frame === undefined || !Array.isArray(frame.open)) return
+    const { kept, dropped } = keepOpenQuestions(this.state.questions, frame.open)
+    for (const id of dropped) this.closed.add(id)
+    if (dropped.length > 0) this.set({ questions: kept })
   }
 
   private onQuestion(question: PendingQuestion | undefined): void {

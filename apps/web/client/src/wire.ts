@@ -13,6 +13,8 @@ export type { PlanHistoryView, PlanProjection, PlanRevision, PlanReviewEventData
 /** A row of `GET /api/sessions`. */
 export interface SessionSummary {
   readonly id: string
+  /** The log file's mtime in ms (0 when unknown). */
+  readonly updatedAt?: number
   /** Absent for a session on disk that is not open yet. */
   readonly events?: number
   readonly updatedSeq?: number
@@ -62,6 +64,8 @@ export interface SessionTail {
   readonly running: boolean
   /** The tools' presentations of the tail's events, by `seq`. */
   readonly presentations?: Readonly<Record<string, PresentationWire>>
+  /** The text streamed so far for the step the model is answering now. */
+  readonly partial?: DeltaFrame
 }
 
 /** `event: append`. */
@@ -81,4 +85,9 @@ export interface DeltaFrame {
 export interface QuestionClosedFrame {
   readonly id: string
   readonly outcome: 'answered' | 'dismissed' | 'aborted'
+}
+
+/** `event: questions` (a stream's opening burst): the ids of the questions open when it opened. */
+export interface OpenQuestionsFrame {
+  readonly open: readonly string[]
 }

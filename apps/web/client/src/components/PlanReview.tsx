@@ -236,12 +236,12 @@ export function PlanReview({
           {isEdited ? `${intent.approve} edited plan` : intent.approve}
         </button>
         {keepLabel !== undefined && (
-          <button type="button" data-testid="plan-review-keep" disabled={busy} onClick={() => void answer([{ id: question.id, selected: [keepLabel], ...notes() }])}>
+          <button type="button" data-testid="plan-review-keep" disabled={busy} aria-describedby={isEdited ? `${ids}-edit-hint` : undefined} onClick={() => void answer([{ id: question.id, selected: [keepLabel], ...notes() }])}>
             {keepLabel}
           </button>
         )}
         {stopLabel !== undefined && (
-          <button type="button" className="danger" data-testid="plan-review-stop" disabled={busy} onClick={() => void answer([{ id: question.id, selected: [stopLabel], ...notes() }])}>
+          <button type="button" className="danger" data-testid="plan-review-stop" disabled={busy} aria-describedby={isEdited ? `${ids}-edit-hint` : undefined} onClick={() => void answer([{ id: question.id, selected: [stopLabel], ...notes() }])}>
             {stopLabel}
           </button>
         )}
@@ -258,6 +258,11 @@ export function PlanReview({
       {hasNotes && (
         <p className="hint" id={`${ids}-approve-hint`}>
           Approving sends no feedback or comments: send them with {keepLabel ?? 'Keep planning'}, or clear them to approve.
+        </p>
+      )}
+      {isEdited && (keepLabel !== undefined || stopLabel !== undefined) && (
+        <p className="hint" id={`${ids}-edit-hint`} data-testid="plan-review-edit-hint">
+          Your edit is sent only with {intent.approve}: {[keepLabel, stopLabel].filter((label) => label !== undefined).join(' and ')} send the feedback and comments, not the edit.
         </p>
       )}
       <ErrorLine error={localError ?? action.error} testId="plan-review-error" />

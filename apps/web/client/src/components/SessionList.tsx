@@ -4,6 +4,20 @@ import { useAction } from '../use-action.js'
 import type { SessionSummary } from '../wire.js'
 import { ErrorLine } from './ErrorLine.js'
 
+/** `14:05` for today, else `3 Dec 14:05`: enough to tell two sessions with the same title apart. */
+function shortTime(ms: number): string {
+  const when = new Date(ms)
+  const time = when.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })
+  return when.toDateString() === new Date().toDateString() ? time : `${when.toLocaleDateString(undefined, { day: 'numeric', month: 'short' })} ${time}`
+}
+
+/** The whole title (the list cuts it), the id and the last activity. */
+function sessionTooltip(session: SessionSummary): string {
+  return [session.title, `session ${session.id}`, session.updatedAt !== undefined && session.updatedAt > 0 ? `updated ${new Date(session.updatedAt).toLocaleString()}` : undefined]
+    .filter((line) => line !== undefined)
+    .join('\n')
+}
+
 /** The sessions on the server (in its order: latest activity first), and a button for a new one. */
 export function SessionList({ current, onOpen, activity = 0 }: { current: string | null; onOpen: (id: string) => void; activity?: number }) {
   const [sessions, setSessions] = useState<readonly SessionSummary[] | null>(null)
@@ -53,13 +67,17 @@ export function SessionList({ current, onOpen, activity = 0 }: { current: string
             <li key={session.id}>
               <a
                 href={`#/s/${encodeURIComponent(session.id)}`}
+                title={sessionTooltip(session)}
                 className={session.id === current ? 'active' : ''}
                 aria-current={session.id === current ? 'page' : undefined}
                 data-testid="session-item"
                 data-session-id={session.id}
               >
                 <span className="session-name">{session.title ?? <code>{session.id}</code>}</span>
-                <span className="count">{session.running === true ? 'working…' : session.events !== undefined ? `${session.events} events` : ''}</span>
+                <span className="count">
+                  {session.updatedAt !== undefined && session.updatedAt > 0 && <time dateTime={new Date(session.updatedAt).toISOString()}>{shortTime(session.updatedAt)}</time>}
+                  {session.running === true ? ' · working…' : session.events !== undefined ? ` · ${session.events} events` : ''}
+                </span>
               </a>
             </li>
           ))}
