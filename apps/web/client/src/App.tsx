@@ -32,10 +32,10 @@ export function App() {
     return (
       <main className="no-token" data-testid="no-token">
         <h1>planmode</h1>
-        <p role="alert">
-          No access token: this tab has no token: open the printed URL again, or duplicate the tab. The token is kept per
-          tab and removed from the address bar, so a tab opened by typing or pasting an address (<code>/#/s/…</code>)
-          starts without it; the URL the server printed at start ends with <code>?token=…</code>.
+        <p role="alert">No access token — this tab has no token: open the printed URL again, or duplicate the tab.</p>
+        <p>
+          The token is kept per tab and removed from the address bar, so a tab opened by typing or pasting an address
+          (<code>/#/s/…</code>) starts without it. The URL the server printed at start ends with <code>?token=…</code>.
         </p>
       </main>
     )
