@@ -66,7 +66,7 @@ describe.sequential('the enter_plan_mode question and Stop planning', () => {
     await waitChip(page, 'on')
     await byId(page, 'plan-chip-off').click()
     await waitChip(page, 'off')
-    await soon(page.locator(tid('command-line')).last()).toHaveText(/^\/plan\s+off$/)
+    await soon(page.locator(tid('command-line')).last()).toHaveText('/plan off')
   })
 
   it('a double click sends one answer; a failed send re-enables the buttons with the error, and a retry goes through', async () => {

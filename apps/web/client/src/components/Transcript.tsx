@@ -281,7 +281,7 @@ export function Transcript({
           const done = commands.get(event.data.commandId)
           rows.push(
             <div key={key} className={`command ${done?.kind === 'error' ? 'command-error' : ''}`} data-testid="command" data-seq={key}>
-              <code data-testid="command-line">/{event.data.name}{event.data.args ? ` ${event.data.args}` : ''}</code>
+              <code data-testid="command-line">/{event.data.name}{event.data.args.trim() !== '' ? ` ${event.data.args.trim()}` : ''}</code>
               {done?.text !== undefined && <span data-testid="command-reply"> → {done.text}</span>}
             </div>,
           )
