@@ -1,27 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import type { LanguageModelV3 } from '@ai-sdk/provider'
 import { Context, type Logger } from '@planmode/context'
-import { workspaceToolsPlugin } from '@planmode/demo/workspace-tools'
+import { composePlanHost } from '@planmode/demo/compose-host'
 import { WORKSPACE_EVENT } from '@planmode/demo/workspace-event'
-import {
-  agentsPlugin,
-  commandsPlugin,
-  sessionInvariantsPlugin,
-  sessionProjectionsPlugin,
-  sessionStorePlugin,
-  systemPromptPlugin,
-  toolsPlugin,
-  userQuestionsPlugin,
-  type HostAgent,
-  type HostSession,
-} from '@planmode/host'
-import { planCommandsPlugin } from '@planmode/plan-commands'
-import { planCorePlugin } from '@planmode/plan-core'
-import { planModeInvariantPlugin } from '@planmode/plan-core/invariant'
-import { planGuardPlugin } from '@planmode/plan-guard'
-import { planPolicyPlugin } from '@planmode/plan-policy'
-import { planHistoryPlugin, planProjectionPlugin } from '@planmode/plan-projection'
-import { planToolPlugin } from '@planmode/plan-tool'
+import type { HostAgent, HostSession } from '@planmode/host'
 import type { CommandResult, ImageAttachment, ProjectionSnapshot, SessionEvent, ToolPresentation, UserContentBlock, UserMessage } from '@planmode/seams'
 import { SessionQuestions, type PendingQuestion, type QuestionOutcome } from './questions.js'
 
@@ -219,23 +201,8 @@ export class WebHost {
   private compose(): void {
     const { ctx, options } = this
     try {
-      ctx.plugin(sessionInvariantsPlugin)
-      ctx.plugin(sessionStorePlugin, { dir: options.sessionDir, durability: 'turn' })
-      ctx.plugin(systemPromptPlugin)
-      ctx.plugin(toolsPlugin)
-      ctx.plugin(commandsPlugin)
-      ctx.plugin(userQuestionsPlugin)
-      ctx.plugin(sessionProjectionsPlugin)
-      ctx.plugin(agentsPlugin, { model: options.model, maxSteps: options.maxSteps ?? 24 })
-      ctx.plugin(planCorePlugin)
-      ctx.plugin(planModeInvariantPlugin)
-      ctx.plugin(planPolicyPlugin, { section: options.section, ...(options.placement === undefined ? {} : { placement: options.placement }) })
-      ctx.plugin(planCommandsPlugin)
-      ctx.plugin(planToolPlugin)
-      ctx.plugin(planProjectionPlugin)
-      ctx.plugin(planHistoryPlugin)
-      if (options.guard === true) ctx.plugin(planGuardPlugin)
-      ctx.plugin(workspaceToolsPlugin, { root: options.workspace })
+      // The reference host, every plan layer, plan-guard when asked for, and the workspace tools: as `pnpm start`.
+      composePlanHost(ctx, options)
       ctx.plugin({
         name: '@planmode/web/base-prompt',
         requires: ['systemPrompt'],

@@ -1,29 +1,12 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider'
 import { Context, type Logger } from '@planmode/context'
-import {
-  agentsPlugin,
-  commandsPlugin,
-  sessionInvariantsPlugin,
-  sessionProjectionsPlugin,
-  sessionStorePlugin,
-  systemPromptPlugin,
-  toolsPlugin,
-  userQuestionsPlugin,
-  type HostAgent,
-  type HostSession,
-} from '@planmode/host'
-import { planCommandsPlugin } from '@planmode/plan-commands'
-import { planCorePlugin, type PlanModeState } from '@planmode/plan-core'
-import { planGuardPlugin } from '@planmode/plan-guard'
-import { planModeInvariantPlugin } from '@planmode/plan-core/invariant'
-import { planPolicyPlugin } from '@planmode/plan-policy'
-import { planHistoryPlugin, planProjectionPlugin } from '@planmode/plan-projection'
+import type { HostAgent, HostSession } from '@planmode/host'
+import type { PlanModeState } from '@planmode/plan-core'
 import type { PlanHistoryView } from '@planmode/plan-projection/types'
-import { planToolPlugin } from '@planmode/plan-tool'
 import { UserQuestionError, type UserAnswer, type UserQuestion } from '@planmode/seams'
 import type { Style } from '../render/style.js'
 import { badgeOf, type PlanBadge, type TranscriptRenderer } from '../render/transcript.js'
-import { workspaceToolsPlugin } from '../workspace/workspace-tools.js'
+import { composePlanHost } from './compose-host.js'
 import { runPlansCommand } from './plans-command.js'
 import { WORKSPACE_EVENT } from './workspace-event.js'
 
@@ -91,27 +74,9 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
   }
   const ctx = new Context({ logger })
   try {
-    // The reference host, one plugin per runtime.
-    ctx.plugin(sessionInvariantsPlugin)
-    ctx.plugin(sessionStorePlugin, { dir: options.sessionDir, durability: 'turn' })
-    ctx.plugin(systemPromptPlugin)
-    ctx.plugin(toolsPlugin)
-    ctx.plugin(commandsPlugin)
-    ctx.plugin(userQuestionsPlugin)
-    ctx.plugin(sessionProjectionsPlugin)
-    ctx.plugin(agentsPlugin, { model: options.model, maxSteps: options.maxSteps ?? 24 })
-    // The plan layers.
-    ctx.plugin(planCorePlugin)
-    ctx.plugin(planModeInvariantPlugin)
-    ctx.plugin(planPolicyPlugin, { section: options.section, ...(options.placement === undefined ? {} : { placement: options.placement }) })
-    ctx.plugin(planCommandsPlugin)
-    ctx.plugin(planToolPlugin)
-    ctx.plugin(planProjectionPlugin)
-    ctx.plugin(planHistoryPlugin)
-    // Opt-in enforcement: refuses tool calls that are not read-only while plan mode is on.
-    if (options.guard === true) ctx.plugin(planGuardPlugin)
-    // The demo's own pieces: workspace tools, a base prompt, the terminal review.
-    ctx.plugin(workspaceToolsPlugin, { root: options.workspace })
+    // The reference host, every plan layer, plan-guard when asked for, and the workspace tools.
+    composePlanHost(ctx, options)
+    // The demo's own pieces: a base prompt, the terminal review.
     ctx.plugin({
       name: '@planmode/demo/base-prompt',
       requires: ['systemPrompt'],

@@ -1,0 +1,61 @@
+import type { LanguageModelV3 } from '@ai-sdk/provider'
+import type { Context } from '@planmode/context'
+import {
+  agentsPlugin,
+  commandsPlugin,
+  sessionInvariantsPlugin,
+  sessionProjectionsPlugin,
+  sessionStorePlugin,
+  systemPromptPlugin,
+  toolsPlugin,
+  userQuestionsPlugin,
+} from '@planmode/host'
+import { planCommandsPlugin } from '@planmode/plan-commands'
+import { planCorePlugin } from '@planmode/plan-core'
+import { planModeInvariantPlugin } from '@planmode/plan-core/invariant'
+import { planGuardPlugin } from '@planmode/plan-guard'
+import { planPolicyPlugin, type PlanPolicyPlacement } from '@planmode/plan-policy'
+import { planHistoryPlugin, planProjectionPlugin } from '@planmode/plan-projection'
+import { planToolPlugin } from '@planmode/plan-tool'
+import { workspaceToolsPlugin } from '../workspace/workspace-tools.js'
+
+/** What {@link composePlanHost} needs: the same settings `pnpm start` and `pnpm web` take. */
+export interface ComposePlanHostOptions {
+  readonly sessionDir: string
+  readonly model: LanguageModelV3
+  readonly maxSteps?: number
+  readonly section: string
+  readonly placement?: PlanPolicyPlacement
+  readonly guard?: boolean
+  readonly workspace: string
+}
+
+/**
+ * Composes, on `ctx`, the reference host (one plugin per runtime), every
+ * plan layer, plan-guard when asked for, and the demo's workspace tools:
+ * what the terminal host and the web server share. The caller adds its own
+ * base prompt and user-questions provider.
+ */
+export function composePlanHost(ctx: Context, options: ComposePlanHostOptions): void {
+  // The reference host, one plugin per runtime.
+  ctx.plugin(sessionInvariantsPlugin)
+  ctx.plugin(sessionStorePlugin, { dir: options.sessionDir, durability: 'turn' })
+  ctx.plugin(systemPromptPlugin)
+  ctx.plugin(toolsPlugin)
+  ctx.plugin(commandsPlugin)
+  ctx.plugin(userQuestionsPlugin)
+  ctx.plugin(sessionProjectionsPlugin)
+  ctx.plugin(agentsPlugin, { model: options.model, maxSteps: options.maxSteps ?? 24 })
+  // The plan layers.
+  ctx.plugin(planCorePlugin)
+  ctx.plugin(planModeInvariantPlugin)
+  ctx.plugin(planPolicyPlugin, { section: options.section, ...(options.placement === undefined ? {} : { placement: options.placement }) })
+  ctx.plugin(planCommandsPlugin)
+  ctx.plugin(planToolPlugin)
+  ctx.plugin(planProjectionPlugin)
+  ctx.plugin(planHistoryPlugin)
+  // Opt-in enforcement: refuses tool calls that are not read-only while plan mode is on.
+  if (options.guard === true) ctx.plugin(planGuardPlugin)
+  // The demo's workspace tools (read-only ones annotated so).
+  ctx.plugin(workspaceToolsPlugin, { root: options.workspace })
+}
