@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { LanguageModelV3 } from '@ai-sdk/provider'
 import { Context, type Logger } from '@planmode/context'
-import { composePlanHost } from '@planmode/demo/compose-host'
+import { basePrompt, composePlanHost } from '@planmode/demo/compose-host'
 import { WORKSPACE_EVENT } from '@planmode/demo/workspace-event'
 import type { HostAgent, HostSession } from '@planmode/host'
 import type { CommandResult, ImageAttachment, ProjectionSnapshot, SessionEvent, ToolPresentation, UserContentBlock, UserMessage } from '@planmode/seams'
@@ -161,14 +161,6 @@ export class OpenSession {
 function attachments(images: readonly PostedImage[]): ImageAttachment[] {
   return images.map((image) => ({ id: `img_${randomUUID()}`, mediaType: image.mediaType, data: image.data, ...(image.name === undefined ? {} : { name: image.name }) }))
 }
-
-const basePrompt = (workspace: string): string =>
-  [
-    'You are a careful coding agent working in a project workspace.',
-    `The workspace root is ${workspace}; every tool path is relative to it.`,
-    'Look around with list_files, read_file and search; change files with write_file and edit_file.',
-    'Keep answers short and concrete.',
-  ].join('\n')
 
 /**
  * The server's host: one context with the reference host, every plan layer

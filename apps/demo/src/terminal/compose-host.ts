@@ -19,6 +19,15 @@ import { planHistoryPlugin, planProjectionPlugin } from '@planmode/plan-projecti
 import { planToolPlugin } from '@planmode/plan-tool'
 import { workspaceToolsPlugin } from '../workspace/workspace-tools.js'
 
+/** The base system prompt (order 10) of the terminal host and the web server: who the agent is and where its tools work. */
+export const basePrompt = (workspace: string): string =>
+  [
+    'You are a careful coding agent working in a project workspace.',
+    `The workspace root is ${workspace}; every tool path is relative to it.`,
+    'Look around with list_files, read_file and search; change files with write_file and edit_file.',
+    'Keep answers short and concrete.',
+  ].join('\n')
+
 /** What {@link composePlanHost} needs: the same settings `pnpm start` and `pnpm web` take. */
 export interface ComposePlanHostOptions {
   readonly sessionDir: string

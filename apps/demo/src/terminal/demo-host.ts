@@ -6,7 +6,7 @@ import type { PlanHistoryView } from '@planmode/plan-projection/types'
 import { UserQuestionError, type UserAnswer, type UserQuestion } from '@planmode/seams'
 import type { Style } from '../render/style.js'
 import { badgeOf, type PlanBadge, type TranscriptRenderer } from '../render/transcript.js'
-import { composePlanHost } from './compose-host.js'
+import { basePrompt, composePlanHost } from './compose-host.js'
 import { runPlansCommand } from './plans-command.js'
 import { WORKSPACE_EVENT } from './workspace-event.js'
 
@@ -54,14 +54,6 @@ export interface DemoHost {
   /** Waits for pending appends, closes the session and disposes every plugin. */
   close(): Promise<void>
 }
-
-const basePrompt = (workspace: string): string =>
-  [
-    'You are a careful coding agent working in a project workspace.',
-    `The workspace root is ${workspace}; every tool path is relative to it.`,
-    'Look around with list_files, read_file and search; change files with write_file and edit_file.',
-    'Keep answers short and concrete.',
-  ].join('\n')
 
 /** Composes the host (session store, runtimes, agent loop) with the plan layers and the workspace tools; plan-guard only with `guard`. */
 export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost> {
