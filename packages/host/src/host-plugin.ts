@@ -15,10 +15,19 @@ import { userQuestionsPlugin } from './runtimes/user-questions.js'
  *
  * @public
  */
-export interface HostConfig extends SessionStoreConfig, AgentsConfig {}
+export interface HostConfig extends SessionStoreConfig, AgentsConfig {
+  /**
+   * A plugin that provides service `sessions` in place of the JSONL store
+   * (for example `postgresSessions(…)` of `@planmode/store-postgres`). With
+   * it, `dir` and `durability` must be left out: they configure the JSONL
+   * store only.
+   */
+  readonly sessions?: Plugin<void>
+}
 
 /**
- * The whole reference host in one plugin: invariants, session store, tools,
+ * The whole reference host in one plugin: invariants, session store (the
+ * JSONL store, or the `sessions` plugin given), tools,
  * system prompt, commands, user questions, projections and agents, each a
  * child plugin (disposing the host disposes all of them, in reverse).
  *
@@ -36,12 +45,18 @@ export interface HostConfig extends SessionStoreConfig, AgentsConfig {}
 export const hostPlugin: Plugin<HostConfig> = {
   name: '@planmode/host',
   apply(ctx, config) {
-    const { dir, durability, ...agents } = config
+    const { dir, durability, sessions, ...agents } = config
+    if (sessions !== undefined && (dir !== undefined || durability !== undefined)) {
+      throw new TypeError('hostPlugin: `dir` and `durability` configure the JSONL store; leave them out when `sessions` provides the store')
+    }
     ctx.plugin(sessionInvariantsPlugin)
-    ctx.plugin(sessionStorePlugin, {
-      ...(dir === undefined ? {} : { dir }),
-      ...(durability === undefined ? {} : { durability }),
-    })
+    if (sessions !== undefined) ctx.plugin(sessions)
+    else {
+      ctx.plugin(sessionStorePlugin, {
+        ...(dir === undefined ? {} : { dir }),
+        ...(durability === undefined ? {} : { durability }),
+      })
+    }
     ctx.plugin(toolsPlugin)
     ctx.plugin(systemPromptPlugin)
     ctx.plugin(commandsPlugin)

@@ -1,5 +1,10 @@
 /**
- * Why a session log could not be used. Branch on `code`.
+ * Why a session log could not be used. Branch on `code`. The JSONL store
+ * uses the codes up to `LOCK_UNREADABLE`; the database stores
+ * (`@planmode/store-postgres`) use the shared ones and `READ_ONLY` (an
+ * append to a follower), `LEASE_LOST` (another process took the session's
+ * lease), `UNAVAILABLE` (the database could not be reached or failed the
+ * statement) and `SCHEMA` (the schema is missing or of another version).
  *
  * @public
  */
@@ -16,6 +21,10 @@ export type SessionLogErrorCode =
   | 'SEQ_LIMIT'
   | 'UNWRITABLE'
   | 'LOCK_UNREADABLE'
+  | 'READ_ONLY'
+  | 'LEASE_LOST'
+  | 'UNAVAILABLE'
+  | 'SCHEMA'
 
 const marker = Symbol.for('@planmode/host/SessionLogError')
 

@@ -1,0 +1,906 @@
+import { randomBytes } from 'node:crypto'
+import { hostname } from 'node:os'
+import pg from 'pg'
+import type { Context } from '@planmode/context'
+import { SessionLogError, type CreateSessionOptions, type HostSession, type SessionStore } from '@planmode/host'
+import type { Session, SessionEvent, SessionEventMap, SessionEventType } from '@planmode/seams'
+import { SCHEMA_VERSION, channelOf, checkSchema, lockClass, poolConfig, schemaVersion, unavailable, type Connection } from './schema.js'
+
+/**
+ * Options of {@link postgresSessions} and {@link postgresSessionsPlugin}.
+ *
+ * @public
+ */
+export interface PostgresSessionsConfig {
+  /** A connection string (`postgres://user@host:5432/db`) or `pg` pool options. */
+  readonly connection: Connection
+  /** The schema {@link setup} created; defaults to `planmode`. */
+  readonly schema?: string
+  /**
+   * Who this process is, stored with every lease it takes and shown to the
+   * other processes (`LOCKED` messages, {@link PostgresSessionStore.lease}).
+   * Defaults to `<hostname>:<pid>`; a server can put its own address here.
+   */
+  readonly holder?: string
+  /** Pooled connections for reads and commits (besides one lease and one listen connection); defaults to 10. */
+  readonly poolSize?: number
+}
+
+/**
+ * Who holds a session's lease, as the database sees it now.
+ *
+ * @public
+ */
+export interface LeaseInfo {
+  /** Whether a live connection holds the session's advisory lock. */
+  readonly held: boolean
+  /** The `holder` of the process that took the lease last, while it holds it. */
+  readonly holder: string | undefined
+  /** How many times the lease was taken (the fencing token of the last writer). */
+  readonly epoch: number
+  /** When the last lease was taken, while it is held. */
+  readonly since: Date | undefined
+}
+
+/**
+ * A session this process writes: it holds the session's lease.
+ *
+ * @public
+ */
+export interface PostgresSession extends HostSession {
+  /** The lease's fencing token: every commit names it, and a newer lease refuses it. */
+  readonly epoch: number
+}
+
+/**
+ * A session opened read-only in a process that does not hold its lease. Its
+ * `events` grow as the writer commits (LISTEN/NOTIFY), each one announced as
+ * `session/event`, so projections fold it; `append` rejects with `READ_ONLY`.
+ *
+ * @public
+ */
+export interface FollowerSession extends Session {
+  /** Always `true`. */
+  readonly readOnly: true
+  /** Set by {@link PostgresSessionStore.close}. */
+  readonly closed: boolean
+  /** Resolves once `events` holds the event with `seq` (or a later one); rejects with `CLOSED` if the follower closes first. */
+  reached(seq: number): Promise<void>
+  /** Reads whatever the writer committed since the last event seen, and resolves once it is in `events`. */
+  catchUp(): Promise<void>
+}
+
+/**
+ * The PostgreSQL session store (service `sessions`): the host's
+ * {@link @planmode/host#SessionStore} plus followers and leases.
+ *
+ * @public
+ */
+export interface PostgresSessionStore extends SessionStore {
+  /** The schema of the tables. */
+  readonly schema: string
+  /** This process, as written into the leases it takes. */
+  readonly holder: string
+  /** Opens (or creates) sessions as their one writer: rejects with `LOCKED` while another process holds the lease. */
+  open(id: string): Promise<PostgresSession>
+  create(options?: CreateSessionOptions): Promise<PostgresSession>
+  fork(session: Session, end?: number, options?: CreateSessionOptions): Promise<PostgresSession>
+  get(id: string): PostgresSession | undefined
+  loaded(): readonly PostgresSession[]
+  /** Opens session `id` read-only and follows its writer's commits. Each call gives a new follower. */
+  follow(id: string): Promise<FollowerSession>
+  /** Every open follower. */
+  following(): readonly FollowerSession[]
+  /** Who holds the lease of session `id` now (`NOT_FOUND` when there is no such session). */
+  lease(id: string): Promise<LeaseInfo>
+  /** Closes every session and follower (their leases go) and ends the connections. Idempotent. */
+  end(): Promise<void>
+}
+
+const ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
+/** A NUL or a lone surrogate: what a PostgreSQL `text` value cannot hold. */
+const NOT_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+/** Rows read per statement when loading a log. */
+const PAGE = 10_000
+/** Events inserted per statement by `fork`. */
+const CHUNK = 5_000
+
+function checkId(id: string): void {
+  if (typeof id !== 'string' || !ID.test(id) || id.length > 200) {
+    throw new SessionLogError('INVALID_ID', `invalid session id ${JSON.stringify(id)}: use letters, digits, ".", "_" and "-"`)
+  }
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value)
+  if (typeof value === 'bigint') return `${value}n`
+  return typeof value === 'object' && value !== null ? (Array.isArray(value) ? 'an array' : 'an object') : String(value)
+}
+
+/** A row to insert: the event and its data as JSON text. */
+interface Row {
+  readonly event: SessionEvent
+  readonly json: string
+}
+
+/**
+ * What an append of `type`/`data` at `seq` logs: a JSON copy of `data`,
+ * exactly what a reopen reads back. Throws `INVALID_EVENT` for what JSON or
+ * a `text` column cannot hold, `SEQ_LIMIT` past `Number.MAX_SAFE_INTEGER`.
+ */
+function rowOf(id: string, type: unknown, data: unknown, seq: number, time: number): Row {
+  if (typeof type !== 'string' || type === '') {
+    throw new SessionLogError('INVALID_EVENT', `session ${id}: event type must be a non-empty string, got ${describe(type)}; nothing was written`)
+  }
+  if (NOT_TEXT.test(type)) {
+    throw new SessionLogError('INVALID_EVENT', `session ${id}: event type ${JSON.stringify(type)} has a NUL or a lone surrogate, which PostgreSQL text cannot hold; nothing was written`)
+  }
+  if (seq > Number.MAX_SAFE_INTEGER) {
+    throw new SessionLogError('SEQ_LIMIT', `session ${id}: ${type} would get seq ${seq}, past Number.MAX_SAFE_INTEGER, which a reopen cannot read exactly; nothing was written`)
+  }
+  let json: string | undefined
+  try {
+    json = JSON.stringify(data)
+  } catch (error) {
+    throw new SessionLogError('INVALID_EVENT', `session ${id}: ${type} data is not JSON-serializable (${(error as Error).message}); nothing was written`, { cause: error })
+  }
+  if (json === undefined) {
+    throw new SessionLogError('INVALID_EVENT', `session ${id}: ${type} data is not JSON-serializable (JSON has no form for ${data === undefined ? 'undefined' : describe(data)}); nothing was written`)
+  }
+  return { event: { type, seq, time, data: JSON.parse(json) } as SessionEvent, json }
+}
+
+/** A forked event checked as a reopen would read it: a message when it is not an event. */
+function forkRow(value: unknown): Row | string {
+  if (typeof value !== 'object' || value === null) return 'not an object'
+  const { type, seq, time, data } = value as Record<string, unknown>
+  if (typeof type !== 'string' || type === '') return `type must be a non-empty string, got ${describe(type)}`
+  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) return `seq must be a safe non-negative integer, got ${describe(seq)}`
+  if (typeof time !== 'number' || !Number.isFinite(time)) return `time must be a finite number, got ${describe(time)}`
+  try {
+    return rowOf('fork', type, data, seq, time)
+  } catch (error) {
+    return (error as Error).message.replace(/^session fork: /, '').replace(/; nothing was written$/, '')
+  }
+}
+
+/** An append waiting for its batch. */
+interface Pending {
+  readonly type: string
+  readonly data: unknown
+  readonly resolve: (event: SessionEvent) => void
+  readonly reject: (error: unknown) => void
+}
+
+/** The one store-wide connection that holds every lease of this process (session-level advisory locks). */
+interface LeaseConnection {
+  readonly client: pg.Client
+  readonly pid: number
+  lost: boolean
+}
+
+class WriterSession implements PostgresSession {
+  readonly file = undefined
+  private queue: Pending[] = []
+  private flushing = false
+  private accepted = 0
+  private done = 0
+  private readonly waiters: { readonly upTo: number; readonly resolve: () => void }[] = []
+  closing = false
+  closed = false
+  /** Set once the session can no longer commit: every later append rejects with it. */
+  broken: SessionLogError | undefined
+  private closeResult: Promise<void> | undefined
+
+  constructor(
+    readonly id: string,
+    readonly events: SessionEvent[],
+    readonly epoch: number,
+    readonly lockKey: number,
+    readonly lease: LeaseConnection,
+    private readonly store: Store,
+  ) {}
+
+  get queued(): number {
+    return this.accepted - this.done
+  }
+
+  append<T extends SessionEventType>(type: T, data: SessionEventMap[T]): Promise<SessionEvent<T>> {
+    if (this.closing) return Promise.reject(new SessionLogError('CLOSED', `session ${this.id} is closed`))
+    return new Promise<SessionEvent<T>>((resolve, reject) => {
+      this.queue.push({ type, data, resolve: resolve as (event: SessionEvent) => void, reject })
+      this.accepted += 1
+      if (!this.flushing) {
+        this.flushing = true
+        queueMicrotask(this.drain)
+      }
+    })
+  }
+
+  /** Commits queued appends batch by batch: appends made while a batch commits form the next one (group commit). */
+  private readonly drain = (): void => {
+    while (this.queue.length > 0) {
+      const batch = this.queue
+      this.queue = []
+      const committing = this.commit(batch)
+      if (committing !== undefined) {
+        void committing.then(this.drain)
+        return
+      }
+    }
+    this.flushing = false
+  }
+
+  /**
+   * One batch: each append is checked (invariants see the batch's earlier
+   * events in `events`), then the accepted ones go out in one statement
+   * that also checks the lease. Never rejects.
+   */
+  private commit(batch: Pending[]): Promise<void> | undefined {
+    const events = this.events
+    const base = events.length
+    const accepted: Pending[] = []
+    const rows: Row[] = []
+    const time = Date.now()
+    for (const pending of batch) {
+      try {
+        if (this.closed) throw new SessionLogError('CLOSED', `session ${this.id} is closed`)
+        if (this.broken !== undefined) throw this.broken
+        if (this.lease.lost) throw this.leaseLost('this process lost its connection to the database, and the lease with it')
+        const last = events[events.length - 1]
+        const row = rowOf(this.id, pending.type, pending.data, last === undefined ? 0 : last.seq + 1, time)
+        this.store.checkInvariants(row.event, this)
+        events.push(row.event)
+        accepted.push(pending)
+        rows.push(row)
+      } catch (error) {
+        pending.reject(error)
+      }
+    }
+    events.splice(base)
+    if (accepted.length === 0) {
+      this.finish(batch.length)
+      return undefined
+    }
+    const previous = base === 0 ? -1 : events[base - 1]!.seq
+    return this.store.insert(this, rows, previous).then(
+      () => {
+        for (let index = 0; index < accepted.length; index++) {
+          const event = rows[index]!.event
+          this.events.push(event)
+          this.store.announce(this, event)
+          accepted[index]!.resolve(event)
+        }
+        this.finish(batch.length)
+      },
+      (error: unknown) => {
+        for (const pending of accepted) pending.reject(error)
+        this.finish(batch.length)
+      },
+    )
+  }
+
+  leaseLost(why: string): SessionLogError {
+    return new SessionLogError('LEASE_LOST', `session ${this.id}: ${why}; nothing more can be written here (reopen it to write again)`)
+  }
+
+  private finish(settled: number): void {
+    this.done += settled
+    while (this.waiters.length > 0 && this.waiters[0]!.upTo <= this.done) this.waiters.shift()!.resolve()
+  }
+
+  settled(): Promise<void> {
+    if (this.done === this.accepted) return Promise.resolve()
+    return new Promise((resolve) => this.waiters.push({ upTo: this.accepted, resolve }))
+  }
+
+  /** Every commit is durable once acknowledged: this only waits for the appends started so far. */
+  sync(): Promise<void> {
+    return this.settled()
+  }
+
+  close(): Promise<void> {
+    this.closing = true
+    this.closeResult ??= (async () => {
+      await this.settled()
+      this.closed = true
+      await this.store.release(this)
+    })()
+    return this.closeResult
+  }
+}
+
+class Follower implements FollowerSession {
+  readonly readOnly = true
+  closed = false
+  private readonly waiters: { readonly seq: number; readonly resolve: () => void; readonly reject: (error: unknown) => void }[] = []
+  /** The catch-up in progress, and whether another was asked for meanwhile. */
+  private reading: Promise<void> | undefined
+  private again = false
+
+  constructor(
+    readonly id: string,
+    readonly events: SessionEvent[],
+    private readonly store: Store,
+  ) {}
+
+  append(): Promise<never> {
+    return Promise.reject(new SessionLogError('READ_ONLY', `session ${this.id} is open read-only here: the process that holds its lease writes it`))
+  }
+
+  get head(): number {
+    const last = this.events[this.events.length - 1]
+    return last === undefined ? -1 : last.seq
+  }
+
+  reached(seq: number): Promise<void> {
+    if (this.head >= seq) return Promise.resolve()
+    if (this.closed) return Promise.reject(new SessionLogError('CLOSED', `follower of session ${this.id} is closed`))
+    return new Promise((resolve, reject) => this.waiters.push({ seq, resolve, reject }))
+  }
+
+  catchUp(): Promise<void> {
+    if (this.reading !== undefined) {
+      this.again = true
+      return this.reading
+    }
+    this.reading = (async () => {
+      try {
+        do {
+          this.again = false
+          await this.store.readAfter(this.id, this.head, (event) => {
+            if (this.closed || event.seq <= this.head) return
+            this.events.push(event)
+            this.store.announce(this, event)
+          })
+        } while (this.again && !this.closed)
+      } finally {
+        this.reading = undefined
+        this.wake()
+      }
+    })()
+    return this.reading
+  }
+
+  private wake(): void {
+    const head = this.head
+    for (let index = this.waiters.length - 1; index >= 0; index--) {
+      const waiter = this.waiters[index]!
+      if (waiter.seq <= head) {
+        this.waiters.splice(index, 1)
+        waiter.resolve()
+      }
+    }
+  }
+
+  shut(): void {
+    this.closed = true
+    for (const waiter of this.waiters.splice(0)) waiter.reject(new SessionLogError('CLOSED', `follower of session ${this.id} is closed`))
+  }
+}
+
+/** pg error with a SQLSTATE: the server answered, so the statement's transaction was rolled back. */
+function answered(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' && /^[0-9A-Z]{5}$/.test((error as { code: string }).code)
+}
+
+class Store implements PostgresSessionStore {
+  readonly dir = undefined
+  readonly durability = 'append' as const
+  readonly schema: string
+  readonly holder: string
+  private readonly table: { readonly sessions: string; readonly events: string }
+  private readonly lockClass: number
+  private readonly channel: string
+  private readonly config: pg.PoolConfig
+  private readonly pool: pg.Pool
+  private readonly writers = new Map<string, WriterSession>()
+  private readonly opening = new Map<string, { readonly promise: Promise<WriterSession>; readonly creating: boolean }>()
+  private readonly followers = new Map<string, Set<Follower>>()
+  private leaseConnection: Promise<LeaseConnection> | undefined
+  private listener: Promise<pg.Client> | undefined
+  private checked: Promise<void> | undefined
+  private ended: Promise<void> | undefined
+  disposed = false
+
+  constructor(
+    private readonly ctx: Context,
+    config: PostgresSessionsConfig,
+  ) {
+    if (typeof config !== 'object' || config === null) throw new TypeError('postgresSessions: config must be an object with `connection`')
+    this.schema = config.schema ?? 'planmode'
+    checkSchema(this.schema)
+    const poolSize = config.poolSize ?? 10
+    if (!Number.isInteger(poolSize) || poolSize < 1) throw new TypeError(`postgresSessions: poolSize must be a positive integer, got ${String(config.poolSize)}`)
+    if (config.holder !== undefined && (typeof config.holder !== 'string' || config.holder === '')) {
+      throw new TypeError(`postgresSessions: holder must be a non-empty string, got ${describe(config.holder)}`)
+    }
+    this.holder = config.holder ?? `${hostname()}:${process.pid}`
+    this.config = poolConfig(config.connection)
+    this.table = { sessions: `"${this.schema}".sessions`, events: `"${this.schema}".events` }
+    this.lockClass = lockClass(this.schema) >>> 1
+    this.channel = channelOf(this.schema)
+    this.pool = new pg.Pool({ ...this.config, max: poolSize })
+    this.pool.on('error', (error) => this.ctx.logger.warn(`store-postgres: an idle pooled connection failed: ${error.message}`))
+  }
+
+  private alive(): void {
+    if (this.disposed) throw new SessionLogError('CLOSED', 'the session store was disposed')
+  }
+
+  checkInvariants(event: SessionEvent, session: Session): void {
+    this.ctx.get('sessionInvariants')?.check(event, session)
+  }
+
+  announce(session: Session, event: SessionEvent): void {
+    this.ctx.emit('session/event', { session, event })
+  }
+
+  /** A statement through the pool; a failure to reach the database is `UNAVAILABLE`. */
+  private async query<R extends pg.QueryResultRow>(what: string, text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.pool.query<R>(text, values)
+    } catch (error) {
+      throw unavailable(what, error)
+    }
+  }
+
+  /** Checks once that the schema is set up at this package's version. */
+  private ready(): Promise<void> {
+    this.checked ??= (async () => {
+      let version: number
+      try {
+        version = await schemaVersion(this.pool, this.schema)
+      } catch (error) {
+        throw unavailable(`cannot read schema ${this.schema}`, error)
+      }
+      if (version === 0) throw new SessionLogError('SCHEMA', `schema ${this.schema} is not set up: run setup({ connection, schema: '${this.schema}' }) of @planmode/store-postgres once`)
+      if (version < SCHEMA_VERSION) throw new SessionLogError('SCHEMA', `schema ${this.schema} is at version ${version}, this package needs ${SCHEMA_VERSION}: run setup() to migrate it`)
+      if (version > SCHEMA_VERSION) throw new SessionLogError('SCHEMA', `schema ${this.schema} is at version ${version}, newer than this package knows (${SCHEMA_VERSION}); upgrade @planmode/store-postgres`)
+    })().catch((error: unknown) => {
+      this.checked = undefined
+      throw error
+    })
+    return this.checked
+  }
+
+  /** The connection holding this process's leases; when it fails, every lease it held is lost. */
+  private leaseClient(): Promise<LeaseConnection> {
+    this.leaseConnection ??= (async () => {
+      const client = new pg.Client(this.config)
+      try {
+        await client.connect()
+        const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')
+        const connection: LeaseConnection = { client, pid: rows[0]!.pid, lost: false }
+        const lose = (error?: Error): void => {
+          if (connection.lost) return
+          connection.lost = true
+          if (this.leaseConnection !== undefined) this.leaseConnection = undefined
+          const held = [...this.writers.values()].filter((session) => session.lease === connection)
+          if (held.length > 0 && !this.disposed) {
+            this.ctx.logger.error(`store-postgres: the lease connection failed${error === undefined ? '' : ` (${error.message})`}; sessions ${held.map((session) => session.id).join(', ')} can no longer be written here`)
+          }
+        }
+        client.on('error', lose)
+        client.on('end', () => lose())
+        return connection
+      } catch (error) {
+        this.leaseConnection = undefined
+        await client.end().catch(() => {})
+        throw unavailable('cannot open the lease connection', error)
+      }
+    })()
+    return this.leaseConnection
+  }
+
+  private async onLease<R extends pg.QueryResultRow>(connection: LeaseConnection, what: string, text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
+    try {
+      return await connection.client.query<R>(text, values)
+    } catch (error) {
+      throw unavailable(what, error)
+    }
+  }
+
+  /** Reads every event of `id` after `seq`, page by page, in order. */
+  async readAfter(id: string, seq: number, each: (event: SessionEvent) => void): Promise<void> {
+    let after = seq
+    for (;;) {
+      const { rows } = await this.query<{ seq: string; time: number; type: string; data: unknown }>(
+        `reading session ${id}`,
+        `SELECT seq, time, type, data FROM ${this.table.events} WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT ${PAGE}`,
+        [id, after],
+      )
+      for (const row of rows) {
+        const event = { type: row.type, seq: Number(row.seq), time: row.time, data: row.data } as SessionEvent
+        after = event.seq
+        each(event)
+      }
+      if (rows.length < PAGE) return
+    }
+  }
+
+  private async readAll(id: string): Promise<SessionEvent[]> {
+    const events: SessionEvent[] = []
+    await this.readAfter(id, -1, (event) => events.push(event))
+    return events
+  }
+
+  /**
+   * Commits `rows` after `previous` (the seq of the last landed event) in
+   * one statement: the session's row moves its head only while this
+   * process's lease connection holds the advisory lock and the epoch is
+   * still this session's, and the events go in with it, then one NOTIFY.
+   */
+  async insert(session: WriterSession, rows: readonly Row[], previous: number): Promise<void> {
+    const head = rows[rows.length - 1]!.event.seq
+    const text = `
+      WITH fence AS (
+        UPDATE ${this.table.sessions} SET head = $3
+         WHERE id = $1 AND epoch = $2 AND head = $4
+           AND EXISTS (SELECT 1 FROM pg_locks
+                        WHERE locktype = 'advisory' AND granted AND pid = $5
+                          AND classid = $6::int4::oid AND objid = lock_key::oid AND objsubid = 2)
+        RETURNING id
+      ), inserted AS (
+        INSERT INTO ${this.table.events} (session_id, seq, time, type, data)
+        SELECT fence.id, e.seq, e.time, e.type, e.data
+          FROM fence, unnest($7::bigint[], $8::float8[], $9::text[], $10::json[]) AS e (seq, time, type, data)
+        RETURNING 1
+      )
+      SELECT (SELECT count(*) FROM fence)::int AS fenced,
+             (SELECT count(*) FROM inserted)::int AS inserted,
+             (SELECT pg_notify($11, $12) FROM fence) AS notified`
+    const values = [
+      session.id,
+      session.epoch,
+      head,
+      previous,
+      session.lease.pid,
+      this.lockClass,
+      rows.map((row) => row.event.seq),
+      rows.map((row) => row.event.time),
+      rows.map((row) => row.event.type),
+      rows.map((row) => row.json),
+      this.channel,
+      `${head} ${session.id}`,
+    ]
+    let result: pg.QueryResult<{ fenced: number; inserted: number }>
+    try {
+      result = await this.pool.query(text, values)
+    } catch (error) {
+      if (answered(error)) throw unavailable(`session ${session.id}: the database refused the append; nothing was written`, error)
+      // The connection went mid-statement: whether it committed is only known from the head it left.
+      const landed = await this.query<{ head: string; epoch: string }>('', `SELECT head, epoch FROM ${this.table.sessions} WHERE id = $1`, [session.id]).then(
+        ({ rows: found }) => (found[0] === undefined ? undefined : Number(found[0].head) === head && Number(found[0].epoch) === session.epoch),
+        () => undefined,
+      )
+      if (landed === true) return
+      if (landed === false) throw unavailable(`session ${session.id}: the connection failed during the append; nothing was written`, error)
+      session.broken = unavailable(`session ${session.id}: the connection failed during an append whose outcome could not be read back; close and reopen the session`, error)
+      throw session.broken
+    }
+    if (result.rows[0]!.fenced === 1) return
+    session.broken = await this.whyFenced(session)
+    throw session.broken
+  }
+
+  private async whyFenced(session: WriterSession): Promise<SessionLogError> {
+    const found = await this.query<{ epoch: string; holder: string | null }>('', `SELECT epoch, holder FROM ${this.table.sessions} WHERE id = $1`, [session.id]).catch(() => undefined)
+    const row = found?.rows[0]
+    if (row !== undefined && Number(row.epoch) !== session.epoch) {
+      return session.leaseLost(`another process${row.holder === null ? '' : ` (${row.holder})`} took the lease (epoch ${row.epoch}, this writer had ${session.epoch})`)
+    }
+    return session.leaseLost('this process no longer holds the lease (its lease connection was lost)')
+  }
+
+  /** Gives back the lease of a closed session. */
+  async release(session: WriterSession): Promise<void> {
+    if (this.writers.get(session.id) === session) this.writers.delete(session.id)
+    if (session.lease.lost) return
+    await this.query('', `UPDATE ${this.table.sessions} SET holder = NULL, leased_at = NULL WHERE id = $1 AND epoch = $2`, [session.id, session.epoch]).catch(() => {})
+    await this.onLease(session.lease, `releasing the lease of session ${session.id}`, 'SELECT pg_advisory_unlock($1, $2)', [this.lockClass, session.lockKey]).catch((error: unknown) => {
+      this.ctx.logger.warn(`store-postgres: ${(error as Error).message}`)
+    })
+  }
+
+  private register(session: WriterSession): WriterSession {
+    this.writers.set(session.id, session)
+    return session
+  }
+
+  private async track(id: string, promise: Promise<WriterSession>, creating: boolean): Promise<WriterSession> {
+    this.opening.set(id, { promise, creating })
+    try {
+      return await promise
+    } finally {
+      this.opening.delete(id)
+    }
+  }
+
+  /** Creates session `id` holding `rows`, its lease taken before the creation commits. */
+  private createWith(id: string, rows: readonly Row[]): Promise<WriterSession> {
+    try {
+      this.alive()
+      checkId(id)
+      if (this.writers.has(id) || this.opening.has(id)) throw new SessionLogError('EXISTS', `session ${id} already exists`)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    const creation = (async () => {
+      await this.ready()
+      const lease = await this.leaseClient()
+      let client: pg.PoolClient
+      try {
+        client = await this.pool.connect()
+      } catch (error) {
+        throw unavailable(`cannot create session ${id}`, error)
+      }
+      let lockKey: number | undefined
+      try {
+        await client.query('BEGIN')
+        const head = rows.length === 0 ? -1 : rows[rows.length - 1]!.event.seq
+        const inserted = await client.query<{ lock_key: number }>(
+          `INSERT INTO ${this.table.sessions} (id, head, epoch, holder, leased_at) VALUES ($1, $2, 1, $3, now()) ON CONFLICT (id) DO NOTHING RETURNING lock_key`,
+          [id, head, this.holder],
+        )
+        if (inserted.rows.length === 0) throw new SessionLogError('EXISTS', `session ${id} already exists`)
+        const key = inserted.rows[0]!.lock_key
+        // The key is new: nobody else can hold it, and nobody sees the session before the commit.
+        const locked = await this.onLease<{ got: boolean }>(lease, `cannot take the lease of session ${id}`, 'SELECT pg_try_advisory_lock($1, $2) AS got', [this.lockClass, key])
+        if (locked.rows[0]?.got !== true) throw new SessionLogError('LOCKED', `session ${id}: its new lease is held by another connection`)
+        lockKey = key
+        for (let start = 0; start < rows.length; start += CHUNK) {
+          const chunk = rows.slice(start, start + CHUNK)
+          await client.query(
+            `INSERT INTO ${this.table.events} (session_id, seq, time, type, data) SELECT $1, * FROM unnest($2::bigint[], $3::float8[], $4::text[], $5::json[])`,
+            [id, chunk.map((row) => row.event.seq), chunk.map((row) => row.event.time), chunk.map((row) => row.event.type), chunk.map((row) => row.json)],
+          )
+        }
+        await client.query('COMMIT')
+        client.release()
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {})
+        client.release()
+        if (lockKey !== undefined) await lease.client.query('SELECT pg_advisory_unlock($1, $2)', [this.lockClass, lockKey]).catch(() => {})
+        if (SessionLogError.isInstance(error)) throw error
+        throw unavailable(`cannot create session ${id}`, error)
+      }
+      const session = new WriterSession(id, rows.map((row) => row.event), 1, lockKey, lease, this)
+      if (this.disposed) {
+        await this.release(session)
+        this.alive()
+      }
+      return this.register(session)
+    })()
+    return this.track(id, creation, true)
+  }
+
+  create(options: CreateSessionOptions = {}): Promise<PostgresSession> {
+    return this.createWith(options.id ?? newSessionId(), [])
+  }
+
+  async fork(session: Session, end?: number, options: CreateSessionOptions = {}): Promise<PostgresSession> {
+    if (session instanceof WriterSession) await session.settled()
+    const source = session.events
+    const stop = end === undefined ? source.length : end
+    if (!Number.isInteger(stop) || stop < 0 || stop > source.length) {
+      throw new RangeError(`fork: end must be an integer in [0, ${source.length}], got ${String(end)}`)
+    }
+    const rows: Row[] = []
+    let previousSeq = -1
+    for (let index = 0; index < stop; index++) {
+      const row = forkRow(source[index])
+      if (typeof row === 'string') {
+        throw new SessionLogError('INVALID_EVENT', `fork of session ${session.id}: event ${index} cannot be written so that a reopen reads it back: ${row}; nothing was written`)
+      }
+      if (row.event.seq <= previousSeq) {
+        throw new SessionLogError('SEQ_ORDER', `fork of session ${session.id}: event ${index} has seq ${row.event.seq}, which does not follow seq ${previousSeq} (seq must strictly increase); nothing was written`)
+      }
+      previousSeq = row.event.seq
+      rows.push(row)
+    }
+    return this.createWith(options.id ?? newSessionId(), rows)
+  }
+
+  async open(id: string): Promise<PostgresSession> {
+    this.alive()
+    checkId(id)
+    const loaded = this.writers.get(id)
+    if (loaded !== undefined) return loaded
+    const pending = this.opening.get(id)
+    if (pending !== undefined) {
+      if (!pending.creating) return pending.promise
+      try {
+        return await pending.promise
+      } catch {
+        return this.open(id)
+      }
+    }
+    const load = (async () => {
+      await this.ready()
+      const lease = await this.leaseClient()
+      const found = await this.onLease<{ lock_key: number; holder: string | null; got: boolean }>(
+        lease,
+        `cannot open session ${id}`,
+        `SELECT lock_key, holder, pg_try_advisory_lock($1, lock_key) AS got FROM ${this.table.sessions} WHERE id = $2`,
+        [this.lockClass, id],
+      )
+      const row = found.rows[0]
+      if (row === undefined) throw new SessionLogError('NOT_FOUND', `session ${id} not found in schema ${this.schema}`)
+      if (!row.got) {
+        throw new SessionLogError('LOCKED', `session ${id} is being written by another process${row.holder === null ? '' : ` (${row.holder})`}, which holds its lease; open it read-only with follow(), or wait until that process closes it or dies`)
+      }
+      try {
+        const taken = await this.query<{ epoch: string; head: string }>(
+          `cannot take the lease of session ${id}`,
+          `UPDATE ${this.table.sessions} SET epoch = epoch + 1, holder = $2, leased_at = now() WHERE id = $1 RETURNING epoch, head`,
+          [id, this.holder],
+        )
+        const events = await this.readAll(id)
+        const head = Number(taken.rows[0]!.head)
+        const last = events.length === 0 ? -1 : events[events.length - 1]!.seq
+        if (last !== head) {
+          throw new SessionLogError('SEQ_ORDER', `session ${id}: the log ends at seq ${last} but the session row says ${head}; the tables were changed outside this store`)
+        }
+        const session = new WriterSession(id, events, Number(taken.rows[0]!.epoch), row.lock_key, lease, this)
+        for (const event of events) this.checkInvariants(event, session)
+        this.alive()
+        return this.register(session)
+      } catch (error) {
+        await lease.client.query('SELECT pg_advisory_unlock($1, $2)', [this.lockClass, row.lock_key]).catch(() => {})
+        throw error
+      }
+    })()
+    return this.track(id, load, false)
+  }
+
+  /** The connection that LISTENs for commits, reconnected (and every follower caught up) when it fails. */
+  private listen(): Promise<pg.Client> {
+    this.listener ??= (async () => {
+      const client = new pg.Client(this.config)
+      try {
+        await client.connect()
+        await client.query(`LISTEN "${this.channel}"`)
+      } catch (error) {
+        this.listener = undefined
+        await client.end().catch(() => {})
+        throw unavailable('cannot open the listen connection', error)
+      }
+      client.on('notification', (message) => {
+        const payload = message.payload ?? ''
+        const space = payload.indexOf(' ')
+        const head = Number(payload.slice(0, space))
+        const set = this.followers.get(payload.slice(space + 1))
+        if (set === undefined) return
+        for (const follower of set) if (follower.head < head) void follower.catchUp().catch((error: unknown) => this.readFailed(follower, error))
+      })
+      let gone = false
+      const reconnect = (error?: Error): void => {
+        if (gone) return
+        gone = true
+        this.listener = undefined
+        if (this.disposed || this.followers.size === 0) return
+        this.ctx.logger.warn(`store-postgres: the listen connection failed${error === undefined ? '' : ` (${error.message})`}; reconnecting`)
+        this.relisten(100)
+      }
+      client.on('error', reconnect)
+      client.on('end', () => reconnect())
+      return client
+    })()
+    return this.listener
+  }
+
+  private relisten(delay: number): void {
+    setTimeout(() => {
+      if (this.disposed || this.followers.size === 0) return
+      this.listen().then(
+        () => {
+          for (const set of this.followers.values()) for (const follower of set) void follower.catchUp().catch((error: unknown) => this.readFailed(follower, error))
+        },
+        () => this.relisten(Math.min(delay * 2, 5_000)),
+      )
+    }, delay).unref()
+  }
+
+  private readFailed(follower: Follower, error: unknown): void {
+    this.ctx.logger.warn(`store-postgres: follower of session ${follower.id} could not read new events: ${(error as Error).message}`)
+  }
+
+  async follow(id: string): Promise<FollowerSession> {
+    this.alive()
+    checkId(id)
+    await this.ready()
+    await this.listen()
+    const found = await this.query<{ id: string }>(`cannot follow session ${id}`, `SELECT id FROM ${this.table.sessions} WHERE id = $1`, [id])
+    if (found.rows.length === 0) throw new SessionLogError('NOT_FOUND', `session ${id} not found in schema ${this.schema}`)
+    // LISTEN came first: a commit after this read is announced to the follower registered next.
+    const follower = new Follower(id, await this.readAll(id), this)
+    this.alive()
+    let set = this.followers.get(id)
+    if (set === undefined) this.followers.set(id, (set = new Set()))
+    set.add(follower)
+    await follower.catchUp()
+    return follower
+  }
+
+  following(): readonly FollowerSession[] {
+    return [...this.followers.values()].flatMap((set) => [...set])
+  }
+
+  async lease(id: string): Promise<LeaseInfo> {
+    checkId(id)
+    await this.ready()
+    const { rows } = await this.query<{ epoch: string; holder: string | null; leased_at: Date | null; held: boolean }>(
+      `cannot read the lease of session ${id}`,
+      `SELECT s.epoch, s.holder, s.leased_at,
+              EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted
+                         AND l.classid = $1::int4::oid AND l.objid = s.lock_key::oid AND l.objsubid = 2) AS held
+         FROM ${this.table.sessions} s WHERE s.id = $2`,
+      [this.lockClass, id],
+    )
+    const row = rows[0]
+    if (row === undefined) throw new SessionLogError('NOT_FOUND', `session ${id} not found in schema ${this.schema}`)
+    return { held: row.held, holder: row.held ? (row.holder ?? undefined) : undefined, epoch: Number(row.epoch), since: row.held ? (row.leased_at ?? undefined) : undefined }
+  }
+
+  async list(): Promise<string[]> {
+    this.alive()
+    await this.ready()
+    const { rows } = await this.query<{ id: string }>('cannot list sessions', `SELECT id FROM ${this.table.sessions}`)
+    return rows.map((row) => row.id).sort()
+  }
+
+  get(id: string): PostgresSession | undefined {
+    return this.writers.get(id)
+  }
+
+  loaded(): readonly PostgresSession[] {
+    return [...this.writers.values()]
+  }
+
+  async close(session: Session): Promise<void> {
+    if (session instanceof Follower) {
+      const set = this.followers.get(session.id)
+      if (set?.delete(session) === true && set.size === 0) this.followers.delete(session.id)
+      session.shut()
+      return
+    }
+    const writer = this.writers.get(session.id)
+    if (writer === undefined || writer !== session) return
+    await writer.close()
+  }
+
+  end(): Promise<void> {
+    this.disposed = true
+    this.ended ??= (async () => {
+      await Promise.allSettled([...this.opening.values()].map((pending) => pending.promise))
+      for (const follower of this.following()) await this.close(follower)
+      const closing = [...this.writers.values()].map((session) => session.close())
+      const failures = (await Promise.allSettled(closing)).filter((result) => result.status === 'rejected')
+      for (const failure of failures) this.ctx.logger.error('store-postgres: closing a session failed', (failure as PromiseRejectedResult).reason)
+      const lease = this.leaseConnection
+      const listener = this.listener
+      this.leaseConnection = undefined
+      this.listener = undefined
+      await Promise.allSettled([
+        lease?.then((connection) => {
+          connection.lost = true
+          return connection.client.end()
+        }),
+        listener?.then((client) => client.end()),
+        this.pool.end(),
+      ])
+    })()
+    return this.ended
+  }
+}
+
+/** Like the JSONL store's ids: the time in base 36 (ids sort by creation), then random hex. */
+function newSessionId(): string {
+  return `s_${Date.now().toString(36)}_${randomBytes(5).toString('hex')}`
+}
+
+/** @internal */
+export function createStore(ctx: Context, config: PostgresSessionsConfig): PostgresSessionStore {
+  return new Store(ctx, config)
+}
