@@ -16,6 +16,7 @@ export default defineConfig({
       include: ['packages/*/test/**/*.test-d.ts'],
       tsconfig: './tsconfig.typetests.json',
     },
+    globalSetup: ['./vitest.global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },

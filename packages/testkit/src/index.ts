@@ -92,3 +92,14 @@ export function deferred<T = void>(): Deferred<T> {
 
 export const ENTER_NOTICE = 'The user switched this session to plan mode.'
 export const LEAVE_NOTICE = 'The user switched this session back to the default mode.'
+
+export {
+  PG_URL_ENV,
+  dropSchema,
+  freshSchemaName,
+  pgTestUrl,
+  resolvePostgres,
+  startEmbeddedPostgres,
+  type EmbeddedPostgresOptions,
+  type PgServer,
+} from './postgres.js'
