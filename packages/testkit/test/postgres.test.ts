@@ -1,5 +1,8 @@
-import { existsSync } from 'node:fs'
-import { connect } from 'node:net'
+import { existsSync, readdirSync } from 'node:fs'
+import { chmod, mkdtemp, rm } from 'node:fs/promises'
+import { connect, createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import {
   PG_URL_ENV,
   dropSchema,
@@ -21,6 +24,17 @@ function answers(port: number): Promise<boolean> {
       resolve(true)
     })
     socket.once('error', () => resolve(false))
+  })
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
   })
 }
 
@@ -126,6 +140,27 @@ describe('startEmbeddedPostgres', () => {
     },
     60_000,
   )
+
+  it('makes its data directory inside `dir` and listens on `port` when given them', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'testkit-pg-dir-'))
+    // As root the server runs as another OS user, who must be able to pass through `dir`.
+    await chmod(dir, 0o755)
+    try {
+      const port = await freePort()
+      server = await startEmbeddedPostgres({ dir, port })
+      expect(server.dataDir!.startsWith(`${dir}/`)).toBe(true)
+      expect(Number(new URL(server.url).port)).toBe(port)
+      const { rows } = await withClient(server.url, (client) => client.query('SELECT 1 AS one'))
+      expect(rows).toEqual([{ one: 1 }])
+      const dataDir = server.dataDir!
+      await server.stop()
+      server = undefined
+      expect(existsSync(dataDir)).toBe(false)
+      expect(readdirSync(dir)).toEqual([])
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
 })
 
 describe('resolvePostgres', () => {
