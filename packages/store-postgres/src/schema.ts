@@ -1,10 +1,10 @@
 import pg from 'pg'
 import { SessionLogError } from '@planmode/host'
 
-/** The schema version this release of the package reads and writes. */
+/** The schema version this release of the package reads and writes. @public */
 export const SCHEMA_VERSION = 1
 
-/** A connection string or `pg` pool options. */
+/** A connection string or `pg` pool options. @public */
 export type Connection = string | pg.PoolConfig
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/

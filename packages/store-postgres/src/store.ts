@@ -62,7 +62,7 @@ export interface PostgresSession extends HostSession {
 export interface FollowerSession extends Session {
   /** Always `true`. */
   readonly readOnly: true
-  /** Set by {@link PostgresSessionStore.close}. */
+  /** Set once the store closed it (`close(follower)` or `end()`). */
   readonly closed: boolean
   /** Resolves once `events` holds the event with `seq` (or a later one); rejects with `CLOSED` if the follower closes first. */
   reached(seq: number): Promise<void>
@@ -83,9 +83,13 @@ export interface PostgresSessionStore extends SessionStore {
   readonly holder: string
   /** Opens (or creates) sessions as their one writer: rejects with `LOCKED` while another process holds the lease. */
   open(id: string): Promise<PostgresSession>
+  /** Creates an empty session holding its lease (`EXISTS` if the id is taken, in any process). */
   create(options?: CreateSessionOptions): Promise<PostgresSession>
+  /** A new session whose log is a copy of `session.events[0, end)`, checked as the JSONL store's `fork` checks it; written in one transaction. */
   fork(session: Session, end?: number, options?: CreateSessionOptions): Promise<PostgresSession>
+  /** The session `id` this store writes, if it has it open. */
   get(id: string): PostgresSession | undefined
+  /** Every session this store writes (followers are in {@link PostgresSessionStore.following}). */
   loaded(): readonly PostgresSession[]
   /** Opens session `id` read-only and follows its writer's commits. Each call gives a new follower. */
   follow(id: string): Promise<FollowerSession>
@@ -280,6 +284,11 @@ class WriterSession implements PostgresSession {
     )
   }
 
+  /** False once the session can no longer commit (its lease is gone, or an append's outcome is unknown). */
+  writable(): boolean {
+    return this.broken === undefined && !this.lease.lost
+  }
+
   leaseLost(why: string): SessionLogError {
     return new SessionLogError('LEASE_LOST', `session ${this.id}: ${why}; nothing more can be written here (reopen it to write again)`)
   }
@@ -299,13 +308,21 @@ class WriterSession implements PostgresSession {
     return this.settled()
   }
 
+  /**
+   * Refuses appends from now on, lets the queued ones land, then gives the
+   * lease back. The session leaves `get`/`loaded` at once; an `open` of its
+   * id in this store waits for the lease to go, then reads the log again.
+   */
   close(): Promise<void> {
     this.closing = true
-    this.closeResult ??= (async () => {
-      await this.settled()
-      this.closed = true
-      await this.store.release(this)
-    })()
+    this.closeResult ??= this.store.closing(
+      this,
+      (async () => {
+        await this.settled()
+        this.closed = true
+        await this.store.release(this)
+      })(),
+    )
     return this.closeResult
   }
 }
@@ -396,6 +413,8 @@ class Store implements PostgresSessionStore {
   private readonly pool: pg.Pool
   private readonly writers = new Map<string, WriterSession>()
   private readonly opening = new Map<string, { readonly promise: Promise<WriterSession>; readonly creating: boolean }>()
+  /** Sessions whose close is giving their lease back, by id. */
+  private readonly closingWriters = new Map<string, Promise<void>>()
   private readonly followers = new Map<string, Set<Follower>>()
   private leaseConnection: Promise<LeaseConnection> | undefined
   private listener: Promise<pg.Client> | undefined
@@ -593,9 +612,18 @@ class Store implements PostgresSessionStore {
     return session.leaseLost('this process no longer holds the lease (its lease connection was lost)')
   }
 
+  /** Takes `session` out of `writers` while `closed` runs: an `open` of its id waits for it. */
+  closing(session: WriterSession, closed: Promise<void>): Promise<void> {
+    if (this.writers.get(session.id) === session) this.writers.delete(session.id)
+    const done = closed.finally(() => {
+      if (this.closingWriters.get(session.id) === done) this.closingWriters.delete(session.id)
+    })
+    this.closingWriters.set(session.id, done)
+    return done
+  }
+
   /** Gives back the lease of a closed session. */
   async release(session: WriterSession): Promise<void> {
-    if (this.writers.get(session.id) === session) this.writers.delete(session.id)
     if (session.lease.lost) return
     await this.query('', `UPDATE ${this.table.sessions} SET holder = NULL, leased_at = NULL WHERE id = $1 AND epoch = $2`, [session.id, session.epoch]).catch(() => {})
     await this.onLease(session.lease, `releasing the lease of session ${session.id}`, 'SELECT pg_advisory_unlock($1, $2)', [this.lockClass, session.lockKey]).catch((error: unknown) => {
@@ -706,7 +734,17 @@ class Store implements PostgresSessionStore {
     this.alive()
     checkId(id)
     const loaded = this.writers.get(id)
-    if (loaded !== undefined) return loaded
+    if (loaded !== undefined) {
+      if (loaded.writable()) return loaded
+      // It can never write again (its lease is gone): close it and take the lease anew.
+      await loaded.close().catch(() => {})
+      return this.open(id)
+    }
+    const closing = this.closingWriters.get(id)
+    if (closing !== undefined) {
+      await closing.catch(() => {})
+      return this.open(id)
+    }
     const pending = this.opening.get(id)
     if (pending !== undefined) {
       if (!pending.creating) return pending.promise
@@ -866,16 +904,19 @@ class Store implements PostgresSessionStore {
       return
     }
     const writer = this.writers.get(session.id)
-    if (writer === undefined || writer !== session) return
-    await writer.close()
+    if (writer !== undefined && writer === session) return writer.close()
+    const closing = this.closingWriters.get(session.id)
+    if (closing !== undefined && session instanceof WriterSession && session.closing) await closing.catch(() => {})
   }
 
   end(): Promise<void> {
     this.disposed = true
     this.ended ??= (async () => {
+      // Appends made from now on are refused (`CLOSED`); those already queued land before the leases go.
+      const closing = [...this.writers.values()].map((session) => session.close())
       await Promise.allSettled([...this.opening.values()].map((pending) => pending.promise))
       for (const follower of this.following()) await this.close(follower)
-      const closing = [...this.writers.values()].map((session) => session.close())
+      closing.push(...[...this.writers.values()].map((session) => session.close()), ...this.closingWriters.values())
       const failures = (await Promise.allSettled(closing)).filter((result) => result.status === 'rejected')
       for (const failure of failures) this.ctx.logger.error('store-postgres: closing a session failed', (failure as PromiseRejectedResult).reason)
       const lease = this.leaseConnection
