@@ -102,7 +102,7 @@ export interface SetupOptions {
  * @public
  */
 export async function setup(options: SetupOptions): Promise<SetupResult> {
-  const schema = options.schema ?? 'planmode'
+  const schema = options.schema === undefined ? 'planmode' : options.schema
   checkSchema(schema)
   const client = new pg.Client(poolConfig(options.connection))
   try {
