@@ -396,10 +396,20 @@ class Follower implements FollowerSession {
   }
 }
 
-/** pg error with a SQLSTATE: the server answered, so the statement's transaction was rolled back. */
-function answered(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' && /^[0-9A-Z]{5}$/.test((error as { code: string }).code)
+/**
+ * A pg error the server sent while the session went on: the statement's
+ * transaction was rolled back. Not so for a lost connection (no SQLSTATE)
+ * or a server that ended the session (classes 08, 57, 58, XX: a terminated
+ * backend, a shutdown, a crash), where the commit may or may not have
+ * happened.
+ */
+function refused(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !/^(08|57|58|XX)/.test(code)
 }
+
+/** The comment that opens every append statement, so its backend can be found in `pg_stat_activity`. */
+const APPEND_MARK = '/* store-postgres append */'
 
 class Store implements PostgresSessionStore {
   readonly dir = undefined
@@ -427,7 +437,7 @@ class Store implements PostgresSessionStore {
     config: PostgresSessionsConfig,
   ) {
     if (typeof config !== 'object' || config === null) throw new TypeError('postgresSessions: config must be an object with `connection`')
-    this.schema = config.schema ?? 'planmode'
+    this.schema = config.schema === undefined ? 'planmode' : config.schema
     checkSchema(this.schema)
     const poolSize = config.poolSize ?? 10
     if (!Number.isInteger(poolSize) || poolSize < 1) throw new TypeError(`postgresSessions: poolSize must be a positive integer, got ${String(config.poolSize)}`)
@@ -473,6 +483,7 @@ class Store implements PostgresSessionStore {
       } catch (error) {
         throw unavailable(`cannot read schema ${this.schema}`, error)
       }
+      if (!Number.isInteger(version)) throw new SessionLogError('SCHEMA', `schema ${this.schema} has no readable version in its meta table; it was not made by setup() of @planmode/store-postgres`)
       if (version === 0) throw new SessionLogError('SCHEMA', `schema ${this.schema} is not set up: run setup({ connection, schema: '${this.schema}' }) of @planmode/store-postgres once`)
       if (version < SCHEMA_VERSION) throw new SessionLogError('SCHEMA', `schema ${this.schema} is at version ${version}, this package needs ${SCHEMA_VERSION}: run setup() to migrate it`)
       if (version > SCHEMA_VERSION) throw new SessionLogError('SCHEMA', `schema ${this.schema} is at version ${version}, newer than this package knows (${SCHEMA_VERSION}); upgrade @planmode/store-postgres`)
@@ -552,7 +563,7 @@ class Store implements PostgresSessionStore {
    */
   async insert(session: WriterSession, rows: readonly Row[], previous: number): Promise<void> {
     const head = rows[rows.length - 1]!.event.seq
-    const text = `
+    const text = `${APPEND_MARK}
       WITH fence AS (
         UPDATE ${this.table.sessions} SET head = $3
          WHERE id = $1 AND epoch = $2 AND head = $4
@@ -583,16 +594,20 @@ class Store implements PostgresSessionStore {
       this.channel,
       `${head} ${session.id}`,
     ]
+    let client: pg.PoolClient
+    try {
+      client = await this.pool.connect()
+    } catch (error) {
+      throw unavailable(`session ${session.id}: cannot reach the database; nothing was written`, error)
+    }
     let result: pg.QueryResult<{ fenced: number; inserted: number }>
     try {
-      result = await this.pool.query(text, values)
+      result = await client.query(text, values)
+      client.release()
     } catch (error) {
-      if (answered(error)) throw unavailable(`session ${session.id}: the database refused the append; nothing was written`, error)
-      // The connection went mid-statement: whether it committed is only known from the head it left.
-      const landed = await this.query<{ head: string; epoch: string }>('', `SELECT head, epoch FROM ${this.table.sessions} WHERE id = $1`, [session.id]).then(
-        ({ rows: found }) => (found[0] === undefined ? undefined : Number(found[0].head) === head && Number(found[0].epoch) === session.epoch),
-        () => undefined,
-      )
+      client.release(true)
+      if (refused(error)) throw unavailable(`session ${session.id}: the database refused the append; nothing was written`, error)
+      const landed = await this.landed(session, head, (client as { processID?: number | null }).processID ?? undefined)
       if (landed === true) return
       if (landed === false) throw unavailable(`session ${session.id}: the connection failed during the append; nothing was written`, error)
       session.broken = unavailable(`session ${session.id}: the connection failed during an append whose outcome could not be read back; close and reopen the session`, error)
@@ -603,11 +618,34 @@ class Store implements PostgresSessionStore {
     throw session.broken
   }
 
+  /**
+   * Whether an append that ended with its connection lost committed: first
+   * its backend, if the server still runs it, is terminated and waited for
+   * (so it cannot commit later), then the session's head says. `undefined`
+   * when the database cannot tell.
+   */
+  private async landed(session: WriterSession, head: number, pid: number | undefined): Promise<boolean | undefined> {
+    try {
+      if (pid !== undefined) {
+        await this.pool.query(`SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity WHERE pid = $1 AND starts_with(query, $2)`, [pid, APPEND_MARK])
+      }
+      const { rows } = await this.pool.query<{ head: string; epoch: string }>(`SELECT head, epoch FROM ${this.table.sessions} WHERE id = $1`, [session.id])
+      if (rows[0] === undefined || Number(rows[0].epoch) !== session.epoch) return undefined
+      return Number(rows[0].head) === head
+    } catch {
+      return undefined
+    }
+  }
+
   private async whyFenced(session: WriterSession): Promise<SessionLogError> {
-    const found = await this.query<{ epoch: string; holder: string | null }>('', `SELECT epoch, holder FROM ${this.table.sessions} WHERE id = $1`, [session.id]).catch(() => undefined)
+    const found = await this.query<{ epoch: string; holder: string | null; head: string }>('', `SELECT epoch, holder, head FROM ${this.table.sessions} WHERE id = $1`, [session.id]).catch(() => undefined)
     const row = found?.rows[0]
     if (row !== undefined && Number(row.epoch) !== session.epoch) {
       return session.leaseLost(`another process${row.holder === null ? '' : ` (${row.holder})`} took the lease (epoch ${row.epoch}, this writer had ${session.epoch})`)
+    }
+    const last = session.events[session.events.length - 1]
+    if (row !== undefined && Number(row.head) !== (last === undefined ? -1 : last.seq)) {
+      return session.leaseLost(`the log ends at seq ${row.head}, not at this writer's seq ${last === undefined ? -1 : last.seq}: it was changed outside this writer`)
     }
     return session.leaseLost('this process no longer holds the lease (its lease connection was lost)')
   }

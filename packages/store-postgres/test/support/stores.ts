@@ -3,7 +3,7 @@ import { sessionInvariantsPlugin } from '@planmode/host'
 import type { Session, SessionEvent } from '@planmode/seams'
 import { dropSchema, freshSchemaName, pgTestUrl, recordingLogger, type RecordingLogger } from '@planmode/testkit'
 import pg from 'pg'
-import { afterAll, beforeAll } from 'vitest'
+import { afterAll, afterEach, beforeAll } from 'vitest'
 import { asPostgresStore, postgresSessionsPlugin, setup, type PostgresSessionStore, type PostgresSessionsConfig } from '../../src/index.js'
 
 /** One "process": a context with the invariants runtime and a PostgreSQL store. */
@@ -27,8 +27,10 @@ export function pgFile(prefix: string): {
   beforeAll(async () => {
     await setup({ connection: pgTestUrl(), schema })
   })
+  afterEach(async () => {
+    await Promise.allSettled(stores.splice(0).map((store) => store.end()))
+  })
   afterAll(async () => {
-    await Promise.allSettled(stores.map((store) => store.end()))
     await dropSchema(pgTestUrl(), schema)
   })
   return {
@@ -39,7 +41,7 @@ export function pgFile(prefix: string): {
       const ctx = new Context({ logger })
       ctx.plugin(sessionInvariantsPlugin)
       for (const plugin of plugins) ctx.plugin(plugin)
-      ctx.plugin(postgresSessionsPlugin, { connection: pgTestUrl(), schema, ...config })
+      ctx.plugin(postgresSessionsPlugin, { connection: pgTestUrl(), schema, poolSize: 3, ...config })
       const store = asPostgresStore(ctx.require('sessions'))!
       stores.push(store)
       return { ctx, store, logger }
