@@ -181,6 +181,8 @@ interface LeaseConnection {
   readonly client: pg.Client
   readonly pid: number
   lost: boolean
+  /** The last statement sent on it: the next one waits for it. */
+  last: Promise<unknown>
 }
 
 class WriterSession implements PostgresSession {
@@ -501,7 +503,7 @@ class Store implements PostgresSessionStore {
       try {
         await client.connect()
         const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')
-        const connection: LeaseConnection = { client, pid: rows[0]!.pid, lost: false }
+        const connection: LeaseConnection = { client, pid: rows[0]!.pid, lost: false, last: Promise.resolve() }
         const lose = (error?: Error): void => {
           if (connection.lost) return
           connection.lost = true
@@ -523,12 +525,13 @@ class Store implements PostgresSessionStore {
     return this.leaseConnection
   }
 
-  private async onLease<R extends pg.QueryResultRow>(connection: LeaseConnection, what: string, text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
-    try {
-      return await connection.client.query<R>(text, values)
-    } catch (error) {
+  /** A statement on the lease connection, after the ones already sent there (one at a time: pg 9 refuses overlapping queries). */
+  private onLease<R extends pg.QueryResultRow>(connection: LeaseConnection, what: string, text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
+    const result = connection.last.then(() => connection.client.query<R>(text, values))
+    connection.last = result.catch(() => {})
+    return result.catch((error: unknown) => {
       throw unavailable(what, error)
-    }
+    })
   }
 
   /** Reads every event of `id` after `seq`, page by page, in order. */
@@ -727,7 +730,7 @@ class Store implements PostgresSessionStore {
       } catch (error) {
         await client.query('ROLLBACK').catch(() => {})
         client.release()
-        if (lockKey !== undefined) await lease.client.query('SELECT pg_advisory_unlock($1, $2)', [this.lockClass, lockKey]).catch(() => {})
+        if (lockKey !== undefined) await this.onLease(lease, '', 'SELECT pg_advisory_unlock($1, $2)', [this.lockClass, lockKey]).catch(() => {})
         if (SessionLogError.isInstance(error)) throw error
         throw unavailable(`cannot create session ${id}`, error)
       }
@@ -823,7 +826,7 @@ class Store implements PostgresSessionStore {
         this.alive()
         return this.register(session)
       } catch (error) {
-        await lease.client.query('SELECT pg_advisory_unlock($1, $2)', [this.lockClass, row.lock_key]).catch(() => {})
+        await this.onLease(lease, '', 'SELECT pg_advisory_unlock($1, $2)', [this.lockClass, row.lock_key]).catch(() => {})
         throw error
       }
     })()

@@ -89,6 +89,24 @@ describe('create, open, get, loaded, list, close', () => {
     }
   })
 
+  it('64 creates and opens at once on one store: every lease taken, one statement at a time on the lease connection (no pg warning)', async () => {
+    const warnings: string[] = []
+    const onWarning = (warning: Error) => warnings.push(warning.message)
+    process.on('warning', onWarning)
+    try {
+      const { store } = db.process()
+      const created = await Promise.all(Array.from({ length: 64 }, (_, k) => store.create({ id: `many-${k}` })))
+      await Promise.all(created.map((session) => store.close(session)))
+      const opened = await Promise.all(created.map((session) => store.open(session.id)))
+      expect(opened.map((session) => session.epoch)).toEqual(created.map(() => 2))
+      const other = db.process().store
+      await expect(other.open('many-7')).rejects.toMatchObject({ code: 'LOCKED' })
+    } finally {
+      process.off('warning', onWarning)
+    }
+    expect(warnings.filter((message) => message.includes('already executing a query'))).toEqual([])
+  })
+
   it('open while a create of the id is in flight gets the created session', async () => {
     const { store } = db.process()
     const creating = store.create({ id: 'in-flight' })
