@@ -6,6 +6,8 @@
  *   --no-append        skip the store append-throughput job
  *   --no-cache         skip the prompt-cache job
  *   --cache-only       only the prompt-cache job (with --results: only its block in RESULTS.md changes)
+ *   --no-pg            skip the PostgreSQL job (a full run includes it; quick mode leaves it out)
+ *   --pg-only          only the PostgreSQL job (with --results: only its block changes; --size sets the cold-open size)
  *   --results FILE     also write the markdown report (bench/RESULTS.md)
  *   --json FILE        also write every figure as JSON
  *   --before FILE      a saved run (--json) of an older tree: adds a before/after table
@@ -33,6 +35,8 @@ import {
 import type { CacheResult } from './cache-rows.js'
 import { fullReport, parseSaved, type CacheOnlySave, type Report, type Saved } from './saved.js'
 import { cacheBlock, cacheMissing, cacheSummary, cacheTable, hasCacheBlock, replaceCacheBlock } from './cache-report.js'
+import { PG_CHILD, pgChild, pgJob, type PgResult } from './pg-rows.js'
+import { pgMissing, pgTable, replacePgBlock } from './pg-report.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 
@@ -355,7 +359,7 @@ function render(report: Report, before?: Report): string {
  * and puts the cache table into the findings' cache block when the run has one. With `text` undefined
  * (`--cache-only`) the generated part is left as it was and only the cache block changes.
  */
-async function writeResults(file: string, text: string | undefined, cache: CacheResult | undefined): Promise<void> {
+async function writeResults(file: string, text: string | undefined, cache: CacheResult | undefined, pg?: { result: PgResult; machine: Report['machine'] }): Promise<void> {
   let previous = ''
   try {
     previous = await readFile(file, 'utf8')
@@ -368,6 +372,11 @@ async function writeResults(file: string, text: string | undefined, cache: Cache
   if (cache !== undefined) {
     if (!hasCacheBlock(out)) console.error(`bench: ${file} has no cache block (its start and end markers); the cache table was not written there`)
     out = replaceCacheBlock(out, cacheBlock(cache))
+  }
+  if (pg !== undefined) {
+    const replaced = replacePgBlock(out, pgTable(pg.result, pg.machine))
+    if (!replaced.found) console.error(`bench: ${file} has no PostgreSQL block (its start and end markers); the PostgreSQL tables were not written there`)
+    out = replaced.text
   }
   await writeFile(file, out)
 }
@@ -392,6 +401,8 @@ async function main(): Promise<number> {
       'no-append': { type: 'boolean', default: false },
       'no-cache': { type: 'boolean', default: false },
       'cache-only': { type: 'boolean', default: false },
+      'no-pg': { type: 'boolean', default: false },
+      'pg-only': { type: 'boolean', default: false },
       results: { type: 'string' },
       json: { type: 'string' },
       'from-json': { type: 'string' },
@@ -409,10 +420,19 @@ async function main(): Promise<number> {
       if (values.results !== undefined) await writeResults(values.results, undefined, saved.cache)
       return 0
     }
+    const savedPg = (saved.report as WithPg).pg
+    const pgSaved = savedPg === undefined ? undefined : { result: savedPg, machine: saved.report.machine }
+    if (saved.report.sizes.length === 0 && pgSaved !== undefined) {
+      // A --pg-only run: only the PostgreSQL block.
+      console.log(pgLines(pgSaved.result, pgSaved.machine).join('\n'))
+      if (values.results !== undefined) await writeResults(values.results, undefined, undefined, pgSaved)
+      return 0
+    }
     const text = render(saved.report, before)
     console.log(text)
     if (saved.report.cache !== undefined) console.log(`\n${cacheLines(saved.report.cache).join('\n')}`)
-    if (values.results !== undefined) await writeResults(values.results, text, saved.report.cache)
+    if (pgSaved !== undefined) console.log(`\n${pgLines(pgSaved.result, pgSaved.machine).join('\n')}`)
+    if (values.results !== undefined) await writeResults(values.results, text, saved.report.cache, pgSaved)
     return 0
   }
   if (values['cache-only']) {
@@ -426,6 +446,9 @@ async function main(): Promise<number> {
     return missing.length > 0 ? 1 : 0
   }
   const effort = values.quick ? 'quick' : 'full'
+  if (values['pg-only']) return pgOnly(effort, values.size, values.results, values.json)
+  // Quick mode (`pnpm bench:quick`, part of `pnpm test`) leaves PostgreSQL out: a fresh machine may have no server.
+  const withPg = effort === 'full' && !values['no-pg']
   const sizes = values.size
     ? values.size.flatMap((s) => s.split(',')).map(parseSize)
     : effort === 'quick'
@@ -483,6 +506,10 @@ async function main(): Promise<number> {
       report.cache = (await job(['cache'])) as CacheResult
       console.log(`\n${cacheLines(report.cache).join('\n')}`)
     }
+    if (withPg) {
+      process.stderr.write('bench: PostgreSQL store beside the JSONL store …\n')
+      ;(report as WithPg).pg = await pgJob(self, dir, effort, 1_000_000)
+    }
   } catch (error) {
     console.error(String((error as Error).stack ?? error))
     failed = true
@@ -512,6 +539,7 @@ async function main(): Promise<number> {
     }
   }
   if (!values['no-cache']) missing.push(...cacheMissing(report.cache))
+  if (withPg) missing.push(...pgMissing((report as WithPg).pg))
   if (!values['no-append']) {
     for (const row of APPEND_ROWS) {
       if (!report.append.some((a) => a.id === row.id && Number.isFinite(a.rate))) missing.push(`append/${row.id}`)
@@ -522,11 +550,61 @@ async function main(): Promise<number> {
   console.log(`\n${'='.repeat(72)}\n`)
   console.log(text)
   if (report.cache !== undefined) console.log(`\n${cacheLines(report.cache).join('\n')}`)
-  if (values.results !== undefined) await writeResults(values.results, text, report.cache)
+  const pgRun = (report as WithPg).pg
+  const pgReport = pgRun === undefined ? undefined : { result: pgRun, machine: report.machine }
+  if (pgReport !== undefined) console.log(`\n${pgLines(pgReport.result, pgReport.machine).join('\n')}`)
+  if (values.results !== undefined) await writeResults(values.results, text, report.cache, pgReport)
   if (values.json !== undefined) await writeFile(values.json, JSON.stringify(report, null, 2) + '\n')
   if (missing.length > 0) console.error(`bench: missing rows: ${missing.join(', ')}`)
   console.log(`\nbench: ${failed || missing.length > 0 ? 'FAILED' : 'ok'} in ${report.seconds.toFixed(1)} s`)
   return failed || missing.length > 0 ? 1 : 0
+}
+
+/** A report with the PostgreSQL job's figures (absent with --no-pg, in quick mode and in runs saved before it existed). */
+type WithPg = Report & { pg?: PgResult }
+
+const self = fileURLToPath(import.meta.url)
+
+/** The PostgreSQL job's block, as printed. */
+function pgLines(pg: PgResult, machine: Report['machine']): string[] {
+  return ['### PostgreSQL store beside the JSONL store (issue 15)', '', ...pgTable(pg, machine)]
+}
+
+/**
+ * `--pg-only`: the PostgreSQL job alone (about 2 minutes in full mode with
+ * 1M events to open; `--size` sets that size, quick mode uses 10k). With
+ * `--results` only its block in RESULTS.md changes; `--json` saves a report
+ * with no sizes and the job's figures, which `--from-json` re-renders.
+ */
+async function pgOnly(effort: 'full' | 'quick', size: string[] | undefined, results: string | undefined, json: string | undefined): Promise<number> {
+  const events = size === undefined ? (effort === 'quick' ? 10_000 : 1_000_000) : parseSize(size.flatMap((x) => x.split(','))[0]!)
+  const started = Date.now()
+  const dir = await mkdtemp(join(tmpdir(), 'planmode-bench-'))
+  const machine = {
+    cpu: cpus()[0]?.model.trim() ?? 'unknown',
+    cores: cpus().length,
+    memory: `${Math.round(totalmem() / 2 ** 30)} GiB`,
+    node: process.versions.node,
+    platform: `${process.platform}-${process.arch}`,
+    load: loadavg().map((x) => x.toFixed(1)).join(' '),
+  }
+  let pg: PgResult
+  try {
+    pg = await pgJob(self, dir, effort, events)
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+  machine.load += ` → ${loadavg().map((x) => x.toFixed(1)).join(' ')}`
+  console.log(pgLines(pg, machine).join('\n'))
+  if (results !== undefined) await writeResults(results, undefined, undefined, { result: pg, machine })
+  if (json !== undefined) {
+    const report: WithPg = { machine, date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), effort, sizes: [], memory: [], append: [], flat: undefined, seconds: (Date.now() - started) / 1000, pg }
+    await writeFile(json, JSON.stringify(report, null, 2) + '\n')
+  }
+  const missing = pgMissing(pg)
+  if (missing.length > 0) console.error(`bench: missing rows: ${missing.join(', ')}`)
+  console.log(`\nbench: ${missing.length > 0 ? 'FAILED' : 'ok'} in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  return missing.length > 0 ? 1 : 0
 }
 
 const RESULTS_HEADER = `# Benchmark results
@@ -537,7 +615,7 @@ when the tables are regenerated). "ratio" is baseline time / our time (for
 event rates: our rate / reference rate), so above 1x means we are faster.
 `
 
-process.exitCode = await main().catch((error: unknown) => {
+process.exitCode = await (process.argv[2] === PG_CHILD ? pgChild(process.argv.slice(3)) : main()).catch((error: unknown) => {
   console.error(error instanceof Error && error.message.startsWith('bench: ') ? error.message : error)
   return 1
 })
