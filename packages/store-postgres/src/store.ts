@@ -183,7 +183,12 @@ interface LeaseConnection {
   lost: boolean
   /** The last statement sent on it: the next one waits for it. */
   last: Promise<unknown>
+  /** Gives it up: every lease it held is lost, and the next open takes a new connection. */
+  lose(error?: Error): void
 }
+
+/** How long the lease connection may take to answer a check before it is given up for dead. */
+const PING_MS = 3_000
 
 class WriterSession implements PostgresSession {
   readonly file = undefined
@@ -429,6 +434,9 @@ class Store implements PostgresSessionStore {
   private readonly closingWriters = new Map<string, Promise<void>>()
   private readonly followers = new Map<string, Set<Follower>>()
   private leaseConnection: Promise<LeaseConnection> | undefined
+  /** The connection `leaseConnection` resolved to, and every lease connection not yet ended. */
+  private currentLease: LeaseConnection | undefined
+  private readonly leases = new Set<LeaseConnection>()
   private listener: Promise<pg.Client> | undefined
   private checked: Promise<void> | undefined
   private ended: Promise<void> | undefined
@@ -503,18 +511,24 @@ class Store implements PostgresSessionStore {
       try {
         await client.connect()
         const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')
-        const connection: LeaseConnection = { client, pid: rows[0]!.pid, lost: false, last: Promise.resolve() }
+        const connection: LeaseConnection = { client, pid: rows[0]!.pid, lost: false, last: Promise.resolve(), lose: () => {} }
         const lose = (error?: Error): void => {
           if (connection.lost) return
           connection.lost = true
-          if (this.leaseConnection !== undefined) this.leaseConnection = undefined
+          if (this.currentLease === connection) {
+            this.leaseConnection = undefined
+            this.currentLease = undefined
+          }
           const held = [...this.writers.values()].filter((session) => session.lease === connection)
           if (held.length > 0 && !this.disposed) {
             this.ctx.logger.error(`store-postgres: the lease connection failed${error === undefined ? '' : ` (${error.message})`}; sessions ${held.map((session) => session.id).join(', ')} can no longer be written here`)
           }
         }
+        connection.lose = lose
         client.on('error', lose)
         client.on('end', () => lose())
+        this.currentLease = connection
+        this.leases.add(connection)
         return connection
       } catch (error) {
         this.leaseConnection = undefined
@@ -650,7 +664,30 @@ class Store implements PostgresSessionStore {
     if (row !== undefined && Number(row.head) !== (last === undefined ? -1 : last.seq)) {
       return session.leaseLost(`the log ends at seq ${row.head}, not at this writer's seq ${last === undefined ? -1 : last.seq}: it was changed outside this writer`)
     }
+    // The lock is not held by the lease connection: it died unnoticed (a partition), or answers no more. Give it up unless it answers now.
+    if (!(await this.answers(session.lease))) {
+      session.lease.lose(new Error(`it holds no lease and did not answer within ${PING_MS} ms`))
+      session.lease.client.end().catch(() => {})
+    }
     return session.leaseLost('this process no longer holds the lease (its lease connection was lost)')
+  }
+
+  /** Whether the lease connection answers a trivial statement within {@link PING_MS}. */
+  private async answers(connection: LeaseConnection): Promise<boolean> {
+    if (connection.lost) return false
+    let timer: NodeJS.Timeout | undefined
+    const timeout = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), PING_MS)
+    })
+    const ping = this.onLease(connection, '', 'SELECT 1', []).then(
+      () => true,
+      () => false,
+    )
+    try {
+      return await Promise.race([ping, timeout])
+    } finally {
+      clearTimeout(timer)
+    }
   }
 
   /** Takes `session` out of `writers` while `closed` runs: an `open` of its id waits for it. */
@@ -665,7 +702,8 @@ class Store implements PostgresSessionStore {
 
   /** Gives back the lease of a closed session. */
   async release(session: WriterSession): Promise<void> {
-    if (session.lease.lost) return
+    // Fenced out (LEASE_LOST): the lock is not this connection's any more, and the connection may be dead: nothing to give back.
+    if (session.lease.lost || session.broken?.code === 'LEASE_LOST') return
     await this.query('', `UPDATE ${this.table.sessions} SET holder = NULL, leased_at = NULL WHERE id = $1 AND epoch = $2`, [session.id, session.epoch]).catch(() => {})
     await this.onLease(session.lease, `releasing the lease of session ${session.id}`, 'SELECT pg_advisory_unlock($1, $2)', [this.lockClass, session.lockKey]).catch((error: unknown) => {
       this.ctx.logger.warn(`store-postgres: ${(error as Error).message}`)
@@ -964,8 +1002,11 @@ class Store implements PostgresSessionStore {
       const listener = this.listener
       this.leaseConnection = undefined
       this.listener = undefined
+      await lease?.catch(() => {})
+      const leases = [...this.leases]
+      this.leases.clear()
       await Promise.allSettled([
-        lease?.then((connection) => {
+        ...leases.map((connection) => {
           connection.lost = true
           return connection.client.end()
         }),

@@ -1,0 +1,228 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import type { PostgresSession, PostgresSessionStore } from '../src/index.js'
+import { partitionProxy, type PartitionProxy } from './support/proxy.js'
+import { append, pgFile, plain } from './support/stores.js'
+
+const db = pgFile('lease')
+let names = 0
+
+/** A store whose connections all carry a unique application_name, so the test can find its backends. */
+function named(holder: string, url = db.url()) {
+  const application = `lease-test-${process.pid}-${names++}`
+  const proc = db.process({ holder, connection: { connectionString: url, application_name: application } })
+  return { ...proc, application }
+}
+
+async function leasePid(application: string): Promise<number> {
+  const rows = await db.admin<{ pid: number }>(
+    `SELECT DISTINCT l.pid FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+      WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND a.application_name = $1`,
+    [application],
+  )
+  expect(rows).toHaveLength(1)
+  return rows[0]!.pid
+}
+
+async function terminate(pids: readonly number[]): Promise<void> {
+  for (const pid of pids) await db.admin('SELECT pg_terminate_backend($1, 10000)', [pid])
+}
+
+async function rows(id: string) {
+  return db.admin<{ seq: string; type: string; data: unknown }>(`SELECT seq, type, data FROM "${db.schema}".events WHERE session_id = $1 ORDER BY seq`, [id])
+}
+
+/** Opens `id` in `store` once the old lease has gone (the server frees it as soon as the backend exits). */
+async function openWhenFree(store: PostgresSessionStore, id: string): Promise<PostgresSession> {
+  for (;;) {
+    try {
+      return await store.open(id)
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'LOCKED') throw error
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  }
+}
+
+describe('one writer per session', () => {
+  it('a second store gets LOCKED naming the holder; lease() reports it; after a close another store opens at epoch + 1', async () => {
+    const a = db.process({ holder: 'process-A' }).store
+    const b = db.process({ holder: 'process-B' }).store
+    expect(a.holder).toBe('process-A')
+    const session = await a.create({ id: 'one-writer' })
+    await append(session, 'custom/a', {})
+    const before = Date.now()
+    await expect(b.open('one-writer')).rejects.toMatchObject({ code: 'LOCKED', message: expect.stringContaining('(process-A)') })
+    await expect(b.open('one-writer')).rejects.toMatchObject({ message: expect.stringContaining('follow()') })
+    const lease = await b.lease('one-writer')
+    expect(lease).toMatchObject({ held: true, holder: 'process-A', epoch: 1 })
+    expect(lease.since).toBeInstanceOf(Date)
+    expect(lease.since!.getTime()).toBeLessThanOrEqual(before + 1000)
+    await expect(b.fork(session, undefined, { id: 'one-writer' })).rejects.toMatchObject({ code: 'EXISTS' })
+    await a.close(session)
+    expect(await b.lease('one-writer')).toEqual({ held: false, holder: undefined, epoch: 1, since: undefined })
+    const taken = await b.open('one-writer')
+    expect(taken.epoch).toBe(2)
+    expect(await a.lease('one-writer')).toMatchObject({ held: true, holder: 'process-B', epoch: 2 })
+    await expect(a.open('one-writer')).rejects.toMatchObject({ code: 'LOCKED', message: expect.stringContaining('(process-B)') })
+    await b.end()
+    const again = await a.open('one-writer')
+    expect(again.epoch).toBe(3)
+    expect(plain(again.events)).toEqual(plain(taken.events))
+  })
+
+  it('two stores racing to open one session: exactly one wins, the other gets LOCKED', async () => {
+    const maker = db.process().store
+    await maker.close(await maker.create({ id: 'open-race' }))
+    for (let round = 0; round < 5; round++) {
+      const stores = [db.process().store, db.process().store, db.process().store]
+      const results = await Promise.allSettled(stores.map((store) => store.open('open-race')))
+      expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1)
+      for (const result of results) if (result.status === 'rejected') expect(result.reason).toMatchObject({ code: 'LOCKED' })
+      await Promise.all(stores.map((store) => store.end()))
+    }
+    expect(await maker.lease('open-race')).toMatchObject({ held: false, epoch: 6 })
+  })
+
+  it('the default holder is <hostname>:<pid>', async () => {
+    const { store } = db.process()
+    expect(store.holder).toMatch(new RegExp(`:${process.pid}$`))
+  })
+})
+
+describe('fencing a writer that lost its lease without noticing', () => {
+  let proxy: PartitionProxy
+  beforeAll(async () => {
+    const url = new URL(db.url())
+    proxy = await partitionProxy({ host: url.hostname, port: Number(url.port || 5432) }, 'pg_backend_pid')
+  })
+  afterEach(() => {
+    // The partition ends: the old writers' connections fail for them too, so their stores can end.
+    proxy.dropCut()
+  })
+  afterAll(async () => {
+    await proxy.close()
+  })
+
+  function viaProxy(): string {
+    const url = new URL(db.url())
+    url.hostname = '127.0.0.1'
+    url.port = String(proxy.port)
+    return url.toString()
+  }
+
+  it('its lease connection ended by the server (unheard), another store takes over: the old append gets LEASE_LOST and never interleaves', async () => {
+    const old = named('old-writer', viaProxy())
+    const session = await old.store.create({ id: 'fenced' })
+    await append(session, 'custom/old', { n: 0 })
+    await append(session, 'custom/old', { n: 1 })
+    const pid = await leasePid(old.application)
+    expect(proxy.cutMarked()).toBeGreaterThanOrEqual(1)
+    await terminate([pid])
+    const fresh = db.process({ holder: 'new-writer' }).store
+    const taken = await openWhenFree(fresh, 'fenced')
+    expect(taken.epoch).toBe(2)
+    await append(taken, 'custom/new', { n: 2 })
+    const stale = await append(session, 'custom/old', { n: 99 }).catch((error: unknown) => error)
+    expect(stale).toMatchObject({ code: 'LEASE_LOST', message: expect.stringContaining('(new-writer) took the lease (epoch 2, this writer had 1)') })
+    // Broken for good: later appends reject too, without touching the log.
+    await expect(append(session, 'custom/old', { n: 100 })).rejects.toMatchObject({ code: 'LEASE_LOST' })
+    await append(taken, 'custom/new', { n: 3 })
+    expect((await rows('fenced')).map((row) => [Number(row.seq), row.type])).toEqual([
+      [0, 'custom/old'],
+      [1, 'custom/old'],
+      [2, 'custom/new'],
+      [3, 'custom/new'],
+    ])
+    expect(session.events).toHaveLength(2)
+  })
+
+  it('its lease connection ended and nobody took the lease yet: the append still gets LEASE_LOST (the insert checks pg_locks)', async () => {
+    const old = named('lonely-writer', viaProxy())
+    const session = await old.store.create({ id: 'fenced-alone' })
+    await append(session, 'custom/old', { n: 0 })
+    const pid = await leasePid(old.application)
+    expect(proxy.cutMarked()).toBeGreaterThanOrEqual(1)
+    await terminate([pid])
+    const error = await append(session, 'custom/old', { n: 1 }).catch((caught: unknown) => caught)
+    expect(error).toMatchObject({ code: 'LEASE_LOST', message: expect.stringContaining('no longer holds the lease') })
+    expect((await rows('fenced-alone')).map((row) => Number(row.seq))).toEqual([0])
+    // open() in the same store replaces the dead writer: a new lease, the log read again.
+    const again = await old.store.open('fenced-alone')
+    expect(again).not.toBe(session)
+    expect(again.epoch).toBe(2)
+    expect((await append(again, 'custom/again', {})).seq).toBe(1)
+  })
+
+  it('a lease connection that fails in the open is noticed: appends reject with LEASE_LOST before reaching the database', async () => {
+    const writer = named('noticing-writer')
+    const session = await writer.store.create({ id: 'noticed' })
+    await append(session, 'custom/a', {})
+    await terminate([await leasePid(writer.application)])
+    for (let tries = 0; tries < 100 && writer.logger.lines.every((line) => !line.message.includes('lease connection failed')); tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    expect(writer.logger.lines.some((line) => line.level === 'error' && line.message.includes('sessions noticed can no longer be written here'))).toBe(true)
+    await expect(append(session, 'custom/b', {})).rejects.toMatchObject({ code: 'LEASE_LOST', message: expect.stringContaining('lost its connection') })
+    expect(await db.process().store.lease('noticed')).toMatchObject({ held: false })
+  })
+})
+
+describe('failure paths', () => {
+  beforeAll(async () => {
+    await db.admin(`
+      CREATE FUNCTION "${db.schema}".refuse_marked() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.data::jsonb ? 'refuse' THEN RAISE EXCEPTION 'refused by the test trigger'; END IF;
+        RETURN NEW;
+      END $$`)
+    await db.admin(`CREATE TRIGGER refuse_marked BEFORE INSERT ON "${db.schema}".events FOR EACH ROW EXECUTE FUNCTION "${db.schema}".refuse_marked()`)
+  })
+
+  it('a statement error rejects that batch with UNAVAILABLE; nothing is written and the session goes on', async () => {
+    const { store } = db.process()
+    const session = await store.create({ id: 'statement-error' })
+    await append(session, 'custom/a', { n: 0 })
+    const batch = await Promise.allSettled([append(session, 'custom/a', { n: 1 }), append(session, 'custom/a', { refuse: true })])
+    expect(batch.map((result) => result.status)).toEqual(['rejected', 'rejected'])
+    expect((batch[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'UNAVAILABLE', message: expect.stringMatching(/refused the append; nothing was written: refused by the test trigger/) })
+    expect((await append(session, 'custom/a', { n: 2 })).seq).toBe(1)
+    expect((await rows('statement-error')).map((row) => row.data)).toEqual([{ n: 0 }, { n: 2 }])
+    await store.close(session)
+    expect((await db.process().store.open('statement-error')).events.map((event) => event.seq)).toEqual([0, 1])
+  })
+
+  it('pool connections killed mid-append: an append resolves if and only if it committed, never a silent loss', async () => {
+    const writer = named('killed-pool')
+    const session = await writer.store.create({ id: 'killed' })
+    const lease = await leasePid(writer.application)
+    const outcomes: { data: number; result: 'landed' | 'refused' | 'unknown' }[] = []
+    let next = 0
+    for (let round = 0; round < 8 && session.events.length < 1000; round++) {
+      const wave = Array.from({ length: 20 }, () => {
+        const n = next++
+        return append(session, 'custom/n', { n }).then(
+          () => outcomes.push({ data: n, result: 'landed' }),
+          (error: { code?: string; message: string }) => {
+            expect(['UNAVAILABLE', 'CLOSED']).toContain(error.code)
+            outcomes.push({ data: n, result: error.message.includes('could not be read back') ? 'unknown' : 'refused' })
+          },
+        )
+      })
+      const pool = await db.admin<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND pid <> $2`, [writer.application, lease])
+      await terminate(pool.map((row) => row.pid))
+      await Promise.all(wave)
+      if (outcomes.some((outcome) => outcome.result === 'unknown')) break
+    }
+    const logged = (await rows('killed')).map((row) => (row.data as { n: number }).n)
+    const landed = outcomes.filter((outcome) => outcome.result === 'landed').map((outcome) => outcome.data)
+    const refused = outcomes.filter((outcome) => outcome.result === 'refused').map((outcome) => outcome.data)
+    // Every acknowledged append is in the table, no refused one is, and the table is the writer's log.
+    for (const n of landed) expect(logged).toContain(n)
+    for (const n of refused) expect(logged).not.toContain(n)
+    expect(logged.slice(0, session.events.length)).toEqual(session.events.map((event) => (event.data as unknown as { n: number }).n))
+    if (!outcomes.some((outcome) => outcome.result === 'unknown')) expect(logged).toEqual(session.events.map((event) => (event.data as unknown as { n: number }).n))
+    expect(landed.length).toBeGreaterThan(0)
+    // Unless an outcome was unknown (the session is then broken, and says so), the session goes on.
+    if (!outcomes.some((outcome) => outcome.result === 'unknown')) expect((await append(session, 'custom/n', { n: -1 })).seq).toBe(session.events.length - 1)
+  })
+})
