@@ -105,6 +105,8 @@ export async function setup(options: SetupOptions): Promise<SetupResult> {
   const schema = options.schema === undefined ? 'planmode' : options.schema
   checkSchema(schema)
   const client = new pg.Client(poolConfig(options.connection))
+  // A failure reaches the statement that meets it; the event alone must not be uncaught.
+  client.on('error', () => {})
   try {
     await client.connect()
   } catch (error) {

@@ -104,7 +104,7 @@ export interface PostgresSessionStore extends SessionStore {
 const ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
 /** A NUL or a lone surrogate: what a PostgreSQL `text` value cannot hold. */
 const NOT_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
-/** Rows read per statement when loading a log. */
+/** The seq range one statement reads when loading a log (at most this many rows). */
 const PAGE = 10_000
 /** Events inserted per statement by `fork`. */
 const CHUNK = 5_000
@@ -484,6 +484,25 @@ class Store implements PostgresSessionStore {
     }
   }
 
+  /**
+   * A pooled connection for a statement of its own. The pool listens for
+   * errors only on idle connections: this one gets a listener of its own
+   * (the failure reaches its statement), so a connection that dies while
+   * checked out is not an uncaught `error` event.
+   */
+  private async checkout(): Promise<pg.PoolClient> {
+    const client = await this.pool.connect()
+    const ignore = (): void => {}
+    client.on('error', ignore)
+    const release = client.release.bind(client)
+    client.release = (destroy?: boolean | Error) => {
+      // A destroyed connection may still report its end: keep ignoring it.
+      if (destroy === undefined || destroy === false) client.off('error', ignore)
+      release(destroy)
+    }
+    return client
+  }
+
   /** Checks once that the schema is set up at this package's version. */
   private ready(): Promise<void> {
     this.checked ??= (async () => {
@@ -548,27 +567,48 @@ class Store implements PostgresSessionStore {
     })
   }
 
-  /** Reads every event of `id` after `seq`, page by page, in order. */
+  /**
+   * Reads every event of `id` after `seq`, in order, up to the head the
+   * session row shows now. Each page is a range of seq values (`seq > a AND
+   * seq <= a + PAGE`), so its plan is an index range scan whatever the
+   * table's statistics say; a range with no rows (a gap a fork left) jumps
+   * to the next seq there is.
+   */
   async readAfter(id: string, seq: number, each: (event: SessionEvent) => void): Promise<void> {
+    const found = await this.query<{ head: string }>(`reading session ${id}`, `SELECT head FROM ${this.table.sessions} WHERE id = $1`, [id])
+    if (found.rows[0] === undefined) return
+    await this.readRange(id, seq, Number(found.rows[0].head), each)
+  }
+
+  /** {@link readAfter} up to a known `head`. */
+  private async readRange(id: string, seq: number, head: number, each: (event: SessionEvent) => void): Promise<void> {
     let after = seq
-    for (;;) {
+    while (after < head) {
       const { rows } = await this.query<{ seq: string; time: number; type: string; data: unknown }>(
         `reading session ${id}`,
-        `SELECT seq, time, type, data FROM ${this.table.events} WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT ${PAGE}`,
+        `SELECT seq, time, type, data FROM ${this.table.events} WHERE session_id = $1 AND seq > $2 AND seq <= $2::bigint + ${PAGE} ORDER BY seq`,
         [id, after],
       )
+      if (rows.length === 0) {
+        const next = await this.query<{ seq: string | null }>(`reading session ${id}`, `SELECT min(seq) AS seq FROM ${this.table.events} WHERE session_id = $1 AND seq > $2`, [id, after])
+        const gapEnd = next.rows[0]?.seq
+        if (gapEnd == null) return
+        after = Number(gapEnd) - 1
+        continue
+      }
       for (const row of rows) {
         const event = { type: row.type, seq: Number(row.seq), time: row.time, data: row.data } as SessionEvent
         after = event.seq
         each(event)
       }
-      if (rows.length < PAGE) return
     }
   }
 
-  private async readAll(id: string): Promise<SessionEvent[]> {
+  /** Every event of `id` up to `head`. */
+  private async readAll(id: string, head?: number): Promise<SessionEvent[]> {
     const events: SessionEvent[] = []
-    await this.readAfter(id, -1, (event) => events.push(event))
+    if (head === undefined) await this.readAfter(id, -1, (event) => events.push(event))
+    else await this.readRange(id, -1, head, (event) => events.push(event))
     return events
   }
 
@@ -613,7 +653,7 @@ class Store implements PostgresSessionStore {
     ]
     let client: pg.PoolClient
     try {
-      client = await this.pool.connect()
+      client = await this.checkout()
     } catch (error) {
       throw unavailable(`session ${session.id}: cannot reach the database; nothing was written`, error)
     }
@@ -738,7 +778,7 @@ class Store implements PostgresSessionStore {
       const lease = await this.leaseClient()
       let client: pg.PoolClient
       try {
-        client = await this.pool.connect()
+        client = await this.checkout()
       } catch (error) {
         throw unavailable(`cannot create session ${id}`, error)
       }
@@ -853,8 +893,8 @@ class Store implements PostgresSessionStore {
           `UPDATE ${this.table.sessions} SET epoch = epoch + 1, holder = $2, leased_at = now() WHERE id = $1 RETURNING epoch, head`,
           [id, this.holder],
         )
-        const events = await this.readAll(id)
         const head = Number(taken.rows[0]!.head)
+        const events = await this.readAll(id, head)
         const last = events.length === 0 ? -1 : events[events.length - 1]!.seq
         if (last !== head) {
           throw new SessionLogError('SEQ_ORDER', `session ${id}: the log ends at seq ${last} but the session row says ${head}; the tables were changed outside this store`)

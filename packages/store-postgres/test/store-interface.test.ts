@@ -349,6 +349,16 @@ describe('fork', () => {
     expect(plain((await db.process().store.open('fork-gaps')).events).slice(0, 3)).toEqual(plain(gaps))
   })
 
+  it('a log with wide seq gaps reads back whole, by a reopen and by a follower', async () => {
+    const { store } = db.process()
+    const gaps = [event(0), event(20_001), event(5e14), event(Number.MAX_SAFE_INTEGER - 1)]
+    const forked = await store.fork(foreign(gaps), undefined, { id: 'fork-wide-gaps' })
+    const follower = await db.process().store.follow('fork-wide-gaps')
+    expect(plain(follower.events)).toEqual(plain(gaps))
+    await store.close(forked)
+    expect(plain((await db.process().store.open('fork-wide-gaps')).events)).toEqual(plain(gaps))
+  })
+
   it('forks a long log (more rows than one insert statement carries)', async () => {
     const { store } = db.process()
     const events = Array.from({ length: 12_345 }, (_, seq) => event(seq))
