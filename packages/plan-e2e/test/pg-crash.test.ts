@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
@@ -96,11 +96,15 @@ interface Child {
   kill(): void
 }
 
+/** Children still running: a failed test kills them in afterAll rather than leave them writing. */
+const running = new Set<ChildProcess>()
+
 function startChild(schema: string, id: string, holder: string, seed: number, target: Target, report = false): Child {
   const child = spawn(process.execPath, [childFile, schema, id, holder, String(seed), target, ...(report ? ['report'] : [])], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, [PG_URL_ENV]: pgTestUrl() },
   })
+  running.add(child)
   const acks: number[] = []
   const ackWaiters: { count: number; resolve: () => void }[] = []
   let onLocked!: () => void
@@ -126,7 +130,10 @@ function startChild(schema: string, id: string, holder: string, seed: number, ta
       if (acks.length >= ackWaiters[index]!.count) ackWaiters.splice(index, 1)[0]!.resolve()
     }
   })
-  child.on('exit', () => (exitedAt = performance.now()))
+  child.on('exit', () => {
+    exitedAt = performance.now()
+    running.delete(child)
+  })
   const gone = new Promise<{ code: number | null; signal: NodeJS.Signals | null; exitedAt: number; stderr: string }>((resolveGone) => {
     // `close` comes after `exit` and after stdout is drained: every printed ack is in `acks`.
     child.on('close', (code, signal) => {
@@ -363,6 +370,7 @@ beforeAll(async () => {
   await raw.connect()
 })
 afterAll(async () => {
+  for (const child of running) child.kill('SIGKILL')
   await store?.end()
   await raw?.end()
   await dropSchema(pgTestUrl(), schema)
