@@ -4,10 +4,15 @@ import type { AddressInfo, Socket } from 'node:net'
 import { extname, join, normalize, resolve, sep } from 'node:path'
 import { SessionLogError } from '@planmode/host'
 import type { SessionEvent } from '@planmode/seams'
+import { setup } from '@planmode/store-postgres'
 import { allowedHosts, checkHostAndOrigin, newToken, requestToken, sameToken, tokenCookieName } from './security.js'
-import { WebHost, type OpenSession, type PostedImage, type SessionFeedItem, type WebHostOptions } from './web-host.js'
+import { NotLeaseHolderError, WebHost, type OpenSession, type PostedImage, type SessionFeedItem, type WebHostOptions } from './web-host.js'
 
-/** Options of {@link startWebServer}: the host's, and where to listen. */
+/**
+ * Options of {@link startWebServer}: the host's, and where to listen. With
+ * `store`, the schema is set up (created or migrated) before the server
+ * listens, and the host's `holder` defaults to the server's base URL.
+ */
 export interface WebServerOptions extends WebHostOptions {
   /** The port; 0 (default) picks a free one. */
   readonly port?: number
@@ -50,6 +55,8 @@ class HttpError extends Error {
     message: string,
     /** Close the connection after the answer (the rest of the body is not read). */
     readonly closeConnection = false,
+    /** More members of the JSON answer (`code`, `holder`). */
+    readonly extra: Readonly<Record<string, unknown>> = {},
   ) {
     super(message)
   }
@@ -99,7 +106,11 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   const keepAliveMs = (options.keepAliveSeconds ?? 15) * 1000
   const streamBufferLimit = options.streamBufferLimit ?? DEFAULT_STREAM_BUFFER
   const clientDir = options.clientDir === undefined ? undefined : resolve(options.clientDir)
-  const host = WebHost.start(options)
+  // A fresh database works: the store's tables are created (or migrated) first.
+  if (options.store !== undefined) await setup({ connection: options.store.connection, ...(options.store.schema === undefined ? {} : { schema: options.store.schema }) })
+  // The host is composed once the port is known: its leases name this server by its URL.
+  let host!: WebHost
+  let started = false
   const streams = new Set<ServerResponse>()
   const sockets = new Set<Socket>()
   let hosts = new Set<string>()
@@ -107,7 +118,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   let closing: Promise<void> | undefined
 
   const server: Server = createServer((request, response) => {
-    handle(request, response).catch((error: unknown) => {
+    handle(request, response).catch((raw: unknown) => {
+      const error = NotLeaseHolderError.isInstance(raw) ? new HttpError(409, raw.message, false, { code: raw.code, holder: raw.holder }) : raw
       const status = error instanceof HttpError ? error.status : 500
       const message = error instanceof Error ? error.message : String(error)
       // The details of an unexpected failure (paths, stacks) go to the log, never into the answer.
@@ -118,7 +130,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
         if (!response.headersSent) response.setHeader('Connection', 'close')
         response.once('finish', () => request.socket.destroy())
       }
-      if (!response.headersSent) sendJson(response, status, { error: status === 500 ? 'internal server error (the details are in the server log)' : message })
+      if (!response.headersSent) sendJson(response, status, { error: status === 500 ? 'internal server error (the details are in the server log)' : message, ...(error instanceof HttpError ? error.extra : {}) })
       else response.end()
     })
   })
@@ -142,6 +154,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       throw new HttpError(401, given === undefined ? 'an access token is required: send it as Authorization: Bearer or ?token= (the URL the server printed at start)' : 'the access token is wrong')
     }
     if (closing !== undefined) throw new HttpError(503, 'the server is shutting down')
+    if (!started) throw new HttpError(503, 'the server is starting')
     if (!isApi) {
       if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, `${method} is not allowed on ${url.pathname}`)
       serveStatic(url, response, method === 'HEAD')
@@ -173,6 +186,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       if (method !== 'GET') throw new HttpError(405, 'POST a prompt, a command or an answer to a sub-resource of the session')
       const tail = parseTail(url.searchParams.get('tail'), defaultTail)
       const open = await openSession(id)
+      await host.refreshLease(open)
       return sendJson(response, 200, sessionPage(open, tail))
     }
     if (action === 'stream') {
@@ -191,7 +205,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
         const text = (body.text as string | undefined) ?? ''
         const images = parseImages(body.images)
         if (text.trim() === '' && images.length === 0) throw new HttpError(400, 'a prompt needs text or an image')
-        const open = await openSession(id)
+        const open = await writableSession(id)
         return sendJson(response, 202, open.prompt(text, images))
       }
       case 'command': {
@@ -200,7 +214,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
         checkMembers(body, ['line', 'images'])
         if (typeof body.line !== 'string' || !/^\/\S/.test(body.line)) throw new HttpError(400, 'line must be a command line starting with /name')
         const images = parseImages(body.images)
-        const open = await openSession(id)
+        const open = await writableSession(id)
         const result = await open.command(body.line, images)
         return sendJson(response, 200, { result: result ?? null })
       }
@@ -208,15 +222,14 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
         if (qid !== undefined) break
         const body = await readJson(request, bodyLimit)
         checkMembers(body, [])
-        const open = await openSession(id)
-        const running = open.running
-        await open.agent.cancel()
-        return sendJson(response, 200, { cancelled: running })
+        const open = await writableSession(id)
+        return sendJson(response, 200, { cancelled: await open.cancel() })
       }
       case 'questions': {
         if (qid === undefined) break
         const body = await readJson(request, bodyLimit)
-        const open = await openSession(id)
+        if (sub !== undefined && sub !== 'dismiss') break
+        const open = await writableSession(id)
         if (sub === undefined) {
           checkMembers(body, ['answers'])
           const result = open.questions.answer(qid, body.answers)
@@ -235,9 +248,19 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     throw new HttpError(404, `no such endpoint: ${method} ${url.pathname}`)
   }
 
-  async function openSession(id: string): Promise<OpenSession> {
+  /** Opens session `id` (as its writer, or following it); store errors become 404 / 409. */
+  function openSession(id: string): Promise<OpenSession> {
+    return storeErrors(id, () => host.openSession(id))
+  }
+
+  /** Session `id` for a write: a follower is taken over when the lease is free, else NotLeaseHolderError (409). */
+  function writableSession(id: string): Promise<OpenSession> {
+    return storeErrors(id, () => host.writable(id))
+  }
+
+  async function storeErrors(id: string, open: () => Promise<OpenSession>): Promise<OpenSession> {
     try {
-      return await host.openSession(id)
+      return await open()
     } catch (error) {
       if (SessionLogError.isInstance(error)) {
         if (error.code === 'NOT_FOUND' || error.code === 'INVALID_ID') throw new HttpError(404, `no session ${JSON.stringify(id)}`)
@@ -258,8 +281,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       return {
         id,
         open: open !== undefined,
-        updatedAt: stat?.mtimeMs ?? events?.at(-1)?.time ?? 0,
-        ...(events === undefined ? {} : { events: events.length, updatedSeq: events.at(-1)?.seq ?? -1, title: titleOf(events), running: open!.running }),
+        updatedAt: stat?.mtimeMs ?? events?.at(-1)?.time ?? createdAt(id) ?? 0,
+        ...(events === undefined ? {} : { events: events.length, updatedSeq: events.at(-1)?.seq ?? -1, title: titleOf(events), running: open!.running, role: open!.role }),
       }
     })
     return rows.sort((a, b) => b.updatedAt - a.updatedAt || a.id.localeCompare(b.id))
@@ -274,8 +297,11 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       const presentation = host.present(event)
       if (presentation !== undefined) presentations[String(event.seq)] = presentation
     }
+    const access = open.access()
     return {
       id: open.id,
+      role: access.role,
+      holder: access.holder,
       events: shown,
       firstSeq: shown[0]?.seq ?? (events.at(-1)?.seq ?? -1) + 1,
       lastSeq: events.at(-1)?.seq ?? -1,
@@ -303,6 +329,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     // Replay and subscribe in one synchronous stretch: no event can land in between.
     for (const event of events) if (event.seq > from) writeItem(response, { kind: 'append', event, ...withPresentation(event) })
     writeItem(response, { kind: 'frame', snapshot: open.snapshot() })
+    // Only sessions in PostgreSQL have followers: there the burst says who writes the session.
+    if (host.store !== undefined) writeItem(response, { kind: 'role', access: open.access() })
     const partial = open.partial()
     if (partial !== undefined) writeOpening(response, { kind: 'partial', ...partial })
     const pending = open.questions.pending()
@@ -366,15 +394,19 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       server.off('error', reject)
       resolvePromise()
     })
-  }).catch(async (error: unknown) => {
-    await host.close()
-    throw error
   })
   const port = (server.address() as AddressInfo).port
   hosts = allowedHosts(bind, port)
   cookie = tokenCookieName(port)
   const shown = bind === '0.0.0.0' || bind === '::' ? '127.0.0.1' : bind.includes(':') ? `[${bind}]` : bind
   const origin = `http://${shown}:${port}`
+  try {
+    host = WebHost.start({ ...options, holder: options.holder ?? origin })
+  } catch (error) {
+    await new Promise<void>((resolvePromise) => server.close(() => resolvePromise()))
+    throw error
+  }
+  started = true
 
   return {
     url: `${origin}/?token=${token}`,
@@ -414,6 +446,9 @@ function writeItem(response: ServerResponse, item: SessionFeedItem): void {
       return
     case 'question-closed':
       response.write(`event: question-closed\ndata: ${JSON.stringify({ id: item.id, outcome: item.outcome })}\n\n`)
+      return
+    case 'role':
+      response.write(`event: role\ndata: ${JSON.stringify(item.access)}\n\n`)
   }
 }
 
@@ -453,6 +488,14 @@ function titleOf(events: readonly SessionEvent[]): string | undefined {
     if (event.type === 'command/run' && event.data.args.trim() !== '' && event.data.args.trim() !== 'off') return `/${event.data.name}${event.data.args}`.slice(0, 80)
   }
   return undefined
+}
+
+/** When a session whose id the stores generated (`s_<base-36 ms>_<hex>`) was created, else `undefined`. */
+function createdAt(id: string): number | undefined {
+  const match = /^s_([0-9a-z]+)_[0-9a-f]+$/.exec(id)
+  if (match === null) return undefined
+  const time = parseInt(match[1]!, 36)
+  return Number.isSafeInteger(time) ? time : undefined
 }
 
 function parseTail(raw: string | null, fallback: number): number {

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { chooseModel } from '@planmode/demo/model-choice'
 import { RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
 import { startWebServer } from './http-server.js'
-import { loadSection, parseWebCli, resolveWorkspace, WEB_USAGE, type WebCliOptions } from './options.js'
+import { loadSection, parseWebCli, redactUrl, resolveWorkspace, WEB_USAGE, type WebCliOptions } from './options.js'
 
 /** The built client beside this file's folder (`dist/server/main.js` → `dist/client`). */
 function clientDir(): string {
@@ -35,7 +35,7 @@ async function main(): Promise<number> {
     server = await startWebServer({
       port: options.port,
       host: options.host,
-      sessionDir: options.sessionDir,
+      ...(options.store === undefined ? { sessionDir: options.sessionDir } : { store: { connection: options.store.url, schema: options.store.schema } }),
       workspace,
       model: choice.model,
       section,
@@ -43,7 +43,8 @@ async function main(): Promise<number> {
       guard: options.guard,
       clientDir: clientDir(),
     })
-    process.stdout.write(`planmode web: model: ${choice.description}; sessions in ${options.sessionDir}; workspace ${workspace}${options.guard ? '; plan-guard on' : ''}\n`)
+    const where = options.store === undefined ? options.sessionDir : `PostgreSQL ${redactUrl(options.store.url)} (schema ${options.store.schema}; this server is ${server.origin} there)`
+    process.stdout.write(`planmode web: model: ${choice.description}; sessions in ${where}; workspace ${workspace}${options.guard ? '; plan-guard on' : ''}\n`)
     process.stdout.write(`planmode web: ${server.url}\n`)
   } catch (error) {
     process.stderr.write(`planmode web: ${(error as Error).message}\n`)

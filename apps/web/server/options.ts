@@ -10,8 +10,10 @@ export interface WebCliOptions {
   readonly port: number
   /** `--host`: the address to bind. */
   readonly host: string
-  /** `--session-dir`, resolved against the working directory. */
-  readonly sessionDir: string
+  /** `--session-dir`, resolved against the working directory; absent with `--store`. */
+  readonly sessionDir?: string
+  /** `--store` (a `postgres://` URL) and `--schema`: sessions in PostgreSQL instead of JSONL files. */
+  readonly store?: PostgresStoreOption
   /** `--workspace`, resolved; absent for the default. */
   readonly workspace?: string
   /** `--section-file`: the plan-mode guidance text. */
@@ -32,8 +34,24 @@ export interface WebCliOptions {
   readonly help: boolean
 }
 
+/** `--store` and `--schema`. */
+export interface PostgresStoreOption {
+  /** The connection URL (`postgres://…` or `postgresql://…`). */
+  readonly url: string
+  /** The schema of the tables (default {@link DEFAULT_SCHEMA}). */
+  readonly schema: string
+}
+
 /** The default session folder, under the working directory. */
 export const DEFAULT_SESSION_DIR = join('.planmode', 'web-sessions')
+
+/** The default workspace with `--store` (there is no session folder to hold it), under the working directory. */
+export const DEFAULT_STORE_WORKSPACE = join('.planmode', 'web-workspace')
+
+/** The default PostgreSQL schema of `--store`. */
+export const DEFAULT_SCHEMA = 'planmode'
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/
 
 /** Usage text of `pnpm web`. */
 export const WEB_USAGE = `usage: pnpm web [options]
@@ -41,7 +59,10 @@ export const WEB_USAGE = `usage: pnpm web [options]
   --port <n>              port to listen on (default 0: any free port)
   --host <address>        address to bind (default 127.0.0.1; anything else exposes the agent to that network)
   --session-dir <dir>     where session logs (JSONL) go (default ${DEFAULT_SESSION_DIR} under the current folder)
-  --workspace <dir>       the folder the agent's tools work in (default: <session-dir>/workspace, a copy of the sample project)
+  --store <url>           keep sessions in PostgreSQL instead (postgres://user@host:5432/db); several servers may share it
+  --schema <name>         the PostgreSQL schema with --store (default ${DEFAULT_SCHEMA}; created on start)
+  --workspace <dir>       the folder the agent's tools work in (default: <session-dir>/workspace, a copy of the sample
+                          project; with --store, ${DEFAULT_STORE_WORKSPACE})
   --section-file <file>   plan-mode guidance text (default: RECOMMENDED_PLAN_SECTION)
   --placement <where>     system (the system prompt, default) or transcript (one message; prompt cache kept)
   --guard                 refuse tools that are not read-only while plan mode is on (plan-guard)
@@ -51,6 +72,9 @@ export const WEB_USAGE = `usage: pnpm web [options]
   --offline               use the offline planner even when a key is set
 
 It prints the page URL with its access token: planmode web: http://127.0.0.1:<port>/?token=<token>
+With --store, each session is written by one server at a time (the one holding its lease); the others
+show it live, read-only, and refuse writes with 409 naming that server, until it stops: then the next
+write on another server takes the session over.
 `
 
 /** Parses argv (without `node` and the script); unknown flags and bad values throw. */
@@ -61,6 +85,8 @@ export function parseWebCli(argv: readonly string[], cwd = process.cwd()): WebCl
       port: { type: 'string' },
       host: { type: 'string' },
       'session-dir': { type: 'string' },
+      store: { type: 'string' },
+      schema: { type: 'string' },
       workspace: { type: 'string' },
       'section-file': { type: 'string' },
       placement: { type: 'string' },
@@ -78,10 +104,21 @@ export function parseWebCli(argv: readonly string[], cwd = process.cwd()): WebCl
   if (!/^\d+$/.test(values.port ?? '0') || port > 65535) throw new Error(`--port takes 0–65535, not ${JSON.stringify(values.port)}`)
   const host = values.host ?? '127.0.0.1'
   if (host.trim() === '') throw new Error('--host needs an address')
+  if (values.store !== undefined && values['session-dir'] !== undefined) {
+    throw new Error('--store and --session-dir are two places for the sessions: give one (--store for PostgreSQL, --session-dir for JSONL files)')
+  }
+  if (values.schema !== undefined && values.store === undefined) throw new Error('--schema names a PostgreSQL schema: it needs --store <url>')
+  let store: PostgresStoreOption | undefined
+  if (values.store !== undefined) {
+    if (!/^postgres(ql)?:\/\/\S+$/.test(values.store)) throw new Error(`--store takes a postgres:// (or postgresql://) URL, not ${JSON.stringify(redactUrl(values.store))}`)
+    const schema = values.schema ?? DEFAULT_SCHEMA
+    if (!SCHEMA_NAME.test(schema)) throw new Error(`--schema takes a lower-case identifier (letters, digits, "_", at most 63), not ${JSON.stringify(schema)}`)
+    store = { url: values.store, schema }
+  }
   return {
     port,
     host,
-    sessionDir: resolve(cwd, values['session-dir'] ?? DEFAULT_SESSION_DIR),
+    ...(store === undefined ? { sessionDir: resolve(cwd, values['session-dir'] ?? DEFAULT_SESSION_DIR) } : { store }),
     workspace: values.workspace === undefined ? undefined : resolve(cwd, values.workspace),
     sectionFile: values['section-file'],
     baseUrl: values['base-url'],
@@ -104,17 +141,22 @@ export function sampleWorkspaceDir(): string {
  * `<sessionDir>/workspace`, copied from the sample project the first time,
  * so every session of the folder and every restart work in the same files.
  */
-export function resolveWorkspace(options: Pick<WebCliOptions, 'workspace' | 'sessionDir'>): string {
+export function resolveWorkspace(options: Pick<WebCliOptions, 'workspace' | 'sessionDir'>, cwd = process.cwd()): string {
   if (options.workspace !== undefined) {
     if (statSync(options.workspace, { throwIfNoEntry: false })?.isDirectory() !== true) throw new Error(`--workspace ${options.workspace} is not a directory`)
     return options.workspace
   }
-  const target = join(options.sessionDir, 'workspace')
+  const target = options.sessionDir === undefined ? resolve(cwd, DEFAULT_STORE_WORKSPACE) : join(options.sessionDir, 'workspace')
   if (!existsSync(target)) {
-    mkdirSync(options.sessionDir, { recursive: true })
+    mkdirSync(dirname(target), { recursive: true })
     cpSync(sampleWorkspaceDir(), target, { recursive: true })
   }
   return target
+}
+
+/** A connection URL with its password replaced by `***`, for messages and the start line. */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@\s]*):[^@/\s]*@/i, '$1:***@')
 }
 
 /** `--section-file`'s text, or the recommended section (the demo's reader). */

@@ -1,16 +1,36 @@
 import { randomUUID } from 'node:crypto'
+import { hostname } from 'node:os'
 import type { LanguageModelV3 } from '@ai-sdk/provider'
 import { Context, type Logger } from '@planmode/context'
 import { basePrompt, composePlanHost } from '@planmode/demo/compose-host'
 import { WORKSPACE_EVENT } from '@planmode/demo/workspace-event'
-import type { HostAgent, HostSession } from '@planmode/host'
-import type { CommandResult, ImageAttachment, ProjectionSnapshot, SessionEvent, ToolPresentation, UserContentBlock, UserMessage } from '@planmode/seams'
+import { SessionLogError, type HostAgent, type HostSession } from '@planmode/host'
+import type { CommandResult, ImageAttachment, ProjectionSnapshot, Session, SessionEvent, ToolPresentation, UserContentBlock, UserMessage } from '@planmode/seams'
+import { asPostgresStore, postgresSessions, type FollowerSession, type PostgresSessionStore } from '@planmode/store-postgres'
 import { SessionQuestions, type PendingQuestion, type QuestionOutcome } from './questions.js'
+
+/** Sessions in PostgreSQL (`--store`): the connection and the schema ({@link setup} of `@planmode/store-postgres` must have run). */
+export interface WebHostStore {
+  /** The connection URL. */
+  readonly connection: string
+  /** The schema; `planmode` by default. */
+  readonly schema?: string
+}
 
 /** Options of {@link WebHost.start}. */
 export interface WebHostOptions {
-  /** Where the JSONL session logs go. */
-  readonly sessionDir: string
+  /** Where the JSONL session logs go; give this or {@link WebHostOptions.store}. */
+  readonly sessionDir?: string
+  /** Sessions in PostgreSQL instead of JSONL files: several servers may share them, one writer per session. */
+  readonly store?: WebHostStore
+  /**
+   * This server as the other servers see it: written into every lease it
+   * takes and named in their refusals (the server passes its base URL,
+   * `http://127.0.0.1:<port>`). Defaults to `<hostname>:<pid>`.
+   */
+  readonly holder?: string
+  /** How often a followed session's lease is read again while a tab watches it, in ms (default 2000; 0 = only on requests). */
+  readonly leaseCheckMs?: number
   /** The folder the workspace tools work in. */
   readonly workspace: string
   /** The model every agent talks to. */
@@ -35,9 +55,24 @@ export interface EventPresentation {
   readonly result?: ToolPresentation
 }
 
+/** Whether this server writes a session or follows it read-only. */
+export type SessionRole = 'writer' | 'follower'
+
+/**
+ * A session's writer as this server sees it: `role` is this server's part;
+ * `holder` names the server that holds the session's lease (this one for a
+ * writer), or is `null` when nobody holds it (the writer stopped or died:
+ * the next write here takes the session over).
+ */
+export interface SessionAccess {
+  readonly role: SessionRole
+  readonly holder: string | null
+}
+
 /** What an open session tells its listeners (the SSE streams). */
 export type SessionFeedItem =
   | { readonly kind: 'append'; readonly event: SessionEvent; readonly presentation?: EventPresentation }
+  | { readonly kind: 'role'; readonly access: SessionAccess }
   | { readonly kind: 'frame'; readonly snapshot: ProjectionSnapshot }
   | { readonly kind: 'delta'; readonly turn: number; readonly step: number; readonly text: string }
   | { readonly kind: 'question'; readonly question: PendingQuestion }
@@ -53,22 +88,80 @@ export interface PostedImage {
   readonly name?: string
 }
 
-/** A session the server holds open, with its agent and its feed. */
+const notLeaseHolderMarker = Symbol.for('@planmode/web/NotLeaseHolderError')
+
+/**
+ * A write (prompt, command, answer, dismissal, cancel) reached a server that
+ * follows the session while another server holds its lease. Nothing was
+ * changed; the client is told which server writes the session.
+ */
+export class NotLeaseHolderError extends Error {
+  /** Always `NOT_LEASE_HOLDER`. */
+  readonly code = 'NOT_LEASE_HOLDER'
+  private readonly [notLeaseHolderMarker] = true
+
+  constructor(
+    /** The session. */
+    readonly sessionId: string,
+    /** The server holding the lease (its base URL for a planmode web server), `null` when the database did not name it. */
+    readonly holder: string | null,
+  ) {
+    super(
+      `session ${sessionId} is written by ${holder === null ? 'another server' : `the server at ${holder}`}, which holds its lease; ` +
+        'this server shows it read-only. Send this from that server\'s page (the URL it printed at start), ' +
+        'or once that server stops, send it again here: this server then takes the session over.',
+    )
+    this.name = 'NotLeaseHolderError'
+  }
+
+  /** True for any `NotLeaseHolderError`, from any copy of this module. */
+  static isInstance(error: unknown): error is NotLeaseHolderError {
+    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[notLeaseHolderMarker] === true
+  }
+}
+
+/** Whether the events leave a turn open (a `turn/start` after the last `turn/end`). */
+function openTurn(events: readonly SessionEvent[]): boolean {
+  for (let index = events.length - 1; index >= 0; index--) {
+    const type = events[index]!.type
+    if (type === 'turn/end') return false
+    if (type === 'turn/start') return true
+  }
+  return false
+}
+
+/**
+ * A session the server holds open and its feed: as its writer (with its
+ * agent), or as a read-only follower of the server that holds its lease
+ * (no agent; the log grows as the writer commits). A follower becomes the
+ * writer in place ({@link OpenSession.become}) when this server takes the
+ * session over, so its streams carry on.
+ */
 export class OpenSession {
-  /** The questions waiting for a tab. */
+  /** The questions waiting for a tab (a follower has none: they live in the writer's memory). */
   readonly questions: SessionQuestions
   private readonly listeners = new Set<(item: SessionFeedItem) => void>()
   /** The JSON of the projection values last sent in a frame. */
   private lastValues: string
   /** The text streamed so far for the current step. */
   private streaming: { turn: number; step: number; text: string } | undefined
+  /** The seq of the last event sent to the feed. */
+  private lastSeq: number
+  private current: Session
+  private currentAgent: HostAgent | undefined
+  private holderName: string | null
 
-  /** Wraps a session the host opened and its agent (see {@link WebHost.openSession}). */
+  /** Wraps a session the host opened (see {@link WebHost.openSession}): with its agent as the writer, without one as a follower. */
   constructor(
     private readonly host: WebHost,
-    readonly session: HostSession,
-    readonly agent: HostAgent,
+    session: HostSession | FollowerSession,
+    agent: HostAgent | undefined,
+    holder: string | null,
   ) {
+    this.current = session
+    this.currentAgent = agent
+    this.holderName = holder
+    this.lastSeq = session.events.at(-1)?.seq ?? -1
     this.questions = new SessionQuestions(session.id, {
       opened: (question) => this.emit({ kind: 'question', question }),
       closed: (id, outcome) => this.emit({ kind: 'question-closed', id, outcome }),
@@ -78,12 +171,74 @@ export class OpenSession {
 
   /** The session id. */
   get id(): string {
-    return this.session.id
+    return this.current.id
   }
 
-  /** Whether a turn runs. */
+  /** The session: the writer's, or the follower's read-only view. */
+  get session(): Session {
+    return this.current
+  }
+
+  /** The agent, while this server writes the session. */
+  get agent(): HostAgent | undefined {
+    return this.currentAgent
+  }
+
+  /** `writer` or `follower`. */
+  get role(): SessionRole {
+    return this.currentAgent === undefined ? 'follower' : 'writer'
+  }
+
+  /** This server's part and the lease holder. */
+  access(): SessionAccess {
+    return { role: this.role, holder: this.holderName }
+  }
+
+  /** The number of listeners (open streams). */
+  get watched(): number {
+    return this.listeners.size
+  }
+
+  /**
+   * Whether a turn runs: the agent's status for a writer; for a follower,
+   * whether the log leaves a turn open while some server holds the lease.
+   */
   get running(): boolean {
-    return this.agent.status === 'running'
+    if (this.currentAgent !== undefined) return this.currentAgent.status === 'running'
+    return this.holderName !== null && openTurn(this.current.events)
+  }
+
+  /** Resolves once every append the writer started has settled (at once for a follower, which appends nothing). */
+  settled(): Promise<void> {
+    return this.currentAgent === undefined ? Promise.resolve() : (this.current as HostSession).settled()
+  }
+
+  /** The writer's agent; a follower throws {@link NotLeaseHolderError} (the host's `writable` never returns one). */
+  writer(): HostAgent {
+    if (this.currentAgent === undefined) throw new NotLeaseHolderError(this.id, this.holderName)
+    return this.currentAgent
+  }
+
+  /** A follower learnt who holds the lease now (`null`: nobody); tells the streams when it changed. */
+  noteHolder(holder: string | null): void {
+    if (this.currentAgent !== undefined || holder === this.holderName) return
+    this.holderName = holder
+    this.emit({ kind: 'role', access: this.access() })
+  }
+
+  /**
+   * This server took the session over: `session` is its writer now and
+   * `agent` its agent. The events the follower had not seen yet go to the
+   * streams, then a frame when a value changed, then the new role.
+   */
+  become(session: HostSession, agent: HostAgent, holder: string): void {
+    this.current = session
+    this.currentAgent = agent
+    this.holderName = holder
+    this.streaming = undefined
+    for (const event of session.events) if (event.seq > this.lastSeq) this.push(event)
+    this.sendFrameIfChanged()
+    this.emit({ kind: 'role', access: this.access() })
   }
 
   /** Every projection value as of the last event. */
@@ -102,11 +257,26 @@ export class OpenSession {
     return this.streaming === undefined ? undefined : { ...this.streaming }
   }
 
-  /** Called by the host for each appended event: an `append` item, then a `frame` when a projection value changed. */
-  appended(event: SessionEvent): void {
+  /**
+   * Called by the host for each appended event of `session`: an `append`
+   * item, then a `frame` when a projection value changed. Events of another
+   * session object (the follower this server just replaced) and events
+   * already sent are skipped.
+   */
+  appended(session: Session, event: SessionEvent): void {
+    if (session !== this.current || event.seq <= this.lastSeq) return
+    this.push(event)
+    this.sendFrameIfChanged()
+  }
+
+  private push(event: SessionEvent): void {
+    this.lastSeq = event.seq
     if (event.type === 'assistant/message' || event.type === 'step/start' || event.type === 'step/end' || event.type === 'turn/end') this.streaming = undefined
     const presentation = this.host.present(event)
     this.emit({ kind: 'append', event, ...(presentation === undefined ? {} : { presentation }) })
+  }
+
+  private sendFrameIfChanged(): void {
     const snapshot = this.snapshot()
     const values = JSON.stringify(snapshot.values)
     if (values !== this.lastValues) {
@@ -122,24 +292,33 @@ export class OpenSession {
     this.emit({ kind: 'delta', turn, step, text })
   }
 
-  /** Starts a turn with the message, or steers it into the running one. */
+  /** Starts a turn with the message, or steers it into the running one (the writer only). */
   prompt(text: string, images: readonly PostedImage[]): { steered: boolean } {
+    const agent = this.writer()
     const message: UserMessage = { content: [...attachments(images).map((attachment): UserContentBlock => ({ type: 'image', attachment })), ...(text === '' ? [] : [{ type: 'text' as const, text }])], source: { kind: 'user' } }
-    if (this.agent.status === 'running') {
-      this.agent.steer(message)
+    if (agent.status === 'running') {
+      agent.steer(message)
       return { steered: true }
     }
-    this.agent.prompt(message).catch((error: unknown) => {
+    agent.prompt(message).catch((error: unknown) => {
       // BUSY when a follow-up got in first: steer instead, so the message is not lost.
-      if (!this.agent.disposed) this.agent.steer(message)
+      if (!agent.disposed) agent.steer(message)
       else this.host.logger.warn(`session ${this.id}: prompt failed: ${error instanceof Error ? error.message : String(error)}`)
     })
     return { steered: false }
   }
 
-  /** Runs a slash command line; `undefined` for an unknown command (nothing logged). */
+  /** Runs a slash command line (the writer only); `undefined` for an unknown command (nothing logged). */
   command(line: string, images: readonly PostedImage[]): Promise<CommandResult | undefined> {
-    return this.host.ctx.require('commands').execute({ agent: this.agent, line, attachments: attachments(images) })
+    return this.host.ctx.require('commands').execute({ agent: this.writer(), line, attachments: attachments(images) })
+  }
+
+  /** Cancels the running turn (the writer only); resolves with whether one was running. */
+  async cancel(): Promise<boolean> {
+    const agent = this.writer()
+    const running = agent.status === 'running'
+    await agent.cancel()
+    return running
   }
 
   private emit(item: SessionFeedItem): void {
@@ -167,20 +346,34 @@ function attachments(images: readonly PostedImage[]): ImageAttachment[] {
  * (plan-guard with `guard`), the demo's workspace tools and a user-questions
  * provider that waits for a browser tab. Sessions are opened on demand and
  * kept open, one agent each, until {@link WebHost.close}.
+ *
+ * With {@link WebHostOptions.store} the sessions live in PostgreSQL, shared
+ * by several servers. A session is opened as its writer when its lease is
+ * free, else followed read-only (its events and frames still reach this
+ * server's tabs live). A write to a followed session goes through
+ * {@link WebHost.writable}: refused with {@link NotLeaseHolderError} while
+ * another server holds the lease, or, once the lease is free, the session is
+ * taken over here and the write goes ahead (failover).
  */
 export class WebHost {
   /** The context every plugin is composed in. */
   readonly ctx: Context
   /** The host's logger. */
   readonly logger: Logger
+  /** This server's name in the leases it takes. */
+  readonly self: string
   private readonly open = new Map<string, OpenSession>()
   private readonly opening = new Map<string, Promise<OpenSession>>()
+  private readonly promoting = new Map<string, Promise<void>>()
   private readonly byAgent = new Map<HostAgent, OpenSession>()
+  private postgres: PostgresSessionStore | undefined
+  private leaseTimer: ReturnType<typeof setTimeout> | undefined
   private closed = false
 
   private constructor(private readonly options: WebHostOptions) {
     this.logger = options.logger ?? { debug() {}, info() {}, warn: (message) => console.warn(message), error: (message, ...rest) => console.error(message, ...rest) }
     this.ctx = new Context({ logger: this.logger })
+    this.self = options.holder ?? `${hostname()}:${process.pid}`
   }
 
   /** Composes the host. */
@@ -193,8 +386,15 @@ export class WebHost {
   private compose(): void {
     const { ctx, options } = this
     try {
+      const { store, sessionDir, holder: _holder, leaseCheckMs: _leaseCheckMs, logger: _logger, ...rest } = options
       // The reference host, every plan layer, plan-guard when asked for, and the workspace tools: as `pnpm start`.
-      composePlanHost(ctx, options)
+      // With --store the session store is PostgreSQL's, as hostPlugin's `sessions` option would compose it.
+      composePlanHost(ctx, {
+        ...rest,
+        ...(store === undefined
+          ? { sessionDir }
+          : { sessions: postgresSessions({ connection: store.connection, ...(store.schema === undefined ? {} : { schema: store.schema }), holder: this.self }) }),
+      })
       ctx.plugin({
         name: '@planmode/web/base-prompt',
         requires: ['systemPrompt'],
@@ -209,7 +409,7 @@ export class WebHost {
           child.effect(
             child.require('userQuestions').registerProvider({
               ask: ({ agent, questions, signal }) => {
-                const open = [...this.open.values()].find((entry) => entry.agent === agent || entry.session === agent.session)
+                const open = this.byAgent.get(agent as HostAgent) ?? [...this.open.values()].find((entry) => entry.agent === agent || entry.session === agent.session)
                 if (open === undefined) return Promise.reject(new Error(`no browser session is open for agent ${agent.id}`))
                 return open.questions.ask(questions, signal)
               },
@@ -217,16 +417,18 @@ export class WebHost {
           )
         },
       })
+      this.postgres = asPostgresStore(ctx.require('sessions'))
     } catch (error) {
       ctx.dispose()
       throw error
     }
     ctx.on('session/event', ({ session, event }) => {
-      this.open.get(session.id)?.appended(event)
+      this.open.get(session.id)?.appended(session, event)
     })
     ctx.on('agent/stream', ({ agent, turn, step, part }) => {
       if (part.type === 'text-delta') this.byAgent.get(agent)?.delta(turn, step, part.delta)
     })
+    if (this.postgres !== undefined && (options.leaseCheckMs ?? 2000) > 0) this.scheduleLeaseCheck()
   }
 
   /** The session store. */
@@ -234,7 +436,12 @@ export class WebHost {
     return this.ctx.require('sessions')
   }
 
-  /** The sessions held open, by id. */
+  /** The PostgreSQL store, when the sessions live there. */
+  get store(): PostgresSessionStore | undefined {
+    return this.postgres
+  }
+
+  /** The sessions held open (written or followed), by id. */
   loaded(): readonly OpenSession[] {
     return [...this.open.values()]
   }
@@ -244,7 +451,7 @@ export class WebHost {
     return this.open.get(id)
   }
 
-  /** Creates a session (logging the workspace folder) and opens it. */
+  /** Creates a session (logging the workspace folder) and opens it as its writer. */
   async create(): Promise<OpenSession> {
     this.refuseClosed()
     const session = await this.sessions.create()
@@ -252,7 +459,12 @@ export class WebHost {
     return this.adopt(session)
   }
 
-  /** Opens session `id` from the store (once; later calls return the same). Rejects with the store's `SessionLogError`. */
+  /**
+   * Opens session `id` (once; later calls return the same): as its writer,
+   * or, with PostgreSQL, as a follower when another server holds its lease.
+   * Rejects with the store's `SessionLogError` (`NOT_FOUND`, `LOCKED` for a
+   * JSONL session another process holds, …).
+   */
   openSession(id: string): Promise<OpenSession> {
     this.refuseClosed()
     const known = this.open.get(id)
@@ -260,11 +472,21 @@ export class WebHost {
     let pending = this.opening.get(id)
     if (pending === undefined) {
       pending = (async () => {
-        const session = await this.sessions.open(id)
-        const logged = session.events.filter((event) => event.type === WORKSPACE_EVENT).at(-1)
-        if (logged?.type !== WORKSPACE_EVENT || logged.data.root !== this.options.workspace) {
-          await session.append(WORKSPACE_EVENT, { root: this.options.workspace })
+        let session: HostSession
+        try {
+          session = await this.sessions.open(id)
+        } catch (error) {
+          const store = this.postgres
+          if (store === undefined || !SessionLogError.isInstance(error) || error.code !== 'LOCKED') throw error
+          // Another server writes it: follow its commits read-only.
+          const follower = await store.follow(id)
+          const lease = await store.lease(id).catch(() => undefined)
+          this.refuseClosed()
+          const entry = new OpenSession(this, follower, undefined, lease?.held === true ? (lease.holder ?? null) : null)
+          this.open.set(id, entry)
+          return entry
         }
+        await this.logWorkspace(session)
         return this.adopt(session)
       })().finally(() => this.opening.delete(id))
       this.opening.set(id, pending)
@@ -272,9 +494,89 @@ export class WebHost {
     return pending
   }
 
+  /**
+   * Session `id`, ready for a write: opened as above; a follower is taken
+   * over when its lease is free (the writer stopped or died), so the write
+   * goes ahead here. Rejects with {@link NotLeaseHolderError} while another
+   * server holds the lease.
+   */
+  async writable(id: string): Promise<OpenSession> {
+    const entry = await this.openSession(id)
+    if (entry.role === 'writer') return entry
+    let promotion = this.promoting.get(id)
+    if (promotion === undefined) {
+      promotion = this.takeOver(entry).finally(() => this.promoting.delete(id))
+      this.promoting.set(id, promotion)
+    }
+    await promotion
+    return entry
+  }
+
+  /** Follower → writer, when the lease is free: open the session (taking the lease), create its agent, drop the follower. */
+  private async takeOver(entry: OpenSession): Promise<void> {
+    const store = this.postgres!
+    const id = entry.id
+    this.refuseClosed()
+    const lease = await store.lease(id)
+    if (lease.held) {
+      entry.noteHolder(lease.holder ?? null)
+      throw new NotLeaseHolderError(id, lease.holder ?? null)
+    }
+    let session: HostSession
+    try {
+      session = await store.open(id)
+    } catch (error) {
+      if (!SessionLogError.isInstance(error) || error.code !== 'LOCKED') throw error
+      // Another server took it first.
+      const now = await store.lease(id).catch(() => undefined)
+      const holder = now?.held === true ? (now.holder ?? null) : null
+      entry.noteHolder(holder)
+      throw new NotLeaseHolderError(id, holder)
+    }
+    if (this.closed) {
+      await store.close(session)
+      this.refuseClosed()
+    }
+    const follower = entry.session
+    // plan-core meets this session object for the first time and rebuilds its plan state from the log (SPEC §9).
+    const agent = this.ctx.require('agents').create({ session })
+    this.byAgent.set(agent, entry)
+    entry.become(session, agent, this.self)
+    await store.close(follower)
+    this.logger.info(`session ${id}: taken over (its lease was free); this server writes it now`)
+    await this.logWorkspace(session)
+  }
+
+  /** Reads the lease of a followed session again and tells its streams when the holder changed. */
+  async refreshLease(entry: OpenSession): Promise<void> {
+    const store = this.postgres
+    if (store === undefined || entry.role === 'writer') return
+    const lease = await store.lease(entry.id).catch(() => undefined)
+    if (lease !== undefined) entry.noteHolder(lease.held ? (lease.holder ?? null) : null)
+  }
+
+  private scheduleLeaseCheck(): void {
+    const every = this.options.leaseCheckMs ?? 2000
+    this.leaseTimer = setTimeout(() => {
+      const watched = [...this.open.values()].filter((entry) => entry.role === 'follower' && entry.watched > 0)
+      void Promise.allSettled(watched.map((entry) => this.refreshLease(entry))).then(() => {
+        if (!this.closed) this.scheduleLeaseCheck()
+      })
+    }, every)
+    this.leaseTimer.unref()
+  }
+
+  /** Logs `demo/workspace` when the session's last one names another folder. */
+  private async logWorkspace(session: HostSession): Promise<void> {
+    const logged = session.events.filter((event) => event.type === WORKSPACE_EVENT).at(-1)
+    if (logged?.type !== WORKSPACE_EVENT || logged.data.root !== this.options.workspace) {
+      await session.append(WORKSPACE_EVENT, { root: this.options.workspace })
+    }
+  }
+
   private adopt(session: HostSession): OpenSession {
     const agent = this.ctx.require('agents').create({ session })
-    const open = new OpenSession(this, session, agent)
+    const open = new OpenSession(this, session, agent, this.self)
     this.open.set(session.id, open)
     this.byAgent.set(agent, open)
     return open
@@ -313,25 +615,35 @@ export class WebHost {
     if (this.closed) throw new Error('the server is closing')
   }
 
-  /** Cancels running turns (open questions are aborted), waits for the logs, closes every session and disposes the context. */
+  /**
+   * Cancels running turns (open questions are aborted), waits for the logs,
+   * closes every session and follower (with PostgreSQL: ends the store, so
+   * every lease is released) and disposes the context.
+   */
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    await Promise.allSettled([...this.opening.values()])
+    if (this.leaseTimer !== undefined) clearTimeout(this.leaseTimer)
+    await Promise.allSettled([...this.opening.values(), ...this.promoting.values()])
     const open = [...this.open.values()]
     await Promise.allSettled(
       open.map(async (entry) => {
-        // The tabs still hear the end: the aborted question and the cancelled turn.
-        if (entry.agent.status === 'running') await entry.agent.cancel()
-        await entry.agent.idle()
-        entry.agent.dispose()
-        await entry.session.settled()
+        const agent = entry.agent
+        if (agent !== undefined) {
+          // The tabs still hear the end: the aborted question and the cancelled turn.
+          if (agent.status === 'running') await agent.cancel()
+          await agent.idle()
+          agent.dispose()
+          await entry.settled()
+        }
         entry.detachAll()
-        await this.sessions.close(entry.session)
+        if (agent !== undefined) await this.sessions.close(entry.session as HostSession)
+        else await this.postgres?.close(entry.session)
       }),
     )
     this.open.clear()
     this.byAgent.clear()
+    await this.postgres?.end()
     this.ctx.dispose()
   }
 }

@@ -1,5 +1,5 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider'
-import type { Context } from '@planmode/context'
+import type { Context, Plugin } from '@planmode/context'
 import {
   agentsPlugin,
   commandsPlugin,
@@ -30,7 +30,14 @@ export const basePrompt = (workspace: string): string =>
 
 /** What {@link composePlanHost} needs: the same settings `pnpm start` and `pnpm web` take. */
 export interface ComposePlanHostOptions {
-  readonly sessionDir: string
+  /** The folder of the JSONL session logs (the host's own store). Leave it out when `sessions` provides the store. */
+  readonly sessionDir?: string
+  /**
+   * A plugin that provides service `sessions` in place of the JSONL store,
+   * as `hostPlugin`'s option of that name (`pnpm web --store` passes
+   * `postgresSessions(…)`). Give it or `sessionDir`, not both.
+   */
+  readonly sessions?: Plugin<void>
   readonly model: LanguageModelV3
   readonly maxSteps?: number
   readonly section: string
@@ -47,8 +54,12 @@ export interface ComposePlanHostOptions {
  */
 export function composePlanHost(ctx: Context, options: ComposePlanHostOptions): void {
   // The reference host, one plugin per runtime.
+  if ((options.sessions === undefined) === (options.sessionDir === undefined)) {
+    throw new TypeError('composePlanHost: give either `sessionDir` (the JSONL store) or `sessions` (a store plugin), not both or neither')
+  }
   ctx.plugin(sessionInvariantsPlugin)
-  ctx.plugin(sessionStorePlugin, { dir: options.sessionDir, durability: 'turn' })
+  if (options.sessions !== undefined) ctx.plugin(options.sessions)
+  else ctx.plugin(sessionStorePlugin, { dir: options.sessionDir, durability: 'turn' })
   ctx.plugin(systemPromptPlugin)
   ctx.plugin(toolsPlugin)
   ctx.plugin(commandsPlugin)

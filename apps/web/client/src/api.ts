@@ -42,6 +42,10 @@ export class ApiError extends Error {
     message: string,
     /** The HTTP status, or 0 when the request failed before a response. */
     readonly status: number,
+    /** The server's error `code` (`NOT_LEASE_HOLDER`), when it sent one. */
+    readonly code?: string,
+    /** With `NOT_LEASE_HOLDER`: the server that writes the session (null when unnamed). */
+    readonly holder?: string | null,
   ) {
     super(message)
     this.name = 'ApiError'
@@ -71,8 +75,11 @@ async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown):
       typeof parsed === 'object' && parsed !== null && typeof (parsed as { error?: unknown }).error === 'string'
         ? (parsed as { error: string }).error
         : `${response.status} ${response.statusText || 'request failed'}`
+    const body = typeof parsed === 'object' && parsed !== null ? (parsed as { code?: unknown; holder?: unknown }) : {}
+    const code = typeof body.code === 'string' ? body.code : undefined
+    const holder = typeof body.holder === 'string' || body.holder === null ? body.holder : undefined
     // the token is new for every server run: say where the right one is
-    throw new ApiError(response.status === 401 ? `${message} (open the address the server printed at start)` : message, response.status)
+    throw new ApiError(response.status === 401 ? `${message} (open the address the server printed at start)` : message, response.status, code, holder)
   }
   return parsed as T
 }

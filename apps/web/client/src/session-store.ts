@@ -14,6 +14,7 @@ import type {
   PresentationWire,
   ProjectionFrame,
   QuestionClosedFrame,
+  SessionAccess,
   SessionEvent,
   SessionTail,
 } from './wire.js'
@@ -34,6 +35,8 @@ export interface SessionState {
   readonly streaming: readonly DeltaFrame[]
   /** Whether a turn is open. */
   readonly running: boolean
+  /** Whether this server writes the session or follows it, and who holds its lease (null until the server says). */
+  readonly access: SessionAccess | null
 }
 
 type Listener = () => void
@@ -77,6 +80,7 @@ export class SessionStore {
       questions: [],
       streaming: [],
       running: false,
+      access: null,
     }
   }
 
@@ -118,6 +122,12 @@ export class SessionStore {
   close(questionId: string): void {
     this.closed.add(questionId)
     this.set({ questions: this.state.questions.filter((question) => question.id !== questionId) })
+  }
+
+  /** Takes what a refused write said about the session's writer (`NOT_LEASE_HOLDER` names it). */
+  noteAccess(access: SessionAccess): void {
+    const held = this.state.access
+    if (held?.role !== access.role || held.holder !== access.holder) this.set({ access })
   }
 
   /** Loads the tail; false when it failed (then it retries later, unless the server refused for good). */
@@ -164,6 +174,7 @@ export class SessionStore {
       questions,
       streaming: mergeLoadedPartial(this.state.streaming, events, tail.partial),
       running: openTurn(events, tail.running),
+      access: tail.role === undefined ? this.state.access : { role: tail.role, holder: tail.holder ?? null },
     })
     return true
   }
@@ -207,6 +218,14 @@ export class SessionStore {
     source.addEventListener('questions', (message) => this.onOpenQuestions(parse<OpenQuestionsFrame>(message)))
     source.addEventListener('question', (message) => this.onQuestion(parse<PendingQuestion>(message)))
     source.addEventListener('question-closed', (message) => this.onQuestionClosed(parse<QuestionClosedFrame>(message)))
+    source.addEventListener('role', (message) => this.onRole(parse<SessionAccess>(message)))
+  }
+
+  /** The server took the session over, or learnt of another writer (or of none). */
+  private onRole(access: SessionAccess | undefined): void {
+    if (access === undefined || (access.role !== 'writer' && access.role !== 'follower')) return
+    if (typeof access.holder !== 'string' && access.holder !== null) return
+    this.noteAccess({ role: access.role, holder: access.holder })
   }
 
   private onAppend(frame: AppendFrame | undefined): void {

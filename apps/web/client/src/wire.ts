@@ -20,6 +20,17 @@ export interface SessionSummary {
   readonly updatedSeq?: number
   readonly title?: string
   readonly running?: boolean
+  /** `writer` or `follower`, for a session this server has open (sessions in PostgreSQL only differ). */
+  readonly role?: SessionRole
+}
+
+/** Whether this server writes the session (holds its lease) or follows it read-only. */
+export type SessionRole = 'writer' | 'follower'
+
+/** `event: role` and the `role` / `holder` of `GET /api/sessions/:id`: this server's part and who holds the lease (`null`: nobody). */
+export interface SessionAccess {
+  readonly role: SessionRole
+  readonly holder: string | null
 }
 
 /** The projection values the client knows. */
@@ -66,6 +77,10 @@ export interface SessionTail {
   readonly presentations?: Readonly<Record<string, PresentationWire>>
   /** The text streamed so far for the step the model is answering now. */
   readonly partial?: DeltaFrame
+  /** This server's part (absent from servers before sessions in PostgreSQL). */
+  readonly role?: SessionRole
+  /** The server holding the session's lease (its URL), or null when none does. */
+  readonly holder?: string | null
 }
 
 /** `event: append`. */

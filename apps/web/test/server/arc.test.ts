@@ -112,7 +112,7 @@ describe('the whole arc through HTTP and SSE', () => {
       }
 
       // Nothing skipped, nothing twice: the stream is the log.
-      await server.host.get(id)!.session.settled()
+      await server.host.get(id)!.settled()
       expect(events).toEqual(readLog(sessionDir, id))
       expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index))
       const list = await call(server, 'GET', '/api/sessions')

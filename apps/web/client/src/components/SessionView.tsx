@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react'
-import { api } from '../api.js'
+import { ApiError, api } from '../api.js'
 import { SessionStore } from '../session-store.js'
+import { effectiveRunning, roleNotice } from '../session-role.js'
 import { useAction } from '../use-action.js'
 import type { PlanHistoryView, PlanProjection } from '../wire.js'
 import { Composer, type ComposerSend } from './Composer.js'
@@ -42,30 +43,49 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
     historyButton.current?.focus() // focus returns to where the drawer was opened from
   }, [])
 
+  // A write refused because another server writes the session: the header names that server from then on.
+  const writing = useCallback(
+    async <T,>(task: () => Promise<T>): Promise<T> => {
+      try {
+        return await task()
+      } catch (error) {
+        if (error instanceof ApiError && error.code === 'NOT_LEASE_HOLDER' && error.holder !== undefined) store.noteAccess({ role: 'follower', holder: error.holder })
+        throw error
+      }
+    },
+    [store],
+  )
   const send: ComposerSend = useMemo(
     () => ({
       prompt: async (text, images) => {
-        await api.prompt(id, text, images)
+        await writing(() => api.prompt(id, text, images))
       },
-      command: async (line, images) => (await api.command(id, line, images)).result,
+      command: async (line, images) => (await writing(() => api.command(id, line, images))).result,
     }),
-    [id],
+    [id, writing],
   )
+  const running = effectiveRunning(state.running, state.access)
+  const notice = roleNotice(state.access)
 
   return (
-    <div className="session" data-testid="session" data-session-id={id} data-status={state.status} data-as-of-seq={state.frame.asOfSeq} data-running={String(state.running)}>
+    <div className="session" data-testid="session" data-session-id={id} data-status={state.status} data-as-of-seq={state.frame.asOfSeq} data-running={String(running)} data-role={state.access?.role ?? 'writer'}>
       <header className="session-head">
         <h1 className="session-title">
           Session <code data-testid="session-id">{id}</code>
         </h1>
-        <PlanChip plan={plan} busy={chipAction.busy} onOff={() => void chipAction.run(() => api.command(id, '/plan off', []))} />
+        <PlanChip plan={plan} busy={chipAction.busy} onOff={() => void chipAction.run(() => writing(() => api.command(id, '/plan off', [])))} />
         <span className={`connection conn-${state.status}`} data-testid="connection" role="status">
-          {state.status === 'live' ? (state.running ? 'working…' : 'live') : state.status}
+          {state.status === 'live' ? (running ? 'working…' : 'live') : state.status}
         </span>
         <button type="button" ref={historyButton} className="secondary" data-testid="history-open" onClick={() => setHistoryOpen((open) => !open)} aria-expanded={historyOpen}>
           Plans{history !== undefined && history.revisions.length > 0 ? ` (${history.revisions.length})` : ''}
         </button>
       </header>
+      {notice !== null && (
+        <p className="role-notice" role="status" data-testid="session-role" data-role={state.access?.role} data-holder={state.access?.holder ?? ''}>
+          {notice}
+        </p>
+      )}
       <ErrorLine error={chipAction.error} testId="plan-chip-error" />
       {closedNote !== null && (
         <p className="error" role="alert" data-testid="question-closed-note">
@@ -107,7 +127,7 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
               return <GenericQuestion key={pending.id} sessionId={id} pending={pending} onClosed={onClosed} />
             })}
           </div>
-          <Composer send={send} running={state.running} onCancel={async () => void (await api.cancel(id))} />
+          <Composer send={send} running={running} onCancel={async () => void (await writing(() => api.cancel(id)))} />
         </main>
         {historyOpen && <HistoryDrawer history={history} onClose={closeHistory} />}
       </div>

@@ -53,6 +53,7 @@ function ToolCard({
   result,
   resultPresentation,
   review,
+  turnEnded,
 }: {
   call: ToolCall
   presentation: ToolPresentation | undefined
@@ -60,9 +61,12 @@ function ToolCard({
   resultPresentation: ToolPresentation | undefined
   /** The `plan/review` outcome of an `exit_plan_mode` call, when recorded. */
   review: string | undefined
+  /** Whether the call's turn has ended (a call without a result then never got one: its process died mid-call). */
+  turnEnded: boolean
 }) {
   const shown = presentation ?? fallbackCall(call)
-  const status = review !== undefined ? review : result === undefined ? (call.toolName === 'exit_plan_mode' ? 'in review' : 'running') : result.isError ? 'failed' : 'done'
+  const pending = turnEnded ? 'interrupted' : call.toolName === 'exit_plan_mode' ? 'in review' : 'running'
+  const status = review !== undefined ? review : result === undefined ? pending : result.isError ? 'failed' : 'done'
   const body = textOf(shown.content)
   // a presentation is markdown; a raw result is shown as text
   const resultBody = resultPresentation !== undefined ? textOf(resultPresentation.content) : result !== undefined ? textOf(result.content) : ''
@@ -143,19 +147,21 @@ export function Transcript({
   presentations: ReadonlyMap<number, PresentationWire>
   streaming: readonly DeltaFrame[]
 }) {
-  const { results, commands, calls, reviews } = useMemo(() => {
+  const { results, commands, calls, reviews, ended } = useMemo(() => {
     const results = new Map<string, { data: ToolResultData; seq: number }>()
+    const ended = new Set<number>()
     const commands = new Map<string, Extract<SessionEvent, { type: 'command/done' }>['data']>()
     const calls = new Set<string>()
     const reviews = new Map<string, string>()
     for (const event of events) {
       if (event.type === 'plan/review' && !reviews.has(event.data.toolCallId)) reviews.set(event.data.toolCallId, event.data.outcome)
       if (event.type === 'tool/result') results.set(event.data.toolCallId, { data: event.data, seq: event.seq })
+      else if (event.type === 'turn/end') ended.add(event.data.turn)
       else if (event.type === 'command/done') commands.set(event.data.commandId, event.data)
       else if (event.type === 'assistant/message')
         for (const block of event.data.content) if (block.type === 'tool-call') calls.add(block.toolCallId)
     }
-    return { results, commands, calls, reviews }
+    return { results, commands, calls, reviews, ended }
   }, [events])
 
   // Follow the end of the transcript while the reader is there (also when the panel below grows or shrinks).
@@ -256,6 +262,7 @@ export function Transcript({
                   result={result?.data}
                   resultPresentation={result === undefined ? undefined : pick(presentations.get(result.seq), null)}
                   review={block.toolName === 'exit_plan_mode' ? reviews.get(block.toolCallId) : undefined}
+                  turnEnded={ended.has(event.data.turn)}
                 />,
               )
             }

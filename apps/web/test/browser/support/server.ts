@@ -1,7 +1,8 @@
 /**
  * The real web server as a child process (`node apps/web/dist/server/…`),
- * with the offline model and a temporary session directory, as `pnpm web`
- * starts it. The start line gives the URL and the access token.
+ * with the offline model and a temporary session directory (or, with
+ * `store`, sessions in a PostgreSQL schema), as `pnpm web` starts it. The
+ * start line gives the URL and the access token.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
@@ -23,7 +24,7 @@ export interface TestServer {
   readonly origin: string
   readonly port: number
   readonly token: string
-  /** The session directory (removed by {@link TestServer.stop} when the test made it). */
+  /** The session directory (removed by {@link TestServer.stop} when the test made it); empty with `store`. */
   readonly sessionDir: string
   /** What the server printed so far (stdout and stderr), for failure messages. */
   output(): string
@@ -33,12 +34,18 @@ export interface TestServer {
   pageUrl(extra?: Record<string, string>): string
   /** Stops the server (SIGTERM, then SIGKILL after 5 s) and removes a temporary session directory. */
   stop(): Promise<void>
+  /** Kills the server with SIGKILL (no clean-up of any kind) and waits until it is gone. */
+  kill(): Promise<void>
 }
 
 /** Options of {@link startServer}. */
 export interface StartOptions {
   /** An existing session directory (kept on stop); default a fresh temporary one. */
   readonly sessionDir?: string
+  /** Sessions in PostgreSQL instead (`--store <url> --schema <schema>`): no session directory. */
+  readonly store?: { readonly url: string; readonly schema: string }
+  /** `--workspace` (several servers on one store share one). */
+  readonly workspace?: string
   /** More server flags (e.g. `--guard`). */
   readonly args?: readonly string[]
   /** More environment for the server (e.g. `PLANMODE_DEMO_DELAY_MS`). */
@@ -50,11 +57,12 @@ export interface StartOptions {
 /** Starts the built server on a free port and waits for its start line. */
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   if (!existsSync(SERVER_ENTRY)) throw new Error(`${SERVER_ENTRY} is missing: run \`pnpm build\` first`)
-  const ownDir = options.sessionDir === undefined
-  const sessionDir = options.sessionDir ?? (await mkdtemp(join(tmpdir(), 'planmode-web-sessions-')))
+  const ownDir = options.sessionDir === undefined && options.store === undefined
+  const sessionDir = options.store !== undefined ? '' : (options.sessionDir ?? (await mkdtemp(join(tmpdir(), 'planmode-web-sessions-'))))
+  const where = options.store !== undefined ? ['--store', options.store.url, '--schema', options.store.schema] : ['--session-dir', sessionDir]
   const child: ChildProcess = spawn(
     process.execPath,
-    [SERVER_ENTRY, '--offline', '--port', '0', '--session-dir', sessionDir, ...(options.args ?? [])],
+    [SERVER_ENTRY, '--offline', '--port', '0', ...where, ...(options.workspace === undefined ? [] : ['--workspace', options.workspace]), ...(options.args ?? [])],
     // The offline model streams without pauses (PLANMODE_DEMO_DELAY_MS=0) unless the caller's environment sets one.
     { stdio: ['ignore', 'pipe', 'pipe'], env: { NO_COLOR: '1', PLANMODE_DEMO_DELAY_MS: '0', ...process.env, ...options.env } },
   )
@@ -66,10 +74,12 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       child.kill('SIGKILL')
       reject(new Error(`${error.message}; server output:\n${out}`))
     }
+    let started = false
     const onData = (chunk: Buffer): void => {
       out += chunk.toString()
       const match = START_LINE.exec(out)
-      if (match !== null) {
+      if (match !== null && !started) {
+        started = true
         clearTimeout(timer)
         resolve(match[1]!)
       }
@@ -77,7 +87,9 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     child.stdout!.on('data', onData)
     child.stderr!.on('data', onData)
     child.once('error', fail)
-    child.once('exit', (code, signal) => fail(new Error(`server exited (${code ?? signal}) before its start line`)))
+    child.once('exit', (code, signal) => {
+      if (!started) fail(new Error(`server exited (${code ?? signal}) before its start line`))
+    })
   })
   const parsed = new URL(url)
   const token = parsed.searchParams.get('token') ?? ''
@@ -122,6 +134,10 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
         clearTimeout(timer)
       }
       if (ownDir) await rm(sessionDir, { recursive: true, force: true })
+    },
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+      await exited
     },
   }
 }

@@ -1,0 +1,18 @@
+import type { SessionAccess } from './wire.js'
+
+/**
+ * What the session header says about who writes the session, or null when
+ * this server writes it (nothing to say). A follower names the server that
+ * holds the lease; with no holder (it stopped or died) the next write here
+ * takes the session over.
+ */
+export function roleNotice(access: SessionAccess | null): string | null {
+  if (access === null || access.role === 'writer') return null
+  if (access.holder === null) return 'Read-only here: the server that wrote this session has stopped. Your next message here takes the session over.'
+  return `Read-only here: written by ${access.holder}. This view follows it live; to write, open the page that server printed at start.`
+}
+
+/** Whether a turn counts as running: a follower whose writer is gone has no running turn, whatever the log left open. */
+export function effectiveRunning(running: boolean, access: SessionAccess | null): boolean {
+  return running && !(access?.role === 'follower' && access.holder === null)
+}
