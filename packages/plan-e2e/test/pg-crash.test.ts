@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, readdirSync, statSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import pg from 'pg'
 import { Context } from '@planmode/context'
 import { createScriptedModel, hostPlugin, INTERRUPTED_TURN_ERROR } from '@planmode/host'
 import { planCorePlugin } from '@planmode/plan-core'
@@ -60,14 +60,6 @@ function listFiles(dir: string): string[] {
     entry.isDirectory() ? listFiles(join(dir, entry.name)) : [join(dir, entry.name)],
   )
 }
-
-/** `pg`, the store's own client, for the plain reads of the rows (plan-e2e has no dependency of its own on it). */
-interface RawClient {
-  connect(): Promise<void>
-  query<R>(text: string, values?: unknown[]): Promise<{ rows: R[] }>
-  end(): Promise<void>
-}
-const pg = createRequire(resolve(here, '../../store-postgres/package.json'))('pg') as { Client: new (config: { connectionString: string }) => RawClient }
 
 /** What a child printed once it held the lease. */
 interface Opened {
@@ -181,7 +173,7 @@ async function leaseReleasedAfter(store: PostgresSessionStore, id: string, holde
 }
 
 /** The session's rows, read with a plain query, in seq order. */
-async function readRows(client: RawClient, schema: string, id: string): Promise<SessionEvent[]> {
+async function readRows(client: pg.Client, schema: string, id: string): Promise<SessionEvent[]> {
   const { rows } = await client.query<{ seq: string; time: number; type: string; data: unknown }>(
     `SELECT seq, time, type, data FROM "${schema}".events WHERE session_id = $1 ORDER BY seq`,
     [id],
@@ -357,7 +349,7 @@ function seeder(): () => number {
 const schema = freshSchemaName('pg_crash')
 let root: Context
 let store: PostgresSessionStore
-let raw: RawClient
+let raw: pg.Client
 beforeAll(async () => {
   checkBuild()
   await setup({ connection: pgTestUrl(), schema })
