@@ -2,7 +2,7 @@ import pg from 'pg'
 import { SessionLogError } from '@planmode/host'
 
 /** The schema version this release of the package reads and writes. @public */
-export const SCHEMA_VERSION = 1
+export const SCHEMA_VERSION = 2
 
 /** A connection string or `pg` pool options. @public */
 export type Connection = string | pg.PoolConfig
@@ -65,6 +65,10 @@ function migrations(schema: string): readonly string[] {
       data       json NOT NULL,
       PRIMARY KEY (session_id, seq)
     );
+    `,
+    `
+    ALTER TABLE ${s}.sessions ADD COLUMN holder_pid integer;
+    COMMENT ON COLUMN ${s}.sessions.holder_pid IS 'backend pid of the lease connection of holder: holder is current only while that pid holds the lock';
     `,
   ]
 }

@@ -34,7 +34,11 @@ export interface PostgresSessionsConfig {
 export interface LeaseInfo {
   /** Whether a live connection holds the session's advisory lock. */
   readonly held: boolean
-  /** The `holder` of the process that took the lease last, while it holds it. */
+  /**
+   * The `holder` of the process that holds the lease; `undefined` while
+   * nobody does, and (for a moment) while a process that has just taken the
+   * lock has not written its name yet.
+   */
   readonly holder: string | undefined
   /** How many times the lease was taken (the fencing token of the last writer). */
   readonly epoch: number
@@ -186,6 +190,9 @@ interface LeaseConnection {
   /** Gives it up: every lease it held is lost, and the next open takes a new connection. */
   lose(error?: Error): void
 }
+
+/** How many times `lease()` reads again a lock whose holder has not written its row yet (10 ms apart). */
+const LEASE_READS = 50
 
 /** How long the lease connection may take to answer a check before it is given up for dead. */
 const PING_MS = 3_000
@@ -744,7 +751,7 @@ class Store implements PostgresSessionStore {
   async release(session: WriterSession): Promise<void> {
     // Fenced out (LEASE_LOST): the lock is not this connection's any more, and the connection may be dead: nothing to give back.
     if (session.lease.lost || session.broken?.code === 'LEASE_LOST') return
-    await this.query('', `UPDATE ${this.table.sessions} SET holder = NULL, leased_at = NULL WHERE id = $1 AND epoch = $2`, [session.id, session.epoch]).catch(() => {})
+    await this.query('', `UPDATE ${this.table.sessions} SET holder = NULL, holder_pid = NULL, leased_at = NULL WHERE id = $1 AND epoch = $2`, [session.id, session.epoch]).catch(() => {})
     await this.onLease(session.lease, `releasing the lease of session ${session.id}`, 'SELECT pg_advisory_unlock($1, $2)', [this.lockClass, session.lockKey]).catch((error: unknown) => {
       this.ctx.logger.warn(`store-postgres: ${(error as Error).message}`)
     })
@@ -787,8 +794,8 @@ class Store implements PostgresSessionStore {
         await client.query('BEGIN')
         const head = rows.length === 0 ? -1 : rows[rows.length - 1]!.event.seq
         const inserted = await client.query<{ lock_key: number }>(
-          `INSERT INTO ${this.table.sessions} (id, head, epoch, holder, leased_at) VALUES ($1, $2, 1, $3, now()) ON CONFLICT (id) DO NOTHING RETURNING lock_key`,
-          [id, head, this.holder],
+          `INSERT INTO ${this.table.sessions} (id, head, epoch, holder, holder_pid, leased_at) VALUES ($1, $2, 1, $3, $4, now()) ON CONFLICT (id) DO NOTHING RETURNING lock_key`,
+          [id, head, this.holder, lease.pid],
         )
         if (inserted.rows.length === 0) throw new SessionLogError('EXISTS', `session ${id} already exists`)
         const key = inserted.rows[0]!.lock_key
@@ -876,22 +883,26 @@ class Store implements PostgresSessionStore {
     const load = (async () => {
       await this.ready()
       const lease = await this.leaseClient()
-      const found = await this.onLease<{ lock_key: number; holder: string | null; got: boolean }>(
+      const found = await this.onLease<{ lock_key: number; got: boolean }>(
         lease,
         `cannot open session ${id}`,
-        `SELECT lock_key, holder, pg_try_advisory_lock($1, lock_key) AS got FROM ${this.table.sessions} WHERE id = $2`,
+        `SELECT lock_key, pg_try_advisory_lock($1, lock_key) AS got FROM ${this.table.sessions} WHERE id = $2`,
         [this.lockClass, id],
       )
       const row = found.rows[0]
       if (row === undefined) throw new SessionLogError('NOT_FOUND', `session ${id} not found in schema ${this.schema}`)
       if (!row.got) {
-        throw new SessionLogError('LOCKED', `session ${id} is being written by another process${row.holder === null ? '' : ` (${row.holder})`}, which holds its lease; open it read-only with follow(), or wait until that process closes it or dies`)
+        const holder = await this.lease(id).then(
+          (info) => info.holder,
+          () => undefined,
+        )
+        throw new SessionLogError('LOCKED', `session ${id} is being written by another process${holder === undefined ? '' : ` (${holder})`}, which holds its lease; open it read-only with follow(), or wait until that process closes it or dies`)
       }
       try {
         const taken = await this.query<{ epoch: string; head: string }>(
           `cannot take the lease of session ${id}`,
-          `UPDATE ${this.table.sessions} SET epoch = epoch + 1, holder = $2, leased_at = now() WHERE id = $1 RETURNING epoch, head`,
-          [id, this.holder],
+          `UPDATE ${this.table.sessions} SET epoch = epoch + 1, holder = $2, holder_pid = $3, leased_at = now() WHERE id = $1 RETURNING epoch, head`,
+          [id, this.holder, lease.pid],
         )
         const head = Number(taken.rows[0]!.head)
         const events = await this.readAll(id, head)
@@ -987,17 +998,28 @@ class Store implements PostgresSessionStore {
   async lease(id: string): Promise<LeaseInfo> {
     checkId(id)
     await this.ready()
-    const { rows } = await this.query<{ epoch: string; holder: string | null; leased_at: Date | null; held: boolean }>(
-      `cannot read the lease of session ${id}`,
-      `SELECT s.epoch, s.holder, s.leased_at,
-              EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted
-                         AND l.classid = $1::int4::oid AND l.objid = s.lock_key::oid AND l.objsubid = 2) AS held
-         FROM ${this.table.sessions} s WHERE s.id = $2`,
-      [this.lockClass, id],
-    )
-    const row = rows[0]
-    if (row === undefined) throw new SessionLogError('NOT_FOUND', `session ${id} not found in schema ${this.schema}`)
-    return { held: row.held, holder: row.held ? (row.holder ?? undefined) : undefined, epoch: Number(row.epoch), since: row.held ? (row.leased_at ?? undefined) : undefined }
+    // The row names the holder only while the pid it names holds the lock: a process that just took
+    // the lock writes its row one statement later, so a mismatch is read again for a moment.
+    for (let attempt = 0; ; attempt++) {
+      const { rows } = await this.query<{ epoch: string; holder: string | null; holder_pid: number | null; leased_at: Date | null; lock_pid: number | null }>(
+        `cannot read the lease of session ${id}`,
+        `SELECT s.epoch, s.holder, s.holder_pid, s.leased_at,
+                (SELECT l.pid FROM pg_locks l
+                  WHERE l.locktype = 'advisory' AND l.granted
+                    AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                    AND l.classid = $1::int4::oid AND l.objid = s.lock_key::oid AND l.objsubid = 2
+                  LIMIT 1) AS lock_pid
+           FROM ${this.table.sessions} s WHERE s.id = $2`,
+        [this.lockClass, id],
+      )
+      const row = rows[0]
+      if (row === undefined) throw new SessionLogError('NOT_FOUND', `session ${id} not found in schema ${this.schema}`)
+      const epoch = Number(row.epoch)
+      if (row.lock_pid === null) return { held: false, holder: undefined, epoch, since: undefined }
+      if (row.lock_pid === row.holder_pid) return { held: true, holder: row.holder ?? undefined, epoch, since: row.leased_at ?? undefined }
+      if (attempt >= LEASE_READS) return { held: true, holder: undefined, epoch, since: undefined }
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
   }
 
   async list(): Promise<string[]> {

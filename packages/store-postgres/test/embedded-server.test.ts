@@ -4,7 +4,7 @@ import { Context } from '@planmode/context'
 import { startEmbeddedPostgres, type PgServer } from '@planmode/testkit'
 import pg from 'pg'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { asPostgresStore, postgresSessionsPlugin, setup } from '../src/index.js'
+import { asPostgresStore, postgresSessionsPlugin, SCHEMA_VERSION, setup } from '../src/index.js'
 
 let server: PgServer
 beforeAll(async () => {
@@ -21,7 +21,7 @@ it('sets up, writes under a lease, refuses a second writer and feeds a follower 
   await client.end()
   expect(Number(version)).toBeGreaterThanOrEqual(180000)
 
-  expect(await setup({ connection: server.url, schema: 'planmode' })).toMatchObject({ from: 0, version: 1 })
+  expect(await setup({ connection: server.url, schema: 'planmode' })).toMatchObject({ from: 0, version: SCHEMA_VERSION })
   const a = new Context()
   a.plugin(postgresSessionsPlugin, { connection: server.url, holder: 'a' })
   const b = new Context()

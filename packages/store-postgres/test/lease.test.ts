@@ -70,6 +70,18 @@ describe('one writer per session', () => {
     expect(plain(again.events)).toEqual(plain(taken.events))
   })
 
+  it('lease() never names a holder that does not hold the lock (a row left by a dead process, the winner not yet written)', async () => {
+    const a = db.process({ holder: 'alive' }).store
+    await a.create({ id: 'stale-row' })
+    // The row as a SIGKILLed holder leaves it while the new one has the lock but has not written its row yet.
+    await db.admin(`UPDATE "${db.schema}".sessions SET holder = 'dead-process', holder_pid = 0 WHERE id = 'stale-row'`)
+    const b = db.process().store
+    expect(await b.lease('stale-row')).toEqual({ held: true, holder: undefined, epoch: 1, since: undefined })
+    const locked = (await b.open('stale-row').catch((error: unknown) => error)) as Error
+    expect(locked).toMatchObject({ code: 'LOCKED' })
+    expect(locked.message).not.toContain('dead-process')
+  })
+
   it('two stores racing to open one session: exactly one wins, the other gets LOCKED', async () => {
     const maker = db.process().store
     await maker.close(await maker.create({ id: 'open-race' }))

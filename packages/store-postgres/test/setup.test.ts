@@ -50,6 +50,23 @@ describe('setup', () => {
     expect(tables.map((row) => row.table_name)).toEqual(['events', 'meta', 'sessions'])
   })
 
+  it('migrates a version 1 schema to the current one, keeping its sessions', async () => {
+    const schema = schemaName()
+    await setup({ connection: pgTestUrl(), schema })
+    // What version 1 was: no holder_pid column.
+    await sql(`ALTER TABLE "${schema}".sessions DROP COLUMN holder_pid`)
+    await sql(`UPDATE "${schema}".meta SET value = '1' WHERE key = 'version'`)
+    await sql(`INSERT INTO "${schema}".sessions (id, head, epoch, holder) VALUES ('old', 0, 3, 'gone')`)
+    await sql(`INSERT INTO "${schema}".events VALUES ('old', 0, 1, 'custom/x', '{"kept":true}')`)
+    expect(await setup({ connection: pgTestUrl(), schema })).toEqual({ schema, from: 1, version: SCHEMA_VERSION })
+    const store = storeOver(schema)
+    expect(await store.lease('old')).toEqual({ held: false, holder: undefined, epoch: 3, since: undefined })
+    const session = await store.open('old')
+    expect(session.epoch).toBe(4)
+    expect(session.events.map((event) => event.data)).toEqual([{ kept: true }])
+    await store.end()
+  })
+
   it('takes pg pool options as well as a connection string', async () => {
     const schema = schemaName()
     expect(await setup({ connection: { connectionString: pgTestUrl() }, schema })).toMatchObject({ from: 0 })
