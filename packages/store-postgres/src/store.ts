@@ -6,6 +6,22 @@ import { SessionLogError, type CreateSessionOptions, type HostSession, type Sess
 import type { Session, SessionEvent, SessionEventMap, SessionEventType } from '@planmode/seams'
 import { SCHEMA_VERSION, channelOf, checkSchema, lockClass, poolConfig, schemaVersion, unavailable, type Connection } from './schema.js'
 
+// Concurrency rules.
+// - One writer per session: the process whose lease connection holds the
+//   session's advisory lock (class: a hash of the schema, key: the row's
+//   lock_key). The server frees the lock when that connection ends, so a
+//   dead process frees its sessions. Taking the lease bumps `epoch`.
+// - Every commit is one statement that moves the row's `head` only while
+//   the lease connection still holds the lock, the epoch is the writer's and
+//   the head is the one it last wrote; the events go in with it, then one
+//   NOTIFY. A writer that lost its lease (even unnoticed) commits nothing.
+// - A second writer is refused with LOCKED; followers read the table and
+//   hear each commit on LISTEN, reading up to the row's `head` in seq order.
+// - Appends of one session commit batch by batch, in order; an append
+//   resolves once its batch committed, and rejects when it did not (or, when
+//   a lost connection leaves the outcome unknown, the session refuses every
+//   later append until it is reopened).
+
 /**
  * Options of {@link postgresSessions} and {@link postgresSessionsPlugin}.
  *
@@ -85,7 +101,16 @@ export interface PostgresSessionStore extends SessionStore {
   readonly schema: string
   /** This process, as written into the leases it takes. */
   readonly holder: string
-  /** Opens (or creates) sessions as their one writer: rejects with `LOCKED` while another process holds the lease. */
+  /**
+   * Opens session `id` as its one writer: takes its lease (the epoch goes up
+   * by one) and reads its log. Rejects with `LOCKED`, naming the holder,
+   * while another process holds the lease; `NOT_FOUND` when there is no such
+   * session. The session already open here is returned as it is, unless it
+   * can no longer write (its lease was lost): then it is closed and the
+   * session opened anew. While this store is closing the session, `open`
+   * waits for the close and then opens it anew. Registered invariants are
+   * checked over the log read.
+   */
   open(id: string): Promise<PostgresSession>
   /** Creates an empty session holding its lease (`EXISTS` if the id is taken, in any process). */
   create(options?: CreateSessionOptions): Promise<PostgresSession>
@@ -101,7 +126,11 @@ export interface PostgresSessionStore extends SessionStore {
   following(): readonly FollowerSession[]
   /** Who holds the lease of session `id` now (`NOT_FOUND` when there is no such session). */
   lease(id: string): Promise<LeaseInfo>
-  /** Closes every session and follower (their leases go) and ends the connections. Idempotent. */
+  /**
+   * Refuses appends at once (`CLOSED`), lets the queued ones land, closes
+   * every session and follower (their leases go) and ends the connections.
+   * Idempotent.
+   */
   end(): Promise<void>
 }
 
@@ -970,8 +999,13 @@ class Store implements PostgresSessionStore {
     }, delay).unref()
   }
 
-  private readFailed(follower: Follower, error: unknown): void {
-    this.ctx.logger.warn(`store-postgres: follower of session ${follower.id} could not read new events: ${(error as Error).message}`)
+  /** A follower's read failed: it tries again (100 ms, doubling up to 5 s) until it reads, closes, or the store ends. */
+  private readFailed(follower: Follower, error: unknown, delay = 100): void {
+    this.ctx.logger.warn(`store-postgres: follower of session ${follower.id} could not read new events (${(error as Error).message}); trying again in ${delay} ms`)
+    setTimeout(() => {
+      if (follower.closed || this.disposed) return
+      follower.catchUp().catch((again: unknown) => this.readFailed(follower, again, Math.min(delay * 2, 5_000)))
+    }, delay).unref()
   }
 
   async follow(id: string): Promise<FollowerSession> {
