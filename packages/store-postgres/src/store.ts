@@ -13,10 +13,13 @@ import { SCHEMA_VERSION, channelOf, checkSchema, lockClass, poolConfig, schemaVe
 //   dead process frees its sessions. Taking the lease bumps `epoch`.
 // - Every commit is one statement that moves the row's `head` only while
 //   the lease connection still holds the lock, the epoch is the writer's and
-//   the head is the one it last wrote; the events go in with it, then one
-//   NOTIFY. A writer that lost its lease (even unnoticed) commits nothing.
-// - A second writer is refused with LOCKED; followers read the table and
-//   hear each commit on LISTEN, reading up to the row's `head` in seq order.
+//   the head is the one it last wrote; the events go in with it. A writer
+//   that lost its lease (even unnoticed) commits nothing.
+// - A second writer is refused with LOCKED. Followers read the table up to
+//   the row's `head`, in seq order: when they hear a NOTIFY (sent after each
+//   commit, not inside it: that would serialize every commit of the
+//   database), and every `followerPollMs`, which covers a NOTIFY lost when
+//   its writer died right after the commit.
 // - Appends of one session commit batch by batch, in order; an append
 //   resolves once its batch committed, and rejects when it did not (or, when
 //   a lost connection leaves the outcome unknown, the session refuses every
@@ -40,6 +43,13 @@ export interface PostgresSessionsConfig {
   readonly holder?: string
   /** Pooled connections for reads and commits (besides one lease and one listen connection); defaults to 10. */
   readonly poolSize?: number
+  /**
+   * How often, in ms, each follower of this store reads what its writer
+   * committed since its last event, besides every NOTIFY it hears: a NOTIFY
+   * is sent after the commit, so one is lost when the writer dies in
+   * between. Defaults to 2000.
+   */
+  readonly followerPollMs?: number
 }
 
 /**
@@ -74,8 +84,10 @@ export interface PostgresSession extends HostSession {
 
 /**
  * A session opened read-only in a process that does not hold its lease. Its
- * `events` grow as the writer commits (LISTEN/NOTIFY), each one announced as
- * `session/event`, so projections fold it; `append` rejects with `READ_ONLY`.
+ * `events` grow as the writer commits (read on each NOTIFY, and every
+ * `followerPollMs`), in seq order, none skipped or doubled, each one
+ * announced as `session/event`, so projections fold it; `append` rejects
+ * with `READ_ONLY`.
  *
  * @public
  */
@@ -466,6 +478,13 @@ class Store implements PostgresSessionStore {
   private readonly pool: pg.Pool
   private readonly writers = new Map<string, WriterSession>()
   private readonly opening = new Map<string, { readonly promise: Promise<WriterSession>; readonly creating: boolean }>()
+  /** Notifies in flight, by session id, with the head to send after each. */
+  private readonly notifying = new Map<string, { next: number | undefined }>()
+  /** The notify statements in flight: `end` waits for them before it ends the pool. */
+  private readonly notifies = new Set<Promise<void>>()
+  private poolEnded = false
+  private readonly followerPollMs: number
+  private poller: NodeJS.Timeout | undefined
   /** Sessions whose close is giving their lease back, by id. */
   private readonly closingWriters = new Map<string, Promise<void>>()
   private readonly followers = new Map<string, Set<Follower>>()
@@ -487,6 +506,11 @@ class Store implements PostgresSessionStore {
     checkSchema(this.schema)
     const poolSize = config.poolSize ?? 10
     if (!Number.isInteger(poolSize) || poolSize < 1) throw new TypeError(`postgresSessions: poolSize must be a positive integer, got ${String(config.poolSize)}`)
+    const followerPollMs = config.followerPollMs ?? 2_000
+    if (!Number.isInteger(followerPollMs) || followerPollMs < 1) {
+      throw new TypeError(`postgresSessions: followerPollMs must be a positive integer, got ${String(config.followerPollMs)}`)
+    }
+    this.followerPollMs = followerPollMs
     if (config.holder !== undefined && (typeof config.holder !== 'string' || config.holder === '')) {
       throw new TypeError(`postgresSessions: holder must be a non-empty string, got ${describe(config.holder)}`)
     }
@@ -652,7 +676,9 @@ class Store implements PostgresSessionStore {
    * Commits `rows` after `previous` (the seq of the last landed event) in
    * one statement: the session's row moves its head only while this
    * process's lease connection holds the advisory lock and the epoch is
-   * still this session's, and the events go in with it, then one NOTIFY.
+   * still this session's, and the events go in with it. The NOTIFY follows
+   * the commit as a statement of its own ({@link Store.notify}): inside the
+   * commit it would serialize the commits of every session of the database.
    */
   async insert(session: WriterSession, rows: readonly Row[], previous: number): Promise<void> {
     const head = rows[rows.length - 1]!.event.seq
@@ -671,8 +697,7 @@ class Store implements PostgresSessionStore {
         RETURNING 1
       )
       SELECT (SELECT count(*) FROM fence)::int AS fenced,
-             (SELECT count(*) FROM inserted)::int AS inserted,
-             (SELECT pg_notify($11, $12) FROM fence) AS notified`
+             (SELECT count(*) FROM inserted)::int AS inserted`
     const values = [
       session.id,
       session.epoch,
@@ -684,8 +709,6 @@ class Store implements PostgresSessionStore {
       rows.map((row) => row.event.time),
       rows.map((row) => row.event.type),
       rows.map((row) => row.json),
-      this.channel,
-      `${head} ${session.id}`,
     ]
     let client: pg.PoolClient
     try {
@@ -701,14 +724,53 @@ class Store implements PostgresSessionStore {
       client.release(true)
       if (refused(error)) throw unavailable(`session ${session.id}: the database refused the append; nothing was written`, error)
       const landed = await this.landed(session, head, (client as { processID?: number | null }).processID ?? undefined)
-      if (landed === true) return
+      if (landed === true) {
+        this.notify(session.id, head)
+        return
+      }
       if (landed === false) throw unavailable(`session ${session.id}: the connection failed during the append; nothing was written`, error)
       session.broken = unavailable(`session ${session.id}: the connection failed during an append whose outcome could not be read back; close and reopen the session`, error)
       throw session.broken
     }
-    if (result.rows[0]!.fenced === 1) return
+    if (result.rows[0]!.fenced === 1) {
+      this.notify(session.id, head)
+      return
+    }
     session.broken = await this.whyFenced(session)
     throw session.broken
+  }
+
+  /**
+   * Tells the followers of every process that session `id` reached `head`:
+   * one `pg_notify` at a time per session, the latest head kept while one is
+   * in flight. Never waited for by an append; a notify that fails is logged,
+   * and followers still catch up through their poll ({@link PostgresSessionsConfig.followerPollMs}).
+   */
+  notify(id: string, head: number): void {
+    const pending = this.notifying.get(id)
+    if (pending !== undefined) {
+      pending.next = head
+      return
+    }
+    const state: { next: number | undefined } = { next: undefined }
+    this.notifying.set(id, state)
+    const send = (seq: number): void => {
+      const sent: Promise<void> = this.pool
+        .query('SELECT pg_notify($1, $2)', [this.channel, `${seq} ${id}`])
+        .then(
+          () => {},
+          (error: unknown) => this.ctx.logger.warn(`store-postgres: could not notify the followers of session ${id} (${(error as Error).message}); they catch up at their next poll`),
+        )
+        .finally(() => {
+          this.notifies.delete(sent)
+          const next = state.next
+          state.next = undefined
+          if (next !== undefined && !this.poolEnded) send(next)
+          else this.notifying.delete(id)
+        })
+      this.notifies.add(sent)
+    }
+    send(head)
   }
 
   /**
@@ -1021,8 +1083,36 @@ class Store implements PostgresSessionStore {
     let set = this.followers.get(id)
     if (set === undefined) this.followers.set(id, (set = new Set()))
     set.add(follower)
+    this.poll()
     await follower.catchUp()
     return follower
+  }
+
+  /**
+   * While this store has followers, every `followerPollMs` one statement
+   * reads the heads of their sessions, and each follower behind its head
+   * catches up: what a lost NOTIFY did not announce arrives all the same.
+   */
+  private poll(): void {
+    if (this.poller !== undefined) return
+    this.poller = setTimeout(() => {
+      void (async () => {
+        const ids = [...this.followers.keys()]
+        if (ids.length === 0 || this.disposed) return
+        const { rows } = await this.pool.query<{ id: string; head: string }>(`SELECT id, head FROM ${this.table.sessions} WHERE id = ANY($1)`, [ids])
+        for (const row of rows) {
+          for (const follower of this.followers.get(row.id) ?? []) {
+            if (follower.head < Number(row.head)) void follower.catchUp().catch((error: unknown) => this.readFailed(follower, error))
+          }
+        }
+      })()
+        .catch((error: unknown) => this.ctx.logger.debug(`store-postgres: the followers' poll failed (${(error as Error).message})`))
+        .finally(() => {
+          this.poller = undefined
+          if (this.followers.size > 0 && !this.disposed) this.poll()
+        })
+    }, this.followerPollMs)
+    this.poller.unref()
   }
 
   following(): readonly FollowerSession[] {
@@ -1098,6 +1188,11 @@ class Store implements PostgresSessionStore {
       const listener = this.listener
       this.leaseConnection = undefined
       this.listener = undefined
+      if (this.poller !== undefined) clearTimeout(this.poller)
+      this.poller = undefined
+      // The last commits' notifies go out before the pool ends (followers elsewhere wait for them).
+      while (this.notifies.size > 0) await Promise.allSettled([...this.notifies])
+      this.poolEnded = true
       await lease?.catch(() => {})
       const leases = [...this.leases]
       this.leases.clear()

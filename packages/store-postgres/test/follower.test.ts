@@ -126,6 +126,28 @@ describe('followers in one process', () => {
     expect(again).toHaveLength(1)
   })
 
+  it('a NOTIFY lost (the writer died right after its commit): followers get the rows through their poll, in order', async () => {
+    const writer = db.process().store
+    const session = await writer.create({ id: 'lost-notify' })
+    await append(session, 'custom/e', { n: 0 })
+    await writer.end()
+    const reader = db.process({ followerPollMs: 20 })
+    const follower = await reader.store.follow('lost-notify')
+    const seen = seqsSeen(reader.ctx, () => follower)
+    // What a writer that died between its commit and its notify leaves: rows and head, no NOTIFY.
+    await db.admin(
+      `WITH moved AS (UPDATE "${db.schema}".sessions SET head = 3 WHERE id = 'lost-notify' RETURNING id)
+       INSERT INTO "${db.schema}".events SELECT id, seq, 1, 'custom/e', json_build_object('n', seq) FROM moved, generate_series(1, 3) AS seq`,
+    )
+    await follower.reached(3)
+    expect(follower.events.map((event) => event.data)).toEqual([{ n: 0 }, { n: 1 }, { n: 2 }, { n: 3 }])
+    expect(seen).toEqual([1, 2, 3])
+  })
+
+  it('followerPollMs must be a positive integer', () => {
+    for (const followerPollMs of [0, -1, 1.5, Number.NaN]) expect(() => db.process({ followerPollMs })).toThrow(TypeError)
+  })
+
   it('catchUp() reads what the writer committed even without a notification', async () => {
     const writer = db.process().store
     const session = await writer.create({ id: 'catch-up' })
