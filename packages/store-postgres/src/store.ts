@@ -1163,8 +1163,10 @@ class Store implements PostgresSessionStore {
 
   async close(session: Session): Promise<void> {
     if (session instanceof Follower) {
+      // Only this store's own followers: another store's follower is left as it is.
       const set = this.followers.get(session.id)
-      if (set?.delete(session) === true && set.size === 0) this.followers.delete(session.id)
+      if (set?.delete(session) !== true) return
+      if (set.size === 0) this.followers.delete(session.id)
       session.shut()
       return
     }

@@ -75,6 +75,17 @@ describe('followers in one process', () => {
     expect(follower.events).toHaveLength(1)
   })
 
+  it('a store closes only its own followers', async () => {
+    const writer = db.process().store
+    const session = await writer.create({ id: 'not-yours' })
+    const reader = db.process().store
+    const follower = await reader.follow('not-yours')
+    await db.process().store.close(follower)
+    expect(follower.closed).toBe(false)
+    await append(session, 'custom/e', {})
+    await follower.reached(0)
+  })
+
   it('end() of the follower store rejects pending reached() too', async () => {
     const writer = db.process().store
     await writer.create({ id: 'ended-follower' })
