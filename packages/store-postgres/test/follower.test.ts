@@ -155,6 +155,33 @@ describe('followers in one process', () => {
     expect(seen).toEqual([1, 2, 3])
   })
 
+  it('a follower whose read fails tries again until it reads', async () => {
+    const writer = db.process().store
+    const session = await writer.create({ id: 'read-retry' })
+    await append(session, 'custom/e', { n: 0 })
+    await writer.end()
+    const reader = db.process({ followerPollMs: 60_000 })
+    const follower = await reader.store.follow('read-retry')
+    const events = `"${db.schema}".events`
+    // The table is away while a commit is announced: the follower's read fails.
+    await db.admin(`ALTER TABLE ${events} RENAME TO events_away`)
+    try {
+      await db.admin(
+        `WITH moved AS (UPDATE "${db.schema}".sessions SET head = 1 WHERE id = 'read-retry' RETURNING id)
+         INSERT INTO "${db.schema}".events_away SELECT id, 1, 1, 'custom/e', '{"n":1}' FROM moved`,
+      )
+      await db.admin(`SELECT pg_notify($1, '1 read-retry')`, [`planmode_${db.schema}`.slice(0, 63)])
+      for (let tries = 0; tries < 500 && !reader.logger.lines.some((line) => line.message.includes('could not read new events')); tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 10))
+      }
+      expect(reader.logger.lines.some((line) => line.level === 'warn' && line.message.includes('could not read new events'))).toBe(true)
+    } finally {
+      await db.admin(`ALTER TABLE "${db.schema}".events_away RENAME TO events`)
+    }
+    await follower.reached(1)
+    expect(follower.events.map((event) => event.data)).toEqual([{ n: 0 }, { n: 1 }])
+  })
+
   it('followerPollMs must be a positive integer', () => {
     for (const followerPollMs of [0, -1, 1.5, Number.NaN]) expect(() => db.process({ followerPollMs })).toThrow(TypeError)
   })
