@@ -52,6 +52,7 @@ export interface PgServer {
   readonly synchronousCommit: string
   readonly walSyncMethod: string
   readonly sharedBuffers: string
+  readonly autovacuum: string
 }
 
 /** Reads {@link PgServer} (`SELECT version()` and four settings). */
@@ -64,6 +65,7 @@ export async function serverInfo(url: string): Promise<PgServer> {
       synchronousCommit: await show('synchronous_commit'),
       walSyncMethod: await show('wal_sync_method'),
       sharedBuffers: await show('shared_buffers'),
+      autovacuum: await show('autovacuum'),
     }
   })
 }
@@ -71,6 +73,11 @@ export async function serverInfo(url: string): Promise<PgServer> {
 /** Drops `schema` and everything in it. */
 export async function dropSchema(url: string, schema: string): Promise<void> {
   await withClient(url, (client) => client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`))
+}
+
+/** `ANALYZE` of the events table of `schema`: what autovacuum does some time after a bulk insert, when it is on. */
+export async function analyzeEvents(url: string, schema: string): Promise<void> {
+  await withClient(url, (client) => client.query(`ANALYZE "${schema}".events`))
 }
 
 /** Bytes of the events table of `schema`, indexes and TOAST included. */

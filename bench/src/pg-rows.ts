@@ -26,7 +26,7 @@ import type { Session, SessionEvent, SessionEventMap, SessionEventType } from '@
 import { asPostgresStore, postgresSessionsPlugin, setup, type PostgresSessionStore } from '@planmode/store-postgres'
 import { generateLog, makeLog, writeJsonl } from './generator.js'
 import type { Effort } from './measure.js'
-import { dropSchema, eventsBytes, freshSchema, pgUrl, serverInfo, type PgServer } from './pg-db.js'
+import { analyzeEvents, dropSchema, eventsBytes, freshSchema, pgUrl, serverInfo, type PgServer } from './pg-db.js'
 import { openStore } from './store-rows.js'
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} }
@@ -101,6 +101,9 @@ export interface PgOpenResult {
   readonly tableBytes: number
   /** Writing the generated log into PostgreSQL (`fork` of it: multi-row inserts in one transaction). */
   readonly fillSeconds: number
+  /** PostgreSQL's `open()` once right after the fill, before the table has statistics. */
+  readonly pgStale: PgOpenSide
+  /** PostgreSQL's `open()` after `ANALYZE` of the table. */
   readonly pg: PgOpenSide
   readonly jsonl: PgOpenSide
 }
@@ -223,9 +226,14 @@ async function followJob(url: string, schema: string, effort: Effort, self: stri
   const child: ChildProcess = spawn(process.execPath, [self, PG_CHILD, 'follower', '--url', url, '--schema', schema], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
   const seen = new Map<number, bigint>()
   let wake: (() => void) | undefined
+  let exited: Error | undefined
   const ready = new Promise<void>((resolve, reject) => {
     child.once('error', reject)
-    child.once('exit', (code) => reject(new Error(`bench: the follower process exited (${code}) before the end`)))
+    child.once('exit', (code) => {
+      exited = new Error(`bench: the follower process exited (${code}) before the end`)
+      reject(exited)
+      wake?.()
+    })
     child.on('message', (message: { ready?: true; seq?: number; t?: string }) => {
       if (message.ready === true) resolve()
       else {
@@ -242,7 +250,10 @@ async function followJob(url: string, schema: string, effort: Effort, self: stri
     const t0 = process.hrtime.bigint()
     const event = await session.append('plan/mode' as SessionEventType, { active: i % 2 === 0 } as never)
     const ack = process.hrtime.bigint()
-    while (!seen.has(event.seq)) await new Promise<void>((resolve) => (wake = resolve))
+    while (!seen.has(event.seq)) {
+      if (exited !== undefined) throw exited
+      await new Promise<void>((resolve) => (wake = resolve))
+    }
     const t = seen.get(event.seq)!
     seen.delete(event.seq)
     if (i < warm) continue
@@ -395,6 +406,9 @@ export async function pgJob(self: string, dir: string, effort: Effort, openEvent
     const events = String(openEvents)
     const fill = await child<{ jsonlBytes: number; fillSeconds: number }>(self, ['fill', ...common, '--events', events])
     const tableBytes = await eventsBytes(url, schema)
+    // Right after the bulk insert the table has no statistics (and none come while autovacuum is off).
+    const stale = await child<OpenRun>(self, ['open', ...common, '--events', events, '--store', 'pg'])
+    await analyzeEvents(url, schema)
     // Full: a discarded warm-up pair, then three measured pairs, alternating; quick: one pair.
     const warm = effort === 'quick' ? 0 : 1
     const runs = effort === 'quick' ? 1 : 3
@@ -414,7 +428,7 @@ export async function pgJob(self: string, dir: string, effort: Effort, openEvent
       poolSize: POOL,
       append,
       follow,
-      open: { events: openEvents, jsonlBytes: fill.jsonlBytes, tableBytes, fillSeconds: fill.fillSeconds, pg: side(pg, openEvents), jsonl: side(jsonl, openEvents) },
+      open: { events: openEvents, jsonlBytes: fill.jsonlBytes, tableBytes, fillSeconds: fill.fillSeconds, pgStale: side([stale], openEvents), pg: side(pg, openEvents), jsonl: side(jsonl, openEvents) },
       seconds: (Date.now() - started) / 1000,
     }
   } finally {
