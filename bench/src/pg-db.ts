@@ -3,7 +3,7 @@
  * (dropped after), and what the report says about the server.
  */
 import { randomBytes } from 'node:crypto'
-import { createRequire } from 'node:module'
+import pg from 'pg'
 
 /** The server the PostgreSQL rows run against: `PLANMODE_PG_URL`, else the local one on 5432. */
 export function pgUrl(): string {
@@ -15,21 +15,10 @@ export function freshSchema(): string {
   return `bench_pg_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`
 }
 
-/** The few members of a `pg.Client` the bench uses. */
-interface Client {
-  connect(): Promise<void>
-  query(text: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>
-  end(): Promise<void>
-}
+type Client = pg.Client
 
-/**
- * A connected `pg` client. The bench has no `pg` of its own: it loads the
- * copy `@planmode/store-postgres` depends on, so both speak through the
- * same driver.
- */
+/** A connected `pg` client. */
 async function connect(url: string): Promise<Client> {
-  const load = createRequire(import.meta.resolve('@planmode/store-postgres'))
-  const pg = load('pg') as { Client: new (config: { connectionString: string }) => Client }
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   return client
