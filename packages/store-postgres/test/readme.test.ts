@@ -5,7 +5,7 @@ import { createScriptedModel, hostPlugin } from '@planmode/host'
 import { pgTestUrl } from '@planmode/testkit'
 import pg from 'pg'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { asPostgresStore, postgresSessions, setup } from '../src/index.js'
+import { SCHEMA_VERSION, asPostgresStore, postgresSessions, setup } from '../src/index.js'
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
 const database = `t_readme_${process.pid}_${Date.now().toString(36)}`
@@ -57,7 +57,7 @@ it('runs the Compose example as the README shows it', async () => {
 
   expect(follower.events.map((event) => event.type)).toEqual(session.events.map((event) => event.type))
   expect(session.events.some((event) => event.type === 'assistant/message')).toBe(true)
-  expect(await setup({ connection })).toEqual({ schema: 'planmode', from: 1, version: 1 })
+  expect(await setup({ connection })).toEqual({ schema: 'planmode', from: SCHEMA_VERSION, version: SCHEMA_VERSION })
 })
 
 it('quotes that example word for word', () => {
