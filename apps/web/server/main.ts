@@ -42,8 +42,9 @@ async function main(): Promise<number> {
       placement: options.placement,
       guard: options.guard,
       clientDir: clientDir(),
+      ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
     })
-    const where = options.store === undefined ? options.sessionDir : `PostgreSQL ${redactUrl(options.store.url)} (schema ${options.store.schema}; this server is ${server.origin} there)`
+    const where = options.store === undefined ? options.sessionDir : `PostgreSQL ${redactUrl(options.store.url)} (schema ${options.store.schema}; this server is ${server.host.self} there${options.publicUrl === undefined ? ', loopback-only: give --public-url when the servers run on several machines' : ''})`
     process.stdout.write(`planmode web: model: ${choice.description}; sessions in ${where}; workspace ${workspace}${options.guard ? '; plan-guard on' : ''}\n`)
     process.stdout.write(`planmode web: ${server.url}\n`)
   } catch (error) {

@@ -14,6 +14,8 @@ export interface WebCliOptions {
   readonly sessionDir?: string
   /** `--store` (a `postgres://` URL) and `--schema`: sessions in PostgreSQL instead of JSONL files. */
   readonly store?: PostgresStoreOption
+  /** `--public-url`: the address other servers and users are sent to (default: the listening origin). */
+  readonly publicUrl?: string
   /** `--workspace`, resolved; absent for the default. */
   readonly workspace?: string
   /** `--section-file`: the plan-mode guidance text. */
@@ -61,6 +63,8 @@ export const WEB_USAGE = `usage: pnpm web [options]
   --session-dir <dir>     where session logs (JSONL) go (default ${DEFAULT_SESSION_DIR} under the current folder)
   --store <url>           keep sessions in PostgreSQL instead (postgres://user@host:5432/db); several servers may share it
   --schema <name>         the PostgreSQL schema with --store (default ${DEFAULT_SCHEMA}; created on start)
+  --public-url <url>      this server's address as other servers and users reach it (http:// or https://; default
+                          the listening origin, loopback-only: give it when the servers run on several machines)
   --workspace <dir>       the folder the agent's tools work in (default: <session-dir>/workspace, a copy of the sample
                           project; with --store, ${DEFAULT_STORE_WORKSPACE})
   --section-file <file>   plan-mode guidance text (default: RECOMMENDED_PLAN_SECTION)
@@ -87,6 +91,7 @@ export function parseWebCli(argv: readonly string[], cwd = process.cwd()): WebCl
       'session-dir': { type: 'string' },
       store: { type: 'string' },
       schema: { type: 'string' },
+      'public-url': { type: 'string' },
       workspace: { type: 'string' },
       'section-file': { type: 'string' },
       placement: { type: 'string' },
@@ -115,9 +120,11 @@ export function parseWebCli(argv: readonly string[], cwd = process.cwd()): WebCl
     if (!SCHEMA_NAME.test(schema)) throw new Error(`--schema takes a lower-case identifier (letters, digits, "_", at most 63), not ${JSON.stringify(schema)}`)
     store = { url: values.store, schema }
   }
+  const publicUrl = values['public-url'] === undefined ? undefined : parsePublicUrl(values['public-url'])
   return {
     port,
     host,
+    ...(publicUrl === undefined ? {} : { publicUrl }),
     ...(store === undefined ? { sessionDir: resolve(cwd, values['session-dir'] ?? DEFAULT_SESSION_DIR) } : { store }),
     workspace: values.workspace === undefined ? undefined : resolve(cwd, values.workspace),
     sectionFile: values['section-file'],
@@ -154,9 +161,57 @@ export function resolveWorkspace(options: Pick<WebCliOptions, 'workspace' | 'ses
   return target
 }
 
-/** A connection URL with its password replaced by `***`, for messages and the start line. */
+/** The query parameters of a PostgreSQL URL that carry a secret. */
+const SECRET_PARAMETERS = ['password', 'sslpassword']
+
+/**
+ * A connection URL with its password replaced by `***`, for messages and the
+ * start line: the password of the authority (also one with an unencoded `@`
+ * in it) and the `password` / `sslpassword` query parameters. A URL that does
+ * not parse shows only its host and database, or `<unparsable URL>`.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@\s]*):[^@/\s]*@/i, '$1:***@')
+  const scheme = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)(.*)$/is.exec(url)
+  if (scheme === null) return '<unparsable URL>'
+  const [, prefix, authority, rest] = scheme as unknown as [string, string, string, string]
+  // The last `@` ends the credentials: a password may hold an unencoded one.
+  const at = authority.lastIndexOf('@')
+  let shownAuthority = authority
+  if (at !== -1) {
+    const credentials = authority.slice(0, at)
+    const colon = credentials.indexOf(':')
+    shownAuthority = `${colon === -1 ? credentials : `${credentials.slice(0, colon)}:***`}@${authority.slice(at + 1)}`
+  }
+  let parsed: URL
+  try {
+    parsed = new URL(`${prefix}${shownAuthority}${rest}`)
+  } catch {
+    const host = authority.slice(at + 1)
+    const database = /^\/([^?#]*)/.exec(rest)?.[1] ?? ''
+    return `${prefix}${host}/${database}`
+  }
+  for (const name of SECRET_PARAMETERS) if (parsed.searchParams.has(name)) parsed.searchParams.set(name, '***')
+  const search = parsed.searchParams.toString().replace(/=\*\*\*(?=&|$)/g, '=***').replace(/%2A%2A%2A/g, '***')
+  return `${prefix}${shownAuthority}${parsed.pathname}${search === '' ? '' : `?${search}`}${parsed.hash}`
+}
+
+/**
+ * `--public-url`: this server's address as other servers and users should
+ * reach it (an `http:` or `https:` URL), without a trailing `/`. Throws a
+ * usage error otherwise.
+ */
+export function parsePublicUrl(raw: string): string {
+  let parsed: URL
+  try {
+    parsed = new URL(raw)
+  } catch {
+    throw new Error(`--public-url takes an http:// or https:// URL, not ${JSON.stringify(raw)}`)
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`--public-url takes an http:// or https:// URL, not ${JSON.stringify(raw)}`)
+  if (parsed.username !== '' || parsed.password !== '' || parsed.search !== '' || parsed.hash !== '') {
+    throw new Error(`--public-url takes a plain address (no credentials, query or fragment), not ${JSON.stringify(raw)}`)
+  }
+  return parsed.href.replace(/\/+$/, '')
 }
 
 /** `--section-file`'s text, or the recommended section (the demo's reader). */

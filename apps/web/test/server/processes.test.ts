@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { SessionEvent } from '@planmode/seams'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sampleWorkspaceDir } from '../../server/options.js'
+import { redactUrl, sampleWorkspaceDir } from '../../server/options.js'
 import { dropSchema, freshSchemaName, pgTestUrl } from '../browser/support/postgres.js'
 import { startServer, type TestServer } from '../browser/support/server.js'
 import { until } from '../browser/support/wait.js'
@@ -65,7 +65,12 @@ describe('two server processes on one PostgreSQL schema', () => {
 
   it('a fresh schema works: the creator writes the session, the other process follows it and names the writer', async () => {
     ;[a, b] = await Promise.all([server(), server()])
-    expect(a.output()).toContain(`sessions in PostgreSQL ${url}`)
+    // The start line names the database with its password redacted, and never prints the password.
+    const password = new URL(url).password
+    for (const on of [a, b]) {
+      expect(on.output()).toContain(`sessions in PostgreSQL ${redactUrl(url)} (schema ${schema}; this server is ${on.origin} there`)
+      if (password !== '') expect(on.output()).not.toContain(password)
+    }
     const created = await post(a, '/api/sessions', {})
     expect(created.status).toBe(201)
     id = created.body.id as string
@@ -249,5 +254,28 @@ describe('pnpm web --store: usage', () => {
     expect(() => parseWebCli(['--store', url, '--schema', 'Bad-Name'])).toThrow(/lower-case identifier/)
     expect(parseWebCli(['--store', url])).toMatchObject({ store: { url, schema: 'planmode' } })
     expect(parseWebCli(['--store', url]).sessionDir).toBeUndefined()
+  })
+
+  it('--public-url takes an http(s) URL (its trailing / dropped) and refuses anything else', async () => {
+    const { parseWebCli } = await import('../../server/options.js')
+    expect(parseWebCli(['--store', url, '--public-url', 'https://planmode.example:8443/']).publicUrl).toBe('https://planmode.example:8443')
+    expect(parseWebCli(['--store', url, '--public-url', 'http://10.0.0.5:4000']).publicUrl).toBe('http://10.0.0.5:4000')
+    expect(parseWebCli(['--store', url]).publicUrl).toBeUndefined()
+    for (const bad of ['ftp://host/', 'not a url', 'http://u:p@host/', 'http://host/?token=x']) {
+      expect(() => parseWebCli(['--store', url, '--public-url', bad])).toThrow(/--public-url takes/)
+    }
+  })
+
+  it('redactUrl hides the password: in the authority (an unencoded @ too) and in password / sslpassword parameters', async () => {
+    const { redactUrl } = await import('../../server/options.js')
+    expect(redactUrl('postgres://postgres:s3cret@127.0.0.1:5432/test')).toBe('postgres://postgres:***@127.0.0.1:5432/test')
+    expect(redactUrl('postgres://user:p@ss@db.example/app')).toBe('postgres://user:***@db.example/app')
+    expect(redactUrl('postgres://user@db.example/app?password=hunter2&sslmode=require')).toBe('postgres://user@db.example/app?password=***&sslmode=require')
+    expect(redactUrl('postgresql://db.example/app?sslpassword=keypass')).toBe('postgresql://db.example/app?sslpassword=***')
+    expect(redactUrl('postgres://user@db.example/app')).toBe('postgres://user@db.example/app')
+    // A URL that does not parse shows only its host and database.
+    const unparsable = redactUrl('postgres://user:secret@db.example:99999/app?password=x')
+    expect(unparsable).toBe('postgres://db.example:99999/app')
+    for (const shown of [redactUrl('postgres://user:p@ss@db.example/app'), unparsable]) expect(shown).not.toMatch(/secret|p@ss/)
   })
 })
