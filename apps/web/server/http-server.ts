@@ -5,6 +5,7 @@ import { extname, join, normalize, resolve, sep } from 'node:path'
 import { SessionLogError } from '@planmode/host'
 import type { SessionEvent } from '@planmode/seams'
 import { setup } from '@planmode/store-postgres'
+import { checkAnswerShape } from './questions.js'
 import { allowedHosts, checkHostAndOrigin, newToken, requestToken, sameToken, tokenCookieName } from './security.js'
 import { NotLeaseHolderError, WebHost, type OpenSession, type PostedImage, type SessionFeedItem, type WebHostOptions } from './web-host.js'
 
@@ -14,6 +15,13 @@ import { NotLeaseHolderError, WebHost, type OpenSession, type PostedImage, type 
  * listens, and the host's `holder` defaults to the server's base URL.
  */
 export interface WebServerOptions extends WebHostOptions {
+  /**
+   * This server's address as other servers and users reach it (`--public-url`,
+   * e.g. behind a proxy or on another machine): the `holder` of its leases,
+   * and its host and origin are accepted besides the listening ones. Default:
+   * the listening origin, which is loopback-only.
+   */
+  readonly publicUrl?: string
   /** The port; 0 (default) picks a free one. */
   readonly port?: number
   /** The address to bind; `127.0.0.1` by default. */
@@ -114,6 +122,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   const streams = new Set<ServerResponse>()
   const sockets = new Set<Socket>()
   let hosts = new Set<string>()
+  const publicOrigin = options.publicUrl === undefined ? undefined : new URL(options.publicUrl)
+  const origins = new Set(publicOrigin === undefined ? [] : [publicOrigin.origin.toLowerCase()])
   let cookie = ''
   let closing: Promise<void> | undefined
 
@@ -141,7 +151,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.setHeader(name, value)
-    const refused = checkHostAndOrigin(request, hosts)
+    const refused = checkHostAndOrigin(request, hosts, origins)
     if (refused !== undefined) throw new HttpError(refused.status, refused.error)
     const url = new URL(request.url ?? '/', `http://${request.headers.host}`)
     const method = request.method ?? 'GET'
@@ -205,8 +215,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
         const text = (body.text as string | undefined) ?? ''
         const images = parseImages(body.images)
         if (text.trim() === '' && images.length === 0) throw new HttpError(400, 'a prompt needs text or an image')
-        const open = await writableSession(id)
-        return sendJson(response, 202, open.prompt(text, images))
+        return sendJson(response, 202, await write(id, (open) => open.prompt(text, images)))
       }
       case 'command': {
         if (qid !== undefined) break
@@ -214,35 +223,29 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
         checkMembers(body, ['line', 'images'])
         if (typeof body.line !== 'string' || !/^\/\S/.test(body.line)) throw new HttpError(400, 'line must be a command line starting with /name')
         const images = parseImages(body.images)
-        const open = await writableSession(id)
-        const result = await open.command(body.line, images)
+        const line = body.line
+        const result = await write(id, (open) => open.command(line, images))
         return sendJson(response, 200, { result: result ?? null })
       }
       case 'cancel': {
         if (qid !== undefined) break
         const body = await readJson(request, bodyLimit)
         checkMembers(body, [])
-        const open = await writableSession(id)
-        return sendJson(response, 200, { cancelled: await open.cancel() })
+        return sendJson(response, 200, { cancelled: await write(id, (open) => open.cancel()) })
       }
       case 'questions': {
         if (qid === undefined) break
         const body = await readJson(request, bodyLimit)
         if (sub !== undefined && sub !== 'dismiss') break
-        const open = await writableSession(id)
+        // The body first: bad input is a 400 with nothing changed (no takeover, nothing logged).
         if (sub === undefined) {
           checkMembers(body, ['answers'])
-          const result = open.questions.answer(qid, body.answers)
-          if (!result.ok) throw new HttpError(result.status, result.error)
-          return sendJson(response, 200, { ok: true })
-        }
-        if (sub === 'dismiss') {
-          checkMembers(body, [])
-          const result = open.questions.dismiss(qid)
-          if (!result.ok) throw new HttpError(result.status, result.error)
-          return sendJson(response, 200, { ok: true })
-        }
-        break
+          const wrong = checkAnswerShape(body.answers)
+          if (wrong !== undefined) throw new HttpError(400, wrong)
+        } else checkMembers(body, [])
+        const result = await write(id, (open) => (sub === undefined ? open.questions.answer(qid, body.answers) : open.questions.dismiss(qid)))
+        if (!result.ok) throw new HttpError(result.status, result.error)
+        return sendJson(response, 200, { ok: true })
       }
     }
     throw new HttpError(404, `no such endpoint: ${method} ${url.pathname}`)
@@ -253,12 +256,12 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     return storeErrors(id, () => host.openSession(id))
   }
 
-  /** Session `id` for a write: a follower is taken over when the lease is free, else NotLeaseHolderError (409). */
-  function writableSession(id: string): Promise<OpenSession> {
-    return storeErrors(id, () => host.writable(id))
+  /** A write on session `id`: a follower is taken over when the lease is free, else NotLeaseHolderError (409); a writer that lost its lease follows it again first. */
+  function write<T>(id: string, run: (open: OpenSession) => Promise<T> | T): Promise<T> {
+    return storeErrors(id, () => host.write(id, run))
   }
 
-  async function storeErrors(id: string, open: () => Promise<OpenSession>): Promise<OpenSession> {
+  async function storeErrors<T>(id: string, open: () => Promise<T>): Promise<T> {
     try {
       return await open()
     } catch (error) {
@@ -397,11 +400,12 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   })
   const port = (server.address() as AddressInfo).port
   hosts = allowedHosts(bind, port)
+  if (publicOrigin !== undefined) hosts.add(publicOrigin.host.toLowerCase())
   cookie = tokenCookieName(port)
   const shown = bind === '0.0.0.0' || bind === '::' ? '127.0.0.1' : bind.includes(':') ? `[${bind}]` : bind
   const origin = `http://${shown}:${port}`
   try {
-    host = WebHost.start({ ...options, holder: options.holder ?? origin })
+    host = WebHost.start({ ...options, holder: options.holder ?? options.publicUrl ?? origin })
   } catch (error) {
     await new Promise<void>((resolvePromise) => server.close(() => resolvePromise()))
     throw error

@@ -111,6 +111,35 @@ export class SessionQuestions {
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /**
+ * Checks the shape of a posted `answers` value without the questions (a
+ * follower does not have them: they live in the writer's memory): an array
+ * of objects with known members, a string `id`, `selected` an array of
+ * strings, `custom` and `edit` strings, `comments` an array of `{ line, text }`.
+ * Returns a message saying what is wrong, or `undefined`.
+ */
+export function checkAnswerShape(raw: unknown): string | undefined {
+  if (!Array.isArray(raw)) return 'answers must be an array of { id, selected, custom?, edit?, comments? }'
+  const known = new Set(['id', 'selected', 'custom', 'edit', 'comments'])
+  for (const [index, item] of raw.entries()) {
+    if (!isRecord(item)) return `answers[${index}] must be an object`
+    const extra = Object.keys(item).find((key) => !known.has(key))
+    if (extra !== undefined) return `answers[${index}] has an unknown member ${JSON.stringify(extra)}`
+    const { id, selected, custom, edit, comments } = item
+    if (typeof id !== 'string') return `answers[${index}].id must be a string`
+    if (!Array.isArray(selected) || selected.some((label) => typeof label !== 'string')) return `answers[${index}].selected must be an array of option labels`
+    if (custom !== undefined && typeof custom !== 'string') return `answers[${index}].custom must be a string`
+    if (edit !== undefined && typeof edit !== 'string') return `answers[${index}].edit must be a string`
+    if (comments !== undefined) {
+      if (!Array.isArray(comments)) return `answers[${index}].comments must be an array of { line, text }`
+      for (const [at, comment] of comments.entries()) {
+        if (!isRecord(comment) || typeof comment.text !== 'string' || !Number.isInteger(comment.line)) return `answers[${index}].comments[${at}] must be { line: integer, text: string }`
+      }
+    }
+  }
+  return undefined
+}
+
+/**
  * Checks a posted `answers` value against the questions: one answer per
  * question (by id, no unknown or repeated ids), `selected` option labels of
  * that question (at most one unless `multiSelect`), and optional `custom`,

@@ -6,7 +6,7 @@ import { basePrompt, composePlanHost } from '@planmode/demo/compose-host'
 import { WORKSPACE_EVENT } from '@planmode/demo/workspace-event'
 import { SessionLogError, type HostAgent, type HostSession } from '@planmode/host'
 import type { CommandResult, ImageAttachment, ProjectionSnapshot, Session, SessionEvent, ToolPresentation, UserContentBlock, UserMessage } from '@planmode/seams'
-import { asPostgresStore, postgresSessions, type FollowerSession, type PostgresSessionStore } from '@planmode/store-postgres'
+import { asPostgresStore, postgresSessions, type FollowerSession, type PostgresSession, type PostgresSessionStore } from '@planmode/store-postgres'
 import { SessionQuestions, type PendingQuestion, type QuestionOutcome } from './questions.js'
 
 /** Sessions in PostgreSQL (`--store`): the connection and the schema ({@link setup} of `@planmode/store-postgres` must have run). */
@@ -29,8 +29,15 @@ export interface WebHostOptions {
    * `http://127.0.0.1:<port>`). Defaults to `<hostname>:<pid>`.
    */
   readonly holder?: string
-  /** How often a followed session's lease is read again while a tab watches it, in ms (default 2000; 0 = only on requests). */
+  /**
+   * How often, in ms, the leases are read again (default 2000; 0 = only on
+   * requests): a followed session's while a tab watches it (its streams hear
+   * a new holder), and every written session's (a writer that lost its lease
+   * becomes a follower).
+   */
   readonly leaseCheckMs?: number
+  /** How long a followed session with no stream stays open, in ms (default {@link FOLLOWER_IDLE_MS}); it is opened again on demand. */
+  readonly followerIdleMs?: number
   /** The folder the workspace tools work in. */
   readonly workspace: string
   /** The model every agent talks to. */
@@ -67,7 +74,12 @@ export type SessionRole = 'writer' | 'follower'
 export interface SessionAccess {
   readonly role: SessionRole
   readonly holder: string | null
+  /** Set (on a follower) when the lease could not be read: `holder` is then `null` without meaning that nobody writes the session. */
+  readonly holderUnknown?: true
 }
+
+/** How long a followed session with no stream stays open by default, in ms: a tab that reloads finds it still open. */
+export const FOLLOWER_IDLE_MS = 30_000
 
 /** What an open session tells its listeners (the SSE streams). */
 export type SessionFeedItem =
@@ -150,6 +162,7 @@ export class OpenSession {
   private current: Session
   private currentAgent: HostAgent | undefined
   private holderName: string | null
+  private holderUnknown = false
 
   /** Wraps a session the host opened (see {@link WebHost.openSession}): with its agent as the writer, without one as a follower. */
   constructor(
@@ -157,10 +170,12 @@ export class OpenSession {
     session: HostSession | FollowerSession,
     agent: HostAgent | undefined,
     holder: string | null,
+    holderUnknown = false,
   ) {
     this.current = session
     this.currentAgent = agent
     this.holderName = holder
+    this.holderUnknown = holderUnknown && agent === undefined
     this.lastSeq = session.events.at(-1)?.seq ?? -1
     this.questions = new SessionQuestions(session.id, {
       opened: (question) => this.emit({ kind: 'question', question }),
@@ -191,7 +206,7 @@ export class OpenSession {
 
   /** This server's part and the lease holder. */
   access(): SessionAccess {
-    return { role: this.role, holder: this.holderName }
+    return { role: this.role, holder: this.holderName, ...(this.holderUnknown && this.role === 'follower' ? { holderUnknown: true as const } : {}) }
   }
 
   /** The number of listeners (open streams). */
@@ -205,7 +220,7 @@ export class OpenSession {
    */
   get running(): boolean {
     if (this.currentAgent !== undefined) return this.currentAgent.status === 'running'
-    return this.holderName !== null && openTurn(this.current.events)
+    return (this.holderName !== null || this.holderUnknown) && openTurn(this.current.events)
   }
 
   /** Resolves once every append the writer started has settled (at once for a follower, which appends nothing). */
@@ -219,10 +234,11 @@ export class OpenSession {
     return this.currentAgent
   }
 
-  /** A follower learnt who holds the lease now (`null`: nobody); tells the streams when it changed. */
-  noteHolder(holder: string | null): void {
-    if (this.currentAgent !== undefined || holder === this.holderName) return
+  /** A follower learnt who holds the lease now (`null`: nobody; `unknown`: the lease could not be read); tells the streams when it changed. */
+  noteHolder(holder: string | null, unknown = false): void {
+    if (this.currentAgent !== undefined || (holder === this.holderName && unknown === this.holderUnknown)) return
     this.holderName = holder
+    this.holderUnknown = unknown
     this.emit({ kind: 'role', access: this.access() })
   }
 
@@ -235,8 +251,26 @@ export class OpenSession {
     this.current = session
     this.currentAgent = agent
     this.holderName = holder
+    this.holderUnknown = false
     this.streaming = undefined
     for (const event of session.events) if (event.seq > this.lastSeq) this.push(event)
+    this.sendFrameIfChanged()
+    this.emit({ kind: 'role', access: this.access() })
+  }
+
+  /**
+   * This server lost the session's lease (another server took it, or the
+   * lease connection died): `follower` is its read-only view now. The events
+   * the writer had not sent yet go to the streams, then a frame when a value
+   * changed, then the new role.
+   */
+  demote(follower: FollowerSession, holder: string | null, holderUnknown: boolean): void {
+    this.current = follower
+    this.currentAgent = undefined
+    this.holderName = holder
+    this.holderUnknown = holderUnknown
+    this.streaming = undefined
+    for (const event of follower.events) if (event.seq > this.lastSeq) this.push(event)
     this.sendFrameIfChanged()
     this.emit({ kind: 'role', access: this.access() })
   }
@@ -249,7 +283,10 @@ export class OpenSession {
   /** Subscribes to the feed; returns the unsubscribe. */
   subscribe(listener: (item: SessionFeedItem) => void): () => void {
     this.listeners.add(listener)
-    return () => this.listeners.delete(listener)
+    this.host.watched(this)
+    return () => {
+      if (this.listeners.delete(listener)) this.host.unwatched(this)
+    }
   }
 
   /** The streamed text of the step the model is answering now (until its `assistant/message` is logged). */
@@ -301,8 +338,10 @@ export class OpenSession {
       return { steered: true }
     }
     agent.prompt(message).catch((error: unknown) => {
+      // The lease went while the turn started: this server follows the session from now on.
+      if (SessionLogError.isInstance(error) && error.code === 'LEASE_LOST') void this.host.leaseLost(this, agent)
       // BUSY when a follow-up got in first: steer instead, so the message is not lost.
-      if (!agent.disposed) agent.steer(message)
+      else if (!agent.disposed) agent.steer(message)
       else this.host.logger.warn(`session ${this.id}: prompt failed: ${error instanceof Error ? error.message : String(error)}`)
     })
     return { steered: false }
@@ -368,6 +407,8 @@ export class WebHost {
   private readonly byAgent = new Map<HostAgent, OpenSession>()
   private postgres: PostgresSessionStore | undefined
   private leaseTimer: ReturnType<typeof setTimeout> | undefined
+  /** The close timers of followed sessions no stream watches. */
+  private readonly idle = new Map<string, ReturnType<typeof setTimeout>>()
   private closed = false
 
   private constructor(private readonly options: WebHostOptions) {
@@ -386,7 +427,7 @@ export class WebHost {
   private compose(): void {
     const { ctx, options } = this
     try {
-      const { store, sessionDir, holder: _holder, leaseCheckMs: _leaseCheckMs, logger: _logger, ...rest } = options
+      const { store, sessionDir, holder: _holder, leaseCheckMs: _leaseCheckMs, followerIdleMs: _followerIdleMs, logger: _logger, ...rest } = options
       // The reference host, every plan layer, plan-guard when asked for, and the workspace tools: as `pnpm start`.
       // With --store the session store is PostgreSQL's, as hostPlugin's `sessions` option would compose it.
       composePlanHost(ctx, {
@@ -460,8 +501,10 @@ export class WebHost {
   }
 
   /**
-   * Opens session `id` (once; later calls return the same): as its writer,
-   * or, with PostgreSQL, as a follower when another server holds its lease.
+   * Opens session `id` (once; later calls return the same). JSONL: as its
+   * writer. PostgreSQL: as a follower, even when its lease is free (reading
+   * takes no lease; a write does, see {@link WebHost.writable}); a follower
+   * no stream watches is closed after {@link WebHostOptions.followerIdleMs}.
    * Rejects with the store's `SessionLogError` (`NOT_FOUND`, `LOCKED` for a
    * JSONL session another process holds, …).
    */
@@ -472,26 +515,36 @@ export class WebHost {
     let pending = this.opening.get(id)
     if (pending === undefined) {
       pending = (async () => {
-        let session: HostSession
-        try {
-          session = await this.sessions.open(id)
-        } catch (error) {
-          const store = this.postgres
-          if (store === undefined || !SessionLogError.isInstance(error) || error.code !== 'LOCKED') throw error
-          // Another server writes it: follow its commits read-only.
+        const store = this.postgres
+        if (store !== undefined) {
           const follower = await store.follow(id)
-          const lease = await store.lease(id).catch(() => undefined)
-          this.refuseClosed()
-          const entry = new OpenSession(this, follower, undefined, lease?.held === true ? (lease.holder ?? null) : null)
+          const { holder, unknown } = await this.holderOf(id)
+          if (this.closed) {
+            await store.close(follower)
+            this.refuseClosed()
+          }
+          const entry = new OpenSession(this, follower, undefined, holder, unknown)
           this.open.set(id, entry)
+          this.armIdle(entry)
           return entry
         }
+        const session = await this.sessions.open(id)
         await this.logWorkspace(session)
         return this.adopt(session)
       })().finally(() => this.opening.delete(id))
       this.opening.set(id, pending)
     }
     return pending
+  }
+
+  /** Who holds the lease of `id` now: `holder` null when nobody does, or (with `unknown`) when the lease could not be read. */
+  private async holderOf(id: string): Promise<{ holder: string | null; unknown: boolean }> {
+    try {
+      const lease = await this.postgres!.lease(id)
+      return { holder: lease.held ? (lease.holder ?? null) : null, unknown: false }
+    } catch {
+      return { holder: null, unknown: true }
+    }
   }
 
   /**
@@ -501,7 +554,10 @@ export class WebHost {
    * server holds the lease.
    */
   async writable(id: string): Promise<OpenSession> {
-    const entry = await this.openSession(id)
+    let entry = await this.openSession(id)
+    // A writer checks that the lease is still its own; one that lost it follows the session from now on.
+    if (entry.role === 'writer' && this.postgres !== undefined && !(await this.holdsLease(entry))) await this.leaseLost(entry, entry.agent)
+    entry = this.open.get(id) ?? (await this.openSession(id))
     if (entry.role === 'writer') return entry
     let promotion = this.promoting.get(id)
     if (promotion === undefined) {
@@ -510,6 +566,66 @@ export class WebHost {
     }
     await promotion
     return entry
+  }
+
+  /**
+   * Runs a write on session `id` ({@link WebHost.writable}); when it fails
+   * with `LEASE_LOST` (another server took the lease), this server follows
+   * the session and the write is tried once more: refused with
+   * {@link NotLeaseHolderError}, or, when the lease is free, after a takeover.
+   */
+  async write<T>(id: string, run: (entry: OpenSession) => Promise<T> | T): Promise<T> {
+    const entry = await this.writable(id)
+    try {
+      return await run(entry)
+    } catch (error) {
+      if (!SessionLogError.isInstance(error) || error.code !== 'LEASE_LOST') throw error
+      await this.leaseLost(entry, entry.agent)
+      return run(await this.writable(id))
+    }
+  }
+
+  /** Whether this server still holds the lease of the session it writes (the database's epoch is its own). A failed read counts as held: the write itself then fails. */
+  private async holdsLease(entry: OpenSession): Promise<boolean> {
+    const session = entry.session as PostgresSession
+    try {
+      const lease = await this.postgres!.lease(entry.id)
+      return lease.held && lease.epoch === session.epoch
+    } catch {
+      return true
+    }
+  }
+
+  /**
+   * The writer of `entry` lost its lease (`agent` is the writer's agent that
+   * noticed): its agent is disposed, its session closed, and the session
+   * followed again; the streams get the new role. Once per lost lease.
+   */
+  leaseLost(entry: OpenSession, agent: HostAgent | undefined): Promise<void> {
+    const id = entry.id
+    const running = this.promoting.get(id)
+    if (running !== undefined) return running.catch(() => {})
+    if (agent === undefined || entry.agent !== agent || this.closed) return Promise.resolve()
+    const demotion = this.demote(entry, agent).finally(() => this.promoting.delete(id))
+    this.promoting.set(id, demotion)
+    return demotion
+  }
+
+  private async demote(entry: OpenSession, agent: HostAgent): Promise<void> {
+    const store = this.postgres!
+    const writer = entry.session as HostSession
+    this.byAgent.delete(agent)
+    agent.dispose()
+    await store.close(writer).catch(() => {})
+    const follower = await store.follow(entry.id)
+    const { holder, unknown } = await this.holderOf(entry.id)
+    if (this.closed) {
+      await store.close(follower)
+      return
+    }
+    entry.demote(follower, holder, unknown)
+    this.logger.warn(`session ${entry.id}: this server lost its lease (${holder === null ? 'nobody holds it now' : `${holder} holds it`}); it follows the session read-only now`)
+    this.armIdle(entry)
   }
 
   /** Follower → writer, when the lease is free: open the session (taking the lease), create its agent, drop the follower. */
@@ -528,9 +644,8 @@ export class WebHost {
     } catch (error) {
       if (!SessionLogError.isInstance(error) || error.code !== 'LOCKED') throw error
       // Another server took it first.
-      const now = await store.lease(id).catch(() => undefined)
-      const holder = now?.held === true ? (now.holder ?? null) : null
-      entry.noteHolder(holder)
+      const { holder, unknown } = await this.holderOf(id)
+      entry.noteHolder(holder, unknown)
       throw new NotLeaseHolderError(id, holder)
     }
     if (this.closed) {
@@ -538,8 +653,16 @@ export class WebHost {
       this.refuseClosed()
     }
     const follower = entry.session
-    // plan-core meets this session object for the first time and rebuilds its plan state from the log (SPEC §9).
-    const agent = this.ctx.require('agents').create({ session })
+    let agent: HostAgent
+    try {
+      // plan-core meets this session object for the first time and rebuilds its plan state from the log (SPEC §9).
+      agent = this.ctx.require('agents').create({ session })
+    } catch (error) {
+      // Give the lease back: the session stays followed.
+      await store.close(session).catch(() => {})
+      throw error
+    }
+    this.disarmIdle(id)
     this.byAgent.set(agent, entry)
     entry.become(session, agent, this.self)
     await store.close(follower)
@@ -549,21 +672,63 @@ export class WebHost {
 
   /** Reads the lease of a followed session again and tells its streams when the holder changed. */
   async refreshLease(entry: OpenSession): Promise<void> {
-    const store = this.postgres
-    if (store === undefined || entry.role === 'writer') return
-    const lease = await store.lease(entry.id).catch(() => undefined)
-    if (lease !== undefined) entry.noteHolder(lease.held ? (lease.holder ?? null) : null)
+    if (this.postgres === undefined || entry.role === 'writer') return
+    const { holder, unknown } = await this.holderOf(entry.id)
+    entry.noteHolder(holder, unknown)
   }
 
+  /** Every `leaseCheckMs`: the lease of each watched follower (its streams hear a new holder) and of each written session (one that lost it is demoted). */
   private scheduleLeaseCheck(): void {
     const every = this.options.leaseCheckMs ?? 2000
     this.leaseTimer = setTimeout(() => {
-      const watched = [...this.open.values()].filter((entry) => entry.role === 'follower' && entry.watched > 0)
-      void Promise.allSettled(watched.map((entry) => this.refreshLease(entry))).then(() => {
+      const entries = [...this.open.values()]
+      const watched = entries.filter((entry) => entry.role === 'follower' && entry.watched > 0)
+      const written = entries.filter((entry) => entry.role === 'writer')
+      void Promise.allSettled([
+        ...watched.map((entry) => this.refreshLease(entry)),
+        ...written.map(async (entry) => {
+          const agent = entry.agent
+          if (!(await this.holdsLease(entry))) await this.leaseLost(entry, agent)
+        }),
+      ]).then(() => {
         if (!this.closed) this.scheduleLeaseCheck()
       })
     }, every)
     this.leaseTimer.unref()
+  }
+
+  /** A stream subscribed to `entry`: it stays open. */
+  watched(entry: OpenSession): void {
+    this.disarmIdle(entry.id)
+  }
+
+  /** A stream of `entry` ended: a follower nobody watches is closed after the grace. */
+  unwatched(entry: OpenSession): void {
+    this.armIdle(entry)
+  }
+
+  private armIdle(entry: OpenSession): void {
+    if (this.postgres === undefined || this.closed || entry.role !== 'follower' || entry.watched > 0) return
+    this.disarmIdle(entry.id)
+    const timer = setTimeout(() => {
+      this.idle.delete(entry.id)
+      void this.closeIdle(entry)
+    }, this.options.followerIdleMs ?? FOLLOWER_IDLE_MS)
+    timer.unref()
+    this.idle.set(entry.id, timer)
+  }
+
+  private disarmIdle(id: string): void {
+    const timer = this.idle.get(id)
+    if (timer !== undefined) clearTimeout(timer)
+    this.idle.delete(id)
+  }
+
+  /** Closes a follower no stream watches (it is opened again on the next request). */
+  private async closeIdle(entry: OpenSession): Promise<void> {
+    if (this.closed || this.open.get(entry.id) !== entry || entry.role !== 'follower' || entry.watched > 0 || this.promoting.has(entry.id)) return
+    this.open.delete(entry.id)
+    await this.postgres!.close(entry.session).catch(() => {})
   }
 
   /** Logs `demo/workspace` when the session's last one names another folder. */
@@ -624,6 +789,8 @@ export class WebHost {
     if (this.closed) return
     this.closed = true
     if (this.leaseTimer !== undefined) clearTimeout(this.leaseTimer)
+    for (const timer of this.idle.values()) clearTimeout(timer)
+    this.idle.clear()
     await Promise.allSettled([...this.opening.values(), ...this.promoting.values()])
     const open = [...this.open.values()]
     await Promise.allSettled(

@@ -31,6 +31,8 @@ export type SessionRole = 'writer' | 'follower'
 export interface SessionAccess {
   readonly role: SessionRole
   readonly holder: string | null
+  /** The follower could not read the lease: `holder` null then says nothing. */
+  readonly holderUnknown?: true
 }
 
 /** The projection values the client knows. */

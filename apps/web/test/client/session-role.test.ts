@@ -15,6 +15,8 @@ describe('session role notice', () => {
       'Read-only here: written by http://127.0.0.1:2. This view follows it live; to write, open the page that server printed at start.',
     )
     expect(roleNotice({ role: 'follower', holder: null })).toMatch(/has stopped\. Your next message here takes the session over\.$/)
+    // A lease that could not be read is not a stopped writer.
+    expect(roleNotice({ role: 'follower', holder: null, holderUnknown: true })).toMatch(/^Read-only here: which server writes this session is unknown/)
   })
 
   it('a turn left open by a writer that is gone is not running', () => {
@@ -22,6 +24,7 @@ describe('session role notice', () => {
     expect(effectiveRunning(true, { role: 'writer', holder: 'x' })).toBe(true)
     expect(effectiveRunning(true, { role: 'follower', holder: 'x' })).toBe(true)
     expect(effectiveRunning(true, { role: 'follower', holder: null })).toBe(false)
+    expect(effectiveRunning(true, { role: 'follower', holder: null, holderUnknown: true })).toBe(true)
     expect(effectiveRunning(false, { role: 'follower', holder: 'x' })).toBe(false)
   })
 })
