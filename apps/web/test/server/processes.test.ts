@@ -62,6 +62,9 @@ describe('two server processes on one PostgreSQL schema', () => {
   let id: string
   let onA: SseClient
   let onB: SseClient
+  /** The writer and one follower after the race of the third test. */
+  let writer: TestServer
+  let follower: TestServer
 
   it('a fresh schema works: the creator writes the session, the other process follows it and names the writer', async () => {
     ;[a, b] = await Promise.all([server(), server()])
@@ -177,13 +180,9 @@ describe('two server processes on one PostgreSQL schema', () => {
     const killedAt = lastSeq(onA)
 
     await a.kill()
-    // The database lets the dead process's lease go; the follower's page then names no writer.
-    await until(
-      async () => (await call(b, 'GET', `/api/sessions/${id}`)).body.holder === null,
-      async () => `holder on the follower: ${JSON.stringify((await call(b, 'GET', `/api/sessions/${id}`)).body.holder)}`,
-    )
-    expect((await call(b, 'GET', `/api/sessions/${id}`)).body).toMatchObject({ role: 'follower', holder: null, running: false })
+    // The database lets the dead process's lease go; the follower's lease timer notices without any request.
     await onB.waitFor((item) => item.event === 'role' && item.data.holder === null)
+    expect((await call(b, 'GET', `/api/sessions/${id}`)).body).toMatchObject({ role: 'follower', holder: null, running: false })
 
     const taken = await post(b, `/api/sessions/${id}/prompt`, { text: 'hello' })
     expect(taken.status).toBe(202)
@@ -203,9 +202,20 @@ describe('two server processes on one PostgreSQL schema', () => {
     expect(mode?.data).toEqual({ active: false, cause: 'user' })
     expect(after.findIndex((event) => event.type === 'plan/mode')).toBeLessThan(after.findIndex((event) => event.type === 'assistant/message'))
     expect(onB.frames().at(-1)!.values.plan).toEqual({ active: false, pending: false })
-    const page = await call(b, 'GET', `/api/sessions/${id}`)
+    const page = await call(b, 'GET', `/api/sessions/${id}?tail=100000`)
     expect(page.body).toMatchObject({ role: 'writer', holder: b.origin })
     expect(page.body.events.map((event: SessionEvent) => event.seq)).toEqual(page.body.events.map((_: unknown, index: number) => index))
+    // The follower's stream went on across the takeover: seqs 0..n, none doubled or skipped, the log's events.
+    const seqs = onB.events().map((event) => event.seq)
+    expect(seqs).toEqual(seqs.map((_, index) => index))
+    expect(onB.events()).toEqual(page.body.events.slice(0, seqs.length))
+    // A tab reconnecting after the switch with its Last-Event-ID gets exactly the rest.
+    const resumeAt = killedAt - 2
+    const resumed = await SseClient.open(b, `/api/sessions/${id}/stream`, { 'Last-Event-ID': String(resumeAt) })
+    streams.push(resumed)
+    await resumed.waitFor((item) => item.event === 'questions')
+    expect(resumed.events().map((event) => event.seq)).toEqual(page.body.events.filter((event: SessionEvent) => event.seq > resumeAt).map((event: SessionEvent) => event.seq))
+    expect(resumed.events()).toEqual(page.body.events.filter((event: SessionEvent) => event.seq > resumeAt))
   })
 
   it('a third process follows the new writer; when the writer dies and two followers write at once, exactly one takes over', async () => {
@@ -241,6 +251,28 @@ describe('two server processes on one PostgreSQL schema', () => {
     const page = await call(winner, 'GET', `/api/sessions/${id}?tail=100000`)
     expect(page.body.events.filter((event: SessionEvent) => event.type === 'turn/start' && event.data.turn === 4)).toHaveLength(1)
     expect(page.body.events.filter((event: SessionEvent) => event.type === 'turn/start' && event.data.turn === 5)).toHaveLength(0)
+    writer = winner
+    follower = other
+  })
+
+  it('SIGTERM of the writer (a normal close): the other process\'s tab sees no holder, and its next write takes the session over', async () => {
+    const onFollower = await stream(follower, id)
+    await onFollower.waitFor((item) => item.event === 'questions')
+    expect(roles(onFollower)).toEqual([{ role: 'follower', holder: writer.origin }])
+    await waitForEvent(onFollower, turnEnded(4))
+    await writer.stop()
+    await onFollower.waitFor((item) => item.event === 'role' && item.data.holder === null)
+    const taken = await post(follower, `/api/sessions/${id}/prompt`, { text: 'after the stop' })
+    expect(taken.status).toBe(202)
+    await onFollower.waitFor((item) => item.event === 'role' && item.data.role === 'writer')
+    expect(roles(onFollower).at(-1)).toEqual({ role: 'writer', holder: follower.origin })
+    await waitForEvent(onFollower, turnEnded(5))
+    // Turn 5 follows turn 4 with no interrupted turn between, and the stream's seqs are 0..n.
+    const events = onFollower.events()
+    const turn4End = events.findIndex(turnEnded(4))
+    expect(events.slice(turn4End + 1).some((event) => event.type === 'turn/end' && event.data.reason === 'error')).toBe(false)
+    const seqs = events.map((event) => event.seq)
+    expect(seqs).toEqual(seqs.map((_, index) => index))
   })
 })
 
