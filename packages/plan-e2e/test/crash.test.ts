@@ -1,13 +1,13 @@
 import { spawn } from 'node:child_process'
-import { existsSync, readdirSync, statSync } from 'node:fs'
 import { mkdtemp, readFile, readdir, rm, truncate } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { INTERRUPTED_TURN_ERROR } from '@planmode/host'
 import { planModeInvariantPlugin } from '@planmode/plan-core/invariant'
 import type { SessionEvent } from '@planmode/seams'
+import { assertBuilt } from '@planmode/testkit'
 import { foldPlan } from './crash-fold.js'
 import { createPlanHost } from './plan-host.js'
 
@@ -28,23 +28,6 @@ const LANES = 2
 /** Kills per session before a lane moves on to a new one. */
 const SESSION_ROUNDS = 20
 
-/** The child runs the built packages: refuse to test a stale or missing build. */
-function checkBuild(): void {
-  for (const name of ['context', 'seams', 'host', 'plan-core', 'plan-policy', 'plan-commands', 'plan-tool', 'plan-projection']) {
-    const pkg = resolve(here, '../..', name)
-    const built = join(pkg, 'dist', 'index.js')
-    if (!existsSync(built)) throw new Error(`crash test: ${built} is missing; run \`pnpm build\` first (the child process runs the built packages)`)
-    const newest = Math.max(...listFiles(join(pkg, 'src')).map((file) => statSync(file).mtimeMs))
-    if (newest > statSync(built).mtimeMs) {
-      throw new Error(`crash test: ${built} is older than packages/${name}/src; run \`pnpm build\` first (the child process runs the built packages)`)
-    }
-  }
-}
-function listFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? listFiles(join(dir, entry.name)) : [join(dir, entry.name)],
-  )
-}
 
 interface Kill {
   /** The highest seq the child saw acknowledged before it died. */
@@ -220,7 +203,7 @@ async function lane(dir: string, prefix: string, rounds: number, seeds: () => nu
 
 let root: string
 beforeAll(async () => {
-  checkBuild()
+  assertBuilt('crash test', ['context', 'seams', 'host', 'plan-core', 'plan-policy', 'plan-commands', 'plan-tool', 'plan-projection'])
   root = await mkdtemp(join(tmpdir(), 'plan-e2e-crash-'))
 })
 afterAll(async () => {

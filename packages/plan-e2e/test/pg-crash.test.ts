@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, readdirSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -10,7 +9,7 @@ import { planCorePlugin } from '@planmode/plan-core'
 import { planProjectionPlugin } from '@planmode/plan-projection'
 import type { SessionEvent } from '@planmode/seams'
 import { asPostgresStore, postgresSessions, setup, type PostgresSessionStore } from '@planmode/store-postgres'
-import { dropSchema, freshSchemaName, PG_URL_ENV, pgTestUrl } from '@planmode/testkit'
+import { assertBuilt, dropSchema, freshSchemaName, PG_URL_ENV, pgTestUrl } from '@planmode/testkit'
 import { foldPlan, type FoldedPlan } from './crash-fold.js'
 
 /**
@@ -43,23 +42,6 @@ type Target = (typeof TARGETS)[number]
 /** A targeted child that has not killed itself this long after it opened is killed by the parent. */
 const TARGET_FALLBACK_MS = 1_000
 
-/** The child runs the built packages: refuse to test a stale or missing build. */
-function checkBuild(): void {
-  for (const name of ['context', 'seams', 'host', 'plan-core', 'plan-policy', 'plan-commands', 'plan-tool', 'plan-projection', 'store-postgres']) {
-    const pkg = resolve(here, '../..', name)
-    const built = join(pkg, 'dist', 'index.js')
-    if (!existsSync(built)) throw new Error(`pg crash test: ${built} is missing; run \`pnpm build\` first (the child process runs the built packages)`)
-    const newest = Math.max(...listFiles(join(pkg, 'src')).map((file) => statSync(file).mtimeMs))
-    if (newest > statSync(built).mtimeMs) {
-      throw new Error(`pg crash test: ${built} is older than packages/${name}/src; run \`pnpm build\` first (the child process runs the built packages)`)
-    }
-  }
-}
-function listFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? listFiles(join(dir, entry.name)) : [join(dir, entry.name)],
-  )
-}
 
 /** What a child printed once it held the lease. */
 interface Opened {
@@ -351,7 +333,7 @@ let root: Context
 let store: PostgresSessionStore
 let raw: pg.Client
 beforeAll(async () => {
-  checkBuild()
+  assertBuilt('pg crash test', ['context', 'seams', 'host', 'plan-core', 'plan-policy', 'plan-commands', 'plan-tool', 'plan-projection', 'store-postgres'])
   await setup({ connection: pgTestUrl(), schema })
   root = new Context()
   root.plugin(hostPlugin, { sessions: postgresSessions({ connection: pgTestUrl(), schema, holder: 'parent' }), model: createScriptedModel([]) })

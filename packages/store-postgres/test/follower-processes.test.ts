@@ -1,5 +1,4 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process'
-import { existsSync, readdirSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import type { Readable, Writable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
@@ -7,7 +6,7 @@ import pg from 'pg'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { setup } from '@planmode/store-postgres'
 import type { SessionEvent } from '@planmode/seams'
-import { dropSchema, freshSchemaName, pgTestUrl } from '@planmode/testkit'
+import { assertBuilt, dropSchema, freshSchemaName, pgTestUrl } from '@planmode/testkit'
 
 /**
  * Followers in other processes agree with the writer. Three processes (plain
@@ -32,21 +31,6 @@ const here = dirname(fileURLToPath(import.meta.url))
 const childFile = join(here, 'follower-processes-child.mjs')
 const PACKAGES = ['context', 'seams', 'host', 'plan-core', 'plan-policy', 'plan-commands', 'plan-tool', 'plan-projection', 'store-postgres']
 
-/** The children run the built packages: refuse to test a stale or missing build. */
-function checkBuild(): void {
-  for (const name of PACKAGES) {
-    const pkg = resolve(here, '../..', name)
-    const built = join(pkg, 'dist', 'index.js')
-    if (!existsSync(built)) throw new Error(`follower test: ${built} is missing; run \`pnpm build\` first (the child processes run the built packages)`)
-    const newest = Math.max(...listFiles(join(pkg, 'src')).map((file) => statSync(file).mtimeMs))
-    if (newest > statSync(built).mtimeMs) {
-      throw new Error(`follower test: ${built} is older than packages/${name}/src; run \`pnpm build\` first (the child processes run the built packages)`)
-    }
-  }
-}
-function listFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? listFiles(join(dir, entry.name)) : [join(dir, entry.name)]))
-}
 
 /** A projection snapshot as a child printed it. */
 interface Snapshot {
@@ -160,12 +144,12 @@ function describeLatencies(name: string, latencies: readonly number[]): string {
 
 const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, index) => from + index)
 
-let url: string
+let url: string | undefined
 const schema = freshSchemaName('follower_processes')
 const children: Child[] = []
 
 beforeAll(async () => {
-  checkBuild()
+  assertBuilt('follower test', PACKAGES)
   url = pgTestUrl()
   await setup({ connection: url, schema })
 })
@@ -173,13 +157,14 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const child of children) child.kill()
   await Promise.all(children.map((child) => child.exited))
-  await dropSchema(url, schema)
+  // Unset when the build check refused to start.
+  if (url !== undefined) await dropSchema(url, schema)
 })
 
 it('followers in two other processes see every event once, in order, and agree with the writer at every asOfSeq', async () => {
   const id = 'followed'
   const start = (name: string, args: readonly string[]): Child => {
-    const child = new Child(name, args, url)
+    const child = new Child(name, args, url!)
     children.push(child)
     return child
   }

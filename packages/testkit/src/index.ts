@@ -103,3 +103,4 @@ export {
   type EmbeddedPostgresOptions,
   type PgServer,
 } from './postgres.js'
+export { assertBuilt } from './built.js'
