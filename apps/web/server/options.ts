@@ -61,7 +61,8 @@ export const WEB_USAGE = `usage: pnpm web [options]
   --port <n>              port to listen on (default 0: any free port)
   --host <address>        address to bind (default 127.0.0.1; anything else exposes the agent to that network)
   --session-dir <dir>     where session logs (JSONL) go (default ${DEFAULT_SESSION_DIR} under the current folder)
-  --store <url>           keep sessions in PostgreSQL instead (postgres://user@host:5432/db); several servers may share it
+  --store <url>           keep sessions in PostgreSQL instead (postgres://user@host:5432/db); several servers may share it;
+                          put the password in PGPASSWORD rather than in the URL (ps shows the command line)
   --schema <name>         the PostgreSQL schema with --store (default ${DEFAULT_SCHEMA}; created on start)
   --public-url <url>      this server's address as other servers and users reach it (http:// or https://; default
                           the listening origin, loopback-only: give it when the servers run on several machines)

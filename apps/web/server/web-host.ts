@@ -387,12 +387,13 @@ function attachments(images: readonly PostedImage[]): ImageAttachment[] {
  * kept open, one agent each, until {@link WebHost.close}.
  *
  * With {@link WebHostOptions.store} the sessions live in PostgreSQL, shared
- * by several servers. A session is opened as its writer when its lease is
- * free, else followed read-only (its events and frames still reach this
- * server's tabs live). A write to a followed session goes through
- * {@link WebHost.writable}: refused with {@link NotLeaseHolderError} while
- * another server holds the lease, or, once the lease is free, the session is
- * taken over here and the write goes ahead (failover).
+ * by several servers. Reading takes no lease: a session is opened as a
+ * read-only follower (its events and frames still reach this server's tabs
+ * live), closed again when no stream watches it for a while. A write goes
+ * through {@link WebHost.write}: refused with {@link NotLeaseHolderError}
+ * while another server holds the lease, or, once the lease is free, the
+ * session is taken over here and the write goes ahead (failover). A writer
+ * that lost its lease becomes a follower again.
  */
 export class WebHost {
   /** The context every plugin is composed in. */
@@ -617,7 +618,14 @@ export class WebHost {
     this.byAgent.delete(agent)
     agent.dispose()
     await store.close(writer).catch(() => {})
-    const follower = await store.follow(entry.id)
+    let follower: FollowerSession
+    try {
+      follower = await store.follow(entry.id)
+    } catch (error) {
+      // Not followed again: the next request opens the session anew.
+      if (this.open.get(entry.id) === entry) this.open.delete(entry.id)
+      throw error
+    }
     const { holder, unknown } = await this.holderOf(entry.id)
     if (this.closed) {
       await store.close(follower)

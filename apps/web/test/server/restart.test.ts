@@ -143,5 +143,8 @@ describe('the server process', () => {
     const placement = spawnSync(process.execPath, [join(REPO, 'scripts/run-web.mjs'), '--placement', 'middle'], { encoding: 'utf8', env: childEnv() })
     expect(placement.status).toBe(2)
     expect(placement.stderr).toMatch(/--placement takes system or transcript/)
+    const publicUrl = spawnSync(process.execPath, [join(REPO, 'scripts/run-web.mjs'), '--public-url', 'ftp://planmode.example/'], { encoding: 'utf8', env: childEnv() })
+    expect(publicUrl.status).toBe(2)
+    expect(publicUrl.stderr).toMatch(/--public-url takes an http:\/\/ or https:\/\/ URL/)
   })
 })
