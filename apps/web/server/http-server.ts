@@ -305,6 +305,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       id: open.id,
       role: access.role,
       holder: access.holder,
+      ...(access.holderUnknown === true ? { holderUnknown: true } : {}),
       events: shown,
       firstSeq: shown[0]?.seq ?? (events.at(-1)?.seq ?? -1) + 1,
       lastSeq: events.at(-1)?.seq ?? -1,

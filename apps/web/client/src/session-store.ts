@@ -127,7 +127,7 @@ export class SessionStore {
   /** Takes what a refused write said about the session's writer (`NOT_LEASE_HOLDER` names it). */
   noteAccess(access: SessionAccess): void {
     const held = this.state.access
-    if (held?.role !== access.role || held.holder !== access.holder) this.set({ access })
+    if (held?.role !== access.role || held.holder !== access.holder || held.holderUnknown !== access.holderUnknown) this.set({ access })
   }
 
   /** Loads the tail; false when it failed (then it retries later, unless the server refused for good). */
@@ -174,7 +174,7 @@ export class SessionStore {
       questions,
       streaming: mergeLoadedPartial(this.state.streaming, events, tail.partial),
       running: openTurn(events, tail.running),
-      access: tail.role === undefined ? this.state.access : { role: tail.role, holder: tail.holder ?? null },
+      access: tail.role === undefined ? this.state.access : { role: tail.role, holder: tail.holder ?? null, ...(tail.holderUnknown === true ? { holderUnknown: true as const } : {}) },
     })
     return true
   }
@@ -225,7 +225,7 @@ export class SessionStore {
   private onRole(access: SessionAccess | undefined): void {
     if (access === undefined || (access.role !== 'writer' && access.role !== 'follower')) return
     if (typeof access.holder !== 'string' && access.holder !== null) return
-    this.noteAccess({ role: access.role, holder: access.holder })
+    this.noteAccess({ role: access.role, holder: access.holder, ...(access.holderUnknown === true ? { holderUnknown: true as const } : {}) })
   }
 
   private onAppend(frame: AppendFrame | undefined): void {

@@ -83,6 +83,8 @@ export interface SessionTail {
   readonly role?: SessionRole
   /** The server holding the session's lease (its URL), or null when none does. */
   readonly holder?: string | null
+  /** Set when the follower could not read the lease. */
+  readonly holderUnknown?: true
 }
 
 /** `event: append`. */

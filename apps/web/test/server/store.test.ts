@@ -251,3 +251,46 @@ describe('--public-url', () => {
     expect((await call(a, 'GET', `/api/sessions/${id}`, { headers: { Host: 'elsewhere.example:4100' } })).status).toBe(403)
   })
 })
+
+describe('--store: failures on the way', () => {
+  it('a lease that cannot be read shows the holder as unknown, not as a stopped writer', async () => {
+    const a = await server()
+    const id = (await post(a, '/api/sessions', {})).body.id as string
+    const b = await server()
+    const store = b.host.store!
+    const lease = store.lease.bind(store)
+    ;(store as { lease: typeof store.lease }).lease = () => Promise.reject(new Error('the database did not answer'))
+    try {
+      expect(await page(b, id)).toMatchObject({ role: 'follower', holder: null, holderUnknown: true })
+      const onB = await stream(b, id)
+      await onB.waitFor((item) => item.event === 'questions')
+      expect(roles(onB)).toEqual([{ role: 'follower', holder: null, holderUnknown: true }])
+    } finally {
+      ;(store as { lease: typeof store.lease }).lease = lease
+    }
+    // Read again: the holder is known once more.
+    const known = await page(b, id)
+    expect(known).toMatchObject({ role: 'follower', holder: a.origin })
+    expect(known.holderUnknown).toBeUndefined()
+  })
+
+  it('a takeover whose agent cannot be created gives the lease back', async () => {
+    const id = await freeSession()
+    const b = await server()
+    const agents = b.host.ctx.require('agents')
+    const create = agents.create.bind(agents)
+    ;(agents as { create: typeof agents.create }).create = () => {
+      throw new Error('no agent today')
+    }
+    try {
+      expect((await post(b, `/api/sessions/${id}/prompt`, { text: 'hello' })).status).toBe(500)
+    } finally {
+      ;(agents as { create: typeof agents.create }).create = create
+    }
+    expect((await b.host.store!.lease(id)).held).toBe(false)
+    expect(await page(b, id)).toMatchObject({ role: 'follower', holder: null })
+    // Another server can take it.
+    const c = await server()
+    expect((await post(c, `/api/sessions/${id}/prompt`, { text: 'hello' })).status).toBe(202)
+  })
+})
