@@ -1,7 +1,7 @@
 /**
  * `@planmode/store-postgres`: sessions of the planmode reference host in
- * PostgreSQL. One writer per session (a session-level advisory lock, checked
- * again by every insert), read-only followers fed by LISTEN/NOTIFY, and
+ * PostgreSQL. One writer per session (a session-level advisory lock, and an
+ * epoch every commit names), read-only followers fed by LISTEN/NOTIFY, and
  * failover by reopening from the log.
  *
  * @packageDocumentation

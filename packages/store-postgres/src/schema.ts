@@ -23,22 +23,36 @@ export function poolConfig(connection: Connection): pg.PoolConfig {
   throw new TypeError(`store-postgres: connection must be a connection string or pg pool options, got ${String(connection)}`)
 }
 
-/**
- * The first key of every advisory lock of `schema`: a 32-bit FNV-1a hash of
- * `planmode:<schema>`, so two schemas in one database never share a lease.
- */
-export function lockClass(schema: string): number {
+/** A 32-bit FNV-1a hash of `text`. */
+function fnv1a(text: string): number {
   let hash = 0x811c9dc5
-  for (const char of `planmode:${schema}`) {
+  for (const char of text) {
     hash ^= char.charCodeAt(0)
     hash = Math.imul(hash, 0x01000193)
   }
   return hash | 0
 }
 
-/** The LISTEN/NOTIFY channel of `schema`. */
+/**
+ * The first key of the advisory locks of `schema`: a 32-bit FNV-1a hash of
+ * `planmode:<schema>` (the store's leases use its top 31 bits). Two schemas
+ * of one database share it with a probability of about 2^-31; another
+ * application's two-key advisory locks with the same first key would
+ * collide with the leases too.
+ */
+export function lockClass(schema: string): number {
+  return fnv1a(`planmode:${schema}`)
+}
+
+/**
+ * The LISTEN/NOTIFY channel of `schema`: `planmode_<schema>`, or for a
+ * schema too long for a 63-byte identifier, its first 45 characters and a
+ * hash of the whole name, so two long schemas do not share a channel.
+ */
 export function channelOf(schema: string): string {
-  return `planmode_${schema}`.slice(0, 63)
+  const channel = `planmode_${schema}`
+  if (channel.length <= 63) return channel
+  return `planmode_${schema.slice(0, 45)}_${(fnv1a(schema) >>> 0).toString(16).padStart(8, '0')}`
 }
 
 /** Each migration takes the schema from version `index` to `index + 1`. */

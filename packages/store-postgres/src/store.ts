@@ -12,9 +12,16 @@ import { SCHEMA_VERSION, channelOf, checkSchema, lockClass, poolConfig, schemaVe
 //   lock_key). The server frees the lock when that connection ends, so a
 //   dead process frees its sessions. Taking the lease bumps `epoch`.
 // - Every commit is one statement that moves the row's `head` only while
-//   the lease connection still holds the lock, the epoch is the writer's and
-//   the head is the one it last wrote; the events go in with it. A writer
-//   that lost its lease (even unnoticed) commits nothing.
+//   the epoch is the writer's and the head is the one it last wrote; the
+//   events go in with it. A new writer takes the lock first, then bumps the
+//   epoch under the row lock and reads the head, so a writer that lost its
+//   lease (even unnoticed) commits nothing once another took it. A lone
+//   writer whose lease connection died unnoticed may go on committing until
+//   someone takes the lease: nobody else writes meanwhile. Once this process
+//   notices the loss, its sessions refuse appends (`LEASE_LOST`).
+// - A lease connection holds each lock key once: a session opened again on
+//   it reuses the lock, and the lock goes with the last session using it
+//   (unless the connection is gone: the server frees its locks).
 // - A second writer is refused with LOCKED. Followers read the table up to
 //   the row's `head`, in seq order: when they hear a NOTIFY (sent after each
 //   commit, not inside it: that would serialize every commit of the
@@ -226,6 +233,8 @@ interface LeaseConnection {
   readonly client: pg.Client
   readonly pid: number
   lost: boolean
+  /** The lock keys this connection holds, each with how many sessions of this store use it. */
+  readonly held: Map<number, number>
   /** The last statement sent on it: the next one waits for it. */
   last: Promise<unknown>
   /** Gives it up: every lease it held is lost, and the next open takes a new connection. */
@@ -293,7 +302,7 @@ class WriterSession implements PostgresSession {
   /**
    * One batch: each append is checked (invariants see the batch's earlier
    * events in `events`), then the accepted ones go out in one statement
-   * that also checks the lease. Never rejects.
+   * fenced by the epoch and head. Never rejects.
    */
   private commit(batch: Pending[]): Promise<void> | undefined {
     const events = this.events
@@ -406,6 +415,9 @@ class Follower implements FollowerSession {
   }
 
   reached(seq: number): Promise<void> {
+    if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) {
+      return Promise.reject(new RangeError(`reached: seq must be a non-negative safe integer, got ${describe(seq)}`))
+    }
     if (this.head >= seq) return Promise.resolve()
     if (this.closed) return Promise.reject(new SessionLogError('CLOSED', `follower of session ${this.id} is closed`))
     return new Promise((resolve, reject) => this.waiters.push({ seq, resolve, reject }))
@@ -424,6 +436,8 @@ class Follower implements FollowerSession {
             if (this.closed || event.seq <= this.head) return
             this.events.push(event)
             this.store.announce(this, event)
+            // Waiters go as their event arrives: a busy writer keeps this loop going.
+            if (this.waiters.length > 0) this.wake()
           })
         } while (this.again && !this.closed)
       } finally {
@@ -459,12 +473,39 @@ class Follower implements FollowerSession {
  * happened.
  */
 function refused(error: unknown): boolean {
-  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !/^(08|57|58|XX)/.test(code)
+  return error instanceof pg.DatabaseError && typeof error.code === 'string' && !/^(08|57|58|XX)/.test(error.code)
 }
 
-/** The comment that opens every append statement, so its backend can be found in `pg_stat_activity`. */
-const APPEND_MARK = '/* store-postgres append */'
+/** The comment that opens an append statement, unique to it, so its backend can be found in `pg_stat_activity` (also behind a pooler). */
+function appendMark(): string {
+  return `/* store-postgres append ${randomBytes(8).toString('hex')} */`
+}
+
+/** Whether `promise` settles within `ms`. */
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms)
+  })
+  try {
+    return await Promise.race([promise.then(
+      () => true,
+      () => true,
+    ), timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** Drops a client's socket at once, without the goodbye a partitioned server never answers. */
+function destroy(client: pg.Client): void {
+  ;(client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy()
+}
+
+/** Ends a client, or drops its socket when the server does not answer within {@link PING_MS}. */
+async function endClient(client: pg.Client): Promise<void> {
+  if (!(await within(client.end(), PING_MS))) destroy(client)
+}
 
 class Store implements PostgresSessionStore {
   readonly dir = undefined
@@ -511,8 +552,8 @@ class Store implements PostgresSessionStore {
       throw new TypeError(`postgresSessions: followerPollMs must be a positive integer, got ${String(config.followerPollMs)}`)
     }
     this.followerPollMs = followerPollMs
-    if (config.holder !== undefined && (typeof config.holder !== 'string' || config.holder === '')) {
-      throw new TypeError(`postgresSessions: holder must be a non-empty string, got ${describe(config.holder)}`)
+    if (config.holder !== undefined && (typeof config.holder !== 'string' || config.holder === '' || NOT_TEXT.test(config.holder))) {
+      throw new TypeError(`postgresSessions: holder must be a non-empty string PostgreSQL text can hold (no NUL, no lone surrogate), got ${describe(config.holder)}`)
     }
     this.holder = config.holder ?? `${hostname()}:${process.pid}`
     this.config = poolConfig(config.connection)
@@ -586,11 +627,15 @@ class Store implements PostgresSessionStore {
   /** The connection holding this process's leases; when it fails, every lease it held is lost. */
   private leaseClient(): Promise<LeaseConnection> {
     this.leaseConnection ??= (async () => {
-      const client = new pg.Client(this.config)
+      const client = new pg.Client({ ...this.config, keepAlive: this.config.keepAlive ?? true })
+      let made: LeaseConnection | undefined
+      // Listening before connect: a drop during the first statements must not be an uncaught error.
+      client.on('error', (error) => made?.lose(error))
+      client.on('end', () => made?.lose())
       try {
         await client.connect()
         const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')
-        const connection: LeaseConnection = { client, pid: rows[0]!.pid, lost: false, last: Promise.resolve(), lose: () => {} }
+        const connection: LeaseConnection = { client, pid: rows[0]!.pid, lost: false, held: new Map(), last: Promise.resolve(), lose: () => {} }
         const lose = (error?: Error): void => {
           if (connection.lost) return
           connection.lost = true
@@ -604,8 +649,7 @@ class Store implements PostgresSessionStore {
           }
         }
         connection.lose = lose
-        client.on('error', lose)
-        client.on('end', () => lose())
+        made = connection
         this.currentLease = connection
         this.leases.add(connection)
         return connection
@@ -618,12 +662,59 @@ class Store implements PostgresSessionStore {
     return this.leaseConnection
   }
 
-  /** A statement on the lease connection, after the ones already sent there (one at a time: pg 9 refuses overlapping queries). */
-  private onLease<R extends pg.QueryResultRow>(connection: LeaseConnection, what: string, text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
-    const result = connection.last.then(() => connection.client.query<R>(text, values))
+  /**
+   * Work on the lease connection, after what was already sent there (one
+   * statement at a time: pg 9 refuses overlapping queries). The work also
+   * keeps `held` in step with the statements, in their order.
+   */
+  private onLease<T>(connection: LeaseConnection, what: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+    const result = connection.last.then(() => work(connection.client))
     connection.last = result.catch(() => {})
     return result.catch((error: unknown) => {
+      if (SessionLogError.isInstance(error)) throw error
       throw unavailable(what, error)
+    })
+  }
+
+  /**
+   * Takes the lock of the session row `where` selects on `connection`, or
+   * reuses it when the connection holds it already (a second try-lock would
+   * count it twice). Resolves with the row's key and whether it is held now.
+   */
+  private lock(connection: LeaseConnection, what: string, where: string, values: readonly unknown[]): Promise<{ lock_key: number; got: boolean } | undefined> {
+    return this.onLease(connection, what, async (client) => {
+      const { rows } = await client.query<{ lock_key: number; got: boolean }>(
+        `SELECT lock_key, CASE WHEN lock_key = ANY($1::int[]) THEN true ELSE pg_try_advisory_lock($2, lock_key) END AS got FROM ${this.table.sessions} WHERE ${where}`,
+        [[...connection.held.keys()], this.lockClass, ...values],
+      )
+      const row = rows[0]
+      if (row?.got === true) connection.held.set(row.lock_key, (connection.held.get(row.lock_key) ?? 0) + 1)
+      return row
+    })
+  }
+
+  /**
+   * One session stops using lock `key` on `connection`: the last one to go
+   * unlocks it, clearing the row's holder first when `clear` names the
+   * lease's epoch (a newer lease's row is left as it is).
+   */
+  private unlock(connection: LeaseConnection, key: number, clear?: { readonly id: string; readonly epoch: number }): Promise<void> {
+    return this.onLease(connection, 'releasing a lease', async (client) => {
+      const users = connection.held.get(key) ?? 0
+      if (users > 1) {
+        connection.held.set(key, users - 1)
+        return
+      }
+      connection.held.delete(key)
+      if (users === 0 || connection.lost) return
+      if (clear === undefined) await client.query('SELECT pg_advisory_unlock($1, $2)', [this.lockClass, key])
+      else {
+        await client.query(
+          `WITH cleared AS (UPDATE ${this.table.sessions} SET holder = NULL, holder_pid = NULL, leased_at = NULL WHERE id = $3 AND epoch = $4 RETURNING 1)
+           SELECT pg_advisory_unlock($1, $2) AS unlocked, (SELECT count(*) FROM cleared)::int AS cleared`,
+          [this.lockClass, key, clear.id, clear.epoch],
+        )
+      }
     })
   }
 
@@ -674,26 +765,26 @@ class Store implements PostgresSessionStore {
 
   /**
    * Commits `rows` after `previous` (the seq of the last landed event) in
-   * one statement: the session's row moves its head only while this
-   * process's lease connection holds the advisory lock and the epoch is
-   * still this session's, and the events go in with it. The NOTIFY follows
+   * one statement: the session's row moves its head only while the epoch is
+   * still this session's and the head is `previous`, and the events go in
+   * with it. A newer lease bumped the epoch, so a writer that lost its lease
+   * to another commits nothing; no lock table is read (`pg_locks` would
+   * take every lock-partition lock of the server on every commit). The NOTIFY follows
    * the commit as a statement of its own ({@link Store.notify}): inside the
    * commit it would serialize the commits of every session of the database.
    */
   async insert(session: WriterSession, rows: readonly Row[], previous: number): Promise<void> {
     const head = rows[rows.length - 1]!.event.seq
-    const text = `${APPEND_MARK}
+    const mark = appendMark()
+    const text = `${mark}
       WITH fence AS (
         UPDATE ${this.table.sessions} SET head = $3
          WHERE id = $1 AND epoch = $2 AND head = $4
-           AND EXISTS (SELECT 1 FROM pg_locks
-                        WHERE locktype = 'advisory' AND granted AND pid = $5
-                          AND classid = $6::int4::oid AND objid = lock_key::oid AND objsubid = 2)
         RETURNING id
       ), inserted AS (
         INSERT INTO ${this.table.events} (session_id, seq, time, type, data)
         SELECT fence.id, e.seq, e.time, e.type, e.data
-          FROM fence, unnest($7::bigint[], $8::float8[], $9::text[], $10::json[]) AS e (seq, time, type, data)
+          FROM fence, unnest($5::bigint[], $6::float8[], $7::text[], $8::json[]) AS e (seq, time, type, data)
         RETURNING 1
       )
       SELECT (SELECT count(*) FROM fence)::int AS fenced,
@@ -703,8 +794,6 @@ class Store implements PostgresSessionStore {
       session.epoch,
       head,
       previous,
-      session.lease.pid,
-      this.lockClass,
       rows.map((row) => row.event.seq),
       rows.map((row) => row.event.time),
       rows.map((row) => row.event.type),
@@ -723,7 +812,7 @@ class Store implements PostgresSessionStore {
     } catch (error) {
       client.release(true)
       if (refused(error)) throw unavailable(`session ${session.id}: the database refused the append; nothing was written`, error)
-      const landed = await this.landed(session, head, (client as { processID?: number | null }).processID ?? undefined)
+      const landed = await this.landed(session, head, previous, mark)
       if (landed === true) {
         this.notify(session.id, head)
         return
@@ -774,19 +863,30 @@ class Store implements PostgresSessionStore {
   }
 
   /**
-   * Whether an append that ended with its connection lost committed: first
-   * its backend, if the server still runs it, is terminated and waited for
-   * (so it cannot commit later), then the session's head says. `undefined`
-   * when the database cannot tell.
+   * Whether an append that ended with its connection lost committed. First
+   * the backend still running its statement (found by the statement's
+   * unique `mark`, so also behind a pooler whose pids are not the server's)
+   * is terminated and waited for, so it cannot commit later; then the
+   * session's head says. `undefined` when the database cannot tell: the
+   * termination was not confirmed, or `pg_stat_activity` hides queries of
+   * this database from this role, so a backend running it may remain.
    */
-  private async landed(session: WriterSession, head: number, pid: number | undefined): Promise<boolean | undefined> {
+  private async landed(session: WriterSession, head: number, previous: number, mark: string): Promise<boolean | undefined> {
     try {
-      if (pid !== undefined) {
-        await this.pool.query(`SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity WHERE pid = $1 AND starts_with(query, $2)`, [pid, APPEND_MARK])
-      }
+      const { rows: found } = await this.pool.query<{ running: number; gone: boolean | null; hidden: boolean }>(
+        `SELECT count(*)::int AS running,
+                bool_and(pg_terminate_backend(a.pid, 10000)) AS gone,
+                EXISTS (SELECT 1 FROM pg_stat_activity h WHERE h.datname = current_database() AND h.query = '<insufficient privilege>') AS hidden
+           FROM pg_stat_activity a
+          WHERE starts_with(a.query, $1) AND a.state IS DISTINCT FROM 'idle' AND a.pid <> pg_backend_pid()`,
+        [mark],
+      )
+      const check = found[0]!
+      if (check.running > 0 ? check.gone !== true : check.hidden) return undefined
       const { rows } = await this.pool.query<{ head: string; epoch: string }>(`SELECT head, epoch FROM ${this.table.sessions} WHERE id = $1`, [session.id])
       if (rows[0] === undefined || Number(rows[0].epoch) !== session.epoch) return undefined
-      return Number(rows[0].head) === head
+      const now = Number(rows[0].head)
+      return now === head ? true : now === previous ? false : undefined
     } catch {
       return undefined
     }
@@ -802,30 +902,7 @@ class Store implements PostgresSessionStore {
     if (row !== undefined && Number(row.head) !== (last === undefined ? -1 : last.seq)) {
       return session.leaseLost(`the log ends at seq ${row.head}, not at this writer's seq ${last === undefined ? -1 : last.seq}: it was changed outside this writer`)
     }
-    // The lock is not held by the lease connection: it died unnoticed (a partition), or answers no more. Give it up unless it answers now.
-    if (!(await this.answers(session.lease))) {
-      session.lease.lose(new Error(`it holds no lease and did not answer within ${PING_MS} ms`))
-      session.lease.client.end().catch(() => {})
-    }
-    return session.leaseLost('this process no longer holds the lease (its lease connection was lost)')
-  }
-
-  /** Whether the lease connection answers a trivial statement within {@link PING_MS}. */
-  private async answers(connection: LeaseConnection): Promise<boolean> {
-    if (connection.lost) return false
-    let timer: NodeJS.Timeout | undefined
-    const timeout = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), PING_MS)
-    })
-    const ping = this.onLease(connection, '', 'SELECT 1', []).then(
-      () => true,
-      () => false,
-    )
-    try {
-      return await Promise.race([ping, timeout])
-    } finally {
-      clearTimeout(timer)
-    }
+    return session.leaseLost(row === undefined ? 'its session row could not be read after the commit was refused' : 'the session row changed while the commit ran')
   }
 
   /** Takes `session` out of `writers` while `closed` runs: an `open` of its id waits for it. */
@@ -838,14 +915,22 @@ class Store implements PostgresSessionStore {
     return done
   }
 
-  /** Gives back the lease of a closed session. */
+  /**
+   * Gives back the lease of a closed session (also a fenced one: its
+   * connection may hold the lock still). Only a lost connection is skipped:
+   * the server frees its locks. One that does not answer within
+   * {@link PING_MS} is given up: its socket is dropped, and the server frees
+   * its locks once it notices.
+   */
   async release(session: WriterSession): Promise<void> {
-    // Fenced out (LEASE_LOST): the lock is not this connection's any more, and the connection may be dead: nothing to give back.
-    if (session.lease.lost || session.broken?.code === 'LEASE_LOST') return
-    await this.query('', `UPDATE ${this.table.sessions} SET holder = NULL, holder_pid = NULL, leased_at = NULL WHERE id = $1 AND epoch = $2`, [session.id, session.epoch]).catch(() => {})
-    await this.onLease(session.lease, `releasing the lease of session ${session.id}`, 'SELECT pg_advisory_unlock($1, $2)', [this.lockClass, session.lockKey]).catch((error: unknown) => {
-      this.ctx.logger.warn(`store-postgres: ${(error as Error).message}`)
+    const lease = session.lease
+    if (lease.lost) return
+    const released = this.unlock(lease, session.lockKey, { id: session.id, epoch: session.epoch }).catch((error: unknown) => {
+      this.ctx.logger.warn(`store-postgres: releasing the lease of session ${session.id} failed: ${(error as Error).message}`)
     })
+    if (await within(released, PING_MS)) return
+    lease.lose(new Error(`it did not answer within ${PING_MS} ms while releasing session ${session.id}`))
+    destroy(lease.client)
   }
 
   private register(session: WriterSession): WriterSession {
@@ -891,8 +976,12 @@ class Store implements PostgresSessionStore {
         if (inserted.rows.length === 0) throw new SessionLogError('EXISTS', `session ${id} already exists`)
         const key = inserted.rows[0]!.lock_key
         // The key is new: nobody else can hold it, and nobody sees the session before the commit.
-        const locked = await this.onLease<{ got: boolean }>(lease, `cannot take the lease of session ${id}`, 'SELECT pg_try_advisory_lock($1, $2) AS got', [this.lockClass, key])
-        if (locked.rows[0]?.got !== true) throw new SessionLogError('LOCKED', `session ${id}: its new lease is held by another connection`)
+        const locked = await this.onLease(lease, `cannot take the lease of session ${id}`, async (connection) => {
+          const { rows } = await connection.query<{ got: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS got', [this.lockClass, key])
+          if (rows[0]?.got === true) lease.held.set(key, (lease.held.get(key) ?? 0) + 1)
+          return rows[0]?.got === true
+        })
+        if (!locked) throw new SessionLogError('LOCKED', `session ${id}: its new lease is held by another connection`)
         lockKey = key
         for (let start = 0; start < rows.length; start += CHUNK) {
           const chunk = rows.slice(start, start + CHUNK)
@@ -906,7 +995,7 @@ class Store implements PostgresSessionStore {
       } catch (error) {
         await client.query('ROLLBACK').catch(() => {})
         client.release()
-        if (lockKey !== undefined) await this.onLease(lease, '', 'SELECT pg_advisory_unlock($1, $2)', [this.lockClass, lockKey]).catch(() => {})
+        if (lockKey !== undefined) await this.unlock(lease, lockKey).catch(() => {})
         if (SessionLogError.isInstance(error)) throw error
         throw unavailable(`cannot create session ${id}`, error)
       }
@@ -974,13 +1063,7 @@ class Store implements PostgresSessionStore {
     const load = (async () => {
       await this.ready()
       const lease = await this.leaseClient()
-      const found = await this.onLease<{ lock_key: number; got: boolean }>(
-        lease,
-        `cannot open session ${id}`,
-        `SELECT lock_key, pg_try_advisory_lock($1, lock_key) AS got FROM ${this.table.sessions} WHERE id = $2`,
-        [this.lockClass, id],
-      )
-      const row = found.rows[0]
+      const row = await this.lock(lease, `cannot open session ${id}`, 'id = $3', [id])
       if (row === undefined) throw new SessionLogError('NOT_FOUND', `session ${id} not found in schema ${this.schema}`)
       if (!row.got) {
         const holder = await this.lease(id).then(
@@ -989,24 +1072,26 @@ class Store implements PostgresSessionStore {
         )
         throw new SessionLogError('LOCKED', `session ${id} is being written by another process${holder === undefined ? '' : ` (${holder})`}, which holds its lease; open it read-only with follow(), or wait until that process closes it or dies`)
       }
+      let epoch: number | undefined
       try {
         const taken = await this.query<{ epoch: string; head: string }>(
           `cannot take the lease of session ${id}`,
           `UPDATE ${this.table.sessions} SET epoch = epoch + 1, holder = $2, holder_pid = $3, leased_at = now() WHERE id = $1 RETURNING epoch, head`,
           [id, this.holder, lease.pid],
         )
+        epoch = Number(taken.rows[0]!.epoch)
         const head = Number(taken.rows[0]!.head)
         const events = await this.readAll(id, head)
         const last = events.length === 0 ? -1 : events[events.length - 1]!.seq
         if (last !== head) {
           throw new SessionLogError('SEQ_ORDER', `session ${id}: the log ends at seq ${last} but the session row says ${head}; the tables were changed outside this store`)
         }
-        const session = new WriterSession(id, events, Number(taken.rows[0]!.epoch), row.lock_key, lease, this)
+        const session = new WriterSession(id, events, epoch, row.lock_key, lease, this)
         for (const event of events) this.checkInvariants(event, session)
         this.alive()
         return this.register(session)
       } catch (error) {
-        await this.onLease(lease, '', 'SELECT pg_advisory_unlock($1, $2)', [this.lockClass, row.lock_key]).catch(() => {})
+        await this.unlock(lease, row.lock_key, epoch === undefined ? undefined : { id, epoch }).catch(() => {})
         throw error
       }
     })()
@@ -1016,7 +1101,11 @@ class Store implements PostgresSessionStore {
   /** The connection that LISTENs for commits, reconnected (and every follower caught up) when it fails. */
   private listen(): Promise<pg.Client> {
     this.listener ??= (async () => {
-      const client = new pg.Client(this.config)
+      const client = new pg.Client({ ...this.config, keepAlive: this.config.keepAlive ?? true })
+      let reconnect: ((error?: Error) => void) | undefined
+      // Listening before connect: a drop during LISTEN must not be an uncaught error.
+      client.on('error', (error) => reconnect?.(error))
+      client.on('end', () => reconnect?.())
       try {
         await client.connect()
         await client.query(`LISTEN "${this.channel}"`)
@@ -1034,7 +1123,7 @@ class Store implements PostgresSessionStore {
         for (const follower of set) if (follower.head < head) void follower.catchUp().catch((error: unknown) => this.readFailed(follower, error))
       })
       let gone = false
-      const reconnect = (error?: Error): void => {
+      reconnect = (error?: Error): void => {
         if (gone) return
         gone = true
         this.listener = undefined
@@ -1042,8 +1131,6 @@ class Store implements PostgresSessionStore {
         this.ctx.logger.warn(`store-postgres: the listen connection failed${error === undefined ? '' : ` (${error.message})`}; reconnecting`)
         this.relisten(100)
       }
-      client.on('error', reconnect)
-      client.on('end', () => reconnect())
       return client
     })()
     return this.listener
@@ -1074,8 +1161,11 @@ class Store implements PostgresSessionStore {
     this.alive()
     checkId(id)
     await this.ready()
+    this.alive()
     await this.listen()
+    this.alive()
     const found = await this.query<{ id: string }>(`cannot follow session ${id}`, `SELECT id FROM ${this.table.sessions} WHERE id = $1`, [id])
+    this.alive()
     if (found.rows.length === 0) throw new SessionLogError('NOT_FOUND', `session ${id} not found in schema ${this.schema}`)
     // LISTEN came first: a commit after this read is announced to the follower registered next.
     const follower = new Follower(id, await this.readAll(id), this)
@@ -1084,7 +1174,14 @@ class Store implements PostgresSessionStore {
     if (set === undefined) this.followers.set(id, (set = new Set()))
     set.add(follower)
     this.poll()
-    await follower.catchUp()
+    try {
+      await follower.catchUp()
+      this.alive()
+    } catch (error) {
+      // Not handed out: it must not stay registered (and polled) until end().
+      await this.close(follower)
+      throw error
+    }
     return follower
   }
 
@@ -1120,6 +1217,7 @@ class Store implements PostgresSessionStore {
   }
 
   async lease(id: string): Promise<LeaseInfo> {
+    this.alive()
     checkId(id)
     await this.ready()
     // The row names the holder only while the pid it names holds the lock: a process that just took
@@ -1136,6 +1234,7 @@ class Store implements PostgresSessionStore {
            FROM ${this.table.sessions} s WHERE s.id = $2`,
         [this.lockClass, id],
       )
+      this.alive()
       const row = rows[0]
       if (row === undefined) throw new SessionLogError('NOT_FOUND', `session ${id} not found in schema ${this.schema}`)
       const epoch = Number(row.epoch)
@@ -1143,6 +1242,7 @@ class Store implements PostgresSessionStore {
       if (row.lock_pid === row.holder_pid) return { held: true, holder: row.holder ?? undefined, epoch, since: row.leased_at ?? undefined }
       if (attempt >= LEASE_READS) return { held: true, holder: undefined, epoch, since: undefined }
       await new Promise((resolve) => setTimeout(resolve, 10))
+      this.alive()
     }
   }
 
@@ -1201,9 +1301,9 @@ class Store implements PostgresSessionStore {
       await Promise.allSettled([
         ...leases.map((connection) => {
           connection.lost = true
-          return connection.client.end()
+          return endClient(connection.client)
         }),
-        listener?.then((client) => client.end()),
+        listener?.then((client) => endClient(client)),
         this.pool.end(),
       ])
     })()

@@ -182,6 +182,38 @@ describe('followers in one process', () => {
     expect(follower.events.map((event) => event.data)).toEqual([{ n: 0 }, { n: 1 }])
   })
 
+  it('reached() of a seq that is not a non-negative safe integer rejects with RangeError', async () => {
+    const writer = db.process().store
+    await writer.create({ id: 'reached-range' })
+    const follower = await db.process().store.follow('reached-range')
+    for (const seq of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53, '0' as unknown as number]) {
+      await expect(follower.reached(seq)).rejects.toBeInstanceOf(RangeError)
+    }
+  })
+
+  it('reached() resolves as its event arrives, not once the whole catch-up is read (a busy writer would keep that going)', async () => {
+    const writer = db.process().store
+    const session = await writer.create({ id: 'long-read' })
+    await append(session, 'custom/n', {})
+    await writer.end()
+    const reader = db.process({ followerPollMs: 60_000 })
+    const follower = await reader.store.follow('long-read')
+    // 25,000 rows committed without a NOTIFY: one catch-up reads them, 10,000 per statement.
+    await db.admin(
+      `WITH moved AS (UPDATE "${db.schema}".sessions SET head = 25000 WHERE id = 'long-read' RETURNING id)
+       INSERT INTO "${db.schema}".events SELECT id, seq, 0, 'custom/n', '{}' FROM moved, generate_series(1, 25000) AS seq`,
+    )
+    let seenWhenReached = -1
+    const waiting = follower.reached(1).then(() => {
+      seenWhenReached = follower.events.length
+    })
+    await follower.catchUp()
+    await waiting
+    expect(follower.events).toHaveLength(25_001)
+    expect(seenWhenReached).toBeGreaterThanOrEqual(2)
+    expect(seenWhenReached).toBeLessThan(25_001)
+  })
+
   it('followerPollMs must be a positive integer', () => {
     for (const followerPollMs of [0, -1, 1.5, Number.NaN]) expect(() => db.process({ followerPollMs })).toThrow(TypeError)
   })

@@ -1,3 +1,4 @@
+import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { PostgresSession, PostgresSessionStore } from '../src/index.js'
 import { partitionProxy, type PartitionProxy } from './support/proxy.js'
@@ -95,6 +96,34 @@ describe('one writer per session', () => {
     expect(await maker.lease('open-race')).toMatchObject({ held: false, epoch: 6 })
   })
 
+  it('a writer fenced while its lease connection still holds the lock (the log changed outside it) gives the lock back: reopened and closed here, another store opens it', async () => {
+    const a = db.process({ holder: 'process-A' }).store
+    const session = await a.create({ id: 'fenced-held' })
+    await append(session, 'custom/a', {})
+    await db.admin(`UPDATE "${db.schema}".sessions SET head = 5 WHERE id = 'fenced-held'`)
+    await expect(append(session, 'custom/a', {})).rejects.toMatchObject({ code: 'LEASE_LOST', message: expect.stringContaining('changed outside this writer') })
+    await db.admin(`UPDATE "${db.schema}".sessions SET head = 0 WHERE id = 'fenced-held'`)
+    const again = await a.open('fenced-held')
+    expect(again).not.toBe(session)
+    expect(again.epoch).toBe(2)
+    await a.close(again)
+    const b = db.process({ holder: 'process-B' }).store
+    expect(await b.lease('fenced-held')).toMatchObject({ held: false })
+    const taken = await b.open('fenced-held')
+    expect(taken.epoch).toBe(3)
+    expect(taken.events).toHaveLength(1)
+  })
+
+  it('lease() after end() rejects with CLOSED; a holder PostgreSQL text cannot hold is a TypeError', async () => {
+    const { store } = db.process()
+    await store.close(await store.create({ id: 'lease-after-end' }))
+    const ending = store.end()
+    await expect(store.lease('lease-after-end')).rejects.toMatchObject({ code: 'CLOSED' })
+    await ending
+    await expect(store.lease('lease-after-end')).rejects.toMatchObject({ code: 'CLOSED' })
+    for (const holder of ['a\u0000b', 'x\uD800y', '\uDC00']) expect(() => db.process({ holder })).toThrow(TypeError)
+  })
+
   it('the default holder is <hostname>:<pid>', async () => {
     const { store } = db.process()
     expect(store.holder).toMatch(new RegExp(`:${process.pid}$`))
@@ -148,21 +177,53 @@ describe('fencing a writer that lost its lease without noticing', () => {
     expect(session.events).toHaveLength(2)
   })
 
-  it('its lease connection ended and nobody took the lease yet: the append still gets LEASE_LOST (the insert checks pg_locks)', async () => {
+  it('its lease connection ended and nobody took the lease yet: unnoticed, the lone writer goes on committing (nobody else writes); once noticed, appends get LEASE_LOST', async () => {
     const old = named('lonely-writer', viaProxy())
     const session = await old.store.create({ id: 'fenced-alone' })
     await append(session, 'custom/old', { n: 0 })
     const pid = await leasePid(old.application)
     expect(proxy.cutMarked()).toBeGreaterThanOrEqual(1)
     await terminate([pid])
-    const error = await append(session, 'custom/old', { n: 1 }).catch((caught: unknown) => caught)
-    expect(error).toMatchObject({ code: 'LEASE_LOST', message: expect.stringContaining('no longer holds the lease') })
-    expect((await rows('fenced-alone')).map((row) => Number(row.seq))).toEqual([0])
+    expect((await append(session, 'custom/old', { n: 1 })).seq).toBe(1)
+    // The partition ends: the client hears that its lease connection is gone.
+    proxy.dropCut()
+    for (let tries = 0; tries < 500 && old.logger.lines.every((line) => !line.message.includes('lease connection failed')); tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    await expect(append(session, 'custom/old', { n: 2 })).rejects.toMatchObject({ code: 'LEASE_LOST', message: expect.stringContaining('lost its connection') })
+    expect((await rows('fenced-alone')).map((row) => Number(row.seq))).toEqual([0, 1])
     // open() in the same store replaces the dead writer: a new lease, the log read again.
     const again = await old.store.open('fenced-alone')
     expect(again).not.toBe(session)
     expect(again.epoch).toBe(2)
-    expect((await append(again, 'custom/again', {})).seq).toBe(1)
+    expect((await append(again, 'custom/again', {})).seq).toBe(2)
+  })
+
+  it('close() of a session whose lease connection is partitioned resolves: the connection is given up, and the lease frees once the server ends it', async () => {
+    const cut = named('cut-writer', viaProxy())
+    const session = await cut.store.create({ id: 'close-cut' })
+    await append(session, 'custom/a', {})
+    const pid = await leasePid(cut.application)
+    expect(proxy.cutMarked()).toBeGreaterThanOrEqual(1)
+    await cut.store.close(session)
+    expect(cut.store.get('close-cut')).toBeUndefined()
+    // The server still runs the old backend (the proxy keeps its side open): the lock stays until it ends.
+    const other = db.process({ holder: 'after-cut' }).store
+    await expect(other.open('close-cut')).rejects.toMatchObject({ code: 'LOCKED' })
+    await terminate([pid])
+    expect((await openWhenFree(other, 'close-cut')).epoch).toBe(2)
+    await cut.store.end()
+  })
+
+  it('end() of a store whose lease connection is partitioned resolves', async () => {
+    const cut = named('cut-ender', viaProxy())
+    const session = await cut.store.create({ id: 'end-cut' })
+    await append(session, 'custom/a', {})
+    const pid = await leasePid(cut.application)
+    expect(proxy.cutMarked()).toBeGreaterThanOrEqual(1)
+    await cut.store.end()
+    await terminate([pid])
+    expect((await openWhenFree(db.process().store, 'end-cut')).events).toHaveLength(1)
   })
 
   it('a lease connection that fails in the open is noticed: appends reject with LEASE_LOST before reaching the database', async () => {
@@ -176,6 +237,61 @@ describe('fencing a writer that lost its lease without noticing', () => {
     expect(writer.logger.lines.some((line) => line.level === 'error' && line.message.includes('sessions noticed can no longer be written here'))).toBe(true)
     await expect(append(session, 'custom/b', {})).rejects.toMatchObject({ code: 'LEASE_LOST', message: expect.stringContaining('lost its connection') })
     expect(await db.process().store.lease('noticed')).toMatchObject({ held: false })
+  })
+})
+
+describe('an append whose connection drops while its statement waits for a lock', () => {
+  let proxy: PartitionProxy
+  beforeAll(async () => {
+    const url = new URL(db.url())
+    // Backend pids the client sees are not the server's, as behind pgbouncer.
+    proxy = await partitionProxy({ host: url.hostname, port: Number(url.port || 5432) }, 'append-probe', { fakePids: true })
+  })
+  afterAll(async () => {
+    await proxy.close()
+  })
+
+  it('behind a pooler: the append is rejected as unwritten only once its statement can no longer commit', async () => {
+    const url = new URL(db.url())
+    url.hostname = '127.0.0.1'
+    url.port = String(proxy.port)
+    const { store } = db.process({ connection: url.toString() })
+    const session = await store.create({ id: 'dropped-wait' })
+    await append(session, 'custom/a', { n: 0 })
+    const blocker = new pg.Client({ connectionString: db.url() })
+    blocker.on('error', () => {})
+    await blocker.connect()
+    const lockRow = `SELECT 1 FROM "${db.schema}".sessions WHERE id = 'dropped-wait' FOR UPDATE`
+    try {
+      await blocker.query('BEGIN')
+      await blocker.query(lockRow)
+      const outcome = append(session, 'custom/a', { probe: 'append-probe' }).then(
+        () => 'landed' as const,
+        (error: { code?: string; message: string }) => error,
+      )
+      for (let tries = 0; tries < 500; tries++) {
+        const waiting = await db.admin<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND starts_with(query, '/* store-postgres append')`)
+        if (waiting[0]!.n > 0) break
+        await new Promise((resolve) => setTimeout(resolve, 10))
+      }
+      expect(proxy.cutMarked()).toBe(1)
+      proxy.dropCut()
+      const result = await outcome
+      await blocker.query('COMMIT')
+      // Whatever still runs the statement goes first in the row's lock queue: once this lock is granted, it is done.
+      await blocker.query('BEGIN')
+      await blocker.query(lockRow)
+      await blocker.query('COMMIT')
+      const logged = (await rows('dropped-wait')).map((row) => row.data)
+      if (result === 'landed') expect(logged).toEqual([{ n: 0 }, { probe: 'append-probe' }])
+      else {
+        expect(result.code).toBe('UNAVAILABLE')
+        if (result.message.includes('nothing was written')) expect(logged).toEqual([{ n: 0 }])
+        else expect(result.message).toContain('outcome could not be read back')
+      }
+    } finally {
+      await blocker.end()
+    }
   })
 })
 

@@ -24,18 +24,53 @@ export interface PartitionProxy {
   close(): Promise<void>
 }
 
-export async function partitionProxy(target: { host: string; port: number }, marker: string): Promise<PartitionProxy> {
+/** What else the proxy does. */
+export interface ProxyOptions {
+  /**
+   * Hands each client a backend pid that is not the server's (in the
+   * BackendKeyData message), as a pooler such as pgbouncer does.
+   */
+  readonly fakePids?: boolean
+}
+
+/** A pid no server backend has (above Linux's pid_max). */
+let fakePid = 0x7fff0000
+
+/**
+ * Rewrites the pid of the first BackendKeyData ('K') message a server sends,
+ * walking its message frames chunk by chunk.
+ */
+function pidFaker(): (chunk: Buffer) => void {
+  let skip = 0
+  let done = false
+  return (chunk) => {
+    let offset = skip
+    while (!done && offset + 5 <= chunk.length) {
+      const length = chunk.readInt32BE(offset + 1)
+      if (chunk[offset] === 0x4b && offset + 9 <= chunk.length) {
+        chunk.writeInt32BE(fakePid++, offset + 5)
+        done = true
+      }
+      offset += 1 + length
+    }
+    skip = Math.max(0, offset - chunk.length)
+  }
+}
+
+export async function partitionProxy(target: { host: string; port: number }, marker: string, options: ProxyOptions = {}): Promise<PartitionProxy> {
   const links = new Set<Link>()
   const server: Server = createServer((client) => {
     const upstream = connect(target.port, target.host)
     const link: Link = { client, server: upstream, marked: false, cut: false }
     links.add(link)
+    const fake = options.fakePids === true ? pidFaker() : undefined
     client.on('data', (chunk: Buffer) => {
       if (link.cut) return
       if (!link.marked && chunk.includes(marker)) link.marked = true
       upstream.write(chunk)
     })
     upstream.on('data', (chunk: Buffer) => {
+      fake?.(chunk)
       if (!link.cut) client.write(chunk)
     })
     const end = (): void => {
