@@ -260,9 +260,9 @@ export class OpenSession {
 
   /**
    * This server lost the session's lease (another server took it, or the
-   * lease connection died): `follower` is its read-only view now. The events
-   * the writer had not sent yet go to the streams, then a frame when a value
-   * changed, then the new role.
+   * lease connection died): `follower` is its read-only view now. The streams
+   * get the new role, then the events of the new writer they had not seen,
+   * then a frame when a value changed.
    */
   demote(follower: FollowerSession, holder: string | null, holderUnknown: boolean): void {
     this.current = follower
@@ -270,9 +270,9 @@ export class OpenSession {
     this.holderName = holder
     this.holderUnknown = holderUnknown
     this.streaming = undefined
+    this.emit({ kind: 'role', access: this.access() })
     for (const event of follower.events) if (event.seq > this.lastSeq) this.push(event)
     this.sendFrameIfChanged()
-    this.emit({ kind: 'role', access: this.access() })
   }
 
   /** Every projection value as of the last event. */

@@ -214,8 +214,11 @@ describe('--store: a writer that lost its lease', () => {
       { role: 'writer', holder: a.origin },
       { role: 'follower', holder: b.origin },
     ])
-    // The old writer's tab got b's turn, once, in seq order, nothing of a's refused prompt.
+    // The old writer's tab got the role, then b's turn, once, in seq order, nothing of a's refused prompt.
     await waitForEvent(onA, turnEnded(1))
+    const demotedAt = onA.items.findIndex((item) => item.event === 'role' && item.data.role === 'follower')
+    const firstOfB = onA.items.findIndex((item) => item.event === 'append' && item.data.event.type === 'turn/start')
+    expect(demotedAt).toBeLessThan(firstOfB)
     const seqs = onA.events().map((event) => event.seq)
     expect(seqs).toEqual(seqs.map((_, index) => index))
     expect(onA.events()).toEqual((await page(b, id)).events)
