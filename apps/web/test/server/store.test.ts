@@ -39,12 +39,18 @@ async function sql<R>(text: string, values: unknown[] = []): Promise<R[]> {
   }
 }
 
-/** Ends the database connection that holds session `id`'s lease (the advisory lock on its `lock_key`); returns how many were ended. */
+/**
+ * Ends the database connection that holds session `id`'s lease: the backend
+ * holding the advisory lock on the session's `lock_key` that the row names
+ * (other schemas, in other test files, hold locks on the same keys under
+ * their own lock class). Returns how many were ended.
+ */
 async function terminateLease(id: string): Promise<number> {
   const rows = await sql<{ ended: boolean }>(
-    `SELECT pg_terminate_backend(l.pid) AS ended FROM pg_locks l
-      WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
-        AND l.objid = (SELECT lock_key FROM "${schema}".sessions WHERE id = $1)::oid`,
+    `SELECT pg_terminate_backend(l.pid) AS ended
+       FROM pg_locks l JOIN "${schema}".sessions s ON l.objid = s.lock_key::oid AND l.pid = s.holder_pid
+      WHERE s.id = $1 AND l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
+        AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
     [id],
   )
   return rows.filter((row) => row.ended).length
