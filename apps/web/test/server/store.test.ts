@@ -6,9 +6,9 @@
  * terminated follows the session again, and its write is refused naming the
  * new writer; --public-url names the server in its leases.
  */
-import { createRequire } from 'node:module'
 import type { SessionEvent } from '@planmode/seams'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import pg from 'pg'
 import type { WebServer, WebServerOptions } from '../../server/http-server.js'
 import { dropSchema, freshSchemaName, pgTestUrl } from '../browser/support/postgres.js'
 import { until } from '../browser/support/wait.js'
@@ -19,16 +19,7 @@ const schema = freshSchemaName('web_store')
 const running: WebServer[] = []
 const streams: SseClient[] = []
 
-/** `pg`, from the test helpers' own dependencies (this package has none on it). */
-interface PgClient {
-  connect(): Promise<void>
-  query<R>(text: string, values?: unknown[]): Promise<{ rows: R[] }>
-  end(): Promise<void>
-  on(event: 'error', listener: () => void): void
-}
-const pg = createRequire(createRequire(import.meta.url).resolve('@planmode/testkit'))('pg') as { Client: new (config: { connectionString: string }) => PgClient }
-
-async function sql<R>(text: string, values: unknown[] = []): Promise<R[]> {
+async function sql<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R[]> {
   const client = new pg.Client({ connectionString: url })
   client.on('error', () => undefined)
   await client.connect()
