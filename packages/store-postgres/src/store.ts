@@ -868,15 +868,17 @@ class Store implements PostgresSessionStore {
    * unique `mark`, so also behind a pooler whose pids are not the server's)
    * is terminated and waited for, so it cannot commit later; then the
    * session's head says. `undefined` when the database cannot tell: the
-   * termination was not confirmed, or `pg_stat_activity` hides queries of
-   * this database from this role, so a backend running it may remain.
+   * termination was not confirmed, or `pg_stat_activity` does not track
+   * the queries of this role's backends (`track_activities` off), so a
+   * backend running it may remain.
    */
   private async landed(session: WriterSession, head: number, previous: number, mark: string): Promise<boolean | undefined> {
     try {
       const { rows: found } = await this.pool.query<{ running: number; gone: boolean | null; hidden: boolean }>(
         `SELECT count(*)::int AS running,
                 bool_and(pg_terminate_backend(a.pid, 10000)) AS gone,
-                EXISTS (SELECT 1 FROM pg_stat_activity h WHERE h.datname = current_database() AND h.query = '<insufficient privilege>') AS hidden
+                current_setting('track_activities') = 'off'
+                  OR EXISTS (SELECT 1 FROM pg_stat_activity h WHERE h.datname = current_database() AND h.usename = session_user AND h.state = 'disabled') AS hidden
            FROM pg_stat_activity a
           WHERE starts_with(a.query, $1) AND a.state IS DISTINCT FROM 'idle' AND a.pid <> pg_backend_pid()`,
         [mark],

@@ -214,6 +214,38 @@ describe('followers in one process', () => {
     expect(seenWhenReached).toBeLessThan(25_001)
   })
 
+  it('follow() whose first catch-up fails rejects and leaves no follower registered', async () => {
+    const writer = db.process().store
+    await writer.create({ id: 'gated' })
+    // A role the session row refuses on its third read: follow() reads it to find the session, to read the log, then to catch up.
+    const role = `t_follow_gate_${process.pid}_${names++}`
+    const s = `"${db.schema}"`
+    await db.admin(`CREATE ROLE ${role} LOGIN`)
+    try {
+      await db.admin(`CREATE SEQUENCE ${s}.gate_reads`)
+      await db.admin(
+        `CREATE FUNCTION ${s}.gate() RETURNS boolean LANGUAGE plpgsql AS $$
+         BEGIN IF nextval('${db.schema}.gate_reads') >= 3 THEN RAISE EXCEPTION 'gate closed'; END IF; RETURN true; END $$`,
+      )
+      await db.admin(`GRANT USAGE ON SCHEMA ${s} TO ${role}`)
+      await db.admin(`GRANT SELECT ON ALL TABLES IN SCHEMA ${s} TO ${role}`)
+      await db.admin(`GRANT USAGE ON SEQUENCE ${s}.gate_reads TO ${role}`)
+      await db.admin(`ALTER TABLE ${s}.sessions ENABLE ROW LEVEL SECURITY`)
+      await db.admin(`CREATE POLICY gate ON ${s}.sessions FOR SELECT TO ${role} USING (CASE WHEN id = 'gated' THEN ${s}.gate() ELSE true END)`)
+      const url = new URL(db.url())
+      url.username = role
+      const reader = db.process({ connection: url.toString(), followerPollMs: 60_000 }).store
+      await expect(reader.follow('gated')).rejects.toMatchObject({ code: 'UNAVAILABLE', message: expect.stringContaining('gate closed') })
+      expect(reader.following()).toEqual([])
+      await reader.end()
+    } finally {
+      await db.admin(`DROP POLICY IF EXISTS gate ON ${s}.sessions`)
+      await db.admin(`ALTER TABLE ${s}.sessions DISABLE ROW LEVEL SECURITY`)
+      await db.admin(`DROP OWNED BY ${role}`)
+      await db.admin(`DROP ROLE ${role}`)
+    }
+  })
+
   it('followerPollMs must be a positive integer', () => {
     for (const followerPollMs of [0, -1, 1.5, Number.NaN]) expect(() => db.process({ followerPollMs })).toThrow(TypeError)
   })

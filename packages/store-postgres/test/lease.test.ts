@@ -251,17 +251,20 @@ describe('an append whose connection drops while its statement waits for a lock'
     await proxy.close()
   })
 
-  it('behind a pooler: the append is rejected as unwritten only once its statement can no longer commit', async () => {
+  /** Appends while the session row is locked, drops that connection, then lets the statement go on if it still can; the outcome must agree with the table. */
+  async function dropWhileWaiting(id: string, user?: string): Promise<'landed' | { code?: string; message: string }> {
     const url = new URL(db.url())
     url.hostname = '127.0.0.1'
     url.port = String(proxy.port)
+    if (user !== undefined) url.username = user
     const { store } = db.process({ connection: url.toString() })
-    const session = await store.create({ id: 'dropped-wait' })
+    const session = await store.create({ id })
     await append(session, 'custom/a', { n: 0 })
     const blocker = new pg.Client({ connectionString: db.url() })
     blocker.on('error', () => {})
     await blocker.connect()
-    const lockRow = `SELECT 1 FROM "${db.schema}".sessions WHERE id = 'dropped-wait' FOR UPDATE`
+    const blockerPid = (await blocker.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid
+    const lockRow = `SELECT 1 FROM "${db.schema}".sessions WHERE id = '${id}' FOR UPDATE`
     try {
       await blocker.query('BEGIN')
       await blocker.query(lockRow)
@@ -269,8 +272,12 @@ describe('an append whose connection drops while its statement waits for a lock'
         () => 'landed' as const,
         (error: { code?: string; message: string }) => error,
       )
+      // The statement waits for the blocker (found by that wait: its query may not be tracked).
       for (let tries = 0; tries < 500; tries++) {
-        const waiting = await db.admin<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND starts_with(query, '/* store-postgres append')`)
+        const waiting = await db.admin<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1::int = ANY(pg_blocking_pids(pid))`,
+          [blockerPid],
+        )
         if (waiting[0]!.n > 0) break
         await new Promise((resolve) => setTimeout(resolve, 10))
       }
@@ -282,15 +289,39 @@ describe('an append whose connection drops while its statement waits for a lock'
       await blocker.query('BEGIN')
       await blocker.query(lockRow)
       await blocker.query('COMMIT')
-      const logged = (await rows('dropped-wait')).map((row) => row.data)
+      const logged = (await rows(id)).map((row) => row.data)
       if (result === 'landed') expect(logged).toEqual([{ n: 0 }, { probe: 'append-probe' }])
       else {
         expect(result.code).toBe('UNAVAILABLE')
         if (result.message.includes('nothing was written')) expect(logged).toEqual([{ n: 0 }])
         else expect(result.message).toContain('outcome could not be read back')
       }
+      await store.end()
+      return result
     } finally {
       await blocker.end()
+    }
+  }
+
+  it('behind a pooler (pids not the server\'s): the append is rejected as unwritten only once its statement can no longer commit', async () => {
+    const result = await dropWhileWaiting('dropped-wait')
+    expect(result).toMatchObject({ code: 'UNAVAILABLE', message: expect.stringContaining('nothing was written') })
+  })
+
+  it('with the queries of its role untracked (track_activities off): the outcome is unknown, never "nothing was written"', async () => {
+    const role = `t_lease_untracked_${process.pid}`
+    const s = `"${db.schema}"`
+    await db.admin(`CREATE ROLE ${role} LOGIN`)
+    try {
+      await db.admin(`ALTER ROLE ${role} SET track_activities = off`)
+      await db.admin(`GRANT USAGE ON SCHEMA ${s} TO ${role}`)
+      await db.admin(`GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA ${s} TO ${role}`)
+      await db.admin(`GRANT USAGE ON ALL SEQUENCES IN SCHEMA ${s} TO ${role}`)
+      const result = await dropWhileWaiting('dropped-untracked', role)
+      expect(result).toMatchObject({ code: 'UNAVAILABLE', message: expect.stringContaining('outcome could not be read back') })
+    } finally {
+      await db.admin(`DROP OWNED BY ${role}`)
+      await db.admin(`DROP ROLE ${role}`)
     }
   })
 })
