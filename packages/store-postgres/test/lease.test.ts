@@ -326,6 +326,35 @@ describe('an append whose connection drops while its statement waits for a lock'
   })
 })
 
+describe('a lease or listen connection reset during its first statement', () => {
+  const proxies: PartitionProxy[] = []
+  afterAll(async () => {
+    await Promise.all(proxies.map((proxy) => proxy.close()))
+  })
+
+  /** A URL through a proxy that resets a connection once it sends `marker`. */
+  async function resetting(marker: string): Promise<string> {
+    const url = new URL(db.url())
+    const proxy = await partitionProxy({ host: url.hostname, port: Number(url.port || 5432) }, marker, { resetOnMarker: true })
+    proxies.push(proxy)
+    url.hostname = '127.0.0.1'
+    url.port = String(proxy.port)
+    return url.toString()
+  }
+
+  it('create() rejects with UNAVAILABLE (the connection error is not an uncaught event)', async () => {
+    const { store } = db.process({ connection: await resetting('pg_backend_pid') })
+    await expect(store.create({ id: 'reset-lease' })).rejects.toMatchObject({ code: 'UNAVAILABLE', message: expect.stringContaining('cannot open the lease connection') })
+  })
+
+  it('follow() rejects with UNAVAILABLE and registers no follower', async () => {
+    await db.process().store.create({ id: 'reset-listen' })
+    const { store } = db.process({ connection: await resetting('LISTEN') })
+    await expect(store.follow('reset-listen')).rejects.toMatchObject({ code: 'UNAVAILABLE', message: expect.stringContaining('cannot open the listen connection') })
+    expect(store.following()).toEqual([])
+  })
+})
+
 describe('failure paths', () => {
   beforeAll(async () => {
     await db.admin(`

@@ -31,6 +31,8 @@ export interface ProxyOptions {
    * BackendKeyData message), as a pooler such as pgbouncer does.
    */
   readonly fakePids?: boolean
+  /** Resets (TCP RST) a client's connection as soon as it sends the marker, instead of passing it on. */
+  readonly resetOnMarker?: boolean
 }
 
 /** A pid no server backend has (above Linux's pid_max). */
@@ -66,7 +68,13 @@ export async function partitionProxy(target: { host: string; port: number }, mar
     const fake = options.fakePids === true ? pidFaker() : undefined
     client.on('data', (chunk: Buffer) => {
       if (link.cut) return
-      if (!link.marked && chunk.includes(marker)) link.marked = true
+      if (!link.marked && chunk.includes(marker)) {
+        link.marked = true
+        if (options.resetOnMarker === true) {
+          client.resetAndDestroy()
+          return
+        }
+      }
       upstream.write(chunk)
     })
     upstream.on('data', (chunk: Buffer) => {
