@@ -46,7 +46,7 @@ it('runs the Compose example as the README shows it', async () => {
   const agent = root.require('agents').create({ session })
   await agent.prompt('hi')
 
-  // In another process: watch the same session live, read-only.
+  // Any process can watch it live, read-only (here the same store does, as another would).
   const follower = await store.follow(session.id)
   await follower.reached(session.events.at(-1)!.seq)
 

@@ -42,7 +42,7 @@ async function closedPort(): Promise<number> {
 }
 
 describe('setup', () => {
-  it('creates the schema, then finds it done (from 1 to 1)', async () => {
+  it('creates the schema, then finds it done (from the current version to itself)', async () => {
     const schema = schemaName()
     expect(await setup({ connection: pgTestUrl(), schema })).toEqual({ schema, from: 0, version: SCHEMA_VERSION })
     expect(await setup({ connection: pgTestUrl(), schema })).toEqual({ schema, from: SCHEMA_VERSION, version: SCHEMA_VERSION })
