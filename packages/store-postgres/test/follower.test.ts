@@ -5,7 +5,7 @@ import { planProjectionPlugin } from '@planmode/plan-projection'
 import type { Session } from '@planmode/seams'
 import type { FollowerSession } from '../src/index.js'
 import { describe, expect, it } from 'vitest'
-import { append, pgFile, plain } from './support/stores.js'
+import { append, createLoginRole, pgFile, plain } from './support/stores.js'
 
 const db = pgFile('follow')
 let names = 0
@@ -220,7 +220,7 @@ describe('followers in one process', () => {
     // A role the session row refuses on its third read: follow() reads it to find the session, to read the log, then to catch up.
     const role = `t_follow_gate_${process.pid}_${names++}`
     const s = `"${db.schema}"`
-    await db.admin(`CREATE ROLE ${role} LOGIN`)
+    await db.admin(createLoginRole(db.url(), role))
     try {
       await db.admin(`CREATE SEQUENCE ${s}.gate_reads`)
       await db.admin(

@@ -2,7 +2,7 @@ import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { PostgresSession, PostgresSessionStore } from '../src/index.js'
 import { partitionProxy, type PartitionProxy } from './support/proxy.js'
-import { append, pgFile, plain } from './support/stores.js'
+import { append, createLoginRole, pgFile, plain } from './support/stores.js'
 
 const db = pgFile('lease')
 let names = 0
@@ -312,7 +312,7 @@ describe('an append whose connection drops while its statement waits for a lock'
   it('with the queries of its role untracked (track_activities off): the outcome is unknown, never "nothing was written"', async () => {
     const role = `t_lease_untracked_${process.pid}`
     const s = `"${db.schema}"`
-    await db.admin(`CREATE ROLE ${role} LOGIN`)
+    await db.admin(createLoginRole(db.url(), role))
     try {
       await db.admin(`ALTER ROLE ${role} SET track_activities = off`)
       await db.admin(`GRANT USAGE ON SCHEMA ${s} TO ${role}`)

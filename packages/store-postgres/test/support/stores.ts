@@ -68,3 +68,13 @@ export function append(session: Session, type: string, data: unknown): Promise<S
 export function plain(events: readonly SessionEvent[]): { type: string; seq: number; time: number; data: unknown }[] {
   return events.map(({ type, seq, time, data }) => ({ type, seq, time, data }))
 }
+
+/**
+ * `CREATE ROLE <role> LOGIN`, with the test server's password when its URL
+ * has one (the embedded fallback's does), so a test can connect as the role
+ * by changing only the URL's user name.
+ */
+export function createLoginRole(url: string, role: string): string {
+  const password = decodeURIComponent(new URL(url).password)
+  return password === '' ? `CREATE ROLE ${role} LOGIN` : `CREATE ROLE ${role} LOGIN PASSWORD '${password.replaceAll("'", "''")}'`
+}
