@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import pg from 'pg'
 import type { Context } from '@planmode/context'
-import { SessionLogError, type CreateSessionOptions, type HostSession, type SessionStore } from '@planmode/host'
+import { AppendQueue, SessionLogError, type CreateSessionOptions, type HostSession, type PendingAppend, type SessionStore } from '@planmode/host'
 import type { Session, SessionEvent, SessionEventMap, SessionEventType } from '@planmode/seams'
 import { SCHEMA_VERSION, channelOf, checkSchema, lockClass, poolConfig, schemaVersion, unavailable, type Connection } from './schema.js'
 
@@ -220,14 +220,6 @@ function forkRow(value: unknown): Row | string {
   }
 }
 
-/** An append waiting for its batch. */
-interface Pending {
-  readonly type: string
-  readonly data: unknown
-  readonly resolve: (event: SessionEvent) => void
-  readonly reject: (error: unknown) => void
-}
-
 /** The one store-wide connection that holds every lease of this process (session-level advisory locks). */
 interface LeaseConnection {
   readonly client: pg.Client
@@ -249,11 +241,8 @@ const PING_MS = 3_000
 
 class WriterSession implements PostgresSession {
   readonly file = undefined
-  private queue: Pending[] = []
-  private flushing = false
-  private accepted = 0
-  private done = 0
-  private readonly waiters: { readonly upTo: number; readonly resolve: () => void }[] = []
+  /** Appends waiting for the next batch: group commit, one statement per batch (the host's queue, as the JSONL store uses it). */
+  private readonly appends = new AppendQueue((batch) => this.commit(batch))
   closing = false
   closed = false
   /** Set once the session can no longer commit: every later append rejects with it. */
@@ -269,34 +258,9 @@ class WriterSession implements PostgresSession {
     private readonly store: Store,
   ) {}
 
-  get queued(): number {
-    return this.accepted - this.done
-  }
-
   append<T extends SessionEventType>(type: T, data: SessionEventMap[T]): Promise<SessionEvent<T>> {
     if (this.closing) return Promise.reject(new SessionLogError('CLOSED', `session ${this.id} is closed`))
-    return new Promise<SessionEvent<T>>((resolve, reject) => {
-      this.queue.push({ type, data, resolve: resolve as (event: SessionEvent) => void, reject })
-      this.accepted += 1
-      if (!this.flushing) {
-        this.flushing = true
-        queueMicrotask(this.drain)
-      }
-    })
-  }
-
-  /** Commits queued appends batch by batch: appends made while a batch commits form the next one (group commit). */
-  private readonly drain = (): void => {
-    while (this.queue.length > 0) {
-      const batch = this.queue
-      this.queue = []
-      const committing = this.commit(batch)
-      if (committing !== undefined) {
-        void committing.then(this.drain)
-        return
-      }
-    }
-    this.flushing = false
+    return this.appends.add(type, data) as Promise<SessionEvent<T>>
   }
 
   /**
@@ -304,10 +268,10 @@ class WriterSession implements PostgresSession {
    * events in `events`), then the accepted ones go out in one statement
    * fenced by the epoch and head. Never rejects.
    */
-  private commit(batch: Pending[]): Promise<void> | undefined {
+  private commit(batch: PendingAppend[]): Promise<void> | undefined {
     const events = this.events
     const base = events.length
-    const accepted: Pending[] = []
+    const accepted: PendingAppend[] = []
     const rows: Row[] = []
     const time = Date.now()
     for (const pending of batch) {
@@ -326,10 +290,7 @@ class WriterSession implements PostgresSession {
       }
     }
     events.splice(base)
-    if (accepted.length === 0) {
-      this.finish(batch.length)
-      return undefined
-    }
+    if (accepted.length === 0) return undefined
     const previous = base === 0 ? -1 : events[base - 1]!.seq
     return this.store.insert(this, rows, previous).then(
       () => {
@@ -339,11 +300,9 @@ class WriterSession implements PostgresSession {
           this.store.announce(this, event)
           accepted[index]!.resolve(event)
         }
-        this.finish(batch.length)
       },
       (error: unknown) => {
         for (const pending of accepted) pending.reject(error)
-        this.finish(batch.length)
       },
     )
   }
@@ -357,14 +316,8 @@ class WriterSession implements PostgresSession {
     return new SessionLogError('LEASE_LOST', `session ${this.id}: ${why}; nothing more can be written here (reopen it to write again)`)
   }
 
-  private finish(settled: number): void {
-    this.done += settled
-    while (this.waiters.length > 0 && this.waiters[0]!.upTo <= this.done) this.waiters.shift()!.resolve()
-  }
-
   settled(): Promise<void> {
-    if (this.done === this.accepted) return Promise.resolve()
-    return new Promise((resolve) => this.waiters.push({ upTo: this.accepted, resolve }))
+    return this.appends.settled()
   }
 
   /** Every commit is durable once acknowledged: this only waits for the appends started so far. */

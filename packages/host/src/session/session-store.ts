@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import type { Context, Plugin } from '@planmode/context'
 import type { Session, SessionEvent, SessionEventMap, SessionEventType } from '@planmode/seams'
 import { newId } from '../ids.js'
+import { AppendQueue, type PendingAppend } from './append-queue.js'
 import { JsonlWriter, copyLine, internType, openLog } from './jsonl-log.js'
 import { SessionLock } from './session-lock.js'
 import { SessionLogError } from './session-log-error.js'
@@ -207,25 +208,10 @@ function eventOf(session: StoredSession, type: unknown, data: unknown, seq: numb
   return { event: event as SessionEvent, line: line + '\n' }
 }
 
-/** An append waiting for its batch. */
-interface Pending {
-  readonly type: string
-  readonly data: unknown
-  readonly resolve: (event: SessionEvent) => void
-  readonly reject: (error: unknown) => void
-}
-
 class StoredSession implements HostSession {
   readonly events: SessionEvent[]
   /** Appends waiting for the next batch (group commit: one write, at most one fsync per batch). */
-  private queue: Pending[] = []
-  /** True while a batch is scheduled or being written. */
-  private flushing = false
-  /** Appends accepted so far, and settled so far (batches settle in order). */
-  private accepted = 0
-  private done = 0
-  /** `settled()` calls waiting for the first `upTo` appends. */
-  private readonly waiters: { readonly upTo: number; readonly resolve: () => void }[] = []
+  private readonly appends = new AppendQueue((batch) => this.commit(batch))
   /** Set when `close` starts: appends made from then on are refused; earlier ones still land. */
   closing = false
   closed = false
@@ -246,33 +232,12 @@ class StoredSession implements HostSession {
 
   /** Appends accepted and not yet settled. */
   get queued(): number {
-    return this.accepted - this.done
+    return this.appends.queued
   }
 
   append<T extends SessionEventType>(type: T, data: SessionEventMap[T]): Promise<SessionEvent<T>> {
     if (this.closing) return Promise.reject(new SessionLogError('CLOSED', `session ${this.id} is closed`, { file: this.file }))
-    return new Promise<SessionEvent<T>>((resolve, reject) => {
-      this.queue.push({ type, data, resolve: resolve as (event: SessionEvent) => void, reject })
-      this.accepted += 1
-      if (!this.flushing) {
-        this.flushing = true
-        queueMicrotask(this.drain)
-      }
-    })
-  }
-
-  /** Commits queued appends batch by batch; appends made while a batch syncs form the next one. */
-  private readonly drain = (): void => {
-    while (this.queue.length > 0) {
-      const batch = this.queue
-      this.queue = []
-      const syncing = this.commit(batch)
-      if (syncing !== undefined) {
-        void syncing.then(this.drain)
-        return
-      }
-    }
-    this.flushing = false
+    return this.appends.add(type, data) as Promise<SessionEvent<T>>
   }
 
   /**
@@ -282,10 +247,10 @@ class StoredSession implements HostSession {
    * sync fails every append of the batch and leaves the file as it was.
    * Returns the pending sync, if there is one; never rejects.
    */
-  private commit(batch: Pending[]): Promise<void> | undefined {
+  private commit(batch: PendingAppend[]): Promise<void> | undefined {
     const events = this.events
     const base = events.length
-    const accepted: Pending[] = []
+    const accepted: PendingAppend[] = []
     let text = ''
     let turnEnd = false
     for (const pending of batch) {
@@ -310,43 +275,35 @@ class StoredSession implements HostSession {
       try {
         syncing = this.writer.append(text, durability === 'append' || (durability === 'turn' && turnEnd))
       } catch (error) {
-        this.fail(accepted, error, batch.length)
+        this.fail(accepted, error)
         return undefined
       }
     }
     if (syncing === undefined) {
-      this.land(accepted, prepared, batch.length)
+      this.land(accepted, prepared)
       return undefined
     }
     return syncing.then(
-      () => this.land(accepted, prepared, batch.length),
-      (error: unknown) => this.fail(accepted, error, batch.length),
+      () => this.land(accepted, prepared),
+      (error: unknown) => this.fail(accepted, error),
     )
   }
 
-  private land(accepted: readonly Pending[], prepared: readonly SessionEvent[], settled: number): void {
+  private land(accepted: readonly PendingAppend[], prepared: readonly SessionEvent[]): void {
     for (let index = 0; index < accepted.length; index++) {
       const event = prepared[index]!
       this.events.push(event)
       this.store.announce(this, event)
       accepted[index]!.resolve(event)
     }
-    this.finish(settled)
   }
 
-  private fail(accepted: readonly Pending[], error: unknown, settled: number): void {
+  private fail(accepted: readonly PendingAppend[], error: unknown): void {
     for (const pending of accepted) pending.reject(error)
-    this.finish(settled)
-  }
-
-  private finish(settled: number): void {
-    this.done += settled
-    while (this.waiters.length > 0 && this.waiters[0]!.upTo <= this.done) this.waiters.shift()!.resolve()
   }
 
   settled(): Promise<void> {
-    if (this.done === this.accepted) return Promise.resolve()
-    return new Promise((resolve) => this.waiters.push({ upTo: this.accepted, resolve }))
+    return this.appends.settled()
   }
 
   async sync(): Promise<void> {
