@@ -457,14 +457,7 @@ async function main(): Promise<number> {
   const started = Date.now()
   const dir = await mkdtemp(join(tmpdir(), 'planmode-bench-'))
   const report: Report = {
-    machine: {
-      cpu: cpus()[0]?.model.trim() ?? 'unknown',
-      cores: cpus().length,
-      memory: `${Math.round(totalmem() / 2 ** 30)} GiB`,
-      node: process.versions.node,
-      platform: `${process.platform}-${process.arch}`,
-      load: loadavg().map((x) => x.toFixed(1)).join(' '),
-    },
+    machine: machineNow(),
     date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
     effort,
     sizes: [],
@@ -566,6 +559,18 @@ type WithPg = Report & { pg?: PgResult }
 const self = fileURLToPath(import.meta.url)
 
 /** The PostgreSQL job's block, as printed. */
+/** The machine a run is on, its load average as the run starts. */
+function machineNow(): Report['machine'] {
+  return {
+    cpu: cpus()[0]?.model.trim() ?? 'unknown',
+    cores: cpus().length,
+    memory: `${Math.round(totalmem() / 2 ** 30)} GiB`,
+    node: process.versions.node,
+    platform: `${process.platform}-${process.arch}`,
+    load: loadavg().map((x) => x.toFixed(1)).join(' '),
+  }
+}
+
 function pgLines(pg: PgResult, machine: Report['machine']): string[] {
   return ['### PostgreSQL store beside the JSONL store (issue 15)', '', ...pgTable(pg, machine)]
 }
@@ -580,14 +585,7 @@ async function pgOnly(effort: 'full' | 'quick', size: string[] | undefined, resu
   const events = size === undefined ? (effort === 'quick' ? 10_000 : 1_000_000) : parseSize(size.flatMap((x) => x.split(','))[0]!)
   const started = Date.now()
   const dir = await mkdtemp(join(tmpdir(), 'planmode-bench-'))
-  const machine = {
-    cpu: cpus()[0]?.model.trim() ?? 'unknown',
-    cores: cpus().length,
-    memory: `${Math.round(totalmem() / 2 ** 30)} GiB`,
-    node: process.versions.node,
-    platform: `${process.platform}-${process.arch}`,
-    load: loadavg().map((x) => x.toFixed(1)).join(' '),
-  }
+  const machine = machineNow()
   let pg: PgResult
   try {
     pg = await pgJob(self, dir, effort, events)

@@ -19,15 +19,15 @@ import { mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { Context, type Logger } from '@planmode/context'
-import { sessionProjectionsPlugin, type SessionStore } from '@planmode/host'
+import { sessionProjectionsPlugin } from '@planmode/host'
 import { planCorePlugin } from '@planmode/plan-core'
 import { planProjectionPlugin } from '@planmode/plan-projection'
-import type { Session, SessionEvent, SessionEventMap, SessionEventType } from '@planmode/seams'
+import type { Session, SessionEvent, SessionEventType } from '@planmode/seams'
 import { asPostgresStore, postgresSessionsPlugin, setup, type PostgresSessionStore } from '@planmode/store-postgres'
-import { generateLog, makeLog, writeJsonl } from './generator.js'
+import { makeLog, writeJsonl } from './generator.js'
 import type { Effort } from './measure.js'
 import { analyzeEvents, dropSchema, eventsBytes, freshSchema, pgUrl, serverInfo, type PgServer } from './pg-db.js'
-import { openStore } from './store-rows.js'
+import { openStore, timedAppends } from './store-rows.js'
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} }
 
@@ -136,36 +136,6 @@ function done(result: unknown): void {
 
 const gc = (): void => (globalThis as { gc?: () => void }).gc?.()
 
-/** One round of one row on one store: events appended and the wall time (ns). */
-async function appendRound(store: SessionStore, row: PgAppendRow, prefix: string, budgetNs: number): Promise<{ events: number; elapsed: number }> {
-  const sessions = await Promise.all(Array.from({ length: row.sessions }, (_, k) => store.create({ id: `${prefix}-${k}` })))
-  const t0 = process.hrtime.bigint()
-  const counts = await Promise.all(
-    sessions.map(async (session, k) => {
-      const source = generateLog({ events: 10_000_000, seed: 7 + k })
-      let count = 0
-      let elapsed = 0
-      const batch: Array<Promise<unknown>> = []
-      while (elapsed < budgetNs) {
-        for (let i = 0; i < 64; i += row.inflight) {
-          batch.length = 0
-          for (let q = 0; q < row.inflight; q++) {
-            const next = source.next().value!
-            batch.push(session.append(next.type as SessionEventType, next.data as SessionEventMap[SessionEventType]))
-          }
-          if (batch.length === 1) await batch[0]
-          else await Promise.all(batch)
-          count += row.inflight
-        }
-        elapsed = Number(process.hrtime.bigint() - t0)
-      }
-      return count
-    }),
-  )
-  const elapsed = Number(process.hrtime.bigint() - t0)
-  for (const session of sessions) await store.close(session)
-  return { events: counts.reduce((x, y) => x + y, 0), elapsed }
-}
 
 /**
  * Every {@link PG_APPEND_ROWS} row on both stores: rounds of a time budget
@@ -181,17 +151,17 @@ async function appendJob(url: string, schema: string, dir: string, effort: Effor
   const pgSide = pgStore(url, schema, 'bench-append')
   const measured = PG_APPEND_ROWS.map(() => ({ pg: [] as number[], jsonl: [] as number[], events: { pg: 0, jsonl: 0 } }))
   // A warm-up: the pool's connections and the code paths.
-  await appendRound(pgSide.store, { id: 'warm', sessions: 4, inflight: 4 }, 'warm', 100e6)
+  await timedAppends(pgSide.store, { sessions: 4, inflight: 4 }, 'warm', 100e6)
   for (let round = 0; round < rounds; round++) {
     for (let r = 0; r < PG_APPEND_ROWS.length; r++) {
       const row = PG_APPEND_ROWS[r]!
-      const a = await appendRound(pgSide.store, row, `r${round}-${row.id}`, budgetNs)
+      const a = await timedAppends(pgSide.store, row, `r${round}-${row.id}`, budgetNs)
       measured[r]!.pg.push((a.events * 1e9) / a.elapsed)
       measured[r]!.events.pg += a.events
       const sub = join(dir, `pg-append-r${round}-${row.id}`)
       await mkdir(sub, { recursive: true })
       const file = openStore(sub, 'append')
-      const b = await appendRound(file.store, row, `r${round}-${row.id}`, budgetNs)
+      const b = await timedAppends(file.store, row, `r${round}-${row.id}`, budgetNs)
       file.ctx.dispose()
       await rm(sub, { recursive: true, force: true })
       measured[r]!.jsonl.push((b.events * 1e9) / b.elapsed)

@@ -63,13 +63,18 @@ export async function jsonlLoad(
   return { ours: (events * 1e9) / mid(ours), raw: (events * 1e9) / mid(raw) }
 }
 
-/** One round of one append row: events appended and the wall time (ns). */
-async function appendRound(dir: string, row: AppendRow, round: number, budgetNs: number): Promise<{ events: number; elapsed: number }> {
-  const sub = join(dir, `append-${row.id}-${round}`)
-  await rm(sub, { recursive: true, force: true })
-  await mkdir(sub, { recursive: true })
-  const { store, ctx } = openStore(sub, row.durability)
-  const sessions = await Promise.all(Array.from({ length: row.sessions }, (_, k) => store.create({ id: `append-${k}` })))
+/**
+ * Appends to `sessions` new sessions of `store` (ids `<prefix>-<k>`) at once,
+ * `inflight` appends at a time each, until `budgetNs` of wall time has
+ * passed; closes them. Events appended and the wall time (ns).
+ */
+export async function timedAppends(
+  store: SessionStore,
+  shape: { readonly sessions: number; readonly inflight: number },
+  prefix: string,
+  budgetNs: number,
+): Promise<{ events: number; elapsed: number }> {
+  const sessions = await Promise.all(Array.from({ length: shape.sessions }, (_, k) => store.create({ id: `${prefix}-${k}` })))
   const t0 = process.hrtime.bigint()
   const counts = await Promise.all(
     sessions.map(async (session, k) => {
@@ -79,15 +84,15 @@ async function appendRound(dir: string, row: AppendRow, round: number, budgetNs:
       const batch: Array<Promise<unknown>> = []
       while (elapsed < budgetNs) {
         // 64 appends between clock reads.
-        for (let i = 0; i < 64; i += row.inflight) {
+        for (let i = 0; i < 64; i += shape.inflight) {
           batch.length = 0
-          for (let q = 0; q < row.inflight; q++) {
+          for (let q = 0; q < shape.inflight; q++) {
             const next = source.next().value!
             batch.push(session.append(next.type as SessionEventType, next.data as SessionEventMap[SessionEventType]))
           }
           if (batch.length === 1) await batch[0]
           else await Promise.all(batch)
-          count += row.inflight
+          count += shape.inflight
         }
         elapsed = Number(process.hrtime.bigint() - t0)
       }
@@ -96,9 +101,19 @@ async function appendRound(dir: string, row: AppendRow, round: number, budgetNs:
   )
   const elapsed = Number(process.hrtime.bigint() - t0)
   for (const session of sessions) await store.close(session)
+  return { events: counts.reduce((x, y) => x + y, 0), elapsed }
+}
+
+/** One round of one append row: events appended and the wall time (ns). */
+async function appendRound(dir: string, row: AppendRow, round: number, budgetNs: number): Promise<{ events: number; elapsed: number }> {
+  const sub = join(dir, `append-${row.id}-${round}`)
+  await rm(sub, { recursive: true, force: true })
+  await mkdir(sub, { recursive: true })
+  const { store, ctx } = openStore(sub, row.durability)
+  const result = await timedAppends(store, row, 'append', budgetNs)
   ctx.dispose()
   await rm(sub, { recursive: true, force: true })
-  return { events: counts.reduce((x, y) => x + y, 0), elapsed }
+  return result
 }
 
 /**
