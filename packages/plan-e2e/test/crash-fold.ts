@@ -64,3 +64,23 @@ export function foldPlan(events: readonly SessionEvent[]): FoldedPlan {
   if (silent !== null) return { active, projected, pending: silent !== active ? silent : undefined, fromExit: true }
   return { active, projected, pending: wanted !== null && wanted !== active ? wanted : undefined, fromExit: false }
 }
+
+/**
+ * What is wrong with the turn brackets of a log whose every turn but the
+ * last must be closed (each writer closes the turn a killed predecessor left
+ * open): one line per problem, none when the brackets are right.
+ */
+export function badTurnBrackets(events: readonly SessionEvent[]): string[] {
+  let open: number | undefined
+  const bad: string[] = []
+  for (const event of events) {
+    if (event.type === 'turn/start') {
+      if (open !== undefined) bad.push(`turn ${event.data.turn} starts at seq ${event.seq} while turn ${open} is open`)
+      open = event.data.turn
+    } else if (event.type === 'turn/end') {
+      if (event.data.turn !== open) bad.push(`turn/end ${event.data.turn} at seq ${event.seq} closes turn ${String(open)}`)
+      open = undefined
+    }
+  }
+  return bad
+}

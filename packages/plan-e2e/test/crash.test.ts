@@ -8,7 +8,7 @@ import { INTERRUPTED_TURN_ERROR } from '@planmode/host'
 import { planModeInvariantPlugin } from '@planmode/plan-core/invariant'
 import type { SessionEvent } from '@planmode/seams'
 import { assertBuilt } from '@planmode/testkit'
-import { foldPlan } from './crash-fold.js'
+import { badTurnBrackets, foldPlan } from './crash-fold.js'
 import { createPlanHost } from './plan-host.js'
 
 /**
@@ -184,18 +184,7 @@ async function lane(dir: string, prefix: string, rounds: number, seeds: () => nu
     if (lastTurnEvent?.type === 'turn/start') counts.openTurnsAtKill += 1
 
     // Every turn but the last is closed: the child closed the turns its predecessors left open.
-    let open: number | undefined
-    const badBrackets: string[] = []
-    for (const event of session.events) {
-      if (event.type === 'turn/start') {
-        if (open !== undefined) badBrackets.push(`turn ${event.data.turn} starts at seq ${event.seq} while turn ${open} is open`)
-        open = event.data.turn
-      } else if (event.type === 'turn/end') {
-        if (event.data.turn !== open) badBrackets.push(`turn/end ${event.data.turn} at seq ${event.seq} closes turn ${String(open)}`)
-        open = undefined
-      }
-    }
-    expect(badBrackets, where).toEqual([])
+    expect(badTurnBrackets(session.events), where).toEqual([])
     await sessions.close(session)
     host.root.dispose()
   }

@@ -10,7 +10,7 @@ import { planProjectionPlugin } from '@planmode/plan-projection'
 import type { SessionEvent } from '@planmode/seams'
 import { asPostgresStore, postgresSessions, setup, type PostgresSessionStore } from '@planmode/store-postgres'
 import { assertBuilt, dropSchema, freshSchemaName, PG_URL_ENV, pgTestUrl } from '@planmode/testkit'
-import { foldPlan, type FoldedPlan } from './crash-fold.js'
+import { badTurnBrackets, foldPlan, type FoldedPlan } from './crash-fold.js'
 
 /**
  * SIGKILL crash and failover trials on PostgreSQL, the twin of crash.test.ts.
@@ -242,21 +242,6 @@ function checkReopen(rows: readonly SessionEvent[], opened: Opened, previous: Ch
   return folded
 }
 
-/** Every turn but the last is closed: each writer closed the turn its predecessor left open. */
-function checkTurns(rows: readonly SessionEvent[], where: string): void {
-  let open: number | undefined
-  const bad: string[] = []
-  for (const event of rows) {
-    if (event.type === 'turn/start') {
-      if (open !== undefined) bad.push(`turn ${event.data.turn} starts at seq ${event.seq} while turn ${open} is open`)
-      open = event.data.turn
-    } else if (event.type === 'turn/end') {
-      if (event.data.turn !== open) bad.push(`turn/end ${event.data.turn} at seq ${event.seq} closes turn ${String(open)}`)
-      open = undefined
-    }
-  }
-  expect(bad, where).toEqual([])
-}
 
 /** Throws a clear error instead of hanging when `promise` does not settle. */
 async function within<T>(promise: Promise<T>, what: string, ms = 15_000): Promise<T> {
@@ -311,7 +296,8 @@ async function failovers(
     previous = { child, exitedAt: gone.exitedAt, epoch: opened.epoch }
   }
   const rows = await readRows(raw, schema, id)
-  checkTurns(rows, `(session ${id})`)
+  // Every turn but the last is closed: each writer closed the turn its predecessor left open.
+  expect(badTurnBrackets(rows), `(session ${id})`).toEqual([])
   counts.events += rows.length
   counts.interruptedTurnsClosed += rows.filter((e) => e.type === 'turn/end' && (e.data as { error?: string }).error === INTERRUPTED_TURN_ERROR).length
 }
