@@ -1,8 +1,20 @@
 import type { AssistantMessage, MessageSource, TextBlock, UserMessage } from './messages.js'
 import type { ToolSchema } from './tools.js'
 
-/** Why a turn ended. @public */
-export type TurnEndReason = 'completed' | 'step-limit' | 'cancelled' | 'rejected' | 'error'
+/**
+ * Why a turn ended.
+ *
+ * @remarks
+ * `interrupted`: the process running the turn ended before the turn did (a
+ * crash, a kill). The writer that next opens the session logs it at open
+ * (host duty `restart-from-log`): `step/end` for the open step first, then
+ * `turn/end { turn, reason: 'interrupted' }`, before anything else is
+ * appended. Logs written before this reason existed closed such a turn with
+ * `reason: 'error'`.
+ *
+ * @public
+ */
+export type TurnEndReason = 'completed' | 'step-limit' | 'cancelled' | 'rejected' | 'error' | 'interrupted'
 
 /** Who ran a command. @public */
 export type CommandSource = MessageSource

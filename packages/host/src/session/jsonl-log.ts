@@ -25,25 +25,11 @@ interface ReadLog {
 }
 
 /**
- * The event types this repository defines, as source literals (which V8
- * keeps internalized). A loaded event's `type` is replaced by the one string
- * of its kind, so `switch (event.type)` downstream compares pointers, not
- * contents. Unknown types are interned as they are first seen.
+ * One string per event type seen, so a million loaded events hold a handful
+ * of type strings instead of a million copies. The table starts empty: the
+ * host interns whatever types a log holds and names none of its own.
  */
-const KNOWN_TYPES = [
-  'turn/start',
-  'turn/end',
-  'user/message',
-  'step/start',
-  'step/end',
-  'request/header',
-  'assistant/message',
-  'tool/result',
-  'command/run',
-  'command/done',
-  'plan/mode',
-] as const
-const types = new Map<string, string>(KNOWN_TYPES.map((type) => [type, type]))
+const types = new Map<string, string>()
 
 /** The one interned copy of event type `type`. */
 export function internType(type: string): string {
