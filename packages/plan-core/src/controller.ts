@@ -55,11 +55,24 @@ export interface PlanModeController {
    * (SPEC §13, plan-policy's `placement: 'transcript'`): a
    * {@link planModeGuidance} of `text`, due at an accepted pre-step when the
    * logged state after the flush is active and the model does not hold the
-   * guidance ({@link PlanLog.guided}). The latest text still set is used;
-   * the returned function removes this one (an earlier one, if still set,
-   * applies again).
+   * guidance ({@link PlanLog.guided}). `text` may be a function of the agent
+   * and its log as of after the flush (plan-policy gives an inheriting child
+   * its child section this way, SPEC §21); it is called only when the
+   * guidance is due. The latest text still set is used; the returned
+   * function removes this one (an earlier one, if still set, applies again).
    */
-  setGuidance(text: string): () => void
+  setGuidance(text: string | PlanGuidanceText): () => void
+  /**
+   * Adds messages of a layer to accepted pre-steps (SPEC §3.3, §17, §18):
+   * at every accepted pre-step, after the notice and the guidance message,
+   * the boundary flush calls each contributor still registered, in the
+   * order they were registered, with the step and the log as of after the
+   * flush, and adds what it returns to the decision's messages. A
+   * contributor that throws (or rejects) is skipped with a `logger.warn`;
+   * the step goes on. The returned function removes the contributor.
+   * Throws once plan-core has been disposed.
+   */
+  contribute(contributor: PlanStepContributor): () => void
   /**
    * Enters plan mode at the next accepted pre-step, silently, with cause
    * `model` (SPEC §12): the mirror of {@link PlanModeController.exitAtBoundary}.
@@ -68,6 +81,49 @@ export interface PlanModeController {
    */
   enterAtBoundary(agent: Agent): void
 }
+
+/**
+ * An accepted step as plan-core's boundary flush sees it, after the flush:
+ * what a {@link PlanStepContributor} decides from.
+ *
+ * @public
+ */
+export interface PlanStep {
+  /** The agent about to take the step. */
+  readonly agent: Agent
+  /** The turn number (from 1). */
+  readonly turn: number
+  /** The step number within the turn (from 1). */
+  readonly step: number
+  /** Aborted when the turn is cancelled. */
+  readonly signal: AbortSignal
+  /**
+   * The logged state after the flush: the state this step's request uses
+   * (SPEC §3.4's `next`). Equal to `log.active`.
+   */
+  readonly next: boolean
+  /** The fold of the agent's session log after the flush (see {@link readPlanLog}). */
+  readonly log: PlanLog
+}
+
+/**
+ * A layer's messages for an accepted step (see
+ * {@link PlanModeController.contribute}): the messages to add, in order, or
+ * `undefined` (or `[]`) for none.
+ *
+ * @public
+ */
+export type PlanStepContributor = (
+  step: PlanStep,
+) => UserMessage | readonly UserMessage[] | undefined | Promise<UserMessage | readonly UserMessage[] | undefined>
+
+/**
+ * The guidance text as a function of the agent and its log as of after the
+ * flush (see {@link PlanModeController.setGuidance}).
+ *
+ * @public
+ */
+export type PlanGuidanceText = (agent: Agent, log: PlanLog) => string
 
 declare module '@planmode/context' {
   interface Services {
@@ -91,7 +147,10 @@ interface Selection {
 /** The message the boundary flush logs through `logger.warn` when its append fails. */
 const FLUSH_FAILED = 'plan-mode: failed to append selected plan mode at step start'
 
-/** The error of `set`, `exitAtBoundary`, `enterAtBoundary` and `setGuidance` on a controller whose plugin was disposed. */
+/** The message `logger.warn` gets when a contributor of {@link PlanModeController.contribute} fails. */
+const CONTRIBUTION_FAILED = 'plan-mode: a layer failed to contribute its messages to the step; the step goes on without them'
+
+/** The error of `set`, `exitAtBoundary`, `enterAtBoundary`, `setGuidance` and `contribute` on a controller whose plugin was disposed. */
 const DISPOSED = 'plan-mode: this planMode controller was disposed (plan-core was unloaded); use the current planMode service'
 
 /** The notice due at an accepted pre-step whose request uses the logged state (SPEC §3.4). */
@@ -116,8 +175,10 @@ function describe(error: unknown): string {
 export function createPlanModeController(ctx: Context): PlanModeController {
   const pending = new WeakMap<Session, Selection>()
   const rebuilt = new WeakSet<Session>()
-  /** The guidance messages set by {@link PlanModeController.setGuidance} and not removed, in order: the last one is used. */
-  const guidances: UserMessage[] = []
+  /** The guidance texts set by {@link PlanModeController.setGuidance} and not removed, in order: the last one is used. */
+  const guidances: { readonly text: string | PlanGuidanceText }[] = []
+  /** The contributors of {@link PlanModeController.contribute}, in registration order. */
+  const contributors: { readonly contribute: PlanStepContributor }[] = []
   const locks = new WeakMap<Session, Promise<unknown>>()
   /** `/plan` commands this controller saw logged before it rebuilt their session: their handlers select through it themselves. */
   const live = new WeakMap<Session, Set<string>>()
@@ -274,57 +335,122 @@ export function createPlanModeController(ctx: Context): PlanModeController {
 
     setGuidance(text) {
       if (!ctx.active) throw new Error(DISPOSED)
-      if (typeof text !== 'string') throw new TypeError(`planMode.setGuidance: text must be a string, got ${typeof text}`)
-      const message = planModeGuidance(text)
-      guidances.push(message)
+      if (typeof text !== 'string' && typeof text !== 'function') {
+        throw new TypeError(`planMode.setGuidance: text must be a string or a function, got ${typeof text}`)
+      }
+      const entry = { text }
+      guidances.push(entry)
       return () => {
-        const index = guidances.indexOf(message)
+        const index = guidances.indexOf(entry)
         if (index >= 0) guidances.splice(index, 1)
+      }
+    },
+
+    contribute(contribute) {
+      if (!ctx.active) throw new Error(DISPOSED)
+      if (typeof contribute !== 'function') throw new TypeError(`planMode.contribute: contributor must be a function, got ${typeof contribute}`)
+      const entry = { contribute }
+      contributors.push(entry)
+      return () => {
+        const index = contributors.indexOf(entry)
+        if (index >= 0) contributors.splice(index, 1)
       }
     },
   }
 
-  /**
-   * `decision` with what the model is due against `log` (as of after the
-   * flush) added at its end: the notice of SPEC §3.4, then the guidance
-   * message of §13. A malformed decision is returned untouched, for the host
-   * to report.
-   */
-  const withNotice = (decision: PreStepDecision & { kind: 'enter' }, log: PlanLog): PreStepDecision => {
-    if (!Array.isArray(decision.messages)) return decision
-    const notice = noticeFor(log)
+  /** The guidance message due at a step whose log (after the flush) is `log`, if any (SPEC §13). */
+  const guidanceFor = (agent: Agent, log: PlanLog): UserMessage | undefined => {
     const guidance = guidances.at(-1)
-    const guide = guidance !== undefined && log.active && !log.guided ? guidance : undefined
-    if (notice === undefined && guide === undefined) return decision
-    const added = notice === undefined ? [guide!] : guide === undefined ? [notice] : [notice, guide]
-    return { ...decision, messages: [...decision.messages, ...added] }
+    if (guidance === undefined || !log.active || log.guided) return undefined
+    const text = typeof guidance.text === 'string' ? guidance.text : guidance.text(agent, log)
+    return planModeGuidance(text)
+  }
+
+  /** What the contributors add to a step, in registration order; a failing one is skipped with a warning. */
+  const contributions = async (step: PlanStep): Promise<UserMessage[]> => {
+    const added: UserMessage[] = []
+    for (const { contribute } of [...contributors]) {
+      try {
+        const result = await contribute(step)
+        if (result === undefined) continue
+        if (Array.isArray(result)) added.push(...(result as readonly UserMessage[]))
+        else added.push(result as UserMessage)
+      } catch (error) {
+        ctx.logger.warn(`${CONTRIBUTION_FAILED}: ${describe(error)}`, error)
+      }
+    }
+    return added
+  }
+
+  /**
+   * `decision` with what the model is due against the log as of after the
+   * flush added at its end: the notice of SPEC §3.4, the guidance message
+   * of §13, then the contributions of the layers (§3.3). A malformed
+   * decision is returned untouched, for the host to report.
+   */
+  const withMessages = async (decision: PreStepDecision & { kind: 'enter' }, payload: PreStepPayload): Promise<PreStepDecision> => {
+    if (!Array.isArray(decision.messages)) return decision
+    const { agent } = payload
+    const log = read(agent.session)
+    const added: UserMessage[] = []
+    const notice = noticeFor(log)
+    if (notice !== undefined) added.push(notice)
+    const guidance = guidanceFor(agent, log)
+    if (guidance !== undefined) added.push(guidance)
+    if (contributors.length > 0) {
+      const step: PlanStep = { agent, turn: payload.turn, step: payload.step, signal: payload.signal, next: log.active, log }
+      added.push(...(await contributions(step)))
+    }
+    return added.length === 0 ? decision : { ...decision, messages: [...decision.messages, ...added] }
+  }
+
+  /**
+   * SPEC §21: a child agent (one with an `owner`) whose log, after the
+   * flush, has no `plan/mode` and no `request/header` yet inherits its
+   * owner's logged plan mode when that is active. A failed append warns as
+   * the flush does; the step runs on the logged state, and a later pre-step
+   * tries again while the child still has no header.
+   */
+  const inherit = async (agent: Agent): Promise<void> => {
+    const owner = agent.owner
+    if (owner === undefined) return
+    const log = read(agent.session)
+    if (log.cause !== undefined || log.told !== undefined) return
+    if (!readPlanLog(owner.session).active) return
+    try {
+      await agent.session.append('plan/mode', { active: true, cause: 'inherit' })
+    } catch (error) {
+      ctx.logger.warn(`${FLUSH_FAILED}: ${describe(error)}`, error)
+      return
+    }
+    changed(agent.session, true, 'inherit')
   }
 
   /** What the flush does once the downstream decision is in. */
-  const afterDecision = (payload: PreStepPayload, decision: PreStepDecision): PreStepDecision | Promise<PreStepDecision> => {
+  const afterDecision = async (payload: PreStepPayload, decision: PreStepDecision): Promise<PreStepDecision> => {
     // A step already in the waterfall when plan-core was disposed: nothing pending flushes (§3.6).
     if (decision.kind === 'reject' || payload.signal.aborted || !ctx.active) return decision
     const session = payload.agent.session
     const log = read(session)
     const selection = pending.get(session)
     if (selection !== undefined && selection.active === log.active) pending.delete(session)
-    if (selection === undefined || selection.active === log.active) return withNotice(decision, log)
-    const failed = (error: unknown): PreStepDecision => {
-      ctx.logger.warn(`${FLUSH_FAILED}: ${describe(error)}`, error)
-      // The step uses the logged state, unchanged: what the model is due for it still comes (§3.4 — the
-      // model's latest word never contradicts its request), the selection waits for the next pre-step.
-      return withNotice(decision, read(session))
+    if (selection !== undefined && selection.active !== log.active) {
+      let appended = true
+      try {
+        await session.append('plan/mode', { active: selection.active, cause: selection.cause })
+      } catch (error) {
+        appended = false
+        // The step uses the logged state, unchanged: what the model is due for it still comes (§3.4 — the
+        // model's latest word never contradicts its request), the selection waits for the next pre-step.
+        ctx.logger.warn(`${FLUSH_FAILED}: ${describe(error)}`, error)
+      }
+      if (appended) {
+        if (pending.get(session) === selection) pending.delete(session)
+        changed(session, selection.active, selection.cause)
+      }
     }
-    const appended = (): PreStepDecision => {
-      if (pending.get(session) === selection) pending.delete(session)
-      changed(session, selection.active, selection.cause)
-      return withNotice(decision, read(session))
-    }
-    try {
-      return Promise.resolve(session.append('plan/mode', { active: selection.active, cause: selection.cause })).then(appended, failed)
-    } catch (error) {
-      return failed(error)
-    }
+    await inherit(payload.agent)
+    return withMessages(decision, payload)
   }
 
   const flush = (

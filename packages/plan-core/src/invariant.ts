@@ -9,13 +9,13 @@ import type {} from './plan-mode-event.js'
  */
 export const PLAN_MODE_INVARIANT_OWNER = '@planmode/plan-core/invariant'
 
-/** The causes a `plan/mode` may carry (SPEC §2). */
-const CAUSES: readonly unknown[] = ['user', 'review', 'model']
+/** The causes a `plan/mode` may carry (SPEC §2, §21). */
+const CAUSES: readonly unknown[] = ['user', 'review', 'model', 'inherit']
 
 /**
  * Checks one event: a `plan/mode` event must carry a boolean `data.active`,
  * and a `data.cause` that is present (`null` included) must be `'user'`,
- * `'review'` or `'model'` (`undefined` counts as absent). Every other event passes. Valid inside a turn
+ * `'review'`, `'model'` or `'inherit'` (`undefined` counts as absent). Every other event passes. Valid inside a turn
  * and between turns.
  *
  * @public
@@ -29,7 +29,7 @@ export const planModeInvariant: SessionInvariant = (event) => {
     const cause: unknown = (data as { cause?: unknown }).cause
     // An own `cause: undefined` is absent too: it is what a JSON log would keep of it.
     if (cause === undefined || CAUSES.includes(cause)) return undefined
-    return `plan/mode data.cause is ${asJson(cause)}; expected 'user', 'review' or 'model' (or no cause)`
+    return `plan/mode data.cause is ${asJson(cause)}; expected 'user', 'review', 'model' or 'inherit' (or no cause)`
   }
   const context = isObject ? '' : ` (data is ${asJson(data)})`
   return `plan/mode data.active is ${asJson(value)}${context}; expected a boolean`

@@ -1,7 +1,7 @@
 import type { Session, SessionEvent } from '@planmode/seams'
 import { initialPlanSelection, stepPlanSelection, type PlanSelectionState } from './plan-selection.js'
 import { planModeMessageForm } from './notice.js'
-import type {} from './plan-mode-event.js'
+import { planModeCause, type PlanModeCause } from './plan-mode-event.js'
 
 /**
  * A selection made by a tool's outcome rather than by `/plan` (SPEC §3.5,
@@ -33,6 +33,13 @@ export interface PlanSilentSelection {
 export interface PlanLog {
   /** The logged plan-mode state: {@link foldPlanMode} of the whole log (always `selection.active`). */
   readonly active: boolean
+  /**
+   * The cause of the last `plan/mode` ({@link planModeCause}: `'user'` for
+   * one logged without a cause); `undefined` while the log has none. A
+   * child agent whose last one is `inherit` reads the child guidance
+   * (SPEC §21).
+   */
+  readonly cause: PlanModeCause | undefined
   /**
    * The state the model was last told (SPEC §3.4), folded in log order: a
    * `request/header` tells the logged state at that point, a plan-mode
@@ -78,7 +85,7 @@ interface Cache {
 const caches = new WeakMap<Session, Cache>()
 
 function initialLog(): PlanLog {
-  return { active: false, told: undefined, guided: false, openTurn: false, selection: initialPlanSelection(), silent: undefined, length: 0 }
+  return { active: false, cause: undefined, told: undefined, guided: false, openTurn: false, selection: initialPlanSelection(), silent: undefined, length: 0 }
 }
 
 /** The plan tools' names (SPEC §6, §12); plan-core reads their results, it does not import the tools. */
@@ -106,13 +113,15 @@ function isExitingReview(event: SessionEvent): boolean {
 }
 
 function fold(log: PlanLog, events: readonly SessionEvent[], from: number): PlanLog {
-  let { told, guided, openTurn, selection, silent } = log
+  let { cause: modeCause, told, guided, openTurn, selection, silent } = log
   for (let index = from; index < events.length; index++) {
     const event = events[index]!
     switch (event.type) {
       case 'plan/mode': {
         silent = undefined
-        const cause = event.data.cause
+        const cause = planModeCause(event.data)
+        modeCause = cause
+        // `user` is told by a notice or a header, `inherit` by nothing (SPEC §3.4, §21).
         if (cause === 'review' || cause === 'model') {
           if (told !== undefined) told = event.data.active === true
           if (event.data.active !== true) guided = false
@@ -158,6 +167,7 @@ function fold(log: PlanLog, events: readonly SessionEvent[], from: number): Plan
     selection = stepPlanSelection(selection, event)
   }
   if (
+    modeCause === log.cause &&
     told === log.told &&
     guided === log.guided &&
     openTurn === log.openTurn &&
@@ -167,7 +177,7 @@ function fold(log: PlanLog, events: readonly SessionEvent[], from: number): Plan
   ) {
     return log
   }
-  return { active: selection.active, told, guided, openTurn, selection, silent, length: events.length }
+  return { active: selection.active, cause: modeCause, told, guided, openTurn, selection, silent, length: events.length }
 }
 
 /**

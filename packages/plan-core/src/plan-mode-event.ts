@@ -1,14 +1,15 @@
 import type { Session } from '@planmode/seams'
 
 /**
- * Who switched plan mode (SPEC §2): the user (`set`, `/plan`), a review
- * (an approved exit or Stop planning) or the model (an approved
- * `enter_plan_mode`). A `plan/mode` without one, written before it
- * existed, reads as `'user'`.
+ * Who switched plan mode (SPEC §2, §21): the user (`set`, `/plan`), a
+ * review (an approved exit or Stop planning), the model (an approved
+ * `enter_plan_mode`), or inheritance (`inherit`: a child agent's first
+ * accepted pre-step found its owner in plan mode). A `plan/mode` without
+ * one, written before it existed, reads as `'user'`.
  *
  * @public
  */
-export type PlanModeCause = 'user' | 'review' | 'model'
+export type PlanModeCause = 'user' | 'review' | 'model' | 'inherit'
 
 /**
  * The data of a `plan/mode` event: the whole plan-mode state, last one wins.

@@ -89,8 +89,11 @@ function naive(events: readonly SessionEvent[]): Omit<PlanLog, 'length'> {
     silent = { active, cause: active ? 'model' : 'review', afterRunning: running !== null && !laterRun }
     break
   }
+  // cause (§2, §21): the last plan/mode's, 'user' when it has none
+  const lastMode = events.findLast((e) => e.type === 'plan/mode')
   return {
     active: foldPlanMode(events),
+    cause: lastMode === undefined ? undefined : (lastMode.data.cause ?? 'user'),
     told,
     guided,
     openTurn: lastTurn?.type === 'turn/start',

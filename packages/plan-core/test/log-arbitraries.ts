@@ -10,7 +10,7 @@ const args = fc.option(fc.constantFrom('', 'off', ' off ', 'OFF', 'draft X', '  
 
 export const bodyArb: fc.Arbitrary<Body> = fc.oneof(
   fc
-    .tuple(fc.boolean(), fc.constantFrom(undefined, 'user', 'review', 'model') as fc.Arbitrary<'user' | 'review' | 'model' | undefined>)
+    .tuple(fc.boolean(), fc.constantFrom(undefined, 'user', 'review', 'model', 'inherit') as fc.Arbitrary<'user' | 'review' | 'model' | 'inherit' | undefined>)
     .map(([active, cause]): Body => ({ type: 'plan/mode', data: cause === undefined ? { active } /* a log from before cause */ : { active, cause } })),
   // plan/review records as plan-tool writes them (SPEC §11); plan-core reads them structurally.
   fc

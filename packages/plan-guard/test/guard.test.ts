@@ -161,11 +161,31 @@ describe('§14 refusal in plan mode, through the host loop', () => {
     expect(host.runs).toEqual(['write_file(parent.txt)'])
     expect(host.results(child)[0]!.content).toEqual(refusedContent('write_file'))
 
-    const planningParent = await host.planAgent()
-    const defaultChild = agents.create({ session: await sessions.create(), owner: planningParent })
+    // A child that took its first step while its owner was in the default mode stays there (SPEC §21).
+    const laterPlanning = await host.agent()
+    const defaultChild = agents.create({ session: await sessions.create(), owner: laterPlanning })
     await host.turn(defaultChild, [{ toolName: 'write_file', input: { path: 'child2.txt' } }])
-    await host.turn(planningParent, [{ toolName: 'write_file', input: { path: 'parent2.txt' } }])
-    expect(host.runs).toEqual(['write_file(parent.txt)', 'write_file(child2.txt)'])
+    await host.planMode().set(laterPlanning, true)
+    await host.turn(defaultChild, [{ toolName: 'write_file', input: { path: 'child3.txt' } }])
+    await host.turn(laterPlanning, [{ toolName: 'write_file', input: { path: 'parent2.txt' } }])
+    expect(host.runs).toEqual(['write_file(parent.txt)', 'write_file(child2.txt)', 'write_file(child3.txt)'])
+  })
+
+  it('refuses the writes of a child that inherited plan mode from its owner, by its own session (SPEC §21)', async () => {
+    const host = guardHost()
+    const agents = host.root.require('agents')
+    const sessions = host.root.require('sessions')
+    const planningParent = await host.planAgent()
+    const child = agents.create({ session: await sessions.create(), owner: planningParent })
+    expect(host.planMode().get(child)).toEqual({ active: false })
+    await host.turn(child, [{ toolName: 'write_file', input: { path: 'child.txt' } }])
+    expect(host.runs).toEqual([])
+    expect(host.results(child)[0]!.content).toEqual(refusedContent('write_file'))
+    expect(eventsOf(child.session, 'plan/mode').map((e) => e.data)).toEqual([{ active: true, cause: 'inherit' }])
+    // Its owner leaving plan mode later does not reach it: the child has a header.
+    await host.planMode().set(planningParent, false)
+    await host.turn(child, [{ toolName: 'write_file', input: { path: 'child2.txt' } }])
+    expect(host.runs).toEqual([])
   })
 
   it('refuses outermost: a tool/execute listener registered before the guard (without prepend) never sees a refused call', async () => {

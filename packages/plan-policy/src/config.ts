@@ -22,9 +22,16 @@ export interface PlanPolicyConfig {
    * two names (`undefined` included: only an absent key means the default).
    */
   readonly placement?: PlanPolicyPlacement
+  /**
+   * The guidance a child agent reads instead of `section` while its last
+   * `plan/mode` has cause `inherit` (SPEC §21), in either placement,
+   * verbatim. `RECOMMENDED_CHILD_SECTION` when absent. A key that is
+   * present must hold a non-blank string.
+   */
+  readonly childSection?: string
 }
 
-const KEYS = ['section', 'placement']
+const KEYS = ['section', 'placement', 'childSection']
 
 function kindOf(value: unknown): string {
   if (value === null) return 'null'
@@ -47,8 +54,9 @@ function json(value: unknown): string {
  * defaults filled in: an absent `placement` stays absent and means
  * `'system'`). Throws when `section` is not a string or is blank, when a
  * `placement` key is present (even as `undefined`) but holds neither
- * `'system'` nor `'transcript'` (the message names the value as JSON), and
- * on any other key — one error naming every problem.
+ * `'system'` nor `'transcript'` (the message names the value as JSON), when
+ * a `childSection` key is present but is not a non-blank string, and on any
+ * other key — one error naming every problem.
  *
  * @example
  * ```ts
@@ -65,7 +73,7 @@ export function resolveConfig(config: unknown): PlanPolicyConfig {
   const record: Record<string, unknown> = plain ? (config as Record<string, unknown>) : {}
   const section = record['section']
   const problems: string[] = []
-  if (!plain) problems.push(`must be an object { section, placement? }, got ${kindOf(config)}`)
+  if (!plain) problems.push(`must be an object { section, placement?, childSection? }, got ${kindOf(config)}`)
   if (typeof section !== 'string') problems.push('needs a string `section`')
   else if (section.trim() === '') problems.push('needs a non-empty `section`')
   const hasPlacement = Object.prototype.hasOwnProperty.call(record, 'placement')
@@ -73,8 +81,18 @@ export function resolveConfig(config: unknown): PlanPolicyConfig {
   if (hasPlacement && placement !== 'system' && placement !== 'transcript') {
     problems.push(`\`placement\` must be 'system' or 'transcript', got ${json(placement)}`)
   }
+  const hasChild = Object.prototype.hasOwnProperty.call(record, 'childSection')
+  const childSection = record['childSection']
+  if (hasChild) {
+    if (typeof childSection !== 'string') problems.push(`\`childSection\` must be a string, got ${kindOf(childSection)}`)
+    else if (childSection.trim() === '') problems.push('needs a non-empty `childSection` when it is given')
+  }
   const unknown = Object.keys(record).filter((key) => !KEYS.includes(key))
   if (unknown.length > 0) problems.push(`has unknown key(s) ${unknown.join(', ')}`)
   if (problems.length > 0) throw new Error(`@planmode/plan-policy: PlanPolicyConfig ${problems.join('; ')}`)
-  return hasPlacement ? { section: section as string, placement: placement as PlanPolicyPlacement } : { section: section as string }
+  return {
+    section: section as string,
+    ...(hasPlacement ? { placement: placement as PlanPolicyPlacement } : {}),
+    ...(hasChild ? { childSection: childSection as string } : {}),
+  }
 }

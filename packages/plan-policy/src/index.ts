@@ -8,5 +8,5 @@
  */
 export { resolveConfig } from './config.js'
 export type { PlanPolicyConfig, PlanPolicyPlacement } from './config.js'
-export { RECOMMENDED_PLAN_SECTION } from './recommended-section.js'
+export { RECOMMENDED_CHILD_SECTION, RECOMMENDED_PLAN_SECTION } from './recommended-section.js'
 export { PLAN_POLICY_ORDER, PLAN_POLICY_SECTION, planPolicyPlugin } from './plugin.js'

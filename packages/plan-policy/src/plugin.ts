@@ -1,6 +1,13 @@
 import type { Plugin } from '@planmode/context'
-import type {} from '@planmode/plan-core'
+import { readPlanLog, type PlanLog } from '@planmode/plan-core'
+import type { Agent } from '@planmode/seams'
 import { resolveConfig, type PlanPolicyConfig } from './config.js'
+import { RECOMMENDED_CHILD_SECTION } from './recommended-section.js'
+
+/** Whether `agent` reads the child guidance: a child whose last `plan/mode` has cause `inherit` (SPEC §21). */
+function inherits(agent: Agent, log: PlanLog): boolean {
+  return agent.owner !== undefined && log.cause === 'inherit'
+}
 
 /**
  * The name of the system-prompt section this layer registers.
@@ -30,6 +37,11 @@ export const PLAN_POLICY_ORDER = 50
  * to an accepted step whose logged state is active while the model does
  * not hold the guidance, right after its notice (SPEC §3.3, §13).
  *
+ * A child agent whose last `plan/mode` has cause `inherit` (it inherited
+ * plan mode from its owner, SPEC §21) reads `childSection` (default
+ * {@link RECOMMENDED_CHILD_SECTION}) in place of `section`, in both
+ * placements.
+ *
  * Requires `planMode`: loading it without one throws a
  * `MissingServiceError`; once loaded, the section and the guidance are
  * removed when `planMode` goes away and set again when a `planMode`
@@ -51,10 +63,11 @@ export const planPolicyPlugin: Plugin<PlanPolicyConfig> = {
   name: '@planmode/plan-policy',
   requires: ['planMode'],
   apply(ctx, config) {
-    const { section, placement = 'system' } = resolveConfig(config)
+    const { section, placement = 'system', childSection = RECOMMENDED_CHILD_SECTION } = resolveConfig(config)
     const transcript = placement === 'transcript'
+    const textFor = (agent: Agent, log: PlanLog): string => (inherits(agent, log) ? childSection : section)
     // plan-core's own flush adds the guidance after its notice (SPEC §3.3), whatever else is composed.
-    if (transcript) ctx.effect(ctx.require('planMode').setGuidance(section))
+    if (transcript) ctx.effect(ctx.require('planMode').setGuidance(textFor))
     ctx.inject(['systemPrompt'], (child) => {
       child.effect(
         child.require('systemPrompt').section({
@@ -63,7 +76,7 @@ export const planPolicyPlugin: Plugin<PlanPolicyConfig> = {
           text: ({ agent }) => {
             if (transcript || agent === undefined) return ''
             const state = ctx.get('planMode')?.get(agent)
-            return (state?.pending ?? state?.active) === true ? section : ''
+            return (state?.pending ?? state?.active) === true ? textFor(agent, readPlanLog(agent.session)) : ''
           },
         }),
       )

@@ -20,3 +20,20 @@ The user has asked for a plan, not for changes. Until they approve one, you inve
 - If the user sends the plan back, revise it with their feedback and submit it again.
 - If the review cannot be opened, remain in plan mode and ask the user to leave it themselves with /plan off.
 `
+
+/**
+ * A ready-made `childSection` for plan-policy (SPEC §21): the guidance a
+ * child agent reads while it inherits plan mode from the agent that spawned
+ * it. plan-policy uses it when no `childSection` is configured.
+ *
+ * @public
+ */
+export const RECOMMENDED_CHILD_SECTION: string = `# Plan mode (helping a planning agent)
+
+You were started by an agent that is planning with the user, and plan mode is on for you too.
+
+- Explore with read-only actions: read and search files, list directories, inspect configuration, run checks that modify nothing.
+- Change nothing. No edits, no new or deleted files, no installs, no commits, no step of any plan.
+- Do not write a plan and do not present one: the agent that started you does that.
+- Finish by reporting what you found, concisely and with the file paths and facts that matter, so that agent can plan with it.
+`

@@ -5,11 +5,11 @@ import { createHost } from '@planmode/testkit'
 
 describe('plan-policy config (bad input matrix)', () => {
   it.each<[string, unknown, string]>([
-    ['undefined', undefined, 'must be an object { section, placement? }, got undefined; needs a string `section`'],
-    ['null', null, 'must be an object { section, placement? }, got null; needs a string `section`'],
-    ['a string', 'Plan first.', 'must be an object { section, placement? }, got string; needs a string `section`'],
-    ['a number', 42, 'must be an object { section, placement? }, got number; needs a string `section`'],
-    ['an array', ['Plan first.'], 'must be an object { section, placement? }, got an array; needs a string `section`'],
+    ['undefined', undefined, 'must be an object { section, placement?, childSection? }, got undefined; needs a string `section`'],
+    ['null', null, 'must be an object { section, placement?, childSection? }, got null; needs a string `section`'],
+    ['a string', 'Plan first.', 'must be an object { section, placement?, childSection? }, got string; needs a string `section`'],
+    ['a number', 42, 'must be an object { section, placement?, childSection? }, got number; needs a string `section`'],
+    ['an array', ['Plan first.'], 'must be an object { section, placement?, childSection? }, got an array; needs a string `section`'],
     ['a non-string section', { section: 42 }, 'needs a string `section`'],
     ['a section object', { section: { text: 'x' } }, 'needs a string `section`'],
     ['a blank section', { section: ' \n\t ' }, 'needs a non-empty `section`'],
