@@ -20,6 +20,14 @@ export interface PlanToolConfig {
    * mode.
    */
   readonly enterTool?: boolean
+  /**
+   * Headings the plan must have before anyone is asked to review it (SPEC
+   * §20): each a non-blank name, compared with the plan's top-level
+   * headings (any level) trimmed and case-insensitive; distinct when so
+   * compared. `[]` (the default) checks nothing. With names, the exit
+   * tool's description lists them.
+   */
+  readonly requiredSections?: readonly string[]
 }
 
 /** A validated plan-tool config with its defaults filled in. @public */
@@ -28,9 +36,29 @@ export interface ResolvedPlanToolConfig {
   readonly unattended: 'fail' | 'approve'
   /** {@link PlanToolConfig.enterTool}, `true` when not given. */
   readonly enterTool: boolean
+  /** {@link PlanToolConfig.requiredSections}, a copy; `[]` when not given. */
+  readonly requiredSections: readonly string[]
 }
 
-const KEYS = ['unattended', 'enterTool']
+const KEYS = ['unattended', 'enterTool', 'requiredSections']
+
+/** The problems of a `requiredSections` value, if any. */
+function sectionProblems(value: unknown): string[] {
+  if (!Array.isArray(value)) return [`\`requiredSections\` must be an array of strings, got ${kindOf(value)}`]
+  const problems: string[] = []
+  const seen = new Map<string, string>()
+  value.forEach((name: unknown, index) => {
+    if (typeof name !== 'string') problems.push(`\`requiredSections[${index}]\` must be a string, got ${kindOf(name)}`)
+    else if (name.trim() === '') problems.push(`\`requiredSections[${index}]\` must not be blank`)
+    else {
+      const key = name.trim().toLowerCase()
+      const first = seen.get(key)
+      if (first !== undefined) problems.push(`\`requiredSections\` names ${JSON.stringify(first)} twice (also as ${JSON.stringify(name)}); names are compared trimmed and case-insensitive`)
+      else seen.set(key, name)
+    }
+  })
+  return problems
+}
 
 function kindOf(value: unknown): string {
   if (value === null) return 'null'
@@ -40,14 +68,16 @@ function kindOf(value: unknown): string {
 
 /**
  * Validates a plan-tool config and returns a new object with the defaults
- * (`unattended: 'fail'`, `enterTool: true`). `undefined` is no config.
- * Throws on anything that is not an object, an `unattended` other than
- * `'fail'` or `'approve'`, an `enterTool` that is not a boolean, and any
+ * (`unattended: 'fail'`, `enterTool: true`, `requiredSections: []`).
+ * `undefined` is no config. Throws on anything that is not an object, an
+ * `unattended` other than `'fail'` or `'approve'`, an `enterTool` that is
+ * not a boolean, a `requiredSections` that is not an array of non-blank
+ * strings distinct when compared trimmed and case-insensitive, and any
  * other key (one error naming every problem).
  *
  * @example
  * ```ts
- * resolveConfig(undefined) // { unattended: 'fail', enterTool: true }
+ * resolveConfig(undefined) // { unattended: 'fail', enterTool: true, requiredSections: [] }
  * resolveConfig({ unattended: 'approve' }) // ok
  * resolveConfig({ unattended: 'yes' }) // throws: `unattended` must be 'fail' or 'approve'
  * ```
@@ -55,19 +85,25 @@ function kindOf(value: unknown): string {
  * @public
  */
 export function resolveConfig(config: unknown): ResolvedPlanToolConfig {
-  if (config === undefined) return { unattended: 'fail', enterTool: true }
+  if (config === undefined) return { unattended: 'fail', enterTool: true, requiredSections: [] }
   const plain = typeof config === 'object' && config !== null && !Array.isArray(config)
   const record: Record<string, unknown> = plain ? (config as Record<string, unknown>) : {}
   const problems: string[] = []
-  if (!plain) problems.push(`must be an object { unattended?, enterTool? }, got ${kindOf(config)}`)
+  if (!plain) problems.push(`must be an object { unattended?, enterTool?, requiredSections? }, got ${kindOf(config)}`)
   const unattended = record['unattended']
   if (unattended !== undefined && unattended !== 'fail' && unattended !== 'approve') {
     problems.push(`\`unattended\` must be 'fail' or 'approve', got ${kindOf(unattended)}`)
   }
   const enterTool = record['enterTool']
   if (enterTool !== undefined && typeof enterTool !== 'boolean') problems.push(`\`enterTool\` must be a boolean, got ${kindOf(enterTool)}`)
+  const requiredSections = record['requiredSections']
+  if (requiredSections !== undefined) problems.push(...sectionProblems(requiredSections))
   const unknown = Object.keys(record).filter((key) => !KEYS.includes(key))
   if (unknown.length > 0) problems.push(`has unknown key(s) ${unknown.join(', ')}`)
   if (problems.length > 0) throw new Error(`@planmode/plan-tool: PlanToolConfig ${problems.join('; ')}`)
-  return { unattended: unattended === 'approve' ? 'approve' : 'fail', enterTool: enterTool !== false }
+  return {
+    unattended: unattended === 'approve' ? 'approve' : 'fail',
+    enterTool: enterTool !== false,
+    requiredSections: requiredSections === undefined ? [] : [...(requiredSections as readonly string[])],
+  }
 }

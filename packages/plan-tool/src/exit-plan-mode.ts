@@ -4,6 +4,7 @@ import { UserQuestionError } from '@planmode/seams'
 import { isPlanMarkdown, planTitle, type PlanModeController } from '@planmode/plan-core'
 import { resolveConfig, type PlanToolConfig } from './config.js'
 import type { PlanReviewEventData, PlanReviewOutcome } from './review-record.js'
+import { notReadyMessage, validatePlan } from './plan-validate.js'
 
 /**
  * The exit tool's name.
@@ -71,6 +72,7 @@ export const EXIT_PLAN_MODE_MESSAGES = {
   approved: 'The user approved the plan and plan mode is now off. Carry out the plan from your next step.',
   editedApproved:
     'The user edited and approved the plan; plan mode is now off. Carry out this version from your next step:',
+  notReady: 'The plan is not ready for review:',
 } as const
 
 
@@ -227,7 +229,7 @@ const exit =
  * @public
  */
 export function createExitPlanModeTool(ctx: Context, config?: PlanToolConfig): ToolDefinition<ExitPlanModeInput, ExitPlanModeOutput> {
-  const { unattended } = resolveConfig(config)
+  const { unattended, requiredSections } = resolveConfig(config)
   const reviewed = (agent: Agent, toolCallId: string, outcome: PlanReviewOutcome): void => {
     ctx.emit('plan/reviewed', { agent, toolCallId, outcome })
   }
@@ -238,7 +240,8 @@ export function createExitPlanModeTool(ctx: Context, config?: PlanToolConfig): T
       'The plan is markdown starting with a "# " title. If the user approves, plan mode ends and you carry out the plan ' +
       '(or the version they edited) from your next step; if they keep planning, you get their feedback and line comments; ' +
       'if they stop planning, plan mode ends without the plan and you wait for their next message. ' +
-      'Make this the only and final tool call of your response.',
+      'Make this the only and final tool call of your response.' +
+      (requiredSections.length > 0 ? ` The plan must have these sections: ${requiredSections.join(', ')}.` : ''),
     parameters: {
       type: 'object',
       properties: {
@@ -262,6 +265,9 @@ export function createExitPlanModeTool(ctx: Context, config?: PlanToolConfig): T
       const plan = input.plan
       if (typeof plan !== 'string' || !isPlanMarkdown(plan)) throw new Error(EXIT_PLAN_MODE_MESSAGES.badPlan)
       const toolCallId = execution.toolCallId
+      // SPEC §20, step 3a: checked before anything is asked or recorded; a throwing listener fails closed.
+      const problems = await validatePlan(ctx, requiredSections, { agent, toolCallId, plan })
+      if (problems.length > 0) throw new Error(notReadyMessage(problems))
       const reloaded = (): boolean => !ctx.active || ctx.get('planMode') !== planMode
       /** Appends `plan/review` (failing closed), then applies `after` and emits `plan/reviewed`. */
       const record = async (data: PlanReviewEventData, after?: (controller: PlanModeController) => void): Promise<void> => {

@@ -28,4 +28,5 @@ export {
 } from './enter-plan-mode.js'
 export type { EnterPlanModeInput, EnterPlanModeOutput, PlanEnterIntent } from './enter-plan-mode.js'
 export type { PlanReviewEventData, PlanReviewOutcome, PlanReviewedPayload } from './review-record.js'
+export type { PlanValidatePayload } from './plan-validate.js'
 export { planToolPlugin } from './plugin.js'

@@ -5,13 +5,13 @@ import { createHost } from '@planmode/testkit'
 
 describe('plan-tool config (strict)', () => {
   it.each<[string, unknown, object]>([
-    ['no config', undefined, { unattended: 'fail', enterTool: true }],
-    ['an empty object', {}, { unattended: 'fail', enterTool: true }],
-    ["unattended 'approve'", { unattended: 'approve' }, { unattended: 'approve', enterTool: true }],
-    ["unattended 'fail'", { unattended: 'fail' }, { unattended: 'fail', enterTool: true }],
-    ['enterTool: true', { enterTool: true }, { unattended: 'fail', enterTool: true }],
-    ['enterTool: false', { enterTool: false }, { unattended: 'fail', enterTool: false }],
-    ['both', { unattended: 'approve', enterTool: false }, { unattended: 'approve', enterTool: false }],
+    ['no config', undefined, { unattended: 'fail', enterTool: true, requiredSections: [] }],
+    ['an empty object', {}, { unattended: 'fail', enterTool: true, requiredSections: [] }],
+    ["unattended 'approve'", { unattended: 'approve' }, { unattended: 'approve', enterTool: true, requiredSections: [] }],
+    ["unattended 'fail'", { unattended: 'fail' }, { unattended: 'fail', enterTool: true, requiredSections: [] }],
+    ['enterTool: true', { enterTool: true }, { unattended: 'fail', enterTool: true, requiredSections: [] }],
+    ['enterTool: false', { enterTool: false }, { unattended: 'fail', enterTool: false, requiredSections: [] }],
+    ['both', { unattended: 'approve', enterTool: false }, { unattended: 'approve', enterTool: false, requiredSections: [] }],
   ])('accepts %s', (_name, config, resolved) => {
     expect(resolveConfig(config)).toEqual(resolved)
   })
@@ -22,9 +22,9 @@ describe('plan-tool config (strict)', () => {
   })
 
   it.each<[string, unknown, string]>([
-    ['null', null, "@planmode/plan-tool: PlanToolConfig must be an object { unattended?, enterTool? }, got null"],
-    ['an array', [], '@planmode/plan-tool: PlanToolConfig must be an object { unattended?, enterTool? }, got an array'],
-    ['a string', 'approve', '@planmode/plan-tool: PlanToolConfig must be an object { unattended?, enterTool? }, got "approve"'],
+    ['null', null, "@planmode/plan-tool: PlanToolConfig must be an object { unattended?, enterTool?, requiredSections? }, got null"],
+    ['an array', [], '@planmode/plan-tool: PlanToolConfig must be an object { unattended?, enterTool?, requiredSections? }, got an array'],
+    ['a string', 'approve', '@planmode/plan-tool: PlanToolConfig must be an object { unattended?, enterTool?, requiredSections? }, got "approve"'],
     ['a bad unattended', { unattended: 'yes' }, "@planmode/plan-tool: PlanToolConfig `unattended` must be 'fail' or 'approve', got \"yes\""],
     ['a boolean unattended', { unattended: true }, "@planmode/plan-tool: PlanToolConfig `unattended` must be 'fail' or 'approve', got boolean"],
     ['a non-boolean enterTool', { enterTool: 'yes' }, '@planmode/plan-tool: PlanToolConfig `enterTool` must be a boolean, got "yes"'],
