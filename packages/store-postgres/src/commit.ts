@@ -1,13 +1,13 @@
-import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import type { SessionLogError } from '@planmode/host'
+import { SessionLogError } from '@planmode/host'
 import type { Database } from './database.js'
 import type { Row } from './event-rows.js'
 import type { Notifier } from './notifier.js'
 import { unavailable } from './schema.js'
 import type { WriterSession } from './writer.js'
 
-// The commit of one batch.
+// The commit of one batch, and what the store says when it cannot tell
+// whether a commit landed.
 // - One statement moves the session row's `head` only while the epoch is
 //   the writer's and the head is the one it last wrote; the events go in
 //   with it. A new writer takes the lock first, then bumps the epoch under
@@ -15,12 +15,23 @@ import type { WriterSession } from './writer.js'
 //   unnoticed) commits nothing once another took it. No lock table is read
 //   (`pg_locks` would take every lock-partition lock of the server on every
 //   commit).
-// - A statement the server refused rolled back: nothing was written. When
-//   the connection is lost instead, the outcome is read back: the backend
-//   still running the statement (found by a mark unique to it) is
-//   terminated and waited for, then the head says. When that cannot be
-//   told, the session refuses every later append until it is reopened.
+// - A statement the server refused rolled back: nothing was written.
+// - When the connection is lost instead, the statement may still commit
+//   later: its bytes may be on the way, or its backend running. The writer
+//   settles it by fencing it off: one UPDATE bumps the epoch while the head
+//   is still where the writer left it. The UPDATE takes the row lock, so it
+//   runs either after the lost statement committed (the head moved: it
+//   landed) or before it (the lost statement's fence no longer matches:
+//   it can never land). Either answer is final. This needs no backend pid
+//   and no activity tracking, so it holds behind a pooler too.
+// - When the database cannot be asked, the append rejects with
+//   OUTCOME_UNKNOWN and the batch stays unsettled: the next append and
+//   sync() ask again before anything else is committed, and a reopen (its
+//   new epoch) fences the statement off all the same.
 // - The NOTIFY follows the commit as a statement of its own (notifier.ts).
+
+/** The comment that opens every commit statement, for whoever reads `pg_stat_activity`. */
+const COMMIT_MARK = '/* store-postgres append */'
 
 /**
  * A pg error the server sent while the session went on: the statement's
@@ -33,9 +44,37 @@ function refused(error: unknown): boolean {
   return error instanceof pg.DatabaseError && typeof error.code === 'string' && !/^(08|57|58|XX)/.test(error.code)
 }
 
-/** The comment that opens an append statement, unique to it, so its backend can be found in `pg_stat_activity` (also behind a pooler). */
-function appendMark(): string {
-  return `/* store-postgres append ${randomBytes(8).toString('hex')} */`
+function reason(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+/** A batch whose statement was sent and whose connection failed before the answer came. */
+export interface LostCommit {
+  readonly rows: readonly Row[]
+  /** The seq the batch follows (-1 for the first). */
+  readonly previous: number
+  /** Why the connection failed. */
+  readonly error: unknown
+  /** Set once a fence was sent whose answer may have been lost: the epoch may be one up already. */
+  fenceSent: boolean
+}
+
+/** What became of a {@link LostCommit}. */
+export type Settled =
+  /** It committed: its events are in the log. */
+  | { readonly kind: 'landed' }
+  /** It can never commit: the writer fenced it off and writes on at `epoch`. */
+  | { readonly kind: 'fenced'; readonly epoch: number }
+  /** The session is no longer this writer's (`error`, `LEASE_LOST`); `landed` says whether the batch is in the log. */
+  | { readonly kind: 'lost'; readonly landed: boolean; readonly error: SessionLogError }
+  /** The database could not be asked. */
+  | { readonly kind: 'unknown'; readonly error: unknown }
+
+/** The seqs of a batch, as messages name them. */
+export function seqsOf(rows: readonly Row[]): string {
+  const first = rows[0]!.event.seq
+  const last = rows[rows.length - 1]!.event.seq
+  return first === last ? `seq ${first}` : `seqs ${first}–${last}`
 }
 
 /** Commits the batches of a store's writers. */
@@ -43,21 +82,28 @@ export class Committer {
   constructor(
     private readonly db: Database,
     private readonly notifier: Notifier,
+    /**
+     * How many times the outcome of a lost commit is asked for at once: one
+     * more than the pooled connections, so when every idle one is dead (the
+     * server restarted) the last ask opens a new one.
+     */
+    private readonly asks: number,
   ) {}
 
   /**
    * Commits `rows` after `previous` (the seq of the last landed event) in
    * one statement: the session's row moves its head only while the epoch is
    * still this session's and the head is `previous`, and the events go in
-   * with it. The NOTIFY follows the commit as a statement of its own: inside
-   * the commit it would serialize the commits of every session of the
-   * database.
+   * with it. Resolves once committed; rejects with why not, setting the
+   * session's `broken` when it cannot go on and its `unsettled` when the
+   * outcome is unknown. The NOTIFY follows the commit as a statement of its
+   * own: inside the commit it would serialize the commits of every session
+   * of the database.
    */
   async insert(session: WriterSession, rows: readonly Row[], previous: number): Promise<void> {
     const table = this.db.table
     const head = rows[rows.length - 1]!.event.seq
-    const mark = appendMark()
-    const text = `${mark}
+    const text = `${COMMIT_MARK}
       WITH fence AS (
         UPDATE ${table.sessions} SET head = $3
          WHERE id = $1 AND epoch = $2 AND head = $4
@@ -93,14 +139,29 @@ export class Committer {
     } catch (error) {
       client.release(true)
       if (refused(error)) throw unavailable(`session ${session.id}: the database refused the append; nothing was written`, error)
-      const landed = await this.landed(session, head, previous, mark)
-      if (landed === true) {
-        this.notifier.notify(session.id, head)
-        return
+      const lost: LostCommit = { rows, previous, error, fenceSent: false }
+      const outcome = await this.settle(session, lost)
+      switch (outcome.kind) {
+        case 'landed':
+          return
+        case 'fenced':
+          session.epoch = outcome.epoch
+          throw unavailable(
+            `session ${session.id}: the connection failed during the append of ${seqsOf(rows)}, and this writer fenced its statement off (epoch ${outcome.epoch}) before it could commit; nothing was written`,
+            error,
+          )
+        case 'lost':
+          session.broken = outcome.error
+          if (outcome.landed) return
+          throw outcome.error
+        case 'unknown':
+          session.unsettled = lost
+          throw new SessionLogError(
+            'OUTCOME_UNKNOWN',
+            `session ${session.id}: the connection failed during the append of ${seqsOf(rows)} (${reason(error)}) and the database could not be asked whether it committed (${reason(outcome.error)}); it may be in the log or not. The next append, sync() or a reopen settles it: if it landed, its events join the session's events`,
+            { cause: error },
+          )
       }
-      if (landed === false) throw unavailable(`session ${session.id}: the connection failed during the append; nothing was written`, error)
-      session.broken = unavailable(`session ${session.id}: the connection failed during an append whose outcome could not be read back; close and reopen the session`, error)
-      throw session.broken
     }
     if (result.rows[0]!.fenced === 1) {
       this.notifier.notify(session.id, head)
@@ -111,35 +172,67 @@ export class Committer {
   }
 
   /**
-   * Whether an append that ended with its connection lost committed. First
-   * the backend still running its statement (found by the statement's
-   * unique `mark`, so also behind a pooler whose pids are not the server's)
-   * is terminated and waited for, so it cannot commit later; then the
-   * session's head says. `undefined` when the database cannot tell: the
-   * termination was not confirmed, or `pg_stat_activity` does not track
-   * the queries of this role's backends (`track_activities` off), so a
-   * backend running it may remain.
+   * Settles a lost commit: asks up to `asks` times, each time fencing
+   * the statement off if it has not landed (see the rules above). Never
+   * rejects; a landed batch is notified to the followers.
    */
-  private async landed(session: WriterSession, head: number, previous: number, mark: string): Promise<boolean | undefined> {
-    try {
-      const { rows: found } = await this.db.pool.query<{ running: number; gone: boolean | null; hidden: boolean }>(
-        `SELECT count(*)::int AS running,
-                bool_and(pg_terminate_backend(a.pid, 10000)) AS gone,
-                current_setting('track_activities') = 'off'
-                  OR EXISTS (SELECT 1 FROM pg_stat_activity h WHERE h.datname = current_database() AND h.usename = session_user AND h.state = 'disabled') AS hidden
-           FROM pg_stat_activity a
-          WHERE starts_with(a.query, $1) AND a.state IS DISTINCT FROM 'idle' AND a.pid <> pg_backend_pid()`,
-        [mark],
-      )
-      const check = found[0]!
-      if (check.running > 0 ? check.gone !== true : check.hidden) return undefined
-      const { rows } = await this.db.pool.query<{ head: string; epoch: string }>(`SELECT head, epoch FROM ${this.db.table.sessions} WHERE id = $1`, [session.id])
-      if (rows[0] === undefined || Number(rows[0].epoch) !== session.epoch) return undefined
-      const now = Number(rows[0].head)
-      return now === head ? true : now === previous ? false : undefined
-    } catch {
-      return undefined
+  async settle(session: WriterSession, lost: LostCommit): Promise<Settled> {
+    let failure: unknown
+    for (let ask = 0; ask < this.asks; ask++) {
+      try {
+        const outcome = await this.ask(session, lost)
+        if (outcome.kind === 'landed' || (outcome.kind === 'lost' && outcome.landed)) this.notifier.notify(session.id, lost.rows[lost.rows.length - 1]!.event.seq)
+        return outcome
+      } catch (error) {
+        failure = error
+      }
     }
+    return { kind: 'unknown', error: failure }
+  }
+
+  private async ask(session: WriterSession, lost: LostCommit): Promise<Exclude<Settled, { kind: 'unknown' }>> {
+    const { rows, previous } = lost
+    const head = rows[rows.length - 1]!.event.seq
+    // A fence sent before whose answer was lost may have bumped the epoch already: this writer's lease
+    // connection is still named as the holder then (another writer's open names its own).
+    const again = lost.fenceSent
+    lost.fenceSent = true
+    const fence = await this.db.pool.query<{ epoch: string }>(
+      `UPDATE ${this.db.table.sessions} SET epoch = $2::bigint + 1
+        WHERE id = $1 AND head = $3 AND (epoch = $2 OR ($5 AND epoch = $2::bigint + 1 AND holder_pid = $4))
+        RETURNING epoch`,
+      [session.id, session.epoch, previous, session.lease.pid, again],
+    )
+    if (fence.rows.length === 1) return { kind: 'fenced', epoch: Number(fence.rows[0]!.epoch) }
+    // The head is past `previous`: read now (a statement of its own sees what that UPDATE waited for).
+    const found = await this.db.pool.query<{ epoch: string; head: string; holder: string | null; holder_pid: number | null }>(
+      `SELECT epoch, head, holder, holder_pid FROM ${this.db.table.sessions} WHERE id = $1`,
+      [session.id],
+    )
+    const row = found.rows[0]
+    if (row === undefined) return { kind: 'lost', landed: false, error: session.leaseLost(`its session row is gone, so the append of ${seqsOf(rows)} was not written`) }
+    const epoch = Number(row.epoch)
+    const now = Number(row.head)
+    if (epoch === session.epoch && now === head) return { kind: 'landed' }
+    const landed = await this.holds(session.id, rows)
+    const batch = `this writer's append of ${seqsOf(rows)}, whose connection failed, ${landed ? 'had landed' : 'was not written'}`
+    const ownFence = again && epoch === session.epoch + 1 && row.holder_pid === session.lease.pid
+    if (epoch !== session.epoch && !ownFence) {
+      return { kind: 'lost', landed, error: session.leaseLost(`another process${row.holder === null ? '' : ` (${row.holder})`} took the lease (epoch ${epoch}, this writer had ${session.epoch}); ${batch} before that`) }
+    }
+    return { kind: 'lost', landed, error: session.leaseLost(`the log ends at seq ${now}, where this writer did not leave it (it wrote up to seq ${previous}, then the append of ${seqsOf(rows)}): it was changed outside this writer; ${batch}`) }
+  }
+
+  /** Whether the log holds exactly `rows` at their seqs (same time, type and JSON text). */
+  private async holds(id: string, rows: readonly Row[]): Promise<boolean> {
+    const { rows: found } = await this.db.pool.query<{ seq: string; time: number; type: string; json: string }>(
+      `SELECT seq, time, type, data::text AS json FROM ${this.db.table.events} WHERE session_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq`,
+      [id, rows[0]!.event.seq, rows[rows.length - 1]!.event.seq],
+    )
+    return found.length === rows.length && found.every((logged, index) => {
+      const row = rows[index]!
+      return Number(logged.seq) === row.event.seq && logged.time === row.event.time && logged.type === row.event.type && logged.json === row.json
+    })
   }
 
   private async whyFenced(session: WriterSession): Promise<SessionLogError> {
@@ -150,6 +243,7 @@ export class Committer {
     }
     const last = session.events[session.events.length - 1]
     if (row !== undefined && Number(row.head) !== (last === undefined ? -1 : last.seq)) {
+      // Every statement of this writer was answered or settled before this one: the change is not its own.
       return session.leaseLost(`the log ends at seq ${row.head}, not at this writer's seq ${last === undefined ? -1 : last.seq}: it was changed outside this writer`)
     }
     return session.leaseLost(row === undefined ? 'its session row could not be read after the commit was refused' : 'the session row changed while the commit ran')

@@ -47,7 +47,10 @@ export interface LeaseInfo {
    * lock has not written its name yet.
    */
   readonly holder: string | undefined
-  /** How many times the lease was taken (the fencing token of the last writer). */
+  /**
+   * The fencing token of the last writer: up by one at every lease taken,
+   * and each time a writer fenced off a commit whose connection failed.
+   */
   readonly epoch: number
   /** When the last lease was taken, while it is held. */
   readonly since: Date | undefined
@@ -56,10 +59,20 @@ export interface LeaseInfo {
 /**
  * A session this process writes: it holds the session's lease.
  *
+ * An append rejected with `OUTCOME_UNKNOWN` (its connection failed during
+ * the commit and the database could not be asked) may be in the log or
+ * not. `sync()` settles it (so does the next append, before it commits,
+ * and a reopen): once `sync()` resolves, `events` holds that append if and
+ * only if it landed. Every other rejection means nothing was written.
+ *
  * @public
  */
 export interface PostgresSession extends HostSession {
-  /** The lease's fencing token: every commit names it, and a newer lease refuses it. */
+  /**
+   * The fencing token every commit names; a newer lease refuses it. It is
+   * the lease's, and goes up by one each time this writer fences off a
+   * commit whose connection failed (so that commit can never land late).
+   */
   readonly epoch: number
 }
 

@@ -3,7 +3,7 @@ import pg from 'pg'
 import type { Context } from '@planmode/context'
 import { SessionLogError, type CreateSessionOptions } from '@planmode/host'
 import type { Session, SessionEvent } from '@planmode/seams'
-import { Committer } from './commit.js'
+import { Committer, type LostCommit, type Settled } from './commit.js'
 import { endClient } from './client-end.js'
 import { Database } from './database.js'
 import { checkId, describe, forkRow, newSessionId, NOT_TEXT, type Row } from './event-rows.js'
@@ -80,7 +80,7 @@ class Store implements PostgresSessionStore {
     this.db = new Database(this.schema, connection, poolSize, logger)
     this.leases = new Leases(this.db, connection, lockClass(this.schema) >>> 1, logger, (lease) => this.heldBy(lease))
     this.notifier = new Notifier(this.db.pool, channel, logger)
-    this.committer = new Committer(this.db, this.notifier)
+    this.committer = new Committer(this.db, this.notifier, poolSize + 1)
     const announce = (session: Session, event: SessionEvent): void => this.announce(session, event)
     this.followers = new Followers(this.db, connection, channel, followerPollMs, logger, () => this.disposed, announce)
   }
@@ -105,6 +105,10 @@ class Store implements PostgresSessionStore {
 
   commit(session: WriterSession, rows: readonly Row[], previous: number): Promise<void> {
     return this.committer.insert(session, rows, previous)
+  }
+
+  settle(session: WriterSession, lost: LostCommit): Promise<Settled> {
+    return this.committer.settle(session, lost)
   }
 
   /** Takes `session` out of `writers` while `closed` runs: an `open` of its id waits for it. */
