@@ -1,7 +1,7 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SessionEvent } from '@planmode/seams'
-import { holdProxy, type HoldProxy } from './support/hold-proxy.js'
+import { holdProxy, type HeldStatement, type HoldProxy } from './support/hold-proxy.js'
 import { append, pgFile } from './support/stores.js'
 
 // Appends whose connection is reset while their statement's bytes are still
@@ -57,12 +57,12 @@ describe('a commit delivered to the server after its connection was reset', () =
     const { store } = db.process({ connection: proxy.url(db.url()) })
     const session = await store.create({ id: 'held-batch' })
     await append(session, 'custom/n', { n: 0 })
-    const held = proxy.hold(COMMIT)
+    const holding = proxy.hold(COMMIT)
     const outcomes = batchOf(session, 1)
-    await held
+    const held = await holding
     const settled = await Promise.all(outcomes)
     // The statement reaches the server only now, after the store answered its callers.
-    await proxy.deliver()
+    await held.deliver()
     const rows = await logged('held-batch')
     checkOutcomes(settled, 1, rows)
     expect(settled.every((outcome) => outcome !== 'landed' && outcome.code === 'UNAVAILABLE')).toBe(true)
@@ -102,28 +102,31 @@ describe('an outcome the store cannot tell: OUTCOME_UNKNOWN, settled later', () 
     return { ...proc, session, announced }
   }
 
-  /** Holds the next commit, with the database out of reach, so the store cannot ask what became of it. */
-  async function unknownBatch(session: { append: unknown }, first: number): Promise<Outcome[]> {
-    const held = proxy.hold(COMMIT)
+  /**
+   * Holds the next commit (the batch of n 1–8), with the database out of
+   * reach, so the store cannot ask what became of it; resolves with the held
+   * statement once every append of the batch rejected OUTCOME_UNKNOWN.
+   */
+  async function unknownBatch(session: { append: unknown }): Promise<HeldStatement> {
+    const holding = proxy.hold(COMMIT)
     proxy.down()
-    const outcomes = batchOf(session, first)
-    await held
-    const settled = await Promise.all(outcomes)
-    for (const outcome of settled) {
+    const outcomes = batchOf(session, 1)
+    const held = await holding
+    for (const outcome of await Promise.all(outcomes)) {
       expect(outcome).toMatchObject({ code: 'OUTCOME_UNKNOWN', message: expect.stringContaining('seqs 1–8') })
       expect((outcome as { message: string }).message).not.toContain('nothing was written')
     }
-    return settled
+    return held
   }
 
   const ns = (events: readonly SessionEvent[]) => events.map((event) => (event.data as unknown as { n: number }).n)
 
   it('the statement landed late: the next append settles it, the batch joins events (announced, in order) and the new append follows it', async () => {
     const { session, announced, store } = await writer('unknown-landed')
-    await unknownBatch(session, 1)
+    const held = await unknownBatch(session)
     // Still out of reach: a later append is not sent, and says so.
     await expect(append(session, 'custom/n', { n: 50 })).rejects.toMatchObject({ code: 'UNAVAILABLE', message: expect.stringContaining('this append was not sent, so nothing was written') })
-    await proxy.deliver()
+    await held.deliver()
     expect(await logged('unknown-landed')).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8])
     proxy.up()
     expect((await append(session, 'custom/n', { n: 9 })).seq).toBe(9)
@@ -139,14 +142,14 @@ describe('an outcome the store cannot tell: OUTCOME_UNKNOWN, settled later', () 
 
   it('sync() settles it before the statement arrives: fenced off (epoch + 1), it never lands, and the next append takes its seqs', async () => {
     const { session, announced, store } = await writer('unknown-fenced')
-    await unknownBatch(session, 1)
+    const held = await unknownBatch(session)
     await expect(session.sync()).rejects.toMatchObject({ code: 'OUTCOME_UNKNOWN', message: expect.stringContaining('still unknown') })
     proxy.up()
     await session.sync()
     expect(session.epoch).toBe(2)
     expect((await store.lease('unknown-fenced')).epoch).toBe(2)
     // The held statement reaches the server now: its fence names epoch 1, so it commits nothing.
-    await proxy.deliver()
+    await held.deliver()
     expect(await logged('unknown-fenced')).toEqual([0])
     expect((await append(session, 'custom/n', { n: 9 })).seq).toBe(1)
     expect(ns(session.events)).toEqual([0, 9])
@@ -156,23 +159,46 @@ describe('an outcome the store cannot tell: OUTCOME_UNKNOWN, settled later', () 
 
   it('a reopen settles it: the new lease\'s epoch fences the statement off, delivered afterwards it never lands', async () => {
     const { session, store } = await writer('unknown-reopened')
-    await unknownBatch(session, 1)
+    const held = await unknownBatch(session)
     proxy.up()
     await store.close(session)
     const other = db.process({ holder: 'process-B' }).store
     const reopened = await other.open('unknown-reopened')
     expect(reopened.epoch).toBe(2)
     expect(ns(reopened.events)).toEqual([0])
-    await proxy.deliver()
+    await held.deliver()
     expect(await logged('unknown-reopened')).toEqual([0])
     expect((await append(reopened, 'custom/n', { n: 9 })).seq).toBe(1)
     expect(await logged('unknown-reopened')).toEqual([0, 9])
   })
 
+  it('a fence whose answer was lost landed: the next ask knows its own fence (one epoch up, its lease connection named), not another writer, and the batch, delivered later, never lands', async () => {
+    const { session, store } = await writer('unknown-own-fence')
+    const batch = await unknownBatch(session)
+    // The next ask's fence reaches the server only after its connection was reset; the other asks cannot get through.
+    const holdingFence = proxy.hold('SET epoch = $2::bigint + 1')
+    const syncing = session.sync().then(
+      () => 'settled',
+      (error: { code?: string }) => error.code,
+    )
+    const fence = await holdingFence
+    expect(await syncing).toBe('OUTCOME_UNKNOWN')
+    await fence.deliver()
+    proxy.up()
+    expect((await store.lease('unknown-own-fence')).epoch).toBe(2)
+    await session.sync()
+    expect(session.epoch).toBe(2)
+    expect((await store.lease('unknown-own-fence')).epoch).toBe(2)
+    await batch.deliver()
+    expect(await logged('unknown-own-fence')).toEqual([0])
+    expect((await append(session, 'custom/n', { n: 9 })).seq).toBe(1)
+    expect(await logged('unknown-own-fence')).toEqual([0, 9])
+  })
+
   it('another process took the lease meanwhile: LEASE_LOST says the writer\'s own batch had landed (not "changed outside this writer")', async () => {
     const { session, store } = await writer('unknown-taken')
-    await unknownBatch(session, 1)
-    await proxy.deliver()
+    const held = await unknownBatch(session)
+    await held.deliver()
     proxy.up()
     // The old writer's lease connection is cut off unheard, and the server ends it: another process can take the lease.
     expect(proxy.cut('pg_backend_pid')).toBe(1)

@@ -5,8 +5,8 @@ import { createServer, connect, type Server, type Socket } from 'node:net'
  * statement commit after its client saw the connection reset: it holds the
  * bytes of the next statement holding a marker, resets the client's side
  * (TCP RST), and delivers them to the server only when the test says so.
- * While it is "down", every other connection that sends anything is reset,
- * so the store cannot ask the database what happened. A connection can also
+ * While it is "down", every other statement resets its connection, so the
+ * store cannot ask the database what happened. A connection can also
  * be cut silently (a partition: nothing passes either way, no close is
  * passed on).
  */
@@ -17,12 +17,10 @@ export interface HoldProxy {
   /**
    * Arms the proxy: the next statement a client sends that holds `marker` is
    * held (its bytes up to the Sync that ends it), then the client's side is
-   * reset. Resolves once that happened.
+   * reset. Resolves once that happened, with the statement to deliver.
    */
-  hold(marker: string): Promise<void>
-  /** Sends the held statement to the server; resolves once the server finished it (its ReadyForQuery). */
-  deliver(): Promise<void>
-  /** From now on, a connection that sends anything is reset (but the statement armed by `hold`, which is held). */
+  hold(marker: string): Promise<HeldStatement>
+  /** From now on, a connection that sends a statement is reset (but a statement armed by `hold`, which is held); connecting still works. */
   down(): void
   /** Connections pass again. */
   up(): void
@@ -31,14 +29,20 @@ export interface HoldProxy {
   close(): Promise<void>
 }
 
+/** A statement the proxy holds, its client's side already reset. */
+export interface HeldStatement {
+  /** Sends it to the server; resolves once the server finished it (its ReadyForQuery). */
+  deliver(): Promise<void>
+}
+
 interface Link {
   readonly client: Socket
   readonly server: Socket
   /** Everything the client sent, as text (to find markers in). */
   sent: string
   cut: boolean
-  /** The held link's server side stays open after the client is reset. */
-  holding: boolean
+  /** The bytes held so far, while this link's statement is being held. */
+  holding: Buffer[] | undefined
   /** Once the held bytes are delivered: reads the server's answer instead of passing it on. */
   watcher: ((chunk: Buffer) => void) | undefined
 }
@@ -69,35 +73,46 @@ function readyWatcher(found: () => void): (chunk: Buffer) => void {
 
 export async function holdProxy(target: { host: string; port: number }): Promise<HoldProxy> {
   const links = new Set<Link>()
-  let armed: { marker: string; resolve: () => void } | undefined
-  let held: { link: Link; bytes: Buffer[] } | undefined
+  const armed: { marker: string; resolve: (held: HeldStatement) => void }[] = []
   let isDown = false
   const server: Server = createServer((client) => {
     const upstream = connect(target.port, target.host)
-    const link: Link = { client, server: upstream, sent: '', cut: false, holding: false, watcher: undefined }
+    const link: Link = { client, server: upstream, sent: '', cut: false, holding: undefined, watcher: undefined }
     links.add(link)
+    let waiting: ((held: HeldStatement) => void) | undefined
     /** The held statement is whole: the client's side goes now, the server's waits for deliver(). */
     const whole = (): void => {
-      link.holding = true
+      const bytes = link.holding!
       client.resetAndDestroy()
-      const resolve = armed!.resolve
-      armed = undefined
-      resolve()
+      waiting!({
+        deliver: () =>
+          new Promise<void>((resolve) => {
+            link.watcher = readyWatcher(() => {
+              links.delete(link)
+              upstream.destroy()
+              resolve()
+            })
+            for (const chunk of bytes) upstream.write(chunk)
+          }),
+      })
     }
     client.on('data', (chunk: Buffer) => {
       if (link.cut) return
       link.sent += chunk.toString('latin1')
-      if (held?.link === link) {
-        held.bytes.push(chunk)
+      if (link.holding !== undefined) {
+        link.holding.push(chunk)
         if (chunk.subarray(-5).equals(SYNC)) whole()
         return
       }
-      if (armed !== undefined && held === undefined && chunk.includes(armed.marker)) {
-        held = { link, bytes: [chunk] }
+      const index = armed.findIndex((arm) => chunk.includes(arm.marker))
+      if (index >= 0) {
+        waiting = armed.splice(index, 1)[0]!.resolve
+        link.holding = [chunk]
         if (chunk.subarray(-5).equals(SYNC)) whole()
         return
       }
-      if (isDown) {
+      // Down: a statement (Parse or a simple Query) resets its connection; connecting still works.
+      if (isDown && (chunk[0] === 0x50 || chunk[0] === 0x51)) {
         client.resetAndDestroy()
         return
       }
@@ -105,10 +120,10 @@ export async function holdProxy(target: { host: string; port: number }): Promise
     })
     upstream.on('data', (chunk: Buffer) => {
       if (link.watcher !== undefined) link.watcher(chunk)
-      else if (!link.cut && !link.holding) client.write(chunk)
+      else if (!link.cut && link.holding === undefined) client.write(chunk)
     })
     const end = (): void => {
-      if (link.cut || link.holding) return
+      if (link.cut || link.holding !== undefined) return
       links.delete(link)
       client.destroy()
       upstream.destroy()
@@ -129,24 +144,7 @@ export async function holdProxy(target: { host: string; port: number }): Promise
       return parsed.toString()
     },
     hold(marker) {
-      if (armed !== undefined || held !== undefined) throw new Error('hold-proxy: a statement is held or awaited already')
-      return new Promise<void>((resolve) => {
-        armed = { marker, resolve }
-      })
-    },
-    deliver() {
-      const current = held
-      if (current === undefined || !current.link.holding) throw new Error('hold-proxy: no statement is held')
-      held = undefined
-      return new Promise<void>((resolve) => {
-        const { link } = current
-        link.watcher = readyWatcher(() => {
-          links.delete(link)
-          link.server.destroy()
-          resolve()
-        })
-        for (const bytes of current.bytes) link.server.write(bytes)
-      })
+      return new Promise<HeldStatement>((resolve) => armed.push({ marker, resolve }))
     },
     down() {
       isDown = true
@@ -157,7 +155,7 @@ export async function holdProxy(target: { host: string; port: number }): Promise
     cut(marker) {
       let count = 0
       for (const link of links) {
-        if (!link.cut && !link.holding && link.sent.includes(marker)) {
+        if (!link.cut && link.holding === undefined && link.sent.includes(marker)) {
           link.cut = true
           count += 1
         }
