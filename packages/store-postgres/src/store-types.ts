@@ -115,7 +115,11 @@ export interface PostgresSessionStore extends SessionStore {
    * can no longer write (its lease was lost): then it is closed and the
    * session opened anew. While this store is closing the session, `open`
    * waits for the close and then opens it anew. Registered invariants are
-   * checked over the log read.
+   * checked over the log read. A turn the log leaves open (its writer died
+   * mid-turn) is closed before `open` resolves, as the host's
+   * `closeInterruptedTurn` does it (`step/end` for an open step, then
+   * `turn/end` reason `interrupted`, with a warning), committed like any
+   * append, so followers see it at once.
    */
   open(id: string): Promise<PostgresSession>
   /** Creates an empty session holding its lease (`EXISTS` if the id is taken, in any process). */
@@ -126,7 +130,7 @@ export interface PostgresSessionStore extends SessionStore {
   get(id: string): PostgresSession | undefined
   /** Every session this store writes (followers are in {@link PostgresSessionStore.following}). */
   loaded(): readonly PostgresSession[]
-  /** Opens session `id` read-only and follows its writer's commits. Each call gives a new follower. */
+  /** Opens session `id` read-only and follows its writer's commits (it never writes, not even to close an open turn). Each call gives a new follower. */
   follow(id: string): Promise<FollowerSession>
   /** Every open follower. */
   following(): readonly FollowerSession[]

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os'
 import pg from 'pg'
 import type { Context } from '@planmode/context'
-import { SessionLogError, type CreateSessionOptions } from '@planmode/host'
+import { closeInterruptedTurn, SessionLogError, type CreateSessionOptions } from '@planmode/host'
 import type { Session, SessionEvent } from '@planmode/seams'
 import { Committer, type LostCommit, type Settled } from './commit.js'
 import { endClient } from './client-end.js'
@@ -32,9 +32,15 @@ import { WriterSession } from './writer.js'
 // - Within this store, one writer session per id: `open` returns the one
 //   open, waits for one being opened or closed, and replaces one that can
 //   no longer write.
+// - A writer's `open` closes the turn the log leaves open (its writer died
+//   mid-turn): `step/end` for an open step, then `turn/end` reason
+//   `interrupted`, committed as any append (so followers see them live),
+//   after the lease is taken and the log read, before the session is handed
+//   out. Nobody else can append meanwhile: the lease is this writer's.
 // - Followers read the table up to the row's `head`, in seq order, when they
 //   hear a NOTIFY (sent after each commit, notifier.ts) and at every
-//   `followerPollMs` (followers.ts). A follower never writes.
+//   `followerPollMs` (followers.ts). A follower never writes, not even to
+//   close an open turn.
 // - Appends of one session commit batch by batch, in order (writer.ts).
 
 /** Events inserted per statement by `fork`. */
@@ -251,7 +257,7 @@ class Store implements PostgresSessionStore {
     return this.track(id, this.load(id), false)
   }
 
-  /** Takes the lease of session `id` (the lock, then the epoch) and reads its log. */
+  /** Takes the lease of session `id` (the lock, then the epoch), reads its log and closes the turn it leaves open. */
   private async load(id: string): Promise<WriterSession> {
     await this.db.ready()
     const lease = await this.leases.connection()
@@ -281,10 +287,27 @@ class Store implements PostgresSessionStore {
       const session = new WriterSession(id, events, epoch, row.lock_key, lease, this)
       for (const event of events) this.checkInvariants(event, session)
       this.alive()
+      await this.closeInterrupted(session)
+      this.alive()
       return this.register(session)
     } catch (error) {
       await this.leases.unlock(lease, row.lock_key, epoch === undefined ? undefined : { id, epoch }).catch(() => {})
       throw error
+    }
+  }
+
+  /**
+   * Closes the turn the log leaves open (the process that ran it ended
+   * mid-turn) through the normal commit path, before the session is handed
+   * out. A refused append is a warning: the session opens all the same (the
+   * agent loop closes the turn before its next one).
+   */
+  private async closeInterrupted(session: WriterSession): Promise<void> {
+    const warn = (message: string): void => this.ctx.logger.warn(`store-postgres: ${message}`)
+    try {
+      await closeInterruptedTurn(session, warn)
+    } catch (error) {
+      warn(`could not close the interrupted turn of session ${session.id}: ${error instanceof Error ? error.message : String(error)}`)
     }
   }
 
