@@ -67,7 +67,7 @@ export class WriterSession implements PostgresSession {
 
   /** One batch, after the unsettled one, if any, is settled. Never rejects. */
   private commit(batch: PendingAppend[]): Promise<void> | undefined {
-    if (this.unsettled === undefined || this.closed) return this.commitNow(batch)
+    if (this.unsettled === undefined || this.closed || this.lease.lost) return this.commitNow(batch)
     return this.settle().then(() => this.commitNow(batch))
   }
 
@@ -119,11 +119,13 @@ export class WriterSession implements PostgresSession {
   /**
    * Asks the database what became of the unsettled batch (one ask at a
    * time). Landed, its events join `events`; fenced off, the writer goes on
-   * at the new epoch; lost, the session is broken. Never rejects.
+   * at the new epoch; lost, the session is broken. Never rejects. A writer
+   * that knows it lost its lease, or gave it back (closed), does not ask
+   * (the fence is a write): a reopen settles it.
    */
   private settle(): Promise<void> {
     const lost = this.unsettled
-    if (lost === undefined) return Promise.resolve()
+    if (lost === undefined || this.lease.lost || this.closed) return Promise.resolve()
     this.settling ??= this.store
       .settle(this, lost)
       .then((outcome) => {
@@ -173,11 +175,15 @@ export class WriterSession implements PostgresSession {
    */
   async sync(): Promise<void> {
     await this.settled()
-    if (this.unsettled === undefined || this.closed) return
+    if (this.unsettled === undefined) return
     await this.settle()
     const lost = this.unsettled
     if (lost !== undefined) {
-      throw new SessionLogError('OUTCOME_UNKNOWN', `session ${this.id}: the outcome of the append of ${seqsOf(lost.rows)} is still unknown: the database cannot be asked yet; sync() again, or reopen the session`)
+      const why =
+        this.lease.lost || this.closed
+          ? `this writer ${this.closed ? 'is closed' : 'lost its lease'}, so only a reopen can settle it`
+          : 'the database cannot be asked yet; sync() again, or reopen the session'
+      throw new SessionLogError('OUTCOME_UNKNOWN', `session ${this.id}: the outcome of the append of ${seqsOf(lost.rows)} is still unknown: ${why}`)
     }
   }
 

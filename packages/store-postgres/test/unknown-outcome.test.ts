@@ -162,6 +162,8 @@ describe('an outcome the store cannot tell: OUTCOME_UNKNOWN, settled later', () 
     const held = await unknownBatch(session)
     proxy.up()
     await store.close(session)
+    // Closed, the writer no longer asks (its fence would be a write without the lease).
+    await expect(session.sync()).rejects.toMatchObject({ code: 'OUTCOME_UNKNOWN', message: expect.stringContaining('is closed, so only a reopen can settle it') })
     const other = db.process({ holder: 'process-B' }).store
     const reopened = await other.open('unknown-reopened')
     expect(reopened.epoch).toBe(2)
