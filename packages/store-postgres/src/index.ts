@@ -9,4 +9,4 @@
 export { asPostgresStore, postgresSessions, postgresSessionsPlugin } from './plugin.js'
 export { SCHEMA_VERSION, setup } from './schema.js'
 export type { Connection, SetupOptions, SetupResult } from './schema.js'
-export type { FollowerSession, LeaseInfo, PostgresSession, PostgresSessionStore, PostgresSessionsConfig } from './store.js'
+export type { FollowerSession, LeaseInfo, PostgresSession, PostgresSessionStore, PostgresSessionsConfig } from './store-types.js'

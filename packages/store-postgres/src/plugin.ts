@@ -1,5 +1,6 @@
 import type { Plugin } from '@planmode/context'
-import { createStore, type PostgresSessionStore, type PostgresSessionsConfig } from './store.js'
+import { createStore } from './store.js'
+import type { PostgresSessionStore, PostgresSessionsConfig } from './store-types.js'
 
 const marker = Symbol.for('@planmode/store-postgres/store')
 

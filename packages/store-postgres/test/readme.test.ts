@@ -1,5 +1,5 @@
 // The README's "Compose" example, run as written against a fresh database of the test server.
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { Context } from '@planmode/context'
 import { createScriptedModel, hostPlugin } from '@planmode/host'
 import { pgTestUrl } from '@planmode/testkit'
@@ -71,7 +71,11 @@ it('quotes that example word for word', () => {
 })
 
 it('documents every error code the store throws', () => {
-  const store = readFileSync(new URL('../src/store.ts', import.meta.url), 'utf8') + readFileSync(new URL('../src/schema.ts', import.meta.url), 'utf8')
+  const src = new URL('../src/', import.meta.url)
+  const store = readdirSync(src)
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => readFileSync(new URL(file, src), 'utf8'))
+    .join('\n')
   const codes = new Set([...store.matchAll(/new SessionLogError\('([A-Z_]+)'/g)].map((match) => match[1]!))
   expect(codes.size).toBeGreaterThan(8)
   for (const code of codes) expect(readme, code).toMatch(new RegExp('`' + code + '`'))

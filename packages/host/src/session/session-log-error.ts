@@ -4,7 +4,11 @@
  * (`@planmode/store-postgres`) use the shared ones and `READ_ONLY` (an
  * append to a follower), `LEASE_LOST` (another process took the session's
  * lease), `UNAVAILABLE` (the database could not be reached or failed the
- * statement) and `SCHEMA` (the schema is missing or of another version).
+ * statement; an append rejected with it was not written), `OUTCOME_UNKNOWN`
+ * (an append whose connection failed during its commit, and the store
+ * could not yet ask the database whether it landed: the event may be in
+ * the log or not, until the store settles it as its README says) and
+ * `SCHEMA` (the schema is missing or of another version).
  *
  * @public
  */
@@ -24,6 +28,7 @@ export type SessionLogErrorCode =
   | 'READ_ONLY'
   | 'LEASE_LOST'
   | 'UNAVAILABLE'
+  | 'OUTCOME_UNKNOWN'
   | 'SCHEMA'
 
 const marker = Symbol.for('@planmode/host/SessionLogError')

@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto'
+import { SessionLogError } from '@planmode/host'
+import type { SessionEvent } from '@planmode/seams'
+
+// What is written: session ids, and each event as the row a reopen reads
+// back exactly (its data as JSON text, key order kept). Nothing here touches
+// the database; every check runs before a statement is sent.
+
+const ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
+/** A NUL or a lone surrogate: what a PostgreSQL `text` value cannot hold. */
+export const NOT_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/** Throws `INVALID_ID` unless `id` is a session id (as the JSONL store's). */
+export function checkId(id: string): void {
+  if (typeof id !== 'string' || !ID.test(id) || id.length > 200) {
+    throw new SessionLogError('INVALID_ID', `invalid session id ${JSON.stringify(id)}: use letters, digits, ".", "_" and "-"`)
+  }
+}
+
+/** Like the JSONL store's ids: the time in base 36 (ids sort by creation), then random hex. */
+export function newSessionId(): string {
+  return `s_${Date.now().toString(36)}_${randomBytes(5).toString('hex')}`
+}
+
+/** A value as an error message names it. */
+export function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value)
+  if (typeof value === 'bigint') return `${value}n`
+  return typeof value === 'object' && value !== null ? (Array.isArray(value) ? 'an array' : 'an object') : String(value)
+}
+
+/** A row to insert: the event and its data as JSON text. */
+export interface Row {
+  readonly event: SessionEvent
+  readonly json: string
+}
+
+/**
+ * What an append of `type`/`data` at `seq` logs: a JSON copy of `data`,
+ * exactly what a reopen reads back. Throws `INVALID_EVENT` for what JSON or
+ * a `text` column cannot hold, `SEQ_LIMIT` past `Number.MAX_SAFE_INTEGER`.
+ */
+export function rowOf(id: string, type: unknown, data: unknown, seq: number, time: number): Row {
+  if (typeof type !== 'string' || type === '') {
+    throw new SessionLogError('INVALID_EVENT', `session ${id}: event type must be a non-empty string, got ${describe(type)}; nothing was written`)
+  }
+  if (NOT_TEXT.test(type)) {
+    throw new SessionLogError('INVALID_EVENT', `session ${id}: event type ${JSON.stringify(type)} has a NUL or a lone surrogate, which PostgreSQL text cannot hold; nothing was written`)
+  }
+  if (seq > Number.MAX_SAFE_INTEGER) {
+    throw new SessionLogError('SEQ_LIMIT', `session ${id}: ${type} would get seq ${seq}, past Number.MAX_SAFE_INTEGER, which a reopen cannot read exactly; nothing was written`)
+  }
+  let json: string | undefined
+  try {
+    json = JSON.stringify(data)
+  } catch (error) {
+    throw new SessionLogError('INVALID_EVENT', `session ${id}: ${type} data is not JSON-serializable (${(error as Error).message}); nothing was written`, { cause: error })
+  }
+  if (json === undefined) {
+    throw new SessionLogError('INVALID_EVENT', `session ${id}: ${type} data is not JSON-serializable (JSON has no form for ${data === undefined ? 'undefined' : describe(data)}); nothing was written`)
+  }
+  return { event: { type, seq, time, data: JSON.parse(json) } as SessionEvent, json }
+}
+
+/** A forked event checked as a reopen would read it: a message when it is not an event. */
+export function forkRow(value: unknown): Row | string {
+  if (typeof value !== 'object' || value === null) return 'not an object'
+  const { type, seq, time, data } = value as Record<string, unknown>
+  if (typeof type !== 'string' || type === '') return `type must be a non-empty string, got ${describe(type)}`
+  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) return `seq must be a safe non-negative integer, got ${describe(seq)}`
+  if (typeof time !== 'number' || !Number.isFinite(time)) return `time must be a finite number, got ${describe(time)}`
+  try {
+    return rowOf('fork', type, data, seq, time)
+  } catch (error) {
+    return (error as Error).message.replace(/^session fork: /, '').replace(/; nothing was written$/, '')
+  }
+}
