@@ -5,7 +5,7 @@ import { HttpError } from './http-error.js'
 import { checkMembers, readJson, sendJson } from './json-body.js'
 import type { OpenSession } from './open-session.js'
 import { parseImages } from './posted-images.js'
-import { listSessions, parseTail, sessionPage } from './session-reads.js'
+import { eventPage, listSessions, parsePage, parseTail, sessionPage } from './session-reads.js'
 import type { SessionStreams } from './session-streams.js'
 import type { WebHost } from './web-host.js'
 
@@ -60,6 +60,13 @@ export async function routeApi(request: IncomingMessage, response: ServerRespons
     const open = await openSession(host, id)
     await host.refreshLease(open)
     return sendJson(response, 200, sessionPage(host, open, tail))
+  }
+  if (action === 'events') {
+    if (qid !== undefined) throw new HttpError(404, `no such endpoint: ${method} ${url.pathname}`)
+    if (method !== 'GET') throw new HttpError(405, 'events takes GET')
+    const { before, limit } = parsePage(url.searchParams, api.defaultTail)
+    const open = await openSession(host, id)
+    return sendJson(response, 200, eventPage(host, open, before, limit))
   }
   if (action === 'stream') {
     if (method !== 'GET' || qid !== undefined) throw new HttpError(404, `no such endpoint: ${method} ${url.pathname}`)

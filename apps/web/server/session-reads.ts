@@ -39,11 +39,6 @@ export function sessionPage(host: WebHost, open: OpenSession, tail: number) {
   const events = open.session.events
   const partial = open.partial()
   const shown = tail === 0 ? [] : events.slice(-tail)
-  const presentations: Record<string, unknown> = {}
-  for (const event of shown) {
-    const presentation = host.present(event)
-    if (presentation !== undefined) presentations[String(event.seq)] = presentation
-  }
   const access = open.access()
   return {
     id: open.id,
@@ -53,12 +48,62 @@ export function sessionPage(host: WebHost, open: OpenSession, tail: number) {
     events: shown,
     firstSeq: shown[0]?.seq ?? (events.at(-1)?.seq ?? -1) + 1,
     lastSeq: events.at(-1)?.seq ?? -1,
-    presentations,
+    earlier: events.length - shown.length,
+    presentations: presentationsOf(host, shown),
     snapshot: open.snapshot(),
     questions: open.questions.pending(),
     running: open.running,
     ...(partial === undefined ? {} : { partial }),
   }
+}
+
+/**
+ * `GET /api/sessions/:id/events?before=&limit=`: the last `limit` events
+ * whose seq is below `before`, in log order, with their tool presentations.
+ * `firstSeq` is the seq of the first of them (`before` when none), `earlier`
+ * how many events the log holds before that one, `lastSeq` the session's
+ * last seq now. Logged events never change, so a page is the same whenever
+ * it is read: a client holding the events from `before` on gets, with the
+ * page, every event from `firstSeq` on, none twice.
+ */
+export function eventPage(host: WebHost, open: OpenSession, before: number, limit: number) {
+  const events = open.session.events
+  const last = events.at(-1)?.seq ?? -1
+  if (before > last + 1) throw new HttpError(400, `before ${before} is past the end of the session (its last seq is ${last})`)
+  const end = firstAtOrAfter(events, before)
+  const start = Math.max(0, end - limit)
+  const shown = events.slice(start, end)
+  return {
+    id: open.id,
+    events: shown,
+    before,
+    firstSeq: shown[0]?.seq ?? before,
+    lastSeq: last,
+    earlier: start,
+    presentations: presentationsOf(host, shown),
+  }
+}
+
+/** The index of the first event whose seq is `seq` or more (`events.length` when none): events are in seq order. */
+function firstAtOrAfter(events: readonly SessionEvent[], seq: number): number {
+  let low = 0
+  let high = events.length
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if (events[middle]!.seq < seq) low = middle + 1
+    else high = middle
+  }
+  return low
+}
+
+/** The tools' cards of `events`, by seq (events without one are left out). */
+function presentationsOf(host: WebHost, events: readonly SessionEvent[]): Record<string, unknown> {
+  const presentations: Record<string, unknown> = {}
+  for (const event of events) {
+    const presentation = host.present(event)
+    if (presentation !== undefined) presentations[String(event.seq)] = presentation
+  }
+  return presentations
 }
 
 /** The first user text of the session (≤ 80 chars), else its first `/command` with arguments. */
@@ -80,6 +125,20 @@ function createdAt(id: string): number | undefined {
   if (match === null) return undefined
   const time = parseInt(match[1]!, 36)
   return Number.isSafeInteger(time) ? time : undefined
+}
+
+/**
+ * `?before=` (required: a seq, an integer ≥ 0) and `?limit=` (1 to 100 000,
+ * absent: `fallback`) of an event page; anything else is a 400.
+ */
+export function parsePage(params: URLSearchParams, fallback: number): { before: number; limit: number } {
+  const unknown = [...params.keys()].find((key) => key !== 'before' && key !== 'limit' && key !== 'token')
+  if (unknown !== undefined) throw new HttpError(400, `unknown parameter ${JSON.stringify(unknown)} (expected before, limit)`)
+  const before = params.get('before')
+  if (before === null || !/^\d+$/.test(before) || !Number.isSafeInteger(Number(before))) throw new HttpError(400, 'before must be a seq (an integer ≥ 0): the first seq the client holds')
+  const limit = params.get('limit')
+  if (limit !== null && (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > MAX_TAIL)) throw new HttpError(400, `limit must be an integer from 1 to ${MAX_TAIL}`)
+  return { before: Number(before), limit: limit === null ? fallback : Number(limit) }
 }
 
 /** `?tail=`: an integer from 0 to 100 000 (absent: `fallback`); anything else is a 400. */

@@ -64,6 +64,7 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
     }),
     [id, writing],
   )
+  const loadEarlier = useCallback(() => void store.loadEarlier(), [store])
   const running = effectiveRunning(state.running, state.access)
   const notice = roleNotice(state.access)
 
@@ -102,7 +103,15 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
       )}
       <div className="session-body">
         <main className="session-main">
-          <Transcript events={state.events} firstSeq={state.firstSeq} presentations={state.presentations} streaming={state.streaming} />
+          <Transcript
+            events={state.events}
+            earlier={state.earlier}
+            paging={state.paging}
+            pagingError={state.pagingError}
+            onLoadEarlier={loadEarlier}
+            presentations={state.presentations}
+            streaming={state.streaming}
+          />
           <p className="visually-hidden" role="status" data-testid="questions-status">
             {state.questions.length === 0 ? '' : `${state.questions.length} question${state.questions.length === 1 ? '' : 's'} waiting for your answer`}
           </p>
