@@ -91,3 +91,10 @@ export async function bundleChild(name: string, source: string): Promise<string>
   })
   return outfile
 }
+
+declare module '@planmode/seams' {
+  interface SessionEventMap {
+    /** A neutral event for store tests: a type the host does not interpret (a `turn/start` would open a turn the next open closes). */
+    'test/event': { readonly turn: number }
+  }
+}

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { Context } from '@planmode/context'
-import { createScriptedModel, hostPlugin, INTERRUPTED_TURN_ERROR } from '@planmode/host'
+import { closeInterruptedTurn, createScriptedModel, hostPlugin } from '@planmode/host'
 import type { ScriptedResponse } from '@planmode/host'
 import type { SessionEvent } from '@planmode/seams'
 import { recordingLogger } from './helpers.js'
@@ -19,7 +19,7 @@ const brief = (events: readonly SessionEvent[]): string[] =>
   events.map((e) => `${e.type}${'turn' in (e.data as object) ? ` ${String((e.data as { turn: number }).turn)}` : ''}`)
 
 describe('a turn left open by a process that ended mid-turn', () => {
-  it('is closed (step/end, then turn/end reason error) before the next turn starts, with a warning', async () => {
+  it('is closed by the store at open (step/end, then turn/end reason interrupted), with a warning, before any agent runs', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'planmode-interrupted-'))
     try {
       const first = host(dir, [])
@@ -37,18 +37,21 @@ describe('a turn left open by a process that ended mid-turn', () => {
       first.ctx.dispose()
 
       const second = host(dir, [{ text: 'resumed' }])
+      const seen: string[] = []
+      second.ctx.on('session/event', ({ event }) => seen.push(event.type))
       const reopened = await second.sessions.open(session.id)
+      // The log says what happened as soon as the writer has it open.
+      expect(brief(reopened.events)).toEqual(['turn/start 1', 'user/message', 'step/start 1', 'assistant/message 1', 'step/end 1', 'turn/end 1'])
+      expect(reopened.events[4]!.data).toEqual({ turn: 1, step: 1 })
+      expect(reopened.events[5]!.data).toEqual({ turn: 1, reason: 'interrupted' })
+      expect(seen).toEqual(['step/end', 'turn/end'])
+      const warnings = second.logger.lines.filter((l) => l.level === 'warn')
+      expect(warnings.map((w) => w.message)).toEqual([expect.stringContaining(`closing turn 1 of session ${session.id}`)])
       const agent = second.agents.create({ session: reopened })
-      expect(reopened.events).toHaveLength(4) // creating the agent writes nothing
+      expect(reopened.events).toHaveLength(6) // creating the agent writes nothing
       const outcome = await agent.prompt('continue')
       expect(outcome).toMatchObject({ turn: 2, reason: 'completed' })
-      expect(brief(reopened.events)).toEqual([
-        'turn/start 1',
-        'user/message',
-        'step/start 1',
-        'assistant/message 1',
-        'step/end 1',
-        'turn/end 1',
+      expect(brief(reopened.events).slice(6)).toEqual([
         'turn/start 2',
         'user/message',
         'request/header 2',
@@ -57,14 +60,72 @@ describe('a turn left open by a process that ended mid-turn', () => {
         'step/end 2',
         'turn/end 2',
       ])
-      expect(reopened.events[5]!.data).toEqual({ turn: 1, reason: 'error', error: INTERRUPTED_TURN_ERROR })
-      expect(reopened.events[4]!.data).toEqual({ turn: 1, step: 1 })
-      const warnings = second.logger.lines.filter((l) => l.level === 'warn')
-      expect(warnings.map((w) => w.message)).toEqual([expect.stringContaining(`closing turn 1 of session ${session.id}`)])
+      second.ctx.dispose()
+
+      // A third open finds nothing to close.
+      const third = host(dir, [])
+      const again = await third.sessions.open(session.id)
+      expect(again.events).toHaveLength(13)
+      expect(third.logger.lines.filter((l) => l.level === 'warn')).toEqual([])
+      third.ctx.dispose()
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('opens all the same when the closing append is refused, and the agent closes the turn before its next one', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'planmode-interrupted-'))
+    try {
+      const first = host(dir, [])
+      const session = await first.sessions.create()
+      await session.append('turn/start', { turn: 1 })
+      await first.sessions.close(session)
+      first.ctx.dispose()
+
+      const second = host(dir, [{ text: 'resumed' }])
+      let refuse = true
+      second.ctx.require('sessionInvariants').register('refuse-turn-end', (event) => (refuse && event.type === 'turn/end' ? 'not now' : undefined))
+      const reopened = await second.sessions.open(session.id)
+      expect(brief(reopened.events)).toEqual(['turn/start 1'])
+      expect(second.logger.lines.filter((l) => l.level === 'warn').map((l) => l.message)).toEqual([
+        expect.stringContaining('closing turn 1'),
+        expect.stringContaining(`could not close the interrupted turn of session ${session.id}`),
+      ])
+      refuse = false
+      await second.agents.create({ session: reopened }).prompt('continue')
+      expect(brief(reopened.events).slice(0, 3)).toEqual(['turn/start 1', 'turn/end 1', 'turn/start 2'])
+      expect(reopened.events[1]!.data).toEqual({ turn: 1, reason: 'interrupted' })
       second.ctx.dispose()
     } finally {
       await rm(dir, { recursive: true, force: true })
     }
+  })
+
+  it('closeInterruptedTurn closes an open step first, leaves a closed log alone, and stops at a refused append', async () => {
+    const { sessions, ctx } = host(undefined, [])
+    const session = await sessions.create()
+    expect(await closeInterruptedTurn(session)).toBeUndefined()
+    await session.append('turn/start', { turn: 3 })
+    await session.append('step/start', { turn: 3, step: 2 })
+    const warned: string[] = []
+    expect(await closeInterruptedTurn(session, (m) => warned.push(m))).toEqual({ turn: 3, step: 2 })
+    expect(session.events.slice(2).map((e) => [e.type, e.data])).toEqual([
+      ['step/end', { turn: 3, step: 2 }],
+      ['turn/end', { turn: 3, reason: 'interrupted' }],
+    ])
+    expect(warned).toEqual([expect.stringContaining('closing turn 3')])
+    expect(await closeInterruptedTurn(session)).toBeUndefined()
+    expect(session.events).toHaveLength(4)
+
+    const cut = await sessions.create()
+    await cut.append('turn/start', { turn: 1 })
+    await cut.append('step/start', { turn: 1, step: 1 })
+    let refuse = false
+    ctx.require('sessionInvariants').register('refuse-step-end', (event) => (refuse && event.type === 'step/end' ? 'refused' : undefined))
+    refuse = true
+    await expect(closeInterruptedTurn(cut)).rejects.toThrow('refused')
+    expect(cut.events.map((e) => e.type)).toEqual(['turn/start', 'step/start'])
+    ctx.dispose()
   })
 
   it('closes a turn without an open step with turn/end alone, and leaves a closed log alone', async () => {
@@ -87,7 +148,7 @@ describe('a turn left open by a process that ended mid-turn', () => {
       'step/end 9',
       'turn/end 9',
     ])
-    expect(session.events.filter((e) => e.type === 'turn/end' && e.data.reason === 'error')).toHaveLength(1)
+    expect(session.events.filter((e) => e.type === 'turn/end' && e.data.reason === 'interrupted')).toHaveLength(1)
     ctx.dispose()
   })
 
@@ -109,9 +170,7 @@ describe('a turn left open by a process that ended mid-turn', () => {
     const other = b.prompt('two')
     release()
     await Promise.all([running, other])
-    expect(session.events.filter((e) => e.type === 'turn/end').map((e) => e.data)).not.toContainEqual(
-      expect.objectContaining({ error: INTERRUPTED_TURN_ERROR }),
-    )
+    expect(session.events.filter((e) => e.type === 'turn/end').map((e) => e.data.reason)).toEqual(['completed', 'completed'])
     ctx.dispose()
   })
 })

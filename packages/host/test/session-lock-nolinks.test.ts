@@ -42,7 +42,7 @@ describe('a file system without hard links (link fails with EPERM)', () => {
     expect(lock).toMatchObject({ pid: process.pid, host: hostname() })
     expect((await readdir(dir)).sort()).toEqual(['n.jsonl', 'n.jsonl.lock'])
     await expect(store().sessions.open('n')).rejects.toMatchObject({ code: 'LOCKED' })
-    await session.append('turn/start', { turn: 1 })
+    await session.append('test/event', { turn: 1 })
     await sessions.close(session)
     expect(await readdir(dir)).toEqual(['n.jsonl'])
     const reopened = await store().sessions.open('n')
@@ -52,7 +52,7 @@ describe('a file system without hard links (link fails with EPERM)', () => {
 
   it('a stale lock is taken over there too (the claim by O_EXCL as well), leaving no claim behind', async () => {
     const file = join(dir, 's.jsonl')
-    await writeFile(file, JSON.stringify({ type: 'turn/start', seq: 0, time: 1, data: { turn: 1 } }) + '\n')
+    await writeFile(file, JSON.stringify({ type: 'test/event', seq: 0, time: 1, data: { turn: 1 } }) + '\n')
     const { spawnSync } = await import('node:child_process')
     const dead = spawnSync(process.execPath, ['-e', '']).pid!
     await writeFile(`${file}.lock`, JSON.stringify({ pid: dead, host: hostname(), token: 'D1', since: 0 }))

@@ -32,7 +32,7 @@ process.on('message', async (message) => {
   const sessions = ctx.require('sessions')
   try {
     const session = message.op === 'open' ? await sessions.open(message.id) : await sessions.create({ id: message.id })
-    const event = await session.append('turn/start', { turn: session.events.length + 1 })
+    const event = await session.append('test/event', { turn: session.events.length + 1 })
     held = { ctx, sessions, session }
     process.send({ ok: true, seq: event.seq, lines })
   } catch (error) {

@@ -18,7 +18,7 @@ afterEach(async () => {
 
 const store = (config: SessionStoreConfig = { dir }) => storeContext(config)
 
-const line = (seq: number): string => JSON.stringify({ type: 'turn/start', seq, time: 1000 + seq, data: { turn: seq + 1 } }) + '\n'
+const line = (seq: number): string => JSON.stringify({ type: 'test/event', seq, time: 1000 + seq, data: { turn: seq + 1 } }) + '\n'
 
 async function writeLog(id: string, count = 1): Promise<string> {
   const file = join(dir, `${id}.jsonl`)
@@ -302,7 +302,7 @@ describe('close not awaited, then open of the same id', () => {
     const { sessions } = store({ dir, durability: 'append' })
     let session = await sessions.create({ id: 'again' })
     for (let round = 0; round < 10; round += 1) {
-      const appends = Array.from({ length: 5 }, (_, turn) => session.append('turn/start', { turn }))
+      const appends = Array.from({ length: 5 }, (_, turn) => session.append('test/event', { turn }))
       const closing = sessions.close(session)
       session = await sessions.open('again')
       expect(session.events).toHaveLength((round + 1) * 5)
@@ -316,7 +316,7 @@ describe('close not awaited, then open of the same id', () => {
     const first = store({ dir, durability: 'append' })
     const second = store({ dir, durability: 'append' })
     const session = await first.sessions.create({ id: 'moved' })
-    const appends = Array.from({ length: 5 }, (_, turn) => session.append('turn/start', { turn }))
+    const appends = Array.from({ length: 5 }, (_, turn) => session.append('test/event', { turn }))
     const closing = first.sessions.close(session)
     expect((await second.sessions.open('moved')).events).toHaveLength(5)
     await Promise.all([closing, ...appends])

@@ -26,14 +26,14 @@ describe('disposing a store with appends queued', () => {
   it('writes nothing after a new store opened the log: no duplicate seq, and the next open succeeds', async () => {
     const first = store({ dir, durability: 'append' })
     const session = await first.sessions.create({ id: 'x' })
-    const pending = [1, 2, 3, 4, 5].map((turn) => session.append('turn/start', { turn }).then((event) => event.seq, (error: unknown) => error))
+    const pending = [1, 2, 3, 4, 5].map((turn) => session.append('test/event', { turn }).then((event) => event.seq, (error: unknown) => error))
     first.ctx.dispose()
-    await expect(session.append('turn/start', { turn: 6 })).rejects.toMatchObject({ code: 'CLOSED' })
+    await expect(session.append('test/event', { turn: 6 })).rejects.toMatchObject({ code: 'CLOSED' })
 
     const second = store({ dir, durability: 'append' })
     const reopened = await second.sessions.open('x')
     const seen = reopened.events.length
-    await reopened.append('turn/start', { turn: 99 })
+    await reopened.append('test/event', { turn: 99 })
     const outcomes = await Promise.all(pending)
     await second.sessions.close(reopened)
 
@@ -59,7 +59,7 @@ describe('concurrent create and open of one id', () => {
   })
 
   it('gives open the session on disk when a racing create fails because the log exists', async () => {
-    await writeFile(join(dir, 'x.jsonl'), JSON.stringify({ type: 'turn/start', seq: 0, time: 1, data: { turn: 1 } }) + '\n')
+    await writeFile(join(dir, 'x.jsonl'), JSON.stringify({ type: 'test/event', seq: 0, time: 1, data: { turn: 1 } }) + '\n')
     const { sessions } = store()
     const [created, opened] = await Promise.allSettled([sessions.create({ id: 'x' }), sessions.open('x')])
     expect(created.status === 'rejected' && created.reason).toMatchObject({ code: 'EXISTS' })
@@ -69,7 +69,7 @@ describe('concurrent create and open of one id', () => {
   it('gives a fork to an id being created EXISTS, and vice versa', async () => {
     const { sessions } = store()
     const source = await sessions.create()
-    await source.append('turn/start', { turn: 1 })
+    await source.append('test/event', { turn: 1 })
     const results = await Promise.allSettled([sessions.fork(source, undefined, { id: 'f' }), sessions.create({ id: 'f' }), sessions.fork(source, undefined, { id: 'f' })])
     expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1)
     for (const result of results) if (result.status === 'rejected') expect(result.reason).toMatchObject({ code: 'EXISTS' })
@@ -81,7 +81,7 @@ describe('fork', () => {
     for (const config of [{ dir }, {}] as SessionStoreConfig[]) {
       const { sessions } = store(config)
       const source = await sessions.create()
-      const inFlight = source.append('turn/start', { turn: 1 })
+      const inFlight = source.append('test/event', { turn: 1 })
       const fork = await sessions.fork(source)
       await inFlight
       expect(fork.events).toEqual(source.events)

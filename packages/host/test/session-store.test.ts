@@ -25,7 +25,7 @@ async function writeLog(id: string, lines: string[]): Promise<string> {
   await writeFile(file, lines.join(''))
   return file
 }
-const line = (seq: number, type = 'turn/start', data: unknown = { turn: seq + 1 }): string =>
+const line = (seq: number, type = 'test/event', data: unknown = { turn: seq + 1 }): string =>
   JSON.stringify({ type, seq, time: 1000 + seq, data }) + '\n'
 
 describe('session store in memory', () => {
@@ -47,7 +47,7 @@ describe('session store in memory', () => {
   it('serializes concurrent appends so seq strictly increases', async () => {
     const { sessions } = store({})
     const session = await sessions.create()
-    const events = await Promise.all(Array.from({ length: 50 }, (_, turn) => session.append('turn/start', { turn })))
+    const events = await Promise.all(Array.from({ length: 50 }, (_, turn) => session.append('test/event', { turn })))
     expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 50 }, (_, i) => i))
     expect(session.events.map((e) => (e.data as { turn: number }).turn)).toEqual(Array.from({ length: 50 }, (_, i) => i))
   })
@@ -55,8 +55,8 @@ describe('session store in memory', () => {
   it('refuses non-JSON data and bad ids, and keeps going after a failed append', async () => {
     const { sessions } = store({})
     const session = await sessions.create({ id: 'ok-1' })
-    await expect(session.append('turn/start', { turn: 1n } as never)).rejects.toThrow(/not JSON-serializable/)
-    await session.append('turn/start', { turn: 1 })
+    await expect(session.append('test/event', { turn: 1n } as never)).rejects.toThrow(/not JSON-serializable/)
+    await session.append('test/event', { turn: 1 })
     expect(session.events.map((e) => e.seq)).toEqual([0])
     await expect(sessions.create({ id: '../escape' })).rejects.toMatchObject({ code: 'INVALID_ID' })
     await expect(sessions.create({ id: 'ok-1' })).rejects.toMatchObject({ code: 'EXISTS' })
@@ -71,7 +71,7 @@ describe('session store on disk (JSONL)', () => {
   it('writes one event per line and reopens the same log in a new process', async () => {
     const first = store({ dir, durability: 'append' })
     const session = await first.sessions.create()
-    await session.append('turn/start', { turn: 1 })
+    await session.append('test/event', { turn: 1 })
     await session.append('user/message', text('hello'))
     await session.append('turn/end', { turn: 1, reason: 'completed' })
     const raw = await readFile(session.file!, 'utf8')
@@ -83,7 +83,7 @@ describe('session store on disk (JSONL)', () => {
     const reopened = await second.sessions.open(session.id)
     expect(reopened.events).toEqual(session.events)
     expect(await second.sessions.open(session.id)).toBe(reopened)
-    await reopened.append('turn/start', { turn: 2 })
+    await reopened.append('test/event', { turn: 2 })
     expect(reopened.events.at(-1)!.seq).toBe(3)
     expect(await second.sessions.list()).toEqual([session.id])
   })
@@ -113,13 +113,13 @@ describe('session store on disk (JSONL)', () => {
   })
 
   it('refuses a corrupt line in the middle with an error naming file and line', async () => {
-    const file = await writeLog('corrupt', [line(0), '{"type":"turn/start","seq":1,\n', line(2)])
+    const file = await writeLog('corrupt', [line(0), '{"type":"test/event","seq":1,\n', line(2)])
     const { sessions } = store()
     const error = await sessions.open('corrupt').catch((e: unknown) => e)
     expect(SessionLogError.isInstance(error)).toBe(true)
     expect(error).toMatchObject({ code: 'CORRUPT_LINE', file, line: 2 })
     expect((error as Error).message).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: corrupt session log line`))
-    expect(await readFile(file, 'utf8')).toBe(line(0) + '{"type":"turn/start","seq":1,\n' + line(2))
+    expect(await readFile(file, 'utf8')).toBe(line(0) + '{"type":"test/event","seq":1,\n' + line(2))
   })
 
   it('refuses lines that are JSON but not events, blank lines and invalid UTF-8', async () => {
@@ -164,7 +164,7 @@ describe('session store on disk (JSONL)', () => {
   it('forks a prefix into a new session with a new id and its own file', async () => {
     const { sessions } = store()
     const source = await sessions.create()
-    for (let turn = 1; turn <= 3; turn += 1) await source.append('turn/start', { turn })
+    for (let turn = 1; turn <= 3; turn += 1) await source.append('test/event', { turn })
     const fork = await sessions.fork(source, 2)
     expect(fork.id).not.toBe(source.id)
     expect(fork.events).toEqual(source.events.slice(0, 2))
@@ -183,11 +183,11 @@ describe('session store on disk (JSONL)', () => {
   it('syncs and closes a session; a closed session refuses appends', async () => {
     const { sessions } = store({ dir, durability: 'never' })
     const session = await sessions.create()
-    await session.append('turn/start', { turn: 1 })
+    await session.append('test/event', { turn: 1 })
     await session.sync()
     await sessions.close(session)
     expect(sessions.get(session.id)).toBeUndefined()
-    await expect(session.append('turn/start', { turn: 2 })).rejects.toMatchObject({ code: 'CLOSED' })
+    await expect(session.append('test/event', { turn: 2 })).rejects.toMatchObject({ code: 'CLOSED' })
     const again = await sessions.open(session.id)
     expect(again).not.toBe(session)
     expect(again.events).toHaveLength(1)
@@ -198,17 +198,17 @@ describe('closing', () => {
   it('lets appends made before close land and refuses the ones after, also on plugin disposal', async () => {
     const { ctx, sessions } = store()
     const session = await sessions.create()
-    const before = session.append('turn/start', { turn: 1 })
+    const before = session.append('test/event', { turn: 1 })
     const closing = sessions.close(session)
-    const after = session.append('turn/start', { turn: 2 }).catch((e: unknown) => e)
+    const after = session.append('test/event', { turn: 2 }).catch((e: unknown) => e)
     await closing
     expect((await before).seq).toBe(0)
     expect(await after).toMatchObject({ code: 'CLOSED' })
     const other = await sessions.create()
-    const pending = other.append('turn/start', { turn: 1 })
+    const pending = other.append('test/event', { turn: 1 })
     ctx.dispose()
     expect((await pending).seq).toBe(0)
-    await expect(other.append('turn/start', { turn: 2 })).rejects.toMatchObject({ code: 'CLOSED' })
+    await expect(other.append('test/event', { turn: 2 })).rejects.toMatchObject({ code: 'CLOSED' })
     await expect(sessions.create()).rejects.toMatchObject({ code: 'CLOSED' })
     expect(await readFile(other.file!, 'utf8')).toBe(JSON.stringify(other.events[0]) + '\n')
   })
@@ -218,7 +218,7 @@ describe('one writer per session', () => {
   it('refuses a second store opening a session another store holds, until it is closed', async () => {
     const first = store()
     const session = await first.sessions.create()
-    await session.append('turn/start', { turn: 1 })
+    await session.append('test/event', { turn: 1 })
     const second = store()
     const error = await second.sessions.open(session.id).catch((e: unknown) => e)
     expect(SessionLogError.isInstance(error) && error.code).toBe('LOCKED')

@@ -36,7 +36,7 @@ describe('group commit', () => {
     const { sessions, ctx } = store('append')
     const session = await sessions.create({ id: 'g' })
     syncs.mockClear()
-    const events = await Promise.all(Array.from({ length: 40 }, (_, turn) => session.append('turn/start', { turn })))
+    const events = await Promise.all(Array.from({ length: 40 }, (_, turn) => session.append('test/event', { turn })))
     expect(syncs).toHaveBeenCalledTimes(1)
     expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i))
     expect(events.map((e) => (e.data as { turn: number }).turn)).toEqual(Array.from({ length: 40 }, (_, i) => i))
@@ -60,10 +60,10 @@ describe('group commit', () => {
     })
     const seen: number[] = []
     const ack = (p: Promise<SessionEvent>) => p.then((e) => (seen[e.seq] = synced))
-    const first = ack(session.append('turn/start', { turn: 1 }))
+    const first = ack(session.append('test/event', { turn: 1 }))
     await vi.waitFor(() => expect(started).toBe(1))
     // The first batch is being synced: these queue up behind it.
-    const rest = Array.from({ length: 9 }, (_, i) => ack(session.append('turn/start', { turn: i + 2 })))
+    const rest = Array.from({ length: 9 }, (_, i) => ack(session.append('test/event', { turn: i + 2 })))
     await new Promise((resolve) => setTimeout(resolve, 20))
     expect(seen).toEqual([])
     expect(session.events).toEqual([])
@@ -84,9 +84,9 @@ describe('group commit', () => {
       const session = await sessions.create()
       syncs.mockClear()
       await Promise.all([
-        session.append('turn/start', { turn: 1 }),
+        session.append('test/event', { turn: 1 }),
         session.append('turn/end', { turn: 1, reason: 'completed' }),
-        session.append('turn/start', { turn: 2 }),
+        session.append('test/event', { turn: 2 }),
         session.append('turn/end', { turn: 2, reason: 'completed' }),
       ])
       expect(syncs, durability).toHaveBeenCalledTimes(expected)
@@ -97,11 +97,11 @@ describe('group commit', () => {
   it('a failed sync fails every append of its batch, cuts the file back and the log reopens consistent; the next batch goes on', async () => {
     const { sessions, ctx } = store('append')
     const session = await sessions.create({ id: 'fail' })
-    await session.append('turn/start', { turn: 0 })
+    await session.append('test/event', { turn: 0 })
     const before = await readFile(session.file!, 'utf8')
     const eio = Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' })
     syncs.mockImplementationOnce(() => Promise.reject(eio))
-    const batch = await Promise.allSettled([1, 2, 3].map((turn) => session.append('turn/start', { turn })))
+    const batch = await Promise.allSettled([1, 2, 3].map((turn) => session.append('test/event', { turn })))
     for (const result of batch) {
       expect(result.status).toBe('rejected')
       const reason = (result as PromiseRejectedResult).reason as SessionLogError
@@ -111,7 +111,7 @@ describe('group commit', () => {
     }
     expect(session.events.map((e) => e.seq)).toEqual([0])
     expect(await readFile(session.file!, 'utf8')).toBe(before)
-    const next = await session.append('turn/start', { turn: 4 })
+    const next = await session.append('test/event', { turn: 4 })
     expect(next.seq).toBe(1)
     ctx.dispose()
     const reopened = await store('append').sessions.open('fail')
@@ -124,11 +124,11 @@ describe('group commit', () => {
     const lengths: number[] = []
     ctx.require('sessionInvariants').register('odd-turns', (event, session) => {
       lengths.push(session.events.length)
-      return event.type === 'turn/start' && (event.data as { turn: number }).turn === 3 ? 'no turn 3' : undefined
+      return event.type === 'test/event' && (event.data as { turn: number }).turn === 3 ? 'no turn 3' : undefined
     })
     const session = await sessions.create({ id: 'inv' })
     syncs.mockClear()
-    const results = await Promise.allSettled([1, 2, 3, 4].map((turn) => session.append('turn/start', { turn })))
+    const results = await Promise.allSettled([1, 2, 3, 4].map((turn) => session.append('test/event', { turn })))
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled'])
     expect(lengths).toEqual([0, 1, 2, 2])
     expect(syncs).toHaveBeenCalledTimes(1)
@@ -144,11 +144,11 @@ describe('group commit', () => {
   it('settled() waits for the appends started so far; close lets queued appends land', async () => {
     const { sessions } = store('append')
     const session = await sessions.create({ id: 'settle' })
-    const pending = [1, 2, 3].map((turn) => session.append('turn/start', { turn }))
+    const pending = [1, 2, 3].map((turn) => session.append('test/event', { turn }))
     await session.settled()
     expect(session.events).toHaveLength(3)
     await Promise.all(pending)
-    const more = session.append('turn/start', { turn: 4 })
+    const more = session.append('test/event', { turn: 4 })
     await sessions.close(session)
     expect((await more).seq).toBe(3)
     expect(await lines(session.file!)).toHaveLength(4)

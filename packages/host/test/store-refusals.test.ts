@@ -18,7 +18,7 @@ afterEach(async () => {
 })
 
 const store = (at: string | undefined = dir, durability: Durability = 'turn') => storeContext(at === undefined ? {} : { dir: at, durability })
-const line = (seq: number): string => JSON.stringify({ type: 'turn/start', seq, time: 1000 + seq, data: { turn: seq + 1 } }) + '\n'
+const line = (seq: number): string => JSON.stringify({ type: 'test/event', seq, time: 1000 + seq, data: { turn: seq + 1 } }) + '\n'
 const isRoot = process.getuid?.() === 0
 
 async function refusal(promise: Promise<unknown>): Promise<SessionLogError> {
@@ -32,7 +32,7 @@ async function refusal(promise: Promise<unknown>): Promise<SessionLogError> {
 
 describe('append refuses what a reopen could not read back', () => {
   const unwritable: [string, unknown, RegExp][] = [
-    ['undefined data', undefined, /turn\/start data is not JSON-serializable \(undefined\).*could not be reopened; nothing was written/],
+    ['undefined data', undefined, /test\/event data is not JSON-serializable \(undefined\).*could not be reopened; nothing was written/],
     ['a function as data', () => 1, /not JSON-serializable \(JSON has no form for .*\)/],
     ['a symbol as data', Symbol('s'), /not JSON-serializable/],
     ['a BigInt', { turn: 1n }, /not JSON-serializable \(.*BigInt/],
@@ -47,10 +47,10 @@ describe('append refuses what a reopen could not read back', () => {
     it(`INVALID_EVENT for data JSON cannot write (${durability}): nothing written, the log reopens, appends go on`, async () => {
       const { sessions, ctx } = store(dir, durability)
       const session = await sessions.create({ id: 'bad-data' })
-      await session.append('turn/start', { turn: 1 })
+      await session.append('test/event', { turn: 1 })
       const before = await readFile(session.file!, 'utf8')
       for (const [name, data, message] of unwritable) {
-        const error = await refusal(session.append('turn/start', data as never))
+        const error = await refusal(session.append('test/event', data as never))
         expect(error.code, name).toBe('INVALID_EVENT')
         expect(error.message, name).toMatch(message)
         expect(error.file).toBe(session.file)
@@ -72,7 +72,7 @@ describe('append refuses what a reopen could not read back', () => {
       expect(error.code).toBe('INVALID_EVENT')
       expect(error.message).toContain('event type must be a non-empty string')
     }
-    await expect(session.append('turn/start', undefined as never)).rejects.toMatchObject({ code: 'INVALID_EVENT' })
+    await expect(session.append('test/event', undefined as never)).rejects.toMatchObject({ code: 'INVALID_EVENT' })
     expect(session.events).toEqual([])
   })
 
@@ -80,11 +80,11 @@ describe('append refuses what a reopen could not read back', () => {
     const { sessions, ctx } = store()
     const session = await sessions.create({ id: 'changed' })
     const data = { at: new Date(0), gone: undefined, list: [undefined, Number.NaN, -0], deep: { n: Infinity } }
-    const event = await session.append('turn/start', data as never)
+    const event = await session.append('test/event', data as never)
     expect(event.data).toStrictEqual({ at: '1970-01-01T00:00:00.000Z', list: [null, null, 0], deep: { n: null } })
     // A copy: changing the caller's object afterwards does not change the log in memory.
     const plain = { turn: 2, nested: { x: [1] } }
-    const second = await session.append('turn/start', plain as never)
+    const second = await session.append('test/event', plain as never)
     plain.nested.x.push(2)
     expect(second.data).toStrictEqual({ turn: 2, nested: { x: [1] } })
     ctx.dispose()
@@ -94,7 +94,7 @@ describe('append refuses what a reopen could not read back', () => {
   it('SEQ_LIMIT for a seq past Number.MAX_SAFE_INTEGER: nothing written, the log reopens', async () => {
     const last = Number.MAX_SAFE_INTEGER
     const file = join(dir, 'huge.jsonl')
-    const text = JSON.stringify({ type: 'turn/start', seq: last, time: 1, data: { turn: 1 } }) + '\n'
+    const text = JSON.stringify({ type: 'test/event', seq: last, time: 1, data: { turn: 1 } }) + '\n'
     await writeFile(file, text)
     const { sessions, ctx } = store()
     const session = await sessions.open('huge')
@@ -250,8 +250,8 @@ describe.runIf(disk !== undefined)(`a full disk (a real ENOSPC on a small tmpfs)
     const file = join(logs, 'full.jsonl')
     // Exactly one page, the last line whole but without its newline: adding it needs a new page.
     const head = line(0)
-    const filling = JSON.stringify({ type: 'turn/start', seq: 1, time: 1, data: { pad: '' } })
-    const last = JSON.stringify({ type: 'turn/start', seq: 1, time: 1, data: { pad: 'x'.repeat(4096 - head.length - filling.length) } })
+    const filling = JSON.stringify({ type: 'test/event', seq: 1, time: 1, data: { pad: '' } })
+    const last = JSON.stringify({ type: 'test/event', seq: 1, time: 1, data: { pad: 'x'.repeat(4096 - head.length - filling.length) } })
     expect(Buffer.byteLength(head + last)).toBe(4096)
     await writeFile(file, head + last)
     // One free page, for the lock; none for the repair.
@@ -273,7 +273,7 @@ describe.runIf(disk !== undefined)(`a full disk (a real ENOSPC on a small tmpfs)
     await mkdir(logs)
     const { sessions, ctx } = store(logs, 'append')
     const session = await sessions.create({ id: 'batch' })
-    await session.append('turn/start', { turn: 1 })
+    await session.append('test/event', { turn: 1 })
     const acknowledged = await readFile(session.file!, 'utf8')
     await fill(full.at, 1)
     // Queued together: one batch, one write of ~12 KiB where a page is left.

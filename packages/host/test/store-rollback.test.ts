@@ -57,11 +57,11 @@ async function rejection(promise: Promise<unknown>): Promise<SessionLogError> {
 async function brokenRollback(breakTruncate: (file: string) => void, mendTruncate: (file: string) => void): Promise<void> {
   const { sessions, ctx } = store('append')
   const session = await sessions.create({ id: 'r' })
-  await session.append('turn/start', { turn: 0 })
+  await session.append('test/event', { turn: 0 })
   const restore = await failNextSync()
   breakTruncate(session.file!)
   try {
-    const batch = await Promise.allSettled([1, 2].map((turn) => session.append('turn/start', { turn })))
+    const batch = await Promise.allSettled([1, 2].map((turn) => session.append('test/event', { turn })))
     for (const result of batch) {
       expect(result.status).toBe('rejected')
       const error = (result as PromiseRejectedResult).reason as SessionLogError
@@ -73,7 +73,7 @@ async function brokenRollback(breakTruncate: (file: string) => void, mendTruncat
     const written = await readFile(session.file!, 'utf8')
     // Every later append is refused; nothing more reaches the file.
     for (let attempt = 0; attempt < 2; attempt++) {
-      const later = await rejection(session.append('turn/start', { turn: 3 }))
+      const later = await rejection(session.append('test/event', { turn: 3 }))
       expect(later.code).toBe('UNWRITABLE')
       expect(later.message).toMatch(/unusable after an earlier failure.*nothing was appended$/)
     }
@@ -90,7 +90,7 @@ async function brokenRollback(breakTruncate: (file: string) => void, mendTruncat
   const seqs = reopened.events.map((event) => event.seq)
   expect(seqs[0]).toBe(0)
   for (let index = 1; index < seqs.length; index++) expect(seqs[index]).toBe(seqs[index - 1]! + 1)
-  expect((await reopened.append('turn/start', { turn: 4 })).seq).toBe(seqs.length)
+  expect((await reopened.append('test/event', { turn: 4 })).seq).toBe(seqs.length)
 }
 
 /** Whether `chattr +a` (append-only: a truncate fails with EPERM) works on a file in the temp dir (root, and a file system that has it). */
@@ -129,13 +129,13 @@ describe('a failed rollback breaks the writer until the log is reopened', () => 
   it('a failed sync whose truncate works: nothing was appended, and appends go on at the next seq', async () => {
     const { sessions } = store('append')
     const session = await sessions.create({ id: 'ok' })
-    await session.append('turn/start', { turn: 0 })
+    await session.append('test/event', { turn: 0 })
     const before = await readFile(session.file!, 'utf8')
     await failNextSync()
-    const error = await rejection(session.append('turn/start', { turn: 1 }))
+    const error = await rejection(session.append('test/event', { turn: 1 }))
     expect(error.message).toMatch(/cannot sync session log \(EIO.*\); nothing was appended$/)
     expect(await readFile(session.file!, 'utf8')).toBe(before)
-    expect((await session.append('turn/start', { turn: 2 })).seq).toBe(1)
+    expect((await session.append('test/event', { turn: 2 })).seq).toBe(1)
   })
 })
 
@@ -143,7 +143,7 @@ describe('close reports a failed final sync', () => {
   it('rejects UNWRITABLE when the last fsync fails; the session is unloaded and its lock released all the same', async () => {
     const { sessions } = store('turn')
     const session = await sessions.create({ id: 'c' })
-    await session.append('turn/start', { turn: 0 })
+    await session.append('test/event', { turn: 0 })
     await failNextSync()
     const error = await rejection(sessions.close(session))
     expect(error.code).toBe('UNWRITABLE')

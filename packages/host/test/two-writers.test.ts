@@ -16,7 +16,7 @@ ctx.plugin(sessionStorePlugin, { dir })
 const sessions = ctx.require('sessions')
 try {
   const session = (await sessions.list()).includes(id) ? await sessions.open(id) : await sessions.create({ id })
-  const event = await session.append('turn/start', { turn: session.events.length + 1 })
+  const event = await session.append('test/event', { turn: session.events.length + 1 })
   process.stdout.write(JSON.stringify({ ok: true, seq: event.seq }) + '\\n')
   setInterval(() => {}, 1000)
 } catch (error) {
@@ -96,7 +96,7 @@ describe('two writers over one session directory, in two processes', () => {
   it('a session held by this process is refused to another process, which writes nothing', async () => {
     const here = store()
     const session = await here.sessions.create({ id: 'mine' })
-    await session.append('turn/start', { turn: 1 })
+    await session.append('test/event', { turn: 1 })
     const before = await readFile(session.file!, 'utf8')
     const { child, report } = await writer('mine')
     expect(report).toMatchObject({ ok: false, code: 'LOCKED' })

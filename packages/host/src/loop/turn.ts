@@ -3,6 +3,7 @@ import type { PreStepDecision, SessionEvent, TurnEndReason, UserMessage } from '
 import type { HostAgent, TurnOutcome } from './agent-types.js'
 import type { AgentsConfig } from './agents-plugin.js'
 import { messageOf } from '../error-text.js'
+import { closeInterruptedTurn } from '../session/interrupted-turn.js'
 import { runStep } from './step.js'
 import type { SteeredMessages } from './steered.js'
 
@@ -20,8 +21,10 @@ export interface TurnHost {
 }
 
 /**
- * The `error` of the `turn/end` an agent appends, before its first turn, to
- * close a turn the log leaves open (the process that ran it ended mid-turn).
+ * The `error` of the `turn/end { reason: 'error' }` with which earlier
+ * versions closed a turn left open by a process that ended mid-turn. Turns
+ * are now closed with `reason: 'interrupted'` (see
+ * {@link closeInterruptedTurn}); readers of older logs match this text.
  *
  * @public
  */
@@ -37,37 +40,14 @@ export function nextTurn(events: readonly SessionEvent[]): number {
 }
 
 /**
- * The turn the log leaves open (its last `turn/start` has no `turn/end`) and
- * its open step, if any: what a process that ended mid-turn leaves behind.
- */
-function openTurnOf(events: readonly SessionEvent[]): { turn: number; step: number | undefined } | undefined {
-  let step: number | undefined
-  let stepSeen = false
-  for (let index = events.length - 1; index >= 0; index -= 1) {
-    const event = events[index]!
-    if (event.type === 'turn/end') return undefined
-    if (!stepSeen && (event.type === 'step/start' || event.type === 'step/end')) {
-      stepSeen = true
-      if (event.type === 'step/start') step = event.data.step
-    }
-    if (event.type === 'turn/start') return { turn: event.data.turn, step }
-  }
-  return undefined
-}
-
-/**
  * Closes a turn the log leaves open — the process that ran it ended
- * mid-turn — with `step/end` (for an open step) and
- * `turn/end { reason: 'error', error: INTERRUPTED_TURN_ERROR }`, unless an
+ * mid-turn and the session's store did not close it at open — unless an
  * agent of this registry is running a turn on the session right now.
  */
-async function closeInterruptedTurn(host: TurnHost): Promise<void> {
+async function closeLeftOpenTurn(host: TurnHost): Promise<void> {
   const { agent, ctx } = host
-  const open = openTurnOf(agent.session.events)
-  if (open === undefined || host.peerRunning()) return
-  ctx.logger.warn(`agent ${agent.id}: closing turn ${open.turn} of session ${agent.session.id}, left open by a process that ended mid-turn`)
-  if (open.step !== undefined) await agent.session.append('step/end', { turn: open.turn, step: open.step })
-  await agent.session.append('turn/end', { turn: open.turn, reason: 'error', error: INTERRUPTED_TURN_ERROR })
+  if (host.peerRunning()) return
+  await closeInterruptedTurn(agent.session, (message) => ctx.logger.warn(`agent ${agent.id}: ${message}`))
 }
 
 function checkDecision(decision: PreStepDecision): void {
@@ -134,7 +114,7 @@ export async function runTurn(host: TurnHost, turn: number, initial: UserMessage
     }
   }
   try {
-    await closeInterruptedTurn(host)
+    await closeLeftOpenTurn(host)
     await session.append('turn/start', { turn })
     if (initial !== undefined) {
       // Messages steered into the turn before this one, which ended before a step took them (they came

@@ -2,8 +2,10 @@ import { mkdir, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Context, Plugin } from '@planmode/context'
 import type { Session, SessionEvent, SessionEventMap, SessionEventType } from '@planmode/seams'
+import { messageOf } from '../error-text.js'
 import { newId } from '../ids.js'
 import { AppendQueue, type PendingAppend } from './append-queue.js'
+import { closeInterruptedTurn } from './interrupted-turn.js'
 import { JsonlWriter, copyLine, internType, openLog } from './jsonl-log.js'
 import { SessionLock } from './session-lock.js'
 import { SessionLogError } from './session-log-error.js'
@@ -400,6 +402,21 @@ class Store implements SessionStore {
     if (this.dir !== undefined) await mkdir(this.dir, { recursive: true })
   }
 
+  /**
+   * Closes the turn the log leaves open (the process that ran it ended
+   * mid-turn), before anyone else can append. A failed append is a warning:
+   * the session opens all the same, and the agent loop tries again before
+   * its next turn.
+   */
+  private async closeInterrupted(session: StoredSession): Promise<void> {
+    const warn = (message: string): void => this.ctx.logger.warn(`session store: ${message}`)
+    try {
+      await closeInterruptedTurn(session, warn)
+    } catch (error) {
+      warn(`could not close the interrupted turn of session ${session.id}: ${messageOf(error)}`)
+    }
+  }
+
   private register(session: StoredSession): StoredSession {
     this.sessions.set(session.id, session)
     return session
@@ -516,6 +533,8 @@ class Store implements SessionStore {
         for (const warning of read.warnings) this.ctx.logger.warn(`session store: ${warning}`)
         const session = new StoredSession(id, read.events, writer, this, lock)
         for (const event of read.events) this.checkInvariants(event, session)
+        this.alive()
+        await this.closeInterrupted(session)
         this.alive()
         return this.register(session)
       } catch (error) {
