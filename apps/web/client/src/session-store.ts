@@ -42,6 +42,13 @@ export interface SessionState {
   readonly running: boolean
   /** Whether this server writes the session or follows it, and who holds its lease (null until the server says). */
   readonly access: SessionAccess | null
+  /**
+   * The server this tab was talking to is gone for good: a server answered
+   * the session once and now refuses this tab's token (401), its host (403)
+   * or does not know the session (404), so it is another process. The
+   * questions and the turn the old process held are dropped with it.
+   */
+  readonly serverGone: boolean
 }
 
 type Listener = () => void
@@ -91,6 +98,7 @@ export class SessionStore {
       streaming: [],
       running: false,
       access: null,
+      serverGone: false,
     }
   }
 
@@ -188,7 +196,8 @@ export class SessionStore {
       const message = error instanceof Error ? error.message : String(error)
       // a refused token (e.g. the server restarted with a new one), a refused host or an unknown session: no retry
       const final = error instanceof ApiError && (error.status === 401 || error.status === 403 || error.status === 404)
-      if (final || !this.loadedOnce) this.set({ status: 'error', error: message })
+      if (final && this.loadedOnce) this.lostServer(error as ApiError)
+      else if (final || !this.loadedOnce) this.set({ status: 'error', error: message })
       else this.set({ status: 'reconnecting', error: message })
       if (!final) this.retryLater()
       return false
@@ -230,6 +239,32 @@ export class SessionStore {
       access: tail.role === undefined ? this.state.access : { role: tail.role, holder: tail.holder ?? null, ...(tail.holderUnknown === true ? { holderUnknown: true as const } : {}) },
     })
     return true
+  }
+
+  /**
+   * A server that answered this tab before refuses it for good: the process
+   * that held the session's questions and ran its turn is gone (a restart
+   * makes a new token). Its questions are dropped (their ids died with it),
+   * its streamed text too, and no turn counts as running; the log shown stays
+   * as this tab last saw it.
+   */
+  private lostServer(error: ApiError): void {
+    this.stop()
+    for (const question of this.state.questions) this.closed.add(question.id)
+    const why =
+      error.status === 401
+        ? 'The server this tab was talking to is gone: a server now answers at this address with another token (it was restarted). Open the URL it printed at start to go on.'
+        : error.status === 404
+          ? 'The server this tab was talking to is gone: the server now at this address does not know this session.'
+          : `The server this tab was talking to is gone: ${error.message}`
+    this.set({
+      status: 'error',
+      error: `${why} What is shown here is the log as this tab last saw it; its open questions and its turn belonged to the old server.`,
+      questions: [],
+      streaming: [],
+      running: false,
+      serverGone: true,
+    })
   }
 
   private retryLater(): void {

@@ -1,6 +1,7 @@
 import { type ReactNode, useCallback, useEffect, useLayoutEffect, useMemo, useRef } from 'react'
 import { planTitle } from '../markdown.js'
 import type { DeltaFrame, PresentationWire, SessionEvent, ToolPresentation } from '../wire.js'
+import { openTurnOf, turnEndLine, turnEndReason } from '../turn-end.js'
 import { Markdown } from './Markdown.js'
 
 type ToolCall = { readonly toolCallId: string; readonly toolName: string; readonly input: unknown }
@@ -145,6 +146,7 @@ export function Transcript({
   paging,
   pagingError,
   onLoadEarlier,
+  openTurnOver = false,
   presentations,
   streaming,
 }: {
@@ -156,10 +158,12 @@ export function Transcript({
   pagingError: string | null
   /** Loads the page before the first event held (called as the reader nears the top). */
   onLoadEarlier: () => void
+  /** The turn the events leave open is over (the server running it is gone), though no `turn/end` says so yet. */
+  openTurnOver?: boolean
   presentations: ReadonlyMap<number, PresentationWire>
   streaming: readonly DeltaFrame[]
 }) {
-  const { results, commands, calls, reviews, ended } = useMemo(() => {
+  const { results, commands, calls, reviews, ended, openTurn } = useMemo(() => {
     const results = new Map<string, { data: ToolResultData; seq: number }>()
     const ended = new Set<number>()
     const commands = new Map<string, Extract<SessionEvent, { type: 'command/done' }>['data']>()
@@ -173,7 +177,7 @@ export function Transcript({
       else if (event.type === 'assistant/message')
         for (const block of event.data.content) if (block.type === 'tool-call') calls.add(block.toolCallId)
     }
-    return { results, commands, calls, reviews, ended }
+    return { results, commands, calls, reviews, ended, openTurn: openTurnOf(events) }
   }, [events])
 
   // Follow the end of the transcript while the reader is there (also when the panel below grows or shrinks).
@@ -300,7 +304,7 @@ export function Transcript({
                   result={result?.data}
                   resultPresentation={result === undefined ? undefined : pick(presentations.get(result.seq), null)}
                   review={block.toolName === 'exit_plan_mode' ? reviews.get(block.toolCallId) : undefined}
-                  turnEnded={ended.has(event.data.turn)}
+                  turnEnded={ended.has(event.data.turn) || (openTurnOver && event.data.turn === openTurn)}
                 />,
               )
             }
@@ -349,21 +353,28 @@ export function Transcript({
             </div>,
           )
           break
-        case 'turn/end':
-          if (event.data.reason !== 'completed')
+        case 'turn/end': {
+          const line = turnEndLine(event.data)
+          if (line !== null)
             rows.push(
-              <div key={key} className="turn-end" data-testid="turn-end" data-reason={event.data.reason} data-seq={key}>
-                Turn {event.data.turn} ended: {event.data.reason}
-                {event.data.error !== undefined && ` — ${event.data.error}`}
+              <div key={key} className={`turn-end reason-${turnEndReason(event.data)}`} data-testid="turn-end" data-reason={turnEndReason(event.data)} data-logged-reason={event.data.reason} data-seq={key}>
+                {line}
               </div>,
             )
           break
+        }
         default:
           break
       }
     }
+    if (openTurnOver && openTurn !== undefined)
+      rows.push(
+        <div key="open-turn-over" className="turn-end reason-interrupted" data-testid="turn-over" data-turn={openTurn}>
+          Turn {openTurn} was interrupted: the server running it is gone (the log does not say so yet; the next server to write this session closes it).
+        </div>,
+      )
     return rows
-  }, [events, presentations, results, commands, calls, reviews])
+  }, [events, presentations, results, commands, calls, reviews, ended, openTurnOver, openTurn])
 
   return (
     <div className="transcript" ref={scroller} data-testid="transcript" role="log" aria-label="Transcript" aria-live="polite" aria-relevant="additions">
