@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { chooseModel } from '@planmode/demo/model-choice'
 import { RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
 import { startWebServer } from './http-server.js'
-import { loadSection, parseWebCli, redactUrl, resolveWorkspace, WEB_USAGE, type WebCliOptions } from './options.js'
+import { loadSection, parseWebCli, redactUrl, resolveWorkspace, tokenFromEnv, WEB_USAGE, type WebCliOptions } from './options.js'
 
 /** The built client beside this file's folder (`dist/server/main.js` → `dist/client`). */
 function clientDir(): string {
@@ -16,8 +16,10 @@ function clientDir(): string {
 
 async function main(): Promise<number> {
   let options: WebCliOptions
+  let token: string | undefined
   try {
     options = parseWebCli(process.argv.slice(2))
+    if (!options.help) token = tokenFromEnv(process.env)
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n\n${WEB_USAGE}`)
     return 2
@@ -42,6 +44,7 @@ async function main(): Promise<number> {
       placement: options.placement,
       guard: options.guard,
       clientDir: clientDir(),
+      ...(token === undefined ? {} : { token }),
       ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
     })
     const where = options.store === undefined ? options.sessionDir : `PostgreSQL ${redactUrl(options.store.url)} (schema ${options.store.schema}; this server is ${server.host.self} there${options.publicUrl === undefined ? ', loopback-only: give --public-url when the servers run on several machines' : ''})`

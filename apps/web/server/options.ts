@@ -77,6 +77,8 @@ export const WEB_USAGE = `usage: pnpm web [options]
   --offline               use the offline planner even when a key is set
 
 It prints the page URL with its access token: planmode web: http://127.0.0.1:<port>/?token=<token>
+The token is new at every start, unless PLANMODE_WEB_TOKEN gives one (32–256 characters of A–Z a–z 0–9 - _):
+with it and a fixed --port, tabs left open across a restart reconnect to the new server.
 With --store, each session is written by one server at a time (the one holding its lease); the others
 show it live, read-only, and refuse writes with 409 naming that server, until it stops: then the next
 write on another server takes the session over.
@@ -137,6 +139,25 @@ export function parseWebCli(argv: readonly string[], cwd = process.cwd()): WebCl
     guard: values.guard === true,
     help: values.help === true,
   }
+}
+
+/** The environment variable that gives the access token (instead of a fresh one at every start). */
+export const TOKEN_ENV = 'PLANMODE_WEB_TOKEN'
+
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{32,256}$/
+
+/**
+ * The access token from {@link TOKEN_ENV}, kept across restarts so that tabs
+ * left open reconnect to the new server (with the same `--port`): 32 to 256
+ * characters of `A–Z a–z 0–9 - _` (the fresh tokens are 43 of them).
+ * `undefined` when it is unset or empty; a usage error otherwise (the value
+ * is never echoed).
+ */
+export function tokenFromEnv(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const raw = env[TOKEN_ENV]
+  if (raw === undefined || raw === '') return undefined
+  if (!TOKEN_SHAPE.test(raw)) throw new Error(`${TOKEN_ENV} must be 32 to 256 characters of A-Z a-z 0-9 - _ (it is ${raw.length} characters${/[^A-Za-z0-9_-]/.test(raw) ? ', with others among them' : ''})`)
+  return raw
 }
 
 /** The sample project shipped with `@planmode/demo` (`apps/demo/workspace`). */

@@ -3,7 +3,7 @@
  * kept in sessionStorage, sent as a Bearer header) and JSON requests whose
  * failures carry the server's `{ error }` message.
  */
-import type { CommandResult, PendingQuestion, SessionSummary, SessionTail, UserAnswer } from './wire.js'
+import type { CommandResult, EventPage, PendingQuestion, SessionSummary, SessionTail, UserAnswer } from './wire.js'
 
 const TOKEN_KEY = 'planmode.token'
 
@@ -86,6 +86,9 @@ async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown):
 
 const enc = encodeURIComponent
 
+/** Events per load: the tail a session opens with, and each page loaded as the reader scrolls up. */
+export const PAGE_SIZE = 500
+
 /** An image as the server takes it. */
 export interface ImageUpload {
   readonly mediaType: string
@@ -96,7 +99,8 @@ export interface ImageUpload {
 export const api = {
   listSessions: () => request<{ sessions: SessionSummary[] }>('GET', '/api/sessions'),
   createSession: (fromPlan?: string) => request<{ id: string }>('POST', '/api/sessions', fromPlan === undefined ? {} : { fromPlan }),
-  session: (id: string, tail = 500) => request<SessionTail>('GET', `/api/sessions/${enc(id)}?tail=${tail}`),
+  session: (id: string, tail = PAGE_SIZE) => request<SessionTail>('GET', `/api/sessions/${enc(id)}?tail=${tail}`),
+  events: (id: string, before: number, limit = PAGE_SIZE) => request<EventPage>('GET', `/api/sessions/${enc(id)}/events?before=${before}&limit=${limit}`),
   prompt: (id: string, text: string, images: readonly ImageUpload[]) =>
     request<unknown>('POST', `/api/sessions/${enc(id)}/prompt`, images.length > 0 ? { text, images } : { text }),
   command: (id: string, line: string, images: readonly ImageUpload[]) =>

@@ -17,3 +17,18 @@ export function revisionsFor(history: PlanHistoryView | undefined, plan: string)
   if (index === -1) return revisions.length > 0 ? { previous: revisions[revisions.length - 1] } : {}
   return { current: revisions[index], previous: index > 0 ? revisions[index - 1] : undefined }
 }
+
+/**
+ * The status a revision is shown with: as the history says, except that an
+ * `open` revision (presented, never settled) is `interrupted` unless it is
+ * the newest and a turn is live (`turnLive`: its review may still be
+ * answered). A review whose turn ended without a result — the process
+ * running it died — stays `open` in the history, which folds only the
+ * calls, results and review records.
+ */
+export function revisionStatus(revisions: readonly PlanRevision[], index: number, turnLive: boolean): string {
+  const revision = revisions[index]
+  if (revision === undefined) return 'open'
+  if (revision.status !== 'open') return revision.status
+  return turnLive && index === revisions.length - 1 ? 'open' : 'interrupted'
+}

@@ -17,3 +17,15 @@ export function roleNotice(access: SessionAccess | null): string | null {
 export function effectiveRunning(running: boolean, access: SessionAccess | null): boolean {
   return running && !(access?.role === 'follower' && access.holder === null && access.holderUnknown !== true)
 }
+
+/**
+ * Whether the turn the log leaves open is over although no `turn/end` says
+ * so yet: the server that ran it is gone. This tab lost its server for good
+ * (`serverGone`: a server that once answered now refuses the tab's token or
+ * does not know the session, so it is another process), or the session is
+ * followed and nobody holds its lease (the writer stopped or died; the next
+ * writer logs the turn as interrupted).
+ */
+export function openTurnOver(serverGone: boolean, access: SessionAccess | null): boolean {
+  return serverGone || (access?.role === 'follower' && access.holder === null && access.holderUnknown !== true)
+}

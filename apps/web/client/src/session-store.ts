@@ -4,7 +4,7 @@
  * seq seen. Every tab folds the same server frames the same way, so two tabs
  * agree at every `asOfSeq`; a question answered anywhere closes everywhere.
  */
-import { ApiError, api, streamUrl } from './api.js'
+import { ApiError, api, PAGE_SIZE, streamUrl } from './api.js'
 import { applyDelta, applyPartial, keepOpenQuestions, mergeLoadedPartial } from './streaming-text.js'
 import type {
   AppendFrame,
@@ -27,6 +27,11 @@ export interface SessionState {
   readonly events: readonly SessionEvent[]
   /** `seq` of the first event held (earlier ones were not loaded). */
   readonly firstSeq: number
+  /** How many events the log holds before the first one held (0: the whole log is held). */
+  readonly earlier: number
+  /** Loading earlier events (`loading`), or the last such load failed (`error`, with `pagingError`). */
+  readonly paging: 'idle' | 'loading' | 'error'
+  readonly pagingError: string | null
   /** Server presentations by event `seq`. */
   readonly presentations: ReadonlyMap<number, PresentationWire>
   readonly frame: ProjectionFrame
@@ -37,6 +42,13 @@ export interface SessionState {
   readonly running: boolean
   /** Whether this server writes the session or follows it, and who holds its lease (null until the server says). */
   readonly access: SessionAccess | null
+  /**
+   * The server this tab was talking to is gone for good: a server answered
+   * the session once and now refuses this tab's token (401), its host (403)
+   * or does not know the session (404), so it is another process. The
+   * questions and the turn the old process held are dropped with it.
+   */
+  readonly serverGone: boolean
 }
 
 type Listener = () => void
@@ -67,6 +79,8 @@ export class SessionStore {
   private serverLastSeq: number | null = null
   /** Questions closed here or elsewhere: never shown again, whatever a late tail says. */
   private readonly closed = new Set<string>()
+  /** An earlier page is being loaded. */
+  private paging = false
 
   constructor(readonly id: string) {
     this.state = {
@@ -75,12 +89,16 @@ export class SessionStore {
       error: null,
       events: [],
       firstSeq: 0,
+      earlier: 0,
+      paging: 'idle',
+      pagingError: null,
       presentations: new Map(),
       frame: { asOfSeq: -1, values: {} },
       questions: [],
       streaming: [],
       running: false,
       access: null,
+      serverGone: false,
     }
   }
 
@@ -130,6 +148,44 @@ export class SessionStore {
     if (held?.role !== access.role || held.holder !== access.holder || held.holderUnknown !== access.holderUnknown) this.set({ access })
   }
 
+  /**
+   * Loads the page of events just before the first one held and puts it in
+   * front (the reader scrolled up). Logged events never change, so the page
+   * joins what is held with none twice and none missing: it is taken only
+   * while the first event held is still the one it was asked before (a
+   * reload after a gap replaces the held run).
+   */
+  async loadEarlier(): Promise<void> {
+    const first = this.state.events[0]
+    if (this.paging || this.stopped || first === undefined || this.state.earlier <= 0) return
+    this.paging = true
+    this.set({ paging: 'loading', pagingError: null })
+    try {
+      const page = await api.events(this.id, first.seq, PAGE_SIZE)
+      if (this.stopped) return
+      if (this.state.events[0]?.seq !== first.seq) {
+        this.set({ paging: 'idle' })
+        return
+      }
+      const before = page.events.filter((event) => typeof event?.seq === 'number' && event.seq < first.seq)
+      const presentations = new Map(this.state.presentations)
+      for (const [seq, presentation] of Object.entries(page.presentations ?? {})) presentations.set(Number(seq), presentation)
+      const events = [...before, ...this.state.events]
+      this.set({
+        events,
+        firstSeq: events[0]!.seq,
+        earlier: typeof page.earlier === 'number' ? page.earlier : 0,
+        presentations,
+        paging: 'idle',
+        running: openTurn(events, this.runningHint),
+      })
+    } catch (error) {
+      if (!this.stopped) this.set({ paging: 'error', pagingError: error instanceof Error ? error.message : String(error) })
+    } finally {
+      this.paging = false
+    }
+  }
+
   /** Loads the tail; false when it failed (then it retries later, unless the server refused for good). */
   private async load(): Promise<boolean> {
     let tail: SessionTail
@@ -140,7 +196,8 @@ export class SessionStore {
       const message = error instanceof Error ? error.message : String(error)
       // a refused token (e.g. the server restarted with a new one), a refused host or an unknown session: no retry
       const final = error instanceof ApiError && (error.status === 401 || error.status === 403 || error.status === 404)
-      if (final || !this.loadedOnce) this.set({ status: 'error', error: message })
+      if (final && this.loadedOnce) this.lostServer(error as ApiError)
+      else if (final || !this.loadedOnce) this.set({ status: 'error', error: message })
       else this.set({ status: 'reconnecting', error: message })
       if (!final) this.retryLater()
       return false
@@ -154,11 +211,15 @@ export class SessionStore {
     for (const [seq, presentation] of Object.entries(tail.presentations ?? {})) presentations.set(Number(seq), presentation)
     let events: readonly SessionEvent[]
     let firstSeq = this.state.firstSeq
+    let earlier = this.state.earlier
     const incoming = tail.events
     if (last === null || incoming.length === 0 || incoming[0]!.seq > last + 1) {
-      // first load, or a gap since what we hold: take the tail as it is
+      // first load, or a gap since what we hold: take the tail as it is (the held events stay one run, with no hole)
       events = last !== null && incoming.length === 0 ? [...this.state.events] : incoming
-      if (last === null || incoming.length > 0) firstSeq = tail.firstSeq
+      if (last === null || incoming.length > 0) {
+        firstSeq = tail.firstSeq
+        earlier = typeof tail.earlier === 'number' ? tail.earlier : tail.firstSeq
+      }
     } else {
       events = [...this.state.events, ...incoming.filter((event) => event.seq > last)]
     }
@@ -169,6 +230,7 @@ export class SessionStore {
       error: null,
       events,
       firstSeq,
+      earlier,
       presentations,
       frame,
       questions,
@@ -177,6 +239,32 @@ export class SessionStore {
       access: tail.role === undefined ? this.state.access : { role: tail.role, holder: tail.holder ?? null, ...(tail.holderUnknown === true ? { holderUnknown: true as const } : {}) },
     })
     return true
+  }
+
+  /**
+   * A server that answered this tab before refuses it for good: the process
+   * that held the session's questions and ran its turn is gone (a restart
+   * makes a new token). Its questions are dropped (their ids died with it),
+   * its streamed text too, and no turn counts as running; the log shown stays
+   * as this tab last saw it.
+   */
+  private lostServer(error: ApiError): void {
+    this.stop()
+    for (const question of this.state.questions) this.closed.add(question.id)
+    const why =
+      error.status === 401
+        ? 'The server this tab was talking to is gone: a server now answers at this address with another token (it was restarted). Open the URL it printed at start to go on.'
+        : error.status === 404
+          ? 'The server this tab was talking to is gone: the server now at this address does not know this session.'
+          : `The server this tab was talking to is gone: ${error.message}`
+    this.set({
+      status: 'error',
+      error: `${why} What is shown here is the log as this tab last saw it; its open questions and its turn belonged to the old server.`,
+      questions: [],
+      streaming: [],
+      running: false,
+      serverGone: true,
+    })
   }
 
   private retryLater(): void {

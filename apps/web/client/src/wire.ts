@@ -72,6 +72,8 @@ export interface SessionTail {
   readonly firstSeq: number
   /** The session's last seq (−1 for an empty log). */
   readonly lastSeq?: number
+  /** How many events the log holds before `firstSeq` (paged in with `GET …/events?before=`). */
+  readonly earlier?: number
   readonly snapshot: ProjectionFrame
   readonly questions: readonly PendingQuestion[]
   readonly running: boolean
@@ -85,6 +87,21 @@ export interface SessionTail {
   readonly holder?: string | null
   /** Set when the follower could not read the lease. */
   readonly holderUnknown?: true
+}
+
+/** `GET /api/sessions/:id/events?before=&limit=`: the events just before `before`. */
+export interface EventPage {
+  readonly id: string
+  /** The last `limit` events whose seq is below `before`, in log order. */
+  readonly events: readonly SessionEvent[]
+  readonly before: number
+  /** The seq of the first of them (`before` when none). */
+  readonly firstSeq: number
+  /** The session's last seq when the page was read. */
+  readonly lastSeq: number
+  /** How many events the log holds before `firstSeq`. */
+  readonly earlier: number
+  readonly presentations?: Readonly<Record<string, PresentationWire>>
 }
 
 /** `event: append`. */

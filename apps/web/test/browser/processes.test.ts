@@ -138,7 +138,7 @@ describe.sequential('tabs on two server processes', () => {
     const page = await follower.api(`/api/sessions/${session}?tail=100000`)
     expect(page.body).toMatchObject({ role: 'writer', holder: follower.origin })
     const types = (page.body.events as { type: string; data: { active?: boolean; reason?: string } }[]).slice(-12)
-    expect(types.some((event) => event.type === 'turn/end' && event.data.reason === 'error')).toBe(true)
+    expect(types.some((event) => event.type === 'turn/end' && event.data.reason === 'interrupted')).toBe(true)
     expect(types.some((event) => event.type === 'plan/mode' && event.data.active === false)).toBe(true)
   })
 })

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -211,3 +211,19 @@ export function readLog(dir: string, id: string): SessionEvent[] {
 
 /** A tiny valid PNG (1×1), base64. */
 export const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='
+
+/**
+ * Appends to a JSONL log what hosts before `reason: 'interrupted'` wrote when
+ * they closed a turn a dead process left open: `step/end` for its open step,
+ * then `turn/end { reason: 'error', error: 'interrupted: …' }`. Returns them.
+ */
+export function appendLegacyClose(sessionDir: string, id: string, events: readonly SessionEvent[]): SessionEvent[] {
+  const step = events.filter((event) => event.type === 'step/start').at(-1)!.data as { turn: number; step: number }
+  const last = events.at(-1)!
+  const added = [
+    { type: 'step/end', seq: last.seq + 1, time: last.time, data: { turn: step.turn, step: step.step } },
+    { type: 'turn/end', seq: last.seq + 2, time: last.time, data: { turn: step.turn, reason: 'error', error: 'interrupted: the process running this turn ended before the turn did' } },
+  ] as unknown as SessionEvent[]
+  appendFileSync(join(sessionDir, `${id}.jsonl`), added.map((event) => `${JSON.stringify(event)}\n`).join(''))
+  return added
+}

@@ -37,7 +37,7 @@ export interface ComposerSend {
  * attachments from the file picker or pasted. The command's reply is shown
  * under it.
  */
-export function Composer({ send, running, onCancel }: { send: ComposerSend; running: boolean; onCancel: () => Promise<void> }) {
+export function Composer({ send, running, onCancel, closed = false }: { send: ComposerSend; running: boolean; onCancel: () => Promise<void>; /** The tab lost its server for good: nothing can be sent from here. */ closed?: boolean }) {
   const [text, setText] = useState('')
   const [images, setImages] = useState<Attachment[]>([])
   const [reply, setReply] = useState<{ text: string; error: boolean } | null>(null)
@@ -87,7 +87,7 @@ export function Composer({ send, running, onCancel }: { send: ComposerSend; runn
   const submit = async (event?: FormEvent) => {
     event?.preventDefault()
     const line = text.trim()
-    if (line === '' && images.length === 0) return
+    if (closed || (line === '' && images.length === 0)) return
     const uploads = images.map(({ mediaType, data }) => ({ mediaType, data }))
     setReply(null)
     const ok = await action.run(async () => {
@@ -164,13 +164,13 @@ export function Composer({ send, running, onCancel }: { send: ComposerSend; runn
             void attach(files)
           }}
         />
-        <button type="button" className="secondary" data-testid="composer-attach" onClick={() => fileInput.current?.click()} disabled={action.busy} aria-label="Attach images">
+        <button type="button" className="secondary" data-testid="composer-attach" onClick={() => fileInput.current?.click()} disabled={action.busy || closed} aria-label="Attach images">
           Attach
         </button>
-        <button type="submit" data-testid="composer-send" disabled={action.busy || (text.trim() === '' && images.length === 0)}>
+        <button type="submit" data-testid="composer-send" disabled={closed || action.busy || (text.trim() === '' && images.length === 0)}>
           {action.busy ? 'Sending…' : 'Send'}
         </button>
-        {running && (
+        {running && !closed && (
           <button type="button" className="secondary" data-testid="composer-cancel" disabled={cancel.busy} onClick={() => void cancel.run(onCancel)}>
             Stop turn
           </button>

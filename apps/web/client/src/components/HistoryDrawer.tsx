@@ -1,6 +1,7 @@
 import { useEffect, useId, useRef, useState } from 'react'
 import { download, planFileName } from '../markdown.js'
 import type { PlanHistoryView } from '../wire.js'
+import { revisionStatus } from '../review-revisions.js'
 import { Markdown } from './Markdown.js'
 import { PlanDiff } from './PlanDiff.js'
 
@@ -11,10 +12,11 @@ const STATUS: Record<string, string> = {
   stopped: 'stopped',
   dismissed: 'dismissed',
   refused: 'refused',
+  interrupted: 'interrupted',
 }
 
 /** The plan history (`planHistory`): every revision with its rev, title and status, each viewable, diffable and exportable. */
-export function HistoryDrawer({ history, onClose }: { history: PlanHistoryView | undefined; onClose: () => void }) {
+export function HistoryDrawer({ history, turnLive, onClose }: { history: PlanHistoryView | undefined; /** A turn runs (the newest open revision may still be answered). */ turnLive: boolean; onClose: () => void }) {
   const revisions = history?.revisions ?? []
   const [chosen, setChosen] = useState<number | null>(revisions.length > 0 ? revisions[revisions.length - 1]!.rev : null)
   const [diff, setDiff] = useState(false)
@@ -43,25 +45,28 @@ export function HistoryDrawer({ history, onClose }: { history: PlanHistoryView |
         <p className="empty">No plans presented yet.</p>
       ) : (
         <ol className="revisions" aria-label="Revisions">
-          {revisions.map((item) => (
-            <li key={item.rev}>
-              <button
-                type="button"
-                className={`revision ${item.rev === chosen ? 'active' : ''}`}
-                data-testid="history-revision"
-                data-rev={item.rev}
-                data-status={item.status}
-                aria-current={item.rev === chosen ? 'true' : undefined}
-                onClick={() => setChosen(item.rev)}
-              >
-                <span className="rev">rev {item.rev}</span>
-                <span className="title">{item.title}</span>
-                <span className={`status status-${item.status}`} data-testid="history-revision-status">
-                  {STATUS[item.status] ?? item.status}
-                </span>
-              </button>
-            </li>
-          ))}
+          {revisions.map((item, at) => {
+            const status = revisionStatus(revisions, at, turnLive)
+            return (
+              <li key={item.rev}>
+                <button
+                  type="button"
+                  className={`revision ${item.rev === chosen ? 'active' : ''}`}
+                  data-testid="history-revision"
+                  data-rev={item.rev}
+                  data-status={status}
+                  aria-current={item.rev === chosen ? 'true' : undefined}
+                  onClick={() => setChosen(item.rev)}
+                >
+                  <span className="rev">rev {item.rev}</span>
+                  <span className="title">{item.title}</span>
+                  <span className={`status status-${status}`} data-testid="history-revision-status">
+                    {STATUS[status] ?? status}
+                  </span>
+                </button>
+              </li>
+            )
+          })}
         </ol>
       )}
       {revision !== undefined && (

@@ -1,5 +1,5 @@
-import { useCallback, useEffect, useState } from 'react'
-import { api } from '../api.js'
+import { useCallback, useEffect, useRef, useState } from 'react'
+import { ApiError, api } from '../api.js'
 import { useAction } from '../use-action.js'
 import type { SessionSummary } from '../wire.js'
 import { ErrorLine } from './ErrorLine.js'
@@ -23,12 +23,24 @@ export function SessionList({ current, onOpen, activity = 0 }: { current: string
   const [sessions, setSessions] = useState<readonly SessionSummary[] | null>(null)
   const [loadError, setLoadError] = useState<string | null>(null)
   const create = useAction()
+  /** The server listed the sessions at least once. */
+  const listed = useRef(false)
   const refresh = useCallback(async () => {
     try {
       const { sessions } = await api.listSessions()
+      listed.current = true
       setSessions(sessions)
       setLoadError(null)
     } catch (error) {
+      if (error instanceof ApiError && error.status === 401) {
+        // A server that took this tab's token before refuses it: another process answers now (a restart makes a new token).
+        // Nothing of the old one's runs any more; the rows stay as last listed, without "working…".
+        if (listed.current) {
+          setSessions((held) => (held === null ? held : held.map(({ running: _running, ...row }) => row)))
+          setLoadError('The server was restarted: this tab\'s token is no longer taken. Open the URL it printed at start.')
+          return
+        }
+      }
       setLoadError(error instanceof Error ? error.message : String(error))
     }
   }, [])

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react'
 import { ApiError, api } from '../api.js'
 import { SessionStore } from '../session-store.js'
-import { effectiveRunning, roleNotice } from '../session-role.js'
+import { effectiveRunning, openTurnOver, roleNotice } from '../session-role.js'
 import { useAction } from '../use-action.js'
 import type { PlanHistoryView, PlanProjection } from '../wire.js'
 import { Composer, type ComposerSend } from './Composer.js'
@@ -64,18 +64,20 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
     }),
     [id, writing],
   )
-  const running = effectiveRunning(state.running, state.access)
+  const loadEarlier = useCallback(() => void store.loadEarlier(), [store])
+  const running = effectiveRunning(state.running, state.access) && !state.serverGone
+  const turnOver = openTurnOver(state.serverGone, state.access)
   const notice = roleNotice(state.access)
 
   return (
-    <div className="session" data-testid="session" data-session-id={id} data-status={state.status} data-as-of-seq={state.frame.asOfSeq} data-running={String(running)} data-role={state.access?.role ?? 'writer'}>
+    <div className="session" data-testid="session" data-session-id={id} data-status={state.status} data-as-of-seq={state.frame.asOfSeq} data-running={String(running)} data-role={state.access?.role ?? 'writer'} data-server-gone={String(state.serverGone)}>
       <header className="session-head">
         <h1 className="session-title">
           Session <code data-testid="session-id">{id}</code>
         </h1>
-        <PlanChip plan={plan} busy={chipAction.busy} onOff={() => void chipAction.run(() => writing(() => api.command(id, '/plan off', [])))} />
+        <PlanChip plan={plan} busy={chipAction.busy || state.serverGone} onOff={() => void chipAction.run(() => writing(() => api.command(id, '/plan off', [])))} />
         <span className={`connection conn-${state.status}`} data-testid="connection" role="status">
-          {state.status === 'live' ? (running ? 'working…' : 'live') : state.status}
+          {state.serverGone ? 'server gone' : state.status === 'live' ? (running ? 'working…' : 'live') : state.status}
         </span>
         <button type="button" ref={historyButton} className="secondary" data-testid="history-open" onClick={() => setHistoryOpen((open) => !open)} aria-expanded={historyOpen}>
           Plans{history !== undefined && history.revisions.length > 0 ? ` (${history.revisions.length})` : ''}
@@ -102,7 +104,16 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
       )}
       <div className="session-body">
         <main className="session-main">
-          <Transcript events={state.events} firstSeq={state.firstSeq} presentations={state.presentations} streaming={state.streaming} />
+          <Transcript
+            events={state.events}
+            earlier={state.earlier}
+            paging={state.paging}
+            pagingError={state.pagingError}
+            onLoadEarlier={loadEarlier}
+            openTurnOver={turnOver}
+            presentations={state.presentations}
+            streaming={state.streaming}
+          />
           <p className="visually-hidden" role="status" data-testid="questions-status">
             {state.questions.length === 0 ? '' : `${state.questions.length} question${state.questions.length === 1 ? '' : 's'} waiting for your answer`}
           </p>
@@ -127,9 +138,9 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
               return <GenericQuestion key={pending.id} sessionId={id} pending={pending} onClosed={onClosed} />
             })}
           </div>
-          <Composer send={send} running={running} onCancel={async () => void (await writing(() => api.cancel(id)))} />
+          <Composer send={send} running={running} closed={state.serverGone} onCancel={async () => void (await writing(() => api.cancel(id)))} />
         </main>
-        {historyOpen && <HistoryDrawer history={history} onClose={closeHistory} />}
+        {historyOpen && <HistoryDrawer history={history} turnLive={running && !turnOver} onClose={closeHistory} />}
       </div>
     </div>
   )

@@ -1,6 +1,7 @@
-import { type ReactNode, useEffect, useLayoutEffect, useMemo, useRef } from 'react'
+import { type ReactNode, useCallback, useEffect, useLayoutEffect, useMemo, useRef } from 'react'
 import { planTitle } from '../markdown.js'
 import type { DeltaFrame, PresentationWire, SessionEvent, ToolPresentation } from '../wire.js'
+import { openTurnOf, turnEndLine, turnEndReason } from '../turn-end.js'
 import { Markdown } from './Markdown.js'
 
 type ToolCall = { readonly toolCallId: string; readonly toolName: string; readonly input: unknown }
@@ -9,6 +10,9 @@ type Block = Extract<SessionEvent, { type: 'assistant/message' }>['data']['conte
 type UserBlock = Extract<SessionEvent, { type: 'user/message' }>['data']['content'][number]
 
 const IMAGE_TYPES = /^image\/(png|jpeg|gif|webp)$/
+
+/** How close to the top of the transcript, in px, the reader gets before the earlier page loads. */
+const NEAR_TOP_PX = 600
 
 const isPresentation = (value: unknown): value is ToolPresentation =>
   typeof value === 'object' && value !== null && typeof (value as ToolPresentation).title === 'string' && Array.isArray((value as ToolPresentation).content)
@@ -138,16 +142,28 @@ function UserImages({ blocks }: { blocks: readonly UserBlock[] }) {
  */
 export function Transcript({
   events,
-  firstSeq,
+  earlier,
+  paging,
+  pagingError,
+  onLoadEarlier,
+  openTurnOver = false,
   presentations,
   streaming,
 }: {
   events: readonly SessionEvent[]
-  firstSeq: number
+  /** How many events of the log come before the first one held. */
+  earlier: number
+  /** Whether earlier events are being loaded, or their last load failed. */
+  paging: 'idle' | 'loading' | 'error'
+  pagingError: string | null
+  /** Loads the page before the first event held (called as the reader nears the top). */
+  onLoadEarlier: () => void
+  /** The turn the events leave open is over (the server running it is gone), though no `turn/end` says so yet. */
+  openTurnOver?: boolean
   presentations: ReadonlyMap<number, PresentationWire>
   streaming: readonly DeltaFrame[]
 }) {
-  const { results, commands, calls, reviews, ended } = useMemo(() => {
+  const { results, commands, calls, reviews, ended, openTurn } = useMemo(() => {
     const results = new Map<string, { data: ToolResultData; seq: number }>()
     const ended = new Set<number>()
     const commands = new Map<string, Extract<SessionEvent, { type: 'command/done' }>['data']>()
@@ -161,13 +177,21 @@ export function Transcript({
       else if (event.type === 'assistant/message')
         for (const block of event.data.content) if (block.type === 'tool-call') calls.add(block.toolCallId)
     }
-    return { results, commands, calls, reviews, ended }
+    return { results, commands, calls, reviews, ended, openTurn: openTurnOf(events) }
   }, [events])
 
   // Follow the end of the transcript while the reader is there (also when the panel below grows or shrinks).
   const scroller = useRef<HTMLDivElement>(null)
   const content = useRef<HTMLDivElement>(null)
   const pinned = useRef(true)
+  // Near the top with earlier events in the log: load the page before (the latest props, read from the scroll handler).
+  const paged = useRef({ earlier, paging, onLoadEarlier })
+  paged.current = { earlier, paging, onLoadEarlier }
+  const nearTop = useCallback(() => {
+    const element = scroller.current
+    const { earlier, paging, onLoadEarlier } = paged.current
+    if (element !== null && earlier > 0 && paging === 'idle' && element.scrollTop < NEAR_TOP_PX) onLoadEarlier()
+  }, [])
   useEffect(() => {
     const element = scroller.current
     if (element === null) return
@@ -177,6 +201,7 @@ export function Transcript({
       if (element.scrollHeight - element.scrollTop - element.clientHeight < 80) pinned.current = true
       else if (element.scrollTop < last) pinned.current = false
       last = element.scrollTop
+      nearTop()
     }
     element.addEventListener('scroll', onScroll, { passive: true })
     const observer = new ResizeObserver(() => {
@@ -189,10 +214,27 @@ export function Transcript({
       observer.disconnect()
     }
   }, [])
+  // Events put in front (an earlier page): what the reader sees stays where it was. Measured during the render, before the DOM changes.
+  const firstHeld = events[0]?.seq
+  const shownFirst = useRef(firstHeld)
+  const before = useRef<{ first: number; height: number; top: number } | null>(null)
+  if (firstHeld !== shownFirst.current) {
+    const element = scroller.current
+    before.current = element !== null && shownFirst.current !== undefined ? { first: shownFirst.current, height: element.scrollHeight, top: element.scrollTop } : null
+    shownFirst.current = firstHeld
+  }
   useLayoutEffect(() => {
     const element = scroller.current
-    if (element !== null && pinned.current) element.scrollTop = element.scrollHeight
-  }, [events, streaming])
+    const measured = before.current
+    before.current = null
+    if (element === null) return
+    if (pinned.current) element.scrollTop = element.scrollHeight
+    else if (measured !== null && firstHeld !== undefined && firstHeld < measured.first) element.scrollTop = measured.top + (element.scrollHeight - measured.height)
+  }, [events, streaming, firstHeld])
+  // A page that did not fill the view above the reader: load the next one (also when the whole tail fits the view).
+  useEffect(() => {
+    if (paging === 'idle') nearTop()
+  }, [firstHeld, earlier, paging, nearTop])
 
   // A performance mark when the first loaded events are on screen (the next frame after their commit), for the web bench.
   const marked = useRef(false)
@@ -262,7 +304,7 @@ export function Transcript({
                   result={result?.data}
                   resultPresentation={result === undefined ? undefined : pick(presentations.get(result.seq), null)}
                   review={block.toolName === 'exit_plan_mode' ? reviews.get(block.toolCallId) : undefined}
-                  turnEnded={ended.has(event.data.turn)}
+                  turnEnded={ended.has(event.data.turn) || (openTurnOver && event.data.turn === openTurn)}
                 />,
               )
             }
@@ -311,28 +353,45 @@ export function Transcript({
             </div>,
           )
           break
-        case 'turn/end':
-          if (event.data.reason !== 'completed')
+        case 'turn/end': {
+          const line = turnEndLine(event.data)
+          if (line !== null)
             rows.push(
-              <div key={key} className="turn-end" data-testid="turn-end" data-reason={event.data.reason} data-seq={key}>
-                Turn {event.data.turn} ended: {event.data.reason}
-                {event.data.error !== undefined && ` — ${event.data.error}`}
+              <div key={key} className={`turn-end reason-${turnEndReason(event.data)}`} data-testid="turn-end" data-reason={turnEndReason(event.data)} data-logged-reason={event.data.reason} data-seq={key}>
+                {line}
               </div>,
             )
           break
+        }
         default:
           break
       }
     }
+    if (openTurnOver && openTurn !== undefined)
+      rows.push(
+        <div key="open-turn-over" className="turn-end reason-interrupted" data-testid="turn-over" data-turn={openTurn}>
+          Turn {openTurn} was interrupted: the server running it is gone (the log does not say so yet; the next server to write this session closes it).
+        </div>,
+      )
     return rows
-  }, [events, presentations, results, commands, calls, reviews])
+  }, [events, presentations, results, commands, calls, reviews, ended, openTurnOver, openTurn])
 
   return (
     <div className="transcript" ref={scroller} data-testid="transcript" role="log" aria-label="Transcript" aria-live="polite" aria-relevant="additions">
       <div className="transcript-content" ref={content}>
-      {firstSeq > 0 && (
-        <p className="earlier" data-testid="earlier-events">
-          {firstSeq} earlier event{firstSeq === 1 ? '' : 's'} not shown
+      {earlier > 0 && (
+        <p className="earlier" data-testid="earlier-events" data-earlier={earlier} data-paging={paging}>
+          {paging === 'loading' ? (
+            <>Loading earlier events…</>
+          ) : (
+            <>
+              {earlier} earlier event{earlier === 1 ? '' : 's'}{' '}
+              {paging === 'error' && <span role="alert">could not be loaded ({pagingError}) </span>}
+              <button type="button" className="link" data-testid="load-earlier" onClick={onLoadEarlier}>
+                {paging === 'error' ? 'Try again' : 'Load earlier'}
+              </button>
+            </>
+          )}
         </p>
       )}
       {rows.length === 0 && streaming.length === 0 && <p className="empty">No messages yet. Type below, or start with /plan.</p>}

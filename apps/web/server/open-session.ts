@@ -1,0 +1,252 @@
+import { SessionLogError, type HostAgent, type HostSession } from '@planmode/host'
+import type { CommandResult, ProjectionSnapshot, Session, SessionEvent, UserContentBlock, UserMessage } from '@planmode/seams'
+import type { FollowerSession } from '@planmode/store-postgres'
+import { NotLeaseHolderError } from './not-lease-holder-error.js'
+import { attachments, type PostedImage } from './posted-images.js'
+import { SessionQuestions } from './question-broker.js'
+import type { SessionAccess, SessionFeedItem, SessionRole } from './session-feed.js'
+import type { WebHost } from './web-host.js'
+
+/** Whether the events leave a turn open (a `turn/start` after the last `turn/end`). */
+function openTurn(events: readonly SessionEvent[]): boolean {
+  for (let index = events.length - 1; index >= 0; index--) {
+    const type = events[index]!.type
+    if (type === 'turn/end') return false
+    if (type === 'turn/start') return true
+  }
+  return false
+}
+
+/**
+ * A session the server holds open and its feed: as its writer (with its
+ * agent), or as a read-only follower of the server that holds its lease
+ * (no agent; the log grows as the writer commits). A follower becomes the
+ * writer in place ({@link OpenSession.become}) when this server takes the
+ * session over, so its streams carry on.
+ */
+export class OpenSession {
+  /** The questions waiting for a tab (a follower has none: they live in the writer's memory). */
+  readonly questions: SessionQuestions
+  private readonly listeners = new Set<(item: SessionFeedItem) => void>()
+  /** The JSON of the projection values last sent in a frame. */
+  private lastValues: string
+  /** The text streamed so far for the current step. */
+  private streaming: { turn: number; step: number; text: string } | undefined
+  /** The seq of the last event sent to the feed. */
+  private lastSeq: number
+  private current: Session
+  private currentAgent: HostAgent | undefined
+  private holderName: string | null
+  private holderUnknown = false
+
+  /** Wraps a session the host opened (see {@link WebHost.openSession}): with its agent as the writer, without one as a follower. */
+  constructor(
+    private readonly host: WebHost,
+    session: HostSession | FollowerSession,
+    agent: HostAgent | undefined,
+    holder: string | null,
+    holderUnknown = false,
+  ) {
+    this.current = session
+    this.currentAgent = agent
+    this.holderName = holder
+    this.holderUnknown = holderUnknown && agent === undefined
+    this.lastSeq = session.events.at(-1)?.seq ?? -1
+    this.questions = new SessionQuestions(session.id, {
+      opened: (question) => this.emit({ kind: 'question', question }),
+      closed: (id, outcome) => this.emit({ kind: 'question-closed', id, outcome }),
+    })
+    this.lastValues = JSON.stringify(this.snapshot().values)
+  }
+
+  /** The session id. */
+  get id(): string {
+    return this.current.id
+  }
+
+  /** The session: the writer's, or the follower's read-only view. */
+  get session(): Session {
+    return this.current
+  }
+
+  /** The agent, while this server writes the session. */
+  get agent(): HostAgent | undefined {
+    return this.currentAgent
+  }
+
+  /** `writer` or `follower`. */
+  get role(): SessionRole {
+    return this.currentAgent === undefined ? 'follower' : 'writer'
+  }
+
+  /** This server's part and the lease holder. */
+  access(): SessionAccess {
+    return { role: this.role, holder: this.holderName, ...(this.holderUnknown && this.role === 'follower' ? { holderUnknown: true as const } : {}) }
+  }
+
+  /** The number of listeners (open streams). */
+  get watched(): number {
+    return this.listeners.size
+  }
+
+  /**
+   * Whether a turn runs: the agent's status for a writer; for a follower,
+   * whether the log leaves a turn open while some server holds the lease.
+   */
+  get running(): boolean {
+    if (this.currentAgent !== undefined) return this.currentAgent.status === 'running'
+    return (this.holderName !== null || this.holderUnknown) && openTurn(this.current.events)
+  }
+
+  /** Resolves once every append the writer started has settled (at once for a follower, which appends nothing). */
+  settled(): Promise<void> {
+    return this.currentAgent === undefined ? Promise.resolve() : (this.current as HostSession).settled()
+  }
+
+  /** The writer's agent; a follower throws {@link NotLeaseHolderError} (the host's `writable` never returns one). */
+  writer(): HostAgent {
+    if (this.currentAgent === undefined) throw new NotLeaseHolderError(this.id, this.holderName)
+    return this.currentAgent
+  }
+
+  /** A follower learnt who holds the lease now (`null`: nobody; `unknown`: the lease could not be read); tells the streams when it changed. */
+  noteHolder(holder: string | null, unknown = false): void {
+    if (this.currentAgent !== undefined || (holder === this.holderName && unknown === this.holderUnknown)) return
+    this.holderName = holder
+    this.holderUnknown = unknown
+    this.emit({ kind: 'role', access: this.access() })
+  }
+
+  /**
+   * This server took the session over: `session` is its writer now and
+   * `agent` its agent. The events the follower had not seen yet go to the
+   * streams, then a frame when a value changed, then the new role.
+   */
+  become(session: HostSession, agent: HostAgent, holder: string): void {
+    this.current = session
+    this.currentAgent = agent
+    this.holderName = holder
+    this.holderUnknown = false
+    this.streaming = undefined
+    for (const event of session.events) if (event.seq > this.lastSeq) this.push(event)
+    this.sendFrameIfChanged()
+    this.emit({ kind: 'role', access: this.access() })
+  }
+
+  /**
+   * This server lost the session's lease (another server took it, or the
+   * lease connection died): `follower` is its read-only view now. The streams
+   * get the new role, then the events of the new writer they had not seen,
+   * then a frame when a value changed.
+   */
+  demote(follower: FollowerSession, holder: string | null, holderUnknown: boolean): void {
+    this.current = follower
+    this.currentAgent = undefined
+    this.holderName = holder
+    this.holderUnknown = holderUnknown
+    this.streaming = undefined
+    this.emit({ kind: 'role', access: this.access() })
+    for (const event of follower.events) if (event.seq > this.lastSeq) this.push(event)
+    this.sendFrameIfChanged()
+  }
+
+  /** Every projection value as of the last event. */
+  snapshot(): ProjectionSnapshot {
+    return this.host.ctx.require('sessionProjections').snapshot(this.session)
+  }
+
+  /** Subscribes to the feed; returns the unsubscribe. */
+  subscribe(listener: (item: SessionFeedItem) => void): () => void {
+    this.listeners.add(listener)
+    this.host.watched(this)
+    return () => {
+      if (this.listeners.delete(listener)) this.host.unwatched(this)
+    }
+  }
+
+  /** The streamed text of the step the model is answering now (until its `assistant/message` is logged). */
+  partial(): { readonly turn: number; readonly step: number; readonly text: string } | undefined {
+    return this.streaming === undefined ? undefined : { ...this.streaming }
+  }
+
+  /**
+   * Called by the host for each appended event of `session`: an `append`
+   * item, then a `frame` when a projection value changed. Events of another
+   * session object (the follower this server just replaced) and events
+   * already sent are skipped.
+   */
+  appended(session: Session, event: SessionEvent): void {
+    if (session !== this.current || event.seq <= this.lastSeq) return
+    this.push(event)
+    this.sendFrameIfChanged()
+  }
+
+  private push(event: SessionEvent): void {
+    this.lastSeq = event.seq
+    if (event.type === 'assistant/message' || event.type === 'step/start' || event.type === 'step/end' || event.type === 'turn/end') this.streaming = undefined
+    const presentation = this.host.present(event)
+    this.emit({ kind: 'append', event, ...(presentation === undefined ? {} : { presentation }) })
+  }
+
+  private sendFrameIfChanged(): void {
+    const snapshot = this.snapshot()
+    const values = JSON.stringify(snapshot.values)
+    if (values !== this.lastValues) {
+      this.lastValues = values
+      this.emit({ kind: 'frame', snapshot })
+    }
+  }
+
+  /** Called by the host for each streamed text part of this session's agent. */
+  delta(turn: number, step: number, text: string): void {
+    if (this.streaming?.turn === turn && this.streaming.step === step) this.streaming.text += text
+    else this.streaming = { turn, step, text }
+    this.emit({ kind: 'delta', turn, step, text })
+  }
+
+  /** Starts a turn with the message, or steers it into the running one (the writer only). */
+  prompt(text: string, images: readonly PostedImage[]): { steered: boolean } {
+    const agent = this.writer()
+    const message: UserMessage = { content: [...attachments(images).map((attachment): UserContentBlock => ({ type: 'image', attachment })), ...(text === '' ? [] : [{ type: 'text' as const, text }])], source: { kind: 'user' } }
+    if (agent.status === 'running') {
+      agent.steer(message)
+      return { steered: true }
+    }
+    agent.prompt(message).catch((error: unknown) => {
+      // The lease went while the turn started: this server follows the session from now on.
+      if (SessionLogError.isInstance(error) && error.code === 'LEASE_LOST') void this.host.leaseLost(this, agent)
+      // BUSY when a follow-up got in first: steer instead, so the message is not lost.
+      else if (!agent.disposed) agent.steer(message)
+      else this.host.logger.warn(`session ${this.id}: prompt failed: ${error instanceof Error ? error.message : String(error)}`)
+    })
+    return { steered: false }
+  }
+
+  /** Runs a slash command line (the writer only); `undefined` for an unknown command (nothing logged). */
+  command(line: string, images: readonly PostedImage[]): Promise<CommandResult | undefined> {
+    return this.host.ctx.require('commands').execute({ agent: this.writer(), line, attachments: attachments(images) })
+  }
+
+  /** Cancels the running turn (the writer only); resolves with whether one was running. */
+  async cancel(): Promise<boolean> {
+    const agent = this.writer()
+    const running = agent.status === 'running'
+    await agent.cancel()
+    return running
+  }
+
+  private emit(item: SessionFeedItem): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(item)
+      } catch (error) {
+        this.host.logger.warn(`session ${this.id}: a feed listener failed: ${error instanceof Error ? error.message : String(error)}`)
+      }
+    }
+  }
+
+  /** Ends every listener's interest (the server is closing). */
+  detachAll(): void {
+    this.listeners.clear()
+  }
+}

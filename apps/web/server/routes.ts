@@ -1,0 +1,143 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { SessionLogError } from '@planmode/host'
+import { checkAnswerShape } from './answer-check.js'
+import { HttpError } from './http-error.js'
+import { checkMembers, readJson, sendJson } from './json-body.js'
+import type { OpenSession } from './open-session.js'
+import { parseImages } from './posted-images.js'
+import { eventPage, listSessions, parsePage, parseTail, sessionPage } from './session-reads.js'
+import type { SessionStreams } from './session-streams.js'
+import type { WebHost } from './web-host.js'
+
+const ID = /^[A-Za-z0-9._-]{1,200}$/
+
+/** What the API routes answer with. */
+export interface ApiContext {
+  /** The host: sessions, their agents and questions. */
+  readonly host: WebHost
+  /** The open event streams. */
+  readonly streams: SessionStreams
+  /** Largest accepted request body, in bytes. */
+  readonly bodyLimit: number
+  /** Events of a session page's history tail when `?tail=` is absent. */
+  readonly defaultTail: number
+}
+
+/**
+ * The API (`/api/…`, API.md), once the request passed the security checks:
+ * the method and content type, then the session routes. Refusals throw
+ * {@link HttpError} (or the host's `NotLeaseHolderError`); nothing is
+ * changed by a refused request.
+ */
+export async function routeApi(request: IncomingMessage, response: ServerResponse, url: URL, parts: readonly string[], api: ApiContext): Promise<void> {
+  const { host, streams } = api
+  const method = request.method ?? 'GET'
+  response.setHeader('Cache-Control', 'no-store')
+  if (method === 'POST') {
+    const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase()
+    if (type !== 'application/json') throw new HttpError(415, 'POST bodies must be Content-Type: application/json')
+  } else if (method !== 'GET') {
+    throw new HttpError(405, `${method} is not allowed on the API`)
+  }
+  const [, resource, id, action, qid, sub, ...rest] = parts
+  if (resource !== 'sessions' || rest.length > 0) throw new HttpError(404, `no such endpoint: ${method} ${url.pathname}`)
+
+  if (id === undefined) {
+    if (method === 'GET') return sendJson(response, 200, { sessions: await listSessions(host) })
+    const body = await readJson(request, api.bodyLimit)
+    checkMembers(body, ['fromPlan'])
+    const fromPlan = body.fromPlan
+    if (fromPlan !== undefined && (typeof fromPlan !== 'string' || fromPlan.trim() === '')) throw new HttpError(400, 'fromPlan must be a non-empty string')
+    const open = await host.create()
+    if (typeof fromPlan === 'string') open.prompt(`Carry out this approved plan:\n\n${fromPlan}`, [])
+    return sendJson(response, 201, { id: open.id })
+  }
+  if (!ID.test(id)) throw new HttpError(404, `no session ${JSON.stringify(id)}`)
+
+  if (action === undefined) {
+    if (method !== 'GET') throw new HttpError(405, 'POST a prompt, a command or an answer to a sub-resource of the session')
+    const tail = parseTail(url.searchParams.get('tail'), api.defaultTail)
+    const open = await openSession(host, id)
+    await host.refreshLease(open)
+    return sendJson(response, 200, sessionPage(host, open, tail))
+  }
+  if (action === 'events') {
+    if (qid !== undefined) throw new HttpError(404, `no such endpoint: ${method} ${url.pathname}`)
+    if (method !== 'GET') throw new HttpError(405, 'events takes GET')
+    const { before, limit } = parsePage(url.searchParams, api.defaultTail)
+    const open = await openSession(host, id)
+    return sendJson(response, 200, eventPage(host, open, before, limit))
+  }
+  if (action === 'stream') {
+    if (method !== 'GET' || qid !== undefined) throw new HttpError(404, `no such endpoint: ${method} ${url.pathname}`)
+    const open = await openSession(host, id)
+    return streams.open(host, open, request, response, url)
+  }
+  if (method !== 'POST') throw new HttpError(405, `${action} takes POST`)
+
+  switch (action) {
+    case 'prompt': {
+      if (qid !== undefined) break
+      const body = await readJson(request, api.bodyLimit)
+      checkMembers(body, ['text', 'images'])
+      if (body.text !== undefined && typeof body.text !== 'string') throw new HttpError(400, 'text must be a string')
+      const text = (body.text as string | undefined) ?? ''
+      const images = parseImages(body.images)
+      if (text.trim() === '' && images.length === 0) throw new HttpError(400, 'a prompt needs text or an image')
+      return sendJson(response, 202, await write(host, id, (open) => open.prompt(text, images)))
+    }
+    case 'command': {
+      if (qid !== undefined) break
+      const body = await readJson(request, api.bodyLimit)
+      checkMembers(body, ['line', 'images'])
+      if (typeof body.line !== 'string' || !/^\/\S/.test(body.line)) throw new HttpError(400, 'line must be a command line starting with /name')
+      const images = parseImages(body.images)
+      const line = body.line
+      const result = await write(host, id, (open) => open.command(line, images))
+      return sendJson(response, 200, { result: result ?? null })
+    }
+    case 'cancel': {
+      if (qid !== undefined) break
+      const body = await readJson(request, api.bodyLimit)
+      checkMembers(body, [])
+      return sendJson(response, 200, { cancelled: await write(host, id, (open) => open.cancel()) })
+    }
+    case 'questions': {
+      if (qid === undefined) break
+      const body = await readJson(request, api.bodyLimit)
+      if (sub !== undefined && sub !== 'dismiss') break
+      // The body first: bad input is a 400 with nothing changed (no takeover, nothing logged).
+      if (sub === undefined) {
+        checkMembers(body, ['answers'])
+        const wrong = checkAnswerShape(body.answers)
+        if (wrong !== undefined) throw new HttpError(400, wrong)
+      } else checkMembers(body, [])
+      const result = await write(host, id, (open) => (sub === undefined ? open.questions.answer(qid, body.answers) : open.questions.dismiss(qid)))
+      if (!result.ok) throw new HttpError(result.status, result.error)
+      return sendJson(response, 200, { ok: true })
+    }
+  }
+  throw new HttpError(404, `no such endpoint: ${method} ${url.pathname}`)
+}
+
+/** Opens session `id` (as its writer, or following it); store errors become 404 / 409. */
+function openSession(host: WebHost, id: string): Promise<OpenSession> {
+  return storeErrors(id, () => host.openSession(id))
+}
+
+/** A write on session `id`: a follower is taken over when the lease is free, else NotLeaseHolderError (409); a writer that lost its lease follows it again first. */
+function write<T>(host: WebHost, id: string, run: (open: OpenSession) => Promise<T> | T): Promise<T> {
+  return storeErrors(id, () => host.write(id, run))
+}
+
+async function storeErrors<T>(id: string, open: () => Promise<T>): Promise<T> {
+  try {
+    return await open()
+  } catch (error) {
+    if (SessionLogError.isInstance(error)) {
+      if (error.code === 'NOT_FOUND' || error.code === 'INVALID_ID') throw new HttpError(404, `no session ${JSON.stringify(id)}`)
+      if (error.code === 'LOCKED') throw new HttpError(409, error.message)
+    }
+    throw error
+  }
+}
