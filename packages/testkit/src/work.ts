@@ -146,7 +146,8 @@ export function boundedWork<T>(options: BoundedWorkOptions, body: (work: Work) =
 
   function report(): string {
     const now = performance.now()
-    const shown = lanes.length === 0 || !main.ended ? [...lanes, main] : lanes
+    // main is shown once it is on its own (its lanes done), or if it never started any.
+    const shown = main.ended || lanes.some((state) => !state.ended) ? lanes : [...lanes, main]
     return [`${what}, ${seconds(now - started)} in (${machineLoad()}):`, ...shown.map((state) => describe(state, now))].join('\n')
   }
 
