@@ -48,6 +48,12 @@ export interface WorkLane {
    *   not go on to another step.
    */
   step(doing: string, detail?: () => string): void
+  /**
+   * {@link WorkLane.step} `doing`, then waits for `promise`; rejects at once
+   * with the reason the work stopped if it stops first, so a lane waiting
+   * on something that will never come does not outlive the work.
+   */
+  wait<T>(promise: Promise<T>, doing: string, detail?: () => string): Promise<T>
   /** Counts one unit of the lane's work as done (its clock goes on). */
   done(): void
 }
@@ -152,14 +158,25 @@ export function boundedWork<T>(options: BoundedWorkOptions, body: (work: Work) =
   }
 
   function handle(state: LaneState): WorkLane {
+    const step = (doing: string, detail?: () => string): void => {
+      stop.signal.throwIfAborted()
+      state.doing = doing
+      state.detail = detail
+      state.since = performance.now()
+    }
     return {
       name: state.name,
       signal: stop.signal,
-      step(doing, detail) {
-        stop.signal.throwIfAborted()
-        state.doing = doing
-        state.detail = detail
-        state.since = performance.now()
+      step,
+      wait(promise, doing, detail) {
+        if (stop.signal.aborted) return Promise.reject(stop.signal.reason)
+        step(doing, detail)
+        let onStop!: () => void
+        const stopped = new Promise<never>((_, reject) => {
+          onStop = () => reject(stop.signal.reason)
+          stop.signal.addEventListener('abort', onStop, { once: true })
+        })
+        return Promise.race([promise, stopped]).finally(() => stop.signal.removeEventListener('abort', onStop))
       },
       done() {
         state.units += 1

@@ -159,6 +159,36 @@ describe('boundedWork (fake clock)', () => {
     expect(error.report).toMatch(/- lane 0: finished/)
   })
 
+  it('a lane waiting on something that never comes stops with the work, not after it', async () => {
+    const stopped: string[] = []
+    const outcome = boundedWork({ what: 'wait', stepMs: 10_000 }, async (work) => {
+      await Promise.all([
+        work.lane('lane 0', async () => {
+          await tick(10)
+          throw new Error('lane 0 failed')
+        }),
+        work.lane('lane 1', async (lane) => {
+          await lane.wait(never(), 'waiting for a line the child will never print').catch((error: unknown) => {
+            stopped.push((error as Error).message)
+            throw error
+          })
+        }),
+      ])
+    })
+    const failure = outcome.catch((error: unknown) => ({ error, stopped: [...stopped] }))
+    await vi.advanceTimersByTimeAsync(100)
+    expect(await failure).toEqual({ error: new Error('lane 0 failed'), stopped: ['lane 0 failed'] })
+  })
+
+  it('wait resolves with what it waited for, as a step of the lane', async () => {
+    const outcome = boundedWork({ what: 'wait', stepMs: 1_000 }, async (work) => {
+      const value = await work.wait(tick(500).then(() => 42), 'waiting for 42')
+      return work.wait(Promise.resolve(value + 1), 'adding one')
+    })
+    await vi.advanceTimersByTimeAsync(600)
+    await expect(outcome).resolves.toBe(43)
+  })
+
   it("the test's signal stops the work with its reason", async () => {
     const controller = new AbortController()
     const outcome = boundedWork({ what: 'cancelled', stepMs: 60_000, signal: controller.signal }, async (work) => {
