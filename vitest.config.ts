@@ -1,4 +1,14 @@
 import { defineConfig } from 'vitest/config'
+import { scaledMs } from './packages/testkit/src/load.js'
+
+/**
+ * The timeout of a test or hook that names none: 60 s on an idle machine,
+ * times the load factor when the run starts (the load averages per core,
+ * see packages/testkit/src/load.ts), so a loaded machine is slower but
+ * green. It catches a hang; it measures nothing. Tests whose work is long
+ * (the crash tests) are bounded by their work instead (`boundedWork`).
+ */
+const DEFAULT_TIMEOUT_MS = scaledMs(60_000)
 
 export default defineConfig({
   resolve: {
@@ -17,7 +27,7 @@ export default defineConfig({
       tsconfig: './tsconfig.typetests.json',
     },
     globalSetup: ['./vitest.global-setup.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    testTimeout: DEFAULT_TIMEOUT_MS,
+    hookTimeout: DEFAULT_TIMEOUT_MS,
   },
 })

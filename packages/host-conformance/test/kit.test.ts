@@ -76,10 +76,12 @@ describe('hostConformanceCases', () => {
 
   it('a prompt that never settles fails its case by name after the operation timeout', async () => {
     const hanging: HostFactory = async (environment) => ({ ...(await referenceHost(environment)), prompt: () => new Promise(() => {}) })
-    const turns = hostConformanceCases(hanging, { operationTimeoutMs: 50 }).find((check) => check.duty === 'turns-and-steps')!
+    // Long enough for the operations before the prompt (createAgent makes a session on disk) on a loaded machine:
+    // with 50 ms a slow createAgent was named instead of the hanging prompt.
+    const turns = hostConformanceCases(hanging, { operationTimeoutMs: 5_000 }).find((check) => check.duty === 'turns-and-steps')!
     const error = await turns.run().then(() => undefined, (thrown: unknown) => thrown)
     expect(HostConformanceError.isInstance(error) && error.duty).toBe('turns-and-steps')
-    expect((error as Error).message).toBe('duty "turns-and-steps": prompt("one") did not settle within 50 ms')
+    expect((error as Error).message).toBe('duty "turns-and-steps": prompt("one") did not settle within 5000 ms')
   })
 
   it('a host that takes fewer steps than scripted fails turns-and-steps, naming the reply left', async () => {

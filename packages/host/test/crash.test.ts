@@ -55,10 +55,18 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-/** Runs the child until it has acknowledged `after` more appends (plus a random extra), then SIGKILLs it. */
-function runAndKill(id: string, durability: string, after: number, mode = 'small'): Promise<number> {
+/**
+ * Runs the child until it has acknowledged `after` more appends (plus a random extra), then SIGKILLs it.
+ * Should the test time out (`signal` aborts), it prints what the child had done (`where` names the round) and kills it.
+ */
+function runAndKill(id: string, durability: string, after: number, mode = 'small', where = '', signal?: AbortSignal): Promise<number> {
   return new Promise((resolveKill, reject) => {
     const child = spawn(process.execPath, [childFile, dir, id, durability, mode], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const onAbort = (): void => {
+      console.error(`host crash test stopped ${where}: child pid ${String(child.pid)} (${durability}, ${mode}) had acknowledged ${seen} of the ${after} appends before its kill (last seq ${acked}); stderr: ${JSON.stringify(stderr.slice(-300))}`)
+      child.kill('SIGKILL')
+    }
+    signal?.addEventListener('abort', onAbort, { once: true })
     let acked = -1
     let seen = 0
     let buffered = ''
@@ -81,20 +89,30 @@ function runAndKill(id: string, durability: string, after: number, mode = 'small
       }
     })
     // Wait for `exit`: until the child is reaped its pid still counts as running (a live lock).
-    child.on('exit', (_code, signal) => {
-      if (signal !== 'SIGKILL') reject(new Error(`child exited without being killed: ${stderr}`))
+    child.on('exit', (_code, exitSignal) => {
+      signal?.removeEventListener('abort', onAbort)
+      if (exitSignal !== 'SIGKILL') reject(new Error(`child exited without being killed: ${stderr}`))
       else resolveKill(acked)
     })
   })
 }
 
+/**
+ * The tests' timeouts come from their work: a generous bound per kill (a
+ * child start, its appends, the kill and a reopen take well under a second
+ * each on an idle machine) times the number of kills.
+ */
+const KILL_MS = 30_000
+const SMALL_KILLS = 25
+const BIG_KILLS = 8
+
 describe('crash safety (SIGKILL mid-append)', () => {
-  it('reopens after every kill with a valid log that holds every acknowledged append', async () => {
-    const kills = 25
+  it('reopens after every kill with a valid log that holds every acknowledged append', async ({ signal }) => {
+    const kills = SMALL_KILLS
     let repaired = 0
     for (let round = 0; round < kills; round += 1) {
       const durability = ['never', 'turn', 'append'][round % 3]!
-      const acked = await runAndKill('crashy', durability, 1 + Math.floor(Math.random() * 200))
+      const acked = await runAndKill('crashy', durability, 1 + Math.floor(Math.random() * 200), 'small', `in round ${round} of ${kills}`, signal)
       const logger = recordingLogger()
       const ctx = new Context({ logger })
       ctx.plugin(sessionStorePlugin, { dir })
@@ -105,15 +123,15 @@ describe('crash safety (SIGKILL mid-append)', () => {
       await ctx.require('sessions').close(session)
     }
     console.info(`crash test: ${kills} kills, ${repaired} torn tail(s) repaired`)
-  }, 120_000)
+  }, SMALL_KILLS * KILL_MS)
 
-  it('large batched appends: a kill may tear the last line at a page boundary; every reopen repairs it and holds every acknowledged append', async () => {
-    const kills = 8
+  it('large batched appends: a kill may tear the last line at a page boundary; every reopen repairs it and holds every acknowledged append', async ({ signal }) => {
+    const kills = BIG_KILLS
     const torn: number[] = []
     for (let round = 0; round < kills; round += 1) {
       const durability = round % 2 === 0 ? 'never' : 'append'
       const id = `big-${round}`
-      const acked = await runAndKill(id, durability, 1 + Math.floor(Math.random() * 16), 'big')
+      const acked = await runAndKill(id, durability, 1 + Math.floor(Math.random() * 16), 'big', `in round ${round} of ${kills}`, signal)
       const { size } = await stat(join(dir, `${id}.jsonl`))
       const logger = recordingLogger()
       const ctx = new Context({ logger })
@@ -126,7 +144,7 @@ describe('crash safety (SIGKILL mid-append)', () => {
       await rm(join(dir, `${id}.jsonl`))
     }
     console.info(`crash test (large appends): ${kills} kills, ${torn.length} torn tail(s) repaired${torn.length === 0 ? '' : `, the file ending at a page boundary in ${torn.filter((size) => size % 4096 === 0).length}`}`)
-  }, 120_000)
+  }, BIG_KILLS * KILL_MS)
 })
 
 describe('a log cut at a page boundary in the middle of a line (what a SIGKILL during a large write can leave)', () => {

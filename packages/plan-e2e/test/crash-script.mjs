@@ -38,7 +38,7 @@ export function composeCrashHost(host) {
   return { root, model }
 }
 
-/** Registers the `read` tool and a scripted reviewer, then works the agent's session until the process is killed. */
+/** Registers the `read` tool and a scripted reviewer, then works the agent's session until the process is killed (or its parent is gone). */
 export async function workForever({ root, model, agent, random }) {
   const planMode = root.require('planMode')
   const commands = root.require('commands')
@@ -76,7 +76,10 @@ export async function workForever({ root, model, agent, random }) {
     return { text: `done with request ${call}` }
   }
 
+  // The parent kills this process; should the parent die first, stop rather than write on for nobody.
+  const parent = process.ppid
   for (let turn = 0; ; turn += 1) {
+    if (process.ppid !== parent) process.exit(3)
     if (model.remaining < 10) model.push(...Array.from({ length: 20 }, () => respond))
     // An idle selection (committed now), or a turn.
     // A `/plan <message>` steers the message, which starts a turn: wait for it.

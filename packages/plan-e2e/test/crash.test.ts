@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp, readFile, readdir, rm, truncate } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { INTERRUPTED_TURN_ERROR } from '@planmode/host'
 import { planModeInvariantPlugin } from '@planmode/plan-core/invariant'
 import type { SessionEvent } from '@planmode/seams'
-import { assertBuilt } from '@planmode/testkit'
+import { assertBuilt, boundedWork, type Work, type WorkLane } from '@planmode/testkit'
 import { badTurnBrackets, foldPlan } from './crash-fold.js'
 import { createPlanHost } from './plan-host.js'
 
@@ -27,7 +27,24 @@ const KILLS = 200
 const LANES = 2
 /** Kills per session before a lane moves on to a new one. */
 const SESSION_ROUNDS = 20
+/**
+ * How long one step of a lane (a child starting, running to its kill,
+ * exiting; a reopen and its checks) may take on an idle machine, where it
+ * takes well under a second; times the load factor when it is checked (see
+ * `boundedWork`). The test has no overall timeout: it is bounded by its
+ * kills.
+ */
+const STEP_MS = 30_000
 
+/** Children still running: a failed test kills them in afterAll rather than leave them writing. */
+const running = new Set<ChildProcess>()
+
+/** How a turn/end closes a turn a killed writer left open: `error` set to INTERRUPTED_TURN_ERROR, or reason `interrupted`. */
+function closesInterrupted(event: SessionEvent): boolean {
+  if (event.type !== 'turn/end') return false
+  const data = event.data as { reason?: string; error?: string }
+  return data.reason === 'interrupted' || data.error === INTERRUPTED_TURN_ERROR
+}
 
 interface Kill {
   /** The highest seq the child saw acknowledged before it died. */
@@ -35,24 +52,41 @@ interface Kill {
   readonly stderr: string
 }
 
-/** Starts the child, kills it with SIGKILL at a random moment after it is ready, resolves once it has exited. */
-function runAndKill(dir: string, id: string, durability: string, seed: number): Promise<Kill> {
+/**
+ * Starts the child, kills it with SIGKILL at a random moment after it is
+ * ready, resolves once it has exited. Each phase is a step of `lane`, with
+ * the child's pid and how far it got.
+ */
+function runAndKill(lane: WorkLane, where: string, dir: string, id: string, durability: string, seed: number): Promise<Kill> {
   return new Promise((resolveKill, reject) => {
     const child = spawn(process.execPath, [childFile, dir, id, durability, String(seed)], { stdio: ['ignore', 'pipe', 'pipe'] })
+    running.add(child)
     let acked = -1
     let buffered = ''
     let stderr = ''
     let killed = false
     let ready = false
-    const kill = (): void => {
-      if (killed) return
-      killed = true
-      child.kill('SIGKILL')
-    }
     // Half the kills after a random delay, half after a random number of acknowledged appends
     // (fewer under 'append', where every append waits for an fsync).
     const afterAcks = seed % 2 === 0 ? undefined : 1 + (seed % (durability === 'append' ? 30 : 200))
     let acks = 0
+    const progress = (): string => `${acks} appends acknowledged (last seq ${acked}); stderr: ${JSON.stringify(stderr.slice(-300))}`
+    const step = (doing: string): void => {
+      try {
+        lane.step(`${where}: child pid ${String(child.pid)} ${doing}`, progress)
+      } catch (error) {
+        // The work stopped (another lane failed or got stuck): end this child, and this round.
+        child.kill('SIGKILL')
+        reject(error)
+      }
+    }
+    const kill = (): void => {
+      if (killed) return
+      killed = true
+      step('SIGKILLed, waiting for its exit')
+      child.kill('SIGKILL')
+    }
+    step("started, waiting for its 'ready' line")
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
     child.stdout.on('data', (chunk: Buffer) => {
       buffered += chunk.toString()
@@ -61,7 +95,10 @@ function runAndKill(dir: string, id: string, durability: string, seed: number): 
       for (const line of lines) {
         if (line === 'ready') {
           ready = true
-          if (afterAcks === undefined) setTimeout(kill, seed % 120)
+          if (afterAcks === undefined) {
+            step(`ready, to be killed ${seed % 120} ms from now`)
+            setTimeout(kill, seed % 120)
+          } else step(`ready, to be killed after ${afterAcks} acknowledged appends`)
           continue
         }
         acked = Number(line)
@@ -71,7 +108,8 @@ function runAndKill(dir: string, id: string, durability: string, seed: number): 
     })
     // Until the child is reaped its pid counts as running (a live lock): wait for `exit`.
     child.on('exit', (code, signal) => {
-      if (signal !== 'SIGKILL') reject(new Error(`crash child (seed ${seed}) exited with ${String(code)} before it was killed:\n${stderr}`))
+      running.delete(child)
+      if (signal !== 'SIGKILL') reject(new Error(`crash child ${where} exited with ${String(code)} before it was killed:\n${stderr}`))
       else resolveKill({ acked, stderr })
     })
   })
@@ -114,16 +152,17 @@ interface Counts {
   planModeEvents: number
 }
 
-async function lane(dir: string, prefix: string, rounds: number, seeds: () => number, counts: Counts): Promise<void> {
+async function lane(work: WorkLane, dir: string, prefix: string, rounds: number, seeds: () => number, counts: Counts): Promise<void> {
   for (let round = 0; round < rounds; round += 1) {
     // A new session every SESSION_ROUNDS kills keeps each log (and each restart) small.
     const id = `${prefix}-${Math.floor(round / SESSION_ROUNDS)}`
     const seed = seeds()
     const durability = ['turn', 'never', 'append'][round % 3]!
-    const { acked } = await runAndKill(dir, id, durability, seed)
-    counts.kills += 1
-    const file = join(dir, `${id}.jsonl`)
     const where = `(lane ${id}, round ${round}, seed ${seed})`
+    const { acked } = await runAndKill(work, `round ${round} of session ${id} (seed ${seed}, durability ${durability})`, dir, id, durability, seed)
+    counts.kills += 1
+    work.step(`round ${round} of session ${id} (seed ${seed}): reopening after the kill and checking the plan state`)
+    const file = join(dir, `${id}.jsonl`)
     let raw = await readFile(file, 'utf8').catch(() => '')
     if (raw.length > 0 && !raw.endsWith('\n')) counts.tornNatural += 1
     // Every fourth round also simulates what only a power loss leaves: a torn last line.
@@ -147,6 +186,7 @@ async function lane(dir: string, prefix: string, rounds: number, seeds: () => nu
       // Killed before the session file existed.
       expect(raw, where).toBe('')
       host.root.dispose()
+      work.done()
       continue
     }
     // (Compared as JSON text: a deep equality over thousands of events costs more than the kill.)
@@ -187,6 +227,7 @@ async function lane(dir: string, prefix: string, rounds: number, seeds: () => nu
     expect(badTurnBrackets(session.events), where).toEqual([])
     await sessions.close(session)
     host.root.dispose()
+    work.done()
   }
 }
 
@@ -196,52 +237,63 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'plan-e2e-crash-'))
 })
 afterAll(async () => {
+  for (const child of running) child.kill('SIGKILL')
   // beforeAll may have failed (a stale build) before creating it: `root` is then unset.
   if (root !== undefined) await rm(root, { recursive: true, force: true })
 })
 
-describe('crash safety across the plan layers (SIGKILL at random moments)', () => {
-  it(`${KILLS} kills: every reopen succeeds and holds exactly the plan state the file implies, pending /plan selections included`, async () => {
-    let state = (Math.random() * 2 ** 31) | 0
-    const seeds = (): number => (state = (Math.imul(state, 1103515245) + 12345) >>> 0)
-    const lanes = Array.from({ length: LANES }, (): Counts => ({
-      kills: 0,
-      sessions: 0,
-      events: 0,
-      tornNatural: 0,
-      tornSimulated: 0,
-      openTurnsAtKill: 0,
-      interruptedTurnsClosed: 0,
-      selectionsPending: 0,
-      selectionsFromRunningCommand: 0,
-      approvedExitsRebuilt: 0,
-      approvedEntriesRebuilt: 0,
-      planModeEvents: 0,
-    }))
-    await Promise.all(lanes.map((counts, index) => lane(join(root, `lane-${index}`), `crash-${index}`, KILLS / LANES, seeds, counts)))
+/** The trials: LANES lanes of KILLS / LANES kills each, then the figures over the final logs. */
+async function crashTrials(work: Work): Promise<void> {
+  let state = (Math.random() * 2 ** 31) | 0
+  const seeds = (): number => (state = (Math.imul(state, 1103515245) + 12345) >>> 0)
+  const lanes = Array.from({ length: LANES }, (): Counts => ({
+    kills: 0,
+    sessions: 0,
+    events: 0,
+    tornNatural: 0,
+    tornSimulated: 0,
+    openTurnsAtKill: 0,
+    interruptedTurnsClosed: 0,
+    selectionsPending: 0,
+    selectionsFromRunningCommand: 0,
+    approvedExitsRebuilt: 0,
+    approvedEntriesRebuilt: 0,
+    planModeEvents: 0,
+  }))
+  await Promise.all(
+    lanes.map((counts, index) =>
+      work.lane(`lane ${index}`, (each) => lane(each, join(root, `lane-${index}`), `crash-${index}`, KILLS / LANES, seeds, counts), { total: KILLS / LANES, unit: 'kills' }),
+    ),
+  )
+  work.step('reading the final logs')
 
-    const total = { ...lanes[0]! }
-    for (const counts of lanes.slice(1)) for (const key of Object.keys(total) as (keyof Counts)[]) total[key] += counts[key]
-    // Over the final logs: events, plan/mode events, interrupted turns closed on restart.
-    for (const [index] of lanes.entries()) {
-      const laneDir = join(root, `lane-${index}`)
-      for (const name of (await readdir(laneDir)).filter((file) => file.endsWith('.jsonl'))) {
-        const events = parseRaw(await readFile(join(laneDir, name), 'utf8')).events
-        total.sessions += 1
-        total.events += events.length
-        total.interruptedTurnsClosed += events.filter((e) => e.type === 'turn/end' && (e.data as { error?: string }).error === INTERRUPTED_TURN_ERROR).length
-        total.planModeEvents += events.filter((e) => e.type === 'plan/mode').length
-      }
+  const total = { ...lanes[0]! }
+  for (const counts of lanes.slice(1)) for (const key of Object.keys(total) as (keyof Counts)[]) total[key] += counts[key]
+  // Over the final logs: events, plan/mode events, interrupted turns closed on restart.
+  for (const [index] of lanes.entries()) {
+    const laneDir = join(root, `lane-${index}`)
+    for (const name of (await readdir(laneDir)).filter((file) => file.endsWith('.jsonl'))) {
+      const events = parseRaw(await readFile(join(laneDir, name), 'utf8')).events
+      total.sessions += 1
+      total.events += events.length
+      total.interruptedTurnsClosed += events.filter(closesInterrupted).length
+      total.planModeEvents += events.filter((e) => e.type === 'plan/mode').length
     }
-    console.info(
-      `crash test: ${total.kills} kills over ${total.sessions} sessions, ${total.events} events in the final logs (${total.planModeEvents} plan/mode), ` +
-        `torn tails: ${total.tornNatural} left by a kill, ${total.tornSimulated} simulated (power loss) and repaired; ` +
-        `${total.openTurnsAtKill} kills mid-turn, ${total.interruptedTurnsClosed} interrupted turns closed on restart; ` +
-        `${total.selectionsPending} reopens with a pending /plan selection rebuilt (${total.selectionsFromRunningCommand} from a /plan still running); ` +
-        `${total.approvedExitsRebuilt} approved plan reviews rebuilt as a pending silent exit and ${total.approvedEntriesRebuilt} agreed entries as a pending silent entry (killed before the next step)`,
-    )
-    expect(total.kills).toBe(KILLS)
-    expect(total.selectionsPending).toBeGreaterThan(0)
-    expect(await readdir(root)).toHaveLength(LANES)
-  }, 170_000)
+  }
+  console.info(
+    `crash test: ${total.kills} kills over ${total.sessions} sessions, ${total.events} events in the final logs (${total.planModeEvents} plan/mode), ` +
+      `torn tails: ${total.tornNatural} left by a kill, ${total.tornSimulated} simulated (power loss) and repaired; ` +
+      `${total.openTurnsAtKill} kills mid-turn, ${total.interruptedTurnsClosed} interrupted turns closed on restart; ` +
+      `${total.selectionsPending} reopens with a pending /plan selection rebuilt (${total.selectionsFromRunningCommand} from a /plan still running); ` +
+      `${total.approvedExitsRebuilt} approved plan reviews rebuilt as a pending silent exit and ${total.approvedEntriesRebuilt} agreed entries as a pending silent entry (killed before the next step)`,
+  )
+  expect(total.kills).toBe(KILLS)
+  expect(total.selectionsPending).toBeGreaterThan(0)
+  expect(await readdir(root)).toHaveLength(LANES)
+}
+
+describe('crash safety across the plan layers (SIGKILL at random moments)', () => {
+  // No overall timeout (0): every step is bounded (STEP_MS × the load factor), and the kills are counted.
+  it(`${KILLS} kills: every reopen succeeds and holds exactly the plan state the file implies, pending /plan selections included`, ({ signal }) =>
+    boundedWork({ what: `crash test (${KILLS} kills in ${LANES} lanes)`, stepMs: STEP_MS, signal }, crashTrials), 0)
 })

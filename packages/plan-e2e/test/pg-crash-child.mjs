@@ -29,7 +29,10 @@ const store = asPostgresStore(root.require('sessions'))
 if (store === undefined) throw new Error('pg-crash-child: service sessions is not the PostgreSQL store')
 
 // Take the lease: LOCKED while the previous writer's connection is still alive.
+// No deadline of its own: the parent bounds each wait by its work and kills
+// this process when it gives up; if the parent is gone, so is this process.
 const started = Date.now()
+const parent = process.ppid
 let retries = 0
 let session
 for (;;) {
@@ -40,7 +43,7 @@ for (;;) {
     if (error?.code !== 'LOCKED') throw error
     if (retries === 0) process.stdout.write('locked\n')
     retries += 1
-    if (Date.now() - started > 20_000) throw new Error(`pg-crash-child: session ${id} stayed LOCKED for 20 s: ${error.message}`)
+    if (process.ppid !== parent) throw new Error(`pg-crash-child: the test process went away while session ${id} stayed LOCKED: ${error.message}`)
     await new Promise((resolve) => setTimeout(resolve, 2))
   }
 }

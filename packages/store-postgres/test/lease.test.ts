@@ -1,5 +1,6 @@
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { freshSchemaName } from '@planmode/testkit'
 import type { PostgresSession, PostgresSessionStore } from '../src/index.js'
 import { partitionProxy, type PartitionProxy } from './support/proxy.js'
 import { append, createLoginRole, pgFile, plain } from './support/stores.js'
@@ -317,7 +318,8 @@ describe('an append whose connection drops while its statement waits for a lock'
   })
 
   it('with the queries of its role untracked (track_activities off): the same, the fence needs no activity tracking', async () => {
-    const role = `t_lease_untracked_${process.pid}`
+    // A random name (not the pid): a role left by a run that was killed cannot clash with a later run's.
+    const role = freshSchemaName('lease_untracked')
     const s = `"${db.schema}"`
     await db.admin(createLoginRole(db.url(), role))
     try {

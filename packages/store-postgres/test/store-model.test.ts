@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { scaledMs } from '@planmode/testkit'
 import type { PostgresSession, PostgresSessionStore } from '../src/index.js'
 import { append, pgFile } from './support/stores.js'
 
@@ -106,5 +107,5 @@ describe('the store against an in-memory model', () => {
       }),
       { numRuns: 25 },
     )
-  }, 120_000)
+  }, scaledMs(120_000))
 })

@@ -104,3 +104,5 @@ export {
   type PgServer,
 } from './postgres.js'
 export { assertBuilt } from './built.js'
+export { LOAD_FACTOR_ENV, loadFactor, machineLoad, scaledMs } from './load.js'
+export { boundedWork, StuckWorkError, type BoundedWorkOptions, type LaneOptions, type Work, type WorkLane } from './work.js'

@@ -26,6 +26,7 @@ import { tmpdir, userInfo } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import pg from 'pg'
 import { inject } from 'vitest'
+import { scaledMs } from './load.js'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -59,6 +60,7 @@ export interface EmbeddedPostgresOptions {
 const LOCAL_HOST = '127.0.0.1'
 const LOCAL_PORT = 5432
 const LOCAL_DATABASE = 'test'
+// Each wait below is its idle-machine bound, times the load factor when it starts (scaledMs).
 const ENV_CONNECT_TIMEOUT_MS = 5_000
 const LOCAL_CONNECT_TIMEOUT_MS = 2_000
 /** The one user the embedded package runs its binaries as when the process is root. */
@@ -80,7 +82,7 @@ export async function resolvePostgres(): Promise<PgServer> {
     if (!isPostgresUrl(fromEnv)) {
       throw new Error(`${PG_URL_ENV} is set to ${redact(fromEnv)}, which is not a postgres:// URL`)
     }
-    const failure = await tryConnect(fromEnv, ENV_CONNECT_TIMEOUT_MS)
+    const failure = await tryConnect(fromEnv, scaledMs(ENV_CONNECT_TIMEOUT_MS))
     if (failure !== undefined) {
       throw new Error(`${PG_URL_ENV} is set to ${redact(fromEnv)}, which does not connect: ${failure}`)
     }
@@ -90,7 +92,7 @@ export async function resolvePostgres(): Promise<PgServer> {
   const tried: string[] = []
   for (const user of localUsers()) {
     const url = `postgres://${encodeURIComponent(user)}@${LOCAL_HOST}:${LOCAL_PORT}/${LOCAL_DATABASE}`
-    const failure = await tryConnect(url, LOCAL_CONNECT_TIMEOUT_MS)
+    const failure = await tryConnect(url, scaledMs(LOCAL_CONNECT_TIMEOUT_MS))
     if (failure === undefined) return staticServer(url, 'local')
     tried.push(`${url}: ${failure}`)
   }
@@ -166,7 +168,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
     try {
       if (!initialised) await initialiseIn(server, isRoot ? home : undefined)
       // The package rejects with nothing when the server exits before it is ready.
-      await startWithin(server, START_TIMEOUT_MS)
+      await startWithin(server, scaledMs(START_TIMEOUT_MS))
     } catch (error) {
       lastError = error
       forgetExitedProcess(server)

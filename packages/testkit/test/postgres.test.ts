@@ -11,6 +11,7 @@ import {
   resolvePostgres,
   startEmbeddedPostgres,
   type PgServer,
+  scaledMs,
 } from '../src/index.js'
 import pg from 'pg'
 import { afterEach, describe, expect, inject, it } from 'vitest'
@@ -138,7 +139,7 @@ describe('startEmbeddedPostgres', () => {
       expect(existsSync(dataDir!)).toBe(false)
       expect(await answers(port)).toBe(false)
     },
-    60_000,
+    scaledMs(60_000),
   )
 
   it('makes its data directory inside `dir` and listens on `port` when given them', async () => {
@@ -160,7 +161,7 @@ describe('startEmbeddedPostgres', () => {
     } finally {
       await rm(dir, { recursive: true, force: true })
     }
-  }, 60_000)
+  }, scaledMs(60_000))
 })
 
 describe('resolvePostgres', () => {

@@ -3,6 +3,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { scaledMs } from '@planmode/testkit'
 import { call, cleanup, post, readLog, SseClient, tempDir, turnEnded, waitForEvent, type Endpoint } from './support.js'
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '../../../..')
@@ -64,9 +65,10 @@ function startChild(args: readonly string[], cwd: string): Promise<Child> {
   })
 }
 
+// A build on a loaded machine: 180 s on an idle one, times the load factor at the file's start.
 beforeAll(() => {
   ensureBuilt()
-}, 180_000)
+}, scaledMs(180_000))
 
 afterAll(() => cleanup())
 

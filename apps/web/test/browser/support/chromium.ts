@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { WAIT_MS } from './wait.js'
 
 /** Where `.ci/run` installs Chromium (`apt-get install -y chromium`). */
 export const CHROMIUM = '/usr/bin/chromium'
@@ -47,7 +48,7 @@ export async function launchChromium(): Promise<TestBrowser> {
     args: [...CHROMIUM_FLAGS],
     viewport: { width: 1280, height: 900 },
   })
-  context.setDefaultTimeout(20_000)
+  context.setDefaultTimeout(WAIT_MS)
   // The persistent context opens with one blank tab; keep it for the first newTab().
   let spare: Page | undefined = context.pages()[0]
   return {

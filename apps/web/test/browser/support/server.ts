@@ -10,6 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { WAIT_MS } from './wait.js'
 
 /** The built server entry (`pnpm build` makes it). */
 export const SERVER_ENTRY = fileURLToPath(new URL('../../../dist/server/main.js', import.meta.url))
@@ -68,7 +69,8 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   )
   let out = ''
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => fail(new Error(`no start line within ${options.timeoutMs ?? 20_000} ms`)), options.timeoutMs ?? 20_000)
+    const timeoutMs = options.timeoutMs ?? WAIT_MS
+    const timer = setTimeout(() => fail(new Error(`no start line within ${timeoutMs} ms`)), timeoutMs)
     function fail(error: Error): void {
       clearTimeout(timer)
       child.kill('SIGKILL')

@@ -4,9 +4,10 @@
  * what it waited for and what it last saw. No fixed sleeps anywhere.
  */
 import type { Locator } from 'playwright-core'
+import { scaledMs } from '@planmode/testkit'
 
-/** How long a wait for the app may take on a loaded machine. */
-export const WAIT_MS = 20_000
+/** How long a wait for the app may take: 20 s on an idle machine, times the load factor when the test file starts. */
+export const WAIT_MS = scaledMs(20_000)
 
 /** Polls `check` (every 25 ms, growing to 200 ms) until it returns `true`; throws `describe()` with the last value seen. */
 export async function until(check: () => Promise<boolean>, describe: () => Promise<string> | string, timeoutMs = WAIT_MS): Promise<void> {
