@@ -295,8 +295,25 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
   if (resumeId !== undefined) {
     const state = active.planState()
     renderer.info(`resumed ${active.session.events.length} events; plan mode ${state.active ? 'on' : 'off'}${state.pending === undefined ? '' : ` (pending → ${state.pending ? 'on' : 'off'})`}`)
-    const latest = active.history()?.revisions.at(-1)
-    if (latest !== undefined) renderer.info(`latest plan: ${revisionLine(latest)} (${active.history()!.revisions.length} in all; /plans lists them)`)
+    const revisions = active.history()?.revisions ?? []
+    // A crashed turn is over (the store closed it when it opened the log): say so, and what it left unanswered.
+    const cut = active.lastInterrupted()
+    if (cut !== undefined) {
+      renderer.ended(`turn ${cut.turn} was interrupted: the process running it ended before the turn did`)
+      for (const call of cut.unanswered) {
+        if (call.toolName === 'exit_plan_mode') {
+          // A review answered before the process ended (its record logged, its result not) is not interrupted.
+          const revision = revisions.find((item) => item.toolCallId === call.toolCallId)
+          if (revision?.status === 'open') {
+            renderer.ended(`the review of plan #${revision.rev} “${revision.title}” was open then and is interrupted: nothing was answered; type a message to go on`)
+          }
+        } else if (call.toolName === 'enter_plan_mode') {
+          renderer.ended('the question whether to enter plan mode was open then and is interrupted: nothing was answered; type a message to go on')
+        } else renderer.ended(`its call of ${call.toolName} had not finished; the model reads it as failed`)
+      }
+    }
+    const latest = revisions.at(-1)
+    if (latest !== undefined) renderer.info(`latest plan: ${revisionLine(latest, active.interruptedCalls())} (${revisions.length} in all; /plans lists them)`)
   }
   if (options.plan) {
     const result = await active.ctx.require('planMode').set(active.agent, true)

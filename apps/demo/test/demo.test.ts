@@ -532,6 +532,90 @@ describe('pnpm start driven through piped stdin', () => {
     expect(events.filter((event) => event.type === 'turn/end').map((event) => event.type === 'turn/end' && event.data.reason)).toEqual(['cancelled'])
   })
 
+  it('kill -9 while a review is open, then --resume: the turn and the review show as interrupted (a log closed the new way and the old way), and the next message revises the plan', async () => {
+    const sessionDir = temp('killed-review')
+    const child = spawnStart(['--session-dir', sessionDir])
+    const killed = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)))
+    child.stdin.write('/plan Add due dates to tasks\n')
+    await child.waitFor('Approve this plan and leave plan mode?')
+    child.kill('SIGKILL')
+    expect(await killed).toBe('SIGKILL')
+    const file = onlySessionFile(sessionDir)
+    const cut = readSession(file)
+    // The log as the killed process left it: turn 1 open, its exit_plan_mode call without a result.
+    expect(cut.some((event) => event.type === 'turn/end')).toBe(false)
+    const exitCall = cut.flatMap((event) => (event.type === 'assistant/message' ? event.data.content : [])).find((block) => block.type === 'tool-call' && block.toolName === 'exit_plan_mode')
+    expect(exitCall).toBeDefined()
+    expect(cut.some((event) => event.type === 'tool/result' && event.data.toolName === 'exit_plan_mode')).toBe(false)
+    const interruptedLines =
+      '  ■ turn 1 was interrupted: the process running it ended before the turn did\n' +
+      '  ■ the review of plan #1 “Plan: due dates for tasks” was open then and is interrupted: nothing was answered; type a message to go on\n' +
+      '  latest plan: #1  “Plan: due dates for tasks”  interrupted (1 in all; /plans lists them)\n'
+
+    // A log an earlier version closed: turn/end reason error with INTERRUPTED_TURN_ERROR (a copy, same workspace).
+    const oldDir = temp('killed-review-old')
+    const lastStep = cut.filter((event) => event.type === 'step/start').at(-1)!
+    const seq = cut.at(-1)!.seq
+    const oldFile = join(oldDir, basename(file))
+    writeFileSync(
+      oldFile,
+      readFileSync(file, 'utf8') +
+        `${JSON.stringify({ type: 'step/end', seq: seq + 1, time: 1, data: lastStep.data })}\n` +
+        `${JSON.stringify({ type: 'turn/end', seq: seq + 2, time: 2, data: { turn: 1, reason: 'error', error: 'interrupted: the process running this turn ended before the turn did' } })}\n`,
+    )
+    const old = await runScript('start', ['--resume', oldFile], lines('/plans', '/quit'))
+    expect(old.code).toBe(0)
+    expect(old.stdout).toContain(interruptedLines)
+    expect(old.stdout).toContain('[plan: on] › /plans\n  1 plan revision:\n    #1  “Plan: due dates for tasks”  interrupted\n')
+    // Nothing left to close: no store warning, no second turn/end.
+    expect(old.stdout).not.toContain('closing turn')
+    expect(readSession(oldFile).filter((event) => event.type === 'turn/end')).toHaveLength(1)
+
+    // The killed log itself: the store closes the turn as it opens it, and the next message goes on.
+    const resumed = await runScript('start', ['--resume', file], lines('/plans', 'Keep it small please', '1', '/plans', '/quit'))
+    expect(resumed.stderr).toBe('')
+    expect(resumed.code).toBe(0)
+    const out = resumed.stdout
+    expect(out).toMatch(/^  ! session store: closing turn 1 of session s_\S+, left open by a process that ended mid-turn \(reason interrupted\)$/m)
+    expect(out).toContain(interruptedLines)
+    expect(out).not.toMatch(/“Plan: due dates for tasks”  open/)
+    expect(out).toContain('[plan: on] › /plans\n  1 plan revision:\n    #1  “Plan: due dates for tasks”  interrupted\n')
+    expect(out).toContain('[plan: on] › Keep it small please')
+    expect(out).toContain('_Revision 2: revised after your review._')
+    expect(out).toContain('review › 1\n  reviewer › Approve\n')
+    expect(out).toContain('  2 plan revisions:\n    #1  “Plan: due dates for tasks”  interrupted\n    #2  “Plan: due dates for tasks”  approved\n')
+    const events = readSession(file)
+    expect(events.filter((event) => event.type === 'turn/end').map((event) => event.type === 'turn/end' && event.data)).toEqual([
+      { turn: 1, reason: 'interrupted' },
+      { turn: 2, reason: 'completed' },
+    ])
+    // The close came first, before anything of the resumed run: step/end of the open step, then turn/end.
+    expect(events.slice(cut.length, cut.length + 2).map((event) => [event.type, event.data])).toEqual([
+      ['step/end', lastStep.data],
+      ['turn/end', { turn: 1, reason: 'interrupted' }],
+    ])
+  })
+
+  it('kill -9 while the entry question is open, then --resume: the question shows as interrupted, and the next message is answered', async () => {
+    const sessionDir = temp('killed-entry')
+    const child = spawnStart(['--session-dir', sessionDir])
+    const killed = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)))
+    child.stdin.write("Let's plan first: add due dates to tasks\n")
+    await child.waitFor('Switch this session to plan mode?')
+    child.kill('SIGKILL')
+    expect(await killed).toBe('SIGKILL')
+    const file = onlySessionFile(sessionDir)
+    const resumed = await runScript('start', ['--resume', file], lines('hello', '/quit'))
+    expect(resumed.code).toBe(0)
+    expect(resumed.stdout).toContain(
+      '  resumed 8 events; plan mode off\n' +
+        '  ■ turn 1 was interrupted: the process running it ended before the turn did\n' +
+        '  ■ the question whether to enter plan mode was open then and is interrupted: nothing was answered; type a message to go on\n',
+    )
+    expect(resumed.stdout).toContain("[plan: off] › hello\n  assistant Hello! I'm planmode's offline demo model.")
+    expect(planTrace(readSession(file), RECOMMENDED_PLAN_SECTION)).toEqual(['header:initial:default', 'turn/end:interrupted', 'turn/end:completed'])
+  })
+
   it('a slash command during a review dismisses it, then runs', async () => {
     const sessionDir = temp('review-command')
     const { code, stdout } = await runScript('start', ['--session-dir', sessionDir], lines('/plan Add due dates to tasks', '/plan off', '/quit'))

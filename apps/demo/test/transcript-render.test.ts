@@ -149,3 +149,20 @@ describe('the transcript of the entry question, guidance messages and headers', 
     expect(render({}, draw)).toEqual(expect.arrayContaining(['  ⓘ notice (to the model) The user switched this session to plan mode.', '  ↳ Entering plan mode from the next step. Send /plan off to leave.']))
   })
 })
+
+describe('the end of a turn', () => {
+  it('shows an interrupted turn as interrupted, in either form of the log; another end with its reason and error', () => {
+    const lines = render({}, (renderer) => {
+      renderer.event(event('turn/end', { turn: 1, reason: 'interrupted' }))
+      renderer.event(event('turn/end', { turn: 2, reason: 'error', error: 'interrupted: the process running this turn ended before the turn did' }))
+      renderer.event(event('turn/end', { turn: 3, reason: 'error', error: 'the model failed' }))
+      renderer.event(event('turn/end', { turn: 4, reason: 'completed' }))
+    })
+    expect(lines).toEqual([
+      '  ■ turn 1 ended: interrupted (the process running it ended before the turn did)',
+      '  ■ turn 2 ended: interrupted (the process running it ended before the turn did)',
+      '  ■ turn 3 ended: error (the model failed)',
+      '',
+    ])
+  })
+})

@@ -10,7 +10,8 @@
 import type {} from '@planmode/seams'
 
 export { AI_SDK_SYSTEM_SECTION, createPlanModeAgent } from './plan-mode-agent.js'
-export { INTERRUPTED_TURN_ERROR } from './turn.js'
+// Defined once, in the seams: the error text of older logs' interrupted turns (now closed with reason 'interrupted').
+export { INTERRUPTED_TURN_ERROR } from '@planmode/seams'
 export type {
   PlanModeAgent,
   PlanModeAgentOptions,

@@ -1,10 +1,9 @@
 import type { ModelMessage, PrepareStepResult, StepResult, ToolSet } from 'ai'
-import type { AssistantContentBlock, PreStepDecision } from '@planmode/seams'
+import { logRequestHeaderIfChanged, type AssistantContentBlock, type PreStepDecision } from '@planmode/seams'
 import type { AgentCore } from './agent-core.js'
 import type { AnswerSink } from './assistant-log.js'
 import { PlanModeAgentError } from './plan-mode-agent-error.js'
 import { withSdkMetadata } from './sdk-metadata.js'
-import { logHeaderIfChanged } from './session-log.js'
 import { transcriptMessages } from './transcript.js'
 import { failRun, failed, logToolResult, messageOf, type TurnRun } from './turn.js'
 
@@ -61,7 +60,7 @@ export function prepareStepOf(core: AgentCore, run: TurnRun) {
     // The SDK's tool set is fixed per call: a tool registered since the call began waits for the next
     // call, one removed since is left out of this step.
     const tools = run.schemas.filter((schema) => core.ownTools.has(schema.name) || registry?.get(schema.name) !== undefined)
-    await logHeaderIfChanged(session, { turn: run.turn, step, model: core.modelName, system, tools })
+    await logRequestHeaderIfChanged(session, { turn: run.turn, step, model: core.modelName, system, tools })
     await session.append('step/start', { turn: run.turn, step })
     run.openStep = step
     run.unanswered.clear()

@@ -1,25 +1,32 @@
-import type { AssistantModelMessage, ModelMessage, ToolModelMessage, ToolResultPart, UserModelMessage } from 'ai'
-import type { SessionEvent, UserMessage } from '@planmode/seams'
+import type { AssistantModelMessage, ModelMessage, ToolResultPart, UserModelMessage } from 'ai'
+import { transcriptEntries, type SessionEvent, type TranscriptEntry, type TranscriptToolResult } from '@planmode/seams'
 
 /** The result text sent for a logged tool call that has no logged result (a turn cut short by a crash). @public */
 export const MISSING_TOOL_RESULT = 'Error: no result was logged for this call (the turn ended before it finished)'
 
-function userContent(message: UserMessage): Exclude<UserModelMessage['content'], string> {
-  const parts: Exclude<UserModelMessage['content'], string> = []
-  for (const block of message.content) {
-    if (block.type === 'text') parts.push({ type: 'text', text: block.text })
-    else if (block.type === 'image') parts.push({ type: 'image', image: block.attachment.data, mediaType: block.attachment.mediaType })
-  }
-  return parts
+function toolResultPart(result: TranscriptToolResult): ToolResultPart {
+  const { toolCallId, toolName } = result
+  if (result.kind === 'missing') return { type: 'tool-result', toolCallId, toolName, output: { type: 'error-text', value: MISSING_TOOL_RESULT } }
+  return { type: 'tool-result', toolCallId, toolName, output: result.isError ? { type: 'error-text', value: result.text } : { type: 'text', value: result.text } }
 }
 
-/** A logged tool-call input as the model should read it again: raw text that is not JSON goes as `{}`. */
-function callInput(input: unknown): unknown {
-  if (typeof input !== 'string') return input
-  try {
-    return JSON.parse(input) as unknown
-  } catch {
-    return {}
+/** One transcript entry as an AI SDK `ModelMessage`: images as image parts. */
+function messageOf(entry: TranscriptEntry): ModelMessage {
+  switch (entry.role) {
+    case 'user': {
+      const content: Exclude<UserModelMessage['content'], string> = entry.content.map((block) =>
+        block.type === 'text' ? { type: 'text', text: block.text } : { type: 'image', image: block.attachment.data, mediaType: block.attachment.mediaType },
+      )
+      return { role: 'user', content }
+    }
+    case 'assistant': {
+      const content: Exclude<AssistantModelMessage['content'], string> = entry.content.map((block) =>
+        block.type === 'text' ? { type: 'text', text: block.text } : { type: 'tool-call', toolCallId: block.toolCallId, toolName: block.toolName, input: block.input },
+      )
+      return { role: 'assistant', content }
+    }
+    case 'tool':
+      return { role: 'tool', content: entry.results.map(toolResultPart) }
   }
 }
 
@@ -29,13 +36,15 @@ function callInput(input: unknown): unknown {
  * and `tool/result`, in log order; every other event is log-only.
  *
  * @remarks
- * The same rules as the reference host's transcript: reasoning is not re-sent
- * (the agent adds the reasoning of its call's earlier steps from the SDK's own
- * messages, which carry the provider metadata the log does not);
- * a logged tool call without a logged result gets a synthetic error result
- * (so a log cut by a crash still makes a valid request); a result without its
- * call is left out; a user message logged in the middle of a tool batch is
- * sent after the batch's results. Images go as image parts. The agent calls it
+ * The rules are `@planmode/seams`'s `transcriptEntries`, which the reference
+ * host's transcript follows too; this maps its entries to `ModelMessage`s.
+ * Reasoning is not re-sent (the agent adds the reasoning of its call's
+ * earlier steps from the SDK's own messages, which carry the provider
+ * metadata the log does not); a logged tool call without a logged result
+ * gets a synthetic error result, {@link MISSING_TOOL_RESULT} (so a log cut
+ * by a crash still makes a valid request); a result without its call is
+ * left out; a user message logged in the middle of a tool batch is sent
+ * after the batch's results. Images go as image parts. The agent calls it
  * before every step; a UI may call it to show the conversation.
  *
  * @example
@@ -46,61 +55,5 @@ function callInput(input: unknown): unknown {
  * @public
  */
 export function transcriptMessages(events: readonly SessionEvent[]): ModelMessage[] {
-  const messages: ModelMessage[] = []
-  let open = new Map<string, string>()
-  let deferred: ModelMessage[] = []
-  const pushResult = (part: ToolResultPart): void => {
-    const last = messages[messages.length - 1]
-    if (last !== undefined && last.role === 'tool') (last as ToolModelMessage).content.push(part)
-    else messages.push({ role: 'tool', content: [part] })
-  }
-  const flushDeferred = (): void => {
-    messages.push(...deferred)
-    deferred = []
-  }
-  const closeOpenCalls = (): void => {
-    for (const [toolCallId, toolName] of open) {
-      pushResult({ type: 'tool-result', toolCallId, toolName, output: { type: 'error-text', value: MISSING_TOOL_RESULT } })
-    }
-    open = new Map()
-    flushDeferred()
-  }
-  for (const event of events) {
-    switch (event.type) {
-      case 'user/message': {
-        const content = userContent(event.data)
-        if (content.length === 0) break
-        const message: ModelMessage = { role: 'user', content }
-        if (open.size > 0) deferred.push(message)
-        else messages.push(message)
-        break
-      }
-      case 'assistant/message': {
-        closeOpenCalls()
-        const content: Exclude<AssistantModelMessage['content'], string> = []
-        for (const block of event.data.content) {
-          if (block.type === 'text' && block.text !== '') content.push({ type: 'text', text: block.text })
-          else if (block.type === 'tool-call') {
-            content.push({ type: 'tool-call', toolCallId: block.toolCallId, toolName: block.toolName, input: callInput(block.input) })
-            open.set(block.toolCallId, block.toolName)
-          }
-        }
-        if (content.length > 0) messages.push({ role: 'assistant', content })
-        break
-      }
-      case 'tool/result': {
-        const { toolCallId, toolName, isError } = event.data
-        if (!open.has(toolCallId)) break
-        open.delete(toolCallId)
-        const value = event.data.content.map((block) => block.text).join('\n')
-        pushResult({ type: 'tool-result', toolCallId, toolName, output: isError ? { type: 'error-text', value } : { type: 'text', value } })
-        if (open.size === 0) flushDeferred()
-        break
-      }
-      default:
-        break
-    }
-  }
-  closeOpenCalls()
-  return messages
+  return transcriptEntries(events).map(messageOf)
 }

@@ -1,18 +1,10 @@
-import type { ToolResult, ToolSchema, TurnEndReason, UserMessage } from '@planmode/seams'
+import { closeInterruptedTurn, nextTurn, type ToolResult, type ToolSchema, type TurnEndReason, type UserMessage } from '@planmode/seams'
 import type { ToolSet } from 'ai'
 import { abortError, runningOn, type AgentCore } from './agent-core.js'
+import { jsonValue } from './json-value.js'
 import { PlanModeAgentError } from './plan-mode-agent-error.js'
-import { jsonValue, nextTurn, openTurnOf } from './session-log.js'
 import { catalogOf, executeOwnTool, failed, messageOf, toolSetOf } from './tool-set.js'
 import { transcriptMessages } from './transcript.js'
-
-/**
- * The `error` of the `turn/end` the agent appends, before its first turn, to
- * close a turn the log leaves open (the process that ran it ended mid-turn).
- *
- * @public
- */
-export const INTERRUPTED_TURN_ERROR = 'interrupted: the process running this turn ended before the turn did'
 
 /** One running turn: one `generate` or `stream` call. */
 export interface TurnRun {
@@ -154,12 +146,9 @@ export async function openTurn(core: AgentCore, prompt: string | UserMessage | u
   try {
     // A disposed agent's turn on this session is still closing: wait for its own turn/end.
     if (otherRun !== undefined) await otherRun.ended
-    const open = openTurnOf(session.events)
-    if (open !== undefined) {
-      ctx.logger.warn(`agent ${agent.id}: closing turn ${open.turn} of session ${session.id}, left open by a process that ended mid-turn`)
-      if (open.step !== undefined) await session.append('step/end', { turn: open.turn, step: open.step })
-      await session.append('turn/end', { turn: open.turn, reason: 'error', error: INTERRUPTED_TURN_ERROR })
-    }
+    // A turn the log leaves open, no agent of this process running it (checked above): a dead process's.
+    // Closed as the store closes one at open (one implementation, in the seams): step/end, turn/end interrupted.
+    await closeInterruptedTurn(session, (message) => ctx.logger.warn(`agent ${agent.id}: ${message}`))
     run.turn = nextTurn(session.events)
     run.toolSet = toolSetOf(schemas, (name, input, toolCallId, signal) => runToolCall(core, run, name, input, toolCallId, signal))
     await session.append('turn/start', { turn: run.turn })

@@ -49,11 +49,13 @@ describe('a restart over a JSONL store rebuilds pending state from the log', () 
     expect(b.ctx.require('sessionProjections').snapshot(session).values.plan).toEqual({ active: false, pending: true })
 
     await planner.generate('Continue.')
+    // Closed as interrupted by the store that opened the log, before the adapter's turn.
     const ends = eventsOf(session, 'turn/end').map((event) => event.data)
     expect(ends).toEqual([
-      { turn: 1, reason: 'error', error: INTERRUPTED_TURN_ERROR },
+      { turn: 1, reason: 'interrupted' },
       { turn: 2, reason: 'completed' },
     ])
+    expect(ends.some((end) => end.error === INTERRUPTED_TURN_ERROR)).toBe(false)
     expect(b.logger.lines.some((line) => line.level === 'warn' && line.message.includes('left open by a process that ended mid-turn'))).toBe(true)
     const turn2 = indexOf(session, (event) => event.type === 'turn/start' && event.data.turn === 2)
     const mode = indexOf(session, (event) => event.type === 'plan/mode', turn2)
@@ -111,5 +113,37 @@ describe('a restart over a JSONL store rebuilds pending state from the log', () 
     b.ctx.dispose()
     hung.resolve()
     await runningA
+  })
+
+  it('a turn its store leaves open is closed by the adapter before its turn: step/end, then turn/end interrupted, with a warning', async () => {
+    // A store that does not close a dead process's turn at open: the log as that process left it.
+    const host = compose()
+    const session = await host.session('cut')
+    await session.append('turn/start', { turn: 1 })
+    await session.append('user/message', { content: [{ type: 'text', text: 'Build it.' }], source: { kind: 'user' } })
+    await session.append('step/start', { turn: 1, step: 1 })
+    await session.append('assistant/message', { content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'build', input: {} }], turn: 1, step: 1 })
+    const model = scriptedMock([{ text: 'Done.' }])
+    const planner = createPlanModeAgent({ ctx: host.ctx, session, model })
+    expect(session.events).toHaveLength(4) // creating the agent writes nothing
+    await planner.generate('Continue.')
+    expect(session.events.slice(4, 6).map((event) => [event.type, event.data])).toEqual([
+      ['step/end', { turn: 1, step: 1 }],
+      ['turn/end', { turn: 1, reason: 'interrupted' }],
+    ])
+    expect(eventsOf(session, 'turn/end').map((event) => event.data)).toEqual([
+      { turn: 1, reason: 'interrupted' },
+      { turn: 2, reason: 'completed' },
+    ])
+    const warnings = host.logger.lines.filter((line) => line.level === 'warn').map((line) => line.message)
+    expect(warnings).toEqual([expect.stringContaining('closing turn 1 of session cut, left open by a process that ended mid-turn (reason interrupted)')])
+    // The call the dead process never answered goes to the model with the synthetic failed result.
+    expect(model.requests[0]!.prompt.find((message) => message.role === 'tool')!.content[0]).toMatchObject({
+      toolCallId: 'c1',
+      output: { type: 'error-text', value: MISSING_TOOL_RESULT },
+    })
+    // Older logs closed such a turn with reason error and this text; it is still exported for reading them.
+    expect(INTERRUPTED_TURN_ERROR).toBe('interrupted: the process running this turn ended before the turn did')
+    host.ctx.dispose()
   })
 })

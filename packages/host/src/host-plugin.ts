@@ -1,6 +1,6 @@
 import type { Plugin } from '@planmode/context'
 import { agentsPlugin } from './loop/agents-plugin.js'
-import type { AgentsConfig } from './loop/agents-plugin.js'
+import type { AgentsConfig } from './loop/agents-config.js'
 import { commandsPlugin } from './runtimes/commands.js'
 import { sessionInvariantsPlugin } from './runtimes/session-invariants.js'
 import { sessionProjectionsPlugin } from './runtimes/session-projections.js'

@@ -125,11 +125,19 @@ describe('open refuses a session path it cannot use', () => {
     },
   )
 
+  // A character device of its own needs mknod (root); a symbolic link to one is refused as a link before it is read.
+  const canMknod = isRoot && spawnSync('mknod', ['--help']).status === 0
+  it.runIf(canMknod)(`a character device: UNREADABLE naming what it is${canMknod ? '' : ' — skipped: mknod needs root'}`, async () => {
+    expect(spawnSync('mknod', [join(dir, 'null.jsonl'), 'c', '1', '3']).status).toBe(0)
+    await expect(store().sessions.open('null')).rejects.toThrow(/it is a character device, not a regular file/)
+    expect(existsSync(join(dir, 'null.jsonl.lock'))).toBe(false)
+  })
+
   const hasNull = existsSync('/dev/null')
-  it.runIf(hasNull)(`a character device: UNREADABLE naming what it is${hasNull ? '' : ' — skipped: this system has no /dev/null'}`, async () => {
+  it.runIf(hasNull)(`a symbolic link to a character device: LINKED, nothing read or locked${hasNull ? '' : ' — skipped: this system has no /dev/null'}`, async () => {
     const { symlink } = await import('node:fs/promises')
     await symlink('/dev/null', join(dir, 'null.jsonl'))
-    await expect(store().sessions.open('null')).rejects.toThrow(/it is a character device, not a regular file/)
+    await expect(store().sessions.open('null')).rejects.toMatchObject({ code: 'LINKED', message: expect.stringContaining('is a symbolic link (to /dev/null)') })
     expect(existsSync(join(dir, 'null.jsonl.lock'))).toBe(false)
   })
 })

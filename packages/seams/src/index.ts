@@ -4,8 +4,11 @@
  * tools, commands, user questions, projections and invariants.
  *
  * @remarks
- * Types only, apart from {@link UserQuestionError}. Importing this package
- * also types the matching services and events of `@planmode/context`.
+ * Types, plus {@link UserQuestionError} and a few readers and writers of
+ * the log that carry out host duties the same way for every host (the
+ * transcript, request headers, turn numbers, closing an interrupted turn).
+ * Importing this package also types the matching services and events of
+ * `@planmode/context`.
  *
  * @packageDocumentation
  */
@@ -71,6 +74,13 @@ export type {
   ToolResult,
   ToolSchema,
 } from './tools.js'
+export { closeInterruptedTurn, INTERRUPTED_TURN_ERROR, isInterruptedTurnEnd } from './interrupted-turn.js'
+export { logRequestHeaderIfChanged } from './request-header-log.js'
+export type { RequestHeaderInput } from './request-header-log.js'
+export { transcriptEntries } from './transcript.js'
+export type { TranscriptAssistantEntry, TranscriptEntry, TranscriptToolEntry, TranscriptToolResult, TranscriptUserEntry } from './transcript.js'
+export { nextTurn, openTurnOf } from './turn-log.js'
+export type { OpenTurn } from './turn-log.js'
 export { UserQuestionError } from './user-question-error.js'
 export type { UserQuestionErrorCode } from './user-question-error.js'
 export type {

@@ -1,4 +1,4 @@
-import type { CommandResult, RequestHeader, SessionEvent, ToolPresentation, UserAnswer, UserQuestion } from '@planmode/seams'
+import { isInterruptedTurnEnd, type CommandResult, type RequestHeader, type SessionEvent, type ToolPresentation, type UserAnswer, type UserQuestion } from '@planmode/seams'
 import { renderMarkdown, wrapWords } from './markdown.js'
 import type { Style } from './style.js'
 
@@ -216,6 +216,11 @@ export class TranscriptRenderer {
     this.line(`  ${this.style.dim(text)}`)
   }
 
+  /** Something that ended (a turn, the review it held), as a turn's end is shown; on a terminal wrapped at spaces. */
+  ended(text: string): void {
+    this.hanging(`  ${this.style.yellow('■')} `, 4, text)
+  }
+
   /** A warning or error from the host; on a terminal wrapped at spaces, continued under its text. */
   warn(text: string): void {
     this.wrapped(text, 4).forEach((row, at) => this.line(at === 0 ? `  ${this.style.yellow('!')} ${row}` : `    ${row}`))
@@ -285,7 +290,9 @@ export class TranscriptRenderer {
         return
       }
       case 'turn/end':
-        if (event.data.reason !== 'completed') {
+        // Both forms of an interrupted turn (reason interrupted, and the error text of older logs) read the same.
+        if (isInterruptedTurnEnd(event.data)) this.ended(`turn ${event.data.turn} ended: interrupted (the process running it ended before the turn did)`)
+        else if (event.data.reason !== 'completed') {
           this.line(`  ${s.yellow('■')} turn ${event.data.turn} ended: ${event.data.reason}${event.data.error === undefined ? '' : ` (${event.data.error})`}`)
         }
         return

@@ -7,6 +7,7 @@ import { UserQuestionError, type UserAnswer, type UserQuestion } from '@planmode
 import type { Style } from '../render/style.js'
 import { badgeOf, type PlanBadge, type TranscriptRenderer } from '../render/transcript.js'
 import { basePrompt, composePlanHost } from './compose-host.js'
+import { interruptedCallIds, lastTurnInterrupted, type InterruptedTurn } from './interrupted-turns.js'
 import { runPlansCommand } from './plans-command.js'
 import { WORKSPACE_EVENT } from './workspace-event.js'
 
@@ -49,6 +50,10 @@ export interface DemoHost {
   history(): PlanHistoryView | undefined
   /** The controller's view (`planMode.get`). */
   planState(): PlanModeState
+  /** The log's last turn, when the process running it ended before it did (closed as interrupted). */
+  lastInterrupted(): InterruptedTurn | undefined
+  /** The calls interrupted turns left unanswered: a review open then shows as `interrupted`. */
+  interruptedCalls(): ReadonlySet<string>
   /** Runs one input line: a slash command, `/help`, `/quit`, or a message. Does not wait for the turn. */
   submit(line: string): Promise<SubmitOutcome>
   /** Waits for pending appends, closes the session and disposes every plugin. */
@@ -141,6 +146,8 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
     badge: () => badgeOf(ctx.get('sessionProjections')?.snapshot(session).values.plan),
     history: () => ctx.get('sessionProjections')?.snapshot(session).values.planHistory,
     planState: () => planMode.get(agent),
+    lastInterrupted: () => lastTurnInterrupted(session.events),
+    interruptedCalls: () => interruptedCallIds(session.events),
     async submit(line) {
       const text = line.trim()
       if (text === '') return 'ok'
@@ -150,7 +157,8 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
         return 'ok'
       }
       if (text === '/plans' || text.startsWith('/plans ')) {
-        const result = runPlansCommand(text.slice('/plans'.length), ctx.get('sessionProjections')?.snapshot(session).values.planHistory, options.style)
+        const history = ctx.get('sessionProjections')?.snapshot(session).values.planHistory
+        const result = runPlansCommand(text.slice('/plans'.length), history, options.style, process.cwd(), interruptedCallIds(session.events))
         if (result.refused === true) renderer.warn(result.lines.join('\n'))
         else renderer.block(result.lines.join('\n'))
         if (result.markdown !== undefined) renderer.markdown(result.markdown)

@@ -14,10 +14,21 @@ export interface PlansOutput {
   readonly refused?: true
 }
 
-/** One revision as a list row: number, title, status. */
-export function revisionLine(revision: PlanRevision): string {
+const NONE: ReadonlySet<string> = new Set()
+
+/**
+ * A revision's status as the terminal shows it: the `planHistory` status,
+ * except that a review still `open` whose call an interrupted turn left
+ * unanswered (the process ended while it was open) is `interrupted`.
+ */
+export function shownStatus(revision: PlanRevision, interrupted: ReadonlySet<string> = NONE): string {
+  return revision.status === 'open' && interrupted.has(revision.toolCallId) ? 'interrupted' : revision.status
+}
+
+/** One revision as a list row: number, title, status (see {@link shownStatus}). */
+export function revisionLine(revision: PlanRevision, interrupted: ReadonlySet<string> = NONE): string {
   const edited = revision.approvedPlan === undefined ? '' : ' (edited)'
-  return `#${revision.rev}  “${revision.title}”  ${revision.status}${edited}`
+  return `#${revision.rev}  “${revision.title}”  ${shownStatus(revision, interrupted)}${edited}`
 }
 
 const refuse = (text: string): PlansOutput => ({ lines: [text], refused: true })
@@ -26,9 +37,16 @@ const refuse = (text: string): PlansOutput => ({ lines: [text], refused: true })
  * Runs `/plans` with the words after it, over the `planHistory` projection's
  * value: the list, `show N`, `diff A B` (coloured when `style` colours),
  * `save [N] <file>` (the approved text when the user edited it, else the
- * plan as presented; relative to `cwd`).
+ * plan as presented; relative to `cwd`). `interrupted` holds the calls an
+ * interrupted turn left unanswered: their open reviews show as `interrupted`.
  */
-export function runPlansCommand(args: string, history: PlanHistoryView | undefined, style: Style, cwd: string = process.cwd()): PlansOutput {
+export function runPlansCommand(
+  args: string,
+  history: PlanHistoryView | undefined,
+  style: Style,
+  cwd: string = process.cwd(),
+  interrupted: ReadonlySet<string> = NONE,
+): PlansOutput {
   const revisions = history?.revisions ?? []
   const words = args.trim() === '' ? [] : args.trim().split(/\s+/)
   const range = revisions.length === 0 ? 'the session has no plans yet' : `the session has #1-#${revisions.length}`
@@ -40,13 +58,13 @@ export function runPlansCommand(args: string, history: PlanHistoryView | undefin
   const [sub, ...rest] = words
   if (sub === undefined || sub === 'list') {
     if (revisions.length === 0) return { lines: ['no plans yet in this session (the model presents one with exit_plan_mode)'] }
-    return { lines: [`${revisions.length} plan revision${revisions.length === 1 ? '' : 's'}:`, ...revisions.map((revision) => `  ${revisionLine(revision)}`)] }
+    return { lines: [`${revisions.length} plan revision${revisions.length === 1 ? '' : 's'}:`, ...revisions.map((revision) => `  ${revisionLine(revision, interrupted)}`)] }
   }
   if (sub === 'show') {
     if (rest.length !== 1) return refuse(PLANS_USAGE)
     const revision = pick(rest[0])
     if (typeof revision === 'string') return refuse(revision)
-    const lines = [revisionLine(revision)]
+    const lines = [revisionLine(revision, interrupted)]
     if (revision.feedback !== undefined) lines.push(`feedback: ${revision.feedback}`)
     for (const comment of revision.comments ?? []) lines.push(`comment on line ${comment.line}: ${comment.text}`)
     if (revision.approvedPlan !== undefined) lines.push('approved as edited by the user (this text; /plans save writes it):')

@@ -1,13 +1,13 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider'
 import type { Context } from '@planmode/context'
-import type { Agent, Session, UserMessage } from '@planmode/seams'
+import { nextTurn, type Agent, type Session, type UserMessage } from '@planmode/seams'
 import { AgentError } from './agent-error.js'
 import type { AgentStatus, CreateAgentOptions, HostAgent, TurnOutcome, UserInput } from './agent-types.js'
-import type { AgentsConfig } from './agents-plugin.js'
+import type { AgentsConfig } from './agents-config.js'
 import { newId } from '../ids.js'
 import { SteeredMessages } from './steered.js'
-import { logSteered, nextTurn, runTurn } from './turn.js'
-import type { TurnHost } from './turn.js'
+import { logSteered, runTurn } from './turn.js'
+import type { TurnHost } from './turn-host.js'
 
 function toMessage(input: UserInput): UserMessage {
   if (typeof input === 'string') return { content: [{ type: 'text', text: input }], source: { kind: 'user' } }

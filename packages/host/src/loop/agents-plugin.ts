@@ -1,49 +1,8 @@
-import type { LanguageModelV3 } from '@ai-sdk/provider'
 import type { Plugin } from '@planmode/context'
-import { LoopAgent } from './agent.js'
-import type { AgentRegistry, CreateAgentOptions, HostAgent } from './agent-types.js'
 import type { ModelTimeoutError } from '../model/model-timeout-error.js'
-
-/**
- * Options of {@link agentsPlugin}.
- *
- * @public
- */
-export interface AgentsConfig {
-  /** The model every agent talks to (an AI SDK `LanguageModelV3`), unless an agent overrides it. */
-  readonly model: LanguageModelV3
-  /** Steps (model requests, retries not counted) per turn before it ends with `step-limit`. Default 50. */
-  readonly maxSteps?: number
-  /** Retries of one step's request after retryable failures. Default 2. */
-  readonly maxRetries?: number
-  /** Delay before the first retry, doubled for each further one, unless a listener decides. Default 500 ms. */
-  readonly retryDelayMs?: number
-  /**
-   * How long a cancelled turn waits for a running tool to honour its abort
-   * signal before logging it as failed and moving on (the tool is left
-   * running). Default 2000 ms.
-   */
-  readonly toolCancelGraceMs?: number
-  /**
-   * How long a model request may go without a stream part — the first one
-   * included — before the loop cancels it and fails the attempt with a
-   * retryable {@link ModelTimeoutError} (`kind: 'idle'`). 0 turns the limit
-   * off. Default 60 000 ms.
-   *
-   * @remarks
-   * The wait for the first part counts: a model that thinks for long before
-   * it sends anything (a reasoning model whose provider streams no
-   * reasoning, a local model still loading) needs a larger value, or 0.
-   */
-  readonly streamIdleTimeoutMs?: number
-  /**
-   * How long one model request (one attempt, from the call to the stream's
-   * end) may take before the loop cancels it and fails the attempt with a
-   * retryable {@link ModelTimeoutError} (`kind: 'request'`). 0 turns the
-   * limit off. Default 600 000 ms (10 minutes).
-   */
-  readonly requestTimeoutMs?: number
-}
+import { LoopAgent } from './agent.js'
+import type { AgentsConfig } from './agents-config.js'
+import type { AgentRegistry, CreateAgentOptions, HostAgent } from './agent-types.js'
 
 /**
  * Provides service `agents`: the agent registry and the turn loop.

@@ -3,7 +3,7 @@ import type { LanguageModelV3CallOptions } from '@ai-sdk/provider'
 import type { AssistantContentBlock, RequestErrorDecision } from '@planmode/seams'
 import { messageOf } from '../error-text.js'
 import { streamAnswer } from '../model/model-stream.js'
-import type { TurnHost } from './turn.js'
+import type { TurnHost } from './turn-host.js'
 import type { HostAgent } from './agent-types.js'
 
 /** Default of `AgentsConfig.streamIdleTimeoutMs`. */

@@ -1,11 +1,10 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3FunctionTool } from '@ai-sdk/provider'
-import type { AssembledRequest } from '@planmode/seams'
+import { logRequestHeaderIfChanged, type AssembledRequest } from '@planmode/seams'
 import { messageOf } from '../error-text.js'
-import { logHeaderIfChanged } from './request-header.js'
 import { requestWithRetries } from './request.js'
 import { runToolBatch } from './tool-batch.js'
 import { buildPrompt } from './transcript.js'
-import type { TurnHost, TurnState } from './turn.js'
+import type { TurnHost, TurnState } from './turn-host.js'
 
 /** How a step ended: the model answered (with `calls` tool calls, all run), the turn was cancelled, or the request failed. */
 export type StepResult = { readonly kind: 'answered'; readonly calls: number } | { readonly kind: 'cancelled' } | { readonly kind: 'error'; readonly message: string }
@@ -27,7 +26,7 @@ export async function runStep(host: TurnHost, turn: number, step: number, state:
   const { agent } = host
   const session = agent.session
   const assembled = assemble(host)
-  await logHeaderIfChanged(session, { turn, step, model: `${agent.model.provider}:${agent.model.modelId}`, assembled })
+  await logRequestHeaderIfChanged(session, { turn, step, model: `${agent.model.provider}:${agent.model.modelId}`, system: assembled.system, tools: assembled.tools })
   // The frozen request: a retry re-sends exactly this.
   const request: LanguageModelV3CallOptions = {
     prompt: buildPrompt(session.events, assembled.system),

@@ -2,7 +2,7 @@ import type { AssistantContentBlock, ToolResult } from '@planmode/seams'
 import { failed, messageOf } from '../error-text.js'
 import { SessionLogError } from '../session/session-log-error.js'
 import { invalidArgumentsMessage, readArguments } from '../model/tool-arguments.js'
-import type { TurnHost } from './turn.js'
+import type { TurnHost } from './turn-host.js'
 
 const CANCELLED_BEFORE_RUN = 'the turn was cancelled before this call ran'
 const CANCELLED_WHILE_RUNNING = 'the turn was cancelled while this call ran, and the tool did not stop'

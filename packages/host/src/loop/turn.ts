@@ -1,43 +1,8 @@
-import type { Context } from '@planmode/context'
-import type { PreStepDecision, SessionEvent, TurnEndReason, UserMessage } from '@planmode/seams'
-import type { HostAgent, TurnOutcome } from './agent-types.js'
-import type { AgentsConfig } from './agents-plugin.js'
+import { closeInterruptedTurn, type PreStepDecision, type TurnEndReason, type UserMessage } from '@planmode/seams'
+import type { TurnOutcome } from './agent-types.js'
 import { messageOf } from '../error-text.js'
-import { closeInterruptedTurn } from '../session/interrupted-turn.js'
 import { runStep } from './step.js'
-import type { SteeredMessages } from './steered.js'
-
-/** What a turn needs from the agent running it. */
-export interface TurnHost {
-  readonly ctx: Context
-  readonly config: AgentsConfig
-  readonly agent: HostAgent
-  /** Steps per turn before `step-limit`. */
-  readonly maxSteps: number
-  /** Messages steered into the agent and not logged yet, oldest first; the turn takes them at each pre-step. */
-  readonly steered: SteeredMessages
-  /** True while another agent of the registry runs a turn on the same session. */
-  peerRunning(): boolean
-}
-
-/**
- * The `error` of the `turn/end { reason: 'error' }` with which earlier
- * versions closed a turn left open by a process that ended mid-turn. Turns
- * are now closed with `reason: 'interrupted'` (see
- * {@link closeInterruptedTurn}); readers of older logs match this text.
- *
- * @public
- */
-export const INTERRUPTED_TURN_ERROR = 'interrupted: the process running this turn ended before the turn did'
-
-/** The number of the next turn of a log: one past its last `turn/start` or `turn/end`. */
-export function nextTurn(events: readonly SessionEvent[]): number {
-  for (let index = events.length - 1; index >= 0; index -= 1) {
-    const event = events[index]!
-    if (event.type === 'turn/start' || event.type === 'turn/end') return event.data.turn + 1
-  }
-  return 1
-}
+import type { TurnHost, TurnState } from './turn-host.js'
 
 /**
  * Closes a turn the log leaves open — the process that ran it ended
@@ -72,11 +37,6 @@ export function logSteered(host: TurnHost): Promise<void> {
       agent.session.append('user/message', message).catch((error: unknown) => ctx.logger.error(`agent ${agent.id}: could not log a steered message`, error)),
     ),
   ).then(() => undefined)
-}
-
-/** The step the turn has open (logged `step/start`, no `step/end` yet), shared with {@link runStep}. */
-export interface TurnState {
-  openStep: number | undefined
 }
 
 /**

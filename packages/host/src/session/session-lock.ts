@@ -58,7 +58,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { link, open, readdir, unlink } from 'node:fs/promises'
-import { closeSync, constants, fstatSync, openSync, readFileSync, statSync, unlinkSync } from 'node:fs'
+import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync, statSync, unlinkSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { basename, dirname, join } from 'node:path'
 import { kindOf } from './jsonl-log.js'
@@ -80,7 +80,11 @@ interface LockOwner {
   readonly pidns?: number
 }
 
-/** Locks held by this process (shared by every copy of this module), released on exit. */
+/**
+ * Locks held by this process (shared by every copy of this module), released
+ * on exit. Keyed by {@link lockKey}, so one lock reached through two paths
+ * of its folder (a symbolic link to the session folder) is one entry.
+ */
 interface LockTable {
   readonly held: Map<string, string>
   /** Locks of a disposed store, released once its last appends have settled; a new holder waits for them. */
@@ -107,6 +111,19 @@ function table(): LockTable & { tokens: Set<string>; claims: Map<string, string>
     })
   }
   return locks as LockTable & { tokens: Set<string>; claims: Map<string, string> }
+}
+
+/**
+ * The lock file `file` by the real path of its folder: every path to one
+ * folder (through symbolic links) gives the same key. The file itself is
+ * always the entry `<log>.lock` beside the log, whichever path reached it.
+ */
+function lockKey(file: string): string {
+  try {
+    return join(realpathSync(dirname(file)), basename(file))
+  } catch {
+    return file
+  }
 }
 
 /** Whether this process stands behind `token`. */
@@ -484,6 +501,8 @@ export class SessionLock {
 
   private constructor(
     readonly file: string,
+    /** {@link lockKey} of `file`: the key of this lock in the process's lock table. */
+    private readonly key: string,
     private readonly token: string,
   ) {}
 
@@ -494,9 +513,10 @@ export class SessionLock {
    */
   static async acquire(log: string, onStale: (message: string) => void, options: { readonly durable?: boolean } = {}): Promise<SessionLock> {
     const file = `${log}.lock`
+    const key = lockKey(file)
     const locks = table()
     for (;;) {
-      const releasing = locks.releasing?.get(file)
+      const releasing = locks.releasing?.get(key)
       if (releasing !== undefined) {
         // A store of this process is closing the session: wait for it, then take the lock.
         await releasing
@@ -514,13 +534,13 @@ export class SessionLock {
         throw new SessionLogError('UNREADABLE', `${file}: cannot create the session lock (${(error as Error).message})`, { file: log, cause: error })
       }
       if (outcome.won) {
-        locks.held.set(file, token)
+        locks.held.set(key, token)
         // Cheap (one readdir): litter of processes killed mid-creation must not pile up until a takeover.
         await sweep(file, token)
-        return new SessionLock(file, token)
+        return new SessionLock(file, key, token)
       }
       locks.tokens.delete(token)
-      if (locks.releasing?.has(file)) continue // a close of this process started meanwhile: wait for it
+      if (locks.releasing?.has(key)) continue // a close of this process started meanwhile: wait for it
       throw new SessionLogError(
         'LOCKED',
         `${log}: the session is open for writing by ${outcome.who}; close it there first (or delete ${file} if that writer is gone)`,
@@ -531,7 +551,7 @@ export class SessionLock {
 
   private forget(): void {
     const locks = table()
-    if (locks.held.get(this.file) === this.token) locks.held.delete(this.file)
+    if (locks.held.get(this.key) === this.token) locks.held.delete(this.key)
     locks.tokens.delete(this.token)
   }
 
@@ -554,14 +574,14 @@ export class SessionLock {
     const locks = table()
     locks.releasing ??= new Map()
     const releasing = locks.releasing
-    const file = this.file
+    const key = this.key
     const released = done.then(
       () => this.release(),
       () => this.release(),
     )
-    releasing.set(file, released)
+    releasing.set(key, released)
     return released.then(() => {
-      if (releasing.get(file) === released) releasing.delete(file)
+      if (releasing.get(key) === released) releasing.delete(key)
     })
   }
 
@@ -573,11 +593,11 @@ export class SessionLock {
     this.forget()
     const releasing = table().releasing
     // A release waiting for a close is moot now: a new holder need not wait for it.
-    releasing?.delete(this.file)
+    releasing?.delete(this.key)
   }
 
   /** Whether this lock still owns its file (for tests and diagnostics). */
   get held(): boolean {
-    return !this.released && table().held.get(this.file) === this.token
+    return !this.released && table().held.get(this.key) === this.token
   }
 }

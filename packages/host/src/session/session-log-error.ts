@@ -1,6 +1,8 @@
 /**
  * Why a session log could not be used. Branch on `code`. The JSONL store
- * uses the codes up to `LOCK_UNREADABLE`; the database stores
+ * uses the codes up to `LOCK_UNREADABLE`, and `LINKED` (a session file that
+ * is a symbolic link or has more than one hard link: another name may reach
+ * the same file, so the store refuses to write it); the database stores
  * (`@planmode/store-postgres`) use the shared ones and `READ_ONLY` (an
  * append to a follower), `LEASE_LOST` (another process took the session's
  * lease), `UNAVAILABLE` (the database could not be reached or failed the
@@ -25,6 +27,7 @@ export type SessionLogErrorCode =
   | 'SEQ_LIMIT'
   | 'UNWRITABLE'
   | 'LOCK_UNREADABLE'
+  | 'LINKED'
   | 'READ_ONLY'
   | 'LEASE_LOST'
   | 'UNAVAILABLE'

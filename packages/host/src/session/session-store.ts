@@ -1,12 +1,12 @@
 import { mkdir, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Context, Plugin } from '@planmode/context'
-import type { Session, SessionEvent, SessionEventMap, SessionEventType } from '@planmode/seams'
+import { closeInterruptedTurn, type Session, type SessionEvent, type SessionEventMap, type SessionEventType } from '@planmode/seams'
 import { messageOf } from '../error-text.js'
 import { newId } from '../ids.js'
 import { AppendQueue, type PendingAppend } from './append-queue.js'
-import { closeInterruptedTurn } from './interrupted-turn.js'
 import { JsonlWriter, copyLine, internType, openLog } from './jsonl-log.js'
+import { refuseLinked } from './linked-file.js'
 import { SessionLock } from './session-lock.js'
 import { SessionLogError } from './session-log-error.js'
 
@@ -63,7 +63,10 @@ export interface SessionStore {
   readonly dir: string | undefined
   /** The configured durability. */
   readonly durability: Durability
-  /** Creates an empty session (and its file). Rejects with `EXISTS` if the id is taken. */
+  /**
+   * Creates an empty session (and its file). Rejects with `EXISTS` if the id
+   * is taken, `LINKED` when its path is a symbolic link (a dangling one too).
+   */
   create(options?: CreateSessionOptions): Promise<HostSession>
   /**
    * Returns the loaded session `id`, or loads it from disk. A store holds an
@@ -75,7 +78,11 @@ export interface SessionStore {
    * non-increasing `seq`, an unreadable file or one that is not a regular
    * file (a FIFO: opened non-blocking, never waited on) rejects with a
    * {@link SessionLogError} naming file and line, nothing written and the
-   * lock released. Registered invariants are checked over the loaded events.
+   * lock released. A session file that is a symbolic link or has more than
+   * one hard link is refused with `LINKED` before anything is locked or read
+   * (another name could reach the same file, and two writers of one file
+   * break its log); a symbolic link to the session folder is fine.
+   * Registered invariants are checked over the loaded events.
    * Event `type` strings are interned.
    */
   open(id: string): Promise<HostSession>
@@ -88,7 +95,7 @@ export interface SessionStore {
    * strictly increase with `SEQ_ORDER`; nothing is written then.
    */
   fork(session: Session, end?: number, options?: CreateSessionOptions): Promise<HostSession>
-  /** Ids of every session on disk and in memory, sorted. */
+  /** Ids of every session on disk (each `<id>.jsonl` name, linked ones too) and in memory, sorted. */
   list(): Promise<string[]>
   /** The loaded session `id`, if it is loaded. */
   get(id: string): HostSession | undefined
@@ -441,6 +448,8 @@ class Store implements SessionStore {
     if (file === undefined) return Promise.resolve(this.register(new StoredSession(id, events, undefined, this)))
     const creation = (async () => {
       await this.ensureDir()
+      // A symbolic link at the path is refused, not followed; an existing file is EXISTS below.
+      await refuseLinked(id, file, 'create')
       const lock = await this.lock(file)
       let writer: JsonlWriter | undefined
       try {
@@ -524,6 +533,8 @@ class Store implements SessionStore {
     const file = this.fileOf(id)
     if (file === undefined) throw new SessionLogError('NOT_FOUND', `session ${id} not found (the store keeps sessions in memory only)`)
     const load = (async () => {
+      // One writer per file, not per name: refused before anything is locked or read.
+      await refuseLinked(id, file, 'open')
       // Lock first: reading repairs the file, and nobody else may be writing it.
       const lock = await this.lock(file)
       let writer: JsonlWriter | undefined
