@@ -50,6 +50,20 @@ for (const { name, dir, manifest } of packages) {
   const packedManifest = JSON.parse(run('tar', ['-xzOf', tarball, 'package/package.json'], work))
   if (JSON.stringify(packedManifest).includes('@planmode/source')) fail(manifest.name, 'the packed manifest still names the @planmode/source condition')
   if (JSON.stringify(packedManifest).includes('workspace:')) fail(manifest.name, 'the packed manifest still has a workspace: range')
+  // The release dry run: what `changeset publish` would upload is the version changesets cut, with its
+  // CHANGELOG.md, and each peer range is the manifest's (scripts/peer-floors.mjs) without `workspace:`.
+  if (packedManifest.version !== manifest.version) fail(manifest.name, `packed as ${packedManifest.version}, not ${manifest.version}`)
+  if (!listing.includes('package/CHANGELOG.md')) fail(manifest.name, 'the tarball has no CHANGELOG.md (run `pnpm release:version`)')
+  for (const [peer, range] of Object.entries(manifest.peerDependencies ?? {})) {
+    const packedRange = packedManifest.peerDependencies?.[peer]
+    if (packedRange !== range.replace(/^workspace:/, '')) fail(manifest.name, `peer ${peer} packed as ${packedRange}, not ${range.replace(/^workspace:/, '')}`)
+  }
+  for (const [dependency, range] of Object.entries(manifest.dependencies ?? {})) {
+    const target = range === 'workspace:^' ? packages.find((p) => p.manifest.name === dependency) : undefined
+    if (target !== undefined && packedManifest.dependencies?.[dependency] !== `^${target.manifest.version}`) {
+      fail(manifest.name, `dependency ${dependency} packed as ${packedManifest.dependencies?.[dependency]}, not ^${target.manifest.version}`)
+    }
+  }
   try {
     run(bin('publint'), ['run', tarball, '--strict'], work)
   } catch (error) {
