@@ -87,7 +87,7 @@ async function runStep(ctx: Context, model: LanguageModelV3, agent: Agent, turn:
 
 /**
  * Closes the turn a log leaves open (the process running it died): `step/end`
- * for an open step, then `turn/end` with reason `error`. Without it the
+ * for an open step, then `turn/end` with reason `interrupted`. Without it the
  * plan layers read the session as mid-turn: an idle `/plan` would wait for
  * a step instead of committing.
  */
@@ -97,5 +97,5 @@ export async function closeInterruptedTurn(session: Session): Promise<void> {
   const { turn } = start.data as SessionEventMap['turn/start']
   const step = session.events.findLast((event) => event.type === 'step/start' || event.type === 'step/end')
   if (step?.type === 'step/start') await session.append('step/end', { turn, step: (step.data as SessionEventMap['step/start']).step })
-  await session.append('turn/end', { turn, reason: 'error', error: 'interrupted: the process running this turn ended' })
+  await session.append('turn/end', { turn, reason: 'interrupted' })
 }

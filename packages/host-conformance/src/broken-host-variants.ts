@@ -110,6 +110,83 @@ function wrapHost<A extends Agent>(
   }
 }
 
+/**
+ * The variant `never closes a turn its log left open`. It simulates a host
+ * whose store hands out a reopened log as the dead process left it, without
+ * closing its open turn, and whose loop never closes that turn either (or
+ * only when its next turn starts): the agent `openAgent` returns reads a
+ * session that hides the `step/end` and `turn/end` the store appended while
+ * opening it (the events past the length the log had when the previous host
+ * of the same `dir` was closed), and every session refuses a `step/end` or
+ * `turn/end` of a turn its host did not start (the loop's own closing).
+ */
+function neverClosesAnOpenTurn<A extends Agent>(factory: HostFactory<A>): HostFactory<A> {
+  const started = new WeakMap<Session, Set<number>>()
+  const refuseForeignClosing: AppendFilter = (type, data, session) => {
+    const turns = started.get(session) ?? new Set<number>()
+    started.set(session, turns)
+    const { turn } = data as { turn?: number }
+    if (type === 'turn/start' && turn !== undefined) turns.add(turn)
+    // A turn/end or step/end of a turn this host did not start: the closing of a turn an earlier process left open.
+    if ((type === 'turn/end' || type === 'step/end') && turn !== undefined && !turns.has(turn)) return unwritten(session, type, data)
+    return undefined
+  }
+  // Per case directory and session id: how long the log was when the host that wrote it was closed.
+  const lengthAtClose = new Map<string, number>()
+  return async (environment) => {
+    const host = await factory(environment)
+    const key = (id: string): string => `${environment.dir}\u0000${id}`
+    const sessions = new Set<Session>()
+    const track = (agent: A): A => {
+      patchAppend(agent.session, refuseForeignClosing)
+      sessions.add(agent.session)
+      return agent
+    }
+    const open = host.openAgent?.bind(host)
+    return adapterWith(host, {
+      createAgent: async (options) => track(await host.createAgent(options)),
+      ...(open === undefined
+        ? {}
+        : {
+            openAgent: async (id: string) => {
+              const agent = track(await open(id))
+              const known = lengthAtClose.get(key(id))
+              return known === undefined ? agent : hidingClosing(agent, known)
+            },
+          }),
+      close: async () => {
+        for (const session of sessions) lengthAtClose.set(key(session.id), session.events.length)
+        await host.close?.()
+      },
+    })
+  }
+}
+
+/**
+ * `agent` as one whose session hides the `step/end` and `turn/end` events
+ * past `known` (those its store appended while opening the log); the agent's
+ * own code keeps its real session. `agent` itself when there are none.
+ */
+function hidingClosing<A extends Agent>(agent: A, known: number): A {
+  const session = agent.session
+  const hidden = new Set<SessionEvent>(session.events.slice(known).filter((event) => event.type === 'step/end' || event.type === 'turn/end'))
+  if (hidden.size === 0) return agent
+  const view: Session = {
+    id: session.id,
+    get events() {
+      return session.events.filter((event) => !hidden.has(event))
+    },
+    append: ((type, data) => session.append(type, data)) as Append,
+  }
+  return new Proxy(agent, {
+    get(target, property) {
+      if (property === 'session') return view
+      const value = Reflect.get(target, property, target) as unknown
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value
+    },
+  })
+}
+
 /** Replaces `name` of the service `service` of `ctx` in place. */
 function patchService(ctx: Context, service: string, name: string, replace: (original: (...args: never[]) => unknown) => unknown): void {
   const target = ctx.get(service as never) as Record<string, unknown> | undefined
@@ -140,9 +217,10 @@ const PLAN_MODE_TEXTS = /^(The user switched this session|CONFORMANCE PLAN GUIDA
  * messages inside the pre-step, losing them on a rejection…) by patching the
  * host's sessions, service objects or pre-step listeners in place, so it
  * works on any host whose sessions and services are plain mutable objects.
- * `never closes a turn its log left open` only breaks a host that closes
- * such a turn when its next turn starts, not one that closes it while
- * opening the session.
+ * `never closes a turn its log left open` hides from the kit the closing a
+ * store appended while opening a session, and refuses the closing a loop
+ * appends before its next turn: it stands for a host that closes such a turn
+ * late (at its next turn) or never.
  *
  * @public
  */
@@ -297,18 +375,7 @@ export const BROKEN_HOST_VARIANTS: readonly BrokenHostVariant[] = [
     duty: 'restart-from-log',
     name: 'never closes a turn its log left open',
     failure: 'the turn the log left open (turn 2, seq',
-    wrap: (factory) => {
-      const started = new WeakMap<Session, Set<number>>()
-      return wrapHost(factory, undefined, (type, data, session) => {
-        const turns = started.get(session) ?? new Set<number>()
-        started.set(session, turns)
-        const { turn } = data as { turn?: number }
-        if (type === 'turn/start' && turn !== undefined) turns.add(turn)
-        // A turn/end or step/end of a turn this host did not start: the closing of a turn an earlier process left open.
-        if ((type === 'turn/end' || type === 'step/end') && turn !== undefined && !turns.has(turn)) return unwritten(session, type, data)
-        return undefined
-      })
-    },
+    wrap: neverClosesAnOpenTurn,
   },
   {
     duty: 'notices',

@@ -91,7 +91,7 @@ export const HOST_DUTIES: readonly HostDutyInfo[] = [
     duty: 'restart-from-log',
     kind: 'plan',
     means:
-      'a host opened on a logged session rebuilds plan state from the log alone: a /plan selected after the last step is still pending and applies at the next step; a turn the log leaves open is closed before the next turn is logged',
+      'a host opened on a logged session rebuilds plan state from the log alone: a /plan selected after the last step is still pending and applies at the next step; a turn the log leaves open is closed when the session is opened for writing, before anything else is appended (step/end for an open step, then turn/end with reason interrupted)',
   },
   {
     duty: 'notices',

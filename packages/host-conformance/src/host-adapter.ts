@@ -45,8 +45,10 @@ export interface ConformanceHost<A extends Agent = Agent> {
   createAgent(options?: { readonly owner?: A }): A | Promise<A>
   /**
    * An idle agent over the session logged as `sessionId` (by an earlier host
-   * with the same `dir`). Leave it out and the restart case fails, naming
-   * `restart-from-log`, unless that duty is skipped.
+   * with the same `dir`), opened for writing: a turn the log left open is
+   * closed by the time it resolves (`step/end` of an open step, then
+   * `turn/end { reason: 'interrupted' }`). Leave it out and the restart
+   * cases fail, naming `restart-from-log`, unless that duty is skipped.
    */
   openAgent?(sessionId: string): A | Promise<A>
   /**

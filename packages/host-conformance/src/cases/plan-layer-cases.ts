@@ -115,46 +115,67 @@ const restartFromLog: CaseSpec = {
   },
 }
 
-const restartOpenTurn: CaseSpec = {
-  duty: 'restart-from-log',
-  title: 'a turn the log leaves open is closed before the next turn is logged, and the session is idle after it',
-  async body(h: Harness) {
-    await h.start()
-    const agent = await h.agent()
-    h.script({ text: 'one' })
-    await h.prompt(agent, 'before the restart')
-    const dangling = await h.within("session.append('turn/start') (a process that ends mid-turn)", () => agent.session.append('turn/start', { turn: 2 }))
-    const logged = agent.session.events.map((event) => `${event.seq}:${event.type}`)
-    const id = agent.session.id
-    const second = await h.restart()
-    h.check(second.openAgent !== undefined, 'the host adapter has no openAgent(sessionId): the kit cannot reopen a logged session (skip this duty if your host cannot restart)')
-    const reopened = await h.within(`openAgent(${JSON.stringify(id)})`, () => second.openAgent!(id))
-    const reread = reopened.session.events.slice(0, logged.length).map((event) => `${event.seq}:${event.type}`)
-    h.check(reread.join(',') === logged.join(','), `the reopened session must hold the log as written (a host may close the open turn after it): before ${logged.join(',')}, after ${reread.join(',')}`)
-    h.script({ text: 'two' })
-    await h.prompt(reopened, 'after the restart')
-    const events = reopened.session.events
-    const at = events.findIndex((event) => event.seq === dangling.seq)
-    const closes = events.filter((event) => event.type === 'turn/end' && event.data.turn === 2)
-    const next = events.findIndex((event, index) => index > at && event.type === 'turn/start')
-    h.check(
-      closes.length === 1 && next > events.indexOf(closes[0]!),
-      `the turn the log left open (turn 2, seq ${dangling.seq}) must be closed by one turn/end { turn: 2 } before the next turn/start is logged; found ${closes.length} turn/end for it, the next turn/start at ${next}. Log: ${logSummary(events)}`,
-    )
-    h.check(
-      !events.slice(at + 1, events.indexOf(closes[0]!)).some((event) => event.type === 'step/start'),
-      `no step may run in the turn the log left open. Log: ${logSummary(events)}`,
-    )
-    const start = events[next] as SessionEvent<'turn/start'>
-    h.checkDuty('turns-and-steps', start.data.turn === 3, `the first turn after the one left open must be turn/start { turn: 3 }; it is ${JSON.stringify(start.data)}`)
-    const before = events.length
-    const plan = await h.command(reopened, '/plan')
-    const idle = reopened.session.events.slice(before).map((event) => event.type)
-    h.check(
-      plan?.text === PLAN_COMMAND_REPLIES.on && idle.join(',') === 'command/run,plan/mode,command/done',
-      `after that turn the session must read as idle: /plan must commit at once (${JSON.stringify(PLAN_COMMAND_REPLIES.on)}, logging command/run, plan/mode, command/done); it answered ${JSON.stringify(plan?.text)} and logged ${idle.join(', ')}`,
-    )
-  },
+/** A turn or step event as `type(turn,step,reason)`, the parts it has. */
+function frameOf(event: SessionEvent): string {
+  const data = event.data as { turn?: number; step?: number; reason?: string }
+  return `${event.type}(${[data.turn, data.step, data.reason].filter((part) => part !== undefined).join(',')})`
+}
+
+/**
+ * A process that ended mid-turn (with `openStep`, mid-step): the kit appends
+ * `turn/start { turn: 2 }` (and `step/start { turn: 2, step: 1 }`) with no
+ * end and restarts. The writer that reopens the log closes that turn at
+ * once, before `openAgent` resolves: `step/end` for the open step, then
+ * `turn/end { turn: 2, reason: 'interrupted' }`.
+ */
+function restartOpenTurn(openStep: boolean): CaseSpec {
+  return {
+    duty: 'restart-from-log',
+    title: openStep
+      ? 'a turn the log leaves open in a step is closed when the session is opened for writing: step/end of the step, then turn/end interrupted'
+      : 'a turn the log leaves open is closed by turn/end interrupted when the session is opened for writing, and the session is idle after the next turn',
+    async body(h: Harness) {
+      await h.start()
+      const agent = await h.agent()
+      h.script({ text: 'one' })
+      await h.prompt(agent, 'before the restart')
+      const dangling = await h.within("session.append('turn/start') (a process that ends mid-turn)", () => agent.session.append('turn/start', { turn: 2 }))
+      if (openStep) await h.within("session.append('step/start') (a process that ends mid-step)", () => agent.session.append('step/start', { turn: 2, step: 1 }))
+      const logged = agent.session.events.map((event) => `${event.seq}:${event.type}`)
+      const id = agent.session.id
+      const second = await h.restart()
+      h.check(second.openAgent !== undefined, 'the host adapter has no openAgent(sessionId): the kit cannot reopen a logged session (skip this duty if your host cannot restart)')
+      const reopened = await h.within(`openAgent(${JSON.stringify(id)})`, () => second.openAgent!(id))
+      const opened = reopened.session.events
+      const reread = opened.slice(0, logged.length).map((event) => `${event.seq}:${event.type}`)
+      h.check(
+        reread.join(',') === logged.join(','),
+        `the reopened session must hold the log as written (then the closing of the turn it left open): before ${logged.join(',')}, after ${reread.join(',')}`,
+      )
+      const closing = opened.slice(logged.length).map(frameOf)
+      const expected = [...(openStep ? ['step/end(2,1)'] : []), 'turn/end(2,interrupted)']
+      h.check(
+        closing.join(' ') === expected.join(' '),
+        `the turn the log left open (turn 2, seq ${dangling.seq}) must be closed when the session is opened for writing: once openAgent() resolved, the log as written must be followed by exactly ${expected.join(' ')}${openStep ? ' (the open step first)' : ''}; it is followed by ${closing.join(' ') || 'nothing'}. Log: ${logSummary(opened)}`,
+      )
+      h.script({ text: 'two' })
+      await h.prompt(reopened, 'after the restart')
+      const events = reopened.session.events
+      const closes = events.filter((event) => event.type === 'turn/end' && event.data.turn === 2)
+      h.check(closes.length === 1, `the turn the log left open (turn 2, seq ${dangling.seq}) must be closed once: the log has ${closes.length} turn/end { turn: 2 }. Log: ${logSummary(events)}`)
+      const next = events.findIndex((event, index) => index >= logged.length && event.type === 'turn/start')
+      h.check(next > events.indexOf(closes[0]!), `the next turn must start after the closing of the one the log left open. Log: ${logSummary(events)}`)
+      const start = events[next] as SessionEvent<'turn/start'>
+      h.checkDuty('turns-and-steps', start.data.turn === 3, `the first turn after the one left open must be turn/start { turn: 3 }; it is ${JSON.stringify(start.data)}`)
+      const before = events.length
+      const plan = await h.command(reopened, '/plan')
+      const idle = reopened.session.events.slice(before).map((event) => event.type)
+      h.check(
+        plan?.text === PLAN_COMMAND_REPLIES.on && idle.join(',') === 'command/run,plan/mode,command/done',
+        `after that turn the session must read as idle: /plan must commit at once (${JSON.stringify(PLAN_COMMAND_REPLIES.on)}, logging command/run, plan/mode, command/done); it answered ${JSON.stringify(plan?.text)} and logged ${idle.join(', ')}`,
+      )
+    },
+  }
 }
 
 const noticeCase: CaseSpec = {
@@ -431,7 +452,8 @@ const projections: CaseSpec = {
 export const PLAN_LAYER_CASES: readonly CaseSpec[] = [
   composition,
   restartFromLog,
-  restartOpenTurn,
+  restartOpenTurn(false),
+  restartOpenTurn(true),
   noticeCase,
   ...reviews.map(reviewCase),
   enterPlanMode,
