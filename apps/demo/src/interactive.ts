@@ -269,6 +269,7 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
       section,
       placement: options.placement,
       guard: options.guard,
+      ...(options.planDir === undefined ? {} : { planDir: resolve(options.planDir) }),
       renderer,
       style,
       answer,
@@ -292,6 +293,8 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
     `guidance:  ${options.placement === 'transcript' ? 'a transcript message (the system prompt and tools never change)' : 'in the system prompt (--placement transcript sends it as a message)'}`,
   )
   renderer.info(`guard:     ${options.guard ? 'on: tools that are not read-only are refused in plan mode' : 'off: plan mode guides, nothing is blocked (--guard refuses edits)'}`)
+  const planFile = active.ctx.get('planFile')
+  if (planFile !== undefined) renderer.info(`plan file: ${planFile.pathOf(active.session.id)}`)
   if (resumeId !== undefined) {
     const state = active.planState()
     renderer.info(`resumed ${active.session.events.length} events; plan mode ${state.active ? 'on' : 'off'}${state.pending === undefined ? '' : ` (pending → ${state.pending ? 'on' : 'off'})`}`)

@@ -20,6 +20,14 @@ describe('pnpm start flags', () => {
     expect(() => parseCli(['--guard=yes'])).toThrow(/--guard/)
   })
 
+  it('--plan-dir takes a folder, absent by default', () => {
+    expect(parseCli([]).planDir).toBeUndefined()
+    expect(parseCli(['--plan-dir', 'plans']).planDir).toBe('plans')
+    expect(parseCli(['--plan-dir=/tmp/plans']).planDir).toBe('/tmp/plans')
+    expect(() => parseCli(['--plan-dir'])).toThrow(/--plan-dir/)
+    expect(START_USAGE).toMatch(/--plan-dir <dir>\s+keep each session's latest plan in <dir>\/<session id>\.md \(plan-file\)/)
+  })
+
   it('--help documents both', () => {
     expect(START_USAGE).toMatch(/--placement <where>\s+where the guidance goes: system \(the system prompt, default\) or\n\s+transcript/)
     expect(START_USAGE).toMatch(/--guard\s+refuse tools that are not read-only while plan mode is on \(plan-guard\)/)

@@ -961,3 +961,32 @@ describe('pnpm start on a terminal', () => {
     expect(readdirSync(tmp)).toEqual(['sessions'])
   }, 60_000)
 })
+
+describe('pnpm start --plan-dir (plan-file)', () => {
+  /** Waits until `file` exists; the test's timeout bounds it. */
+  const appears = async (file: string): Promise<string> => {
+    while (!existsSync(file)) await new Promise((resolve) => setTimeout(resolve, 10))
+    return readFileSync(file, 'utf8')
+  }
+
+  it('the plan file appears once a plan is submitted (open while it is reviewed), and says approved after the approval', async () => {
+    const sessionDir = temp('plan-dir-sessions')
+    const planDir = join(temp('plan-dir'), 'plans')
+    const child = spawnStart(['--session-dir', sessionDir, '--plan-dir', planDir, '--plan'])
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+    child.stdin.write('Add due dates to tasks\n')
+    await child.waitFor('`e` edits the plan')
+    const id = basename(onlySessionFile(sessionDir), '.jsonl')
+    const file = join(planDir, `${id}.md`)
+    expect(child.output()).toContain(`  plan file: ${file}\n`)
+    const open = await appears(file)
+    expect(open).toMatch(new RegExp(`^---\\nsession: "${id}"\\nrev: 1\\nstatus: "open"\\ntitle: "Plan: due dates for tasks"\\n---\\n# Plan: due dates for tasks\\n`))
+    child.stdin.write('1\n')
+    await child.waitFor('reviewer › Approve')
+    child.stdin.end('/quit\n')
+    expect(await exited).toBe(0)
+    const approved = readFileSync(file, 'utf8')
+    expect(approved).toBe(open.replace('status: "open"', 'status: "approved"'))
+    expect(readdirSync(planDir)).toEqual([`${id}.md`])
+  })
+})

@@ -32,6 +32,8 @@ export interface WebCliOptions {
   readonly placement: Placement
   /** `--guard`: compose plan-guard (SPEC §14). */
   readonly guard: boolean
+  /** `--plan-dir`, resolved: compose plan-file, each session's latest plan as `<dir>/<id>.md` (SPEC §19). */
+  readonly planDir?: string
   /** `--help`. */
   readonly help: boolean
 }
@@ -71,6 +73,7 @@ export const WEB_USAGE = `usage: pnpm web [options]
   --section-file <file>   plan-mode guidance text (default: RECOMMENDED_PLAN_SECTION)
   --placement <where>     system (the system prompt, default) or transcript (one message; prompt cache kept)
   --guard                 refuse tools that are not read-only while plan mode is on (plan-guard)
+  --plan-dir <dir>        keep each session's latest plan in <dir>/<session id>.md (plan-file)
   --base-url <url>        an OpenAI-compatible chat-completions server (or OPENAI_BASE_URL)
   --model <id>            the model id there (or OPENAI_MODEL); with DeepSeek, default deepseek-chat
   --api-key <key>         the key (or OPENAI_API_KEY; DEEPSEEK_API_KEY selects DeepSeek)
@@ -99,6 +102,7 @@ export function parseWebCli(argv: readonly string[], cwd = process.cwd()): WebCl
       'section-file': { type: 'string' },
       placement: { type: 'string' },
       guard: { type: 'boolean', default: false },
+      'plan-dir': { type: 'string' },
       'base-url': { type: 'string' },
       model: { type: 'string' },
       'api-key': { type: 'string' },
@@ -137,6 +141,7 @@ export function parseWebCli(argv: readonly string[], cwd = process.cwd()): WebCl
     offline: values.offline === true,
     placement: parsePlacement(values.placement),
     guard: values.guard === true,
+    ...(values['plan-dir'] === undefined ? {} : { planDir: resolve(cwd, values['plan-dir']) }),
     help: values.help === true,
   }
 }

@@ -50,6 +50,8 @@ export interface WebHostOptions {
   readonly placement?: 'system' | 'transcript'
   /** Compose `@planmode/plan-guard` (SPEC §14). */
   readonly guard?: boolean
+  /** Compose `@planmode/plan-file` with this folder (`--plan-dir`): each session's latest plan as `<dir>/<id>.md`. */
+  readonly planDir?: string
   /** Steps per turn (default 24). */
   readonly maxSteps?: number
   /** Where the host's warnings go (default: the console). */
@@ -345,6 +347,8 @@ export class WebHost {
     this.open.clear()
     this.byAgent.clear()
     await this.postgres?.end()
+    // The plan files' last writes, before disposal drops them.
+    await this.ctx.get('planFile')?.settled()
     this.ctx.dispose()
   }
 }

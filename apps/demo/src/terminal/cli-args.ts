@@ -18,6 +18,8 @@ export interface CliOptions {
   readonly placement: Placement
   /** Compose `@planmode/plan-guard`: tool calls that are not read-only are refused in plan mode (SPEC §14). */
   readonly guard: boolean
+  /** Compose `@planmode/plan-file` with this folder: each session's latest plan as `<dir>/<session id>.md` (SPEC §19). */
+  readonly planDir?: string
   readonly help: boolean
 }
 
@@ -52,6 +54,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
       plan: { type: 'boolean', default: false },
       placement: { type: 'string' },
       guard: { type: 'boolean', default: false },
+      'plan-dir': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     allowPositionals: false,
@@ -69,6 +72,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
     plan: values.plan === true,
     placement: parsePlacement(values.placement),
     guard: values.guard === true,
+    planDir: values['plan-dir'],
     help: values.help === true,
   }
 }
@@ -92,6 +96,7 @@ export const START_USAGE = `usage: pnpm start [options]
   --placement <where>     where the guidance goes: system (the system prompt, default) or
                           transcript (one message; system prompt and tools never change)
   --guard                 refuse tools that are not read-only while plan mode is on (plan-guard)
+  --plan-dir <dir>        keep each session's latest plan in <dir>/<session id>.md (plan-file)
   --base-url <url>        an OpenAI-compatible chat-completions server (or OPENAI_BASE_URL)
   --model <id>            the model id there (or OPENAI_MODEL); with DeepSeek, default deepseek-chat
   --api-key <key>         the key (or OPENAI_API_KEY; DEEPSEEK_API_KEY selects DeepSeek)

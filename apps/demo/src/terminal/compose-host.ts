@@ -15,6 +15,7 @@ import { planCorePlugin } from '@planmode/plan-core'
 import { planModeInvariantPlugin } from '@planmode/plan-core/invariant'
 import { planGuardPlugin } from '@planmode/plan-guard'
 import { planPolicyPlugin, type PlanPolicyPlacement } from '@planmode/plan-policy'
+import { planFilePlugin } from '@planmode/plan-file'
 import { planHistoryPlugin, planProjectionPlugin } from '@planmode/plan-projection'
 import { planToolPlugin } from '@planmode/plan-tool'
 import { workspaceToolsPlugin } from '../workspace/workspace-tools.js'
@@ -43,12 +44,14 @@ export interface ComposePlanHostOptions {
   readonly section: string
   readonly placement?: PlanPolicyPlacement
   readonly guard?: boolean
+  /** Compose `@planmode/plan-file` with this folder (`--plan-dir`): each session's latest plan as `<dir>/<id>.md`. */
+  readonly planDir?: string
   readonly workspace: string
 }
 
 /**
  * Composes, on `ctx`, the reference host (one plugin per runtime), every
- * plan layer, plan-guard when asked for, and the demo's workspace tools:
+ * plan layer, plan-guard and plan-file when asked for, and the demo's workspace tools:
  * what the terminal host and the web server share. The caller adds its own
  * base prompt and user-questions provider.
  */
@@ -74,6 +77,8 @@ export function composePlanHost(ctx: Context, options: ComposePlanHostOptions): 
   ctx.plugin(planToolPlugin)
   ctx.plugin(planProjectionPlugin)
   ctx.plugin(planHistoryPlugin)
+  // Opt-in: the latest plan of each session as a file (after planHistory, which it reads).
+  if (options.planDir !== undefined) ctx.plugin(planFilePlugin, { dir: options.planDir })
   // Opt-in enforcement: refuses tool calls that are not read-only while plan mode is on.
   if (options.guard === true) ctx.plugin(planGuardPlugin)
   // The demo's workspace tools (read-only ones annotated so).

@@ -25,6 +25,8 @@ export interface DemoHostOptions {
   readonly placement?: 'system' | 'transcript'
   /** Compose `@planmode/plan-guard` (SPEC §14): in plan mode, tools that are not read-only are refused. */
   readonly guard?: boolean
+  /** Compose `@planmode/plan-file` with this folder (`--plan-dir`). */
+  readonly planDir?: string
   readonly renderer: TranscriptRenderer
   /** The transcript's style (`/plans diff` colours with it). */
   readonly style: Style
@@ -180,6 +182,8 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
       if (agent.status === 'running') await agent.cancel()
       await agent.idle()
       await session.settled()
+      // The plan file's last write, before disposal drops it.
+      await ctx.get('planFile')?.settled()
       await sessions.close(session)
       ctx.dispose()
     },

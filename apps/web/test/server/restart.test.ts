@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { existsSync, readdirSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -130,6 +130,36 @@ describe('the server process', () => {
     expect(after.slice(0, log.length)).toEqual(log)
     expect(after.filter((event) => (event.type as string) === 'demo/workspace')).toHaveLength(1)
     expect(existsSync(join(sessionDir, 'workspace', 'src', 'tasks.js'))).toBe(true)
+  })
+
+  it('--plan-dir: the plan file appears once a plan is submitted (open while it is reviewed), and says approved after the approval', async () => {
+    const cwd = tempDir('planmode-web-plan-dir-')
+    const planDir = join(cwd, 'plans')
+    const { parseWebCli } = await import('../../server/options.js')
+    expect(parseWebCli(['--plan-dir', 'plans'], cwd).planDir).toBe(planDir)
+    expect(parseWebCli([], cwd).planDir).toBeUndefined()
+    const server = await startChild(['--port', '0', '--plan-dir', 'plans'], cwd)
+    try {
+      expect(server.output()).toContain(`; plan files in ${planDir}\n`)
+      const id = (await post(server, '/api/sessions', {})).body.id
+      const stream = await SseClient.open(server, `/api/sessions/${id}/stream?from=-1`)
+      await post(server, `/api/sessions/${id}/command`, { line: '/plan Add due dates to tasks' })
+      const question = (await stream.waitFor((item) => item.event === 'question')).data
+      const file = join(planDir, `${id}.md`)
+      // The write runs beside the agent loop: wait until the file is there (the test's timeout bounds the wait).
+      while (!existsSync(file)) await new Promise((resolve) => setTimeout(resolve, 10))
+      const open = readFileSync(file, 'utf8')
+      expect(open).toMatch(new RegExp(`^---\\nsession: "${id}"\\nrev: 1\\nstatus: "open"\\ntitle: "Plan: due dates for tasks"\\n---\\n# Plan: due dates for tasks\\n`))
+      await post(server, `/api/sessions/${id}/questions/${question.id}`, { answers: [{ id: 'plan-review', selected: ['Approve'] }] })
+      await waitForEvent(stream, turnEnded(1))
+      stream.close()
+      server.process.kill('SIGTERM')
+      expect(await server.exited).toBe(0)
+      expect(readFileSync(file, 'utf8')).toBe(open.replace('status: "open"', 'status: "approved"'))
+      expect(readdirSync(planDir)).toEqual([`${id}.md`])
+    } finally {
+      server.process.kill('SIGKILL')
+    }
   })
 
   it('prints its usage for --help and refuses unknown flags', () => {
