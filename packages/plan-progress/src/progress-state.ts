@@ -4,9 +4,9 @@ import { planSteps } from './plan-steps.js'
 import type { PlanProgressStep, PlanProgressView, PlanStepStatus, TrackedPlan } from './types.js'
 
 /**
- * An `exit_plan_mode` call of the open turn that has no `tool/result` yet:
- * its plan argument, and whether its `plan/review` record was logged (its
- * result is then no legacy approval).
+ * An `exit_plan_mode` call of the open turn: its plan argument, and
+ * whether its `plan/review` record was logged (its result is then no legacy
+ * approval).
  *
  * @public
  */
@@ -21,9 +21,9 @@ export interface OpenExitCall {
 
 /**
  * The state of the `planProgress` projection unit, plain JSON: the tracked
- * plan, its steps as they stand, and the exit calls of the open turn still
- * waiting for their result (cleared at `turn/end`, so the list stays as
- * short as one turn's unsettled calls).
+ * plan, its steps as they stand, and the exit calls of the open turn
+ * (cleared at `turn/end`, so the list stays as short as one turn's exit
+ * calls: a call's record and result come in its turn).
  *
  * @public
  */
@@ -32,7 +32,7 @@ export interface PlanProgressState {
   readonly plan: TrackedPlan | null
   /** Its steps: the latest `plan/progress` list for it, else the plan's own steps. */
   readonly steps: readonly PlanProgressStep[]
-  /** The open turn's `exit_plan_mode` calls without a result yet, oldest first. */
+  /** The open turn's `exit_plan_mode` calls, oldest first. */
   readonly calls: readonly OpenExitCall[]
 }
 
@@ -98,16 +98,15 @@ function applyReview(state: PlanProgressState, data: unknown): PlanProgressState
 function applyResult(state: PlanProgressState, data: unknown): PlanProgressState {
   if (!isObject(data) || data['toolName'] !== EXIT_TOOL) return state
   const id = data['toolCallId']
-  const at = state.calls.findIndex((call) => call.toolCallId === id)
-  const call = at >= 0 ? state.calls[at]! : undefined
-  const calls = at >= 0 ? [...state.calls.slice(0, at), ...state.calls.slice(at + 1)] : state.calls
+  const call = state.calls.find((entry) => entry.toolCallId === id)
   const value = data['value']
-  // A legacy approval (SPEC §17): an approved result whose call has no review record.
+  // A legacy approval (SPEC §17): an approved result whose call has no review record. The call stays
+  // listed until turn/end, so a record before any later result of it still counts.
   if (typeof id !== 'string' || call?.recorded === true || data['isError'] !== false || !isObject(value) || value['approved'] !== true || fresh(value)) {
-    return calls === state.calls ? state : { plan: state.plan, steps: state.steps, calls }
+    return state
   }
   const plan = typeof value['plan'] === 'string' ? value['plan'] : (call?.plan ?? '')
-  return approve(state, id, plan, planTitle(plan), calls)
+  return approve(state, id, plan, planTitle(plan))
 }
 
 function applyHandoff(state: PlanProgressState, data: unknown): PlanProgressState {
