@@ -99,7 +99,7 @@ describe('§17 what the model reads: the message that starts tracking', () => {
     await h.planMode.set(agent, false)
     await agent.prompt('now')
     expect(stepMessages(agent.session, 2, 1)).toEqual(['now', LEAVE_NOTICE, TRACK])
-    expect(planModeGuidance('GUIDE').source.form).toBe('guidance')
+    expect(planModeGuidance('GUIDE').source).toMatchObject({ form: 'guidance' })
   })
 
   it('a rejected pre-step adds nothing; the next accepted one does', async () => {

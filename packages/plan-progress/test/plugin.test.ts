@@ -1,11 +1,12 @@
 import { Context, MissingServiceError } from '@planmode/context'
 import { planCorePlugin } from '@planmode/plan-core'
 import { planProgressPlugin, planProgressProjectionPlugin, UPDATE_PLAN } from '@planmode/plan-progress'
+import type { Session } from '@planmode/seams'
 import { createHost } from '@planmode/testkit'
 import { describe, expect, it } from 'vitest'
 import { approve, progressMessages, setup } from './support.js'
 
-const keys = (h: { root: Context }, session: Parameters<ReturnType<Context['require']>['snapshot']>[0]) =>
+const keys = (h: { root: Context }, session: Session) =>
   Object.keys(h.root.require('sessionProjections').snapshot(session).values)
 
 describe('§17/§8 layer rules', () => {

@@ -120,7 +120,7 @@ function model(events: readonly SessionEvent[]): PlanProgressView {
   const ended = after.some((e) => e.type === 'plan/mode' && e.data.active && [undefined, 'user', 'model'].includes(e.data.cause))
   if (ended) return none
   const progress = after.filter((e) => (e.type as string) === 'plan/progress' && (e.data as { plan: string }).plan === latest.id).at(-1)
-  const stepList = progress === undefined ? initialSteps(latest.plan) : ((progress.data as { steps: PlanProgressStep[] }).steps)
+  const stepList = progress === undefined ? initialSteps(latest.plan) : ((progress.data as unknown as { steps: PlanProgressStep[] }).steps)
   const done = stepList.filter((s) => s.status === 'done' || s.status === 'skipped').length
   const active = stepList.find((s) => s.status === 'in_progress')?.step ?? null
   return { plan: { toolCallId: latest.id, title: latest.title }, steps: stepList, done, total: stepList.length, active }

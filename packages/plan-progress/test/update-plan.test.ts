@@ -134,14 +134,14 @@ describe('§17 update_plan execution rules 1–6, in order', () => {
     const { host, agent } = await tracked()
     await update(host.root, agent, { updates: [{ step: 1, status: 'in_progress', note: 'first' }] })
     await update(host.root, agent, { updates: [{ step: 1, status: 'done' }, { step: 2, status: 'skipped', note: 'not needed' }] })
-    let steps = (progressEvents(agent.session.events).at(-1)!.data as { steps: unknown[] }).steps
+    let steps = (progressEvents(agent.session.events).at(-1)!.data as unknown as { steps: unknown[] }).steps
     expect(steps).toEqual([
       { step: 1, text: 'Add a cache.', status: 'done', note: 'first' },
       { step: 2, text: 'Wire it in.', status: 'skipped', note: 'not needed' },
       { step: 3, text: 'Test it.', status: 'pending' },
     ])
     await update(host.root, agent, { updates: [{ step: 1, status: 'done', note: 'replaced' }, { step: 2, status: 'pending', note: ' ' }, { step: 3, status: 'in_progress' }, { step: 3, status: 'done' }] })
-    steps = (progressEvents(agent.session.events).at(-1)!.data as { steps: unknown[] }).steps
+    steps = (progressEvents(agent.session.events).at(-1)!.data as unknown as { steps: unknown[] }).steps
     expect(steps).toEqual([
       { step: 1, text: 'Add a cache.', status: 'done', note: 'replaced' },
       { step: 2, text: 'Wire it in.', status: 'pending' },
