@@ -64,6 +64,26 @@ describe('§17/§8 layer rules', () => {
     expect(h.root.require('tools').get(UPDATE_PLAN)).toBeUndefined()
   })
 
+  it('composed in a bundle beside plan-core: undone with plan-core, applied again when plan-core returns there', () => {
+    const h = createHost()
+    let bundle: Context | undefined
+    let core: { dispose(): void } | undefined
+    h.root.plugin({
+      name: 'test/bundle',
+      apply(ctx) {
+        bundle = ctx
+        core = ctx.plugin(planCorePlugin)
+        ctx.plugin(planProgressPlugin)
+      },
+    })
+    const tools = h.root.require('tools')
+    expect(tools.get(UPDATE_PLAN)).toBeDefined()
+    core!.dispose()
+    expect(tools.get(UPDATE_PLAN)).toBeUndefined()
+    bundle!.plugin(planCorePlugin)
+    expect(tools.get(UPDATE_PLAN)).toBeDefined()
+  })
+
   it('disposing the layer removes the tool and its messages; disposing the projection plugin removes only the key', async () => {
     const h = setup([{ text: 'one' }, { text: 'two' }])
     const agent = await h.agent()
