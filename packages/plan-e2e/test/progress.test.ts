@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { ScriptedResponse } from '@planmode/host'
+import type { ScriptedReply, ScriptedResponse } from '@planmode/host'
 import { planProgressPlugin, planProgressProjectionPlugin, UPDATE_PLAN } from '@planmode/plan-progress'
 import type { Session } from '@planmode/seams'
 import { deferred, eventsOf, requestSystem, userTexts } from '@planmode/testkit'
@@ -22,10 +22,10 @@ const rendering = (marks: readonly string[]) => {
   return [`Plan progress: ${done}/3.`, ...marks.map((mark, index) => `${mark} ${index + 1}. ${texts[index]}`)].join('\n')
 }
 
-const update = (updates: unknown[], extra: ScriptedResponse[] = []): ScriptedResponse => ({
+const update = (updates: unknown[], extra: ScriptedReply[] = []): ScriptedReply => ({
   toolCalls: [{ toolName: UPDATE_PLAN, input: { updates } }, ...extra.flatMap((reply) => ('toolCalls' in reply ? (reply.toolCalls ?? []) : []))],
 })
-const write = (path: string): ScriptedResponse => ({ toolCalls: [{ toolName: 'write', input: { path } }] })
+const write = (path: string): ScriptedReply => ({ toolCalls: [{ toolName: 'write', input: { path } }] })
 
 function progressHost(script: ScriptedResponse[] = [], dir?: string): TranscriptHost {
   const host = createTranscriptHost(script, dir === undefined ? {} : { dir })
