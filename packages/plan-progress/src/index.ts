@@ -10,7 +10,7 @@
 export type { PlanProgressStep, PlanProgressView, PlanStepStatus, TrackedPlan } from './types.js'
 export type { PlanProgressEventData } from './progress-event.js'
 export { planSteps } from './plan-steps.js'
-export { initialPlanProgress, stepPlanProgress, viewPlanProgress } from './progress-state.js'
+export { initialPlanProgress, progressSteps, stepPlanProgress, viewPlanProgress } from './progress-state.js'
 export type { OpenExitCall, PlanProgressState } from './progress-state.js'
 export { planProgress, planProgressProjectionPlugin } from './progress-projection.js'
 export { planProgressMessage, progressCounts, renderPlanProgress, UPDATE_PLAN_MESSAGES } from './progress-text.js'

@@ -2,7 +2,7 @@ import type { Plugin } from '@planmode/context'
 import type { PlanStep, PlanStepContributor } from '@planmode/plan-core'
 import type { Session, UserMessage } from '@planmode/seams'
 import { readProgressLog } from './progress-log.js'
-import { isOpenStep } from './progress-state.js'
+import { isOpenStep, progressSteps } from './progress-state.js'
 import { planProgressMessage, UPDATE_PLAN_MESSAGES } from './progress-text.js'
 import { createUpdatePlanTool } from './update-plan.js'
 
@@ -21,7 +21,8 @@ function progressContributor(): PlanStepContributor {
     const first = seen.get(session) !== step.turn && !(log.turn === step.turn && log.stepped)
     seen.set(session, step.turn)
     if (step.next) return undefined
-    const { plan, steps } = log.state
+    const plan = log.state.plan
+    const steps = plan === null ? [] : progressSteps(log.state)
     if (plan === null || steps.length === 0) return undefined
     if (!log.announced) return planProgressMessage(UPDATE_PLAN_MESSAGES.track, steps)
     if (first && !log.endedProgress && steps.some(isOpenStep)) return planProgressMessage(UPDATE_PLAN_MESSAGES.remind, steps)

@@ -21,7 +21,7 @@ export interface OpenExitCall {
 
 /**
  * The state of the `planProgress` projection unit, plain JSON: the tracked
- * plan, its steps as they stand, and the exit calls of the open turn
+ * plan and its text, the latest progress list for it, and the exit calls of the open turn
  * (cleared at `turn/end`, so the list stays as short as one turn's exit
  * calls: a call's record and result come in its turn).
  *
@@ -30,8 +30,14 @@ export interface OpenExitCall {
 export interface PlanProgressState {
   /** The approved plan being tracked, or `null`. */
   readonly plan: TrackedPlan | null
-  /** Its steps: the latest `plan/progress` list for it, else the plan's own steps. */
-  readonly steps: readonly PlanProgressStep[]
+  /** The tracked plan's markdown (`''` without a plan): its own steps are read from it when they are needed. */
+  readonly text: string
+  /**
+   * The latest `plan/progress` list for the plan, or `null` while there is
+   * none and the plan's own steps stand (see {@link progressSteps}): a
+   * replay reads no plan's markdown but the last one.
+   */
+  readonly steps: readonly PlanProgressStep[] | null
   /** The open turn's `exit_plan_mode` calls, oldest first. */
   readonly calls: readonly OpenExitCall[]
 }
@@ -43,7 +49,7 @@ const ENDS_TRACKING: ReadonlySet<unknown> = new Set([undefined, 'user', 'model']
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null
 
-const EMPTY: PlanProgressState = Object.freeze({ plan: null, steps: Object.freeze([]), calls: Object.freeze([]) }) as PlanProgressState
+const NO_CALLS: readonly OpenExitCall[] = Object.freeze([])
 
 /**
  * The state before any event: no plan, no steps, no open call.
@@ -51,13 +57,33 @@ const EMPTY: PlanProgressState = Object.freeze({ plan: null, steps: Object.freez
  * @public
  */
 export function initialPlanProgress(): PlanProgressState {
-  return { plan: null, steps: [], calls: [] }
+  return { plan: null, text: '', steps: null, calls: [] }
 }
 
-/** A new approved plan: its steps read from its text (SPEC §17 rules 1–4). */
+/** A new approved plan, whose own steps are read from `plan` when needed (SPEC §17 rules 1–4). */
 function approve(state: PlanProgressState, toolCallId: string, plan: string, title: string, calls = state.calls): PlanProgressState {
-  return { plan: { toolCallId, title }, steps: planSteps(plan), calls }
+  return { plan: { toolCallId, title }, text: plan, steps: null, calls }
 }
+
+/** The last plan text read and its steps: views of one state, or of states of one plan, read it once. */
+let read: { readonly text: string; readonly steps: readonly PlanProgressStep[] } | undefined
+
+/**
+ * The steps of a `planProgress` state as they stand: its latest
+ * `plan/progress` list, else the tracked plan's own steps
+ * ({@link planSteps} of its text, kept for the last text read); `[]` without
+ * a plan.
+ *
+ * @public
+ */
+export function progressSteps(state: PlanProgressState): readonly PlanProgressStep[] {
+  if (state.steps !== null) return state.steps
+  if (state.plan === null || state.text === '') return NO_STEPS
+  if (read?.text !== state.text) read = { text: state.text, steps: Object.freeze(planSteps(state.text)) }
+  return read.steps
+}
+
+const NO_STEPS: readonly PlanProgressStep[] = Object.freeze([])
 
 /** Whether an approval's handoff asks for a fresh session (tracked there, not here). */
 function fresh(value: Record<string, unknown>): boolean {
@@ -78,7 +104,7 @@ function applyMessage(state: PlanProgressState, data: unknown): PlanProgressStat
     calls = (calls ?? state.calls).filter((call) => call.toolCallId !== id)
     calls.push({ toolCallId: id, plan, recorded: false })
   }
-  return calls === undefined ? state : { plan: state.plan, steps: state.steps, calls }
+  return calls === undefined ? state : { plan: state.plan, text: state.text, steps: state.steps, calls }
 }
 
 function applyReview(state: PlanProgressState, data: unknown): PlanProgressState {
@@ -90,7 +116,7 @@ function applyReview(state: PlanProgressState, data: unknown): PlanProgressState
   const recorded: OpenExitCall = { toolCallId: id, plan: call?.plan ?? '', recorded: true }
   if (at >= 0) calls[at] = recorded
   else calls.push(recorded)
-  if (data['outcome'] !== 'approved' || fresh(data)) return { plan: state.plan, steps: state.steps, calls }
+  if (data['outcome'] !== 'approved' || fresh(data)) return { plan: state.plan, text: state.text, steps: state.steps, calls }
   const plan = typeof data['plan'] === 'string' ? data['plan'] : recorded.plan
   return approve(state, id, plan, planTitle(plan), calls)
 }
@@ -135,7 +161,7 @@ function readSteps(value: unknown): PlanProgressStep[] | undefined {
 function applyProgress(state: PlanProgressState, data: unknown): PlanProgressState {
   if (state.plan === null || !isObject(data) || data['plan'] !== state.plan.toolCallId) return state
   const steps = readSteps(data['steps'])
-  return steps === undefined ? state : { plan: state.plan, steps, calls: state.calls }
+  return steps === undefined ? state : { plan: state.plan, text: state.text, steps, calls: state.calls }
 }
 
 /**
@@ -173,10 +199,10 @@ export function stepPlanProgress(state: PlanProgressState, event: SessionEvent):
       return applyProgress(state, data)
     case 'plan/mode': {
       if (state.plan === null || !isObject(data) || data['active'] !== true || !ENDS_TRACKING.has(data['cause'])) return state
-      return { plan: null, steps: EMPTY.steps, calls: state.calls }
+      return { plan: null, text: '', steps: null, calls: state.calls }
     }
     case 'turn/end':
-      return state.calls.length === 0 ? state : { plan: state.plan, steps: state.steps, calls: EMPTY.calls }
+      return state.calls.length === 0 ? state : { plan: state.plan, text: state.text, steps: state.steps, calls: NO_CALLS }
     default:
       return state
   }
@@ -193,11 +219,12 @@ export function isOpenStep(step: PlanProgressStep): boolean {
  * @public
  */
 export function viewPlanProgress(state: PlanProgressState): PlanProgressView {
+  const steps = progressSteps(state)
   let done = 0
   let active: number | null = null
-  for (const step of state.steps) {
+  for (const step of steps) {
     if (!isOpenStep(step)) done += 1
     else if (step.status === 'in_progress' && active === null) active = step.step
   }
-  return { plan: state.plan, steps: state.steps, done, total: state.steps.length, active }
+  return { plan: state.plan, steps, done, total: steps.length, active }
 }

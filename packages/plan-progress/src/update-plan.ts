@@ -2,6 +2,7 @@ import type { Session, ToolDefinition, ToolExecution } from '@planmode/seams'
 import type {} from './progress-event.js'
 import { readPlanLog } from '@planmode/plan-core'
 import { readProgressLog } from './progress-log.js'
+import { progressSteps } from './progress-state.js'
 import { progressCounts, renderPlanProgress, UPDATE_PLAN_MESSAGES } from './progress-text.js'
 import type { PlanProgressStep, PlanStepStatus } from './types.js'
 
@@ -152,10 +153,11 @@ export function createUpdatePlanTool(): ToolDefinition<UpdatePlanInput, UpdatePl
       return serialized(session, async () => {
         if (readPlanLog(session).active) throw new Error(UPDATE_PLAN_MESSAGES.planModeOn)
         const { state } = readProgressLog(session)
-        if (state.plan === null || state.steps.length === 0) throw new Error(UPDATE_PLAN_MESSAGES.noPlan)
+        const current = progressSteps(state)
+        if (state.plan === null || current.length === 0) throw new Error(UPDATE_PLAN_MESSAGES.noPlan)
         const updates = readUpdates(input)
         if (updates === undefined) throw new Error(UPDATE_PLAN_MESSAGES.badArguments)
-        const steps = applyUpdates(state.steps, updates)
+        const steps = applyUpdates(current, updates)
         if (typeof steps === 'string') throw new Error(steps)
         await session.append('plan/progress', { toolCallId: execution.toolCallId, plan: state.plan.toolCallId, steps })
         const output: UpdatePlanOutput = progressCounts(steps)
