@@ -22,6 +22,7 @@ import { benchAgent } from './bench-session.js'
 import type { BenchEvent } from './generator.js'
 import { median, medianWithSetup, type Effort } from './measure.js'
 import type { RowResult } from './rows.js'
+import { progressCases } from './progress-rows.js'
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} }
 
@@ -343,6 +344,9 @@ function planCases(log: readonly BenchEvent[], stack: ReturnType<typeof compose>
         events: filler.length,
       }
     },
+
+    // plan-progress (SPEC §17): update_plan, the planProgress unit live, the message rules per step.
+    ...progressCases(log, stack.baselineFlush, baseline),
   ]
 }
 

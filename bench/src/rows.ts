@@ -22,6 +22,10 @@ export const ROWS: readonly RowSpec[] = [
   { id: 'proj-apply', label: 'projection apply, live (per event)', unit: 'ns', perCall: true },
   { id: 'proj-replay', label: 'projection cold replay, whole log', unit: 'rate', perCall: false },
   { id: 'proj-replay-filler', label: 'projection cold replay, filler only', unit: 'rate', perCall: false },
+  // plan-progress (progress-rows.ts, SPEC §17), on the log with a tracked plan at its end; baseline = full scans (progress-baseline.ts).
+  { id: 'progress-update', label: 'update_plan call', unit: 'ns', perCall: true },
+  { id: 'progress-apply', label: 'planProgress apply, live (per event)', unit: 'ns', perCall: true },
+  { id: 'progress-step', label: 'pre-step flush + progress rules, nothing due', unit: 'ns', perCall: true },
   // planHistory (history-rows.ts, SPEC §15): baseline = refold per event / the plan unit's replay / the plans' text alone.
   { id: 'hist-apply', label: 'planHistory apply+view+check, live (per event)', unit: 'ns', perCall: false },
   { id: 'hist-replay', label: 'planHistory cold replay (vs plan unit)', unit: 'rate', perCall: false },

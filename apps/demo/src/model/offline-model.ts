@@ -11,6 +11,7 @@ import { asksToPlanFirst, carelessPath, goalOf } from './plan-first.js'
 import { writePlan } from './plan-writer.js'
 import { ENTER_TOOL, EXIT_TOOL, foldPlanning, type Episode, type PlanningState } from './planning-state.js'
 import { readPrompt, type ReadItem } from './prompt-reader.js'
+import { finishAll, UPDATE_TOOL, updateBefore } from './plan-progress.js'
 import { pickRecipe, type PlannedCall } from './recipes.js'
 
 /** Options of {@link createOfflineModel}. */
@@ -152,7 +153,15 @@ function explore(episode: Episode, hasExitTool: boolean): OfflineAction {
   return { text: intro, calls: [{ name: EXIT_TOOL, input: { plan } }] }
 }
 
-function implement(episode: Episode): OfflineAction {
+/**
+ * Carries out the approved plan, one batch of changes per step. When the
+ * host tracks the plan (a progress message or an `update_plan` result is in
+ * the transcript and the tool is in the catalog), each batch also sends the
+ * update a real model would: the steps of the batch before are done, the
+ * first step of this batch is in progress; once every batch ran, one more
+ * step marks what is still open done (unless a change failed).
+ */
+function implement(episode: Episode, progress: PlanningState['progress'], hasUpdateTool: boolean): OfflineAction {
   const recipe = pickRecipe(episode.goal, episode.listed)
   const submitted = episode.submissions[episode.submissions.length - 1] ?? ''
   const plan = episode.approvedEdit ?? submitted
@@ -162,12 +171,16 @@ function implement(episode: Episode): OfflineAction {
   const feedback = [...episode.feedback, ...added]
   const steps = recipe.implementation(feedback, plan, episode.goal)
   const done = episode.implementationSteps
+  const tracked = hasUpdateTool ? progress : undefined
   if (done < steps.length) {
     const first = episode.approvedEdit === undefined ? 'The plan is approved, so I am carrying it out now.' : `You edited the plan before approving it, so I am carrying out your version now (${added.length} line${added.length === 1 ? '' : 's'} you added).`
     const text = done === 0 ? first : 'Continuing with the plan.'
-    return { text, calls: steps[done]! }
+    const update = tracked === undefined ? undefined : updateBefore(tracked, done, steps.length)
+    return { text, calls: update === undefined ? steps[done]! : [update, ...steps[done]!] }
   }
   const failed = episode.implementationResults.filter((result) => result.isError)
+  const finish = tracked === undefined || failed.length > 0 || done !== steps.length ? undefined : finishAll(tracked)
+  if (finish !== undefined) return { text: 'Every step of the plan is carried out; marking them done.', calls: [finish] }
   if (failed.length > 0) {
     return say(
       `I carried out the plan, but ${failed.length} change${failed.length === 1 ? '' : 's'} failed:\n${failed
@@ -181,7 +194,8 @@ function implement(episode: Episode): OfflineAction {
 /**
  * Decides the next step from the request alone: plan-mode exploration and a
  * plan through `exit_plan_mode`, a visible revision after "keep planning",
- * the implementation once the plan is approved and plan mode is off, a
+ * the implementation once the plan is approved and plan mode is off
+ * (tracked with `update_plan` when the host offers it), a
  * request to plan first answered with `enter_plan_mode`, and plain answers
  * to plain chat. Plan mode is read from the system prompt or from a
  * guidance message in the transcript. Pure and deterministic.
@@ -194,9 +208,10 @@ export function decide(options: LanguageModelV3CallOptions, modelOptions: Offlin
   const inPlanMode = (section !== undefined && section !== '' && system.includes(section)) || system.includes(EXIT_TOOL) || state.transcriptPlanMode === true
   const hasExitTool = (options.tools ?? []).some((tool) => tool.name === EXIT_TOOL)
   const hasEnterTool = (options.tools ?? []).some((tool) => tool.name === ENTER_TOOL)
+  const hasUpdateTool = (options.tools ?? []).some((tool) => tool.name === UPDATE_TOOL)
   const { episode } = state
   // A plan-mode notice or guidance message says the mode changed; what to do next depends on what came before it.
-  const last = items.filter((item) => item.kind !== 'user' || (!item.notice && item.guidance !== true)).at(-1)
+  const last = items.filter((item) => item.kind !== 'user' || (!item.notice && item.guidance !== true && item.progress !== true)).at(-1)
   const act = (action: OfflineAction): OfflineAction & { state: PlanningState } => ({ ...action, state })
 
   if (state.careless !== undefined) {
@@ -208,7 +223,7 @@ export function decide(options: LanguageModelV3CallOptions, modelOptions: Offlin
     if (inPlanMode && episode.implementationSteps > 0) {
       return act(say("Plan mode is on again, so I've stopped making changes. Tell me what to plan next."))
     }
-    return act(implement(episode))
+    return act(implement(episode, state.progress, hasUpdateTool))
   }
 
   const exitResult = lastResults(last).some((result) => result.name === EXIT_TOOL)

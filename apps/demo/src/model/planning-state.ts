@@ -1,5 +1,6 @@
 import { goalOf, IGNORE_PLAN_MODE } from './plan-first.js'
 import { NOTICE_TEXTS, type ReadItem, type ReadResult } from './prompt-reader.js'
+import { readProgress, UPDATE_TOOL, type ReadStep } from './plan-progress.js'
 
 /** The exit tool's name (SPEC §6). */
 export const EXIT_TOOL = 'exit_plan_mode'
@@ -53,6 +54,12 @@ export interface PlanningState {
    * approved exit or Stop planning.
    */
   readonly transcriptPlanMode: boolean | undefined
+  /**
+   * The approved plan's steps as the host tracks them (SPEC §17), read from
+   * the latest progress message or `update_plan` result since the approval;
+   * `undefined` when the host sent none (no plan-progress composed).
+   */
+  readonly progress: readonly ReadStep[] | undefined
 }
 
 function newEpisode(goal: string): Episode {
@@ -101,8 +108,14 @@ export function foldPlanning(items: readonly ReadItem[]): PlanningState {
   let guided = false
   let told = false
   const callInputs = new Map<string, Record<string, unknown>>()
+  let progress: readonly ReadStep[] | undefined
   for (const item of items) {
     if (item.kind === 'user') {
+      if (item.progress === true) {
+        // Not the user's words: the approved plan's steps, as plan-progress tracks them.
+        if (episode?.approved === true) progress = readProgress(item.text) ?? progress
+        continue
+      }
       if (item.guidance === true) {
         guided = true
         told = true
@@ -134,6 +147,7 @@ export function foldPlanning(items: readonly ReadItem[]): PlanningState {
           if (episode === undefined || episode.approved) {
             episode = newEpisode(unclaimed ?? 'the task')
             unclaimed = undefined
+            progress = undefined
           }
           if (call.name === EXIT_TOOL) {
             episode.submissions.push(typeof call.input.plan === 'string' ? call.input.plan : '')
@@ -149,8 +163,11 @@ export function foldPlanning(items: readonly ReadItem[]): PlanningState {
         // An approved exit and Stop planning leave plan mode (the tool result tells the model).
         if (result.name === EXIT_TOOL && (!result.isError || result.text.includes(STOPPED))) told = false
         if (episode === undefined || careless !== undefined) continue
-        if (result.name === EXIT_TOOL) {
+        if (result.name === UPDATE_TOOL) {
+          if (!result.isError && episode.approved) progress = readProgress(result.text) ?? progress
+        } else if (result.name === EXIT_TOOL) {
           if (!result.isError) {
+            progress = undefined
             episode.approved = true
             episode.review = 'approved'
             if (result.text.startsWith(EDITED)) {
@@ -184,5 +201,13 @@ export function foldPlanning(items: readonly ReadItem[]): PlanningState {
       }
     }
   }
-  return { episode, last: items[items.length - 1], unclaimedUserText: unclaimed, callCount, careless, transcriptPlanMode: guided ? told : undefined }
+  return {
+    episode,
+    last: items[items.length - 1],
+    unclaimedUserText: unclaimed,
+    callCount,
+    careless,
+    transcriptPlanMode: guided ? told : undefined,
+    progress,
+  }
 }

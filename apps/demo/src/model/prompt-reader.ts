@@ -1,4 +1,5 @@
 import type { LanguageModelV3Prompt, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider'
+import { isProgressMessage } from './plan-progress.js'
 
 /** The two notice texts plan-core sends (SPEC §3.4); never a user's own words. */
 export const NOTICE_TEXTS: readonly string[] = [
@@ -30,6 +31,8 @@ export type ReadItem =
       readonly notice: boolean
       /** The plan guidance as a transcript message (SPEC §13, `placement: 'transcript'`), not the user's own words. */
       readonly guidance?: boolean
+      /** A plan-progress message (SPEC §17): the approved plan's steps, not the user's own words. */
+      readonly progress?: boolean
     }
   | { readonly kind: 'assistant'; readonly text: string; readonly calls: readonly ReadCall[] }
   | { readonly kind: 'tool'; readonly results: readonly ReadResult[] }
@@ -88,7 +91,13 @@ export function readPrompt(prompt: LanguageModelV3Prompt, guidance?: string): Re
       case 'user': {
         const text = message.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n').trim()
         const isGuidance = guidanceText !== undefined && guidanceText !== '' && text === guidanceText
-        items.push({ kind: 'user', text, notice: NOTICE_TEXTS.includes(text), ...(isGuidance ? { guidance: true } : {}) })
+        items.push({
+          kind: 'user',
+          text,
+          notice: NOTICE_TEXTS.includes(text),
+          ...(isGuidance ? { guidance: true } : {}),
+          ...(isProgressMessage(text) ? { progress: true } : {}),
+        })
         break
       }
       case 'assistant': {
