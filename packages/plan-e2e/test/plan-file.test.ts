@@ -1,13 +1,13 @@
 // SPEC §19 end to end: plan-file beside plan-tool and planHistory on the reference host,
 // through the real agent loop and the JSONL store: the file follows every review, an
 // approved edit is its body, and a restarted host over the same logs keeps writing.
-// (plan-progress is not in this workspace yet: the progress line end to end, with the
-// real planProgress unit, is to be added here once it is merged.)
+// With plan-progress composed, the file's `progress` line follows the real planProgress unit.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { HostAgent } from '@planmode/host'
 import { planFilePlugin, planFileText } from '@planmode/plan-file'
+import { planProgressPlugin, planProgressProjectionPlugin, UPDATE_PLAN } from '@planmode/plan-progress'
 import { EXIT_PLAN_MODE } from '@planmode/plan-tool'
 import type { UserAnswer } from '@planmode/seams'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -112,5 +112,48 @@ describe('plan-file through the real host loop', () => {
     await second.root.require('sessions').close(session)
     second.root.dispose()
     expect(existsSync(join(plans, `${id}.md`))).toBe(true)
+  })
+
+  it('with plan-progress composed, the file says how far the approved plan has got, and only while that revision is tracked', async () => {
+    const sessions = temp('plan-e2e-file-sessions-')
+    const plans = join(temp('plan-e2e-file-plans-'), 'plans')
+    const host = fileHost(sessions, plans)
+    host.root.plugin(planProgressPlugin)
+    host.root.plugin(planProgressProjectionPlugin)
+    const agent = await host.agent()
+    const id = agent.session.id
+    const update = (updates: unknown[]) => ({ toolCalls: [{ toolName: UPDATE_PLAN, input: { updates } }] })
+    let during = ''
+    host.reviews.push(async () => answer({ selected: ['Approve'] }))
+    host.model.push(
+      exit(PLAN1),
+      update([{ step: 1, status: 'done' }]),
+      async () => {
+        await host.root.require('planFile').settled()
+        during = fileOf(plans, agent)
+        return update([{ step: 2, status: 'skipped', note: 'already wired' }])
+      },
+      { text: 'implemented' },
+    )
+    await host.command(agent, '/plan')
+    await agent.prompt('add caching')
+    await host.root.require('planFile').settled()
+
+    const head = front(id, 1, 'approved', 'Add caching')
+    const withProgress = (progress: string) => `${head.slice(0, -4)}progress: ${JSON.stringify(progress)}\n---\n${PLAN1}`
+    expect(during).toBe(withProgress('1/2'))
+    expect(fileOf(plans, agent)).toBe(withProgress('2/2'))
+    expect(host.root.require('sessionProjections').snapshot(agent.session).values.planProgress).toMatchObject({ done: 2, total: 2 })
+
+    // A new plan mode ends the tracking: the next revision's file has no progress line.
+    host.reviews.push(async () => answer({ selected: ['Keep planning'], custom: 'later' }))
+    host.model.push(exit(PLAN3), { text: 'waiting' })
+    await host.command(agent, '/plan')
+    await agent.prompt('evict on writes')
+    await host.root.require('planFile').settled()
+    expect(fileOf(plans, agent)).toBe(`${front(id, 2, 'keep-planning', 'Evict on writes')}${PLAN3}`)
+    expect(host.logger.lines.filter((line) => line.level === 'warn' || line.level === 'error')).toEqual([])
+    await host.root.require('sessions').close(agent.session)
+    host.root.dispose()
   })
 })
