@@ -43,12 +43,13 @@ async function main(): Promise<number> {
       section,
       placement: options.placement,
       guard: options.guard,
+      requiredSections: options.requireSections,
       clientDir: clientDir(),
       ...(token === undefined ? {} : { token }),
       ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
     })
     const where = options.store === undefined ? options.sessionDir : `PostgreSQL ${redactUrl(options.store.url)} (schema ${options.store.schema}; this server is ${server.host.self} there${options.publicUrl === undefined ? ', loopback-only: give --public-url when the servers run on several machines' : ''})`
-    process.stdout.write(`planmode web: model: ${choice.description}; sessions in ${where}; workspace ${workspace}${options.guard ? '; plan-guard on' : ''}\n`)
+    process.stdout.write(`planmode web: model: ${choice.description}; sessions in ${where}; workspace ${workspace}${options.guard ? '; plan-guard on' : ''}${options.requireSections.length > 0 ? `; plans need ${options.requireSections.join(', ')}` : ''}\n`)
     process.stdout.write(`planmode web: ${server.url}\n`)
   } catch (error) {
     process.stderr.write(`planmode web: ${(error as Error).message}\n`)

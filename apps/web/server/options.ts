@@ -2,7 +2,7 @@ import { cpSync, existsSync, mkdirSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { loadSection, parsePlacement, type Placement } from '@planmode/demo/cli-args'
+import { loadSection, parsePlacement, parseRequiredSections, type Placement } from '@planmode/demo/cli-args'
 
 /** The options of `pnpm web`. */
 export interface WebCliOptions {
@@ -32,6 +32,8 @@ export interface WebCliOptions {
   readonly placement: Placement
   /** `--guard`: compose plan-guard (SPEC §14). */
   readonly guard: boolean
+  /** `--require-sections`: headings every plan must have before it is reviewed (plan-tool's `requiredSections`, SPEC §20); `[]` when absent. */
+  readonly requireSections: readonly string[]
   /** `--help`. */
   readonly help: boolean
 }
@@ -71,6 +73,9 @@ export const WEB_USAGE = `usage: pnpm web [options]
   --section-file <file>   plan-mode guidance text (default: RECOMMENDED_PLAN_SECTION)
   --placement <where>     system (the system prompt, default) or transcript (one message; prompt cache kept)
   --guard                 refuse tools that are not read-only while plan mode is on (plan-guard)
+  --require-sections <names>
+                          headings every plan must have before it is reviewed, e.g. "Steps,Verification";
+                          a plan without one goes back to the model, which revises it (plan-tool)
   --base-url <url>        an OpenAI-compatible chat-completions server (or OPENAI_BASE_URL)
   --model <id>            the model id there (or OPENAI_MODEL); with DeepSeek, default deepseek-chat
   --api-key <key>         the key (or OPENAI_API_KEY; DEEPSEEK_API_KEY selects DeepSeek)
@@ -99,6 +104,7 @@ export function parseWebCli(argv: readonly string[], cwd = process.cwd()): WebCl
       'section-file': { type: 'string' },
       placement: { type: 'string' },
       guard: { type: 'boolean', default: false },
+      'require-sections': { type: 'string' },
       'base-url': { type: 'string' },
       model: { type: 'string' },
       'api-key': { type: 'string' },
@@ -137,6 +143,7 @@ export function parseWebCli(argv: readonly string[], cwd = process.cwd()): WebCl
     offline: values.offline === true,
     placement: parsePlacement(values.placement),
     guard: values.guard === true,
+    requireSections: parseRequiredSections(values['require-sections']),
     help: values.help === true,
   }
 }
