@@ -42,7 +42,7 @@ const TEST = /(^|\/)(test|tests|__tests__|spec)\/|\.(test|spec)(-d)?\.[a-z]+$|_t
 
 /** A word without the endings that keep it from matching a file name (`stored` → `stor`, `tasks` → `task`). */
 function stem(word: string): string {
-  return word.replace(/(?:ing|ed|es|s|e)$/, '')
+  return word.replace(/(?:ing|ed|es|s|e)$/, '').replace(/([b-df-hj-np-tv-z])\1$/, '$1')
 }
 
 /** The files a helper reads for `question`: the README, then the two source files whose paths share most words with it. */
