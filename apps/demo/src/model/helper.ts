@@ -134,6 +134,8 @@ export function decideAsHelper(items: readonly ReadItem[], inPlanMode: boolean):
   const lines = [`Findings on “${topic}”:`, ...findings]
   const write = wrote === undefined ? undefined : results.find((result) => result.id === wrote[0])
   if (write !== undefined && notes !== undefined) {
+    // A paragraph of its own after the list (markdown would run it into the last item).
+    lines.push('')
     if (write.isError && /is not available in plan mode/.test(write.text)) {
       lines.push(`I did not write ${notes}: plan-guard refused write_file, since plan mode is on for me too.`)
     } else if (write.isError) {

@@ -393,7 +393,7 @@ export class TranscriptRenderer {
     const [first, ...rest] = text.trim().split('\n')
     this.line(`  ${s.bold(s.green(this.speaker))} ${first}`)
     const under = ' '.repeat(this.speaker.length + 3)
-    for (const line of rest) this.line(`${under}${line}`)
+    for (const line of rest) this.line(line.trim() === '' ? '' : `${under}${line}`)
   }
 
   private toolCall(id: string, name: string, input: unknown): void {
