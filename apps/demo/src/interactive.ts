@@ -270,6 +270,7 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
       placement: options.placement,
       guard: options.guard,
       ...(options.planDir === undefined ? {} : { planDir: resolve(options.planDir) }),
+      requiredSections: options.requireSections,
       renderer,
       style,
       answer,
@@ -295,6 +296,9 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
   renderer.info(`guard:     ${options.guard ? 'on: tools that are not read-only are refused in plan mode' : 'off: plan mode guides, nothing is blocked (--guard refuses edits)'}`)
   const planFile = active.ctx.get('planFile')
   if (planFile !== undefined) renderer.info(`plan file: ${planFile.pathOf(active.session.id)}`)
+  if (options.requireSections.length > 0) {
+    renderer.info(`sections:  a plan needs ${options.requireSections.map((name) => `“${name}”`).join(', ')} before it is reviewed; without one it goes back to the model`)
+  }
   if (resumeId !== undefined) {
     const state = active.planState()
     renderer.info(`resumed ${active.session.events.length} events; plan mode ${state.active ? 'on' : 'off'}${state.pending === undefined ? '' : ` (pending → ${state.pending ? 'on' : 'off'})`}`)
@@ -363,12 +367,16 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
     else if (active.agent.status === 'running') showPrompt(false)
   }
   if (tty) {
-    active.ctx.on('agent/status', ({ status }) => {
+    // Only this session's agent: a helper agent (explore) streams and idles inside the agent's turn.
+    active.ctx.on('agent/status', ({ agent, status }) => {
+      if (agent !== active.agent) return
       screen?.setWorking(status === 'running' && !reviewOpen)
       if (status === 'idle') showPrompt()
       else reprompt()
     })
-    active.ctx.on('agent/stream', ({ part }) => renderer.stream(part))
+    active.ctx.on('agent/stream', ({ agent, part }) => {
+      if (agent === active.agent) renderer.stream(part)
+    })
   }
 
   const loop = async (): Promise<void> => {
@@ -405,7 +413,7 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
   }
   renderer.info(`session saved: ${active.session.file ?? active.session.id}`)
   if (copied !== undefined) renderer.info(`workspace kept: ${copied} (--resume works in it again)`)
-  renderer.info(`resume with: ${resumeCommand(active.session.file ?? active.session.id, { placement: options.placement, guard: options.guard })}`)
+  renderer.info(`resume with: ${resumeCommand(active.session.file ?? active.session.id, { placement: options.placement, guard: options.guard, requireSections: options.requireSections })}`)
   rl.close()
   return 0
 }

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { LanguageModelV3 } from '@ai-sdk/provider'
-import { RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
+import { RECOMMENDED_CHILD_SECTION, RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
 import type { SessionEvent, UserAnswer } from '@planmode/seams'
 import { createOfflineModel } from './model/offline-model.js'
 import { createStyle } from './render/style.js'
@@ -25,6 +25,8 @@ export const SHOWCASE_EDIT_STEP = 'Mention overdue tasks in the README usage too
 export const SHOWCASE_PLAN_FIRST = "Let's plan first: add a `tasks clear` command that removes finished tasks."
 /** What the careless request of the guarded session asks for (the offline model then calls `write_file` in plan mode). */
 export const SHOWCASE_CARELESS = 'Ignore plan mode and write NOTES.md'
+/** The question the guarded session hands a helper agent (the explore tool); its last sentence makes the helper try a write. */
+export const SHOWCASE_HELPER = 'Ask a helper: how are tasks stored on disk? Write your notes to NOTES.md.'
 /** plan-guard's refusal of `write_file` (SPEC §14), as the model reads it. */
 export const SHOWCASE_GUARD_REFUSAL =
   'Error: write_file is not available in plan mode. Plan mode is read-only until the user approves a plan: use read-only tools, then present the plan with exit_plan_mode.'
@@ -52,6 +54,8 @@ export interface ShowcaseResult {
   readonly sessionFile: string | undefined
   /** The second session's log (guidance in the transcript, plan-guard composed). */
   readonly secondSessionFile: string | undefined
+  /** The log of the helper agent the second session's agent started (stage 9). */
+  readonly helperSessionFile: string | undefined
   readonly workspace: string
   /** The temporary folders removed at the end (none with `keep`). */
   readonly removed: readonly string[]
@@ -94,7 +98,8 @@ const LEAVING = 'The user switched this session back to the default mode.'
  * is recovered and applied at the next step; an idle `/plan off` + `/plan`
  * that tells the model nothing; the model asking to enter plan mode; and a
  * second session with the guidance in the transcript and plan-guard
- * composed. Every expected stage is checked; `ok` only when all happened.
+ * composed, where a helper agent (a child started by `explore`) inherits plan
+ * mode, has its write refused by the guard and reports back. Every expected stage is checked; `ok` only when all happened.
  * The temporary workspace copy (and the session folder, unless `sessionDir`
  * is given) are removed when it ends, however it ends, unless `keep` is set.
  */
@@ -389,6 +394,62 @@ async function showcase(options: ShowcaseOptions, workspace: string, sessionDir:
       guardResults.some((result) => result.toolName === 'list_files' && !result.isError) &&
       !existsSync(join(workspace, 'NOTES.md')),
   )
+
+  renderer.stage('9. A helper agent inherits plan mode: it reads, its write is refused (--guard), it reports back')
+  await send('/plan')
+  const helperFrom = host.session.events.length
+  await send(SHOWCASE_HELPER)
+  const asking = host.session.events.slice(helperFrom)
+  const exploreCall = calls(asking).find((call) => call.name === 'explore')
+  const exploreResult = asking.flatMap((event) => (event.type === 'tool/result' && event.data.toolName === 'explore' ? [event.data] : []))[0]
+  const report = exploreResult?.value as { session?: unknown; planMode?: unknown; findings?: unknown } | undefined
+  const helperId = typeof report?.session === 'string' ? report.session : undefined
+  const helperSessionFile = helperId === undefined ? undefined : join(sessionDir, `${helperId}.jsonl`)
+  const helperLog: SessionEvent[] =
+    helperSessionFile !== undefined && existsSync(helperSessionFile)
+      ? readFileSync(helperSessionFile, 'utf8')
+          .split('\n')
+          .filter((line) => line.trim() !== '')
+          .map((line) => JSON.parse(line) as SessionEvent)
+      : []
+  const origin = helperLog[0]
+  const inheritAt = helperLog.findIndex((event) => (event.type as string) === 'plan/mode')
+  const inheritData = helperLog[inheritAt]?.data as { active?: unknown; cause?: unknown } | undefined
+  const firstHeader = helperLog.findIndex((event) => event.type === 'request/header')
+  const childGuidance = helperLog.findIndex((event) => planMessageForm(event) === 'guidance' && textOf(event) === RECOMMENDED_CHILD_SECTION)
+  check(
+    'a helper agent started by explore inherits plan mode at its first step and reads the child guidance',
+    exploreCall !== undefined &&
+      (origin?.type as string) === 'demo/explore' &&
+      (origin?.data as { parent?: { session?: unknown; toolCallId?: unknown } }).parent?.session === host.session.id &&
+      (origin?.data as { parent?: { toolCallId?: unknown } }).parent?.toolCallId === exploreCall.id &&
+      inheritAt > 0 &&
+      inheritData?.active === true &&
+      inheritData.cause === 'inherit' &&
+      firstHeader > inheritAt &&
+      childGuidance > inheritAt &&
+      childGuidance < firstHeader &&
+      !helperLog.some((event) => planMessageForm(event) === 'notice'),
+  )
+  const helperResults = helperLog.flatMap((event) => (event.type === 'tool/result' ? [event.data] : []))
+  const helperWrite = helperResults.find((result) => result.toolName === 'write_file')
+  const lastHelperText = helperLog
+    .flatMap((event) => (event.type === 'assistant/message' ? event.data.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])) : []))
+    .at(-1)
+  check(
+    'the helper reads files, its write is refused by the guard, and its report is the tool result',
+    helperResults.some((result) => result.toolName === 'read_file' && !result.isError) &&
+      helperWrite?.isError === true &&
+      helperWrite.content.map((block) => block.text).join('') === SHOWCASE_GUARD_REFUSAL &&
+      !existsSync(join(workspace, 'NOTES.md')) &&
+      !calls(helperLog).some((call) => call.name === 'exit_plan_mode') &&
+      report?.planMode === true &&
+      exploreResult?.isError === false &&
+      typeof lastHelperText === 'string' &&
+      report.findings === lastHelperText.trim() &&
+      exploreResult.content.map((block) => block.text).join('') === lastHelperText.trim() &&
+      host.planState().active,
+  )
   await host.close()
   host = undefined
 
@@ -397,6 +458,7 @@ async function showcase(options: ShowcaseOptions, workspace: string, sessionDir:
   if (!temporary.includes(sessionDir)) {
     renderer.info(`session file: ${sessionFile ?? '(in memory)'}`)
     renderer.info(`second session file: ${secondSessionFile ?? '(in memory)'}`)
+    renderer.info(`helper session file: ${helperSessionFile ?? '(none)'}`)
   }
   if (!temporary.includes(workspace)) renderer.info(`workspace:    ${workspace}`)
   if (temporary.length > 0) {
@@ -404,11 +466,11 @@ async function showcase(options: ShowcaseOptions, workspace: string, sessionDir:
     renderer.info(`${what} temporary and ${temporary.length > 1 ? 'are' : 'is'} removed now (--keep keeps ${temporary.length > 1 ? 'them' : 'it'}${temporary.includes(sessionDir) ? '; --session-dir DIR keeps the logs' : ''})`)
   }
   const summary = ok
-    ? `✓ ${stages.length}/${stages.length} stages: ${exits.length} plans (${exits.length - 1} revision), a line comment, approved as edited, history diffed and saved, ${new Set(changed.map((result) => result.toolCallId)).size} changes, tests green, a pending /plan recovered after reopening and applied at the next step, notices only at a step, an entry the model asked for, guidance in the transcript, a write refused by the guard.`
+    ? `✓ ${stages.length}/${stages.length} stages: ${exits.length} plans (${exits.length - 1} revision), a line comment, approved as edited, history diffed and saved, ${new Set(changed.map((result) => result.toolCallId)).size} changes, tests green, a pending /plan recovered after reopening and applied at the next step, notices only at a step, an entry the model asked for, guidance in the transcript, a write refused by the guard, a helper agent in inherited plan mode that reported back.`
     : `✗ ${stages.filter((stage) => !stage.ok).length} of ${stages.length} stages missing: ${stages
         .filter((stage) => !stage.ok)
         .map((stage) => stage.name)
         .join('; ')}`
   options.out.write(`\n${ok ? style.green(summary) : style.red(summary)}\n`)
-  return { ok, stages, sessionFile, secondSessionFile, workspace }
+  return { ok, stages, sessionFile, secondSessionFile, helperSessionFile, workspace }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseCli, parsePlacement, START_USAGE } from '../src/terminal/cli-args.js'
+import { parseCli, parsePlacement, parseRequiredSections, START_USAGE } from '../src/terminal/cli-args.js'
 
 describe('pnpm start flags', () => {
   it('--placement takes system or transcript (system when absent)', () => {
@@ -26,6 +26,17 @@ describe('pnpm start flags', () => {
     expect(parseCli(['--plan-dir=/tmp/plans']).planDir).toBe('/tmp/plans')
     expect(() => parseCli(['--plan-dir'])).toThrow(/--plan-dir/)
     expect(START_USAGE).toMatch(/--plan-dir <dir>\s+keep each session's latest plan in <dir>\/<session id>\.md \(plan-file\)/)
+  })
+
+  it('--require-sections takes heading names separated by commas, trimmed, in order', () => {
+    expect(parseCli([]).requireSections).toEqual([])
+    expect(parseCli(['--require-sections', 'Steps,Verification']).requireSections).toEqual(['Steps', 'Verification'])
+    expect(parseCli(['--require-sections=  Steps , Open questions ']).requireSections).toEqual(['Steps', 'Open questions'])
+    expect(() => parseRequiredSections('')).toThrow('--require-sections takes heading names separated by commas ("Steps,Verification"), not ""')
+    expect(() => parseRequiredSections('Steps,')).toThrow(/not "Steps,"/)
+    expect(() => parseRequiredSections('Steps, steps')).toThrow('--require-sections names "steps" twice (headings are compared case-insensitive)')
+    expect(() => parseCli(['--require-sections'])).toThrow(/--require-sections/)
+    expect(START_USAGE).toMatch(/--require-sections <names>\n\s+headings every plan must have before it is reviewed/)
   })
 
   it('--help documents both', () => {

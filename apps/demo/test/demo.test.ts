@@ -3,9 +3,9 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
-import { RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
+import { RECOMMENDED_CHILD_SECTION, RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SHOWCASE_CARELESS, SHOWCASE_COMMENT, SHOWCASE_EDIT_STEP, SHOWCASE_FEEDBACK, SHOWCASE_GUARD_REFUSAL, SHOWCASE_PLAN_FIRST } from '../src/showcase.js'
+import { SHOWCASE_CARELESS, SHOWCASE_COMMENT, SHOWCASE_EDIT_STEP, SHOWCASE_FEEDBACK, SHOWCASE_GUARD_REFUSAL, SHOWCASE_HELPER, SHOWCASE_PLAN_FIRST } from '../src/showcase.js'
 import { wantsLiveScreen, WORKING_FRAMES, WORKING_LABEL } from '../src/terminal/live-screen.js'
 import { childEnv, ensureBuilt, hasScriptPty, onlySessionFile, planTrace, readSession, REPO, runScript, spawnStart, spawnStartOnPty } from './support/built-demo.js'
 import { startChatServer } from './support/chat-server.js'
@@ -38,7 +38,7 @@ describe('the launcher (`pnpm demo`, `pnpm start`)', () => {
     expect(stderr).toMatch(/^(building planmode[^\n]*\n)?$/)
     expect(stdout.startsWith('\n── planmode demo: plan, review, revise, approve, implement, resume ──\n')).toBe(true)
     expect(stdout).not.toMatch(/turbo|telemetry|Tasks:|Build success|dist\//i)
-    expect(stdout.trimEnd().split('\n').at(-1)).toMatch(/^✓ 25\/25 stages/)
+    expect(stdout.trimEnd().split('\n').at(-1)).toMatch(/^✓ 27\/27 stages/)
   }, 180_000)
 
   it('shows the build output when the build fails, and starts nothing', async () => {
@@ -165,7 +165,7 @@ describe('pnpm demo (built, as a child process)', () => {
     expect(stdout).toContain('[plan: off] › /plan Add due dates to tasks')
     expect(stdout).toContain('[plan: on] › /plan off')
     expect(stdout).toContain('[plan: pending → on] › What would you change next?')
-    expect(stdout.match(/^\[plan: (on|off|pending → on|pending → off)\] › /gm)?.length).toBe(17)
+    expect(stdout.match(/^\[plan: (on|off|pending → on|pending → off)\] › /gm)?.length).toBe(19)
     // Exploration, the plan as markdown, the review and its choices.
     expect(stdout).toContain('→ list_files .')
     expect(stdout).toContain('→ read_file src/tasks.js')
@@ -215,13 +215,24 @@ describe('pnpm demo (built, as a child process)', () => {
     )
     expect(stdout).toContain(`    ✗ ${SHOWCASE_GUARD_REFUSAL}\n`)
     expect(stdout).toContain('assistant The plan guard refused write_file')
+    // The helper agent: its work under the explore call, behind the gutter; the guard refuses its write; the report comes back.
+    expect(stdout).toContain(`[plan: on] › ${SHOWCASE_HELPER}\n`)
+    expect(stdout).toContain('  → explore “How are tasks stored on disk? Write your notes to NOTES.md.”\n    ┆ helper agent, a child of this one (session ')
+    expect(stdout).toContain(
+      '    ┆   asked → How are tasks stored on disk? Write your notes to NOTES.md.\n    ┆   ● plan/mode logged: on (inherited from the agent that started it)\n    ┆   ⓘ guidance (to the model) the child section as a transcript message (',
+    )
+    expect(stdout).toContain('    ┆   → read_file src/store.js\n')
+    expect(stdout).toContain(`    ┆   → write_file NOTES.md\n    ┆     ✗ ${SHOWCASE_GUARD_REFUSAL}\n`)
+    expect(stdout).toContain('    ┆   helper Findings on “How are tasks stored on disk?”:\n')
+    expect(stdout).toContain('  assistant The helper reported back:\n            Findings on “How are tasks stored on disk?”:\n')
     const files = readdirSync(sessionDir).filter((name) => name.endsWith('.jsonl'))
-    expect(files).toHaveLength(2)
+    expect(files).toHaveLength(3)
     const file = /^ {2}session file: (\S+)$/m.exec(stdout)![1]!
     const secondFile = /^ {2}second session file: (\S+)$/m.exec(stdout)![1]!
-    expect(files.map((name) => join(sessionDir, name)).sort()).toEqual([file, secondFile].sort())
+    const helperFile = /^ {2}helper session file: (\S+)$/m.exec(stdout)![1]!
+    expect(files.map((name) => join(sessionDir, name)).sort()).toEqual([file, secondFile, helperFile].sort())
     expect(stdout.trimEnd().split('\n').at(-1)).toMatch(
-      /^✓ 25\/25 stages: 2 plans \(1 revision\), a line comment, approved as edited, history diffed and saved, .*, notices only at a step, an entry the model asked for, guidance in the transcript, a write refused by the guard\.$/,
+      /^✓ 27\/27 stages: 2 plans \(1 revision\), a line comment, approved as edited, history diffed and saved, .*, notices only at a step, an entry the model asked for, guidance in the transcript, a write refused by the guard, a helper agent in inherited plan mode that reported back\.$/,
     )
 
     const events = readSession(file)
@@ -271,12 +282,31 @@ describe('pnpm demo (built, as a child process)', () => {
       'plan/mode:on',
       'notice:The user switched this session to plan mode.',
       'guidance',
+      'refused:write_file',
       'turn/end:completed',
       '/plan off',
       'plan/mode:off',
       'notice:The user switched this session back to the default mode.',
       'turn/end:completed',
+      // Stage 9: plan mode again, and a question handed to a helper agent, whose report is the tool result.
+      '/plan',
+      'plan/mode:on',
+      'notice:The user switched this session to plan mode.',
+      'guidance',
+      'explore:reported',
+      'turn/end:completed',
     ])
+    // The helper's own log: its origin, plan mode inherited before its first request (no notice), the child guidance, the refused write.
+    const helper = readSession(helperFile)
+    expect(helper[0]).toMatchObject({ type: 'demo/explore', data: { parent: { session: basename(secondFile, '.jsonl') } } })
+    expect(planTrace(helper, RECOMMENDED_CHILD_SECTION)).toEqual(['plan/mode:on:inherit', 'guidance', 'header:initial:default', 'refused:write_file', 'turn/end:completed'])
+    const childGuidance = helper.find((event) => event.type === 'user/message' && event.data.source.kind === 'plugin' && event.data.source.form === 'guidance')
+    expect(childGuidance?.type === 'user/message' && childGuidance.data.content).toEqual([{ type: 'text', text: RECOMMENDED_CHILD_SECTION }])
+    const exploreCall = second.flatMap((event) => (event.type === 'assistant/message' ? event.data.content.filter((block) => block.type === 'tool-call' && block.toolName === 'explore') : []))[0]
+    expect(helper[0]?.data).toEqual({ parent: { session: basename(secondFile, '.jsonl'), agent: expect.any(String), toolCallId: exploreCall?.type === 'tool-call' ? exploreCall.toolCallId : '' }, question: 'How are tasks stored on disk? Write your notes to NOTES.md.' })
+    const report = second.find((event) => event.type === 'tool/result' && event.data.toolName === 'explore')
+    const lastWords = helper.filter((event) => event.type === 'assistant/message').at(-1)
+    expect(report?.type === 'tool/result' && report.data.content[0]!.text).toBe(lastWords?.type === 'assistant/message' && lastWords.data.content[0]?.type === 'text' ? lastWords.data.content[0].text : undefined)
     const guidance = second.find((event) => event.type === 'user/message' && event.data.source.kind === 'plugin' && event.data.source.form === 'guidance')
     expect(guidance?.type === 'user/message' && guidance.data.content).toEqual([{ type: 'text', text: RECOMMENDED_PLAN_SECTION }])
     const refused = second.find((event) => event.type === 'tool/result' && event.data.toolName === 'write_file')
@@ -758,6 +788,83 @@ describe('pnpm start: the model asks to enter plan mode, --placement, --guard', 
     expect(unguarded.stdout).toContain('assistant I wrote NOTES.md although plan mode is on: plan mode is guidance, not a sandbox')
     const workspace = /workspace: (\S+)/.exec(unguarded.stdout)![1]!
     expect(readFileSync(join(workspace, 'NOTES.md'), 'utf8')).toContain('ignore plan mode')
+  })
+
+  it('--require-sections: a plan without a required section goes back to the model, which adds it and submits again; only the revision is reviewed', async () => {
+    const sessionDir = temp('sections')
+    const run = await runScript('start', ['--session-dir', sessionDir, '--require-sections', 'Steps, Verification,Rollback'], lines('/plan Add due dates to tasks', '1', '/quit'))
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain('  sections:  a plan needs “Steps”, “Verification”, “Rollback” before it is reviewed; without one it goes back to the model\n')
+    expect(run.stdout).toContain(
+      '  → exit_plan_mode “Plan: due dates for tasks”\n    ↺ The plan is not ready for review: missing section "Rollback"\n  assistant The plan check sent my plan back before review (it said: missing section "Rollback"). Here it is again with that fixed.\n  → exit_plan_mode “Plan: due dates for tasks”\n',
+    )
+    // One review, of the revised plan: the check ran before anyone was asked.
+    expect(run.stdout.match(/┌ Plan review/g)).toHaveLength(1)
+    expect(run.stdout).toMatch(/^ +\d+ {2}## Rollback$/m)
+    expect(run.stdout).toContain('_Revision 2: revised to pass the plan check._')
+    const file = onlySessionFile(sessionDir)
+    const events = readSession(file)
+    expect(planTrace(events, RECOMMENDED_PLAN_SECTION)).toEqual([
+      '/plan Add due dates to tasks',
+      'plan/mode:on',
+      'header:initial:plan',
+      'review:not-ready',
+      'review:approved',
+      'plan/mode:off',
+      'header:change:default',
+      'turn/end:completed',
+    ])
+    // The exit tool's description names the sections (SPEC §20), in every header: the catalog stays the same.
+    const headers = events.flatMap((event) => (event.type === 'request/header' ? [event.data] : []))
+    expect(headers[0]!.tools.find((tool) => tool.name === 'exit_plan_mode')?.description).toMatch(/ The plan must have these sections: Steps, Verification, Rollback\.$/)
+    expect(new Set(headers.map((header) => JSON.stringify(header.tools))).size).toBe(1)
+    // The record is of the second call only; the refused one records nothing (SPEC §11).
+    const reviews = events.filter((event) => (event.type as string) === 'plan/review')
+    expect(reviews).toHaveLength(1)
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe(`  resume with: ${npxPnpm} start --resume ${file} --require-sections Steps,Verification,Rollback`)
+    // The sections the offline model always writes pass at once: nothing goes back.
+    const passing = await runScript('start', ['--session-dir', temp('sections-pass'), '--require-sections', 'Steps,Verification'], lines('/plan Add due dates to tasks', '1', '/quit'))
+    expect(passing.code).toBe(0)
+    expect(passing.stdout).not.toContain('not ready for review')
+    // A flag value it cannot use: refused with the usage.
+    for (const bad of ['Steps,,Verification', 'Steps,steps']) {
+      const refused = await runScript('start', ['--require-sections', bad], '')
+      expect(refused.code).toBe(2)
+      expect(refused.stdout).toContain('--require-sections')
+      expect(refused.stdout).toContain('usage: pnpm start')
+    }
+  })
+
+  it('explore: a helper agent inherits plan mode, works under the call and reports back; without --guard its write happens; in the default mode it starts in the default mode', async () => {
+    const sessionDir = temp('explore')
+    const run = await runScript('start', ['--session-dir', sessionDir, '--plan'], lines(SHOWCASE_HELPER, '/plan off', 'Ask a helper: where are tasks formatted?', '/quit'))
+    expect(run.code).toBe(0)
+    const logs = readdirSync(sessionDir)
+      .filter((name) => name.endsWith('.jsonl'))
+      .map((name) => ({ file: join(sessionDir, name), events: readSession(join(sessionDir, name)) }))
+    const isHelper = (events: readonly { type: string }[]): boolean => events[0]?.type === 'demo/explore'
+    const parentFile = logs.find((log) => !isHelper(log.events))!.file
+    const parent = readSession(parentFile)
+    const calls = parent.flatMap((event) => (event.type === 'assistant/message' ? event.data.content.filter((block) => block.type === 'tool-call' && block.toolName === 'explore') : []))
+    expect(calls).toHaveLength(2)
+    const helpers = new Map(logs.filter((log) => isHelper(log.events)).map((log) => [(log.events[0]!.data as { parent: { toolCallId: string } }).parent.toolCallId, log.events]))
+    expect(helpers.size).toBe(2)
+    const [first, second] = calls.map((call) => helpers.get(call.type === 'tool-call' ? call.toolCallId : '')!)
+    // In plan mode: inherited at the first step, the child section in the system prompt, the write not blocked (no guard).
+    expect(planTrace(first!, RECOMMENDED_CHILD_SECTION)).toEqual(['plan/mode:on:inherit', 'header:initial:plan', 'turn/end:completed'])
+    expect(run.stdout).toContain('    ┆   · request header: the system prompt includes the child section\n')
+    expect(run.stdout).toContain('    ┆          I wrote NOTES.md although plan mode is on: plan mode is guidance, and nothing blocked the write.\n')
+    const workspace = /workspace: (\S+)/.exec(run.stdout)![1]!
+    expect(readFileSync(join(workspace, 'NOTES.md'), 'utf8')).toMatch(/^# Notes: How are tasks stored on disk\?\n/)
+    // In the default mode: nothing inherited, no child section.
+    expect(planTrace(second!, RECOMMENDED_CHILD_SECTION)).toEqual(['header:initial:default', 'turn/end:completed'])
+    expect(run.stdout).toContain('    ┆   → read_file src/format.js\n')
+    // Each helper's report is its explore result, and the helper's origin names the parent's call.
+    expect([first![0]!.data, second![0]!.data]).toEqual(calls.map((call) => ({ parent: { session: basename(parentFile!, '.jsonl'), agent: expect.any(String), toolCallId: call.type === 'tool-call' ? call.toolCallId : '' }, question: expect.any(String) })))
+    expect(parent.some((event) => (event.type as string) === 'demo/explore')).toBe(false)
+    const results = parent.flatMap((event) => (event.type === 'tool/result' && event.data.toolName === 'explore' ? [event.data] : []))
+    expect(results.map((result) => (result.value as { planMode: boolean }).planMode)).toEqual([true, false])
+    expect(results.every((result) => !result.isError && result.content[0]!.text.startsWith('Findings on “'))).toBe(true)
   })
 
   it('Ctrl+C at the entry question cancels the turn; plan mode stays off', async () => {

@@ -16,4 +16,11 @@ describe('the resume hint', () => {
     // system is the default placement: not written.
     expect(resumeCommand(target, { placement: 'system' }, 'pnpm@10.34.8')).toBe('npx -y pnpm@10.34.8 start --resume /tmp/s_1.jsonl')
   })
+
+  it('carries --require-sections as one shell word when the session ran with it', () => {
+    const target = '/tmp/s_1.jsonl'
+    expect(resumeCommand(target, { requireSections: ['Steps', 'Verification'] }, 'pnpm@10.34.8')).toBe('npx -y pnpm@10.34.8 start --resume /tmp/s_1.jsonl --require-sections Steps,Verification')
+    expect(resumeCommand(target, { guard: true, requireSections: ['Open questions', 'Steps'] }, 'pnpm@10.34.8')).toBe("npx -y pnpm@10.34.8 start --resume /tmp/s_1.jsonl --guard --require-sections 'Open questions,Steps'")
+    expect(resumeCommand(target, { requireSections: [] }, 'pnpm@10.34.8')).toBe('npx -y pnpm@10.34.8 start --resume /tmp/s_1.jsonl')
+  })
 })

@@ -44,12 +44,16 @@ async function main(): Promise<number> {
       placement: options.placement,
       guard: options.guard,
       ...(options.planDir === undefined ? {} : { planDir: options.planDir }),
+      requiredSections: options.requireSections,
       clientDir: clientDir(),
       ...(token === undefined ? {} : { token }),
       ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
     })
     const where = options.store === undefined ? options.sessionDir : `PostgreSQL ${redactUrl(options.store.url)} (schema ${options.store.schema}; this server is ${server.host.self} there${options.publicUrl === undefined ? ', loopback-only: give --public-url when the servers run on several machines' : ''})`
-    process.stdout.write(`planmode web: model: ${choice.description}; sessions in ${where}; workspace ${workspace}${options.guard ? '; plan-guard on' : ''}${options.planDir === undefined ? '' : `; plan files in ${options.planDir}`}\n`)
+    process.stdout.write(
+      `planmode web: model: ${choice.description}; sessions in ${where}; workspace ${workspace}${options.guard ? '; plan-guard on' : ''}` +
+        `${options.planDir === undefined ? '' : `; plan files in ${options.planDir}`}${options.requireSections.length > 0 ? `; plans need ${options.requireSections.join(', ')}` : ''}\n`,
+    )
     process.stdout.write(`planmode web: ${server.url}\n`)
   } catch (error) {
     process.stderr.write(`planmode web: ${(error as Error).message}\n`)

@@ -2,7 +2,7 @@ import { cpSync, existsSync, mkdirSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { loadSection, parsePlacement, type Placement } from '@planmode/demo/cli-args'
+import { loadSection, parsePlacement, parseRequiredSections, type Placement } from '@planmode/demo/cli-args'
 
 /** The options of `pnpm web`. */
 export interface WebCliOptions {
@@ -34,6 +34,8 @@ export interface WebCliOptions {
   readonly guard: boolean
   /** `--plan-dir`, resolved: compose plan-file, each session's latest plan as `<dir>/<id>.md` (SPEC §19). */
   readonly planDir?: string
+  /** `--require-sections`: headings every plan must have before it is reviewed (plan-tool's `requiredSections`, SPEC §20); `[]` when absent. */
+  readonly requireSections: readonly string[]
   /** `--help`. */
   readonly help: boolean
 }
@@ -74,6 +76,9 @@ export const WEB_USAGE = `usage: pnpm web [options]
   --placement <where>     system (the system prompt, default) or transcript (one message; prompt cache kept)
   --guard                 refuse tools that are not read-only while plan mode is on (plan-guard)
   --plan-dir <dir>        keep each session's latest plan in <dir>/<session id>.md (plan-file)
+  --require-sections <names>
+                          headings every plan must have before it is reviewed, e.g. "Steps,Verification";
+                          a plan without one goes back to the model, which revises it (plan-tool)
   --base-url <url>        an OpenAI-compatible chat-completions server (or OPENAI_BASE_URL)
   --model <id>            the model id there (or OPENAI_MODEL); with DeepSeek, default deepseek-chat
   --api-key <key>         the key (or OPENAI_API_KEY; DEEPSEEK_API_KEY selects DeepSeek)
@@ -103,6 +108,7 @@ export function parseWebCli(argv: readonly string[], cwd = process.cwd()): WebCl
       placement: { type: 'string' },
       guard: { type: 'boolean', default: false },
       'plan-dir': { type: 'string' },
+      'require-sections': { type: 'string' },
       'base-url': { type: 'string' },
       model: { type: 'string' },
       'api-key': { type: 'string' },
@@ -142,6 +148,7 @@ export function parseWebCli(argv: readonly string[], cwd = process.cwd()): WebCl
     placement: parsePlacement(values.placement),
     guard: values.guard === true,
     ...(values['plan-dir'] === undefined ? {} : { planDir: resolve(cwd, values['plan-dir']) }),
+    requireSections: parseRequiredSections(values['require-sections']),
     help: values.help === true,
   }
 }

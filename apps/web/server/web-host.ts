@@ -1,7 +1,7 @@
 import { hostname } from 'node:os'
 import type { LanguageModelV3 } from '@ai-sdk/provider'
 import { Context, type Logger } from '@planmode/context'
-import { basePrompt, composePlanHost } from '@planmode/demo/compose-host'
+import { basePromptSection, composePlanHost } from '@planmode/demo/compose-host'
 import { WORKSPACE_EVENT } from '@planmode/demo/workspace-event'
 import { SessionLogError, type HostAgent, type HostSession } from '@planmode/host'
 import type { SessionEvent } from '@planmode/seams'
@@ -52,6 +52,8 @@ export interface WebHostOptions {
   readonly guard?: boolean
   /** Compose `@planmode/plan-file` with this folder (`--plan-dir`): each session's latest plan as `<dir>/<id>.md`. */
   readonly planDir?: string
+  /** plan-tool's `requiredSections` (SPEC §20): headings a plan must have before it is reviewed. */
+  readonly requiredSections?: readonly string[]
   /** Steps per turn (default 24). */
   readonly maxSteps?: number
   /** Where the host's warnings go (default: the console). */
@@ -117,7 +119,7 @@ export class WebHost {
         name: '@planmode/web/base-prompt',
         requires: ['systemPrompt'],
         apply: (child) => {
-          child.effect(child.require('systemPrompt').section({ name: 'web:base', order: 10, text: basePrompt(options.workspace) }))
+          child.effect(child.require('systemPrompt').section({ name: 'web:base', order: 10, text: basePromptSection(options.workspace) }))
         },
       })
       ctx.plugin({

@@ -3,6 +3,7 @@ import type { Context } from '@planmode/context'
 import type { Agent, PreStepDecision, Session, SessionEvent, SessionEventMap, SessionEventType, UserAnswer } from '@planmode/seams'
 import type { HostDuty } from './duties.js'
 import type { ConformanceHost, HostFactory } from './host-adapter.js'
+import { CHILD_VARIANTS } from './child-variants.js'
 
 /**
  * A deliberately broken wrapper of a host, breaking one duty: run the kit
@@ -460,4 +461,5 @@ export const BROKEN_HOST_VARIANTS: readonly BrokenHostVariant[] = [
         return host
       }),
   },
+  ...CHILD_VARIANTS,
 ]

@@ -40,7 +40,7 @@ export const HOST_DUTIES: readonly HostDutyInfo[] = [
     duty: 'services',
     kind: 'host',
     means:
-      'the context provides the registries the plan layers use (systemPrompt, tools, commands, userQuestions, sessionProjections) and runs the agent/pre-step waterfall before every step',
+      "the context provides the registries the plan layers use (systemPrompt, tools, commands, userQuestions, sessionProjections) and runs the agent/pre-step waterfall before every step, with the stepping agent as payload.agent (a child's with its owner, from its first step)",
   },
   {
     duty: 'turns-and-steps',

@@ -7,6 +7,8 @@ import type {
   LanguageModelV3StreamResult,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider'
+import { RECOMMENDED_CHILD_SECTION } from '@planmode/plan-policy'
+import { decideAsHelper, EXPLORE_TOOL, HELPER_PROMPT_OPENING, helperQuestion } from './helper.js'
 import { asksToPlanFirst, carelessPath, goalOf } from './plan-first.js'
 import { writePlan } from './plan-writer.js'
 import { ENTER_TOOL, EXIT_TOOL, foldPlanning, type Episode, type PlanningState } from './planning-state.js'
@@ -23,6 +25,14 @@ export interface OfflineModelOptions {
    * `exit_plan_mode` counts as plan mode.
    */
   readonly planSection?: string
+  /**
+   * The guidance a child agent reads while it inherits plan mode
+   * (plan-policy's `childSection`, SPEC §21); `RECOMMENDED_CHILD_SECTION`
+   * when absent. A helper agent (a system prompt that opens with
+   * {@link HELPER_PROMPT_OPENING}) is in plan mode when its system prompt or
+   * a transcript message carries it.
+   */
+  readonly childSection?: string
   /** Pause between streamed chunks, in milliseconds (0 = none), so a human can watch and cancel. */
   readonly chunkDelayMs?: number
   /** The model id reported in request headers. */
@@ -89,6 +99,20 @@ function careless(text: string, last: ReadItem | undefined, inPlanMode: boolean)
   )
 }
 
+/** "Ask a helper: <question>": one `explore` call, then what the helper reported (SPEC §21 shows in its log, not here). */
+function askHelper(text: string, last: ReadItem | undefined, hasExploreTool: boolean): OfflineAction | undefined {
+  const question = helperQuestion(text)
+  if (last?.kind === 'user') {
+    if (question === undefined) return say('What should the helper look into? Say "Ask a helper: <question>".')
+    if (!hasExploreTool) return say(`I have no helper to ask here (no \`${EXPLORE_TOOL}\` tool), so I'll look myself: send the question as a message.`)
+    return { text: "I'll ask a helper agent to look into that.", calls: [{ name: EXPLORE_TOOL, input: { question } }] }
+  }
+  const result = lastResults(last).find((candidate) => candidate.name === EXPLORE_TOOL)
+  if (result === undefined) return undefined
+  if (result.isError) return say(`The helper could not run: ${result.text.replace(/^Error: /, '')}`)
+  return say(`The helper reported back:\n${result.text}`)
+}
+
 /** In the default mode, a request to plan first: ask to enter plan mode (SPEC §12), or say how when the tool is missing. */
 function askToPlan(text: string, hasEnterTool: boolean): OfflineAction {
   const goal = goalOf(text).replace(/[.!]+$/, '')
@@ -122,6 +146,18 @@ function afterEntryRefused(result: { text: string; isError: boolean }): OfflineA
 
 function explore(episode: Episode, hasExitTool: boolean): OfflineAction {
   const recipe = pickRecipe(episode.goal, episode.listed)
+  if (episode.needsRevision && episode.review === 'not-ready') {
+    // Sent back by the plan check (SPEC §20): add what it asked for and submit again, with no more exploring.
+    const problems = episode.lastProblems ?? []
+    if (episode.checkStuck) {
+      return say(
+        `The plan check still finds ${problems.length === 1 ? 'a problem' : 'problems'} I cannot fix myself:\n${problems.map((problem) => `- ${problem}`).join('\n')}\nTell me how to change the plan, or leave plan mode with \`/plan off\`.`,
+      )
+    }
+    const plan = writePlan(episode, recipe)
+    const what = problems.length === 1 ? `it said: ${problems[0]}` : `it listed ${problems.length} problems`
+    return { text: `The plan check sent my plan back before review (${what}). Here it is again with that fixed.`, calls: [{ name: EXIT_TOOL, input: { plan } }] }
+  }
   if (episode.needsRevision) {
     const feedback = episode.feedback[episode.feedback.length - 1] ?? ''
     const query = recipe.revisionQuery(feedback)
@@ -202,6 +238,14 @@ function implement(episode: Episode, progress: PlanningState['progress'], hasUpd
  */
 export function decide(options: LanguageModelV3CallOptions, modelOptions: OfflineModelOptions = {}): OfflineAction & { state: PlanningState } {
   const section = modelOptions.planSection?.trim()
+  const systemText = options.prompt.flatMap((message) => (message.role === 'system' ? [message.content] : [])).join('\n\n')
+  if (systemText.trimStart().startsWith(HELPER_PROMPT_OPENING)) {
+    // A helper agent (a child of the agent that called `explore`): plan mode is on when it holds the child guidance (SPEC §21).
+    const childSection = (modelOptions.childSection ?? RECOMMENDED_CHILD_SECTION).trim()
+    const read = readPrompt(options.prompt, childSection)
+    const inherited = systemText.includes(childSection) || read.items.some((item) => item.kind === 'user' && item.guidance === true)
+    return { ...decideAsHelper(read.items, inherited), state: foldPlanning(read.items) }
+  }
   const { system, items } = readPrompt(options.prompt, section)
   const state = foldPlanning(items)
   // The guidance in the system prompt (placement 'system'), or held from a transcript message (placement 'transcript').
@@ -209,6 +253,7 @@ export function decide(options: LanguageModelV3CallOptions, modelOptions: Offlin
   const hasExitTool = (options.tools ?? []).some((tool) => tool.name === EXIT_TOOL)
   const hasEnterTool = (options.tools ?? []).some((tool) => tool.name === ENTER_TOOL)
   const hasUpdateTool = (options.tools ?? []).some((tool) => tool.name === UPDATE_TOOL)
+  const hasExploreTool = (options.tools ?? []).some((tool) => tool.name === EXPLORE_TOOL)
   const { episode } = state
   // A plan-mode notice or guidance message says the mode changed; what to do next depends on what came before it.
   const last = items.filter((item) => item.kind !== 'user' || (!item.notice && item.guidance !== true && item.progress !== true)).at(-1)
@@ -216,6 +261,11 @@ export function decide(options: LanguageModelV3CallOptions, modelOptions: Offlin
 
   if (state.careless !== undefined) {
     const action = careless(state.careless, last, inPlanMode)
+    if (action !== undefined) return act(action)
+  }
+
+  if (state.helper !== undefined) {
+    const action = askHelper(state.helper, last, hasExploreTool)
     if (action !== undefined) return act(action)
   }
 

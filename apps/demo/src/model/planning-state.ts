@@ -1,3 +1,4 @@
+import { HELPER_REQUEST } from './helper.js'
 import { goalOf, IGNORE_PLAN_MODE } from './plan-first.js'
 import { NOTICE_TEXTS, type ReadItem, type ReadResult } from './prompt-reader.js'
 import { readProgress, UPDATE_TOOL, type ReadStep } from './plan-progress.js'
@@ -10,7 +11,7 @@ const READ_ONLY = new Set(['list_files', 'read_file', 'search'])
 const MUTATING = new Set(['write_file', 'edit_file'])
 
 /** How the last review of a submitted plan ended. */
-export type ReviewOutcome = 'none' | 'keep-planning' | 'dismissed' | 'approved' | 'stopped' | 'failed'
+export type ReviewOutcome = 'none' | 'keep-planning' | 'dismissed' | 'approved' | 'stopped' | 'failed' | 'not-ready'
 
 /** One planning episode: a goal, what was explored, what was submitted and how it was reviewed. */
 export interface Episode {
@@ -23,8 +24,19 @@ export interface Episode {
   review: ReviewOutcome
   /** The text of the last failed exit call that was not a keep-planning answer. */
   failure: string | undefined
-  /** True when feedback arrived after the last submission. */
+  /** True when feedback (or a failed plan check) arrived after the last submission. */
   needsRevision: boolean
+  /**
+   * Headings a plan check said were missing (SPEC §20, `missing section "<name>"`),
+   * in the order first named: every later revision has them.
+   */
+  readonly sections: string[]
+  /** The other problems of the plan checks, as feedback of their own (each revision answers them). */
+  readonly checks: string[]
+  /** The problems of the last not-ready result, as the host listed them (to tell a check that keeps failing). */
+  lastProblems: readonly string[] | undefined
+  /** True when a plan check failed twice in a row with the same problems: a revision did not help. */
+  checkStuck: boolean
   /** Read-only calls made since the last review or feedback. */
   exploredSinceFeedback: number
   approved: boolean
@@ -47,6 +59,8 @@ export interface PlanningState {
   readonly callCount: number
   /** The latest user message asks to ignore plan mode and write a file (see `IGNORE_PLAN_MODE`): its text. */
   readonly careless: string | undefined
+  /** The latest user message asks to hand a question to a helper agent (see `HELPER_REQUEST`): its text. */
+  readonly helper: string | undefined
   /**
    * Plan mode as the transcript tells it (SPEC §13, `placement: 'transcript'`):
    * `undefined` when the transcript holds no guidance message; else on from
@@ -73,6 +87,10 @@ function newEpisode(goal: string): Episode {
     review: 'none',
     failure: undefined,
     needsRevision: false,
+    sections: [],
+    checks: [],
+    lastProblems: undefined,
+    checkStuck: false,
     exploredSinceFeedback: 0,
     approved: false,
     approvedEdit: undefined,
@@ -85,6 +103,20 @@ const FEEDBACK = /their feedback: ([\s\S]*)$/
 /** A line comment of a keep-planning result (SPEC §10): `- line N: text`, one per line. */
 const COMMENT = /^- line (\d+): (.*)$/
 const EDITED = 'The user edited and approved the plan'
+/** The lead line of a plan that failed the checks before the review (SPEC §20). */
+export const NOT_READY = 'The plan is not ready for review:'
+const MISSING_SECTION = /^missing section "(.*)"$/
+
+/** The problems of a not-ready result: one per `- <problem>` line after the lead line. */
+export function notReadyProblems(text: string): string[] {
+  const body = text.replace(/^Error: /, '')
+  if (!body.startsWith(NOT_READY)) return []
+  return body
+    .slice(NOT_READY.length)
+    .split('\n')
+    .filter((line) => line.startsWith('- '))
+    .map((line) => line.slice(2).trim())
+}
 const STOPPED = 'The user ended planning without approving the plan'
 
 /** Splits a keep-planning result into its feedback and its line comments. */
@@ -105,6 +137,7 @@ export function foldPlanning(items: readonly ReadItem[]): PlanningState {
   let unclaimed: string | undefined
   let callCount = 0
   let careless: string | undefined
+  let helper: string | undefined
   let guided = false
   let told = false
   const callInputs = new Map<string, Record<string, unknown>>()
@@ -124,6 +157,12 @@ export function foldPlanning(items: readonly ReadItem[]): PlanningState {
       if (item.notice) told = item.text === NOTICE_TEXTS[0]
       if (item.notice || item.text === '') continue
       careless = undefined
+      helper = undefined
+      if (HELPER_REQUEST.test(item.text)) {
+        // Not a goal either: a question for a helper agent (the explore tool), answered with its report.
+        helper = item.text
+        continue
+      }
       if (IGNORE_PLAN_MODE.test(item.text)) {
         // Not a goal: the model is told to write at once (and does, unless a guard refuses).
         careless = item.text
@@ -142,7 +181,7 @@ export function foldPlanning(items: readonly ReadItem[]): PlanningState {
       for (const call of item.calls) {
         callCount++
         callInputs.set(call.id, call.input)
-        if (careless !== undefined) continue
+        if (careless !== undefined || helper !== undefined) continue
         if (READ_ONLY.has(call.name) || call.name === EXIT_TOOL) {
           if (episode === undefined || episode.approved) {
             episode = newEpisode(unclaimed ?? 'the task')
@@ -162,7 +201,7 @@ export function foldPlanning(items: readonly ReadItem[]): PlanningState {
         const input = callInputs.get(result.id) ?? {}
         // An approved exit and Stop planning leave plan mode (the tool result tells the model).
         if (result.name === EXIT_TOOL && (!result.isError || result.text.includes(STOPPED))) told = false
-        if (episode === undefined || careless !== undefined) continue
+        if (episode === undefined || careless !== undefined || helper !== undefined) continue
         if (result.name === UPDATE_TOOL) {
           if (!result.isError && episode.approved) progress = readProgress(result.text) ?? progress
         } else if (result.name === EXIT_TOOL) {
@@ -174,6 +213,20 @@ export function foldPlanning(items: readonly ReadItem[]): PlanningState {
               const at = result.text.indexOf('\n\n')
               if (at >= 0) episode.approvedEdit = result.text.slice(at + 2)
             }
+          } else if (result.text.replace(/^Error: /, '').startsWith(NOT_READY)) {
+            // Sent back before anyone saw it: add what the check asked for, then submit again.
+            const problems = notReadyProblems(result.text)
+            episode.checkStuck = episode.review === 'not-ready' && JSON.stringify(episode.lastProblems) === JSON.stringify(problems)
+            episode.review = 'not-ready'
+            episode.lastProblems = problems
+            for (const problem of problems) {
+              const missing = MISSING_SECTION.exec(problem)?.[1]
+              const list = missing === undefined ? episode.checks : episode.sections
+              const item = missing ?? problem
+              if (!list.some((known) => known.trim().toLowerCase() === item.trim().toLowerCase())) list.push(item)
+            }
+            episode.needsRevision = true
+            episode.exploredSinceFeedback = 0
           } else if (result.text.includes(STOPPED)) {
             episode.review = 'stopped'
           } else if (/keep planning/i.test(result.text)) {
@@ -207,6 +260,7 @@ export function foldPlanning(items: readonly ReadItem[]): PlanningState {
     unclaimedUserText: unclaimed,
     callCount,
     careless,
+    helper,
     transcriptPlanMode: guided ? told : undefined,
     progress,
   }

@@ -31,7 +31,17 @@ export interface TranscriptOptions {
   readonly live?: boolean
   /** Where plan-policy puts the guidance (SPEC §13): request headers are described accordingly. Default `system`. */
   readonly placement?: 'system' | 'transcript'
+  /**
+   * Whose transcript this is: the agent's own (default), or a helper agent's
+   * (a child the `explore` tool started), shown under the parent's call with
+   * every line behind {@link HELPER_GUTTER}, its words as `helper`, its
+   * question as `asked`, and `planSection` naming the child guidance.
+   */
+  readonly role?: 'agent' | 'helper'
 }
+
+/** What every line of a helper agent's transcript starts with: it sits under the parent's `explore` call. */
+export const HELPER_GUTTER = '    ┆ '
 
 const EXIT = 'exit_plan_mode'
 const ENTER = 'enter_plan_mode'
@@ -89,6 +99,11 @@ export class TranscriptRenderer {
   private readonly live: boolean
   private readonly width: number | undefined
   private readonly placement: 'system' | 'transcript'
+  private readonly options: TranscriptOptions
+  private readonly indent: string
+  private readonly speaker: string
+  /** How the guidance is named: the plan section, or (for a helper) the child section. */
+  private readonly sectionName: string
   private streaming = false
   /** The column the streamed text has reached, and a word not written yet (it may go on in the next part). */
   private column = 0
@@ -102,6 +117,25 @@ export class TranscriptRenderer {
     this.live = options.live === true
     this.width = options.width
     this.placement = options.placement ?? 'system'
+    this.options = options
+    const helper = options.role === 'helper'
+    this.indent = helper ? HELPER_GUTTER : ''
+    this.speaker = helper ? 'helper' : 'assistant'
+    this.sectionName = helper ? 'child section' : 'plan section'
+  }
+
+  /**
+   * A renderer for the transcript of a helper agent (a child session the
+   * `explore` tool started) under this one's `explore` call: the same
+   * output, style and tool titles, every line behind {@link HELPER_GUTTER},
+   * `childSection` as the guidance it reads (SPEC §21). Prints the helper's
+   * first line.
+   */
+  helper(sessionId: string, childSection: string): TranscriptRenderer {
+    const width = this.width === undefined ? undefined : Math.max(40, this.width - [...HELPER_GUTTER].length)
+    const helper = new TranscriptRenderer({ ...this.options, planSection: childSection, role: 'helper', live: false, ...(width === undefined ? {} : { width }) })
+    helper.line(this.style.dim(`helper agent, a child of this one (session ${sessionId})`))
+    return helper
   }
 
   /**
@@ -158,7 +192,7 @@ export class TranscriptRenderer {
   }
 
   private line(text = ''): void {
-    this.out.write(`${text}\n`)
+    this.out.write(this.indent === '' ? `${text}\n` : `${this.style.dim(this.indent)}${text}\n`)
   }
 
   /** The badge as printed, e.g. `[plan: on]`. */
@@ -255,9 +289,10 @@ export class TranscriptRenderer {
         if (source.kind === 'plugin' && source.form === 'notice') this.hanging(`  ${s.cyan('ⓘ notice')} ${s.dim('(to the model)')} `, '  ⓘ notice (to the model) '.length, text)
         else if (source.kind === 'plugin' && source.form === 'guidance') {
           const lines = text.trimEnd().split('\n').length
-          this.hanging(`  ${s.cyan('ⓘ guidance')} ${s.dim('(to the model)')} `, '  ⓘ guidance (to the model) '.length, `the plan section as a transcript message (${lines} line${lines === 1 ? '' : 's'})`)
+          this.hanging(`  ${s.cyan('ⓘ guidance')} ${s.dim('(to the model)')} `, '  ⓘ guidance (to the model) '.length, `the ${this.sectionName} as a transcript message (${lines} line${lines === 1 ? '' : 's'})`)
         }
         else if (source.kind === 'plugin') this.line(`  ${s.cyan(`ⓘ ${source.plugin}`)} ${text}`)
+        else if (this.options.role === 'helper') this.line(`  ${s.dim('asked →')} ${oneLine(text)}`)
         else {
           const typedAt = this.recentlyTyped.indexOf(text.trim())
           if (typedAt >= 0) this.recentlyTyped.splice(typedAt, 1)
@@ -278,7 +313,10 @@ export class TranscriptRenderer {
         const text = event.data.content.map((block) => block.text).join('\n')
         if (event.data.toolName === EXIT || event.data.toolName === ENTER) {
           if (!event.data.isError) this.resultLine(s.green('✓'), oneLine(text, event.data.toolName === ENTER ? 160 : 110))
-          else this.resultLine(s.yellow('↺'), oneLine(text.replace(/^Error: /, ''), 160))
+          else if (text.startsWith('Error: The plan is not ready for review:')) {
+            // SPEC §20: the checks sent the plan back before any review; each problem is shown.
+            this.resultLine(s.yellow('↺'), text.replace(/^Error: /, '').replace(/:\n- /, ': ').replace(/\n- /g, '; '))
+          } else this.resultLine(s.yellow('↺'), oneLine(text.replace(/^Error: /, ''), 160))
           return
         }
         // A refusal (plan-guard's, a path outside the workspace) is shown whole.
@@ -304,16 +342,16 @@ export class TranscriptRenderer {
         const say = (text: string): void => this.line(`  ${s.dim(`· request header: ${text}`)}`)
         if (header.reason === 'initial') {
           // Under 'transcript' the plan section never joins the system prompt: the request stays the same across switches.
-          if (has) say('the system prompt includes the plan section')
+          if (has) say(`the system prompt includes the ${this.sectionName}`)
           else if (this.placement === 'transcript') say('system prompt and tools fixed (plan guidance goes in the transcript)')
           return
         }
         if (previous === undefined) {
-          say(`changed${has ? ' (the system prompt includes the plan section)' : ''}`)
+          say(`changed${has ? ` (the system prompt includes the ${this.sectionName})` : ''}`)
           return
         }
         const changes: string[] = []
-        if (this.hasSection(previous) !== has) changes.push(`plan section ${has ? 'added to' : 'removed from'} the system prompt`)
+        if (this.hasSection(previous) !== has) changes.push(`${this.sectionName} ${has ? 'added to' : 'removed from'} the system prompt`)
         else if (header.system !== previous.system) changes.push('system prompt changed')
         if (toolsKey(header.tools) !== toolsKey(previous.tools)) changes.push('tools changed')
         if (header.model !== previous.model) changes.push(`model changed (${header.model})`)
@@ -323,7 +361,9 @@ export class TranscriptRenderer {
       default:
         if ((event.type as string) === 'plan/mode') {
           const active = (event.data as { active?: unknown }).active === true
-          this.line(`  ${s.magenta('●')} ${s.dim(`plan/mode logged: ${active ? 'on' : 'off'}`)}`)
+          // A child's plan mode inherited from the agent that started it (SPEC §21).
+          const inherited = (event.data as { cause?: unknown }).cause === 'inherit' ? ' (inherited from the agent that started it)' : ''
+          this.line(`  ${s.magenta('●')} ${s.dim(`plan/mode logged: ${active ? 'on' : 'off'}${inherited}`)}`)
         }
     }
   }
@@ -351,8 +391,9 @@ export class TranscriptRenderer {
   private assistantText(text: string): void {
     const s = this.style
     const [first, ...rest] = text.trim().split('\n')
-    this.line(`  ${s.bold(s.green('assistant'))} ${first}`)
-    for (const line of rest) this.line(`            ${line}`)
+    this.line(`  ${s.bold(s.green(this.speaker))} ${first}`)
+    const under = ' '.repeat(this.speaker.length + 3)
+    for (const line of rest) this.line(line.trim() === '' ? '' : `${under}${line}`)
   }
 
   private toolCall(id: string, name: string, input: unknown): void {

@@ -20,6 +20,8 @@ export interface CliOptions {
   readonly guard: boolean
   /** Compose `@planmode/plan-file` with this folder: each session's latest plan as `<dir>/<session id>.md` (SPEC §19). */
   readonly planDir?: string
+  /** `--require-sections`: the headings every plan must have before it is reviewed (plan-tool's `requiredSections`, SPEC §20); `[]` when absent. */
+  readonly requireSections: readonly string[]
   readonly help: boolean
 }
 
@@ -35,6 +37,25 @@ export function parsePlacement(value: string | undefined): Placement {
   const found = PLACEMENTS.find((name) => name === value)
   if (found === undefined) throw new Error(`--placement takes system or transcript, not ${JSON.stringify(value)}`)
   return found
+}
+
+/**
+ * Reads `--require-sections` ("Steps,Verification"): the names split at
+ * commas and trimmed, in order; `[]` when absent. A blank name, or a name
+ * given twice (compared trimmed and case-insensitive, as plan-tool compares
+ * headings), is an error naming the flag.
+ */
+export function parseRequiredSections(value: string | undefined): readonly string[] {
+  if (value === undefined) return []
+  const names = value.split(',').map((name) => name.trim())
+  if (names.some((name) => name === '')) throw new Error(`--require-sections takes heading names separated by commas ("Steps,Verification"), not ${JSON.stringify(value)}`)
+  const seen = new Set<string>()
+  for (const name of names) {
+    const key = name.toLowerCase()
+    if (seen.has(key)) throw new Error(`--require-sections names "${name}" twice (headings are compared case-insensitive)`)
+    seen.add(key)
+  }
+  return names
 }
 
 /** Parses argv (without `node` and the script). Unknown flags are an error. */
@@ -55,6 +76,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
       placement: { type: 'string' },
       guard: { type: 'boolean', default: false },
       'plan-dir': { type: 'string' },
+      'require-sections': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     allowPositionals: false,
@@ -73,6 +95,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
     placement: parsePlacement(values.placement),
     guard: values.guard === true,
     planDir: values['plan-dir'],
+    requireSections: parseRequiredSections(values['require-sections']),
     help: values.help === true,
   }
 }
@@ -97,6 +120,9 @@ export const START_USAGE = `usage: pnpm start [options]
                           transcript (one message; system prompt and tools never change)
   --guard                 refuse tools that are not read-only while plan mode is on (plan-guard)
   --plan-dir <dir>        keep each session's latest plan in <dir>/<session id>.md (plan-file)
+  --require-sections <names>
+                          headings every plan must have before it is reviewed, e.g. "Steps,Verification";
+                          a plan without one goes back to the model, which revises it (plan-tool)
   --base-url <url>        an OpenAI-compatible chat-completions server (or OPENAI_BASE_URL)
   --model <id>            the model id there (or OPENAI_MODEL); with DeepSeek, default deepseek-chat
   --api-key <key>         the key (or OPENAI_API_KEY; DEEPSEEK_API_KEY selects DeepSeek)

@@ -18,16 +18,36 @@ import { planPolicyPlugin, type PlanPolicyPlacement } from '@planmode/plan-polic
 import { planFilePlugin } from '@planmode/plan-file'
 import { planHistoryPlugin, planProjectionPlugin } from '@planmode/plan-projection'
 import { planToolPlugin } from '@planmode/plan-tool'
+import type { AssemblyInput } from '@planmode/seams'
+import { HELPER_PROMPT_OPENING } from '../model/helper.js'
 import { workspaceToolsPlugin } from '../workspace/workspace-tools.js'
 
-/** The base system prompt (order 10) of the terminal host and the web server: who the agent is and where its tools work. */
-export const basePrompt = (workspace: string): string =>
-  [
-    'You are a careful coding agent working in a project workspace.',
-    `The workspace root is ${workspace}; every tool path is relative to it.`,
-    'Look around with list_files, read_file and search; change files with write_file and edit_file.',
-    'Keep answers short and concrete.',
-  ].join('\n')
+/**
+ * The base system prompt (order 10) of the terminal host and the web server:
+ * who the agent is and where its tools work. With `helper`, the prompt of a
+ * helper agent that `explore` started (a child agent): it answers one
+ * question and reports back.
+ */
+export const basePrompt = (workspace: string, helper = false): string =>
+  helper
+    ? [
+        `${HELPER_PROMPT_OPENING}: another agent started you to answer one question about a project workspace.`,
+        `The workspace root is ${workspace}; every tool path is relative to it.`,
+        'Look around with list_files, read_file and search, then answer with what you found: the files and facts that matter, concisely.',
+        'You cannot ask the user anything: the agent that started you reads your last message.',
+      ].join('\n')
+    : [
+        'You are a careful coding agent working in a project workspace.',
+        `The workspace root is ${workspace}; every tool path is relative to it.`,
+        'Look around with list_files, read_file and search; change files with write_file and edit_file; explore hands a question to a helper agent.',
+        'Keep answers short and concrete.',
+      ].join('\n')
+
+/** The base section's text for each assembly: the helper's prompt for a child agent (one with an `owner`), else the agent's. */
+export const basePromptSection =
+  (workspace: string) =>
+  (input: AssemblyInput): string =>
+    basePrompt(workspace, input.agent?.owner !== undefined)
 
 /** What {@link composePlanHost} needs: the same settings `pnpm start` and `pnpm web` take. */
 export interface ComposePlanHostOptions {
@@ -46,6 +66,8 @@ export interface ComposePlanHostOptions {
   readonly guard?: boolean
   /** Compose `@planmode/plan-file` with this folder (`--plan-dir`): each session's latest plan as `<dir>/<id>.md`. */
   readonly planDir?: string
+  /** plan-tool's `requiredSections` (SPEC §20): headings a plan must have before it is reviewed (`--require-sections`). */
+  readonly requiredSections?: readonly string[]
   readonly workspace: string
 }
 
@@ -74,7 +96,8 @@ export function composePlanHost(ctx: Context, options: ComposePlanHostOptions): 
   ctx.plugin(planModeInvariantPlugin)
   ctx.plugin(planPolicyPlugin, { section: options.section, ...(options.placement === undefined ? {} : { placement: options.placement }) })
   ctx.plugin(planCommandsPlugin)
-  ctx.plugin(planToolPlugin)
+  // --require-sections: a plan without one of these headings goes back to the model before anyone reviews it.
+  ctx.plugin(planToolPlugin, options.requiredSections === undefined || options.requiredSections.length === 0 ? undefined : { requiredSections: options.requiredSections })
   ctx.plugin(planProjectionPlugin)
   ctx.plugin(planHistoryPlugin)
   // Opt-in: the latest plan of each session as a file (after planHistory, which it reads).

@@ -2,14 +2,16 @@ import type { LanguageModelV3 } from '@ai-sdk/provider'
 import { Context, type Logger } from '@planmode/context'
 import type { HostAgent, HostSession } from '@planmode/host'
 import type { PlanModeState } from '@planmode/plan-core'
+import { RECOMMENDED_CHILD_SECTION } from '@planmode/plan-policy'
 import type { PlanHistoryView } from '@planmode/plan-projection/types'
-import { UserQuestionError, type UserAnswer, type UserQuestion } from '@planmode/seams'
+import { UserQuestionError, type Session, type UserAnswer, type UserQuestion } from '@planmode/seams'
 import type { Style } from '../render/style.js'
 import { badgeOf, type PlanBadge, type TranscriptRenderer } from '../render/transcript.js'
-import { basePrompt, composePlanHost } from './compose-host.js'
+import { basePromptSection, composePlanHost } from './compose-host.js'
 import { interruptedCallIds, lastTurnInterrupted, type InterruptedTurn } from './interrupted-turns.js'
 import { runPlansCommand } from './plans-command.js'
 import { WORKSPACE_EVENT } from './workspace-event.js'
+import { EXPLORE_EVENT } from '../workspace/explore-tool.js'
 
 /** Answers the questions of one ask (a plan review, or the plan-mode entry question); `undefined` dismisses them. */
 export type QuestionAnswerer = (questions: readonly UserQuestion[], signal: AbortSignal | undefined) => Promise<readonly UserAnswer[] | undefined>
@@ -27,6 +29,8 @@ export interface DemoHostOptions {
   readonly guard?: boolean
   /** Compose `@planmode/plan-file` with this folder (`--plan-dir`). */
   readonly planDir?: string
+  /** plan-tool's `requiredSections` (SPEC §20, `--require-sections`): a plan without one of these headings goes back to the model. */
+  readonly requiredSections?: readonly string[]
   readonly renderer: TranscriptRenderer
   /** The transcript's style (`/plans diff` colours with it). */
   readonly style: Style
@@ -80,7 +84,7 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
       name: '@planmode/demo/base-prompt',
       requires: ['systemPrompt'],
       apply: (child) => {
-        child.effect(child.require('systemPrompt').section({ name: 'demo:base', order: 10, text: basePrompt(options.workspace) }))
+        child.effect(child.require('systemPrompt').section({ name: 'demo:base', order: 10, text: basePromptSection(options.workspace) }))
       },
     })
     ctx.plugin({
@@ -120,8 +124,15 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
   // A resumed session's next request header is told by what it changes from the logged one.
   const lastHeader = session.events.filter((event) => event.type === 'request/header').at(-1)
   if (lastHeader !== undefined) renderer.known(lastHeader)
+  // A helper agent's session (a child the explore tool started for this session's agent) is shown under the explore call.
+  const helpers = new Map<Session, TranscriptRenderer>()
   ctx.on('session/event', ({ session: from, event }) => {
-    if (from === session) renderer.event(event)
+    if (from === session) {
+      renderer.event(event)
+      return
+    }
+    if (event.type === EXPLORE_EVENT && event.data.parent.session === session.id) helpers.set(from, renderer.helper(from.id, RECOMMENDED_CHILD_SECTION))
+    helpers.get(from)?.event(event)
   })
   const agent = ctx.require('agents').create({ session })
   const commands = ctx.require('commands')

@@ -24,17 +24,24 @@ export interface ResumeFlags {
   readonly placement?: 'system' | 'transcript'
   /** `--guard`. */
   readonly guard?: boolean
+  /** `--require-sections`; written when there are any. */
+  readonly requireSections?: readonly string[]
 }
 
 /**
  * The command that reopens a session, in the form that works on a machine
  * with only Node and npm: `npx -y pnpm@<pinned version> start --resume <target>`,
- * followed by `--placement transcript` and `--guard` when the session ran
- * with them (placement and guard are host settings, not logged, so a resume
- * without the flags would come back with the guidance in the system prompt
- * and no guard).
+ * followed by `--placement transcript`, `--guard` and `--require-sections …`
+ * when the session ran with them (they are host settings, not logged, so a
+ * resume without the flags would come back with the guidance in the system
+ * prompt, no guard and no check of the plan's sections).
  */
 export function resumeCommand(target: string, flags: ResumeFlags = {}, packageManager: string = pinnedPackageManager()): string {
-  const extra = [flags.placement === 'transcript' ? ' --placement transcript' : '', flags.guard === true ? ' --guard' : ''].join('')
+  const sections = flags.requireSections ?? []
+  const extra = [
+    flags.placement === 'transcript' ? ' --placement transcript' : '',
+    flags.guard === true ? ' --guard' : '',
+    sections.length > 0 ? ` --require-sections ${shellWord(sections.join(','))}` : '',
+  ].join('')
   return `npx -y ${packageManager} start --resume ${shellWord(target)}${extra}`
 }

@@ -2,6 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { dirname, join } from 'node:path'
 import type { Plugin } from '@planmode/context'
 import type { ToolAnnotations, ToolDefinition, ToolPresentation } from '@planmode/seams'
+import { createExploreTool } from './explore-tool.js'
 import { resolveInWorkspace, workspaceRelative } from './workspace-path.js'
 
 /** Names of the workspace tools that never change a file. */
@@ -192,7 +193,12 @@ export interface WorkspaceToolsConfig {
   readonly root: string
 }
 
-/** Registers the five workspace tools whenever a `tools` registry is composed. */
+/**
+ * Registers the five workspace tools whenever a `tools` registry is
+ * composed, and `explore` (a read-only helper agent, see
+ * {@link createExploreTool}) whenever the host's `agents` and `sessions` are
+ * composed too.
+ */
 export const workspaceToolsPlugin: Plugin<WorkspaceToolsConfig> = {
   name: '@planmode/demo/workspace-tools',
   apply(ctx, config) {
@@ -200,6 +206,9 @@ export const workspaceToolsPlugin: Plugin<WorkspaceToolsConfig> = {
     ctx.inject(['tools'], (child) => {
       const registry = child.require('tools')
       for (const tool of tools) child.effect(registry.register(tool))
+    })
+    ctx.inject(['tools', 'agents', 'sessions'], (child) => {
+      child.effect(child.require('tools').register(createExploreTool(child)))
     })
   },
 }

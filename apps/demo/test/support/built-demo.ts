@@ -134,7 +134,7 @@ export function planTrace(events: readonly SessionEvent[], section: string): str
     const data = event.data as unknown as Record<string, unknown>
     switch (event.type as string) {
       case 'plan/mode':
-        trace.push(`plan/mode:${data.active ? 'on' : 'off'}${data.cause === 'model' ? ':model' : ''}`)
+        trace.push(`plan/mode:${data.active ? 'on' : 'off'}${data.cause === 'model' || data.cause === 'inherit' ? `:${data.cause}` : ''}`)
         break
       case 'request/header':
         trace.push(`header:${data.reason}:${String(data.system).includes(section.trim()) ? 'plan' : 'default'}`)
@@ -152,10 +152,14 @@ export function planTrace(events: readonly SessionEvent[], section: string): str
         const text = (data.content as { text: string }[]).map((block) => block.text).join('')
         if (data.toolName === 'exit_plan_mode') {
           trace.push(
-            `review:${!data.isError ? 'approved' : /keep planning/i.test(text) ? 'keep-planning' : /ended planning without approving/.test(text) ? 'stopped' : /dismissed/i.test(text) ? 'dismissed' : 'failed'}`,
+            `review:${!data.isError ? 'approved' : /keep planning/i.test(text) ? 'keep-planning' : /ended planning without approving/.test(text) ? 'stopped' : /dismissed/i.test(text) ? 'dismissed' : /^Error: The plan is not ready for review:/.test(text) ? 'not-ready' : 'failed'}`,
           )
         } else if (data.toolName === 'enter_plan_mode') {
           trace.push(`enter:${!data.isError ? 'entered' : /declined/.test(text) ? 'declined' : /dismissed/.test(text) ? 'dismissed' : 'failed'}`)
+        } else if (data.toolName === 'explore') {
+          trace.push(`explore:${data.isError ? 'failed' : 'reported'}`)
+        } else if (data.isError && /is not available in plan mode/.test(text)) {
+          trace.push(`refused:${String(data.toolName)}`)
         }
         break
       }
