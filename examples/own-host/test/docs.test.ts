@@ -34,11 +34,11 @@ describe('docs/own-host.md', () => {
     for (const block of code) expect(['file', 'excerpt', 'tsconfig'], block.body.slice(0, 80)).toContain(block.kind)
   })
 
-  it('shows every file of the host whole, with the conformance factory, its test file and the offline driver', () => {
+  it('shows every file of src/ whole (the host, the arc, its model, the start script), with the conformance factory, its test file and the offline driver', () => {
     const files = marked('file').map((block) => block.what)
     expect(new Set(files)).toEqual(
       new Set([
-        ...HOST_FILES.map((file) => `examples/own-host/src/${file}`),
+        ...readdirSync(`${example}src`).map((file) => `examples/own-host/src/${file}`),
         'examples/own-host/test/own-host-factory.ts',
         'examples/own-host/test/conformance.test.ts',
         'examples/own-host/test/drive-offline.ts',
