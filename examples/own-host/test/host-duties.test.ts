@@ -463,6 +463,27 @@ describe('the system-prompt registry', () => {
     expect(() => prompt.section({ name: 'a', order: 1, text: '' })).toThrow('already registered')
   })
 
+  it('every disposer removes its own registration only: called late, after the name was registered again, it leaves the new one', async () => {
+    const { host } = build([], { plan: false, tools: [] })
+    const prompt = host.ctx.require('systemPrompt')
+    const tools = host.ctx.require('tools')
+    const commands = host.ctx.require('commands')
+    const projections = host.ctx.require('sessionProjections')
+    const tool = { name: 't', description: '', parameters: { type: 'object' as const }, execute: () => '' }
+    const command = { name: 'c', description: '', handler: () => ({ kind: 'success' as const, text: '' }) }
+    const unit = { ...planProjection, key: 'u' }
+    const first = [prompt.section({ name: 's', order: 0, text: 'one' }), tools.register(tool), commands.register(command), projections.register(unit)]
+    for (const dispose of first) dispose()
+    const second = [prompt.section({ name: 's', order: 0, text: 'two' }), tools.register({ ...tool }), commands.register({ ...command }), projections.register({ ...unit })]
+    for (const dispose of first) dispose() // late: nothing of the second registrations goes
+    expect(prompt.assemble({}).system).toBe('two')
+    expect(tools.get('t')).toBeDefined()
+    expect(commands.list().map((entry) => entry.name)).toEqual(['c'])
+    expect(projections.keys()).toEqual(['u'])
+    for (const dispose of second) dispose()
+    expect([prompt.assemble({}).system, tools.get('t'), commands.list(), projections.keys()]).toEqual(['', undefined, [], []])
+  })
+
   it('with plan: false the seams are provided and no plan layer is loaded', () => {
     const { host } = build([], { plan: false })
     for (const name of ['systemPrompt', 'tools', 'commands', 'userQuestions', 'sessionProjections'] as const) {
