@@ -108,15 +108,20 @@ describe('docs/own-host.md', () => {
     for (const anchor of anchors) expect(slugs, anchor).toContain(anchor)
   })
 
-  it("the example README's quick start runs as shown", async () => {
+  it("the example README's block is test/readme-example.ts, and it runs as shown", async () => {
     const readme = readFileSync(`${example}README.md`, 'utf8')
-    const code = /```ts\n([\s\S]*?)\n```/.exec(readme)![1]!
-    const { approvingReviewer, createOwnHost, createScriptedModel } = await import('../src/index.js')
-    const body = code.replace(/^import .*\n/m, '').replace(/^(host\.ctx\.require\('sessionProjections'\).*?) \/\/.*$/m, 'return [$1, host]')
-    const run = new Function('approvingReviewer', 'createOwnHost', 'createScriptedModel', `return (async () => {\n${body}\n})()`)
-    const [plan, host] = await run(approvingReviewer, createOwnHost, createScriptedModel)
-    host.dispose()
-    expect(plan).toEqual({ active: true, pending: false })
+    const [block, ...more] = [...readme.matchAll(/<!-- file: (\S+) -->\n```ts\n([\s\S]*?)```/g)]
+    expect(more).toEqual([])
+    expect(block![1]).toBe('test/readme-example.ts')
+    expect(block![2]).toBe(readFileSync(`${example}test/readme-example.ts`, 'utf8'))
+    const lines: unknown[][] = []
+    const log = vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void lines.push(args))
+    try {
+      await import('./readme-example.js')
+    } finally {
+      log.mockRestore()
+    }
+    expect(lines).toEqual([[{ active: true, pending: false }]])
   })
 
   it('shows lines the start script prints, in the order it prints them', async () => {
