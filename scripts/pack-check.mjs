@@ -127,6 +127,22 @@ try {
 } catch (error) {
   fail('consumer', `tsc failed:\n${error.stdout}${error.stderr}`)
 }
+// packages/ai-sdk's README says: with exactOptionalPropertyTypes too, the only errors are TS2344s in `ai`'s own
+// dist/index.d.ts (none in a planmode package). Check both halves, so the sentence changes when `ai` does.
+if (packages.some((p) => p.name === 'ai-sdk')) {
+  writeFileSync(join(project, 'tsconfig.exact.json'), JSON.stringify({ extends: './tsconfig.json', compilerOptions: { exactOptionalPropertyTypes: true } }))
+  let exact = ''
+  try {
+    run(join(project, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.exact.json'], project)
+  } catch (error) {
+    exact = `${error.stdout}${error.stderr}`
+  }
+  const errors = [...exact.matchAll(/^(\S+?)\(\d+,\d+\): error (TS\d+)/gm)].map((match) => `${match[1]} ${match[2]}`)
+  const foreign = errors.filter((error) => !/^node_modules\/ai\/dist\/index\.d\.m?ts TS2344$/.test(error))
+  if (errors.length === 0) fail('@planmode/ai-sdk', 'ai\'s declarations now compile with exactOptionalPropertyTypes and skipLibCheck: false: update the README paragraph "skipLibCheck: false"')
+  else if (foreign.length > 0) fail('consumer', `with exactOptionalPropertyTypes, errors outside ai's own declarations:\n${exact}`)
+  else console.log(`  with exactOptionalPropertyTypes: ${errors.length} error(s), all TS2344 in ai's own declarations (as packages/ai-sdk's README says)`)
+}
 
 if (problems.length > 0) {
   console.error(`\npack-check failed (${problems.length} problem(s)); files kept in ${work}\n`)

@@ -9,7 +9,9 @@ import {
   type PlanModeGenerateResult,
   type PlanModeLanguageModel,
 } from '@planmode/ai-sdk'
+import { aiSdkHostFactory, type AiSdkConformanceSetup } from '@planmode/ai-sdk/conformance'
 import type { Context } from '@planmode/context'
+import type { HostFactory } from '@planmode/host-conformance'
 import type { Session } from '@planmode/seams'
 import type { ModelMessage } from 'ai'
 
@@ -28,3 +30,4 @@ export async function run(agent: PlanModeAgent): Promise<string> {
 }
 export const history = (session: Session): ModelMessage[] => transcriptMessages(session.events)
 export const section: string = AI_SDK_SYSTEM_SECTION
+export const factory = (setup: (environment: { readonly dir: string }) => AiSdkConformanceSetup): HostFactory => aiSdkHostFactory({ setup, mode: 'stream', agent: { maxSteps: 5 } })

@@ -3,6 +3,7 @@ import type { LanguageModelV3 } from '@ai-sdk/provider'
 import { Context, type Logger } from '@planmode/context'
 import { planCommandsPlugin } from '@planmode/plan-commands'
 import { planCorePlugin } from '@planmode/plan-core'
+import { planGuardPlugin } from '@planmode/plan-guard'
 import { RECOMMENDED_PLAN_SECTION, planPolicyPlugin } from '@planmode/plan-policy'
 import { planHistoryPlugin, planProjectionPlugin } from '@planmode/plan-projection'
 import { planToolPlugin } from '@planmode/plan-tool'
@@ -11,7 +12,6 @@ import { createAgent, type OwnAgent } from './agent.js'
 import { createCommandRegistry } from './commands.js'
 import { createProjections } from './projections.js'
 import { openSession, type LogStore } from './session-log.js'
-import { closeInterruptedTurn } from './step-loop.js'
 import { createSystemPrompt } from './system-prompt.js'
 import { createToolRegistry } from './tools.js'
 import { createUserQuestions } from './user-questions.js'
@@ -21,15 +21,17 @@ export interface OwnHostOptions {
   /** The model every agent talks to: any AI SDK `LanguageModelV3` (only `doGenerate` is called). */
   readonly model: LanguageModelV3
   /** The logs. Pass the store of an earlier host to restart from its logs; a new, empty one by default. */
-  readonly store?: LogStore
+  readonly store?: LogStore | undefined
   /** Your own tools, registered before the plan layers. */
-  readonly tools?: readonly ToolDefinition<never, unknown>[]
+  readonly tools?: readonly ToolDefinition<never, unknown>[] | undefined
   /** Who answers the user questions (the plan review, the entry question): a terminal, a web UI, a script. */
-  readonly questions?: UserQuestionProvider
+  readonly questions?: UserQuestionProvider | undefined
   /** `false` provides the seams only, for a composition of your own (default `true`: the plan layers below). */
-  readonly plan?: boolean
+  readonly plan?: boolean | undefined
+  /** `true` adds `@planmode/plan-guard`: in plan mode, a tool not annotated `readOnlyHint: true` is refused (default `false`: guidance only). */
+  readonly guard?: boolean | undefined
   /** Replaces the context's logger (default: warnings and errors to the console). */
-  readonly logger?: Logger
+  readonly logger?: Logger | undefined
 }
 
 /** A host built by {@link createOwnHost}: its context and the few helpers that drive it. */
@@ -63,7 +65,7 @@ export interface OwnHost {
 export function createOwnHost(options: OwnHostOptions): OwnHost {
   const ctx = new Context(options.logger === undefined ? {} : { logger: options.logger })
   const store = options.store ?? new Map()
-  const sessions = new Map<string, Session>()
+  const sessions = new Map<string, Promise<Session>>()
   const agents = new Set<OwnAgent>()
 
   const tools = createToolRegistry(ctx)
@@ -82,17 +84,16 @@ export function createOwnHost(options: OwnHostOptions): OwnHost {
     ctx.plugin(planToolPlugin)
     ctx.plugin(planProjectionPlugin)
     ctx.plugin(planHistoryPlugin)
+    if (options.guard === true) ctx.plugin(planGuardPlugin) // refuses through the tools registry's `tool/execute` waterfall
   }
 
   return {
     ctx,
     store,
-    async session(id = randomUUID()) {
-      if (!sessions.has(id)) {
-        sessions.set(id, openSession(ctx, store, id))
-        await closeInterruptedTurn(sessions.get(id)!)
-      }
-      return sessions.get(id)!
+    session(id = randomUUID()) {
+      let opened = sessions.get(id)
+      if (opened === undefined) sessions.set(id, (opened = openSession(ctx, store, id))) // one open per id: every caller gets the same session
+      return opened
     },
     agent(session, { owner } = {}) {
       const agent = createAgent(ctx, options.model, session, randomUUID(), owner)

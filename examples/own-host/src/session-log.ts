@@ -1,16 +1,19 @@
 import type { Context } from '@planmode/context'
-import type { Session, SessionEvent, SessionEventMap, SessionEventType } from '@planmode/seams'
+import { closeInterruptedTurn, type Session, type SessionEvent, type SessionEventMap, type SessionEventType } from '@planmode/seams'
 
 /** Where the logs live between hosts: session id → its events. Stands in for your database; a restart is a new host over the same store. */
 export type LogStore = Map<string, SessionEvent[]>
 
 /**
- * Opens session `id` of `store` (an empty log when it has none). `events`
- * is one array that only grows; `append` gives the next `seq`, pushes a JSON
- * copy as a durable store would keep it, then emits `session/event` before
- * it resolves. A disposed host refuses appends.
+ * Opens session `id` of `store` for writing (an empty log when it has
+ * none). `events` is one array that only grows; `append` gives the next
+ * `seq`, pushes a JSON copy as a durable store would keep it, then emits
+ * `session/event` before it resolves. A disposed host refuses appends.
+ * Before it resolves, a turn the log leaves open (its process died
+ * mid-turn) is closed: `step/end` for an open step, then
+ * `turn/end { reason: 'interrupted' }`, with a warning.
  */
-export function openSession(ctx: Context, store: LogStore, id: string): Session {
+export async function openSession(ctx: Context, store: LogStore, id: string): Promise<Session> {
   const events = store.get(id) ?? []
   store.set(id, events)
   const session: Session = {
@@ -25,5 +28,6 @@ export function openSession(ctx: Context, store: LogStore, id: string): Session 
       return event as SessionEvent<T>
     },
   }
+  await closeInterruptedTurn(session, (message) => ctx.logger.warn(message))
   return session
 }

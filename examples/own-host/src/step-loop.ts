@@ -1,6 +1,6 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions } from '@ai-sdk/provider'
 import type { Context } from '@planmode/context'
-import type { Agent, AssistantContentBlock, PreStepDecision, PreStepPayload, Session, SessionEventMap, UserMessage } from '@planmode/seams'
+import type { Agent, AssistantContentBlock, PreStepDecision, PreStepPayload, SessionEventMap, UserMessage } from '@planmode/seams'
 import { buildPrompt } from './transcript.js'
 
 /** Steps per turn before the turn ends with `step-limit`. */
@@ -83,19 +83,4 @@ async function runStep(ctx: Context, model: LanguageModelV3, agent: Agent, turn:
   } finally {
     await session.append('step/end', { turn, step })
   }
-}
-
-/**
- * Closes the turn a log leaves open (the process running it died): `step/end`
- * for an open step, then `turn/end` with reason `interrupted`. Without it the
- * plan layers read the session as mid-turn: an idle `/plan` would wait for
- * a step instead of committing.
- */
-export async function closeInterruptedTurn(session: Session): Promise<void> {
-  const start = session.events.findLast((event) => event.type === 'turn/start' || event.type === 'turn/end')
-  if (start?.type !== 'turn/start') return
-  const { turn } = start.data as SessionEventMap['turn/start']
-  const step = session.events.findLast((event) => event.type === 'step/start' || event.type === 'step/end')
-  if (step?.type === 'step/start') await session.append('step/end', { turn, step: (step.data as SessionEventMap['step/start']).step })
-  await session.append('turn/end', { turn, reason: 'interrupted' })
 }

@@ -7,7 +7,7 @@ export function createSystemPrompt(tools: ToolRegistry): SystemPromptRegistry {
     section(section) {
       if (sections.has(section.name)) throw new Error(`system prompt section "${section.name}" is already registered`)
       sections.set(section.name, section)
-      return () => void sections.delete(section.name)
+      return () => void (sections.get(section.name) === section && sections.delete(section.name))
     },
     assemble(input) {
       const rendered = [...sections.values()]

@@ -1,52 +1,104 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it, vi } from 'vitest'
 
 const root = fileURLToPath(new URL('../../../', import.meta.url))
 const page = readFileSync(`${root}docs/own-host.md`, 'utf8')
+const example = `${root}examples/own-host/`
 const WORDS = ['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen']
+/** The host's own files: everything in src/ but the scripted model and the arc it runs. */
+const HOST_FILES = readdirSync(`${example}src`).filter((file) => file.endsWith('.ts') && !['arc.ts', 'main.ts', 'scripted-model.ts'].includes(file))
 
-/** Every fenced block of the page preceded by `<!-- <kind>: <what> -->`, in page order. */
-function marked(kind: string): { what: string; body: string }[] {
-  const pattern = new RegExp(`<!-- ${kind}: (.+?) -->\\n\`\`\`\\w*\\n([\\s\\S]*?)\\n\`\`\``, 'g')
-  return [...page.matchAll(pattern)].map((match) => ({ what: match[1]!, body: match[2]! }))
+interface Block {
+  /** The marker's kind (`file`, `excerpt`, …), or `undefined` for a block with no marker. */
+  readonly kind: string | undefined
+  readonly what: string
+  readonly lang: string
+  /** The text between the fences, without the newline before the closing fence. */
+  readonly body: string
 }
 
-describe('docs/own-host.md', () => {
-  const excerpts = marked('excerpt')
+/** Every fenced block of the page (fences of three or more backticks), with the `<!-- kind: what -->` marker right above it. */
+const blocks: Block[] = [...page.matchAll(/(?:<!-- (\w+)(?:: (.+?))? -->\n)?(`{3,})(\w*)\n([\s\S]*?)\n\3(?!`)/g)].map((match) => ({
+  kind: match[1],
+  what: match[2] ?? '',
+  lang: match[4]!,
+  body: match[5]!,
+}))
+const marked = (kind: string): Block[] => blocks.filter((block) => block.kind === kind)
 
-  it('has an excerpt of every part of the host, of the restart and of the driver', () => {
-    const parts = ['host', 'session-log', 'agent', 'step-loop', 'system-prompt', 'transcript', 'tools', 'commands', 'user-questions', 'projections']
-    expect(new Set(excerpts.map((excerpt) => excerpt.what))).toEqual(
-      new Set([...parts.map((name) => `examples/own-host/src/${name}.ts`), 'examples/own-host/test/own-host.test.ts']),
+describe('docs/own-host.md', () => {
+  it('marks every ts and json block as a whole file, an excerpt or the tsconfig: nothing the reader copies is unchecked', () => {
+    const code = blocks.filter((block) => block.lang === 'ts' || block.lang === 'json')
+    expect(code.length).toBeGreaterThan(10)
+    for (const block of code) expect(['file', 'excerpt', 'tsconfig'], block.body.slice(0, 80)).toContain(block.kind)
+  })
+
+  it('shows every file of src/ whole (the host, the arc, its model, the start script), with the conformance factory, its test file and the offline driver', () => {
+    const files = marked('file').map((block) => block.what)
+    expect(new Set(files)).toEqual(
+      new Set([
+        ...readdirSync(`${example}src`).map((file) => `examples/own-host/src/${file}`),
+        'examples/own-host/test/own-host-factory.ts',
+        'examples/own-host/test/conformance.test.ts',
+        'examples/own-host/test/drive-offline.ts',
+      ]),
     )
+    expect(files).toHaveLength(new Set(files).size)
+  })
+
+  it.each(marked('file').map((block) => [block.what, block.body] as const))('the block of %s is the file, exactly', (file, body) => {
+    expect(`${body}\n`).toBe(readFileSync(`${root}${file}`, 'utf8'))
+  })
+
+  it.each(marked('excerpt').map((block, index) => [index + 1, block.what, block.body] as const))(
+    'excerpt %i is a run of whole lines of %s, with nothing left out',
+    (_, file, body) => {
+      expect(body).not.toMatch(/^\s*\/\/ …/m)
+      const source = readFileSync(`${root}${file}`, 'utf8')
+      expect(`\n${source}`, `not whole lines of ${file}:\n${body}`).toContain(`\n${body}\n`)
+    },
+  )
+
+  it("shows the example's tsconfig as a project of yours needs it: the repository's file without its customConditions", () => {
+    const [shown, ...more] = marked('tsconfig')
+    expect(more).toEqual([])
+    expect(shown!.what).toBe('examples/own-host/tsconfig.json')
+    const { compilerOptions, ...rest } = JSON.parse(readFileSync(`${example}tsconfig.json`, 'utf8')) as { compilerOptions: Record<string, unknown> }
+    const { customConditions, ...options } = compilerOptions
+    expect(customConditions).toEqual(['@planmode/source'])
+    expect(JSON.parse(shown!.body)).toEqual({ compilerOptions: options, ...rest })
+    expect(options.lib).toEqual(['ES2023']) // findLast
+  })
+
+  it('installs every package the example uses, plan-guard, the kit and a test runner, and names only published packages', () => {
+    const [install] = marked('install')
+    const [runtime, dev] = install!.body.replace(/\\\n\s*/g, '').split('\n')
+    expect(runtime).toMatch(/^npm install /)
+    expect(dev).toMatch(/^npm install -D /)
+    const manifest = JSON.parse(readFileSync(`${example}package.json`, 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> }
+    const named = (line: string): string[] => line.split(/\s+/).slice(2).filter((word) => !word.startsWith('-'))
+    expect(new Set(named(runtime!))).toEqual(new Set(Object.keys(manifest.dependencies)))
+    expect(named(runtime!)).toContain('@planmode/plan-guard')
+    expect(named(dev!)).toEqual(expect.arrayContaining(['@planmode/host-conformance', 'vitest', 'typescript', '@types/node']))
+    for (const name of [...named(runtime!), ...named(dev!)].filter((word) => word.startsWith('@planmode/'))) {
+      const dir = `${root}packages/${name.slice('@planmode/'.length)}`
+      expect(existsSync(`${dir}/package.json`), name).toBe(true)
+      expect((JSON.parse(readFileSync(`${dir}/package.json`, 'utf8')) as { private?: boolean }).private, name).not.toBe(true)
+    }
   })
 
   it('states the number of code lines of the host as the source has them (blank lines and comments not counted)', () => {
-    const host = readdirSync(`${root}examples/own-host/src`).filter((file) => file.endsWith('.ts') && !['arc.ts', 'main.ts', 'scripted-model.ts'].includes(file))
     const files = page.match(/^\| `[^\n]*$/gm)!.join(' ')
-    for (const file of host) expect(files, `the page's table of files names ${file}`).toContain(`\`${file}\``)
+    for (const file of HOST_FILES) expect(files, `the page's table of files names ${file}`).toContain(`\`${file}\``)
     const code = (source: string): number =>
       source
         .replace(/\/\*[\s\S]*?\*\//g, '')
         .split('\n')
         .filter((line) => line.trim() !== '' && !line.trim().startsWith('//')).length
-    const lines = host.reduce((sum, file) => sum + code(readFileSync(`${root}examples/own-host/src/${file}`, 'utf8')), 0)
-    expect(page).toContain(`The host is ${lines} lines of code (blank lines and comments not counted,\nimports counted) in ${WORDS[host.length]} files`)
+    const lines = HOST_FILES.reduce((sum, file) => sum + code(readFileSync(`${example}src/${file}`, 'utf8')), 0)
+    expect(page).toContain(`The host is ${lines} lines of code (blank lines and comments not counted,\nimports counted) in ${WORDS[HOST_FILES.length]} files`)
   })
-
-  it.each(excerpts.map((excerpt, index) => [index + 1, excerpt.what, excerpt.body] as const))(
-    'excerpt %i appears word for word in %s (pieces split by // … in order)',
-    (_, file, body) => {
-      const source = readFileSync(`${root}${file}`, 'utf8')
-      let from = 0
-      for (const piece of body.split(/^\s*\/\/ …\n/m)) {
-        const at = source.indexOf(piece.replace(/\n$/, ''), from)
-        expect(at, `not found in ${file} after offset ${from}:\n${piece}`).toBeGreaterThanOrEqual(0)
-        from = at + piece.length
-      }
-    },
-  )
 
   it('links only to headings of the page', () => {
     // GitHub's anchors: lower case, punctuation dropped, spaces as hyphens.
@@ -56,15 +108,20 @@ describe('docs/own-host.md', () => {
     for (const anchor of anchors) expect(slugs, anchor).toContain(anchor)
   })
 
-  it("the example README's quick start runs as shown", async () => {
-    const readme = readFileSync(`${root}examples/own-host/README.md`, 'utf8')
-    const code = /```ts\n([\s\S]*?)\n```/.exec(readme)![1]!
-    const { approvingReviewer, createOwnHost, createScriptedModel } = await import('../src/index.js')
-    const body = code.replace(/^import .*\n/m, '').replace(/^(host\.ctx\.require\('sessionProjections'\).*?) \/\/.*$/m, 'return [$1, host]')
-    const run = new Function('approvingReviewer', 'createOwnHost', 'createScriptedModel', `return (async () => {\n${body}\n})()`)
-    const [plan, host] = await run(approvingReviewer, createOwnHost, createScriptedModel)
-    host.dispose()
-    expect(plan).toEqual({ active: true, pending: false })
+  it("the example README's block is test/readme-example.ts, and it runs as shown", async () => {
+    const readme = readFileSync(`${example}README.md`, 'utf8')
+    const [block, ...more] = [...readme.matchAll(/<!-- file: (\S+) -->\n```ts\n([\s\S]*?)```/g)]
+    expect(more).toEqual([])
+    expect(block![1]).toBe('test/readme-example.ts')
+    expect(block![2]).toBe(readFileSync(`${example}test/readme-example.ts`, 'utf8'))
+    const lines: unknown[][] = []
+    const log = vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void lines.push(args))
+    try {
+      await import('./readme-example.js')
+    } finally {
+      log.mockRestore()
+    }
+    expect(lines).toEqual([[{ active: true, pending: false }]])
   })
 
   it('shows lines the start script prints, in the order it prints them', async () => {

@@ -414,6 +414,36 @@ describe('the tool registry', () => {
     expect(schemas.every((schema) => Object.keys(schema).join() === 'name,description,parameters')).toBe(true)
     expect(() => host.ctx.require('tools').register({ name: 'read_file', description: '', parameters: {}, execute: () => '' })).toThrow('already registered')
   })
+
+  it("with guard: true, plan-guard refuses write_file in plan mode through the tool/execute waterfall; read_file runs; off again, write_file runs", async () => {
+    const script: ScriptEntry[] = [
+      { toolCalls: [{ toolName: 'read_file', input: { path: 'a.ts' } }, { toolName: 'write_file', input: { path: 'a.ts', content: 'changed' } }] },
+      { text: 'planning instead' },
+      { toolCalls: [{ toolName: 'write_file', input: { path: 'a.ts', content: 'changed' } }] },
+      { text: 'done' },
+    ]
+    const { host, files, agent: make } = build(script, { guard: true })
+    const agent = await make()
+    await host.command(agent, '/plan')
+    await agent.prompt('change a.ts')
+    const [read, write] = eventsOf(agent.session, 'tool/result').map((event) => event.data)
+    expect(read).toMatchObject({ toolName: 'read_file', isError: false })
+    expect(write).toMatchObject({ toolName: 'write_file', isError: true, content: [{ type: 'text', text: expect.stringMatching(/^Error: write_file is not available in plan mode\./) }] })
+    expect(files.get('a.ts')).toBe('export const a = 1')
+    await host.command(agent, '/plan off')
+    await agent.prompt('now change it')
+    expect(eventsOf(agent.session, 'tool/result').at(-1)!.data).toMatchObject({ toolName: 'write_file', isError: false })
+    expect(files.get('a.ts')).toBe('changed')
+  })
+
+  it('without guard, plan mode is guidance only: write_file runs in plan mode', async () => {
+    const { host, files, agent: make } = build([{ toolCalls: [{ toolName: 'write_file', input: { path: 'a.ts', content: 'changed' } }] }, { text: 'ok' }])
+    const agent = await make()
+    await host.command(agent, '/plan')
+    await agent.prompt('change a.ts')
+    expect(host.ctx.require('planMode').get(agent)).toEqual({ active: true })
+    expect(files.get('a.ts')).toBe('changed')
+  })
 })
 
 describe('the system-prompt registry', () => {
@@ -431,6 +461,27 @@ describe('the system-prompt registry', () => {
     remove()
     expect(prompt.assemble({}).sections.map((section) => section.name)).toEqual(['a', 'a2', 'b'])
     expect(() => prompt.section({ name: 'a', order: 1, text: '' })).toThrow('already registered')
+  })
+
+  it('every disposer removes its own registration only: called late, after the name was registered again, it leaves the new one', async () => {
+    const { host } = build([], { plan: false, tools: [] })
+    const prompt = host.ctx.require('systemPrompt')
+    const tools = host.ctx.require('tools')
+    const commands = host.ctx.require('commands')
+    const projections = host.ctx.require('sessionProjections')
+    const tool = { name: 't', description: '', parameters: { type: 'object' as const }, execute: () => '' }
+    const command = { name: 'c', description: '', handler: () => ({ kind: 'success' as const, text: '' }) }
+    const unit = { ...planProjection, key: 'u' }
+    const first = [prompt.section({ name: 's', order: 0, text: 'one' }), tools.register(tool), commands.register(command), projections.register(unit)]
+    for (const dispose of first) dispose()
+    const second = [prompt.section({ name: 's', order: 0, text: 'two' }), tools.register({ ...tool }), commands.register({ ...command }), projections.register({ ...unit })]
+    for (const dispose of first) dispose() // late: nothing of the second registrations goes
+    expect(prompt.assemble({}).system).toBe('two')
+    expect(tools.get('t')).toBeDefined()
+    expect(commands.list().map((entry) => entry.name)).toEqual(['c'])
+    expect(projections.keys()).toEqual(['u'])
+    for (const dispose of second) dispose()
+    expect([prompt.assemble({}).system, tools.get('t'), commands.list(), projections.keys()]).toEqual(['', undefined, [], []])
   })
 
   it('with plan: false the seams are provided and no plan layer is loaded', () => {

@@ -1,8 +1,8 @@
-import { createConformanceModel } from '@planmode/host-conformance'
+import { createConformanceModel, hostConformanceCases } from '@planmode/host-conformance'
 import { planModeNotice } from '@planmode/plan-core'
 import { RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
 import { EXIT_PLAN_MODE, EXIT_PLAN_MODE_MESSAGES } from '@planmode/plan-tool'
-import type { AskRequest } from '@planmode/seams'
+import { isInterruptedTurnEnd, type AskRequest, type SessionEventMap } from '@planmode/seams'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import {
   ARC_COMMAND,
@@ -17,6 +17,7 @@ import {
   type OwnHost,
 } from '../src/index.js'
 import { deferred, eventsOf, recordingLogger, systemOf, types, userTexts } from './helpers.js'
+import { ownHostFactory } from './own-host-factory.js'
 
 const ENTER_NOTICE = (planModeNotice(true).content[0] as { text: string }).text
 const hosts: OwnHost[] = []
@@ -129,23 +130,18 @@ describe('the plan-mode arc through the example host', () => {
 })
 
 describe('a driver of your own, offline, with the conformance kit\'s scripted model', () => {
-  it('/plan, a prompt, the review: the plan is approved and plan mode is off', async () => {
-    const model = createConformanceModel([
-      { toolCalls: [{ toolName: 'exit_plan_mode', input: { plan: '# Add a --verbose flag\n\n1. Parse it in src/cli.ts.' } }] },
-      { text: 'Carrying out the plan.' },
+  it('test/drive-offline.ts runs /plan, a prompt and the review: the plan is approved and plan mode is off', async () => {
+    const lines: unknown[][] = []
+    const log = vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void lines.push(args))
+    try {
+      await import('./drive-offline.js')
+    } finally {
+      log.mockRestore()
+    }
+    expect(lines).toEqual([
+      [{ active: false, pending: false }, ['approved']],
+      [2, { active: false }],
     ])
-    const host = createOwnHost({ model, questions: approvingReviewer })
-    const agent = host.agent(await host.session())
-    await host.command(agent, '/plan') // idle: plan mode is on at once
-    await agent.prompt('add a --verbose flag') // step 1 presents the plan, the reviewer approves, step 2 carries it out
-    const review = agent.session.events.find((event) => event.type === 'plan/review')
-    const mode = host.ctx.require('planMode').get(agent) // { active: false }
-    host.dispose()
-    expect(review?.data).toMatchObject({ outcome: 'approved' })
-    expect(mode).toEqual({ active: false })
-    expect(model.requests).toHaveLength(2)
-    expect(systemOf(model.requests[0]!)).toContain(RECOMMENDED_PLAN_SECTION)
-    expect(systemOf(model.requests[1]!)).not.toContain(RECOMMENDED_PLAN_SECTION)
   })
 
   it('the example reviewer accepts the model\'s entry into plan mode (answering the entry question with its own option)', async () => {
@@ -209,11 +205,15 @@ describe('restart from the log: a new host over the same in-memory store', () =>
     expect(logger.lines.map((line) => line.level)).toEqual(['error'])
 
     const next = createScriptedModel([{ text: 'planning' }])
-    const second = createOwnHost({ model: next, store: first.store })
+    const reopened = recordingLogger()
+    const second = createOwnHost({ model: next, store: first.store, logger: reopened })
     hosts.push(second)
     const session = await second.session('s')
-    expect(types(session).slice(-2)).toEqual(['step/end', 'turn/end'])
+    // Closed at open, before anyone else can append: step/end for the open step, then turn/end interrupted.
+    expect(types(session).slice(-3)).toEqual(['command/done', 'step/end', 'turn/end'])
+    expect(eventsOf(session, 'step/end').at(-1)!.data).toEqual({ turn: 1, step: 1 })
     expect(eventsOf(session, 'turn/end')[0]!.data).toEqual({ turn: 1, reason: 'interrupted' })
+    expect(reopened.lines).toEqual([{ level: 'warn', message: 'closing turn 1 of session s, left open by a process that ended mid-turn (reason interrupted)' }])
     expect(second.ctx.require('sessionProjections').snapshot(session).values.plan).toEqual({ active: false, pending: true })
     const resumed = second.agent(session)
     expect(second.ctx.require('planMode').get(resumed)).toEqual({ active: false, pending: true })
@@ -225,5 +225,30 @@ describe('restart from the log: a new host over the same in-memory store', () =>
     expect(userTexts(next.requests[0]!)).toEqual(['add caching', 'continue', ENTER_NOTICE])
     expect(second.ctx.require('planMode').get(resumed)).toEqual({ active: true })
     expect(second.ctx.require('sessionProjections').snapshot(session).values.plan).toEqual({ active: true, pending: false })
+  })
+
+  it('closed at open, through the kit: a reopened log with an open step gets step/end, then turn/end interrupted, before openAgent returns', async () => {
+    const model = createConformanceModel([])
+    const dir = `interrupted-${Math.random()}` // the factory keeps one log store per case directory
+    const first = await ownHostFactory({ model, dir })
+    const agent = await first.createAgent()
+    await agent.session.append('turn/start', { turn: 1 })
+    await agent.session.append('step/start', { turn: 1, step: 1 })
+    await first.close?.() // the process dies mid-step
+    const second = await ownHostFactory({ model, dir })
+    const reopened = await second.openAgent!(agent.session.id)
+    const [stepEnd, turnEnd] = reopened.session.events.slice(-2)
+    expect([stepEnd!.type, stepEnd!.data, turnEnd!.type, turnEnd!.data]).toEqual(['step/end', { turn: 1, step: 1 }, 'turn/end', { turn: 1, reason: 'interrupted' }])
+    expect(turnEnd!.type === 'turn/end' && isInterruptedTurnEnd(turnEnd!.data as SessionEventMap['turn/end'])).toBe(true)
+    expect(reopened.session.events).toHaveLength(4) // nothing else: no step ran in the closed turn
+    // Reopened again, the log is closed already: nothing more is appended.
+    await second.close?.()
+    const third = await ownHostFactory({ model, dir })
+    expect((await third.openAgent!(agent.session.id)).session.events).toHaveLength(4)
+    await third.close?.()
+    // And the kit's own restart cases (one reopens a log whose turn was left open) pass.
+    const restart = hostConformanceCases(ownHostFactory).filter((check) => check.duty === 'restart-from-log')
+    expect(restart.length).toBeGreaterThanOrEqual(2)
+    for (const check of restart) await check.run()
   })
 })

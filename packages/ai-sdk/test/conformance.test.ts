@@ -1,56 +1,17 @@
 import { describe, it } from 'vitest'
-import { createPlanModeAgent, type PlanModeAgent } from '@planmode/ai-sdk'
+import { aiSdkHostFactory, type AiSdkConformanceSetup } from '@planmode/ai-sdk/conformance'
 import { Context } from '@planmode/context'
-import {
-  commandsPlugin,
-  sessionInvariantsPlugin,
-  sessionProjectionsPlugin,
-  sessionStorePlugin,
-  systemPromptPlugin,
-  toolsPlugin,
-  userQuestionsPlugin,
-} from '@planmode/host'
-import { describeHostConformance, type HostFactory } from '@planmode/host-conformance'
-import type { Agent } from '@planmode/seams'
+import { commandsPlugin, sessionProjectionsPlugin, sessionStorePlugin, systemPromptPlugin, toolsPlugin, userQuestionsPlugin } from '@planmode/host'
+import { describeHostConformance } from '@planmode/host-conformance'
 
-const quiet = { debug() {}, info() {}, warn() {}, error() {} }
-
-/**
- * The adapter as a host for the kit: `@planmode/host`'s runtimes and JSONL
- * store (no agent loop), the AI SDK's loop through createPlanModeAgent, over
- * the kit's scripted model; each prompt is one `generate` (generateText) or
- * one consumed `stream` (streamText).
- */
-const aiSdkHost = (mode: 'generate' | 'stream'): HostFactory => ({ model, dir }) => {
-  const context = new Context({ logger: quiet })
-  for (const runtime of [sessionInvariantsPlugin, toolsPlugin, systemPromptPlugin, commandsPlugin, userQuestionsPlugin, sessionProjectionsPlugin]) context.plugin(runtime)
+/** One case's composition: @planmode/host's runtimes and JSONL store (no agent loop), the logs under the case's directory. Put yours here. */
+function setup({ dir }: { readonly dir: string }): AiSdkConformanceSetup {
+  const context = new Context({ logger: { debug() {}, info() {}, warn() {}, error() {} } })
+  for (const runtime of [toolsPlugin, systemPromptPlugin, commandsPlugin, userQuestionsPlugin, sessionProjectionsPlugin]) context.plugin(runtime)
   context.plugin(sessionStorePlugin, { dir })
-  const planners = new Map<Agent, PlanModeAgent>()
-  const make = (planner: PlanModeAgent): Agent => {
-    planners.set(planner.agent, planner)
-    return planner.agent
-  }
-  return {
-    context,
-    async createAgent(options) {
-      const session = await context.require('sessions').create()
-      return make(createPlanModeAgent({ ctx: context, session, model, ...(options?.owner === undefined ? {} : { owner: options.owner }) }))
-    },
-    async openAgent(sessionId) {
-      return make(createPlanModeAgent({ ctx: context, session: await context.require('sessions').open(sessionId), model }))
-    },
-    async prompt(agent, text) {
-      const planner = planners.get(agent)!
-      if (mode === 'generate') return planner.generate(text)
-      await (await planner.stream(text)).consumeStream()
-      await planner.idle()
-    },
-    close() {
-      for (const planner of planners.values()) planner.dispose()
-      context.dispose()
-    },
-  }
+  const sessions = context.require('sessions')
+  return { context, createSession: () => sessions.create(), openSession: (id) => sessions.open(id) }
 }
 
-describeHostConformance('@planmode/ai-sdk (generateText)', aiSdkHost('generate'), { describe, it })
-describeHostConformance('@planmode/ai-sdk (streamText)', aiSdkHost('stream'), { describe, it })
+describeHostConformance('@planmode/ai-sdk (generateText)', aiSdkHostFactory({ setup }), { describe, it })
+describeHostConformance('@planmode/ai-sdk (streamText)', aiSdkHostFactory({ setup, mode: 'stream' }), { describe, it })
