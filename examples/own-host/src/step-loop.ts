@@ -1,6 +1,7 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions } from '@ai-sdk/provider'
 import type { Context } from '@planmode/context'
 import type { Agent, AssistantContentBlock, PreStepDecision, PreStepPayload, Session, SessionEventMap, UserMessage } from '@planmode/seams'
+import { openQuestionsOf } from '@planmode/seams'
 import { buildPrompt } from './transcript.js'
 
 /** Steps per turn before the turn ends with `step-limit`. */
@@ -86,12 +87,14 @@ async function runStep(ctx: Context, model: LanguageModelV3, agent: Agent, turn:
 }
 
 /**
- * Closes the turn a log leaves open (the process running it died): `step/end`
- * for an open step, then `turn/end` with reason `error`. Without it the
- * plan layers read the session as mid-turn: an idle `/plan` would wait for
- * a step instead of committing.
+ * Closes what a log leaves open (the process running it died): each open
+ * question settled `interrupted`, then `step/end` for an open step, then
+ * `turn/end` with reason `error`. Without it the plan layers read the
+ * session as mid-turn: an idle `/plan` would wait for a step instead of
+ * committing; and the questions would wait for an answer forever.
  */
 export async function closeInterruptedTurn(session: Session): Promise<void> {
+  for (const ask of openQuestionsOf(session.events)) await session.append('question/settled', { questionId: ask.data.questionId, outcome: 'interrupted' })
   const start = session.events.findLast((event) => event.type === 'turn/start' || event.type === 'turn/end')
   if (start?.type !== 'turn/start') return
   const { turn } = start.data as SessionEventMap['turn/start']

@@ -3,6 +3,7 @@ import type { Context } from '@planmode/context'
 import type { Agent, PreStepDecision, Session, SessionEvent, SessionEventMap, SessionEventType, UserAnswer } from '@planmode/seams'
 import type { HostDuty } from './duties.js'
 import type { ConformanceHost, HostFactory } from './host-adapter.js'
+import { QUESTION_VARIANTS } from './question-variants.js'
 
 /**
  * A deliberately broken wrapper of a host, breaking one duty: run the kit
@@ -393,4 +394,5 @@ export const BROKEN_HOST_VARIANTS: readonly BrokenHostVariant[] = [
         return host
       }),
   },
+  ...QUESTION_VARIANTS,
 ]
