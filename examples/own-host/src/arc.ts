@@ -85,6 +85,12 @@ export function describeEvent(event: SessionEvent): string {
       return `${at} command/run /${event.data.name}, args ${JSON.stringify(event.data.args)}`
     case 'plan/review':
       return `${at} plan/review ${event.data.outcome}`
+    case 'question/asked':
+      return `${at} question/asked ${event.data.question.map((question) => question.id).join(', ')}`
+    case 'question/settled': {
+      const answers = event.data.answer?.map((answer) => answer.selected.join('|')).join(', ')
+      return `${at} question/settled ${event.data.outcome}${answers === undefined ? '' : `: ${answers}`}`
+    }
     case 'command/done':
       return `${at} command/done ${event.data.kind}: ${clip(event.data.text ?? '')}`
     default:

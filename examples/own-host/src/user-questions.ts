@@ -1,4 +1,5 @@
-import type { Agent, UserQuestionProvider, UserQuestions } from '@planmode/seams'
+import { randomUUID } from 'node:crypto'
+import type { Agent, QuestionSettled, UserAnswer, UserQuestionProvider, UserQuestions } from '@planmode/seams'
 import { UserQuestionError } from '@planmode/seams'
 
 const aborted = (): UserQuestionError => new UserQuestionError('ASK_ABORTED', 'the question was aborted before the user answered')
@@ -7,7 +8,10 @@ const aborted = (): UserQuestionError => new UserQuestionError('ASK_ABORTED', 't
  * The user-questions seam. `ask` refuses, in this order: an agent owned by a
  * live agent (`NOT_ROOT_AGENT`), no provider (`NO_PROVIDER`), an aborted
  * signal (`ASK_ABORTED`, also while the provider is answering). The latest
- * provider wins; its disposer brings back the one before.
+ * provider wins; its disposer brings back the one before. Every ask that
+ * passes them is logged: `question/asked` before the provider is asked,
+ * `question/settled` (answered, cancelled or failed) before `ask` settles;
+ * a failing append rejects the ask with its error.
  */
 export function createUserQuestions(isLive: (agent: Agent) => boolean): UserQuestions {
   const providers = new Set<{ provider: UserQuestionProvider }>()
@@ -24,10 +28,26 @@ export function createUserQuestions(isLive: (agent: Agent) => boolean): UserQues
       }
       const entry = [...providers].at(-1)
       if (entry === undefined) throw new UserQuestionError('NO_PROVIDER', 'no user-questions provider is registered')
-      if (signal?.aborted === true) throw aborted()
-      const answer = entry.provider.ask(request)
-      if (signal === undefined) return answer
-      return Promise.race([answer, new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(aborted()), { once: true }))])
+      const isAborted = (): boolean => signal?.aborted === true
+      if (isAborted()) throw aborted()
+      const questionId = randomUUID()
+      await agent.session.append('question/asked', { questionId, agent: agent.id, question: request.questions })
+      const settle = (how: Omit<QuestionSettled, 'questionId'>) => agent.session.append('question/settled', { questionId, ...how })
+      let answer: readonly UserAnswer[]
+      try {
+        if (isAborted()) throw aborted()
+        const asked = entry.provider.ask(request)
+        answer = await (signal === undefined
+          ? asked
+          : Promise.race([asked, new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(aborted()), { once: true }))]))
+      } catch (error) {
+        const cancelled = isAborted() || (UserQuestionError.isInstance(error) && error.code === 'ASK_CANCELLED')
+        await settle(cancelled ? { outcome: 'cancelled' } : { outcome: 'failed', error: error instanceof Error ? error.message : String(error) })
+        throw error
+      }
+      const by = answer.find((one) => one.by !== undefined)?.by
+      await settle({ outcome: 'answered', answer, ...(by === undefined ? {} : { by }) })
+      return answer
     },
   }
 }

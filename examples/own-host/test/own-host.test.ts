@@ -114,8 +114,10 @@ describe('the plan-mode arc through the example host', () => {
     }
     expect(lines[0]).toBe('#00 command/run /plan, args " add a --verbose flag to the CLI"')
     expect(lines).toContain('#01 plan/mode {"active":true,"cause":"user"}')
-    expect(lines).toContain('#12 plan/review approved')
-    expect(lines).toContain('#15 plan/mode {"active":false,"cause":"review"}')
+    expect(lines).toContain('#12 question/asked plan-review')
+    expect(lines).toContain('#13 question/settled answered: Approve')
+    expect(lines).toContain('#14 plan/review approved')
+    expect(lines).toContain('#17 plan/mode {"active":false,"cause":"review"}')
     expect(lines.slice(-5)).toEqual([
       'request 1: plan guidance in the system prompt: yes',
       'request 2: plan guidance in the system prompt: yes',

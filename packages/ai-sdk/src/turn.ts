@@ -1,4 +1,4 @@
-import { closeInterruptedTurn, nextTurn, type ToolResult, type ToolSchema, type TurnEndReason, type UserMessage } from '@planmode/seams'
+import { closeInterruptedTurn, nextTurn, openTurnOf, type ToolResult, type ToolSchema, type TurnEndReason, type UserMessage } from '@planmode/seams'
 import type { ToolSet } from 'ai'
 import { abortError, runningOn, type AgentCore } from './agent-core.js'
 import { jsonValue } from './json-value.js'
@@ -148,7 +148,8 @@ export async function openTurn(core: AgentCore, prompt: string | UserMessage | u
     if (otherRun !== undefined) await otherRun.ended
     // A turn the log leaves open, no agent of this process running it (checked above): a dead process's.
     // Closed as the store closes one at open (one implementation, in the seams): step/end, turn/end interrupted.
-    await closeInterruptedTurn(session, (message) => ctx.logger.warn(`agent ${agent.id}: ${message}`))
+    // Only with a turn open: an open question with none is this process's own (the store settled the dead ones at open).
+    if (openTurnOf(session.events) !== undefined) await closeInterruptedTurn(session, (message) => ctx.logger.warn(`agent ${agent.id}: ${message}`))
     run.turn = nextTurn(session.events)
     run.toolSet = toolSetOf(schemas, (name, input, toolCallId, signal) => runToolCall(core, run, name, input, toolCallId, signal))
     await session.append('turn/start', { turn: run.turn })

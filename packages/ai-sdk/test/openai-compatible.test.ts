@@ -53,6 +53,8 @@ describe('end to end through @ai-sdk/openai-compatible against a loopback chat-c
       'request/header',
       'step/start',
       'assistant/message',
+      'question/asked',
+      'question/settled',
       'plan/review',
       'tool/result',
       'step/end',
@@ -68,7 +70,7 @@ describe('end to end through @ai-sdk/openai-compatible against a loopback chat-c
       ['initial', 'loopback.chat:loopback-model'],
       ['change', 'loopback.chat:loopback-model'],
     ])
-    expect(indexOf(session, (event) => event.type === 'plan/mode' && event.data.active === false)).toBe(11)
+    expect(indexOf(session, (event) => event.type === 'plan/mode' && event.data.active === false)).toBe(13)
     expect(host.ctx.require('sessionProjections').snapshot(session).values.plan).toEqual({ active: false, pending: false })
   })
 

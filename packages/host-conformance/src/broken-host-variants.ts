@@ -4,6 +4,7 @@ import type { Agent, PreStepDecision, Session, SessionEvent, SessionEventMap, Se
 import type { HostDuty } from './duties.js'
 import type { ConformanceHost, HostFactory } from './host-adapter.js'
 import { CHILD_VARIANTS } from './child-variants.js'
+import { QUESTION_VARIANTS } from './question-variants.js'
 
 /**
  * A deliberately broken wrapper of a host, breaking one duty: run the kit
@@ -462,4 +463,5 @@ export const BROKEN_HOST_VARIANTS: readonly BrokenHostVariant[] = [
       }),
   },
   ...CHILD_VARIANTS,
+  ...QUESTION_VARIANTS,
 ]

@@ -13,6 +13,7 @@ export type HostDuty =
   | 'command-args'
   | 'child-questions'
   | 'pre-step-order'
+  | 'questions-in-log'
   | 'composition'
   | 'restart-from-log'
   | 'notices'
@@ -81,6 +82,12 @@ export const HOST_DUTIES: readonly HostDutyInfo[] = [
     kind: 'host',
     means:
       "a pre-step decision's messages are logged as user/message after whatever the waterfall appended (the flush's plan/mode), in the decision's order, and before the step's request/header and step/start; on reject no step is taken and the proposed messages are logged before turn/end",
+  },
+  {
+    duty: 'questions-in-log',
+    kind: 'host',
+    means:
+      "every ask that reaches a provider is logged on the asking agent's session: question/asked { questionId, agent, question } before the provider is asked, question/settled { questionId, outcome } (answered with the answers and by, cancelled, failed) before the ask settles; a refusal logs nothing; an ask its process left open is settled interrupted by the writer that reopens the session",
   },
   {
     duty: 'composition',

@@ -54,3 +54,5 @@ export type { CreateSessionOptions, Durability, HostSession, SessionStore, Sessi
 export { systemPromptPlugin } from './runtimes/system-prompt.js'
 export { toolsPlugin } from './runtimes/tools.js'
 export { userQuestionsPlugin } from './runtimes/user-questions.js'
+export { questionsProjection, questionsProjectionPlugin } from './runtimes/questions-projection.js'
+export type { OpenQuestion, QuestionsView } from './runtimes/questions-projection.js'

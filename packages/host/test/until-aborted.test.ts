@@ -43,15 +43,19 @@ describe('aborting a wait', () => {
     const questions = ctx.require('userQuestions')
     const question = { id: 'q', header: 'Q', question: 'Which?', options: [{ label: 'A', description: 'a' }] }
     let asked = 0
+    let reached!: () => void
+    const answering = new Promise<void>((resolve) => (reached = resolve))
     questions.registerProvider({
       ask: () => {
         asked += 1
+        reached()
         return asked === 1 ? new Promise(() => {}) : Promise.resolve([{ questionId: 'q', selected: ['A'] }] as never)
       },
     })
     const controller = new AbortController()
     const reason = new Error('user left')
     const pending = questions.ask({ agent, questions: [question], signal: controller.signal }).catch((error: unknown) => error)
+    await answering // the question is logged and the provider is answering
     controller.abort(reason)
     const error = await pending
     expect(UserQuestionError.isInstance(error) && error.code).toBe('ASK_ABORTED')

@@ -84,3 +84,37 @@ export function badTurnBrackets(events: readonly SessionEvent[]): string[] {
   }
   return bad
 }
+
+/**
+ * The asks a log leaves open, by a plain fold written here: each
+ * `question/asked` whose `questionId` has no `question/settled` after it,
+ * in ask order.
+ */
+export function openQuestionIds(events: readonly SessionEvent[]): string[] {
+  const open: string[] = []
+  for (const event of events) {
+    const id = (event.data as { questionId?: unknown } | null)?.questionId
+    if (typeof id !== 'string') continue
+    if (event.type === 'question/asked' && !open.includes(id)) open.push(id)
+    else if (event.type === 'question/settled' && open.includes(id)) open.splice(open.indexOf(id), 1)
+  }
+  return open
+}
+
+/** What is wrong with the questions of a log: a settlement of an id never asked (or settled twice), an id asked twice. */
+export function badQuestions(events: readonly SessionEvent[]): string[] {
+  const asked = new Set<string>()
+  const settled = new Set<string>()
+  const bad: string[] = []
+  for (const event of events) {
+    const id = (event.data as { questionId?: unknown } | null)?.questionId
+    if (event.type === 'question/asked') {
+      if (asked.has(String(id))) bad.push(`question ${String(id)} asked again at seq ${event.seq}`)
+      asked.add(String(id))
+    } else if (event.type === 'question/settled') {
+      if (!asked.has(String(id)) || settled.has(String(id))) bad.push(`question ${String(id)} settled at seq ${event.seq} without being open`)
+      settled.add(String(id))
+    }
+  }
+  return bad
+}

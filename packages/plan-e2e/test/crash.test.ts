@@ -8,7 +8,7 @@ import { INTERRUPTED_TURN_ERROR } from '@planmode/host'
 import { planModeInvariantPlugin } from '@planmode/plan-core/invariant'
 import type { SessionEvent } from '@planmode/seams'
 import { assertBuilt, boundedWork, type Work, type WorkLane } from '@planmode/testkit'
-import { badTurnBrackets, foldPlan } from './crash-fold.js'
+import { badQuestions, badTurnBrackets, foldPlan, openQuestionIds } from './crash-fold.js'
 import { createPlanHost } from './plan-host.js'
 
 /**
@@ -150,6 +150,8 @@ interface Counts {
   approvedExitsRebuilt: number
   approvedEntriesRebuilt: number
   planModeEvents: number
+  questionsOpenAtKill: number
+  questionsInterrupted: number
 }
 
 async function lane(work: WorkLane, dir: string, prefix: string, rounds: number, seeds: () => number, counts: Counts): Promise<void> {
@@ -189,23 +191,34 @@ async function lane(work: WorkLane, dir: string, prefix: string, rounds: number,
       work.done()
       continue
     }
-    // The reopened log is the whole lines of the file, then, when the killed
-    // writer left its turn open, what the store appended at open to close it:
-    // `step/end` for an open step, then `turn/end { reason: 'interrupted' }`.
+    // The reopened log is the whole lines of the file, then what the store
+    // appended at open to close what the killed writer left open: each open
+    // question settled `interrupted` (a review being asked), then, for an
+    // open turn, `step/end` for an open step and `turn/end { reason: 'interrupted' }`.
     // (Compared as JSON text: a deep equality over thousands of events costs more than the kill.)
     const fromFile = session.events.slice(0, expected.events.length)
     expect(JSON.stringify(fromFile) === JSON.stringify(expected.events), `the reopened log starts with exactly the whole lines of the file ${where}`).toBe(true)
     const closing = session.events.slice(expected.events.length)
     const lastTurnInFile = expected.events.findLast((e) => e.type === 'turn/start' || e.type === 'turn/end')
     const openStepInFile = expected.events.findLast((e) => e.type === 'step/start' || e.type === 'step/end' || e.type === 'turn/start')
+    const openQuestions = openQuestionIds(expected.events)
+    if (openQuestions.length > 0) counts.questionsOpenAtKill += 1
+    const settledAtOpen = closing.slice(0, openQuestions.length)
+    expect(
+      settledAtOpen.map((e) => [e.type, e.data]),
+      `every question open in the file is settled interrupted at open, first, in ask order ${where}`,
+    ).toEqual(openQuestions.map((questionId) => ['question/settled', { questionId, outcome: 'interrupted' }]))
+    const closingTurn = closing.slice(openQuestions.length)
     if (lastTurnInFile?.type === 'turn/start') {
       counts.openTurnsAtKill += 1
-      const types = closing.map((e) => e.type)
+      const types = closingTurn.map((e) => e.type)
       expect(types, `an open turn is closed at open ${where}`).toEqual(openStepInFile?.type === 'step/start' ? ['step/end', 'turn/end'] : ['turn/end'])
-      expect(closesInterrupted(closing.at(-1)!), `with reason interrupted ${where}`).toBe(true)
+      expect(closesInterrupted(closingTurn.at(-1)!), `with reason interrupted ${where}`).toBe(true)
     } else {
-      expect(closing, `nothing is appended at open when every turn is closed ${where}`).toEqual([])
+      expect(closingTurn, `nothing else is appended at open when every turn is closed ${where}`).toEqual([])
     }
+    expect(badQuestions(session.events), `every question is asked once and settled at most once ${where}`).toEqual([])
+    expect(openQuestionIds(session.events), `no question is left open after the reopen ${where}`).toEqual([])
     expect(session.events.every((e, index) => e.seq === index), `seq runs 0, 1, 2, … ${where}`).toBe(true)
     if (expected.torn) {
       expect(host.logger.lines.some((l) => l.level === 'warn' && /torn last line|lost its newline|newline/.test(l.message)), where).toBe(true)
@@ -271,6 +284,8 @@ async function crashTrials(work: Work): Promise<void> {
     approvedExitsRebuilt: 0,
     approvedEntriesRebuilt: 0,
     planModeEvents: 0,
+    questionsOpenAtKill: 0,
+    questionsInterrupted: 0,
   }))
   await Promise.all(
     lanes.map((counts, index) =>
@@ -290,12 +305,14 @@ async function crashTrials(work: Work): Promise<void> {
       total.events += events.length
       total.interruptedTurnsClosed += events.filter(closesInterrupted).length
       total.planModeEvents += events.filter((e) => e.type === 'plan/mode').length
+      total.questionsInterrupted += events.filter((e) => e.type === 'question/settled' && (e.data as { outcome?: unknown }).outcome === 'interrupted').length
     }
   }
   console.info(
     `crash test: ${total.kills} kills over ${total.sessions} sessions, ${total.events} events in the final logs (${total.planModeEvents} plan/mode), ` +
       `torn tails: ${total.tornNatural} left by a kill, ${total.tornSimulated} simulated (power loss) and repaired; ` +
       `${total.openTurnsAtKill} kills mid-turn, ${total.interruptedTurnsClosed} interrupted turns closed on restart; ` +
+      `${total.questionsOpenAtKill} kills mid-question, ${total.questionsInterrupted} questions settled interrupted on restart; ` +
       `${total.selectionsPending} reopens with a pending /plan selection rebuilt (${total.selectionsFromRunningCommand} from a /plan still running); ` +
       `${total.approvedExitsRebuilt} approved plan reviews rebuilt as a pending silent exit and ${total.approvedEntriesRebuilt} agreed entries as a pending silent entry (killed before the next step)`,
   )

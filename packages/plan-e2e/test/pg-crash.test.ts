@@ -10,7 +10,7 @@ import { planProjectionPlugin } from '@planmode/plan-projection'
 import type { SessionEvent } from '@planmode/seams'
 import { asPostgresStore, postgresSessions, setup, type PostgresSessionStore } from '@planmode/store-postgres'
 import { assertBuilt, boundedWork, dropSchema, freshSchemaName, PG_URL_ENV, pgTestUrl, type Work, type WorkLane } from '@planmode/testkit'
-import { badTurnBrackets, foldPlan, type FoldedPlan } from './crash-fold.js'
+import { badQuestions, badTurnBrackets, type FoldedPlan, foldPlan, openQuestionIds } from './crash-fold.js'
 
 /**
  * SIGKILL crash and failover trials on PostgreSQL, the twin of crash.test.ts.
@@ -340,6 +340,9 @@ async function failovers(
   const rows = await waitOn(lane, readRows(raw, schema, id), `reading the final rows of session ${id}`)
   // Every turn but the last is closed: each writer closed the turn its predecessor left open.
   expect(badTurnBrackets(rows), `(session ${id})`).toEqual([])
+  // Every question is settled once: each writer settled, as interrupted, the questions its predecessor left open.
+  expect(badQuestions(rows), `(session ${id})`).toEqual([])
+  expect(openQuestionIds(rows), `no question is left open by the last reopen (session ${id})`).toEqual([])
   counts.events += rows.length
   counts.interruptedTurnsClosed += rows.filter(closesInterrupted).length
 }

@@ -6,7 +6,8 @@
  * @remarks
  * Types, plus {@link UserQuestionError} and a few readers and writers of
  * the log that carry out host duties the same way for every host (the
- * transcript, request headers, turn numbers, closing an interrupted turn).
+ * transcript, request headers, turn numbers, open questions, closing an
+ * interrupted turn and its questions).
  * Importing this package also types the matching services and events of
  * `@planmode/context`.
  *
@@ -75,6 +76,8 @@ export type {
   ToolSchema,
 } from './tools.js'
 export { closeInterruptedTurn, INTERRUPTED_TURN_ERROR, isInterruptedTurnEnd } from './interrupted-turn.js'
+export { openQuestionsOf } from './question-log.js'
+export type { QuestionAsked, QuestionOutcome, QuestionSettled } from './question-log.js'
 export { logRequestHeaderIfChanged } from './request-header-log.js'
 export type { RequestHeaderInput } from './request-header-log.js'
 export { transcriptEntries } from './transcript.js'
@@ -86,6 +89,7 @@ export type { UserQuestionErrorCode } from './user-question-error.js'
 export type {
   AskRequest,
   PlanReviewIntent,
+  QuestionAnswerer,
   QuestionIntent,
   QuestionOption,
   UserAnswer,

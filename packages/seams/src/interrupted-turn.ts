@@ -1,4 +1,5 @@
 import type { Session, SessionEventMap } from './session.js'
+import { openQuestionsOf } from './question-log.js'
 import { openTurnOf, type OpenTurn } from './turn-log.js'
 
 /**
@@ -29,22 +30,28 @@ export function isInterruptedTurnEnd(end: SessionEventMap['turn/end']): boolean 
 }
 
 /**
- * Closes the turn a session's log leaves open, as the writer that reopens
- * it must (host duty `restart-from-log`): `step/end` for its open step,
- * then `turn/end { turn, reason: 'interrupted' }`.
+ * Closes what a session's log leaves open, as the writer that reopens it
+ * must (host duties `restart-from-log` and `questions-in-log`): first
+ * `question/settled { questionId, outcome: 'interrupted' }` for every ask
+ * the log leaves open, in ask order, then `step/end` for the open turn's
+ * open step, then `turn/end { turn, reason: 'interrupted' }`.
  *
  * @remarks
  * A store calls it when it opens a session for writing, before anyone else
  * can append to it (`@planmode/host`'s JSONL store and
- * `@planmode/store-postgres` do); an agent loop calls it again before a
- * turn, for sessions from a store that does not (`@planmode/host`'s loop
- * and `@planmode/ai-sdk` do). Call it only when no turn of this process
- * runs on the session: it cannot tell a live turn from a dead one. A
- * throwing append rejects, and nothing after it is appended.
+ * `@planmode/store-postgres` do): nothing of this process can be asking on
+ * the session then, so every open ask is a dead process's, in a turn or
+ * not. An agent loop calls it again before a turn, for sessions from a
+ * store that does not, and only when the log leaves a turn open
+ * (`@planmode/host`'s loop and `@planmode/ai-sdk` do). Call it only when no
+ * turn of this process runs on the session and no ask of this process
+ * waits on it: it cannot tell a live turn or ask from a dead one. It reads
+ * the whole log for open asks (one pass). A throwing append rejects, and
+ * nothing after it is appended.
  *
- * @param session - the session, opened for writing and not running a turn.
- * @param warn - told, before anything is appended, which turn is closed.
- * @returns the turn it closed, or `undefined` when the last turn is closed.
+ * @param session - the session, opened for writing, not running a turn nor asking.
+ * @param warn - told, before anything is appended, which asks and which turn are closed.
+ * @returns the turn it closed, or `undefined` when the last turn is closed (open asks are settled all the same).
  *
  * @example
  * ```ts
@@ -55,9 +62,17 @@ export function isInterruptedTurnEnd(end: SessionEventMap['turn/end']): boolean 
  * @public
  */
 export async function closeInterruptedTurn(session: Pick<Session, 'id' | 'events' | 'append'>, warn?: (message: string) => void): Promise<OpenTurn | undefined> {
+  const asks = openQuestionsOf(session.events)
   const open = openTurnOf(session.events)
+  if (asks.length > 0) {
+    const ids = asks.map((ask) => ask.data.questionId).join(', ')
+    warn?.(`settling ${asks.length} question(s) of session ${session.id} as interrupted (${ids}), left open by a process that ended mid-ask`)
+  }
+  if (open !== undefined) {
+    warn?.(`closing turn ${open.turn} of session ${session.id}, left open by a process that ended mid-turn (reason interrupted)`)
+  }
+  for (const ask of asks) await session.append('question/settled', { questionId: ask.data.questionId, outcome: 'interrupted' })
   if (open === undefined) return undefined
-  warn?.(`closing turn ${open.turn} of session ${session.id}, left open by a process that ended mid-turn (reason interrupted)`)
   if (open.step !== undefined) await session.append('step/end', { turn: open.turn, step: open.step })
   await session.append('turn/end', { turn: open.turn, reason: 'interrupted' })
   return open

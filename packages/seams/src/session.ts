@@ -1,4 +1,5 @@
 import type { AssistantMessage, MessageSource, TextBlock, UserMessage } from './messages.js'
+import type { QuestionAsked, QuestionSettled } from './question-log.js'
 import type { ToolSchema } from './tools.js'
 
 /**
@@ -24,6 +25,9 @@ export type CommandSource = MessageSource
  *
  * @remarks
  * Extend it by declaration merging; plan-core adds `plan/mode` this way.
+ * The questions of the user-questions seam (`question/asked`,
+ * `question/settled`) are declared here, beside the host's own events,
+ * since every host logs them.
  *
  * Turns and steps are logged (host duty `turns-and-steps`): every turn as
  * `turn/start` … exactly one `turn/end`, every model request as
@@ -100,6 +104,18 @@ export interface SessionEventMap {
   }
   /** A slash command finished: logged after its handler, `kind` being the result's (a throwing handler gives `error`). */
   'command/done': { readonly commandId: string; readonly kind: 'success' | 'error'; readonly text?: string }
+  /**
+   * A question is put to the user: logged by `UserQuestions.ask` on the
+   * asking agent's session before any provider is asked (host duty
+   * `questions-in-log`). Log-only.
+   */
+  'question/asked': QuestionAsked
+  /**
+   * The ask of a `question/asked` ended: logged by `UserQuestions.ask` once
+   * it settles, or with `interrupted` by the writer that reopens a session
+   * whose process died mid-ask ({@link closeInterruptedTurn}). Log-only.
+   */
+  'question/settled': QuestionSettled
 }
 
 /**

@@ -85,6 +85,21 @@ export interface UserAnswer {
    * that do not know them leave them out and keep working.
    */
   readonly comments?: readonly UserAnswerComment[]
+  /**
+   * The person who answered, when the provider knows them (a signed-in
+   * reviewer of a web UI). The host's user-questions runtime copies it to
+   * the `by` of the ask's `question/settled`. Providers that do not know
+   * who answered leave it out.
+   */
+  readonly by?: QuestionAnswerer
+}
+
+/** Who answered a question ({@link UserAnswer.by}): an identity the provider vouches for. @public */
+export interface QuestionAnswerer {
+  /** A stable id of the person (an account id, a login). */
+  readonly id: string
+  /** A name to show. */
+  readonly name?: string
 }
 
 /** One remark on a line of a question's `detail` ({@link UserAnswer.comments}). @public */
@@ -134,8 +149,18 @@ export interface UserQuestions {
    * (host duty `child-questions` of `@planmode/host-conformance`). A root
    * agent's ask reaches the latest registered provider with the request as
    * given, and the provider's answers come back unchanged (`selected`,
-   * `custom`, `edit`, `comments`): plan-tool's review reads them (duty
+   * `custom`, `edit`, `comments`, `by`): plan-tool's review reads them (duty
    * `review`).
+   *
+   * Every ask that reaches a provider is in the asking agent's log (duty
+   * `questions-in-log`): `question/asked { questionId, agent, question }`
+   * before the provider is asked (a failing append rejects the ask, and no
+   * provider is asked), then `question/settled { questionId, outcome }` once
+   * it ends — `answered` with `answer` (and `by`, when an answer names who
+   * answered), `cancelled` (`ASK_CANCELLED`, or the signal aborted),
+   * `failed` (any other rejection, with `error`) — before `ask` settles. A
+   * refusal before any provider is asked (`NOT_ROOT_AGENT`, `NO_PROVIDER`,
+   * an already-aborted signal) logs nothing.
    */
   ask(request: AskRequest): Promise<readonly UserAnswer[]>
   /** Registers the provider (the latest wins). The disposer removes it. */

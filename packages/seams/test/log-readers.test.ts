@@ -5,6 +5,7 @@ import {
   isInterruptedTurnEnd,
   logRequestHeaderIfChanged,
   nextTurn,
+  openQuestionsOf,
   openTurnOf,
   transcriptEntries,
 } from '@planmode/seams'
@@ -180,6 +181,69 @@ describe('an interrupted turn', () => {
     ])
     expect(await closeInterruptedTurn(session)).toBeUndefined()
     expect(session.events).toHaveLength(4)
+  })
+
+  it('settles every question the log leaves open as interrupted, in ask order, before the step/end and turn/end; warns first', async () => {
+    const session = memorySession()
+    const asked = (questionId: string) => session.append('question/asked', { questionId, agent: 'a1', question: [] })
+    await asked('q0')
+    await session.append('question/settled', { questionId: 'q0', outcome: 'answered', answer: [] })
+    await session.append('turn/start', { turn: 1 })
+    await session.append('step/start', { turn: 1, step: 1 })
+    await asked('q1')
+    await asked('q2')
+    await session.append('question/settled', { questionId: 'q1', outcome: 'cancelled' })
+    await asked('q3')
+    const warned: string[] = []
+    expect(await closeInterruptedTurn(session, (message) => warned.push(`${message} @${session.events.length}`))).toEqual({ turn: 1, step: 1 })
+    expect(warned).toEqual([
+      'settling 2 question(s) of session s1 as interrupted (q2, q3), left open by a process that ended mid-ask @8',
+      'closing turn 1 of session s1, left open by a process that ended mid-turn (reason interrupted) @8',
+    ])
+    expect(session.events.slice(8).map((event) => [event.type, event.data])).toEqual([
+      ['question/settled', { questionId: 'q2', outcome: 'interrupted' }],
+      ['question/settled', { questionId: 'q3', outcome: 'interrupted' }],
+      ['step/end', { turn: 1, step: 1 }],
+      ['turn/end', { turn: 1, reason: 'interrupted' }],
+    ])
+    expect(openQuestionsOf(session.events)).toEqual([])
+    expect(await closeInterruptedTurn(session)).toBeUndefined()
+    expect(session.events).toHaveLength(12)
+  })
+
+  it('settles an open question with no open turn too (it returns undefined: no turn was closed)', async () => {
+    const session = memorySession()
+    await session.append('turn/start', { turn: 1 })
+    await session.append('turn/end', { turn: 1, reason: 'completed' })
+    await session.append('question/asked', { questionId: 'q1', agent: 'a1', question: [] })
+    expect(await closeInterruptedTurn(session)).toBeUndefined()
+    expect(session.events.slice(3).map((event) => [event.type, event.data])).toEqual([['question/settled', { questionId: 'q1', outcome: 'interrupted' }]])
+  })
+
+  it('a refused question/settled rejects before the turn is touched', async () => {
+    const session = memorySession('s3', 'question/settled')
+    await session.append('turn/start', { turn: 1 })
+    await session.append('question/asked', { questionId: 'q1', agent: 'a1', question: [] })
+    await expect(closeInterruptedTurn(session)).rejects.toThrow('refused question/settled')
+    expect(session.events.map((event) => event.type)).toEqual(['turn/start', 'question/asked'])
+  })
+
+  it('openQuestionsOf: asked minus settled, in ask order; a repeated open id and a settlement of an unknown id change nothing', () => {
+    const events = log(
+      ['question/asked', { questionId: 'q1', agent: 'a', question: [] }],
+      ['question/asked', { questionId: 'q2', agent: 'b', question: [] }],
+      ['question/asked', { questionId: 'q1', agent: 'c', question: [] }],
+      ['question/settled', { questionId: 'q9', outcome: 'answered' }],
+      ['question/asked', { questionId: 'q3', agent: 'a', question: [] }],
+      ['question/settled', { questionId: 'q2', outcome: 'failed', error: 'x' }],
+      ['question/asked', { questionId: 7, agent: 'a', question: [] }],
+      ['question/settled', null],
+    )
+    expect(openQuestionsOf(events).map((event) => [event.seq, event.data.questionId, event.data.agent])).toEqual([
+      [0, 'q1', 'a'],
+      [4, 'q3', 'a'],
+    ])
+    expect(openQuestionsOf([])).toEqual([])
   })
 
   it('stops at a refused append: nothing after it is appended', async () => {

@@ -1,4 +1,4 @@
-import { closeInterruptedTurn, type PreStepDecision, type TurnEndReason, type UserMessage } from '@planmode/seams'
+import { closeInterruptedTurn, openTurnOf, type PreStepDecision, type TurnEndReason, type UserMessage } from '@planmode/seams'
 import type { TurnOutcome } from './agent-types.js'
 import { messageOf } from '../error-text.js'
 import { runStep } from './step.js'
@@ -6,12 +6,15 @@ import type { TurnHost, TurnState } from './turn-host.js'
 
 /**
  * Closes a turn the log leaves open — the process that ran it ended
- * mid-turn and the session's store did not close it at open — unless an
- * agent of this registry is running a turn on the session right now.
+ * mid-turn and the session's store did not close it at open — with the
+ * questions it left open, unless an agent of this registry is running a
+ * turn on the session right now. With no turn open it does nothing: an
+ * open question is then this process's own (the store settled the dead
+ * ones at open).
  */
 async function closeLeftOpenTurn(host: TurnHost): Promise<void> {
   const { agent, ctx } = host
-  if (host.peerRunning()) return
+  if (host.peerRunning() || openTurnOf(agent.session.events) === undefined) return
   await closeInterruptedTurn(agent.session, (message) => ctx.logger.warn(`agent ${agent.id}: ${message}`))
 }
 
