@@ -8,7 +8,7 @@ import { planPolicyPlugin } from '@planmode/plan-policy'
 import { planHistoryPlugin, planProjectionPlugin } from '@planmode/plan-projection'
 import { planToolPlugin } from '@planmode/plan-tool'
 import type { Agent, AskRequest, CommandResult, SessionEvent, UserAnswer } from '@planmode/seams'
-import { createConformanceModel, type ConformanceModel, type ConformanceResponse } from './conformance-model.js'
+import { createConformanceModel, type ConformanceModel, type ConformanceResponse } from '@planmode/scripted-model'
 import type { HostDuty } from './duties.js'
 import { HostConformanceError } from './host-conformance-error.js'
 import type { ConformanceEnvironment, ConformanceHost, HostFactory } from './host-adapter.js'
@@ -60,6 +60,8 @@ export class Harness {
   /** Answers the provider gives, consumed in order. */
   readonly answers: KitAnswer[] = []
   private current: ConformanceHost | undefined
+  /** How many times the agent/pre-step waterfall ran, by session id (the kit's own listener counts). */
+  private readonly preSteps = new Map<string, number>()
   private currentLayers: KitLayers | undefined
   private readonly closed = new Set<ConformanceHost>()
 
@@ -141,6 +143,11 @@ export class Harness {
       }
     }
     this.currentLayers = await this.within('loading the plan layers into the host context', () => this.loadLayers(ctx, placement))
+    ctx.on('agent/pre-step', async (payload, next) => {
+      const id = payload.agent?.session?.id
+      if (id !== undefined) this.preSteps.set(id, (this.preSteps.get(id) ?? 0) + 1)
+      return next()
+    })
     ctx.require('userQuestions').registerProvider({
       ask: async (request) => {
         this.asks.push(request)
@@ -209,6 +216,8 @@ export class Harness {
   async prompt(agent: Agent, text: string, options: { readonly mayReject?: boolean } = {}): Promise<unknown> {
     const before = this.model.overruns.length
     const requestsBefore = this.model.requests.length
+    const logged = agent.session.events.length
+    const preSteps = this.preSteps.get(agent.session.id) ?? 0
     const what = `prompt(${JSON.stringify(text)})`
     let rejection: unknown
     await this.within(what, async () => {
@@ -233,7 +242,58 @@ export class Harness {
       left === 0,
       `${what} sent ${this.model.requests.length - requestsBefore} request(s) and left ${left} scripted reply(ies) unanswered: the model called tools but the host took no next step. Log: ${logSummary(agent.session.events)}`,
     )
+    this.checkTurnLogged(agent, logged, what)
+    this.checkPreStepRan(agent, logged, preSteps, what)
     return rejection
+  }
+
+  /**
+   * Checks, naming `turns-and-steps`, that the events a prompt logged from
+   * index `from` hold one turn/start, then its turn/end, with each step/start
+   * of it closed by its step/end inside the turn: every plan case reads
+   * idle and mid-turn from these events. Left to the `turns-and-steps` case
+   * itself, which checks them in its own words.
+   */
+  private checkTurnLogged(agent: Agent, from: number, what: string): void {
+    if (this.duty === 'turns-and-steps') return
+    const events = agent.session.events.slice(from)
+    const frame = events.filter((event) => event.type.startsWith('turn/') || event.type.startsWith('step/'))
+    const starts = ofType(frame, 'turn/start')
+    const ends = ofType(frame, 'turn/end')
+    const open = new Set<number>()
+    let nested = true
+    for (const event of frame) {
+      const { step } = event.data as { step?: number }
+      if (event.type === 'step/start' && step !== undefined) open.add(step)
+      else if (event.type === 'step/end' && step !== undefined && !open.delete(step)) nested = false
+      else if (event.type === 'turn/end' && open.size > 0) nested = false
+    }
+    const ok =
+      starts.length === 1 &&
+      ends.length === 1 &&
+      ends[0]!.data.turn === starts[0]!.data.turn &&
+      frame[0] === starts[0] &&
+      frame.at(-1) === ends[0] &&
+      nested &&
+      open.size === 0
+    this.checkDuty(
+      'turns-and-steps',
+      ok,
+      `${what} must log one turn/start, then its turn/end, with every step/start … step/end of the turn inside them (plan-core reads idle and mid-turn from these events); it logged ${frame.map((event) => event.type).join(' ') || 'none of them'}. Log: ${logSummary(agent.session.events)}`,
+    )
+  }
+
+  /**
+   * Checks, naming `services`, that the agent/pre-step waterfall ran at least
+   * once per step the prompt logged (once before each step, and once more
+   * for a step it rejected): the plan layers act only there. Left to the
+   * `services` case itself.
+   */
+  private checkPreStepRan(agent: Agent, from: number, before: number, what: string): void {
+    if (this.duty === 'services') return
+    const steps = ofType(agent.session.events.slice(from), 'step/start').length
+    const ran = (this.preSteps.get(agent.session.id) ?? 0) - before
+    this.checkDuty('services', ran >= steps, `the agent/pre-step waterfall must run once before each step: ${what} logged ${steps} step(s), and the waterfall ran ${ran} time(s)`)
   }
 
   /** Runs a command line through the host's `commands` service. */
@@ -266,11 +326,25 @@ export class Harness {
     )
   }
 
-  /** Checks, naming `command-args`, that every logged command/run has string args (the restart rebuild and the plan projection read them). */
-  checkCommandRecords(agent: Agent): void {
-    for (const run of ofType(agent.session.events, 'command/run')) {
+  /**
+   * Checks, naming `command-args`, that every logged command/run has string
+   * args (the restart rebuild and the plan projection read them), and, for
+   * each line of `typed`, that its command/run logged the text after the
+   * name (compared trimmed), which is what its handler was given.
+   */
+  checkCommandRecords(agent: Agent, typed: Readonly<Record<string, string>> = {}): void {
+    const runs = ofType(agent.session.events, 'command/run')
+    for (const run of runs) {
       const args = (run.data as { args?: unknown }).args
       this.checkDuty('command-args', typeof args === 'string', `command/run of /${run.data.name} has ${args === undefined ? 'no args' : `args ${JSON.stringify(args)}`}; args must always be a string ('' after a bare name)`)
+    }
+    for (const [line, args] of Object.entries(typed)) {
+      const name = line.slice(1).split(/\s/, 1)[0]
+      this.checkDuty(
+        'command-args',
+        runs.some((run) => run.data.name === name && run.data.args.trim() === args),
+        `${JSON.stringify(line)} must log command/run { name: '${name}', args: ${JSON.stringify(args)} } (the text after the name, the handler's input); the log has ${JSON.stringify(runs.map((run) => run.data))}`,
+      )
     }
   }
 

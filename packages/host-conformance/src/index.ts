@@ -11,8 +11,8 @@
  *
  * @packageDocumentation
  */
-export { createConformanceModel } from './conformance-model.js'
-export type { ConformanceModel, ConformanceReply, ConformanceResponse, ConformanceToolCall } from './conformance-model.js'
+export { createConformanceModel } from '@planmode/scripted-model'
+export type { ConformanceModel, ConformanceReply, ConformanceResponse, ConformanceToolCall } from '@planmode/scripted-model'
 export { describeHostConformance } from './describe-host-conformance.js'
 export type { DescribeHostConformanceOptions, TestRunner } from './describe-host-conformance.js'
 export { HOST_DUTIES } from './duties.js'

@@ -105,7 +105,8 @@ describe('hostConformanceCases', () => {
           const agent = await host.createAgent(options)
           const append = agent.session.append.bind(agent.session)
           Object.defineProperty(agent.session, 'append', {
-            value: (type: string, data: unknown) => (type === 'step/start' ? Promise.resolve({ type, seq: -1, time: 0, data }) : append(type as never, data as never)),
+            value: (type: string, data: unknown) =>
+              type === 'step/start' || type === 'step/end' ? Promise.resolve({ type, seq: -1, time: 0, data }) : append(type as never, data as never),
           })
           return agent
         },
@@ -113,6 +114,25 @@ describe('hostConformanceCases', () => {
     }
     const notices = hostConformanceCases(unlogged).find((check) => check.duty === 'notices')!
     await expect(notices.run()).rejects.toThrow(/^duty "turns-and-steps": every model request must be a logged step: the model got 2 request\(s\), the log has 0 step\/start\(s\)/)
+  })
+
+  it('a prompt whose turn is not closed fails turns-and-steps in a case of another duty, before that duty is checked', async () => {
+    const unended: HostFactory<HostAgent> = async (environment) => {
+      const host = await referenceHost(environment)
+      return {
+        ...host,
+        async createAgent(options) {
+          const agent = await host.createAgent(options)
+          const append = agent.session.append.bind(agent.session)
+          Object.defineProperty(agent.session, 'append', {
+            value: (type: string, data: unknown) => (type === 'turn/end' ? Promise.resolve({ type, seq: -1, time: 0, data }) : append(type as never, data as never)),
+          })
+          return agent
+        },
+      }
+    }
+    const header = hostConformanceCases(unended).find((check) => check.duty === 'request-header')!
+    await expect(header.run()).rejects.toThrow(/^duty "turns-and-steps": prompt\("one"\) must log one turn\/start, then its turn\/end, .*; it logged turn\/start step\/start step\/end\./)
   })
 
   it('a temporary directory the kit cannot make fails the case, naming it and the cause', async () => {

@@ -22,4 +22,11 @@ describe('the README', () => {
     const plain = readme.replaceAll('`', '')
     for (const variant of BROKEN_HOST_VARIANTS) expect(plain).toContain(`| ${variant.duty} | ${variant.name} | ${variant.failure} |`)
   })
+
+  it('lists, for every duty, the duties its case builds on, as HOST_DUTIES has them', () => {
+    for (const { duty, dependsOn } of HOST_DUTIES) {
+      const builds = dependsOn.length === 0 ? '(nothing)' : dependsOn.map((prerequisite) => `\`${prerequisite}\``).join(', ')
+      expect(readme).toContain(`| \`${duty}\` | ${builds} |`)
+    }
+  })
 })

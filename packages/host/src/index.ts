@@ -32,7 +32,7 @@ export { createDeepSeekModel, createOpenAICompatibleModel, modelFromEnv } from '
 export type { DeepSeekModelOptions, FetchFunction, OpenAICompatibleModelOptions } from './model/providers.js'
 export { ModelTimeoutError } from './model/model-timeout-error.js'
 export type { ModelTimeoutKind } from './model/model-timeout-error.js'
-export { createScriptedModel, requestSystem } from './model/scripted-model.js'
+export { createScriptedModel, requestSystem } from '@planmode/scripted-model'
 export type {
   ScriptedAnswer,
   ScriptedFailure,
@@ -41,7 +41,7 @@ export type {
   ScriptedReply,
   ScriptedResponse,
   ScriptedToolCall,
-} from './model/scripted-model.js'
+} from '@planmode/scripted-model'
 export { sessionInvariantsPlugin, InvariantViolationError } from './runtimes/session-invariants.js'
 export type { HostSessionInvariants } from './runtimes/session-invariants.js'
 export { SessionLogError } from './session/session-log-error.js'

@@ -165,6 +165,8 @@ const transcriptFromLog: CaseSpec = {
     const agent = await h.agent()
     h.script({ text: 'hello' })
     await h.prompt(agent, 'hi')
+    // The notice below is due only once a header told the model the mode (request-header).
+    h.checkHeaderLogged(agent)
     await h.command(agent, '/plan')
     const appended = 'conformance: a user message appended to the log between turns'
     await h.within('session.append(user/message)', () => agent.session.append('user/message', { content: [{ type: 'text', text: appended }], source: { kind: 'user' } }))
@@ -172,19 +174,21 @@ const transcriptFromLog: CaseSpec = {
     await h.prompt(agent, 'plan it')
     const events = h.events(agent)
     const starts = stepStarts(events)
-    h.check(starts.length === h.model.requests.length, `every request must be a logged step: ${h.model.requests.length} request(s), ${starts.length} step/start(s)`)
+    h.checkDuty('turns-and-steps', starts.length === h.model.requests.length, `every request must be a logged step: ${h.model.requests.length} request(s), ${starts.length} step/start(s)`)
+    // The notice and the guidance message reach the log through the pre-step decision (pre-step-order), then the model from the log.
+    const loggedNotice = events.findIndex((event) => event.type === 'user/message' && messageText(event.data) === ENTER_NOTICE)
+    const loggedGuidance = events.findIndex((event) => event.type === 'user/message' && messageText(event.data) === KIT_SECTION)
+    h.checkDuty(
+      'pre-step-order',
+      loggedNotice >= 0 && loggedNotice < loggedGuidance && loggedGuidance < events.indexOf(starts[1]!),
+      `the pre-step decision's messages, the notice, then the guidance message, must be logged as user messages of the step that uses plan mode, before its step/start. Log: ${logSummary(events)}`,
+    )
     h.checkTranscript(agent)
     const second = userTextsOf(h.model.requests[1]!)
     h.check(second.includes(appended), 'a user/message appended to the session log must reach the next request (the transcript is built from the log, not from a list of its own)')
     h.check(second.includes(ENTER_NOTICE), `the plan-mode notice (${JSON.stringify(ENTER_NOTICE)}) logged by the pre-step must reach the model`)
     h.check(second.includes(KIT_SECTION), 'the guidance message (placement "transcript") logged by the pre-step must reach the model')
     h.check(second.indexOf(ENTER_NOTICE) < second.indexOf(KIT_SECTION), 'the notice must come before the guidance message in the request')
-    const loggedNotice = events.findIndex((event) => event.type === 'user/message' && messageText(event.data) === ENTER_NOTICE)
-    const loggedGuidance = events.findIndex((event) => event.type === 'user/message' && messageText(event.data) === KIT_SECTION)
-    h.check(
-      loggedNotice >= 0 && loggedNotice < loggedGuidance && loggedGuidance < events.indexOf(starts[1]!),
-      `the notice, then the guidance message, must be logged as user messages of the step that uses plan mode, before its step/start. Log: ${logSummary(events)}`,
-    )
     const results = ofType(events, 'tool/result')
     h.check(results.length === 1, `the ${KIT_READ_TOOL} call must log one tool/result; the log has ${results.length}`)
     const sentResult = toolResultsOf(h.model.requests[2]!).get(results[0]!.data.toolCallId)
@@ -378,6 +382,8 @@ const preStepOrder: CaseSpec = {
     }, { text: 'planning' })
     await h.prompt(agent, 'build it')
     h.checkHeaderLogged(agent)
+    // The steered message is the /plan command's input (command-args), the notice needs a header (request-header).
+    h.checkCommandRecords(agent, { '/plan draft the change': 'draft the change' })
     const events = h.events(agent)
     const find = (what: string, predicate: (event: SessionEvent) => boolean) => {
       const index = events.findIndex(predicate)

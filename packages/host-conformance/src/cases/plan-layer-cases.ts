@@ -107,6 +107,14 @@ const restartFromLog: CaseSpec = {
     const mode = events.findIndex((event, index) => index > turnStart && event.type === 'plan/mode')
     const header = events.findIndex((event, index) => index > turnStart && event.type === 'request/header')
     h.check(mode > turnStart && header > mode, `the rebuilt selection must be appended by the first step after the restart, before its request/header. Log: ${logSummary(events)}`)
+    // The rebuilt selection applied, the step tells the model with a notice (notices): logged before its step/start.
+    const notice = events.findIndex((event, index) => index > mode && isNotice(event))
+    const step = events.findIndex((event, index) => index > turnStart && event.type === 'step/start')
+    h.checkDuty(
+      'notices',
+      notice > mode && notice < step && messageText((events[notice] as SessionEvent<'user/message'>).data) === ENTER_NOTICE,
+      `the step that applies the rebuilt /plan must log the entering notice as its user message, after the plan/mode and before its step/start. Log: ${logSummary(events)}`,
+    )
     const request = h.model.requests[1]!
     h.check(systemOf(request).includes(KIT_SECTION), 'the first request after the restart must carry the plan guidance')
     const texts = userTextsOf(request)
@@ -284,7 +292,11 @@ function reviewCase(expected: ReviewExpectation): CaseSpec {
       h.check(record?.data.outcome === expected.outcome, `the review must be recorded as plan/review { outcome: '${expected.outcome}' }; got ${JSON.stringify(record?.data)}`)
       if (expected.outcome === 'keep-planning') h.check(record.data.feedback === 'add tests first', 'the feedback the provider returned must reach the tool unchanged (custom text)')
       const sent = toolResultsOf(h.model.requests[1]!).get('conformance_exit')
-      h.check(sent !== undefined && sent.includes(expected.text.replace(/^Error: /, '')), `the review's tool result must reach the model's next request; it carried ${JSON.stringify(sent)}`)
+      h.checkDuty(
+        'transcript-from-log',
+        sent !== undefined && sent.includes(expected.text.replace(/^Error: /, '')),
+        `the logged tool/result of exit_plan_mode must reach the model's next request as a tool result; it carried ${JSON.stringify(sent)}`,
+      )
       h.check(h.context.require('planMode').get(agent).active === expected.activeAfter, `after ${expected.title}, plan mode must be ${expected.activeAfter ? 'on' : 'off'} at the next step`)
       h.check(systemOf(h.model.requests[1]!).includes(KIT_SECTION) === expected.activeAfter, `the request after ${expected.title} must ${expected.activeAfter ? 'still' : 'no longer'} carry the plan guidance`)
       if (!expected.activeAfter) {
@@ -384,6 +396,14 @@ const projections: CaseSpec = {
       { text: 'implementing' },
     )
     await h.prompt(agent, 'plan it')
+    // Both reviews must have reached the provider (review) before their history can be compared.
+    h.checkDuty(
+      'review',
+      h.asks.length === 2,
+      `exit_plan_mode must ask the provider once per call through userQuestions (it needs its calling agent in the tool execution); two calls asked ${h.asks.length} time(s) and the tool answered ${JSON.stringify(
+        ofType(agent.session.events, 'tool/result').map((event) => event.data.content.map((block) => block.text).join('')),
+      )}`,
+    )
     agree('after a turn with two reviews')
     const history = h.context.require('sessionProjections').snapshot(agent.session).values.planHistory as { revisions?: { status?: string }[] } | undefined
     h.check(
@@ -402,7 +422,8 @@ const projections: CaseSpec = {
 
     // snapshot() called by a session/event listener right after a plan/mode event must already include it.
     const modes = ofType(agent.session.events, 'plan/mode').map((event) => event.seq)
-    h.check(
+    h.checkDuty(
+      'session-event',
       inListener.map((seen) => seen.seq).join(',') === modes.join(','),
       `the kit's session/event listener must see every plan/mode event once (seq ${modes.join(', ')}); it saw ${inListener.map((seen) => seen.seq).join(', ')}`,
     )
