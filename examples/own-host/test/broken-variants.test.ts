@@ -9,8 +9,12 @@ import { ownHostFactory } from './own-host-factory.js'
  */
 const UNBREAKABLE = new Map([['never closes a turn its log left open', 'the example closes the turn while opening the session']])
 
+/** Duties the example does not take on (its conformance test skips them): their variants have nothing to break. */
+const SKIPPED = ['handoff-model', 'handoff-fresh'] as const
+const skip = { skip: SKIPPED }
+
 describe('each deliberately broken variant of the example host is caught, naming its duty', () => {
-  for (const variant of BROKEN_HOST_VARIANTS.filter((candidate) => !UNBREAKABLE.has(candidate.name))) {
+  for (const variant of BROKEN_HOST_VARIANTS.filter((candidate) => !UNBREAKABLE.has(candidate.name) && !(SKIPPED as readonly string[]).includes(candidate.duty))) {
     it(`${variant.name}: duty "${variant.duty}", ${JSON.stringify(variant.failure)}`, async () => {
       const cases = hostConformanceCases(variant.wrap(ownHostFactory)).filter((check) => check.duty === variant.duty)
       const failures = await Promise.all(cases.map((check) => check.run().then(() => undefined, (error: unknown) => error)))
@@ -30,6 +34,6 @@ describe('each deliberately broken variant of the example host is caught, naming
   }
 
   it('the unbroken host passes the same cases', async () => {
-    for (const check of hostConformanceCases(ownHostFactory)) await check.run()
+    for (const check of hostConformanceCases(ownHostFactory, skip)) await check.run()
   })
 })

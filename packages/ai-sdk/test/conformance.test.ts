@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest'
-import { createPlanModeAgent, type PlanModeAgent } from '@planmode/ai-sdk'
+import { createPlanModeAgent, type PlanModeAgent, type PlanModeLanguageModel } from '@planmode/ai-sdk'
 import { Context } from '@planmode/context'
 import {
   commandsPlugin,
@@ -21,7 +21,7 @@ const quiet = { debug() {}, info() {}, warn() {}, error() {} }
  * the kit's scripted model; each prompt is one `generate` (generateText) or
  * one consumed `stream` (streamText).
  */
-const aiSdkHost = (mode: 'generate' | 'stream'): HostFactory => ({ model, dir }) => {
+const aiSdkHost = (mode: 'generate' | 'stream'): HostFactory => ({ model, models, dir }) => {
   const context = new Context({ logger: quiet })
   for (const runtime of [sessionInvariantsPlugin, toolsPlugin, systemPromptPlugin, commandsPlugin, userQuestionsPlugin, sessionProjectionsPlugin]) context.plugin(runtime)
   context.plugin(sessionStorePlugin, { dir })
@@ -30,14 +30,26 @@ const aiSdkHost = (mode: 'generate' | 'stream'): HostFactory => ({ model, dir })
     planners.set(planner.agent, planner)
     return planner.agent
   }
+  // Handoffs (SPEC §18): the kit's models by id, and fresh sessions from the same store, run as the prompts are.
+  const handoff = {
+    models: models as Record<string, PlanModeLanguageModel>,
+    fresh: {
+      session: () => context.require('sessions').create(),
+      start: async (planner: PlanModeAgent) => {
+        make(planner)
+        if (mode === 'generate') return planner.generate()
+        await (await planner.stream()).consumeStream()
+      },
+    },
+  }
   return {
     context,
     async createAgent(options) {
       const session = await context.require('sessions').create()
-      return make(createPlanModeAgent({ ctx: context, session, model, ...(options?.owner === undefined ? {} : { owner: options.owner }) }))
+      return make(createPlanModeAgent({ ctx: context, session, model, ...handoff, ...(options?.owner === undefined ? {} : { owner: options.owner }) }))
     },
     async openAgent(sessionId) {
-      return make(createPlanModeAgent({ ctx: context, session: await context.require('sessions').open(sessionId), model }))
+      return make(createPlanModeAgent({ ctx: context, session: await context.require('sessions').open(sessionId), model, ...handoff }))
     },
     async prompt(agent, text) {
       const planner = planners.get(agent)!

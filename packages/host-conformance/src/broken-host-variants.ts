@@ -3,6 +3,7 @@ import type { Context } from '@planmode/context'
 import type { Agent, PreStepDecision, Session, SessionEvent, SessionEventMap, SessionEventType, UserAnswer } from '@planmode/seams'
 import type { HostDuty } from './duties.js'
 import type { ConformanceHost, HostFactory } from './host-adapter.js'
+import { HANDOFF_VARIANTS } from './handoff-variants.js'
 
 /**
  * A deliberately broken wrapper of a host, breaking one duty: run the kit
@@ -147,6 +148,7 @@ const PLAN_MODE_TEXTS = /^(The user switched this session|CONFORMANCE PLAN GUIDA
  * @public
  */
 export const BROKEN_HOST_VARIANTS: readonly BrokenHostVariant[] = [
+  ...HANDOFF_VARIANTS,
   {
     duty: 'services',
     name: 'provides a sessionProjections registry without onChange',

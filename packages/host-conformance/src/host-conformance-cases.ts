@@ -1,4 +1,5 @@
 import type { Agent } from '@planmode/seams'
+import { HANDOFF_CASES } from './cases/handoff-cases.js'
 import { HOST_DUTY_CASES } from './cases/host-duty-cases.js'
 import { PLAN_LAYER_CASES } from './cases/plan-layer-cases.js'
 import type { HostDuty } from './duties.js'
@@ -62,7 +63,7 @@ const messageOf = (error: unknown): string => (error instanceof Error ? error.me
 export function hostConformanceCases<A extends Agent>(factory: HostFactory<A>, options: HostConformanceOptions = {}): HostConformanceCase[] {
   const skip = new Set(options.skip ?? [])
   const timeouts = checkTimeouts(options)
-  return [...HOST_DUTY_CASES, ...PLAN_LAYER_CASES].map((spec) => ({
+  return [...HOST_DUTY_CASES, ...PLAN_LAYER_CASES, ...HANDOFF_CASES].map((spec) => ({
     duty: spec.duty,
     title: `duty "${spec.duty}": ${spec.title}`,
     skipped: skip.has(spec.duty),
