@@ -104,8 +104,8 @@ export interface UserAnswer {
    */
   readonly comments?: readonly UserAnswerComment[]
   /**
-   * How the user wants an approved plan carried out (SPEC §18): `fresh:
-   * true` in a new session, `model` with that model. Read only on an
+   * How the user wants an approved plan carried out (SPEC §18):
+   * `fresh: true` in a new session, `model` with that model. Read only on an
    * approval of a question whose intent offers a handoff
    * ({@link PlanReviewIntent.handoff}), and only what it offers; ignored
    * with any other outcome. `fresh: false` and an absent `model` choose

@@ -31,6 +31,13 @@ import type { AgentRegistry, CreateAgentOptions, HostAgent } from './agent-types
  * own message; a dispose logs the waiting ones (and those a running
  * pre-step holds) at once, each exactly once.
  *
+ * The seams' `agent/handoff` (SPEC §18) is carried out for the agents of
+ * this registry: a `model` (resolved through `models`) from the agent's
+ * next step; a fresh session — after the running step, no further step,
+ * then a new session from `sessions` starting with the event given, an
+ * agent over it whose first turn starts with no user message, and the
+ * event `agent/handed-off` — before the handing turn's `prompt` resolves.
+ *
  * @public
  */
 export const agentsPlugin: Plugin<AgentsConfig> = {
