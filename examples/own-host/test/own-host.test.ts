@@ -232,12 +232,12 @@ describe('restart from the log: a new host over the same in-memory store', () =>
   it('closed at open, through the kit: a reopened log with an open step gets step/end, then turn/end interrupted, before openAgent returns', async () => {
     const model = createConformanceModel([])
     const dir = `interrupted-${Math.random()}` // the factory keeps one log store per case directory
-    const first = await ownHostFactory({ model, dir })
+    const first = await ownHostFactory({ model, models: {}, dir })
     const agent = await first.createAgent()
     await agent.session.append('turn/start', { turn: 1 })
     await agent.session.append('step/start', { turn: 1, step: 1 })
     await first.close?.() // the process dies mid-step
-    const second = await ownHostFactory({ model, dir })
+    const second = await ownHostFactory({ model, models: {}, dir })
     const reopened = await second.openAgent!(agent.session.id)
     const [stepEnd, turnEnd] = reopened.session.events.slice(-2)
     expect([stepEnd!.type, stepEnd!.data, turnEnd!.type, turnEnd!.data]).toEqual(['step/end', { turn: 1, step: 1 }, 'turn/end', { turn: 1, reason: 'interrupted' }])
@@ -245,7 +245,7 @@ describe('restart from the log: a new host over the same in-memory store', () =>
     expect(reopened.session.events).toHaveLength(4) // nothing else: no step ran in the closed turn
     // Reopened again, the log is closed already: nothing more is appended.
     await second.close?.()
-    const third = await ownHostFactory({ model, dir })
+    const third = await ownHostFactory({ model, models: {}, dir })
     expect((await third.openAgent!(agent.session.id)).session.events).toHaveLength(4)
     await third.close?.()
     // And the kit's own restart cases (one reopens a log whose turn was left open) pass.

@@ -1,5 +1,7 @@
+import type { LanguageModel } from 'ai'
 import type { Context } from '@planmode/context'
-import type { Agent, Session } from '@planmode/seams'
+import type { Agent, Session, SessionEventInput } from '@planmode/seams'
+import type { PlanModeLanguageModel } from './sdk-types.js'
 import type { SteeredQueue } from './steered.js'
 import type { OwnTool } from './tool-set.js'
 import type { TurnRun } from './turn.js'
@@ -14,14 +16,33 @@ export interface AgentCore {
   readonly ownTools: ReadonlyMap<string, OwnTool>
   /** The agent's own base prompt (the `system` option). */
   readonly system: string | undefined
-  /** `provider:modelId`, as the `request/header` names the model. */
-  readonly modelName: string
+  /** The model of the next step: the one the agent was created with, until a handoff switches it (SPEC §18). */
+  model: PlanModeLanguageModel
+  /** `provider:modelId` of `model`, as the `request/header` names it. */
+  modelName: string
   readonly maxSteps: number
   readonly steered: SteeredQueue
   /** The running turn, if any. */
   current: TurnRun | undefined
   disposed: boolean
+  /** `model` wrapped in the answer-logging middleware (made once per model). */
+  readonly wrap: (model: PlanModeLanguageModel) => LanguageModel
+  /** Starts the fresh sessions handoffs asked for (SPEC §18); called once the turn that asked has ended. */
+  readonly startFresh: (fresh: readonly FreshHandoff[]) => Promise<void>
 }
+
+/** A fresh session a handoff asked for (SPEC §18): its first event, and its agent's model. */
+export interface FreshHandoff {
+  readonly first: SessionEventInput
+  readonly model: PlanModeLanguageModel
+}
+
+/**
+ * Sessions this adapter created for a fresh handoff whose first turn has not
+ * opened yet: that turn may start with no prompt and an empty transcript
+ * (the layer's pre-step adds the first message).
+ */
+export const freshSessions = new WeakSet<Session>()
 
 /**
  * The agent of this process running a turn on each session (module-level:

@@ -17,7 +17,9 @@ export type {
   PlanModeAgentOptions,
   PlanModeCallOptions,
   PlanModeCommandOptions,
+  PlanModeFreshSessions,
   PlanModeGenerateResult,
+  PlanModeModels,
   PlanModeStreamResult,
 } from './plan-mode-agent.js'
 export { PlanModeAgentError } from './plan-mode-agent-error.js'

@@ -9,8 +9,8 @@ import {
   type ToolSet,
 } from 'ai'
 import type { Context, Disposer } from '@planmode/context'
-import type { Agent, CommandResult, CommandSource, ImageAttachment, Session, UserMessage } from '@planmode/seams'
-import { abortError, type AgentCore } from './agent-core.js'
+import type { Agent, AgentHandoffPayload, CommandResult, CommandSource, ImageAttachment, Session, UserMessage } from '@planmode/seams'
+import { abortError, freshSessions, type AgentCore, type FreshHandoff } from './agent-core.js'
 import { answerLogMiddleware } from './assistant-log.js'
 import { PlanModeAgentError } from './plan-mode-agent-error.js'
 import { answerSinkOf, onStepFinishOf, prepareStepOf } from './step.js'
@@ -70,6 +70,49 @@ export interface PlanModeAgentOptions {
   readonly owner?: Agent
   /** Steps per call before the turn ends `step-limit` (`stopWhen: stepCountIs(maxSteps)`); default 20, the AI SDK's. */
   readonly maxSteps?: number
+  /**
+   * The models a handoff may switch to (SPEC §18), by the ids a layer names
+   * in the seams' `agent/handoff` (plan-tool's `handoff.models`): a map, or
+   * a function resolving an id (`undefined` when it does not know it). A
+   * handoff with a model alone switches this agent from its next step
+   * (`prepareStep` returns it, and the step's `request/header` names it);
+   * an id that does not resolve keeps the model, with a `logger.warn`.
+   */
+  readonly models?: PlanModeModels
+  /**
+   * How a handoff to a fresh session is carried out (SPEC §18). With it, the
+   * turn that handed off takes no further step (it ends `completed` once
+   * the step that ran the tool ends); then, before the call returns, the
+   * adapter makes the new session with `session()`, logs its first event,
+   * creates an agent over it with this agent's options (the model chosen,
+   * else this agent's; no `id`, no `owner`) and starts its first turn with
+   * no prompt through `start` (default: `agent.generate()`). Without it a
+   * fresh handoff is not carried out, with a `logger.warn` (offer one only
+   * where it is: plan-tool's `handoff.fresh`).
+   */
+  readonly fresh?: PlanModeFreshSessions
+}
+
+/** The models of a handoff: id → model, or a resolver. @public */
+export type PlanModeModels = Readonly<Record<string, PlanModeLanguageModel>> | ((id: string) => PlanModeLanguageModel | undefined)
+
+/**
+ * Where fresh sessions of handoffs come from and how their first turn runs
+ * ({@link PlanModeAgentOptions.fresh}).
+ *
+ * @public
+ */
+export interface PlanModeFreshSessions {
+  /** A new, empty session (from your store, e.g. `() => ctx.require('sessions').create()`). */
+  session(from: PlanModeAgent): Session | Promise<Session>
+  /**
+   * Runs the new agent's first turn, with no prompt (plan-tool gives the
+   * model the plan at its first step): `agent.generate()`, or
+   * `agent.stream()` piped to your UI, which follows the new session from
+   * here. Default: `agent.generate()`. Called once the new session's first
+   * event is logged; a rejection is reported through `logger.error`.
+   */
+  start?(agent: PlanModeAgent, from: PlanModeAgent): unknown
 }
 
 /** AI SDK call settings passed through to `generateText` / `streamText` (temperature, headers, `abortSignal`, …). @public */
@@ -183,6 +226,7 @@ export interface PlanModeAgent {
 export function createPlanModeAgent(options: PlanModeAgentOptions): PlanModeAgent {
   const { ctx, session, model } = options
   const maxSteps = options.maxSteps ?? 20
+  checkModels(options.models)
   if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new TypeError(`@planmode/ai-sdk: maxSteps must be a positive integer, got ${JSON.stringify(options.maxSteps)}`)
   const tools = ctx.require('tools')
   const systemPrompt = ctx.require('systemPrompt')
@@ -211,7 +255,50 @@ export function createPlanModeAgent(options: PlanModeAgentOptions): PlanModeAgen
       await session.append('user/message', message)
     },
   }
-  core = { ctx, session, agent, ownTools, system: options.system, modelName: `${model.provider}:${model.modelId}`, maxSteps, steered, current: undefined, disposed: false }
+  const wrappedModels = new Map<PlanModeLanguageModel, ReturnType<typeof wrapLanguageModel>>()
+  const wrap = (next: PlanModeLanguageModel): ReturnType<typeof wrapLanguageModel> => {
+    let wrapped = wrappedModels.get(next)
+    if (wrapped === undefined) wrappedModels.set(next, (wrapped = wrapLanguageModel({ model: next, middleware: answerLogMiddleware(answerSinkOf(core)) })))
+    return wrapped
+  }
+  let self!: PlanModeAgent
+  /** SPEC §18: each fresh session a turn's handoffs asked for, started in order; a failure is logged and that one dropped. */
+  const startFresh = async (list: readonly FreshHandoff[]): Promise<void> => {
+    for (const fresh of list) {
+      if (core.disposed) return
+      const setup = options.fresh
+      if (setup === undefined) {
+        ctx.logger.warn(`agent ${agent.id}: a handoff asked for a fresh session, but the agent has no \`fresh\` option; none is started`)
+        continue
+      }
+      try {
+        const next = await setup.session(self)
+        await next.append(fresh.first.type, fresh.first.data as never)
+        freshSessions.add(next)
+        const { id: _id, owner: _owner, ...inherited } = options
+        const planner = createPlanModeAgent({ ...inherited, session: next, model: fresh.model })
+        const first = setup.start === undefined ? planner.generate() : setup.start(planner, self)
+        Promise.resolve(first).catch((error: unknown) => ctx.logger.error(`agent ${planner.agent.id}: the first turn of a fresh session failed`, error))
+      } catch (error) {
+        ctx.logger.error(`agent ${agent.id}: could not start the fresh session of a handoff`, error)
+      }
+    }
+  }
+  core = {
+    ctx,
+    session,
+    agent,
+    ownTools,
+    system: options.system,
+    model,
+    modelName: `${model.provider}:${model.modelId}`,
+    maxSteps,
+    steered,
+    current: undefined,
+    disposed: false,
+    wrap,
+    startFresh,
+  }
 
   const registrations: Disposer[] = []
   if (options.system !== undefined) {
@@ -223,22 +310,41 @@ export function createPlanModeAgent(options: PlanModeAgentOptions): PlanModeAgen
       }),
     )
   }
-  const wrapped = wrapLanguageModel({ model, middleware: answerLogMiddleware(answerSinkOf(core)) })
+  // SPEC §18: a layer hands this agent's work on, to another model or to a fresh session.
+  registrations.push(
+    ctx.on('agent/handoff', (payload: AgentHandoffPayload) => {
+      if (payload?.agent !== agent || core.disposed) return
+      const id = typeof payload.model === 'string' ? payload.model : undefined
+      const chosen = id === undefined ? undefined : resolveModel(options.models, id, (message, error) => ctx.logger.warn(`agent ${agent.id}: ${message}`, error))
+      const first = payload.fresh?.first
+      if (first === undefined) {
+        if (chosen !== undefined) {
+          core.model = chosen
+          core.modelName = `${chosen.provider}:${chosen.modelId}`
+        }
+        return
+      }
+      const fresh = { first, model: chosen ?? core.model }
+      if (core.current !== undefined && core.current.ending === undefined) core.current.freshes.push(fresh)
+      else void startFresh([fresh])
+    }),
+  )
 
   /** The options both SDK calls share: the caller's settings, then what the agent owns. */
   const callOf = (call: PlanModeCallOptions | undefined, run: TurnRun) => ({
     ...call,
     abortSignal: run.controller.signal,
-    model: wrapped,
+    model: core.wrap(core.model),
     tools: run.toolSet,
     // The SDK wants a non-empty prompt; prepareStep replaces it with the log's transcript before every step.
     messages: initialMessages(session),
     prepareStep: prepareStepOf(core, run),
-    stopWhen: stepCountIs(maxSteps),
+    // A handoff to a fresh session ends the turn once the step that ran the tool ends (SPEC §18).
+    stopWhen: [stepCountIs(maxSteps), () => run.freshes.length > 0],
     onStepFinish: onStepFinishOf(core, run),
   })
 
-  return {
+  self = {
     agent,
     get running() {
       return core.current !== undefined
@@ -303,6 +409,31 @@ export function createPlanModeAgent(options: PlanModeAgentOptions): PlanModeAgen
       for (const dispose of registrations.reverse()) dispose()
     },
   }
+  return self
+}
+
+/** Checks the `models` option: a map of AI SDK v3 models, or a function. */
+function checkModels(models: unknown): void {
+  if (models === undefined || typeof models === 'function') return
+  const plain = typeof models === 'object' && models !== null && !Array.isArray(models)
+  const bad = plain ? Object.entries(models).find(([, model]) => (model as { specificationVersion?: unknown } | undefined)?.specificationVersion !== 'v3') : undefined
+  if (!plain || bad !== undefined) {
+    throw new TypeError(`@planmode/ai-sdk: models must be a map of model id → LanguageModelV3, or a function resolving an id${bad === undefined ? '' : ` (models["${bad[0]}"] is not a v3 model)`}`)
+  }
+}
+
+/** The model `id` resolves to, or `undefined` (with a warning saying why). */
+function resolveModel(models: PlanModeModels | undefined, id: string, warn: (message: string, error?: unknown) => void): PlanModeLanguageModel | undefined {
+  let model: PlanModeLanguageModel | undefined
+  try {
+    model = typeof models === 'function' ? models(id) : models !== undefined && Object.hasOwn(models, id) ? models[id] : undefined
+  } catch (error) {
+    warn(`the \`models\` resolver threw for "${id}"`, error)
+    return undefined
+  }
+  if (model?.specificationVersion === 'v3') return model
+  warn(`a handoff chose model "${id}", which the \`models\` option does not resolve to an AI SDK v3 model; it is not used`)
+  return undefined
 }
 
 function initialMessages(session: Session): ModelMessage[] {

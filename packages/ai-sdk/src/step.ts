@@ -65,6 +65,7 @@ export function prepareStepOf(core: AgentCore, run: TurnRun) {
     run.openStep = step
     run.unanswered.clear()
     return {
+      model: core.wrap(core.model),
       system: system === '' ? undefined : system,
       messages: withSdkMetadata(transcriptMessages(session.events), messages, run.initialAssistants),
       activeTools: tools.map((schema) => schema.name),

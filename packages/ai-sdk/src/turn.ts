@@ -1,6 +1,6 @@
 import { closeInterruptedTurn, nextTurn, openTurnOf, type ToolResult, type ToolSchema, type TurnEndReason, type UserMessage } from '@planmode/seams'
 import type { ToolSet } from 'ai'
-import { abortError, runningOn, type AgentCore } from './agent-core.js'
+import { abortError, freshSessions, runningOn, type AgentCore, type FreshHandoff } from './agent-core.js'
 import { jsonValue } from './json-value.js'
 import { PlanModeAgentError } from './plan-mode-agent-error.js'
 import { catalogOf, executeOwnTool, failed, messageOf, toolSetOf } from './tool-set.js'
@@ -36,6 +36,8 @@ export interface TurnRun {
   readonly ended: Promise<void>
   /** Resolves `ended`. */
   readonly markEnded: () => void
+  /** Fresh sessions a handoff asked for during the turn: the turn takes no further step, and they start once it ended. */
+  readonly freshes: FreshHandoff[]
 }
 
 /** How a turn ended, for its `turn/end`. */
@@ -99,7 +101,7 @@ export async function openTurn(core: AgentCore, prompt: string | UserMessage | u
     throw new PlanModeAgentError('BUSY', `session ${session.id} is running turn ${otherRun.turn} of agent ${other.agent.id}`)
   }
   const initial = transcriptMessages(session.events)
-  if (prompt === undefined && core.steered.size === 0 && initial.length === 0) {
+  if (prompt === undefined && core.steered.size === 0 && initial.length === 0 && !freshSessions.has(session)) {
     throw new PlanModeAgentError('NOTHING_TO_SEND', `agent ${agent.id}: nothing to send (no prompt, no queued message, an empty transcript)`)
   }
   const controller = new AbortController()
@@ -136,6 +138,7 @@ export async function openTurn(core: AgentCore, prompt: string | UserMessage | u
     ending: undefined,
     ended,
     markEnded,
+    freshes: [],
   }
   // Claimed before the first await, so a second call (of this agent or another on the session) sees it.
   core.current = run
@@ -154,6 +157,7 @@ export async function openTurn(core: AgentCore, prompt: string | UserMessage | u
     run.toolSet = toolSetOf(schemas, (name, input, toolCallId, signal) => runToolCall(core, run, name, input, toolCallId, signal))
     await session.append('turn/start', { turn: run.turn })
     started = true
+    freshSessions.delete(session)
     if (prompt !== undefined) {
       // Messages steered while no turn ran (the message of `/plan <message>`) were typed before this
       // prompt: they go first, in order. Without a prompt they are the first step's proposal instead.
@@ -216,9 +220,10 @@ function runToolCall(core: AgentCore, run: TurnRun, name: string, input: unknown
 /**
  * Ends a turn once: closes its open step (a failed result for every call
  * still unanswered, then `step/end`), logs the messages steered after its
- * last pre-step, then `turn/end`. Each append is tried on its own, so a
- * refused one does not keep `turn/end` out. Never rejects: a refused append
- * is reported through `logger.error`.
+ * last pre-step, then `turn/end`, then starts the fresh sessions the turn's
+ * handoffs asked for. Each append is tried on its own, so a refused one
+ * does not keep `turn/end` out. Never rejects: a refused append is
+ * reported through `logger.error`.
  */
 export function endTurn(core: AgentCore, run: TurnRun, outcome: TurnOutcome): Promise<void> {
   const { session, ctx, agent } = core
@@ -246,6 +251,8 @@ export function endTurn(core: AgentCore, run: TurnRun, outcome: TurnOutcome): Pr
       for (const message of core.steered.take()) await attempt('a steered message', () => session.append('user/message', message))
       const { reason, error } = outcome
       await attempt('turn/end', () => session.append('turn/end', error === undefined ? { turn: run.turn, reason } : { turn: run.turn, reason, error }))
+      // SPEC §18: the fresh sessions of the turn's handoffs exist, their first turns started, before the call returns.
+      if (run.freshes.length > 0) await core.startFresh(run.freshes.splice(0))
     } finally {
       if (core.current === run) core.current = undefined
       run.markEnded()
@@ -264,5 +271,6 @@ export function failedOutcome(run: TurnRun, failure: unknown): TurnOutcome {
 
 /** The outcome of a turn whose SDK call finished: `step-limit` when its last allowed step still called tools. */
 export function finishedOutcome(core: AgentCore, run: TurnRun): TurnOutcome {
-  return { reason: run.lastCalls > 0 && run.steps >= core.maxSteps ? 'step-limit' : 'completed' }
+  // A turn stopped by a handoff to a fresh session is complete, even at the step limit.
+  return { reason: run.lastCalls > 0 && run.steps >= core.maxSteps && run.freshes.length === 0 ? 'step-limit' : 'completed' }
 }

@@ -71,7 +71,7 @@ describe('aiSdkHostFactory', () => {
   it('builds a host per case: agents over new sessions, a child with its owner, prompts through generate, close disposes the agents then calls the setup', async () => {
     const record: string[] = []
     const model = createConformanceModel([{ text: 'one' }, { text: 'two' }])
-    const host = await aiSdkHostFactory({ setup: hostSetup(record) })({ model, dir: await freshDir() })
+    const host = await aiSdkHostFactory({ setup: hostSetup(record) })({ model, models: {}, dir: await freshDir() })
     const parent = await host.createAgent()
     const child = await host.createAgent({ owner: parent })
     expect(child.owner).toBe(parent)
@@ -88,7 +88,7 @@ describe('aiSdkHostFactory', () => {
 
   it('in stream mode, a prompt resolves once the consumed stream logged turn/end', async () => {
     const model = createConformanceModel([{ text: 'streamed' }])
-    const host = await aiSdkHostFactory({ setup: hostSetup(), mode: 'stream' })({ model, dir: await freshDir() })
+    const host = await aiSdkHostFactory({ setup: hostSetup(), mode: 'stream' })({ model, models: {}, dir: await freshDir() })
     const agent = await host.createAgent()
     await host.prompt(agent, 'hello')
     expect(agent.session.events.at(-1)!.data).toEqual({ turn: 1, reason: 'completed' })
@@ -101,7 +101,7 @@ describe('aiSdkHostFactory', () => {
         const { close: _, ...rest } = hostSetup()({ dir })
         return rest
       },
-    })({ model: createConformanceModel([]), dir: await freshDir() })
+    })({ model: createConformanceModel([]), models: {}, dir: await freshDir() })
     await host.close?.()
     expect(host.context.active).toBe(false)
   })
@@ -109,12 +109,12 @@ describe('aiSdkHostFactory', () => {
   it('reopens a logged session with openSession; a turn its log left open is closed (interrupted) before the next turn', async () => {
     const dir = await freshDir()
     const factory = aiSdkHostFactory({ setup: hostSetup() })
-    const first = await factory({ model: createConformanceModel([]), dir })
+    const first = await factory({ model: createConformanceModel([]), models: {}, dir })
     const agent = await first.createAgent()
     await agent.session.append('turn/start', { turn: 1 })
     await first.close?.()
     const model = createConformanceModel([{ text: 'again' }])
-    const second = await factory({ model, dir })
+    const second = await factory({ model, models: {}, dir })
     const reopened = await second.openAgent!(agent.session.id)
     await second.prompt(reopened, 'continue')
     const ends = reopened.session.events.filter((event) => event.type === 'turn/end').map((event) => event.data as SessionEventMap['turn/end'])
@@ -130,7 +130,7 @@ describe('aiSdkHostFactory', () => {
         return rest
       },
     })
-    const host = await factory({ model: createConformanceModel([]), dir: await freshDir() })
+    const host = await factory({ model: createConformanceModel([]), models: {}, dir: await freshDir() })
     expect(host.openAgent).toBeUndefined()
     await host.close?.()
     const errors = await failures(hostConformanceCases(factory).filter((check) => check.duty === 'restart-from-log'))
@@ -154,7 +154,7 @@ describe('aiSdkHostFactory', () => {
   })
 
   it('a prompt for an agent this factory did not create rejects, naming it', async () => {
-    const host = await aiSdkHostFactory({ setup: hostSetup() })({ model: createConformanceModel([]), dir: await freshDir() })
+    const host = await aiSdkHostFactory({ setup: hostSetup() })({ model: createConformanceModel([]), models: {}, dir: await freshDir() })
     const stranger = { id: 'stranger', session: (await host.createAgent()).session, steer() {}, async inject() {} }
     await expect(host.prompt(stranger, 'hi')).rejects.toThrow('agent stranger was not created by this factory')
     await host.close?.()

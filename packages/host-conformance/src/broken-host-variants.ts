@@ -5,6 +5,7 @@ import type { HostDuty } from './duties.js'
 import type { ConformanceHost, HostFactory } from './host-adapter.js'
 import { CHILD_VARIANTS } from './child-variants.js'
 import { QUESTION_VARIANTS } from './question-variants.js'
+import { HANDOFF_VARIANTS } from './handoff-variants.js'
 
 /**
  * A deliberately broken wrapper of a host, breaking one duty: run the kit
@@ -227,6 +228,7 @@ const PLAN_MODE_TEXTS = /^(The user switched this session|CONFORMANCE PLAN GUIDA
  * @public
  */
 export const BROKEN_HOST_VARIANTS: readonly BrokenHostVariant[] = [
+  ...HANDOFF_VARIANTS,
   {
     duty: 'services',
     name: 'provides a sessionProjections registry without onChange',

@@ -1,3 +1,5 @@
+import { HANDOFF_DUTIES, type HandoffDuty } from './handoff-duties.js'
+
 /**
  * The duties the kit checks, by name: the host duties of SPEC §16 and the
  * plan-layer behaviours that depend on the host.
@@ -5,6 +7,7 @@
  * @public
  */
 export type HostDuty =
+  | HandoffDuty
   | 'services'
   | 'turns-and-steps'
   | 'request-header'
@@ -37,12 +40,8 @@ export interface HostDutyInfo {
   readonly dependsOn: readonly HostDuty[]
 }
 
-/**
- * Every duty the kit checks, in the order its cases run.
- *
- * @public
- */
-export const HOST_DUTIES: readonly HostDutyInfo[] = [
+/** The duties before the handoff ones (SPEC §16 and the plan-layer behaviours), in the order their cases run. */
+const BASE_DUTIES: readonly HostDutyInfo[] = [
   {
     duty: 'services',
     kind: 'host',
@@ -145,3 +144,9 @@ export const HOST_DUTIES: readonly HostDutyInfo[] = [
   },
 ]
 
+/**
+ * Every duty the kit checks, in the order its cases run.
+ *
+ * @public
+ */
+export const HOST_DUTIES: readonly HostDutyInfo[] = [...BASE_DUTIES, ...HANDOFF_DUTIES]

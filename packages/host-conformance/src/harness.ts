@@ -10,6 +10,7 @@ import { planToolPlugin } from '@planmode/plan-tool'
 import type { Agent, AskRequest, CommandResult, SessionEvent, UserAnswer } from '@planmode/seams'
 import { createConformanceModel, type ConformanceModel, type ConformanceResponse } from '@planmode/scripted-model'
 import type { HostDuty } from './duties.js'
+import { handoffModelsOf } from './handoff-models.js'
 import { HostConformanceError } from './host-conformance-error.js'
 import type { ConformanceEnvironment, ConformanceHost, HostFactory } from './host-adapter.js'
 import { logSummary, loggedUserTexts, ofType, userTextsOf } from './log-readers.js'
@@ -75,7 +76,7 @@ export class Harness {
     dir: string,
     private readonly timeoutMs: number,
   ) {
-    this.environment = { model, dir }
+    this.environment = { model, dir, models: handoffModelsOf(model).models }
   }
 
   /** Builds the harness for one case: a fresh directory and model (rejects when the directory cannot be made). */

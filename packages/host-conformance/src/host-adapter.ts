@@ -17,6 +17,14 @@ export interface ConformanceEnvironment {
    * log lives elsewhere (memory, a database) keys it by `dir`.
    */
   readonly dir: string
+  /**
+   * The models a handoff may choose (SPEC §18), by id: give them to your
+   * host (`@planmode/host`'s `models` option) so that the id of
+   * `agent/handoff` resolves. They answer from the same script as `model`,
+   * under the model name `conformance:handoff`. A host without handoffs
+   * ignores them and skips the duties `handoff-model` and `handoff-fresh`.
+   */
+  readonly models: Readonly<Record<string, LanguageModelV3>>
 }
 
 /**

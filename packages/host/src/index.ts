@@ -11,6 +11,7 @@ import './services.js'
 export { AgentError } from './loop/agent-error.js'
 export type { AgentErrorCode } from './loop/agent-error.js'
 export type {
+  AgentHandedOffPayload,
   AgentRegistry,
   AgentStatus,
   AgentStatusPayload,
@@ -21,7 +22,7 @@ export type {
   UserInput,
 } from './loop/agent-types.js'
 export { agentsPlugin } from './loop/agents-plugin.js'
-export type { AgentsConfig } from './loop/agents-config.js'
+export type { AgentModels, AgentsConfig } from './loop/agents-config.js'
 // One implementation for every host, in the seams: re-exported for the stores and hosts built on this one.
 export { closeInterruptedTurn, INTERRUPTED_TURN_ERROR } from '@planmode/seams'
 export { commandsPlugin, parseCommandLine } from './runtimes/commands.js'

@@ -1,4 +1,4 @@
-import type { AgentRegistry, AgentStatusPayload, AgentStreamPayload } from './loop/agent-types.js'
+import type { AgentHandedOffPayload, AgentRegistry, AgentStatusPayload, AgentStreamPayload } from './loop/agent-types.js'
 import type { SessionStore } from './session/session-store.js'
 
 declare module '@planmode/context' {
@@ -14,5 +14,11 @@ declare module '@planmode/context' {
     'agent/status': (payload: AgentStatusPayload) => void
     /** A part of a model's streamed answer, as it arrives (for live UIs; the log gets the whole message). */
     'agent/stream': (payload: AgentStreamPayload) => void
+    /**
+     * The host carried out a handoff to a fresh session (SPEC §18): the new
+     * session exists, its first event is logged, and its agent runs its
+     * first turn. UIs follow the new session from here.
+     */
+    'agent/handed-off': (payload: AgentHandedOffPayload) => void
   }
 }

@@ -3,7 +3,8 @@ import type { Agent, ToolDefinition, ToolExecution, ToolPresentation, UserAnswer
 import { UserQuestionError } from '@planmode/seams'
 import { isPlanMarkdown, planTitle, type PlanModeController } from '@planmode/plan-core'
 import { resolveConfig, type PlanToolConfig } from './config.js'
-import type { PlanReviewEventData, PlanReviewOutcome } from './review-record.js'
+import type { PlanHandoffChoice, PlanReviewEventData, PlanReviewOutcome } from './review-record.js'
+import { handoffEventData } from './handoff.js'
 import { notReadyMessage, validatePlan } from './plan-validate.js'
 
 /**
@@ -33,6 +34,8 @@ export interface ExitPlanModeOutput {
   readonly approved: true
   /** Only when the user edited the plan before approving it: the approved version, which the model carries out. */
   readonly plan?: string
+  /** Only when the review chose a handoff (SPEC §18): what it chose. */
+  readonly handoff?: PlanHandoffChoice
 }
 
 /** The label that approves the plan in the review question. @public */
@@ -73,10 +76,16 @@ export const EXIT_PLAN_MODE_MESSAGES = {
   editedApproved:
     'The user edited and approved the plan; plan mode is now off. Carry out this version from your next step:',
   notReady: 'The plan is not ready for review:',
+  fresh:
+    'The user approved the plan and will carry it out in a fresh session. Stop here: do not carry it out in this conversation.',
+  handoffNotOffered: 'the review answer asked for a handoff that was not offered',
 } as const
 
+/** What the review offers to hand an approved plan on to (the resolved `handoff` config), if anything. */
+type HandoffOffer = { readonly fresh: boolean; readonly models: readonly string[] } | undefined
 
-function reviewQuestion(plan: string): UserQuestion {
+
+function reviewQuestion(plan: string, offer: HandoffOffer): UserQuestion {
   return {
     id: 'plan-review',
     header: 'Plan review',
@@ -100,6 +109,7 @@ function reviewQuestion(plan: string): UserQuestion {
       stop: STOP_PLANNING_LABEL,
       editable: true,
       comments: true,
+      ...(offer === undefined ? {} : { handoff: { fresh: offer.fresh, models: [...offer.models] } }),
     },
   }
 }
@@ -150,9 +160,32 @@ function commentsOf(review: AnswerLike | undefined): { readonly present: boolean
   return { present: value.length > 0, list }
 }
 
-/** What the answers decide (SPEC §6.8, §10), before anything is recorded. */
+/** Marks a handoff that asks for what the review did not offer (SPEC §18). */
+const NOT_OFFERED = Symbol('handoff not offered')
+
+/**
+ * The handoff an approving answer chooses (SPEC §18): `undefined` for none
+ * (absent, or choosing nothing: `fresh` not `true` and no `model`), else
+ * only what it chose; {@link NOT_OFFERED} when it chooses what `offer` does
+ * not hold (`fresh` with no fresh session offered, a `model` not among the
+ * offered ones) or is malformed (not an object, a `fresh` that is not a
+ * boolean, a `model` that is not a string). Other members are ignored.
+ */
+function chosenHandoff(value: unknown, offer: HandoffOffer): PlanHandoffChoice | undefined | typeof NOT_OFFERED {
+  if (value === undefined) return undefined
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return NOT_OFFERED
+  const { fresh, model } = value as { fresh?: unknown; model?: unknown }
+  if ((fresh !== undefined && typeof fresh !== 'boolean') || (model !== undefined && typeof model !== 'string')) return NOT_OFFERED
+  if (fresh === true && offer?.fresh !== true) return NOT_OFFERED
+  if (model !== undefined && offer?.models.includes(model) !== true) return NOT_OFFERED
+  if (fresh !== true && model === undefined) return undefined
+  return { ...(fresh === true ? { fresh: true as const } : {}), ...(model === undefined ? {} : { model }) }
+}
+
+/** What the answers decide (SPEC §6.8, §10, §18), before anything is recorded. */
 type Decision =
-  | { readonly outcome: 'approved'; readonly edit?: string }
+  | { readonly outcome: 'approved'; readonly edit?: string; readonly handoff?: PlanHandoffChoice }
+  | { readonly outcome: 'handoff-not-offered' }
   | { readonly outcome: 'stopped'; readonly feedback?: string; readonly comments: readonly UserAnswerComment[] }
   | {
       readonly outcome: 'keep-planning'
@@ -162,13 +195,14 @@ type Decision =
     }
 
 /**
- * SPEC §6.8 and §10. Consent: exactly one answer, the `plan-review` one,
- * selecting exactly `Approve`, with no custom text and no comments, and an
- * edit that is absent, equal to the plan, or a string passing the heading
- * check. Stop: the same single answer selecting exactly `Stop planning`.
- * Anything else keeps planning.
+ * SPEC §6.8, §10 and §18. Consent: exactly one answer, the `plan-review`
+ * one, selecting exactly `Approve`, with no custom text and no comments,
+ * and an edit that is absent, equal to the plan, or a string passing the
+ * heading check; its handoff is then read against `offer` (one that was not
+ * offered decides nothing but that). Stop: the same single answer selecting
+ * exactly `Stop planning`. Anything else keeps planning.
  */
-function decide(plan: string, read: ReviewAnswers): Decision {
+function decide(plan: string, read: ReviewAnswers, offer: HandoffOffer): Decision {
   const { list, review, single } = read
   const comments = commentsOf(review)
   if (single && review !== undefined) {
@@ -179,9 +213,11 @@ function decide(plan: string, read: ReviewAnswers): Decision {
       !comments.present
     ) {
       const edit = review.edit
-      if (edit === undefined || edit === plan) return { outcome: 'approved' }
-      if (typeof edit === 'string' && isPlanMarkdown(edit)) return { outcome: 'approved', edit }
-      return { outcome: 'keep-planning', message: EXIT_PLAN_MODE_MESSAGES.editWithoutHeading, comments: [] }
+      const edited = edit === undefined || edit === plan ? {} : typeof edit === 'string' && isPlanMarkdown(edit) ? { edit } : undefined
+      if (edited === undefined) return { outcome: 'keep-planning', message: EXIT_PLAN_MODE_MESSAGES.editWithoutHeading, comments: [] }
+      const handoff = chosenHandoff(review.handoff, offer)
+      if (handoff === NOT_OFFERED) return { outcome: 'handoff-not-offered' }
+      return { outcome: 'approved', ...edited, ...(handoff === undefined ? {} : { handoff }) }
     }
     if (selectedOnly(review, STOP_PLANNING_LABEL)) {
       return { outcome: 'stopped', ...(hasText(review.custom) ? { feedback: review.custom } : {}), comments: comments.list }
@@ -229,9 +265,16 @@ const exit =
  * @public
  */
 export function createExitPlanModeTool(ctx: Context, config?: PlanToolConfig): ToolDefinition<ExitPlanModeInput, ExitPlanModeOutput> {
-  const { unattended, requiredSections } = resolveConfig(config)
-  const reviewed = (agent: Agent, toolCallId: string, outcome: PlanReviewOutcome): void => {
-    ctx.emit('plan/reviewed', { agent, toolCallId, outcome })
+  const { unattended, requiredSections, handoff: offer } = resolveConfig(config)
+  /** Emits `plan/reviewed` (SPEC §11, §18): with the approved text on every approval, and the handoff when one was chosen. */
+  const reviewed = (agent: Agent, toolCallId: string, outcome: PlanReviewOutcome, approved: string | undefined, handoff: PlanHandoffChoice | undefined): void => {
+    ctx.emit('plan/reviewed', {
+      agent,
+      toolCallId,
+      outcome,
+      ...(approved === undefined ? {} : { plan: approved }),
+      ...(handoff === undefined ? {} : { handoff }),
+    })
   }
   return {
     name: EXIT_PLAN_MODE,
@@ -252,7 +295,15 @@ export function createExitPlanModeTool(ctx: Context, config?: PlanToolConfig): T
     },
     outputSchema: {
       type: 'object',
-      properties: { approved: { type: 'boolean', const: true }, plan: { type: 'string' } },
+      properties: {
+        approved: { type: 'boolean', const: true },
+        plan: { type: 'string' },
+        handoff: {
+          type: 'object',
+          properties: { fresh: { type: 'boolean', const: true }, model: { type: 'string' } },
+          additionalProperties: false,
+        },
+      },
       required: ['approved'],
       additionalProperties: false,
     },
@@ -269,8 +320,12 @@ export function createExitPlanModeTool(ctx: Context, config?: PlanToolConfig): T
       const problems = await validatePlan(ctx, requiredSections, { agent, toolCallId, plan })
       if (problems.length > 0) throw new Error(notReadyMessage(problems))
       const reloaded = (): boolean => !ctx.active || ctx.get('planMode') !== planMode
-      /** Appends `plan/review` (failing closed), then applies `after` and emits `plan/reviewed`. */
+      /**
+       * Appends `plan/review` (failing closed), then applies `after` and emits `plan/reviewed`; after an
+       * approval that chose a handoff, and only once all of that succeeded, `agent/handoff` for the host.
+       */
       const record = async (data: PlanReviewEventData, after?: (controller: PlanModeController) => void): Promise<void> => {
+        const approved = data.outcome === 'approved' ? (data.plan ?? plan) : undefined
         try {
           await agent.session.append('plan/review', data)
         } catch (error) {
@@ -282,7 +337,16 @@ export function createExitPlanModeTool(ctx: Context, config?: PlanToolConfig): T
           // plan-core was unloaded while the record was being written.
           throw new Error(EXIT_PLAN_MODE_MESSAGES.reloaded, { cause: error })
         } finally {
-          reviewed(agent, toolCallId, data.outcome)
+          reviewed(agent, toolCallId, data.outcome, approved, data.handoff)
+        }
+        const handoff = data.handoff
+        if (approved !== undefined && handoff !== undefined) {
+          ctx.emit('agent/handoff', {
+            agent,
+            toolCallId,
+            ...(handoff.model === undefined ? {} : { model: handoff.model }),
+            ...(handoff.fresh === true ? { fresh: { first: { type: 'plan/handoff', data: handoffEventData(agent.session.id, toolCallId, approved, handoff.model) } } } : {}),
+          })
         }
       }
       const approveUnattended = async (): Promise<ExitPlanModeOutput> => {
@@ -297,7 +361,7 @@ export function createExitPlanModeTool(ctx: Context, config?: PlanToolConfig): T
       }
       let answers: readonly UserAnswer[]
       try {
-        answers = await userQuestions.ask({ agent, questions: [reviewQuestion(plan)], signal: execution.signal })
+        answers = await userQuestions.ask({ agent, questions: [reviewQuestion(plan, offer)], signal: execution.signal })
       } catch (error) {
         if (UserQuestionError.isInstance(error) && error.code === 'ASK_CANCELLED') {
           await record({ toolCallId, outcome: 'dismissed' })
@@ -307,13 +371,17 @@ export function createExitPlanModeTool(ctx: Context, config?: PlanToolConfig): T
         throw error
       }
       if (reloaded()) throw new Error(EXIT_PLAN_MODE_MESSAGES.reloaded)
-      const decision = decide(plan, readAnswers(answers))
+      const decision = decide(plan, readAnswers(answers), offer)
       switch (decision.outcome) {
         case 'approved': {
           const edited = decision.edit !== undefined ? { plan: decision.edit } : {}
-          await record({ toolCallId, outcome: 'approved', ...edited }, exit(agent))
-          return { approved: true, ...edited }
+          const handoff = decision.handoff !== undefined ? { handoff: decision.handoff } : {}
+          await record({ toolCallId, outcome: 'approved', ...edited, ...handoff }, exit(agent))
+          return { approved: true, ...edited, ...handoff }
         }
+        case 'handoff-not-offered':
+          // SPEC §18: nothing is recorded and nothing changes; the model may present the plan again.
+          throw new Error(EXIT_PLAN_MODE_MESSAGES.handoffNotOffered)
         case 'stopped':
           await record({ toolCallId, outcome: 'stopped', ...details(decision) }, exit(agent))
           throw new Error(EXIT_PLAN_MODE_MESSAGES.stopped)
@@ -323,9 +391,11 @@ export function createExitPlanModeTool(ctx: Context, config?: PlanToolConfig): T
       }
     },
     toModelOutput: (output) =>
-      typeof output?.plan === 'string'
-        ? `${EXIT_PLAN_MODE_MESSAGES.editedApproved}\n\n${output.plan}`
-        : EXIT_PLAN_MODE_MESSAGES.approved,
+      output?.handoff?.fresh === true
+        ? EXIT_PLAN_MODE_MESSAGES.fresh
+        : typeof output?.plan === 'string'
+          ? `${EXIT_PLAN_MODE_MESSAGES.editedApproved}\n\n${output.plan}`
+          : EXIT_PLAN_MODE_MESSAGES.approved,
     presentCall(input: ExitPlanModeInput): ToolPresentation {
       const plan = typeof input?.plan === 'string' ? input.plan : ''
       return { card: 'generic', title: typeof plan === 'string' ? planTitle(plan) : 'Plan', kind: 'other', content: [{ type: 'text', text: plan }] }

@@ -2,14 +2,15 @@
  * `exit_plan_mode`: the model leaves plan mode by presenting a complete plan
  * that the user reviews through the user-questions seam (approve, approve an
  * edited version, keep planning with feedback and line comments, or stop
- * planning), each answered review recorded as `plan/review`. And
+ * planning; an approval may hand the plan on to another model or a fresh
+ * session), each answered review recorded as `plan/review`. And
  * `enter_plan_mode`: the model asks the user to switch the session to plan
  * mode.
  *
  * @packageDocumentation
  */
 export { resolveConfig } from './config.js'
-export type { PlanToolConfig, ResolvedPlanToolConfig } from './config.js'
+export type { PlanToolConfig, PlanToolHandoffConfig, ResolvedPlanToolConfig } from './config.js'
 export {
   APPROVE_LABEL,
   EXIT_PLAN_MODE,
@@ -27,6 +28,8 @@ export {
   createEnterPlanModeTool,
 } from './enter-plan-mode.js'
 export type { EnterPlanModeInput, EnterPlanModeOutput, PlanEnterIntent } from './enter-plan-mode.js'
-export type { PlanReviewEventData, PlanReviewOutcome, PlanReviewedPayload } from './review-record.js'
+export type { PlanHandoffChoice, PlanReviewEventData, PlanReviewOutcome, PlanReviewedPayload } from './review-record.js'
+export { PLAN_HANDOFF_FORM, PLAN_HANDOFF_INTRO, planHandoffMessage } from './handoff.js'
+export type { PlanHandoffEventData } from './handoff.js'
 export type { PlanValidatePayload } from './plan-validate.js'
 export { planToolPlugin } from './plugin.js'

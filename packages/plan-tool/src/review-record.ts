@@ -8,6 +8,19 @@ import type { Agent, UserAnswerComment } from '@planmode/seams'
 export type PlanReviewOutcome = 'approved' | 'keep-planning' | 'stopped' | 'dismissed'
 
 /**
+ * What an approval handed the plan on to (SPEC §18): only what the user
+ * chose, and at least one of the two.
+ *
+ * @public
+ */
+export interface PlanHandoffChoice {
+  /** The plan is carried out in a fresh session. */
+  readonly fresh?: true
+  /** The model id the plan is carried out with (one of plan-tool's `handoff.models`). */
+  readonly model?: string
+}
+
+/**
  * The data of a `plan/review` event (SPEC §11): one review the provider
  * answered or the user dismissed.
  *
@@ -26,6 +39,8 @@ export interface PlanReviewEventData {
   readonly comments?: readonly UserAnswerComment[]
   /** Only on an approval made without asking anyone (`unattended: 'approve'`). */
   readonly unattended?: true
+  /** Only on an approval whose review chose a handoff (SPEC §18): what it chose. */
+  readonly handoff?: PlanHandoffChoice
 }
 
 /**
@@ -41,6 +56,10 @@ export interface PlanReviewedPayload {
   readonly toolCallId: string
   /** What the review came to. */
   readonly outcome: PlanReviewOutcome
+  /** On every approval: the approved text (the user's edit when there is one, else the plan presented). */
+  readonly plan?: string
+  /** On an approval whose review chose a handoff (SPEC §18): what it chose. */
+  readonly handoff?: PlanHandoffChoice
 }
 
 declare module '@planmode/seams' {
@@ -57,9 +76,10 @@ declare module '@planmode/seams' {
 declare module '@planmode/context' {
   interface Events {
     /**
-     * After every `plan/review` record (SPEC §11): notify a person, switch
-     * an approval policy after an approval, or start a fresh session from
-     * the approved plan. Emitted by `@planmode/plan-tool`.
+     * After every `plan/review` record (SPEC §11, §18): notify a person,
+     * switch an approval policy after an approval, or follow a handoff.
+     * Emitted by `@planmode/plan-tool`; on an approval that chose a handoff
+     * it then emits the seams' `agent/handoff`, which hosts carry out.
      */
     'plan/reviewed': (payload: PlanReviewedPayload) => void
   }

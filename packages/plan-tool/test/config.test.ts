@@ -22,9 +22,9 @@ describe('plan-tool config (strict)', () => {
   })
 
   it.each<[string, unknown, string]>([
-    ['null', null, "@planmode/plan-tool: PlanToolConfig must be an object { unattended?, enterTool?, requiredSections? }, got null"],
-    ['an array', [], '@planmode/plan-tool: PlanToolConfig must be an object { unattended?, enterTool?, requiredSections? }, got an array'],
-    ['a string', 'approve', '@planmode/plan-tool: PlanToolConfig must be an object { unattended?, enterTool?, requiredSections? }, got "approve"'],
+    ['null', null, "@planmode/plan-tool: PlanToolConfig must be an object { unattended?, enterTool?, requiredSections?, handoff? }, got null"],
+    ['an array', [], '@planmode/plan-tool: PlanToolConfig must be an object { unattended?, enterTool?, requiredSections?, handoff? }, got an array'],
+    ['a string', 'approve', '@planmode/plan-tool: PlanToolConfig must be an object { unattended?, enterTool?, requiredSections?, handoff? }, got "approve"'],
     ['a bad unattended', { unattended: 'yes' }, "@planmode/plan-tool: PlanToolConfig `unattended` must be 'fail' or 'approve', got \"yes\""],
     ['a boolean unattended', { unattended: true }, "@planmode/plan-tool: PlanToolConfig `unattended` must be 'fail' or 'approve', got boolean"],
     ['a non-boolean enterTool', { enterTool: 'yes' }, '@planmode/plan-tool: PlanToolConfig `enterTool` must be a boolean, got "yes"'],

@@ -266,7 +266,8 @@ describe('§11 the plan/review record', () => {
     expect(records(agent)).toEqual([{ toolCallId: 't1', ...data }])
     expect(host.reviewed).toHaveLength(1)
     const [{ payload, logged }] = host.reviewed as [(typeof host.reviewed)[number]]
-    expect(payload).toEqual({ agent, toolCallId: 't1', outcome })
+    // SPEC §18: every approval carries the approved text.
+    expect(payload).toEqual({ agent, toolCallId: 't1', outcome, ...(outcome === 'approved' ? { plan: PLAN } : {}) })
     expect(payload.agent).toBe(agent)
     expect(logged).toEqual([outcome])
   })

@@ -15,6 +15,7 @@
  */
 import type { PreStepDecision, PreStepPayload, RequestErrorDecision, RequestErrorPayload } from './agent.js'
 import type { CommandRegistry } from './commands.js'
+import type { AgentHandoffPayload } from './handoff.js'
 import type { SessionInvariantRegistry } from './invariants.js'
 import type { SessionProjectionRegistry } from './projections.js'
 import type { SessionEventPayload } from './session.js'
@@ -30,6 +31,7 @@ export type {
   RequestErrorDecision,
   RequestErrorPayload,
 } from './agent.js'
+export type { AgentHandoffFresh, AgentHandoffPayload, SessionEventInput } from './handoff.js'
 export type { CommandDefinition, CommandInput, CommandInvocation, CommandRegistry, CommandRequest, CommandResult } from './commands.js'
 export type { SessionInvariant, SessionInvariantRegistry } from './invariants.js'
 export type {
@@ -88,12 +90,14 @@ export { UserQuestionError } from './user-question-error.js'
 export type { UserQuestionErrorCode } from './user-question-error.js'
 export type {
   AskRequest,
+  PlanReviewHandoffOffer,
   PlanReviewIntent,
   QuestionAnswerer,
   QuestionIntent,
   QuestionOption,
   UserAnswer,
   UserAnswerComment,
+  UserAnswerHandoff,
   UserQuestion,
   UserQuestionProvider,
   UserQuestions,
@@ -179,5 +183,21 @@ declare module '@planmode/context' {
      * plan-core and the projection registry listen to it.
      */
     'session/event': (payload: SessionEventPayload) => void
+    /**
+     * A layer hands an agent's work on (SPEC §18): emitted by
+     * `@planmode/plan-tool` during an approved `exit_plan_mode` call whose
+     * review chose a handoff, right after its `plan/reviewed`.
+     *
+     * @remarks
+     * Host duties `handoff-model` and `handoff-fresh`: with `model` alone,
+     * the agent's requests from its next step use that model and its
+     * `request/header` records the change; with `fresh`, no further request
+     * in the agent's turn once the running step ends, then a new session
+     * whose first event is `fresh.first`, its first turn started with no
+     * user message. Offer a handoff (plan-tool's `handoff` config) only on a
+     * host that does this: the model reads that the plan will be carried
+     * out elsewhere, and stops. See {@link AgentHandoffPayload}.
+     */
+    'agent/handoff': (payload: AgentHandoffPayload) => void
   }
 }

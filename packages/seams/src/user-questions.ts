@@ -34,6 +34,24 @@ export interface PlanReviewIntent {
   readonly editable?: boolean
   /** Whether the answer may carry {@link UserAnswer.comments}: remarks on lines of `detail`. */
   readonly comments?: boolean
+  /**
+   * What an approval may hand the plan on to (SPEC §18), present only when
+   * the question offers a handoff: the answer may then carry
+   * {@link UserAnswer.handoff} choosing among these.
+   */
+  readonly handoff?: PlanReviewHandoffOffer
+}
+
+/**
+ * The handoff a plan review offers ({@link PlanReviewIntent.handoff}).
+ *
+ * @public
+ */
+export interface PlanReviewHandoffOffer {
+  /** Whether the approved plan may be carried out in a fresh session. */
+  readonly fresh: boolean
+  /** The model ids the approved plan may be carried out with (the host resolves them), in display order; `[]` for none. */
+  readonly models: readonly string[]
 }
 
 /**
@@ -92,6 +110,15 @@ export interface UserAnswer {
    * who answered leave it out.
    */
   readonly by?: QuestionAnswerer
+  /**
+   * How the user wants an approved plan carried out (SPEC §18):
+   * `fresh: true` in a new session, `model` with that model. Read only on an
+   * approval of a question whose intent offers a handoff
+   * ({@link PlanReviewIntent.handoff}), and only what it offers; ignored
+   * with any other outcome. `fresh: false` and an absent `model` choose
+   * nothing. Providers that do not know it leave it out and keep working.
+   */
+  readonly handoff?: UserAnswerHandoff
 }
 
 /** Who answered a question ({@link UserAnswer.by}): an identity the provider vouches for. @public */
@@ -100,6 +127,14 @@ export interface QuestionAnswerer {
   readonly id: string
   /** A name to show. */
   readonly name?: string
+}
+
+/** What an approval hands the plan on to ({@link UserAnswer.handoff}). @public */
+export interface UserAnswerHandoff {
+  /** `true`: carry the approved plan out in a fresh session. */
+  readonly fresh?: boolean
+  /** The id of the model (one the intent offers) to carry the approved plan out with. */
+  readonly model?: string
 }
 
 /** One remark on a line of a question's `detail` ({@link UserAnswer.comments}). @public */
@@ -149,8 +184,8 @@ export interface UserQuestions {
    * (host duty `child-questions` of `@planmode/host-conformance`). A root
    * agent's ask reaches the latest registered provider with the request as
    * given, and the provider's answers come back unchanged (`selected`,
-   * `custom`, `edit`, `comments`, `by`): plan-tool's review reads them (duty
-   * `review`).
+   * `custom`, `edit`, `comments`, `by`, `handoff`): plan-tool's review reads
+   * them (duties `review`, `handoff-model` and `handoff-fresh`).
    *
    * Every ask that reaches a provider is in the asking agent's log (duty
    * `questions-in-log`): `question/asked { questionId, agent, question }`

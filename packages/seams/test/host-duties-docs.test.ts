@@ -9,8 +9,12 @@ const readme = read('packages/seams/README.md')
 const ownHost = read('docs/own-host.md')
 const pkg = JSON.parse(read('packages/seams/package.json')) as { files: string[] }
 
-/** The duty ids of the conformance kit, in the order of its `HOST_DUTIES`, with their kind (read from its source: seams cannot depend on the kit). */
-const kitDuties = [...read('packages/host-conformance/src/duties.ts').matchAll(/duty: '([a-z-]+)',\s*kind: '(host|plan)'/g)].map((match) => ({
+/**
+ * The duty ids of the conformance kit, in the order of its `HOST_DUTIES` (the duties of duties.ts, then the
+ * handoff ones), with their kind (read from its source: seams cannot depend on the kit).
+ */
+const kitSources = read('packages/host-conformance/src/duties.ts') + read('packages/host-conformance/src/handoff-duties.ts')
+const kitDuties = [...kitSources.matchAll(/duty: '([a-z-]+)',\s*kind: '(host|plan)'/g)].map((match) => ({
   id: match[1]!,
   kind: match[2]!,
 }))
@@ -62,8 +66,8 @@ const collapse = (text: string): string => text.replace(/\s+/g, ' ')
 
 describe('seams README: host duties', () => {
   it('reads the kit duties (the source format this test parses is still there)', () => {
-    expect(kitDuties.length).toBe(15)
-    expect(kitDuties.filter((duty) => duty.kind === 'host').length).toBe(9)
+    expect(kitDuties.length).toBe(17)
+    expect(kitDuties.filter((duty) => duty.kind === 'host').length).toBe(11)
   })
 
   it('has one numbered entry per kit duty, in the kit order, host duties first', () => {
@@ -114,6 +118,8 @@ describe('seams README: host duties', () => {
       review: ['tools.ts', 'user-questions.ts'],
       'enter-plan-mode': ['tools.ts'],
       projections: ['projections.ts'],
+      'handoff-model': ['index.ts', 'handoff.ts', 'user-questions.ts'],
+      'handoff-fresh': ['index.ts', 'handoff.ts', 'user-questions.ts'],
     }
     expect(Object.keys(where).sort()).toEqual(kitDuties.map((duty) => duty.id).sort())
     for (const [id, files] of Object.entries(where)) {

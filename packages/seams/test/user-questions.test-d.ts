@@ -1,9 +1,13 @@
 import { describe, expectTypeOf, it } from 'vitest'
 import type {
+  AgentHandoffPayload,
+  PlanReviewHandoffOffer,
   PlanReviewIntent,
+  SessionEventInput,
   QuestionIntent,
   UserAnswer,
   UserAnswerComment,
+  UserAnswerHandoff,
   UserQuestion,
   UserQuestionProvider,
 } from '@planmode/seams'
@@ -57,5 +61,21 @@ describe('user-questions: edit, comments and the plan-review intent (SPEC §10)'
     expectTypeOf(question.intent).toEqualTypeOf<QuestionIntent | undefined>()
     const other: QuestionIntent = { kind: 'pick-file', root: '/' }
     expectTypeOf(other).toMatchTypeOf<QuestionIntent>()
+  })
+
+  it('SPEC §18: the intent may offer a handoff, the answer may choose one, and agent/handoff carries it to the host', () => {
+    expectTypeOf<PlanReviewIntent['handoff']>().toEqualTypeOf<PlanReviewHandoffOffer | undefined>()
+    expectTypeOf<PlanReviewHandoffOffer>().toEqualTypeOf<{ readonly fresh: boolean; readonly models: readonly string[] }>()
+    expectTypeOf<UserAnswer['handoff']>().toEqualTypeOf<UserAnswerHandoff | undefined>()
+    expectTypeOf<UserAnswerHandoff>().toEqualTypeOf<{ readonly fresh?: boolean; readonly model?: string }>()
+    const answer: UserAnswer = { id: 'plan-review', selected: ['Approve'], handoff: { fresh: true, model: 'deepseek-chat' } }
+    expectTypeOf(answer).toMatchTypeOf<UserAnswer>()
+    expectTypeOf<AgentHandoffPayload['model']>().toEqualTypeOf<string | undefined>()
+    expectTypeOf<NonNullable<AgentHandoffPayload['fresh']>['first']>().toEqualTypeOf<SessionEventInput>()
+    const first: SessionEventInput = { type: 'turn/start', data: { turn: 1 } }
+    // @ts-expect-error the data must be the type's
+    const wrong: SessionEventInput = { type: 'turn/start', data: { step: 1 } }
+    expectTypeOf(first).toMatchTypeOf<SessionEventInput>()
+    void wrong
   })
 })

@@ -12,7 +12,7 @@ import { planCommandsPlugin } from '@planmode/plan-commands'
 import { planCorePlugin } from '@planmode/plan-core'
 import { planPolicyPlugin, type PlanPolicyPlacement } from '@planmode/plan-policy'
 import { planProjectionPlugin } from '@planmode/plan-projection'
-import { planToolPlugin } from '@planmode/plan-tool'
+import { planToolPlugin, type PlanToolConfig } from '@planmode/plan-tool'
 import type { AskRequest, Session, SessionEvent, UserAnswer } from '@planmode/seams'
 
 /** The guidance text the tests configure (short, so assertions can look for it). */
@@ -48,7 +48,7 @@ export interface Composition {
  * The host's runtime plugins (no agent loop: the AI SDK runs the loop) and
  * every plan layer, with a scripted question provider.
  */
-export function compose(options: { dir?: string; placement?: PlanPolicyPlacement; answers?: Answer[] } = {}): Composition {
+export function compose(options: { dir?: string; placement?: PlanPolicyPlacement; answers?: Answer[]; planTool?: PlanToolConfig } = {}): Composition {
   const logger = recordingLogger()
   const ctx = new Context({ logger })
   ctx.plugin(sessionInvariantsPlugin)
@@ -61,7 +61,7 @@ export function compose(options: { dir?: string; placement?: PlanPolicyPlacement
   const planCore = ctx.plugin(planCorePlugin)
   ctx.plugin(planPolicyPlugin, options.placement === undefined ? { section: SECTION } : { section: SECTION, placement: options.placement })
   ctx.plugin(planCommandsPlugin)
-  ctx.plugin(planToolPlugin)
+  ctx.plugin(planToolPlugin, options.planTool)
   ctx.plugin(planProjectionPlugin)
   const asks: AskRequest[] = []
   const answers: Answer[] = [...(options.answers ?? [])]

@@ -20,7 +20,7 @@ const usage = {
 }
 
 /** The AI SDK's own mock model, answering both doGenerate and doStream from one script, in order. */
-export function scriptedMock(script: Script[]): MockLanguageModelV3 & { requests: LanguageModelV3CallOptions[] } {
+export function scriptedMock(script: Script[], { modelId = 'scripted' }: { readonly modelId?: string } = {}): MockLanguageModelV3 & { requests: LanguageModelV3CallOptions[] } {
   const requests: LanguageModelV3CallOptions[] = []
   let index = 0
   const next = async (request: LanguageModelV3CallOptions): Promise<{ reply: Reply; n: number }> => {
@@ -46,7 +46,7 @@ export function scriptedMock(script: Script[]): MockLanguageModelV3 & { requests
   const finishReason = (reply: Reply) => ({ unified: (reply.calls?.length ?? 0) > 0 ? ('tool-calls' as const) : ('stop' as const), raw: undefined })
   const model = new MockLanguageModelV3({
     provider: 'mock',
-    modelId: 'scripted',
+    modelId,
     doGenerate: async (request) => {
       const { reply, n } = await next(request)
       return { content: content(reply, n), finishReason: finishReason(reply), usage, warnings: [] }

@@ -3,9 +3,9 @@ import { hostPlugin, type HostAgent } from '@planmode/host'
 import type { ConformanceHost, HostFactory } from '@planmode/host-conformance'
 
 /** The adapter of `@planmode/host` for the kit: the whole host, JSONL logs under the case's directory. */
-export const referenceHost: HostFactory<HostAgent> = ({ model, dir }): ConformanceHost<HostAgent> => {
+export const referenceHost: HostFactory<HostAgent> = ({ model, models, dir }): ConformanceHost<HostAgent> => {
   const context = new Context({ logger: { debug() {}, info() {}, warn() {}, error() {} } })
-  context.plugin(hostPlugin, { dir, model, retryDelayMs: 0 })
+  context.plugin(hostPlugin, { dir, model, models, retryDelayMs: 0 })
   return {
     context,
     async createAgent(options) {

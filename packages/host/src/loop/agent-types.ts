@@ -38,7 +38,11 @@ export interface HostAgent extends Agent {
   readonly status: AgentStatus
   /** True once {@link HostAgent.dispose} ran (or the agents plugin was disposed). */
   readonly disposed: boolean
-  /** The model this agent's requests go to. */
+  /**
+   * The model this agent's requests go to: the one it was created with,
+   * until a handoff (the seams' `agent/handoff` with a `model`, SPEC §18)
+   * switches it from the agent's next step on.
+   */
   readonly model: LanguageModelV3
   /**
    * Starts a turn with `input` as its first user message (logged right after
@@ -119,6 +123,21 @@ export interface AgentStatusPayload {
   readonly status: AgentStatus
   /** The turn that started (`running`) or ended (`idle`). */
   readonly turn: number
+}
+
+/**
+ * The payload of the `agent/handed-off` event: the reference host carried
+ * out a handoff to a fresh session (SPEC §18).
+ *
+ * @public
+ */
+export interface AgentHandedOffPayload {
+  /** The agent that handed its work on; its turn has ended. */
+  readonly from: HostAgent
+  /** The agent of the new session, running its first turn (started with no user message). */
+  readonly agent: HostAgent
+  /** Resolves with the outcome of that first turn. */
+  readonly turn: Promise<TurnOutcome>
 }
 
 /** The payload of the `agent/stream` event. @public */

@@ -1,10 +1,11 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider'
 import type { Context } from '@planmode/context'
-import { nextTurn, type Agent, type Session, type UserMessage } from '@planmode/seams'
+import { nextTurn, type Agent, type AgentHandoffPayload, type Session, type UserMessage } from '@planmode/seams'
 import { AgentError } from './agent-error.js'
 import type { AgentStatus, CreateAgentOptions, HostAgent, TurnOutcome, UserInput } from './agent-types.js'
 import type { AgentsConfig } from './agents-config.js'
 import { newId } from '../ids.js'
+import { planHandoff, type FreshHandoff } from './handoff.js'
 import { SteeredMessages } from './steered.js'
 import { logSteered, runTurn } from './turn.js'
 import type { TurnHost } from './turn-host.js'
@@ -15,6 +16,14 @@ function toMessage(input: UserInput): UserMessage {
     throw new TypeError('expected a string or a user message { content, source }')
   }
   return input
+}
+
+/** What an agent needs from its registry: its peers, and a way to make the agent of a fresh session. */
+export interface AgentFamily {
+  /** Every live agent of the registry. */
+  peers(): Iterable<LoopAgent>
+  /** Creates (and registers) an agent, as `agents.create` does. */
+  spawn(options: CreateAgentOptions): LoopAgent
 }
 
 interface Followup {
@@ -32,8 +41,10 @@ export class LoopAgent implements HostAgent {
   readonly id: string
   readonly session: Session
   readonly owner?: Agent
-  readonly model: LanguageModelV3
   disposed = false
+  private currentModel: LanguageModelV3
+  /** Fresh sessions handoffs asked for, started once the running turn ends (SPEC §18). */
+  private readonly freshes: FreshHandoff[] = []
   private readonly steered = new SteeredMessages()
   private readonly followups: Followup[] = []
   private current: { readonly controller: AbortController; readonly done: Promise<TurnOutcome> } | undefined
@@ -45,12 +56,12 @@ export class LoopAgent implements HostAgent {
     config: AgentsConfig,
     options: CreateAgentOptions,
     private readonly forget: (agent: LoopAgent) => void,
-    peers: () => Iterable<LoopAgent>,
+    private readonly family: AgentFamily,
   ) {
     this.id = options.id ?? newId('agent')
     this.session = options.session
     if (options.owner !== undefined) this.owner = options.owner
-    this.model = options.model ?? config.model
+    this.currentModel = options.model ?? config.model
     this.turnHost = {
       ctx,
       config,
@@ -58,11 +69,58 @@ export class LoopAgent implements HostAgent {
       maxSteps: options.maxSteps ?? config.maxSteps ?? 50,
       steered: this.steered,
       peerRunning: () => {
-        for (const peer of peers()) {
+        for (const peer of family.peers()) {
           if (peer !== this && peer.session === this.session && peer.status === 'running') return true
         }
         return false
       },
+      handingOff: () => this.freshes.length > 0,
+    }
+  }
+
+  get model(): LanguageModelV3 {
+    return this.currentModel
+  }
+
+  /**
+   * Carries out an `agent/handoff` for this agent (SPEC §18). A model alone
+   * is used from the next step on (the step's assembly reads `model`, so its
+   * `request/header` names it). A fresh session is started once the running
+   * turn ends — that turn takes no further step — or now when no turn runs;
+   * its agent uses the model named, else this agent's.
+   */
+  handOff(payload: AgentHandoffPayload): void {
+    if (this.disposed) return
+    const { config, ctx } = this.turnHost
+    const plan = planHandoff(payload, config.models, ctx.logger, `agent ${this.id} (session ${this.session.id})`)
+    if (plan.fresh === undefined) {
+      if (plan.model !== undefined) this.currentModel = plan.model
+      return
+    }
+    this.freshes.push({ first: plan.fresh, model: plan.model ?? this.currentModel })
+    if (this.current === undefined) void this.startFreshSessions()
+  }
+
+  /**
+   * Starts every fresh session waiting: a new session from the `sessions`
+   * service, its first event logged, an agent over it whose first turn
+   * starts with no user message, then `agent/handed-off`. A failure is
+   * logged with `logger.error` and that handoff dropped.
+   */
+  private async startFreshSessions(): Promise<void> {
+    for (const fresh of this.freshes.splice(0)) {
+      if (this.disposed) return
+      try {
+        const sessions = this.ctx.get('sessions')
+        if (sessions === undefined) throw new Error('no `sessions` service is composed')
+        const session = await sessions.create()
+        await session.append(fresh.first.type, fresh.first.data as never)
+        const agent = this.family.spawn({ session, model: fresh.model })
+        const turn = agent.start(undefined)
+        this.ctx.emit('agent/handed-off', { from: this, agent, turn })
+      } catch (error) {
+        this.ctx.logger.error(`agent ${this.id} (session ${this.session.id}): could not start the fresh session of a handoff`, error)
+      }
     }
   }
 
@@ -144,17 +202,19 @@ export class LoopAgent implements HostAgent {
     for (const resolve of this.idleWaiters.splice(0)) resolve()
   }
 
-  /** Starts a turn now. Callers checked that none runs. */
-  private start(initial: UserMessage | undefined): Promise<TurnOutcome> {
+  /** Starts a turn now (with no user message of its own when `initial` is undefined). Callers checked that none runs. */
+  start(initial: UserMessage | undefined): Promise<TurnOutcome> {
     const controller = new AbortController()
     const turn = nextTurn(this.session.events)
     let release!: (outcome: TurnOutcome) => void
     const done = new Promise<TurnOutcome>((resolve) => (release = resolve))
     this.current = { controller, done }
     this.ctx.emit('agent/status', { agent: this, status: 'running', turn })
-    void runTurn(this.turnHost, turn, initial, controller.signal).then((outcome) => {
+    void runTurn(this.turnHost, turn, initial, controller.signal).then(async (outcome) => {
       this.current = undefined
       this.ctx.emit('agent/status', { agent: this, status: 'idle', turn })
+      // A handoff's fresh session exists, its turn started, before this turn's prompt resolves.
+      if (this.freshes.length > 0) await this.startFreshSessions()
       release(outcome)
       this.afterTurn(outcome)
     })

@@ -2,6 +2,15 @@ import type { LanguageModelV3 } from '@ai-sdk/provider'
 import type { ModelTimeoutError } from '../model/model-timeout-error.js'
 
 /**
+ * The models a handoff may choose, by id (the `model` of the seams'
+ * `agent/handoff`): a map from id to model, or a function resolving an id
+ * (`undefined` for an id it does not know).
+ *
+ * @public
+ */
+export type AgentModels = Readonly<Record<string, LanguageModelV3>> | ((id: string) => LanguageModelV3 | undefined)
+
+/**
  * Options of {@link agentsPlugin}.
  *
  * @public
@@ -9,6 +18,12 @@ import type { ModelTimeoutError } from '../model/model-timeout-error.js'
 export interface AgentsConfig {
   /** The model every agent talks to (an AI SDK `LanguageModelV3`), unless an agent overrides it. */
   readonly model: LanguageModelV3
+  /**
+   * The models a handoff may switch to (SPEC §18), by the ids a layer names
+   * in `agent/handoff` (plan-tool's `handoff.models`). Without it a handoff
+   * that names a model keeps the agent's model, with a warning.
+   */
+  readonly models?: AgentModels
   /** Steps (model requests, retries not counted) per turn before it ends with `step-limit`. Default 50. */
   readonly maxSteps?: number
   /** Retries of one step's request after retryable failures. Default 2. */

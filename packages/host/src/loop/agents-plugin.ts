@@ -1,6 +1,7 @@
 import type { Plugin } from '@planmode/context'
 import type { ModelTimeoutError } from '../model/model-timeout-error.js'
-import { LoopAgent } from './agent.js'
+import { LoopAgent, type AgentFamily } from './agent.js'
+import { checkModels } from './handoff.js'
 import type { AgentsConfig } from './agents-config.js'
 import type { AgentRegistry, CreateAgentOptions, HostAgent } from './agent-types.js'
 
@@ -30,6 +31,13 @@ import type { AgentRegistry, CreateAgentOptions, HostAgent } from './agent-types
  * own message; a dispose logs the waiting ones (and those a running
  * pre-step holds) at once, each exactly once.
  *
+ * The seams' `agent/handoff` (SPEC §18) is carried out for the agents of
+ * this registry: a `model` (resolved through `models`) from the agent's
+ * next step; a fresh session — after the running step, no further step,
+ * then a new session from `sessions` starting with the event given, an
+ * agent over it whose first turn starts with no user message, and the
+ * event `agent/handed-off` — before the handing turn's `prompt` resolves.
+ *
  * @public
  */
 export const agentsPlugin: Plugin<AgentsConfig> = {
@@ -44,27 +52,38 @@ export const agentsPlugin: Plugin<AgentsConfig> = {
         throw new TypeError(`agentsPlugin: \`${key}\` must be an integer >= ${key === 'maxSteps' ? 1 : 0}, got ${String(value)}`)
       }
     }
+    checkModels(config.models)
     const agents = new Map<string, LoopAgent>()
+    const family: AgentFamily = {
+      peers: () => agents.values(),
+      spawn: (options) => create(options),
+    }
+    const create = (options: CreateAgentOptions): LoopAgent => {
+      if (!ctx.active) throw new Error('agents: the agents plugin was disposed')
+      if (options?.session === undefined || typeof options.session.append !== 'function') {
+        throw new TypeError('agents.create: a `session` is required')
+      }
+      if (options.id !== undefined && agents.has(options.id)) throw new Error(`agent "${options.id}" already exists`)
+      if (options.model !== undefined && options.model.specificationVersion !== 'v3') {
+        throw new TypeError('agents.create: `model` must be an AI SDK LanguageModelV3')
+      }
+      const agent = new LoopAgent(ctx, config, options, (gone) => {
+        if (agents.get(gone.id) === gone) agents.delete(gone.id)
+      }, family)
+      agents.set(agent.id, agent)
+      return agent
+    }
     const registry: AgentRegistry = {
-      create(options: CreateAgentOptions): HostAgent {
-        if (!ctx.active) throw new Error('agents: the agents plugin was disposed')
-        if (options?.session === undefined || typeof options.session.append !== 'function') {
-          throw new TypeError('agents.create: a `session` is required')
-        }
-        if (options.id !== undefined && agents.has(options.id)) throw new Error(`agent "${options.id}" already exists`)
-        if (options.model !== undefined && options.model.specificationVersion !== 'v3') {
-          throw new TypeError('agents.create: `model` must be an AI SDK LanguageModelV3')
-        }
-        const agent = new LoopAgent(ctx, config, options, (gone) => {
-          if (agents.get(gone.id) === gone) agents.delete(gone.id)
-        }, () => agents.values())
-        agents.set(agent.id, agent)
-        return agent
-      },
+      create: (options: CreateAgentOptions): HostAgent => create(options),
       get: (id) => agents.get(id),
       list: () => [...agents.values()],
     }
     ctx.provide('agents', registry)
+    // SPEC §18: a layer hands an agent's work on to another model, or to a fresh session.
+    ctx.on('agent/handoff', (payload) => {
+      const agent = typeof payload?.agent?.id === 'string' ? agents.get(payload.agent.id) : undefined
+      if (agent !== undefined && agent === payload.agent) agent.handOff(payload)
+    })
     ctx.effect(() => {
       for (const agent of [...agents.values()]) agent.dispose()
     })

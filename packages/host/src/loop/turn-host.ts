@@ -18,6 +18,8 @@ export interface TurnHost {
   readonly steered: SteeredMessages
   /** True while another agent of the registry runs a turn on the same session. */
   peerRunning(): boolean
+  /** True once a handoff asked for a fresh session: the turn takes no further step. */
+  handingOff(): boolean
 }
 
 /** The step a turn has open (logged `step/start`, no `step/end` yet), shared by the turn and its step. */

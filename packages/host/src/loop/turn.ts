@@ -45,9 +45,10 @@ export function logSteered(host: TurnHost): Promise<void> {
 /**
  * Runs one turn: `turn/start`, the initial message, then steps — each a
  * pre-step waterfall, then {@link runStep} — until the model stops calling
- * tools with no steered message waiting, the step limit, a cancel, a
- * rejection or a failure; always ends with exactly one `turn/end`. Never
- * rejects.
+ * tools with no steered message waiting, a handoff to a fresh session (the
+ * turn ends `completed` after the step that asked for it), the step limit,
+ * a cancel, a rejection or a failure; always ends with exactly one
+ * `turn/end`. Never rejects.
  */
 export async function runTurn(host: TurnHost, turn: number, initial: UserMessage | undefined, signal: AbortSignal): Promise<TurnOutcome> {
   const { ctx, agent, steered } = host
@@ -128,6 +129,8 @@ export async function runTurn(host: TurnHost, turn: number, initial: UserMessage
       if (result.kind === 'cancelled') return await end('cancelled')
       if (result.kind === 'error') return await end('error', result.message)
       if (signal.aborted) return await end('cancelled')
+      // A handoff to a fresh session (SPEC §18): no further request in this turn once the step that ran the tool ends.
+      if (host.handingOff()) return await end('completed')
       if (result.calls === 0 && steered.waitingCount === 0) return await end('completed')
     }
   } catch (error) {
