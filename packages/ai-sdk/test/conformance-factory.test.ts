@@ -57,7 +57,8 @@ describeHostConformance(
       maxSteps: 10,
     },
   }),
-  { describe, it },
+  // The subpath's factory does not wire handoffs yet (test/handoff-conformance.test.ts runs those duties).
+  { describe, it, skip: ['handoff-model', 'handoff-fresh'] },
 )
 
 describe('aiSdkHostFactory', () => {

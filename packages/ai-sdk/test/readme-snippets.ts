@@ -3,7 +3,7 @@
 import { createPlanModeAgent, type PlanModeAgent, type PlanModeLanguageModel } from '@planmode/ai-sdk'
 import type { Context } from '@planmode/context'
 import type { Session } from '@planmode/seams'
-import type { Tool } from 'ai'
+import { jsonSchema, tool, type Tool } from 'ai'
 
 /** The agent the HTTP handler streams from (set where your server starts). */
 declare const planner: PlanModeAgent
@@ -22,4 +22,33 @@ export async function POST(req: Request): Promise<Response> {
   const { prompt } = (await req.json()) as { prompt: string }
   const result = await planner.stream(prompt, { abortSignal: req.signal })
   return result.toUIMessageStreamResponse()
+}
+
+/** Handoffs (SPEC §18): a second model a review may choose, and fresh sessions a UI follows. */
+export function handoffPlanner(ctx: Context, session: Session, model: PlanModeLanguageModel, bigModel: PlanModeLanguageModel, ui: { show(result: unknown): void }): PlanModeAgent {
+  const planner = createPlanModeAgent({
+    ctx, session, model,
+    models: { big: bigModel },
+    fresh: { session: () => ctx.require('sessions').create(), start: async (next) => ui.show(await next.stream()) },
+  })
+  return planner
+}
+
+/** Sub-agents (SPEC §21): an AI SDK tool that runs a helper agent, a child of the planner, which inherits plan mode. */
+export function plannerWithHelper(ctx: Context, session: Session, model: PlanModeLanguageModel): PlanModeAgent {
+  let planner: PlanModeAgent
+  const explore = tool({
+    description: 'Ask a helper agent one question about the code.',
+    inputSchema: jsonSchema<{ question: string }>({ type: 'object', properties: { question: { type: 'string' } }, required: ['question'] }),
+    execute: async ({ question }) => {
+      const helper = createPlanModeAgent({ ctx, session: await ctx.require('sessions').create(), model, owner: planner.agent })
+      try {
+        return (await helper.generate(question)).text // the helper's report is the tool's result
+      } finally {
+        helper.dispose()
+      }
+    },
+  })
+  planner = createPlanModeAgent({ ctx, session, model, tools: { explore } })
+  return planner
 }
