@@ -1,0 +1,73 @@
+import type { StandardSchemaV1 } from '@planmode/seams'
+import type { PlanComment, PlanHistoryView } from './types.js'
+
+const OUTCOMES: ReadonlySet<string> = new Set(['approved', 'keep-planning', 'stopped', 'dismissed'])
+const STATUSES: ReadonlySet<string> = new Set([...OUTCOMES, 'open', 'refused'])
+
+/** The outcomes a `plan/review` record may carry (SPEC §11). */
+export const isOutcome = (value: unknown): boolean => typeof value === 'string' && OUTCOMES.has(value)
+
+/** A non-null object (arrays too). */
+export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null
+/** A well-formed `{ line, text }` comment. */
+export const isComment = (value: unknown): value is PlanComment =>
+  isObject(value) && Number.isInteger(value['line']) && typeof value['text'] === 'string'
+
+const REVISION_KEYS: ReadonlySet<string> = new Set([
+  'rev', 'toolCallId', 'seq', 'title', 'plan', 'status', 'approvedPlan', 'feedback', 'comments', 'unattended',
+])
+
+const issue = (message: string, path: readonly PropertyKey[]): StandardSchemaV1.Issue => ({ message, path })
+
+/** Adds the problems of one revision of a wire value (under `revisions.<at>`) to `issues`. */
+function revisionIssues(value: unknown, at: number, issues: StandardSchemaV1.Issue[]): void {
+  const path = ['revisions', at]
+  if (!isObject(value)) return void issues.push(issue('expected an object', path))
+  if (!Number.isInteger(value['rev']) || (value['rev'] as number) < 1) issues.push(issue('expected an integer ≥ 1', [...path, 'rev']))
+  if (!Number.isInteger(value['seq']) || (value['seq'] as number) < 0) issues.push(issue('expected an integer ≥ 0', [...path, 'seq']))
+  for (const key of ['toolCallId', 'title', 'plan']) {
+    if (typeof value[key] !== 'string') issues.push(issue('expected a string', [...path, key]))
+  }
+  if (typeof value['status'] !== 'string' || !STATUSES.has(value['status'])) issues.push(issue('expected a revision status', [...path, 'status']))
+  for (const key of ['approvedPlan', 'feedback']) {
+    if (key in value && typeof value[key] !== 'string') issues.push(issue('expected a string', [...path, key]))
+  }
+  if ('comments' in value && !(Array.isArray(value['comments']) && value['comments'].every(isComment))) {
+    issues.push(issue('expected { line, text }[]', [...path, 'comments']))
+  }
+  if ('unattended' in value && value['unattended'] !== true) issues.push(issue('expected true', [...path, 'unattended']))
+  for (const key of Object.keys(value)) if (!REVISION_KEYS.has(key)) issues.push(issue('unexpected key', [...path, key]))
+}
+
+/** Whether one revision passes the wire value's check (the same check, run once when the unit makes it). */
+export function isWellFormedRevision(value: unknown): boolean {
+  const issues: StandardSchemaV1.Issue[] = []
+  revisionIssues(value, 0, issues)
+  return issues.length === 0
+}
+
+/**
+ * Revision arrays made by the `planHistory` unit whose every revision passed
+ * the check when it was made. The unit freezes them, their revisions and
+ * the revisions' comments, so the check stays true, and the schema accepts
+ * them without walking the revisions again.
+ */
+export const checkedRevisions = new WeakSet<readonly unknown[]>()
+
+/** Validates a `planHistory` wire value: exactly `{ revisions: PlanRevision[] }`. */
+export const planHistorySchema: StandardSchemaV1<unknown, PlanHistoryView> = {
+  '~standard': {
+    version: 1,
+    vendor: '@planmode/plan-projection',
+    validate(value) {
+      if (!isObject(value)) return { issues: [{ message: 'expected an object' }] }
+      const issues: StandardSchemaV1.Issue[] = []
+      const revisions = value['revisions']
+      if (!Array.isArray(revisions)) issues.push(issue('expected an array', ['revisions']))
+      else if (!checkedRevisions.has(revisions)) revisions.forEach((revision, at) => revisionIssues(revision, at, issues))
+      for (const key of Object.keys(value)) if (key !== 'revisions') issues.push(issue('unexpected key', [key]))
+      if (issues.length > 0) return { issues }
+      return { value: value as unknown as PlanHistoryView }
+    },
+  },
+}
