@@ -39,20 +39,39 @@ function revisionIssues(value: unknown, at: number, issues: StandardSchemaV1.Iss
   for (const key of Object.keys(value)) if (!REVISION_KEYS.has(key)) issues.push(issue('unexpected key', [...path, key]))
 }
 
-/** Whether one revision passes the wire value's check (the same check, run once when the unit makes it). */
-export function isWellFormedRevision(value: unknown): boolean {
-  const issues: StandardSchemaV1.Issue[] = []
-  revisionIssues(value, 0, issues)
-  return issues.length === 0
+/** Whether `revision` can never change: frozen, and so are its comments. */
+function isDeepFrozen(revision: unknown): boolean {
+  if (!Object.isFrozen(revision)) return false
+  const comments = (revision as { comments?: unknown }).comments
+  return comments === undefined || (Object.isFrozen(comments) && (comments as readonly unknown[]).every((comment) => Object.isFrozen(comment)))
 }
 
 /**
- * Revision arrays made by the `planHistory` unit whose every revision passed
- * the check when it was made. The unit freezes them, their revisions and
- * the revisions' comments, so the check stays true, and the schema accepts
- * them without walking the revisions again.
+ * For each session's history, the last revision array that passed the
+ * check, frozen with every revision in it: keyed by its first revision,
+ * which every later array of that history shares. A change then checks only
+ * the revisions not in the array it came from (one identity comparison per
+ * revision, no walk of their fields); weak, so nothing is kept for a
+ * history that is gone.
  */
-export const checkedRevisions = new WeakSet<readonly unknown[]>()
+const lastChecked = new WeakMap<object, readonly unknown[]>()
+
+/** Adds the problems of a `revisions` array to `issues`, checking only the revisions that are not where a checked array of the same history has them. */
+function revisionsIssues(revisions: readonly unknown[], issues: StandardSchemaV1.Issue[]): void {
+  const first = revisions[0]
+  const base = isObject(first) ? lastChecked.get(first) : undefined
+  if (base === revisions) return
+  let sound = Object.isFrozen(revisions)
+  const known = base === undefined ? 0 : Math.min(base.length, revisions.length)
+  for (let at = 0; at < revisions.length; at++) {
+    const revision = revisions[at]
+    if (at < known && base![at] === revision) continue
+    const before = issues.length
+    revisionIssues(revision, at, issues)
+    sound &&= issues.length === before && isDeepFrozen(revision)
+  }
+  if (sound && isObject(first)) lastChecked.set(first, revisions)
+}
 
 /** Validates a `planHistory` wire value: exactly `{ revisions: PlanRevision[] }`. */
 export const planHistorySchema: StandardSchemaV1<unknown, PlanHistoryView> = {
@@ -64,7 +83,7 @@ export const planHistorySchema: StandardSchemaV1<unknown, PlanHistoryView> = {
       const issues: StandardSchemaV1.Issue[] = []
       const revisions = value['revisions']
       if (!Array.isArray(revisions)) issues.push(issue('expected an array', ['revisions']))
-      else if (!checkedRevisions.has(revisions)) revisions.forEach((revision, at) => revisionIssues(revision, at, issues))
+      else revisionsIssues(revisions, issues)
       for (const key of Object.keys(value)) if (key !== 'revisions') issues.push(issue('unexpected key', [key]))
       if (issues.length > 0) return { issues }
       return { value: value as unknown as PlanHistoryView }

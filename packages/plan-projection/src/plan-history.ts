@@ -1,7 +1,7 @@
 import type { Plugin } from '@planmode/context'
 import type { ProjectionUnit, SessionEvent } from '@planmode/seams'
 import { isPlanMarkdown, planTitle } from '@planmode/plan-core'
-import { checkedRevisions, isComment, isObject, isOutcome, isWellFormedRevision, planHistorySchema } from './plan-history-schema.js'
+import { isComment, isObject, isOutcome, planHistorySchema } from './plan-history-schema.js'
 import type { PlanHistoryView, PlanRevision, PlanRevisionStatus } from './types.js'
 
 /**
@@ -36,22 +36,19 @@ const EXIT_TOOL = 'exit_plan_mode'
 
 /** The revisions of every initial state: none. */
 const NO_REVISIONS: readonly PlanRevision[] = Object.freeze([])
-checkedRevisions.add(NO_REVISIONS)
 
 /**
- * The frozen array made from `from` (a state's revisions) by `change`, on a
- * copy. It joins the checked arrays when `from` is one and `wellFormed`
- * holds for the revisions `change` put in: each revision is checked once,
- * when it is made, and a change costs the copy of the array (one copy of
- * its references) and O(1) more, however many revisions there are.
+ * A frozen copy of `from` (a state's revisions) with `revision` at `index`
+ * (`from.length`: added at the end). The unit freezes every array and
+ * revision it makes, so the schema checks each revision once: a change
+ * costs one copy of the array's references, and its check one comparison
+ * per reference plus the revision that changed.
  */
-function derived(from: readonly PlanRevision[], change: (copy: PlanRevision[]) => boolean): readonly PlanRevision[] {
+function withRevision(from: readonly PlanRevision[], index: number, revision: PlanRevision): readonly PlanRevision[] {
   // A spread copies a frozen array on V8's fast path (`slice` does not).
   const copy = [...from]
-  const wellFormed = change(copy)
-  const next = Object.freeze(copy)
-  if (wellFormed && checkedRevisions.has(from)) checkedRevisions.add(next)
-  return next
+  copy[index] = revision
+  return Object.freeze(copy)
 }
 
 function settle(state: PlanHistoryState, id: string, settled: (revision: PlanRevision) => PlanRevision): PlanHistoryState {
@@ -62,11 +59,7 @@ function settle(state: PlanHistoryState, id: string, settled: (revision: PlanRev
   while (at >= 0 && open[at]!.toolCallId !== id) at -= 1
   if (at < 0) return state
   const index = open[at]!.index
-  const revision = Object.freeze(settled(state.revisions[index]!))
-  const revisions = derived(state.revisions, (copy) => {
-    copy[index] = revision
-    return isWellFormedRevision(revision)
-  })
+  const revisions = withRevision(state.revisions, index, Object.freeze(settled(state.revisions[index]!)))
   return { revisions, open: open.length === 1 ? [] : [...open.slice(0, at), ...open.slice(at + 1)] }
 }
 
@@ -83,37 +76,30 @@ function reviewed(revision: PlanRevision, record: Record<string, unknown>, outco
   return next
 }
 
-function applyMessage(state: PlanHistoryState, event: SessionEvent<'assistant/message'>): PlanHistoryState {
-  const content: unknown = event.data.content
-  if (!Array.isArray(content)) return state
-  let added: PlanRevision[] | undefined
+/** Whether `block` is an `exit_plan_mode` tool-call block (its input not checked yet). */
+const isExitCall = (block: unknown): block is Record<string, unknown> =>
+  // The tool name first: a text block has none, so most blocks are passed over after one read.
+  isObject(block) && block['toolName'] === EXIT_TOOL && block['type'] === 'tool-call'
+
+/** The state after an `assistant/message` whose `content[from]` is the first `exit_plan_mode` call. */
+function applyMessage(state: PlanHistoryState, event: SessionEvent<'assistant/message'>, content: readonly unknown[], from: number): PlanHistoryState {
+  let revisions = state.revisions
   let open: OpenPlanCall[] | undefined
-  for (let i = 0; i < content.length; i++) {
+  for (let i = from; i < content.length; i++) {
     const block: unknown = content[i]
-    // The tool name first: a text block has none, so most blocks are passed over after one read.
-    if (!isObject(block) || block['toolName'] !== EXIT_TOOL || block['type'] !== 'tool-call') continue
+    if (!isExitCall(block)) continue
     const id = block['toolCallId']
     const input = block['input']
     if (typeof id !== 'string' || !isObject(input)) continue
     const plan = input['plan']
     if (typeof plan !== 'string' || !isPlanMarkdown(plan)) continue
-    added ??= []
-    const index = state.revisions.length + added.length
+    const index = revisions.length
     // A repeated id opens a new revision; records and results settle the latest one, the older stays as it was.
     open = (open ?? state.open).filter((call) => call.toolCallId !== id)
     open.push({ toolCallId: id, index })
-    added.push(Object.freeze({ rev: index + 1, toolCallId: id, seq: event.seq, title: planTitle(plan), plan, status: 'open' }))
+    revisions = withRevision(revisions, index, Object.freeze({ rev: index + 1, toolCallId: id, seq: event.seq, title: planTitle(plan), plan, status: 'open' }))
   }
-  if (added === undefined) return state
-  const revisions = derived(state.revisions, (copy) => {
-    let wellFormed = true
-    for (const revision of added) {
-      copy.push(revision)
-      wellFormed &&= isWellFormedRevision(revision)
-    }
-    return wellFormed
-  })
-  return { revisions, open: open! }
+  return open === undefined ? state : { revisions, open }
 }
 
 /**
@@ -122,8 +108,15 @@ function applyMessage(state: PlanHistoryState, event: SessionEvent<'assistant/me
  */
 function applyPlanHistory(state: PlanHistoryState, event: SessionEvent): PlanHistoryState {
   switch (event.type as string) {
-    case 'assistant/message':
-      return applyMessage(state, event as SessionEvent<'assistant/message'>)
+    case 'assistant/message': {
+      // The common case, a message with no exit call, stays this small loop (it inlines into a replay).
+      const content: unknown = (event as SessionEvent<'assistant/message'>).data.content
+      if (!Array.isArray(content)) return state
+      for (let i = 0; i < content.length; i++) {
+        if (isExitCall(content[i])) return applyMessage(state, event as SessionEvent<'assistant/message'>, content, i)
+      }
+      return state
+    }
     case 'tool/result': {
       if (state.open.length === 0) return state
       const id: unknown = (event as SessionEvent<'tool/result'>).data.toolCallId
@@ -153,9 +146,9 @@ function applyPlanHistory(state: PlanHistoryState, event: SessionEvent): PlanHis
  * @remarks
  * A change (a revision opened or settled) copies the revision array once
  * (the wire value is a new plain array per change: a value already sent
- * never changes); the rest is O(1) in the number of revisions: each
- * revision is checked once, when it is made, and the schema accepts the
- * unit's own frozen arrays without walking them again.
+ * never changes), and the schema checks only the revision that changed,
+ * after one identity comparison per revision with the array it came from;
+ * no revision's fields are read twice.
  *
  * @public
  */
