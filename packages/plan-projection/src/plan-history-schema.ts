@@ -47,12 +47,13 @@ function isDeepFrozen(revision: unknown): boolean {
 }
 
 /**
- * For each session's history, the last revision array that passed the
- * check, frozen with every revision in it: keyed by its first revision,
- * which every later array of that history shares. A change then checks only
- * the revisions not in the array it came from (one identity comparison per
- * revision, no walk of their fields); weak, so nothing is kept for a
- * history that is gone.
+ * For each session's history, a copy of the last revisions array that
+ * passed the check with every revision in it frozen: keyed by its first
+ * revision, which every later array of that history shares. A change then
+ * checks only the revisions that are not the same objects at the same place
+ * (one identity comparison per revision, no walk of their fields). The copy
+ * is the schema's own, so nobody can change what it compares with; the map
+ * is weak, so nothing is kept for a history that is gone.
  */
 const lastChecked = new WeakMap<object, readonly unknown[]>()
 
@@ -60,17 +61,19 @@ const lastChecked = new WeakMap<object, readonly unknown[]>()
 function revisionsIssues(revisions: readonly unknown[], issues: StandardSchemaV1.Issue[]): void {
   const first = revisions[0]
   const base = isObject(first) ? lastChecked.get(first) : undefined
-  if (base === revisions) return
-  let sound = Object.isFrozen(revisions)
   const known = base === undefined ? 0 : Math.min(base.length, revisions.length)
+  let sound = true
   for (let at = 0; at < revisions.length; at++) {
     const revision = revisions[at]
-    if (at < known && base![at] === revision) continue
+    // A hole is passed over, not checked, as the check always did (it walked with `forEach`).
+    if (revision === undefined) {
+      if (!(at in revisions)) continue
+    } else if (at < known && base![at] === revision) continue
     const before = issues.length
     revisionIssues(revision, at, issues)
     sound &&= issues.length === before && isDeepFrozen(revision)
   }
-  if (sound && isObject(first)) lastChecked.set(first, revisions)
+  if (sound && isObject(first)) lastChecked.set(first, revisions.slice())
 }
 
 /** Validates a `planHistory` wire value: exactly `{ revisions: PlanRevision[] }`. */

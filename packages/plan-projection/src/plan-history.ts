@@ -20,7 +20,7 @@ export interface OpenPlanCall {
  * The state of the `planHistory` projection unit, plain JSON: the
  * revisions in log order, and the calls still `open` (settled calls leave
  * the list, so it stays as short as the calls awaiting a result). The unit
- * freezes the revision arrays and revisions it makes: they are the wire
+ * freezes the revisions it makes, and their comments: they are the wire
  * value's own.
  *
  * @public
@@ -34,21 +34,17 @@ export interface PlanHistoryState {
 
 const EXIT_TOOL = 'exit_plan_mode'
 
-/** The revisions of every initial state: none. */
-const NO_REVISIONS: readonly PlanRevision[] = Object.freeze([])
-
 /**
- * A frozen copy of `from` (a state's revisions) with `revision` at `index`
- * (`from.length`: added at the end). The unit freezes every array and
- * revision it makes, so the schema checks each revision once: a change
- * costs one copy of the array's references, and its check one comparison
- * per reference plus the revision that changed.
+ * A copy of `from` (a state's revisions) with `revision` at `index`
+ * (`from.length`: added at the end). The unit freezes every revision it
+ * makes, so the schema checks each revision once: a change costs one copy
+ * of the array's references, and its check one comparison per reference
+ * plus the revision that changed.
  */
 function withRevision(from: readonly PlanRevision[], index: number, revision: PlanRevision): readonly PlanRevision[] {
-  // A spread copies a frozen array on V8's fast path (`slice` does not).
-  const copy = [...from]
+  const copy = from.slice()
   copy[index] = revision
-  return Object.freeze(copy)
+  return copy
 }
 
 function settle(state: PlanHistoryState, id: string, settled: (revision: PlanRevision) => PlanRevision): PlanHistoryState {
@@ -155,7 +151,7 @@ function applyPlanHistory(state: PlanHistoryState, event: SessionEvent): PlanHis
 export const planHistory: ProjectionUnit<PlanHistoryState, PlanHistoryView> = {
   key: 'planHistory',
   stateVersion: 1,
-  initial: () => ({ revisions: NO_REVISIONS, open: [] }),
+  initial: () => ({ revisions: [], open: [] }),
   apply: applyPlanHistory,
   view: (state) => ({ revisions: state.revisions }),
   schema: planHistorySchema,
