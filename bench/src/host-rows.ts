@@ -11,7 +11,7 @@ import { Context, type Logger } from '@planmode/context'
 import { sessionInvariantsPlugin, sessionProjectionsPlugin, sessionStorePlugin } from '@planmode/host'
 import { planCorePlugin, readPlanLog } from '@planmode/plan-core'
 import { planModeInvariantPlugin } from '@planmode/plan-core/invariant'
-import { planProjection, planProjectionPlugin } from '@planmode/plan-projection'
+import { planHistory, planProjection, planProjectionPlugin } from '@planmode/plan-projection'
 import type { Agent, Session, SessionEvent, SessionEventMap, SessionEventType, UserMessage } from '@planmode/seams'
 import { projectionStateScan, type BaselineAgent } from './baseline.js'
 import { benchAgent } from './bench-session.js'
@@ -166,6 +166,13 @@ export async function hostRows(dir: string, size: number, effort: Effort): Promi
     const plain = await median(() => projectionStateScan(events as readonly BenchEvent[]), effort)
     report({ id: 'host-proj-replay', ours: (n * 1e9) / host, baseline: (n * 1e9) / plain })
     report({ id: 'host-proj-replay-unit', ours: (n * 1e9) / unit, baseline: (n * 1e9) / plain })
+    // planHistory on the same loaded log, beside the plan unit's loop above (SPEC §15; issue 19: within 2x of it).
+    const history = await median(() => {
+      let state = planHistory.initial()
+      for (let i = 0; i < n; i++) state = planHistory.apply(state, events[i]!)
+      sink = planHistory.view(state)
+    }, effort)
+    report({ id: 'host-hist-replay', ours: (n * 1e9) / history, baseline: (n * 1e9) / unit })
   }
 
   planMode.get(agent)

@@ -40,6 +40,7 @@ export const ROWS: readonly RowSpec[] = [
   { id: 'host-flush-pending', label: 'host store: pre-step flush, selection pending', unit: 'ns', perCall: false },
   { id: 'host-proj-replay', label: 'JSONL-loaded log: cold replay, host registry', unit: 'rate', perCall: false },
   { id: 'host-proj-replay-unit', label: 'JSONL-loaded log: cold replay, unit in a loop', unit: 'rate', perCall: false },
+  { id: 'host-hist-replay', label: 'JSONL-loaded log: planHistory cold replay (vs plan unit)', unit: 'rate', perCall: false },
   { id: 'host-proj-live', label: 'live apply per event: host registry vs unit', unit: 'ns', perCall: false },
 ]
 
@@ -94,6 +95,10 @@ export interface MemoryResult {
   readonly heapLog: number
   /** Heap used after the plan layers read the session (bytes). */
   readonly heapPlan: number
+  /** With the loaded log, after a GC: the V8 heap reserved, memory outside it (buffers) and the RSS then (bytes); absent in older saved runs. */
+  readonly heapTotal?: number
+  readonly external?: number
+  readonly rssLog?: number
 }
 
 /** Append throughput of one append row (events/s, all sessions together). */

@@ -6,6 +6,7 @@
  *   node --expose-gc dist/run.js load   --size N --effort full|quick --dir D
  *   node --expose-gc dist/run.js host   --size N --effort full|quick --dir D   (the host-store rows)
  *   node --expose-gc dist/run.js memory --size N --dir D
+ *   node --expose-gc dist/run.js heap   --size N --dir D   (what the loaded log holds, from two heap snapshots)
  *   node --expose-gc dist/run.js append --effort full|quick --dir D
  *   node --expose-gc dist/run.js flat   --size N --effort full|quick --dir D   (1k vs N, one process)
  *   node dist/run.js cache                                 (the prompt-cache session, cache-rows.ts)
@@ -28,6 +29,7 @@ import { ROWS, type FlatResult, type MemoryResult, type RowResult, type SizeResu
 import { appendRows, jsonlLoad } from './store-rows.js'
 import { hostRows } from './host-rows.js'
 import { cacheRows } from './cache-rows.js'
+import { heapBreakdown } from './heap-breakdown.js'
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} }
 
@@ -68,7 +70,8 @@ async function memory(size: number, dir: string): Promise<void> {
   const store = ctx.require('sessions')
   const session = await store.open(`s${size}`)
   gc()
-  const heapLog = process.memoryUsage().heapUsed
+  const usage = process.memoryUsage()
+  const heapLog = usage.heapUsed
   const agent: Agent = { id: 'agent', session, steer() {}, async inject() {} }
   ctx.require('planMode').get(agent)
   ctx.require('sessionProjections').snapshot(session)
@@ -79,6 +82,9 @@ async function memory(size: number, dir: string): Promise<void> {
     peakRss: process.resourceUsage().maxRSS * 1024,
     heapLog,
     heapPlan,
+    heapTotal: usage.heapTotal,
+    external: usage.external,
+    rssLog: usage.rss,
   }
   await store.close(session)
   done(result)
@@ -117,6 +123,7 @@ else if (job === 'load') {
 }
 else if (job === 'host') done(await hostRows(dir, size, effort))
 else if (job === 'memory') await memory(size, dir)
+else if (job === 'heap') done(await heapBreakdown(dir, `s${size}`))
 else if (job === 'append') done(await appendRows(dir, effort))
 else if (job === 'flat') {
   const ids = ROWS.filter((r) => r.perCall).map((r) => r.id)

@@ -1,7 +1,8 @@
 import type { Plugin } from '@planmode/context'
-import type { ProjectionUnit, SessionEvent, StandardSchemaV1 } from '@planmode/seams'
+import type { ProjectionUnit, SessionEvent } from '@planmode/seams'
 import { isPlanMarkdown, planTitle } from '@planmode/plan-core'
-import type { PlanComment, PlanHistoryView, PlanRevision, PlanRevisionStatus } from './types.js'
+import { isComment, isObject, isOutcome, planHistorySchema } from './plan-history-schema.js'
+import type { PlanHistoryView, PlanRevision, PlanRevisionStatus } from './types.js'
 
 /**
  * A revision still waiting for its review record or tool result.
@@ -18,7 +19,9 @@ export interface OpenPlanCall {
 /**
  * The state of the `planHistory` projection unit, plain JSON: the
  * revisions in log order, and the calls still `open` (settled calls leave
- * the list, so it stays as short as the calls awaiting a result).
+ * the list, so it stays as short as the calls awaiting a result). The unit
+ * freezes the revisions it makes, and their comments: they are the wire
+ * value's own.
  *
  * @public
  */
@@ -30,12 +33,19 @@ export interface PlanHistoryState {
 }
 
 const EXIT_TOOL = 'exit_plan_mode'
-const OUTCOMES: ReadonlySet<string> = new Set(['approved', 'keep-planning', 'stopped', 'dismissed'])
-const STATUSES: ReadonlySet<string> = new Set([...OUTCOMES, 'open', 'refused'])
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null
-const isComment = (value: unknown): value is PlanComment =>
-  isObject(value) && Number.isInteger(value['line']) && typeof value['text'] === 'string'
+/**
+ * A copy of `from` (a state's revisions) with `revision` at `index`
+ * (`from.length`: added at the end). The unit freezes every revision it
+ * makes, so the schema checks each revision once: a change costs one copy
+ * of the array's references, and its check one comparison per reference
+ * plus the revision that changed.
+ */
+function withRevision(from: readonly PlanRevision[], index: number, revision: PlanRevision): readonly PlanRevision[] {
+  const copy = from.slice()
+  copy[index] = revision
+  return copy
+}
 
 function settle(state: PlanHistoryState, id: string, settled: (revision: PlanRevision) => PlanRevision): PlanHistoryState {
   const open = state.open
@@ -45,8 +55,7 @@ function settle(state: PlanHistoryState, id: string, settled: (revision: PlanRev
   while (at >= 0 && open[at]!.toolCallId !== id) at -= 1
   if (at < 0) return state
   const index = open[at]!.index
-  const revisions = state.revisions.slice()
-  revisions[index] = settled(revisions[index]!)
+  const revisions = withRevision(state.revisions, index, Object.freeze(settled(state.revisions[index]!)))
   return { revisions, open: open.length === 1 ? [] : [...open.slice(0, at), ...open.slice(at + 1)] }
 }
 
@@ -57,32 +66,36 @@ function reviewed(revision: PlanRevision, record: Record<string, unknown>, outco
   if (typeof record['feedback'] === 'string') next.feedback = record['feedback']
   const comments = record['comments']
   if (Array.isArray(comments) && comments.length > 0 && comments.every(isComment)) {
-    next.comments = comments.map((comment) => ({ line: comment.line, text: comment.text }))
+    next.comments = Object.freeze(comments.map((comment) => Object.freeze({ line: comment.line, text: comment.text })))
   }
   if (record['unattended'] === true) next.unattended = true
   return next
 }
 
-function applyMessage(state: PlanHistoryState, event: SessionEvent<'assistant/message'>): PlanHistoryState {
-  const content: unknown = event.data.content
-  if (!Array.isArray(content)) return state
-  let revisions: PlanRevision[] | undefined
+/** Whether `block` is an `exit_plan_mode` tool-call block (its input not checked yet). */
+const isExitCall = (block: unknown): block is Record<string, unknown> =>
+  // The tool name first: a text block has none, so most blocks are passed over after one read.
+  isObject(block) && block['toolName'] === EXIT_TOOL && block['type'] === 'tool-call'
+
+/** The state after an `assistant/message` whose `content[from]` is the first `exit_plan_mode` call. */
+function applyMessage(state: PlanHistoryState, event: SessionEvent<'assistant/message'>, content: readonly unknown[], from: number): PlanHistoryState {
+  let revisions = state.revisions
   let open: OpenPlanCall[] | undefined
-  for (let i = 0; i < content.length; i++) {
+  for (let i = from; i < content.length; i++) {
     const block: unknown = content[i]
-    if (!isObject(block) || block['type'] !== 'tool-call' || block['toolName'] !== EXIT_TOOL) continue
+    if (!isExitCall(block)) continue
     const id = block['toolCallId']
     const input = block['input']
     if (typeof id !== 'string' || !isObject(input)) continue
     const plan = input['plan']
     if (typeof plan !== 'string' || !isPlanMarkdown(plan)) continue
-    revisions ??= state.revisions.slice()
+    const index = revisions.length
     // A repeated id opens a new revision; records and results settle the latest one, the older stays as it was.
     open = (open ?? state.open).filter((call) => call.toolCallId !== id)
-    open.push({ toolCallId: id, index: revisions.length })
-    revisions.push({ rev: revisions.length + 1, toolCallId: id, seq: event.seq, title: planTitle(plan), plan, status: 'open' })
+    open.push({ toolCallId: id, index })
+    revisions = withRevision(revisions, index, Object.freeze({ rev: index + 1, toolCallId: id, seq: event.seq, title: planTitle(plan), plan, status: 'open' }))
   }
-  return revisions === undefined ? state : { revisions, open: open! }
+  return open === undefined ? state : { revisions, open }
 }
 
 /**
@@ -91,8 +104,15 @@ function applyMessage(state: PlanHistoryState, event: SessionEvent<'assistant/me
  */
 function applyPlanHistory(state: PlanHistoryState, event: SessionEvent): PlanHistoryState {
   switch (event.type as string) {
-    case 'assistant/message':
-      return applyMessage(state, event as SessionEvent<'assistant/message'>)
+    case 'assistant/message': {
+      // The common case, a message with no exit call, stays this small loop (it inlines into a replay).
+      const content: unknown = (event as SessionEvent<'assistant/message'>).data.content
+      if (!Array.isArray(content)) return state
+      for (let i = 0; i < content.length; i++) {
+        if (isExitCall(content[i])) return applyMessage(state, event as SessionEvent<'assistant/message'>, content, i)
+      }
+      return state
+    }
     case 'tool/result': {
       if (state.open.length === 0) return state
       const id: unknown = (event as SessionEvent<'tool/result'>).data.toolCallId
@@ -105,7 +125,7 @@ function applyPlanHistory(state: PlanHistoryState, event: SessionEvent): PlanHis
       const record: unknown = (event as { readonly data: unknown }).data
       if (!isObject(record) || typeof record['toolCallId'] !== 'string') return state
       const outcome = record['outcome']
-      if (typeof outcome !== 'string' || !OUTCOMES.has(outcome)) return state
+      if (!isOutcome(outcome)) return state
       return settle(state, record['toolCallId'], (revision) => reviewed(revision, record, outcome as PlanRevisionStatus))
     }
     default:
@@ -113,53 +133,18 @@ function applyPlanHistory(state: PlanHistoryState, event: SessionEvent): PlanHis
   }
 }
 
-const issue = (message: string, path: readonly PropertyKey[]): StandardSchemaV1.Issue => ({ message, path })
-const REVISION_KEYS: ReadonlySet<string> = new Set([
-  'rev', 'toolCallId', 'seq', 'title', 'plan', 'status', 'approvedPlan', 'feedback', 'comments', 'unattended',
-])
-
-function revisionIssues(value: unknown, at: number, issues: StandardSchemaV1.Issue[]): void {
-  const path = ['revisions', at]
-  if (!isObject(value)) return void issues.push(issue('expected an object', path))
-  if (!Number.isInteger(value['rev']) || (value['rev'] as number) < 1) issues.push(issue('expected an integer ≥ 1', [...path, 'rev']))
-  if (!Number.isInteger(value['seq']) || (value['seq'] as number) < 0) issues.push(issue('expected an integer ≥ 0', [...path, 'seq']))
-  for (const key of ['toolCallId', 'title', 'plan']) {
-    if (typeof value[key] !== 'string') issues.push(issue('expected a string', [...path, key]))
-  }
-  if (typeof value['status'] !== 'string' || !STATUSES.has(value['status'])) issues.push(issue('expected a revision status', [...path, 'status']))
-  for (const key of ['approvedPlan', 'feedback']) {
-    if (key in value && typeof value[key] !== 'string') issues.push(issue('expected a string', [...path, key]))
-  }
-  if ('comments' in value && !(Array.isArray(value['comments']) && value['comments'].every(isComment))) {
-    issues.push(issue('expected { line, text }[]', [...path, 'comments']))
-  }
-  if ('unattended' in value && value['unattended'] !== true) issues.push(issue('expected true', [...path, 'unattended']))
-  for (const key of Object.keys(value)) if (!REVISION_KEYS.has(key)) issues.push(issue('unexpected key', [...path, key]))
-}
-
-/** Validates a `planHistory` wire value: exactly `{ revisions: PlanRevision[] }`. */
-const planHistorySchema: StandardSchemaV1<unknown, PlanHistoryView> = {
-  '~standard': {
-    version: 1,
-    vendor: '@planmode/plan-projection',
-    validate(value) {
-      if (!isObject(value)) return { issues: [{ message: 'expected an object' }] }
-      const issues: StandardSchemaV1.Issue[] = []
-      const revisions = value['revisions']
-      if (!Array.isArray(revisions)) issues.push(issue('expected an array', ['revisions']))
-      else revisions.forEach((revision, at) => revisionIssues(revision, at, issues))
-      for (const key of Object.keys(value)) if (key !== 'revisions') issues.push(issue('unexpected key', [key]))
-      if (issues.length > 0) return { issues }
-      return { value: value as unknown as PlanHistoryView }
-    },
-  },
-}
-
 /**
  * The `planHistory` projection unit (SPEC §15): one revision per
  * `exit_plan_mode` call whose `plan` passes the heading check, settled by
  * its `plan/review` record or, failing one, `refused` by its `tool/result`.
  * Every other event returns the same state reference.
+ *
+ * @remarks
+ * A change (a revision opened or settled) copies the revision array once
+ * (the wire value is a new plain array per change: a value already sent
+ * never changes), and the schema checks only the revision that changed,
+ * after one identity comparison per revision with the array it came from;
+ * no revision's fields are read twice.
  *
  * @public
  */

@@ -60,7 +60,7 @@ function asEvent(value: unknown): SessionEvent | string {
 /**
  * The line a copy of `event` (from any `Session`) is written as, and the
  * event a reopen reads back from it (its type interned); or why a reopen
- * could not read it: what `parseLines` would refuse the line for.
+ * could not read it: what a reopen would refuse the line for.
  */
 export function copyLine(event: unknown): { readonly line: string; readonly event: SessionEvent } | string {
   let line: string | undefined
@@ -96,56 +96,109 @@ function parseBytes(bytes: Uint8Array): SessionEvent | string {
   return parseText(text)
 }
 
-/** Bytes decoded and split at once; a bigger log is read in pieces cut at newlines (a V8 string has a size limit). */
-const CHUNK = 64 * 1024 * 1024
+/**
+ * Bytes read from the file at a time. A log is read, checked, decoded and
+ * parsed one chunk at a time, so opening it holds its events plus about one
+ * chunk of text, never the whole file (a line longer than a chunk grows the
+ * buffer to hold it).
+ */
+const READ_CHUNK = 1024 * 1024
 
 /**
- * Parses the whole lines of `buffer` (which ends with a newline, or is
- * empty). Each chunk is checked for UTF-8 in one pass and decoded once; a
- * chunk that is not valid UTF-8 is parsed line by line to name the bad line.
+ * Parses whole lines into `events`, in order, checking each is an event
+ * and that `seq` strictly increases; throws a {@link SessionLogError}
+ * naming the file and line otherwise.
  */
-function parseLines(file: string, buffer: Buffer, events: SessionEvent[]): void {
-  let line = 0
-  let previousSeq = -1
-  const accept = (parsed: SessionEvent | string, lineNumber: number): void => {
-    if (typeof parsed === 'string') {
-      throw new SessionLogError('CORRUPT_LINE', `${file}:${lineNumber}: corrupt session log line: ${parsed}`, { file, line: lineNumber })
-    }
-    if (parsed.seq <= previousSeq) {
-      throw new SessionLogError(
-        'SEQ_ORDER',
-        `${file}:${lineNumber}: seq ${parsed.seq} does not follow seq ${previousSeq} (seq must strictly increase)`,
-        { file, line: lineNumber },
-      )
-    }
-    previousSeq = parsed.seq
-    events.push(parsed)
+class LineParser {
+  readonly events: SessionEvent[] = []
+  /** Lines parsed so far. */
+  line = 0
+  private previousSeq = -1
+
+  constructor(private readonly file: string) {}
+
+  /** The `seq` of the last event parsed, -1 before any. */
+  get lastSeq(): number {
+    return this.previousSeq
   }
-  let chunkStart = 0
-  while (chunkStart < buffer.length) {
-    let chunkEnd = buffer.length
-    if (chunkEnd - chunkStart > CHUNK) chunkEnd = buffer.lastIndexOf(0x0a, chunkStart + CHUNK) + 1
-    if (chunkEnd <= chunkStart) chunkEnd = buffer.indexOf(0x0a, chunkStart + CHUNK) + 1
-    const chunk = buffer.subarray(chunkStart, chunkEnd)
-    if (isUtf8(chunk)) {
-      const text = chunk.toString('utf8')
+
+  private accept(parsed: SessionEvent | string): void {
+    const file = this.file
+    const line = this.line
+    if (typeof parsed === 'string') {
+      throw new SessionLogError('CORRUPT_LINE', `${file}:${line}: corrupt session log line: ${parsed}`, { file, line })
+    }
+    if (parsed.seq <= this.previousSeq) {
+      throw new SessionLogError('SEQ_ORDER', `${file}:${line}: seq ${parsed.seq} does not follow seq ${this.previousSeq} (seq must strictly increase)`, {
+        file,
+        line,
+      })
+    }
+    this.previousSeq = parsed.seq
+    this.events.push(parsed)
+  }
+
+  /**
+   * Parses the lines of `bytes`, which ends with a newline. Checked for
+   * UTF-8 in one pass and decoded once; bytes that are not valid UTF-8 are
+   * parsed line by line to name the bad line.
+   */
+  lines(bytes: Buffer): void {
+    if (isUtf8(bytes)) {
+      const text = bytes.toString('utf8')
       let start = 0
       while (start < text.length) {
         const end = text.indexOf('\n', start)
-        line += 1
-        accept(parseText(text.slice(start, end)), line)
+        this.line += 1
+        this.accept(parseText(text.slice(start, end)))
         start = end + 1
       }
-    } else {
-      let start = 0
-      while (start < chunk.length) {
-        const end = chunk.indexOf(0x0a, start)
-        line += 1
-        accept(parseBytes(chunk.subarray(start, end)), line)
-        start = end + 1
-      }
+      return
     }
-    chunkStart = chunkEnd
+    let start = 0
+    while (start < bytes.length) {
+      const end = bytes.indexOf(0x0a, start)
+      this.line += 1
+      this.accept(parseBytes(bytes.subarray(start, end)))
+      start = end + 1
+    }
+  }
+}
+
+/**
+ * Reads the whole lines of an open log (`size` bytes long when it was
+ * opened) in chunks of {@link READ_CHUNK} bytes into `parser`; returns the bytes after the last newline (a torn
+ * last line, empty when the file ends with a newline) and the file offset
+ * where they start.
+ */
+async function readLines(handle: FileHandle, size: number, parser: LineParser): Promise<{ readonly tail: Buffer; readonly tailAt: number }> {
+  // A small log is read in one piece of its own size (one more byte sees the end).
+  let buffer = Buffer.allocUnsafe(Math.min(READ_CHUNK, size + 1))
+  /** File offset of `buffer[0]`. */
+  let offset = 0
+  /** Bytes at the start of `buffer` that belong to a line not finished yet. */
+  let carry = 0
+  for (;;) {
+    if (carry === buffer.length) {
+      // One line longer than the buffer: make room for the rest of it.
+      const bigger = Buffer.allocUnsafe(buffer.length * 2)
+      buffer.copy(bigger, 0, 0, carry)
+      buffer = bigger
+    }
+    const { bytesRead } = await handle.read(buffer, carry, buffer.length - carry, offset + carry)
+    if (bytesRead === 0) return { tail: Buffer.from(buffer.subarray(0, carry)), tailAt: offset }
+    const end = carry + bytesRead
+    // Only the bytes just read can hold a newline: the carried ones have none.
+    const newline = buffer.subarray(carry, end).lastIndexOf(0x0a)
+    if (newline < 0) {
+      carry = end
+      continue
+    }
+    const whole = carry + newline + 1
+    parser.lines(buffer.subarray(0, whole))
+    buffer.copy(buffer, 0, whole, end)
+    offset += whole
+    carry = end - whole
   }
 }
 
@@ -177,42 +230,50 @@ function notAFile(file: string, kind: string): SessionLogError {
  * throws a {@link SessionLogError} naming the file and line.
  */
 async function readLog(file: string): Promise<ReadLog> {
-  let buffer: Buffer
+  const parser = new LineParser(file)
+  let read: { readonly tail: Buffer; readonly tailAt: number }
   let handle: FileHandle | undefined
+  let size: number
   try {
-    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK)
-    const stats = await handle.stat()
-    if (!stats.isFile()) throw notAFile(file, kindOf(stats))
-    buffer = await handle.readFile()
-  } catch (error) {
-    if (SessionLogError.isInstance(error)) throw error
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENOENT') throw new SessionLogError('NOT_FOUND', `${file}: no such session log`, { file, cause: error })
-    throw new SessionLogError('UNREADABLE', `${file}: cannot read session log (${reason(error)})`, { file, cause: error })
+    try {
+      handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK)
+      const stats = await handle.stat()
+      if (!stats.isFile()) throw notAFile(file, kindOf(stats))
+      size = stats.size
+    } catch (error) {
+      if (SessionLogError.isInstance(error)) throw error
+      const code = (error as NodeJS.ErrnoException).code
+      if (code === 'ENOENT') throw new SessionLogError('NOT_FOUND', `${file}: no such session log`, { file, cause: error })
+      throw new SessionLogError('UNREADABLE', `${file}: cannot read session log (${reason(error)})`, { file, cause: error })
+    }
+    try {
+      read = await readLines(handle, size, parser)
+    } catch (error) {
+      if (SessionLogError.isInstance(error)) throw error
+      throw new SessionLogError('UNREADABLE', `${file}: cannot read session log (${reason(error)})`, { file, cause: error })
+    }
   } finally {
     await handle?.close().catch(() => {})
   }
-  const events: SessionEvent[] = []
-  const last = buffer.lastIndexOf(0x0a) + 1
-  parseLines(file, buffer.subarray(0, last), events)
-  if (last === buffer.length) return { events, warnings: [], size: buffer.length, repair: undefined }
+  const events = parser.events
+  const { tail, tailAt: last } = read
+  if (tail.length === 0) return { events, warnings: [], size: last, repair: undefined }
   // The last line has no newline: an append was interrupted.
-  const line = events.length + 1
-  const parsed = parseBytes(buffer.subarray(last))
-  const previous = events.length === 0 ? -1 : events[events.length - 1]!.seq
-  if (typeof parsed !== 'string' && parsed.seq > previous) {
+  const line = parser.line + 1
+  const parsed = parseBytes(tail)
+  if (typeof parsed !== 'string' && parsed.seq > parser.lastSeq) {
     events.push(parsed)
     return {
       events,
       warnings: [`${file}:${line}: the last line had no newline; it parses whole, so it was kept and the newline added`],
-      size: buffer.length + 1,
-      repair: { newlineAt: buffer.length },
+      size: last + tail.length + 1,
+      repair: { newlineAt: last + tail.length },
     }
   }
   return {
     events,
     warnings: [
-      `${file}:${line}: dropped a torn last line (${buffer.length - last} bytes, ${typeof parsed === 'string' ? parsed : 'seq out of order'}) left by an interrupted append; the file was truncated to ${last} bytes`,
+      `${file}:${line}: dropped a torn last line (${tail.length} bytes, ${typeof parsed === 'string' ? parsed : 'seq out of order'}) left by an interrupted append; the file was truncated to ${last} bytes`,
     ],
     size: last,
     repair: { truncateTo: last },

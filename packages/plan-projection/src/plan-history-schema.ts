@@ -1,0 +1,95 @@
+import type { StandardSchemaV1 } from '@planmode/seams'
+import type { PlanComment, PlanHistoryView } from './types.js'
+
+const OUTCOMES: ReadonlySet<string> = new Set(['approved', 'keep-planning', 'stopped', 'dismissed'])
+const STATUSES: ReadonlySet<string> = new Set([...OUTCOMES, 'open', 'refused'])
+
+/** The outcomes a `plan/review` record may carry (SPEC §11). */
+export const isOutcome = (value: unknown): boolean => typeof value === 'string' && OUTCOMES.has(value)
+
+/** A non-null object (arrays too). */
+export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null
+/** A well-formed `{ line, text }` comment. */
+export const isComment = (value: unknown): value is PlanComment =>
+  isObject(value) && Number.isInteger(value['line']) && typeof value['text'] === 'string'
+
+const REVISION_KEYS: ReadonlySet<string> = new Set([
+  'rev', 'toolCallId', 'seq', 'title', 'plan', 'status', 'approvedPlan', 'feedback', 'comments', 'unattended',
+])
+
+const issue = (message: string, path: readonly PropertyKey[]): StandardSchemaV1.Issue => ({ message, path })
+
+/** Adds the problems of one revision of a wire value (under `revisions.<at>`) to `issues`. */
+function revisionIssues(value: unknown, at: number, issues: StandardSchemaV1.Issue[]): void {
+  const path = ['revisions', at]
+  if (!isObject(value)) return void issues.push(issue('expected an object', path))
+  if (!Number.isInteger(value['rev']) || (value['rev'] as number) < 1) issues.push(issue('expected an integer ≥ 1', [...path, 'rev']))
+  if (!Number.isInteger(value['seq']) || (value['seq'] as number) < 0) issues.push(issue('expected an integer ≥ 0', [...path, 'seq']))
+  for (const key of ['toolCallId', 'title', 'plan']) {
+    if (typeof value[key] !== 'string') issues.push(issue('expected a string', [...path, key]))
+  }
+  if (typeof value['status'] !== 'string' || !STATUSES.has(value['status'])) issues.push(issue('expected a revision status', [...path, 'status']))
+  for (const key of ['approvedPlan', 'feedback']) {
+    if (key in value && typeof value[key] !== 'string') issues.push(issue('expected a string', [...path, key]))
+  }
+  if ('comments' in value && !(Array.isArray(value['comments']) && value['comments'].every(isComment))) {
+    issues.push(issue('expected { line, text }[]', [...path, 'comments']))
+  }
+  if ('unattended' in value && value['unattended'] !== true) issues.push(issue('expected true', [...path, 'unattended']))
+  for (const key of Object.keys(value)) if (!REVISION_KEYS.has(key)) issues.push(issue('unexpected key', [...path, key]))
+}
+
+/** Whether `revision` can never change: frozen, and so are its comments. */
+function isDeepFrozen(revision: unknown): boolean {
+  if (!Object.isFrozen(revision)) return false
+  const comments = (revision as { comments?: unknown }).comments
+  return comments === undefined || (Object.isFrozen(comments) && (comments as readonly unknown[]).every((comment) => Object.isFrozen(comment)))
+}
+
+/**
+ * For each session's history, a copy of the last revisions array that
+ * passed the check with every revision in it frozen: keyed by its first
+ * revision, which every later array of that history shares. A change then
+ * checks only the revisions that are not the same objects at the same place
+ * (one identity comparison per revision, no walk of their fields). The copy
+ * is the schema's own, so nobody can change what it compares with; the map
+ * is weak, so nothing is kept for a history that is gone.
+ */
+const lastChecked = new WeakMap<object, readonly unknown[]>()
+
+/** Adds the problems of a `revisions` array to `issues`, checking only the revisions that are not where a checked array of the same history has them. */
+function revisionsIssues(revisions: readonly unknown[], issues: StandardSchemaV1.Issue[]): void {
+  const first = revisions[0]
+  const base = isObject(first) ? lastChecked.get(first) : undefined
+  const known = base === undefined ? 0 : Math.min(base.length, revisions.length)
+  let sound = true
+  for (let at = 0; at < revisions.length; at++) {
+    const revision = revisions[at]
+    // A hole is passed over, not checked, as the check always did (it walked with `forEach`).
+    if (revision === undefined) {
+      if (!(at in revisions)) continue
+    } else if (at < known && base![at] === revision) continue
+    const before = issues.length
+    revisionIssues(revision, at, issues)
+    sound &&= issues.length === before && isDeepFrozen(revision)
+  }
+  if (sound && isObject(first)) lastChecked.set(first, revisions.slice())
+}
+
+/** Validates a `planHistory` wire value: exactly `{ revisions: PlanRevision[] }`. */
+export const planHistorySchema: StandardSchemaV1<unknown, PlanHistoryView> = {
+  '~standard': {
+    version: 1,
+    vendor: '@planmode/plan-projection',
+    validate(value) {
+      if (!isObject(value)) return { issues: [{ message: 'expected an object' }] }
+      const issues: StandardSchemaV1.Issue[] = []
+      const revisions = value['revisions']
+      if (!Array.isArray(revisions)) issues.push(issue('expected an array', ['revisions']))
+      else revisionsIssues(revisions, issues)
+      for (const key of Object.keys(value)) if (key !== 'revisions') issues.push(issue('unexpected key', [key]))
+      if (issues.length > 0) return { issues }
+      return { value: value as unknown as PlanHistoryView }
+    },
+  },
+}
