@@ -619,8 +619,10 @@ describe('pnpm start driven through piped stdin', () => {
       { turn: 1, reason: 'interrupted' },
       { turn: 2, reason: 'completed' },
     ])
-    // The close came first, before anything of the resumed run: step/end of the open step, then turn/end.
-    expect(events.slice(cut.length, cut.length + 2).map((event) => [event.type, event.data])).toEqual([
+    // The close came first, before anything of the resumed run: the open review settled interrupted, step/end of the open step, then turn/end.
+    const closing = events.slice(cut.length, cut.length + 3)
+    expect(closing[0]).toMatchObject({ type: 'question/settled', data: { outcome: 'interrupted' } })
+    expect(closing.slice(1).map((event) => [event.type, event.data])).toEqual([
       ['step/end', lastStep.data],
       ['turn/end', { turn: 1, reason: 'interrupted' }],
     ])
@@ -638,7 +640,7 @@ describe('pnpm start driven through piped stdin', () => {
     const resumed = await runScript('start', ['--resume', file], lines('hello', '/quit'))
     expect(resumed.code).toBe(0)
     expect(resumed.stdout).toContain(
-      '  resumed 8 events; plan mode off\n' +
+      '  resumed 10 events; plan mode off\n' +
         '  ■ turn 1 was interrupted: the process running it ended before the turn did\n' +
         '  ■ the question whether to enter plan mode was open then and is interrupted: nothing was answered; type a message to go on\n',
     )

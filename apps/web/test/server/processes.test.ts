@@ -192,8 +192,9 @@ describe('two server processes on one PostgreSQL schema', () => {
     await waitForEvent(onB, turnEnded(3))
 
     const after = onB.events().filter((event) => event.seq > killedAt)
-    // The new writer closes the step and the turn the dead one left open, then runs the new turn, whose first step applies the rebuilt exit.
-    expect(after.slice(0, 3).map((event) => [event.type, event.data])).toEqual([
+    // The new writer settles the review the dead one left open, closes its step and turn, then runs the new turn, whose first step applies the rebuilt exit.
+    expect(after[0]).toMatchObject({ type: 'question/settled', data: { outcome: 'interrupted' } })
+    expect(after.slice(1, 4).map((event) => [event.type, event.data])).toEqual([
       ['step/end', { turn: 2, step: 4 }],
       ['turn/end', { turn: 2, reason: 'interrupted' }],
       ['turn/start', { turn: 3 }],
