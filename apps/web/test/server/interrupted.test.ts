@@ -63,8 +63,9 @@ describe('kill -9 of the server while a review waits, then a restart on the same
     await resumed.waitFor((item) => item.event === 'questions')
     const step = left.filter((event) => event.type === 'step/start').at(-1)!.data as { turn: number; step: number }
     expect(resumed.events().map((event) => [event.seq, event.type, event.data])).toEqual([
-      [lastSeen + 1, 'step/end', { turn: step.turn, step: step.step }],
-      [lastSeen + 2, 'turn/end', { turn: step.turn, reason: 'interrupted' }],
+      [lastSeen + 1, 'question/settled', { questionId: expect.any(String), outcome: 'interrupted' }],
+      [lastSeen + 2, 'step/end', { turn: step.turn, step: step.step }],
+      [lastSeen + 3, 'turn/end', { turn: step.turn, reason: 'interrupted' }],
     ])
     expect(resumed.items.find((item) => item.event === 'questions')!.data).toEqual({ open: [] })
     expect(resumed.items.some((item) => item.event === 'question')).toBe(false)
@@ -72,13 +73,13 @@ describe('kill -9 of the server while a review waits, then a restart on the same
     // The log says so, after the events the dead process wrote, which are unchanged.
     const log = readLog(sessionDir, id)
     expect(log.slice(0, left.length)).toEqual(left)
-    expect(log.slice(left.length).map((event) => event.type)).toEqual(['step/end', 'turn/end'])
+    expect(log.slice(left.length).map((event) => event.type)).toEqual(['question/settled', 'step/end', 'turn/end'])
     const page = (await second.api(`/api/sessions/${id}?tail=100000`)).body
-    expect(page).toMatchObject({ running: false, questions: [], lastSeq: lastSeen + 2 })
+    expect(page).toMatchObject({ running: false, questions: [], lastSeq: lastSeen + 3 })
     expect(page.events).toEqual(log)
     expect(page.partial).toBeUndefined()
     const row = (await second.api('/api/sessions')).body.sessions.find((entry: { id: string }) => entry.id === id)
-    expect(row).toMatchObject({ running: false, updatedSeq: lastSeen + 2 })
+    expect(row).toMatchObject({ running: false, updatedSeq: lastSeen + 3 })
     // The review is over: the plan history says so (no revision waits for review).
     expect(page.snapshot.values.planHistory.revisions.map((revision: { status: string }) => revision.status)).not.toContain('in-review')
 
@@ -98,7 +99,7 @@ describe('kill -9 of the server while a review waits, then a restart on the same
     expect(after.find((event) => event.type === 'turn/start')?.data).toEqual({ turn: next })
   })
 
-  it('a legacy log (the turn closed as reason error, "interrupted: …") is reopened as it is: nothing more is appended', async () => {
+  it('a legacy log (the turn closed as reason error, "interrupted: …") keeps its close: only the question it left open is settled', async () => {
     const sessionDir = tempDir('planmode-web-legacy-')
     const first = await start(sessionDir)
     const id = (await first.api('/api/sessions', { body: {} })).body.id as string
@@ -110,7 +111,10 @@ describe('kill -9 of the server while a review waits, then a restart on the same
     const legacy = appendLegacyClose(sessionDir, id, left)
     const second = await start(sessionDir)
     const page = (await second.api(`/api/sessions/${id}?tail=100000`)).body
-    expect(page.events).toEqual([...left, ...legacy])
+    expect(page.events.slice(0, left.length + legacy.length)).toEqual([...left, ...legacy])
+    expect(page.events.slice(left.length + legacy.length).map((event: { type: string; data: unknown }) => [event.type, event.data])).toEqual([
+      ['question/settled', { questionId: expect.any(String), outcome: 'interrupted' }],
+    ])
     expect(page).toMatchObject({ running: false, questions: [] })
   })
 
