@@ -1,4 +1,5 @@
 import type { Session, SessionEvent } from '@planmode/seams'
+import { incrementalLogReader } from './incremental-log.js'
 import { initialPlanSelection, stepPlanSelection, type PlanSelectionState } from './plan-selection.js'
 import { planModeMessageForm } from './notice.js'
 import { planModeCause, type PlanModeCause } from './plan-mode-event.js'
@@ -75,14 +76,6 @@ export interface PlanLog {
   /** How many events have been folded. */
   readonly length: number
 }
-
-interface Cache {
-  events: readonly SessionEvent[]
-  last: SessionEvent | undefined
-  log: PlanLog
-}
-
-const caches = new WeakMap<Session, Cache>()
 
 function initialLog(): PlanLog {
   return { active: false, cause: undefined, told: undefined, guided: false, openTurn: false, selection: initialPlanSelection(), silent: undefined, length: 0 }
@@ -195,20 +188,7 @@ function fold(log: PlanLog, events: readonly SessionEvent[], from: number): Plan
  * @public
  */
 export function readPlanLog(session: Session): PlanLog {
-  const events = session.events
-  let cache = caches.get(session)
-  if (
-    cache === undefined ||
-    cache.events !== events ||
-    events.length < cache.log.length ||
-    (cache.log.length > 0 && events[cache.log.length - 1] !== cache.last)
-  ) {
-    cache = { events, last: undefined, log: initialLog() }
-    caches.set(session, cache)
-  }
-  if (events.length > cache.log.length) {
-    cache.log = fold(cache.log, events, cache.log.length)
-    cache.last = events[events.length - 1]
-  }
-  return cache.log
+  return readPlanLogOf(session)
 }
+
+const readPlanLogOf = incrementalLogReader(initialLog, fold)

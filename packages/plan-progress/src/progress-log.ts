@@ -1,5 +1,5 @@
 import type { Session, SessionEvent } from '@planmode/seams'
-import { PLAN_MODE_PLUGIN_ID } from '@planmode/plan-core'
+import { incrementalLogReader, PLAN_MODE_PLUGIN_ID } from '@planmode/plan-core'
 import { initialPlanProgress, stepPlanProgress, type PlanProgressState } from './progress-state.js'
 
 /** The `form` of the messages this layer adds (SPEC §17). */
@@ -25,14 +25,6 @@ export interface ProgressLog {
   /** How many events were folded. */
   readonly length: number
 }
-
-interface Cache {
-  events: readonly SessionEvent[]
-  last: SessionEvent | undefined
-  log: ProgressLog
-}
-
-const caches = new WeakMap<Session, Cache>()
 
 const initialLog = (): ProgressLog => ({
   state: initialPlanProgress(),
@@ -93,20 +85,7 @@ function fold(log: ProgressLog, events: readonly SessionEvent[], from: number): 
  * or the last folded event is no longer at its index.
  */
 export function readProgressLog(session: Session): ProgressLog {
-  const events = session.events
-  let cache = caches.get(session)
-  if (
-    cache === undefined ||
-    cache.events !== events ||
-    events.length < cache.log.length ||
-    (cache.log.length > 0 && events[cache.log.length - 1] !== cache.last)
-  ) {
-    cache = { events, last: undefined, log: initialLog() }
-    caches.set(session, cache)
-  }
-  if (events.length > cache.log.length) {
-    cache.log = fold(cache.log, events, cache.log.length)
-    cache.last = events[events.length - 1]
-  }
-  return cache.log
+  return readProgressLogOf(session)
 }
+
+const readProgressLogOf = incrementalLogReader(initialLog, fold)
