@@ -68,7 +68,25 @@ export interface ComposePlanHostOptions {
   readonly planDir?: string
   /** plan-tool's `requiredSections` (SPEC §20): headings a plan must have before it is reviewed (`--require-sections`). */
   readonly requiredSections?: readonly string[]
+  /**
+   * The models an approval may hand the plan to (`--models`, SPEC §18), by
+   * id: plan-tool's `handoff.models` offers these ids in the review and the
+   * host's `models` resolves the chosen one. The default model need not be
+   * among them.
+   */
+  readonly models?: Readonly<Record<string, LanguageModelV3>>
+  /** Offer "carry it out in a fresh session" in the review (plan-tool's `handoff.fresh`, SPEC §18). */
+  readonly freshSessions?: boolean
   readonly workspace: string
+}
+
+/** plan-tool's config for these options: `requiredSections` and `handoff` when asked for, else `undefined` (plan-tool's defaults). */
+function planToolConfig(options: ComposePlanHostOptions): { requiredSections?: readonly string[]; handoff?: { fresh: boolean; models: string[] } } | undefined {
+  const models = Object.keys(options.models ?? {})
+  const handoff = options.freshSessions === true || models.length > 0 ? { fresh: options.freshSessions === true, models } : undefined
+  const sections = options.requiredSections !== undefined && options.requiredSections.length > 0 ? options.requiredSections : undefined
+  if (handoff === undefined && sections === undefined) return undefined
+  return { ...(sections === undefined ? {} : { requiredSections: sections }), ...(handoff === undefined ? {} : { handoff }) }
 }
 
 /**
@@ -90,14 +108,16 @@ export function composePlanHost(ctx: Context, options: ComposePlanHostOptions): 
   ctx.plugin(commandsPlugin)
   ctx.plugin(userQuestionsPlugin)
   ctx.plugin(sessionProjectionsPlugin)
-  ctx.plugin(agentsPlugin, { model: options.model, maxSteps: options.maxSteps ?? 24 })
+  // `models`: what a handoff (SPEC §18) may switch to, from the agent's next step or in a fresh session.
+  ctx.plugin(agentsPlugin, { model: options.model, maxSteps: options.maxSteps ?? 24, ...(options.models === undefined ? {} : { models: options.models }) })
   // The plan layers.
   ctx.plugin(planCorePlugin)
   ctx.plugin(planModeInvariantPlugin)
   ctx.plugin(planPolicyPlugin, { section: options.section, ...(options.placement === undefined ? {} : { placement: options.placement }) })
   ctx.plugin(planCommandsPlugin)
   // --require-sections: a plan without one of these headings goes back to the model before anyone reviews it.
-  ctx.plugin(planToolPlugin, options.requiredSections === undefined || options.requiredSections.length === 0 ? undefined : { requiredSections: options.requiredSections })
+  // --models / fresh sessions: what an approval may hand the plan on to.
+  ctx.plugin(planToolPlugin, planToolConfig(options))
   ctx.plugin(planProjectionPlugin)
   ctx.plugin(planHistoryPlugin)
   // Opt-in: the latest plan of each session as a file (after planHistory, which it reads).

@@ -25,7 +25,7 @@ export interface ModelChoice {
  */
 export function chooseModel(flags: ModelFlags, section: string, env: NodeJS.ProcessEnv = process.env, chunkDelayMs = 0): ModelChoice {
   const offline = (): ModelChoice => ({
-    model: createOfflineModel({ planSection: section, chunkDelayMs }),
+    model: createOfflineModel({ planSection: section, chunkDelayMs, ...(flags.model === undefined ? {} : { modelId: flags.model }) }),
     description: 'offline planner (deterministic, no network)',
     offline: true,
   })
@@ -44,4 +44,21 @@ export function chooseModel(flags: ModelFlags, section: string, env: NodeJS.Proc
     return { model: createDeepSeek({ apiKey: deepseekKey })(modelId), description: `DeepSeek ${modelId}`, offline: false }
   }
   return offline()
+}
+
+/**
+ * The models of `--models a,b` (SPEC §18's handoff choices), by id: each id
+ * is a model of the same source {@link chooseModel} picks (the same
+ * OpenAI-compatible server, DeepSeek, or the offline planner reporting that
+ * id). Ids are trimmed; a blank or repeated id is an error.
+ */
+export function chooseModels(ids: readonly string[], flags: ModelFlags, section: string, env: NodeJS.ProcessEnv = process.env, chunkDelayMs = 0): Record<string, LanguageModelV3> {
+  const models: Record<string, LanguageModelV3> = {}
+  for (const raw of ids) {
+    const id = raw.trim()
+    if (id === '') throw new Error('--models: a model id is blank (give ids separated by commas, e.g. --models fast,careful)')
+    if (Object.hasOwn(models, id)) throw new Error(`--models: model "${id}" is given twice`)
+    models[id] = chooseModel({ ...flags, model: id }, section, env, chunkDelayMs).model
+  }
+  return models
 }
