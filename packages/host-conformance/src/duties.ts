@@ -101,7 +101,7 @@ const BASE_DUTIES: readonly HostDutyInfo[] = [
     kind: 'host',
     means:
       "every ask that reaches a provider is logged on the asking agent's session: question/asked { questionId, agent, question } before the provider is asked, question/settled { questionId, outcome } (answered with the answers and by, cancelled, failed) before the ask settles; a refusal logs nothing; an ask its process left open is settled interrupted by the writer that reopens the session",
-    dependsOn: ['services', 'turns-and-steps'],
+    dependsOn: ['services', 'turns-and-steps', 'child-questions', 'review', 'restart-from-log'],
   },
   {
     duty: 'composition',

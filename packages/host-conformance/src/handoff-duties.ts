@@ -15,13 +15,13 @@ export const HANDOFF_DUTIES: readonly { readonly duty: HandoffDuty; readonly kin
     kind: 'host',
     means:
       "on agent/handoff with a model (an approval that chose one), the agent's requests from its next step go to that model, resolved from the environment's models, and its request/header records the change",
-    dependsOn: ['services', 'turns-and-steps', 'request-header', 'review'],
+    dependsOn: ['services', 'turns-and-steps', 'request-header', 'composition', 'review'],
   },
   {
     duty: 'handoff-fresh',
     kind: 'host',
     means:
       'on agent/handoff with fresh, no further request in that turn once the step that ran the tool ends; a new session whose first event is the plan/handoff given, its first turn started with no user message, its agent on the model chosen (else the handing agent\'s)',
-    dependsOn: ['services', 'turns-and-steps', 'session-event', 'review'],
+    dependsOn: ['services', 'turns-and-steps', 'session-event', 'pre-step-order', 'composition', 'review', 'handoff-model'],
   },
 ]

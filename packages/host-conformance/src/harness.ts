@@ -110,8 +110,8 @@ export class Harness {
   }
 
   /** Fails, naming `duty` rather than this case's, unless `condition` holds. */
-  checkDuty(duty: HostDuty, condition: boolean, message: string): asserts condition {
-    if (!condition) throw new HostConformanceError(duty, message)
+  checkDuty(duty: HostDuty, condition: boolean, message: string | (() => string)): asserts condition {
+    if (!condition) throw new HostConformanceError(duty, typeof message === 'function' ? message() : message)
   }
 
   /** Awaits one host operation: a throw or a hang past the timeout fails the case, naming `what`. */
@@ -246,6 +246,15 @@ export class Harness {
     this.checkTurnLogged(agent, logged, what)
     this.checkPreStepRan(agent, logged, preSteps, what)
     return rejection
+  }
+
+  /**
+   * Checks, naming `turns-and-steps`, the turn a prompt the case ran itself
+   * (not through {@link Harness.prompt}) logged from index `from`: one
+   * turn/start, then its turn/end, every step inside them.
+   */
+  checkTurn(agent: Agent, from: number, what: string): void {
+    this.checkTurnLogged(agent, from, what)
   }
 
   /**

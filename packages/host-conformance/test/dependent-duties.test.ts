@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { BROKEN_HOST_VARIANTS, HOST_DUTIES, HostConformanceError, hostConformanceCases, type HostDuty } from '@planmode/host-conformance'
+import { scaledMs } from '@planmode/testkit'
 import { referenceHost } from './support/reference-host.js'
 
 const dependsOn = new Map(HOST_DUTIES.map((info) => [info.duty, info.dependsOn]))
@@ -32,25 +33,15 @@ describe('the dependencies between duties', () => {
   })
 })
 
-/**
- * Cases written in the round that added questions in the log, sub-agents and handoffs (SPEC §18, §21),
- * which do not check the duties they build on before their own rules yet: under another duty's
- * variant they may name their own duty. Known gap (see the README's limits); every other case is held
- * to the rule below, and a case listed here is still run against its own duty's variants.
- */
-const PREREQUISITES_NOT_CHECKED_YET = (check: { readonly duty: HostDuty; readonly title: string }): boolean =>
-  check.duty === 'questions-in-log' || check.duty === 'handoff-model' || check.duty === 'handoff-fresh' || / child/.test(check.title)
-
 // Every broken variant against every case, not only the cases of its own duty: whatever case notices the
 // breakage must name the variant's duty or one it builds on, never a duty that only depends on it.
 describe('every case names the duty a broken variant breaks, not its own', () => {
   for (const variant of BROKEN_HOST_VARIANTS) {
     const allowed = withPrerequisites(variant.duty)
-    it(`${variant.name} (${variant.duty}): each failing case names one of ${[...allowed].join(', ')}`, { timeout: 120_000 }, async () => {
+    it(`${variant.name} (${variant.duty}): each failing case names one of ${[...allowed].join(', ')}`, { timeout: scaledMs(120_000) }, async () => {
       const misnamed: string[] = []
       // One case at a time: each builds its own host, and the machine may be shared.
       for (const check of hostConformanceCases(variant.wrap(referenceHost))) {
-        if (PREREQUISITES_NOT_CHECKED_YET(check) && check.duty !== variant.duty) continue
         const error = await check.run().then(() => undefined, (failure: unknown) => failure)
         if (error === undefined) continue
         if (!HostConformanceError.isInstance(error)) misnamed.push(`${check.title}: not a HostConformanceError: ${String(error)}`)

@@ -52,11 +52,13 @@ const childInherits: CaseSpec = {
     await h.prompt(child, 'look around')
     h.check(seen.length === 2, `the agent/pre-step waterfall must run once before each of the child's 2 steps; it ran ${seen.length} time(s)`)
     const owner = seen[0]!.agent.owner
-    h.check(
+    h.checkDuty(
+      'services',
       owner?.id === parent.id,
       `agent/pre-step payload.agent of a child must carry its owner (agent.owner) from its first step, so plan-core can read the owner's plan mode; the first pre-step's agent has ${owner === undefined ? 'no owner' : `owner ${owner.id}`}`,
     )
-    h.check(
+    h.checkDuty(
+      'services',
       owner.session.events.some((event) => event.type === 'plan/mode'),
       "the owner a child's pre-step carries must hold the owner's session log (agent.owner.session.events with its plan/mode)",
     )
@@ -86,6 +88,11 @@ const childQuestionsInTool: CaseSpec = {
     const parent = await h.agent()
     await h.command(parent, '/plan')
     let child: Agent | undefined
+    const childPreSteps: PreStepPayload[] = []
+    h.context.on('agent/pre-step', async (payload, next) => {
+      if (payload.agent.id !== parent.id) childPreSteps.push(payload)
+      return next()
+    })
     h.context.require('tools').register<{ question: string }, string>({
       name: KIT_EXPLORE_TOOL,
       description: 'Runs a child agent on a question (conformance kit).',
@@ -109,6 +116,12 @@ const childQuestionsInTool: CaseSpec = {
     await h.prompt(parent, 'ask a child')
     h.check(child !== undefined, `the owner's tool call must run (it starts the child). Log: ${logSummary(h.events(parent))}`)
     h.check(child.owner?.id === parent.id, `createAgent({ owner }) from a tool call must return a child of the calling agent; its owner is ${String(child.owner?.id)}`)
+    const firstOwner = childPreSteps[0]?.agent.owner
+    h.checkDuty(
+      'services',
+      firstOwner?.id === parent.id,
+      `agent/pre-step payload.agent of a child must carry its owner (agent.owner) from its first step, so plan-core can read the owner's plan mode; ${childPreSteps.length === 0 ? "the child's steps ran no pre-step" : `the first pre-step's agent has ${firstOwner === undefined ? 'no owner' : `owner ${firstOwner.id}`}`}`,
+    )
     h.checkHeaderLogged(child)
     checkInherited(h, child)
     const result = ofType(h.events(child), 'tool/result').find((event) => event.data.toolName === EXIT_PLAN_MODE)

@@ -14,10 +14,33 @@ const HANDOFF_TEXT = `${PLAN_HANDOFF_INTRO}\n\n${PLAN}`
 const exit = { toolCalls: [{ toolName: EXIT_PLAN_MODE, input: { plan: PLAN }, toolCallId: CALL }] }
 const approve = (handoff: UserAnswer['handoff']): UserAnswer[] => [{ id: 'plan-review', selected: [APPROVE_LABEL], ...(handoff === undefined ? {} : { handoff }) }]
 
-/** Replaces the kit's plan-tool with one whose review offers `handoff` (the other cases keep the kit's plain one). */
+/**
+ * Replaces the kit's plan-tool with one whose review offers `handoff` (the
+ * other cases keep the kit's plain one). A host whose registries ignore the
+ * disposers they return would keep the plain tool: that is `composition`'s.
+ */
 function offerHandoff(h: Harness, handoff: PlanToolHandoffConfig): void {
   h.layers.tool.dispose()
+  h.checkDuty(
+    'composition',
+    h.context.require('tools').get(EXIT_PLAN_MODE) === undefined,
+    `disposing plan-tool must remove exit_plan_mode from the tools registry (the disposer its register() returned); it is still registered, so the case cannot load a plan-tool that offers a handoff`,
+  )
   h.context.plugin(planToolPlugin, { handoff })
+}
+
+/**
+ * Checks, naming `review`, that the case's one review reached the provider
+ * through the questions seam with the calling agent (a host that runs tools
+ * without their agent asks nothing).
+ */
+function checkAsked(h: Harness, agent: Agent): void {
+  const result = ofType(agent.session.events, 'tool/result').find((event) => event.data.toolCallId === CALL)
+  h.checkDuty(
+    'review',
+    h.asks.length === 1 && h.asks[0]!.agent.id === agent.id,
+    `exit_plan_mode must ask the provider once through userQuestions, with its calling agent (the tool execution carries it); it asked ${h.asks.length} time(s) and the tool answered ${JSON.stringify(result?.data.content.map((block) => block.text).join(''))}`,
+  )
 }
 
 /** The model a request went to, as a request/header names it. */
@@ -27,11 +50,18 @@ function modelOf(h: Harness, index: number): string {
   return handoffModelsOf(h.model).answered.has(request) ? HANDOFF_MODEL_NAME : `${h.model.provider}:${h.model.modelId}`
 }
 
-/** The `exit_plan_mode` result of the case's call, checked to be the approval the answer chose (it fails naming the case's duty). */
+/**
+ * The `exit_plan_mode` result of the case's call, checked to be the
+ * approval the answer chose. It fails naming `review`: the questions seam
+ * must hand the provider's answer (its `handoff` included) to the tool
+ * unchanged, and plan-tool does the rest.
+ */
 function checkApproval(h: Harness, agent: Agent, value: object, text: string): void {
+  checkAsked(h, agent)
   const result = ofType(agent.session.events, 'tool/result').find((event) => event.data.toolCallId === CALL)
   const content = result?.data.content.map((block) => block.text).join('')
-  h.check(
+  h.checkDuty(
+    'review',
     result !== undefined && !result.data.isError && stableJson(result.data.value) === stableJson(value) && content === text,
     () =>
       `the provider's answer must reach exit_plan_mode with its handoff (the questions seam passes answers unchanged): the tool/result must be ${JSON.stringify({ isError: false, value, text })}; it is ${JSON.stringify(result?.data)}`,
@@ -80,6 +110,7 @@ const handoffModel: CaseSpec = {
     h.script(exit, { text: 'carrying out the plan' })
     h.answers.push(approve({ model: HANDOFF_MODEL_ID }))
     await h.prompt(agent, 'plan it')
+    h.checkHeaderLogged(agent)
     checkApproval(h, agent, { approved: true, handoff: { model: HANDOFF_MODEL_ID } }, EXIT_PLAN_MODE_MESSAGES.approved)
     const events = agent.session.events
     h.check(modelOf(h, 0) !== HANDOFF_MODEL_NAME, `request #1, before the approval, must go to the model the agent was created with; it went to ${modelOf(h, 0)}`)
@@ -119,9 +150,11 @@ function freshCase(withModel: boolean): CaseSpec {
       try {
         h.script(exit, { text: 'carrying out the plan in the new session' })
         h.answers.push(approve(withModel ? { fresh: true, model: HANDOFF_MODEL_ID } : { fresh: true }))
+        const logged = origin.session.events.length
         await h.within('prompt("plan it")', () => h.host.prompt(origin, 'plan it'))
         const errors = h.model.scriptErrors
         if (errors.length > 0) h.fail(`while the model answered, the case's own step failed: ${String(errors[0])}`, errors[0])
+        h.checkTurn(origin, logged, 'prompt("plan it")')
         checkApproval(h, origin, { approved: true, handoff: withModel ? { fresh: true, model: HANDOFF_MODEL_ID } : { fresh: true } }, EXIT_PLAN_MODE_MESSAGES.fresh)
         const events = origin.session.events
         const later = ofType(events, 'step/start').filter((event) => event.data.turn === 1 && event.data.step > 1)
@@ -155,6 +188,11 @@ function freshCase(withModel: boolean): CaseSpec {
           () =>
             `the host must start the new session's first turn with no user message (plan-tool adds the plan at its first step); before its first step the log has ${JSON.stringify(messages.map((event) => ({ source: event.data.source, text: messageText(event.data).slice(0, 60) })))}. Log: ${logSummary(fresh)}`,
         )
+        h.checkDuty(
+          'pre-step-order',
+          messages.length > 0,
+          `the new session's first pre-step decision carries plan-tool's handoff message (contribute, SPEC §3.3), and the host must log a decision's messages before the step's request/header; nothing was logged before its first step. Log: ${logSummary(fresh)}`,
+        )
         h.check(
           messages.length === 1 && messageText(messages[0]!.data) === HANDOFF_TEXT,
           () => `the new session's first step must log the handoff message once, ${JSON.stringify(HANDOFF_TEXT)}, from the pre-step decision; it logged ${JSON.stringify(messages.map((event) => messageText(event.data)))}. Log: ${logSummary(fresh)}`,
@@ -174,6 +212,15 @@ function freshCase(withModel: boolean): CaseSpec {
         )
         const header = ofType(fresh, 'request/header')[0]
         const want = withModel ? HANDOFF_MODEL_NAME : modelOf(h, 0)
+        // The chosen model is resolved from the environment's models as for a switch in the session (handoff-model):
+        // a host that resolves none keeps the handing agent's model in the new session too.
+        if (withModel && modelOf(h, 1) === modelOf(h, 0)) {
+          h.checkDuty(
+            'handoff-model',
+            false,
+            `the new session's agent must use the model chosen at the review, resolved from the environment's models["${HANDOFF_MODEL_ID}"] (${HANDOFF_MODEL_NAME}) as for a switch in the session; its request went to the handing agent's model, ${modelOf(h, 1)}`,
+          )
+        }
         h.check(
           modelOf(h, 1) === want && header?.data.model === want,
           () =>

@@ -68,7 +68,11 @@ const questionsInLog: CaseSpec = {
     })
     h.script({ toolCalls: [{ toolName: EXIT_PLAN_MODE, input: { plan: PLAN }, toolCallId: EXIT_CALL }] }, { text: 'revising' })
     await h.prompt(agent, 'plan the change')
-    h.check(h.asks.length === 1, `exit_plan_mode must ask the provider once; it asked ${h.asks.length} time(s)`)
+    h.checkDuty(
+      'review',
+      h.asks.length === 1,
+      `exit_plan_mode must ask the provider once through userQuestions (it needs its calling agent in the tool execution); it asked ${h.asks.length} time(s)`,
+    )
     const when = 'the plan review'
     checkAsked(h, askedWhenProviderCalled.at(-1), agent, h.asks[0]!.questions, when)
     const asked = askedWhenProviderCalled.at(-1)!
@@ -114,10 +118,11 @@ const questionsInLog: CaseSpec = {
     const asksBefore = h.asks.length
     const beforeParent = questionEvents(logged()).length
     await askOutcome(h, 'userQuestions.ask for a child', { agent: child, questions: [QUESTION] })
+    h.checkDuty('child-questions', h.asks.length === asksBefore, "userQuestions must refuse a child owned by a live agent before the provider is asked; the child's ask reached it")
     const aborted = new AbortController()
     aborted.abort()
     await askOutcome(h, 'userQuestions.ask with an aborted signal', { agent, questions: [QUESTION], signal: aborted.signal })
-    h.check(h.asks.length === asksBefore, 'a refused ask (a child of a live agent, an aborted signal) must not reach the provider')
+    h.check(h.asks.length === asksBefore, 'an ask whose signal is already aborted must be refused before the provider is asked; it reached the provider')
     h.check(
       questionEvents(h.events(child)).length === 0 && questionEvents(logged()).length === beforeParent,
       `a refusal before any provider is asked must log no question/asked or question/settled. Child's log: ${logSummary(h.events(child))}`,
@@ -138,8 +143,15 @@ const questionsInLog: CaseSpec = {
     checkAsked(h, pendingAsked, agent, [QUESTION], 'the ask left open')
     const id = agent.session.id
     const written = logged().length
+    const asWritten = logged().map((event) => `${event.seq}:${event.type}`)
     await h.restart()
     const reopened = await h.within(`openAgent(${JSON.stringify(id)})`, () => h.host.openAgent!(id))
+    const reread = h.events(reopened).slice(0, written).map((event) => `${event.seq}:${event.type}`)
+    h.checkDuty(
+      'restart-from-log',
+      stableJson(reread) === stableJson(asWritten),
+      `a session opened again must hold its whole log as written (${written} events, the open question/asked among them) before anything is appended; it starts ${JSON.stringify(reread.slice(0, 12))}. Log: ${logSummary(h.events(reopened))}`,
+    )
     h.script({ text: 'after the restart' })
     await h.prompt(reopened, 'after the restart')
     const events = h.events(reopened)
