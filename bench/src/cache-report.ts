@@ -112,9 +112,30 @@ export function cacheSummary(result: CacheResult): string[] {
   return lines
 }
 
+/**
+ * The tracked-plan session (`cache-tracked.ts`): its row, in the columns of
+ * the main table that apply to it (it has no no-switch twin), and what it
+ * shows; nothing for a result saved before it existed.
+ */
+export function trackedLines(result: CacheResult): string[] {
+  const t = result.tracked
+  if (t === undefined) return []
+  const p = t.provider
+  const messages = t.track.bytes + t.remind.bytes
+  const keeps = p.lost === 0 && p.breaks === 0
+  return [
+    '| session | requests | bytes sent | billed again vs the previous request | billed again vs any earlier request | cached bytes lost (vs the previous request) | requests that lost cached bytes | progress messages (bytes) | update_plan calls | raw body: billed again |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    `| ${t.label} | ${p.requests} | ${kib(p.sent)} | ${kib(p.miss)} | ${kib(p.missAny)} | ${kib(p.lost)} | ${p.breaks} of ${p.requests - 1} | ${t.track.count} after an approval, ${t.remind.count} reminders (${kib(messages)}) | ${t.updates} | ${kib(t.raw.miss)} |`,
+    '',
+    `- **a tracked plan keeps the prefix**: ${t.turns} turns, ${t.plans} approved plans with steps, ${t.updates} \`update_plan\` calls over several steps and turns; every request's tools and earlier messages are byte-identical to the previous request's whole input: ${keeps ? 'yes' : 'NO'} (${p.breaks} of ${p.requests - 1} requests lose cached bytes; the job fails when one does). The progress messages are new content at the end of the request that first carries them: ${t.track.count} × ${int(t.track.count === 0 ? 0 : t.track.bytes / t.track.count)} bytes after an approval, ${t.remind.count} × ${int(t.remind.count === 0 ? 0 : t.remind.bytes / t.remind.count)} bytes of reminders, ${((messages / p.miss) * 100).toFixed(1)}% of what the session bills again`,
+  ]
+}
+
 /** The cache table and summary as the RESULTS.md block holds them (markers included). */
 export function cacheBlock(result: CacheResult): string {
-  return [CACHE_BLOCK_START, '', ...cacheTable(result), '', ...cacheSummary(result), '', CACHE_BLOCK_END].join('\n')
+  const tracked = trackedLines(result)
+  return [CACHE_BLOCK_START, '', ...cacheTable(result), '', ...cacheSummary(result), ...(tracked.length === 0 ? [] : ['', ...tracked]), '', CACHE_BLOCK_END].join('\n')
 }
 
 /** Whether `text` holds a complete cache block (the start marker, then the end marker). */
@@ -140,5 +161,8 @@ export function cacheMissing(result: CacheResult | undefined): string[] {
     const figures = v === undefined ? [] : [v.provider.miss, v.provider.missAny, v.provider.sent, v.provider.lost, v.raw.miss]
     if (v === undefined || v.provider.requests === 0 || !figures.every(Number.isFinite)) missing.push(`cache/${id}`)
   }
+  const t = result.tracked
+  const figures = t === undefined ? [] : [t.provider.miss, t.provider.missAny, t.provider.sent, t.provider.lost, t.raw.miss, t.track.bytes, t.remind.bytes]
+  if (t === undefined || t.provider.requests === 0 || !figures.every(Number.isFinite)) missing.push('cache/tracked')
   return missing
 }

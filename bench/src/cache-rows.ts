@@ -4,7 +4,8 @@
  * system prompt (`placement: 'system'`), guidance as a transcript message
  * (`'transcript'`), `'transcript'` with only the issue's minimum of switches,
  * and the same turns with no switches — and what a prompt cache would bill
- * again for each (`cache-measure.ts`).
+ * again for each (`cache-measure.ts`); then the tracked-plan session of
+ * `cache-tracked.ts`, which fails the job when its prefix breaks.
  */
 import { planModeNotice } from '@planmode/plan-core'
 import { ENTER_PLAN_MODE_MESSAGES, EXIT_PLAN_MODE_MESSAGES } from '@planmode/plan-tool'
@@ -13,6 +14,7 @@ import { measureRequests, type CacheTotals } from './cache-measure.js'
 import type { ChatBody } from './cache-server.js'
 import { cacheScript, minimumCycles, minimumSwitches, withoutSwitches, type CacheScript, type NetZeroKind } from './cache-script.js'
 import { runCacheSession, type CacheSessionRun, type Placement } from './cache-session.js'
+import { trackedRows, type TrackedCache } from './cache-tracked.js'
 
 /** The bytes of one form of plan-mode message in a request: how many, and their provider-order bytes in all. */
 export interface MessageBytes {
@@ -64,6 +66,8 @@ export interface CacheResult {
   readonly minimumCycles?: number
   /** The moves re-sending nothing that the net-zero cycle makes (absent in results saved before it existed). */
   readonly netZero?: readonly NetZeroKind[]
+  /** The session with a tracked plan (absent in results saved before it existed). */
+  readonly tracked?: TrackedCache
   /** Wall time of the job, ms. */
   readonly ms: number
 }
@@ -163,7 +167,7 @@ const LABELS: Record<CacheVariantId, string> = {
   'no-switch': 'no switches (same turns)',
 }
 
-/** Runs the four sessions and measures them. */
+/** Runs the four sessions and the tracked-plan one, and measures them. */
 export async function cacheRows(): Promise<CacheResult> {
   const t0 = Date.now()
   const script = cacheScript()
@@ -177,6 +181,7 @@ export async function cacheRows(): Promise<CacheResult> {
     variants.push({ id, label: LABELS[id], provider, raw, switches: switchesOf(run.events), ...messages, planBytes: planParts.total, planParts })
     sectionBytes = Buffer.byteLength(run.section, 'utf8')
   }
+  const tracked = await trackedRows()
   return {
     steps: script.turns.reduce((n, turn) => n + turn.steps.length, 0),
     turns: script.turns.length,
@@ -185,6 +190,7 @@ export async function cacheRows(): Promise<CacheResult> {
     sectionBytes,
     minimumCycles: minimumCycles(script).size,
     netZero: script.netZero.map((point) => point.kind),
+    tracked,
     ms: Date.now() - t0,
   }
 }

@@ -1,7 +1,8 @@
 /**
  * Runs the prompt-cache bench's scripted session through the real host loop:
  * `@planmode/host` with plan-core, plan-policy, plan-commands and plan-tool
- * composed, a `read` and a `write` tool, a scripted user-questions provider,
+ * composed (and plan-progress, with `progress`), a `read` and a `write` tool,
+ * a scripted user-questions provider,
  * and the host's OpenAI-compatible provider pointed at the loopback server
  * of `cache-server.ts`. Returns every request body as the server received it.
  */
@@ -10,6 +11,7 @@ import { createOpenAICompatibleModel, hostPlugin, type HostAgent } from '@planmo
 import { PLAN_COMMAND_REPLIES, planCommandsPlugin } from '@planmode/plan-commands'
 import { planCorePlugin } from '@planmode/plan-core'
 import { planPolicyPlugin, RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
+import { planProgressPlugin } from '@planmode/plan-progress'
 import { APPROVE_LABEL, ENTER_PLAN_MODE_LABEL, NOT_NOW_LABEL, planToolPlugin } from '@planmode/plan-tool'
 import type { AskRequest, SessionEvent, UserAnswer } from '@planmode/seams'
 import type { CacheScript, ScriptTurn } from './cache-script.js'
@@ -29,6 +31,8 @@ export interface CacheSessionOptions {
   readonly section?: string
   /** Error texts a tool result may carry in this run (any other failed tool call fails the run). */
   readonly toolErrors?: readonly string[]
+  /** Compose `@planmode/plan-progress` too (its `update_plan` tool and its messages); default false. */
+  readonly progress?: boolean
 }
 
 /** What a session run leaves behind. */
@@ -113,6 +117,7 @@ export async function runCacheSession(options: CacheSessionOptions): Promise<Cac
     root.plugin(planPolicyPlugin, { section, placement })
     root.plugin(planCommandsPlugin)
     root.plugin(planToolPlugin, { enterTool: true })
+    if (options.progress === true) root.plugin(planProgressPlugin)
     root.require('systemPrompt').section({ name: 'base', order: 10, text: BASE_SYSTEM })
     const tools = root.require('tools')
     tools.register<{ path: string }, string>({

@@ -34,7 +34,7 @@ import {
 } from './rows.js'
 import type { CacheResult } from './cache-rows.js'
 import { fullReport, parseSaved, type CacheOnlySave, type Report, type Saved } from './saved.js'
-import { cacheBlock, cacheMissing, cacheSummary, cacheTable, hasCacheBlock, replaceCacheBlock } from './cache-report.js'
+import { cacheBlock, cacheMissing, cacheSummary, cacheTable, hasCacheBlock, replaceCacheBlock, trackedLines } from './cache-report.js'
 import { PG_CHILD, pgChild, pgJob, type PgResult } from './pg-rows.js'
 import { pgMissing, pgTable, replacePgBlock } from './pg-report.js'
 
@@ -426,7 +426,8 @@ function cacheLines(cache: CacheResult): string[] {
     ...cacheTable(cache),
     '',
     ...cacheSummary(cache),
-    `- four sessions through the host loop in ${(cache.ms / 1000).toFixed(1)} s`,
+    `- ${cache.tracked === undefined ? 'four' : 'five'} sessions through the host loop in ${(cache.ms / 1000).toFixed(1)} s`,
+    ...(cache.tracked === undefined ? [] : ['', '### Prompt cache with a tracked plan (plan-progress)', '', ...trackedLines(cache)]),
   ]
 }
 

@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { checkCanonical, commonPrefix, costs, measureRequests, providerOrder, totals } from '../src/cache-measure.js'
 import { NO_SWITCH_TOOL_ERRORS, planMessageBytes, planMessageParts, planMessages, runVariant, scriptKinds, switchesOf } from '../src/cache-rows.js'
 import { cacheScript, ENTRY_KINDS, EXIT_KINDS, minimumCycles, minimumSwitches, withoutSwitches, type CacheScript } from '../src/cache-script.js'
-import { CACHE_BLOCK_END, CACHE_BLOCK_START, cacheBlock, cacheMissing, cacheSummary, cacheTable, hasCacheBlock, replaceCacheBlock } from '../src/cache-report.js'
+import { CACHE_BLOCK_END, CACHE_BLOCK_START, cacheBlock, cacheMissing, cacheSummary, cacheTable, hasCacheBlock, replaceCacheBlock, trackedLines } from '../src/cache-report.js'
 import type { CacheResult } from '../src/cache-rows.js'
 import { answerChunks, startChatServer, type CapturedRequest } from '../src/cache-server.js'
 import { expectedReplies, runCacheSession, type CacheSessionRun } from '../src/cache-session.js'
@@ -464,6 +464,30 @@ describe('the cache report', () => {
     planBytes: 100,
   })
   const result = (variants: CacheResult['variants']): CacheResult => ({ steps: 3, turns: 1, kinds: { 'idle /plan': 1 }, variants, sectionBytes: 90, ms: 1 })
+  const tracked = (miss: number): NonNullable<CacheResult['tracked']> => ({
+    label: 'tracked',
+    turns: 2,
+    steps: 3,
+    provider: totalsOf(miss),
+    raw: totalsOf(miss * 2),
+    track: { count: 1, bytes: 300 },
+    remind: { count: 2, bytes: 600 },
+    updates: 4,
+    plans: 1,
+  })
+
+  it('prints the tracked-plan row and what it shows in the block; a result saved before it existed prints none', () => {
+    const all = [variant('system', 4000), variant('transcript', 1040), variant('no-switch', 1000)]
+    expect(trackedLines(result(all))).toEqual([])
+    expect(cacheBlock(result(all))).not.toContain('tracked')
+    const block = cacheBlock({ ...result(all), tracked: tracked(9000) })
+    expect(block).toContain('| tracked | 3 | 87.9 KiB | 8.8 KiB | 4.4 KiB | 0.0 KiB | 0 of 2 | 1 after an approval, 2 reminders (0.9 KiB) | 4 | 17.6 KiB |')
+    expect(block).toContain("previous request's whole input: yes (0 of 2 requests lose cached bytes")
+    expect(block).toContain('1 × 300 bytes after an approval, 2 × 300 bytes of reminders, 10.0% of what the session bills again')
+    expect(block.indexOf('| tracked |')).toBeLessThan(block.indexOf(CACHE_BLOCK_END))
+    const broken = tracked(9000)
+    expect(trackedLines({ ...result(all), tracked: { ...broken, provider: { ...broken.provider, lost: 5, breaks: 1 } } }).join('\n')).toContain('whole input: NO (1 of 2')
+  })
 
   it('replaces only the marked block, and leaves a text without one as it is', () => {
     const r = result([variant('system', 4000), variant('transcript', 1040), variant('no-switch', 1000)])
@@ -483,9 +507,12 @@ describe('the cache report', () => {
   it('says MISSED above the target, and names a missing variant or figure', () => {
     expect(cacheSummary(result([variant('system', 4000), variant('transcript', 1100), variant('no-switch', 1000)])).join('\n')).toContain('(target ≤ 1.05x: MISSED)')
     expect(cacheMissing(undefined)).toEqual(['cache'])
-    expect(cacheMissing(result([variant('system', 1), variant('no-switch', NaN)]))).toEqual(['cache/transcript', 'cache/minimum', 'cache/no-switch'])
-    expect(cacheMissing(result([variant('system', 1), variant('transcript', 1), variant('minimum', 1), variant('no-switch', 1)]))).toEqual([])
-    expect(cacheMissing(result([variant('system', 1), variant('transcript', 1), variant('no-switch', 1)]))).toEqual(['cache/minimum'])
+    expect(cacheMissing(result([variant('system', 1), variant('no-switch', NaN)]))).toEqual(['cache/transcript', 'cache/minimum', 'cache/no-switch', 'cache/tracked'])
+    const all = [variant('system', 1), variant('transcript', 1), variant('minimum', 1), variant('no-switch', 1)]
+    expect(cacheMissing({ ...result(all), tracked: tracked(1) })).toEqual([])
+    expect(cacheMissing(result(all))).toEqual(['cache/tracked'])
+    expect(cacheMissing({ ...result(all), tracked: tracked(NaN) })).toEqual(['cache/tracked'])
+    expect(cacheMissing({ ...result([variant('system', 1), variant('transcript', 1), variant('no-switch', 1)]), tracked: tracked(1) })).toEqual(['cache/minimum'])
   })
 
   it('prints both bounds, the target and the re-billing-only figure side by side, and the figures the findings quote', () => {

@@ -15,6 +15,12 @@ export interface OwnAgent extends Agent {
   dispose(): void
   /** Whether `dispose` was called. */
   readonly disposed: boolean
+  /** The model of the agent's requests, read at every step: a handoff with a model switches it from the next step on. */
+  model: LanguageModelV3
+  /** Starts a turn with no user message of its own (a handoff's new session: the layers' pre-step gives the first message). */
+  begin(): void
+  /** Ends the running turn after its step and then runs `next` (at once when idle): a handoff to a fresh session. */
+  handOff(next: () => Promise<void>): void
 }
 
 /**
@@ -24,12 +30,18 @@ export interface OwnAgent extends Agent {
  */
 export function createAgent(ctx: Context, model: LanguageModelV3, session: Session, id: string, owner?: Agent): OwnAgent {
   const steered: UserMessage[] = []
+  const handoffs: (() => Promise<void>)[] = []
+  let unprompted = false
   let running: Promise<void> | undefined
   let controller = new AbortController()
   let disposed = false
   const runTurns = async (): Promise<void> => {
     try {
-      while (steered.length > 0 && !disposed) await runTurn(ctx, model, agent, steered, (controller = new AbortController()).signal)
+      while ((steered.length > 0 || unprompted) && !disposed) {
+        unprompted = false
+        await runTurn(ctx, agent, steered, (controller = new AbortController()).signal, () => handoffs.length > 0)
+        for (const next of handoffs.splice(0)) await next() // the turn that handed off has ended
+      }
     } catch (error) {
       ctx.logger.error(`agent ${id}: a turn could not be logged to the end`, error) // the log refused an append
     } finally {
@@ -40,8 +52,17 @@ export function createAgent(ctx: Context, model: LanguageModelV3, session: Sessi
     id,
     session,
     ...(owner === undefined ? {} : { owner }),
+    model,
     get disposed() {
       return disposed
+    },
+    begin() {
+      unprompted = true
+      running ??= runTurns()
+    },
+    handOff(next) {
+      if (running === undefined) void next()
+      else handoffs.push(next)
     },
     steer(message) {
       if (disposed) throw new Error(`agent ${id} was disposed`)

@@ -10,6 +10,7 @@ import { planToolPlugin } from '@planmode/plan-tool'
 import type { Agent, CommandResult, Session, ToolDefinition, UserQuestionProvider } from '@planmode/seams'
 import { createAgent, type OwnAgent } from './agent.js'
 import { createCommandRegistry } from './commands.js'
+import { carryOutHandoffs } from './handoff.js'
 import { createProjections } from './projections.js'
 import { openSession, type LogStore } from './session-log.js'
 import { createSystemPrompt } from './system-prompt.js'
@@ -20,6 +21,8 @@ import { createUserQuestions } from './user-questions.js'
 export interface OwnHostOptions {
   /** The model every agent talks to: any AI SDK `LanguageModelV3` (only `doGenerate` is called). */
   readonly model: LanguageModelV3
+  /** The models a handoff may switch to, by the ids plan-tool's `handoff.models` offers (default: none). */
+  readonly models?: Readonly<Record<string, LanguageModelV3>> | undefined
   /** The logs. Pass the store of an earlier host to restart from its logs; a new, empty one by default. */
   readonly store?: LogStore | undefined
   /** Your own tools, registered before the plan layers. */
@@ -42,8 +45,8 @@ export interface OwnHost {
   readonly store: LogStore
   /** Opens session `id` of the store (a new session without one), closing a turn a dead process left open. */
   session(id?: string): Promise<Session>
-  /** Creates an agent over `session`; with `owner` it is that agent's child. */
-  agent(session: Session, options?: { readonly owner?: Agent }): OwnAgent
+  /** Creates an agent over `session`; with `owner` it is that agent's child, with `model` it talks to that model. */
+  agent(session: Session, options?: { readonly owner?: Agent; readonly model?: LanguageModelV3 }): OwnAgent
   /** Runs a command line such as `/plan` or `/plan off` for `agent`; `undefined` when it names no command. */
   command(agent: Agent, line: string): Promise<CommandResult | undefined>
   /** Disposes every agent and the context; appends are refused from then on. */
@@ -87,7 +90,7 @@ export function createOwnHost(options: OwnHostOptions): OwnHost {
     if (options.guard === true) ctx.plugin(planGuardPlugin) // refuses through the tools registry's `tool/execute` waterfall
   }
 
-  return {
+  const host: OwnHost = {
     ctx,
     store,
     session(id = randomUUID()) {
@@ -95,8 +98,8 @@ export function createOwnHost(options: OwnHostOptions): OwnHost {
       if (opened === undefined) sessions.set(id, (opened = openSession(ctx, store, id))) // one open per id: every caller gets the same session
       return opened
     },
-    agent(session, { owner } = {}) {
-      const agent = createAgent(ctx, options.model, session, randomUUID(), owner)
+    agent(session, { owner, model = options.model } = {}) {
+      const agent = createAgent(ctx, model, session, randomUUID(), owner)
       agents.add(agent)
       return agent
     },
@@ -106,4 +109,6 @@ export function createOwnHost(options: OwnHostOptions): OwnHost {
       ctx.dispose()
     },
   }
+  carryOutHandoffs(ctx, { ...host, agents, models: options.models ?? {} }) // SPEC §18: another model, or a fresh session
+  return host
 }

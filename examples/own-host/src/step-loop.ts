@@ -1,6 +1,7 @@
-import type { LanguageModelV3, LanguageModelV3CallOptions } from '@ai-sdk/provider'
+import type { LanguageModelV3CallOptions } from '@ai-sdk/provider'
 import type { Context } from '@planmode/context'
-import type { Agent, AssistantContentBlock, PreStepDecision, PreStepPayload, SessionEventMap, UserMessage } from '@planmode/seams'
+import type { AssistantContentBlock, PreStepDecision, PreStepPayload, SessionEventMap, UserMessage } from '@planmode/seams'
+import type { OwnAgent } from './agent.js'
 import { buildPrompt } from './transcript.js'
 
 /** Steps per turn before the turn ends with `step-limit`. */
@@ -12,9 +13,10 @@ const MAX_STEPS = 20
  * always exactly one `turn/end`. Before each step the `agent/pre-step`
  * waterfall decides; an `enter` decision's messages are logged as this
  * step's user messages, after whatever its listeners appended (plan-core's
- * `plan/mode`) and before the step's `request/header`.
+ * `plan/mode`) and before the step's `request/header`. Once `handingOff()`
+ * is true (a handoff to a fresh session), the turn takes no further step.
  */
-export async function runTurn(ctx: Context, model: LanguageModelV3, agent: Agent, steered: UserMessage[], signal: AbortSignal): Promise<void> {
+export async function runTurn(ctx: Context, agent: OwnAgent, steered: UserMessage[], signal: AbortSignal, handingOff: () => boolean): Promise<void> {
   const session = agent.session
   const turn = session.events.filter((event) => event.type === 'turn/start').length + 1
   await session.append('turn/start', { turn })
@@ -35,7 +37,8 @@ export async function runTurn(ctx: Context, model: LanguageModelV3, agent: Agent
       }
       steered.splice(0, proposed.length)
       for (const message of decision.messages) await session.append('user/message', message)
-      const calls = await runStep(ctx, model, agent, turn, step, signal)
+      const calls = await runStep(ctx, agent, turn, step, signal)
+      if (handingOff()) break // the work goes on in a fresh session: no further request here
       if (calls === 0 && steered.length === 0) break // the model answered and nobody is waiting: the turn is done
     }
   } catch (error) {
@@ -52,8 +55,9 @@ export async function runTurn(ctx: Context, model: LanguageModelV3, agent: Agent
  * `assistant/message`, one `tool/result` per call, `step/end`. Returns the
  * number of tool calls.
  */
-async function runStep(ctx: Context, model: LanguageModelV3, agent: Agent, turn: number, step: number, signal: AbortSignal): Promise<number> {
+async function runStep(ctx: Context, agent: OwnAgent, turn: number, step: number, signal: AbortSignal): Promise<number> {
   const session = agent.session
+  const model = agent.model // this step's: a handoff during its tool calls switches the next step's
   const { system, tools } = ctx.require('systemPrompt').assemble({ agent })
   const header = { turn, step, model: `${model.provider}:${model.modelId}`, system, tools }
   const last = session.events.findLast((event) => event.type === 'request/header')?.data as SessionEventMap['request/header'] | undefined

@@ -8,11 +8,11 @@ const stores = new Map<string, LogStore>()
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} }
 
-/** The example host with the seams only (`plan: false`): the kit composes the plan layers itself. */
-export const ownHostFactory: HostFactory<OwnAgent> = ({ model, dir }) => {
+/** The example host with the seams only (`plan: false`; the kit composes the plan layers itself) and the kit's models for handoffs. */
+export const ownHostFactory: HostFactory<OwnAgent> = ({ model, models, dir }) => {
   let store = stores.get(dir)
   if (store === undefined) stores.set(dir, (store = new Map()))
-  const host = createOwnHost({ model, store, plan: false, logger: quiet })
+  const host = createOwnHost({ model, models, store, plan: false, logger: quiet })
   return {
     context: host.ctx,
     async createAgent(options) {

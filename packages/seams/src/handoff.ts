@@ -45,6 +45,14 @@ export interface AgentHandoffFresh {
  * message, its agent using `model` when one is given (else the model the
  * handing agent uses).
  *
+ * The choice outlives the process only through the log: each request's
+ * `request/header` names the model it went to (`provider:modelId`), so a
+ * host that reopens the session can go on with the model its last header
+ * names (`@planmode/host` does, for a model of its `models` map). A fresh
+ * session that made no request yet has no header; there `fresh.first`
+ * (plan-tool's `plan/handoff`, whose `model` is the id chosen) is the only
+ * record of the choice. The kit does not check a handoff over a restart.
+ *
  * @public
  */
 export interface AgentHandoffPayload {

@@ -39,9 +39,11 @@ export interface HostAgent extends Agent {
   /** True once {@link HostAgent.dispose} ran (or the agents plugin was disposed). */
   readonly disposed: boolean
   /**
-   * The model this agent's requests go to: the one it was created with,
-   * until a handoff (the seams' `agent/handoff` with a `model`, SPEC §18)
-   * switches it from the agent's next step on.
+   * The model this agent's requests go to: the one it was created with (the
+   * `model` given to `agents.create`, else the model its session's last
+   * `request/header` names when `models` holds it, else the plugin's), until
+   * a handoff (the seams' `agent/handoff` with a `model`, SPEC §18) switches
+   * it from the agent's next step on.
    */
   readonly model: LanguageModelV3
   /**
@@ -95,7 +97,12 @@ export interface CreateAgentOptions {
   readonly owner?: Agent
   /** The id; generated when absent. Throws if an agent with this id exists. */
   readonly id?: string
-  /** Overrides the plugin's model for this agent. */
+  /**
+   * The model of this agent. Without it the agent goes on with the model its
+   * session's last `request/header` names when an entry of the `models` map
+   * is that model, else it uses the plugin's `model` (see
+   * `AgentsConfig.models`).
+   */
   readonly model?: LanguageModelV3
   /** Overrides the plugin's `maxSteps` for this agent. */
   readonly maxSteps?: number

@@ -16,12 +16,35 @@ export type AgentModels = Readonly<Record<string, LanguageModelV3>> | ((id: stri
  * @public
  */
 export interface AgentsConfig {
-  /** The model every agent talks to (an AI SDK `LanguageModelV3`), unless an agent overrides it. */
+  /**
+   * The model every agent talks to (an AI SDK `LanguageModelV3`), unless an
+   * agent is created with its own, goes on with the model its session's log
+   * last used (see `models`), or a handoff switches it.
+   */
   readonly model: LanguageModelV3
   /**
    * The models a handoff may switch to (SPEC §18), by the ids a layer names
    * in `agent/handoff` (plan-tool's `handoff.models`). Without it a handoff
    * that names a model keeps the agent's model, with a warning.
+   *
+   * @remarks
+   * A map also carries a handoff's model over a restart. An agent created
+   * without a `model` of its own (`agents.create({ session })`, the agent of
+   * a reopened session) reads the session's last `request/header`: when it
+   * names a `provider:modelId` other than `model`'s and an entry of the map
+   * is exactly that model (`provider` and `modelId`; the first such entry in
+   * key order), the agent starts on that entry, so its next request logs no
+   * new header and keeps the provider's prompt cache. No header yet, or one
+   * naming `model`: the agent starts on `model`. A header naming a model the
+   * map does not hold (no longer configured), or any non-default model when
+   * `models` is a function (a resolver of ids cannot be searched for a
+   * `provider:modelId`) or absent: the agent starts on `model`, with one
+   * `logger.warn` per session, and its next step logs a `change` header. The
+   * rule reads only the log's headers, never a layer's events: a fresh
+   * session whose process died before its first request has no header, so
+   * its reopened agent starts on `model` (the choice stays in the session's
+   * first event, the one the handoff gave — plan-tool's records the id
+   * chosen — for the application to pass as `agents.create({ session, model })`).
    */
   readonly models?: AgentModels
   /** Steps (model requests, retries not counted) per turn before it ends with `step-limit`. Default 50. */

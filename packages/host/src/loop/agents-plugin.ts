@@ -1,7 +1,8 @@
 import type { Plugin } from '@planmode/context'
+import type { Session } from '@planmode/seams'
 import type { ModelTimeoutError } from '../model/model-timeout-error.js'
 import { LoopAgent, type AgentFamily } from './agent.js'
-import { checkModels } from './handoff.js'
+import { checkModels, resumeModel } from './handoff.js'
 import type { AgentsConfig } from './agents-config.js'
 import type { AgentRegistry, CreateAgentOptions, HostAgent } from './agent-types.js'
 
@@ -37,6 +38,10 @@ import type { AgentRegistry, CreateAgentOptions, HostAgent } from './agent-types
  * then a new session from `sessions` starting with the event given, an
  * agent over it whose first turn starts with no user message, and the
  * event `agent/handed-off` — before the handing turn's `prompt` resolves.
+ * An agent created without a `model` of its own goes on with the model the
+ * session's last `request/header` names when an entry of a `models` map is
+ * that model (see {@link AgentsConfig.models}), so a handoff's model
+ * survives a reopen.
  *
  * @public
  */
@@ -54,6 +59,8 @@ export const agentsPlugin: Plugin<AgentsConfig> = {
     }
     checkModels(config.models)
     const agents = new Map<string, LoopAgent>()
+    /** Sessions already warned about a last header whose model is not configured: once per session. */
+    const warned = new WeakSet<Session>()
     const family: AgentFamily = {
       peers: () => agents.values(),
       spawn: (options) => create(options),
@@ -67,7 +74,17 @@ export const agentsPlugin: Plugin<AgentsConfig> = {
       if (options.model !== undefined && options.model.specificationVersion !== 'v3') {
         throw new TypeError('agents.create: `model` must be an AI SDK LanguageModelV3')
       }
-      const agent = new LoopAgent(ctx, config, options, (gone) => {
+      let resolved = options
+      if (options.model === undefined) {
+        // The model the log says the session last used (a handoff's, say) carries on after a reopen.
+        const resumed = resumeModel(Array.isArray(options.session.events) ? options.session.events : [], config.model, config.models)
+        if (resumed.warning !== undefined && !warned.has(options.session)) {
+          warned.add(options.session)
+          ctx.logger.warn(`agents.create (session ${options.session.id}): ${resumed.warning}`)
+        }
+        resolved = { ...options, model: resumed.model }
+      }
+      const agent = new LoopAgent(ctx, config, resolved, (gone) => {
         if (agents.get(gone.id) === gone) agents.delete(gone.id)
       }, family)
       agents.set(agent.id, agent)

@@ -1,6 +1,7 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3FunctionTool } from '@ai-sdk/provider'
 import { logRequestHeaderIfChanged, type AssembledRequest } from '@planmode/seams'
 import { messageOf } from '../error-text.js'
+import { modelName } from './handoff.js'
 import { requestWithRetries } from './request.js'
 import { runToolBatch } from './tool-batch.js'
 import { buildPrompt } from './transcript.js'
@@ -26,7 +27,7 @@ export async function runStep(host: TurnHost, turn: number, step: number, state:
   const { agent } = host
   const session = agent.session
   const assembled = assemble(host)
-  await logRequestHeaderIfChanged(session, { turn, step, model: `${agent.model.provider}:${agent.model.modelId}`, system: assembled.system, tools: assembled.tools })
+  await logRequestHeaderIfChanged(session, { turn, step, model: modelName(agent.model), system: assembled.system, tools: assembled.tools })
   // The frozen request: a retry re-sends exactly this.
   const request: LanguageModelV3CallOptions = {
     prompt: buildPrompt(session.events, assembled.system),
