@@ -83,13 +83,13 @@ describe('the users file is checked at start', () => {
       expect((await call(endpoint, 'GET', '/api/me')).body).toEqual({ id: 'olga', name: 'Olga', role: 'owner' })
       expect((await call({ ...endpoint, token: RITA }, 'GET', '/api/me')).body).toEqual({ id: 'rita', name: 'Rita', role: 'reviewer' })
       expect((await call({ ...endpoint, token: 'x'.repeat(40) }, 'GET', '/api/me')).status).toBe(401)
-      expect((await call({ ...endpoint, token: null }, 'GET', '/api/me')).status).toBe(401)
+      expect((await call(endpoint, 'GET', '/api/me', { token: null })).status).toBe(401)
       // The page takes a user's token as it takes the single one, and sets its cookie to it.
-      const page = await call({ ...endpoint, token: null }, 'GET', `/?token=${RITA}`)
+      const page = await call(endpoint, 'GET', `/?token=${RITA}`, { token: null })
       expect(page.status).toBe(200)
       expect(page.headers['set-cookie']?.[0]).toBe(`planmode_token_${server.port}=${RITA}; HttpOnly; SameSite=Strict; Path=/`)
-      expect((await call({ ...endpoint, token: null }, 'GET', '/', { headers: { Cookie: `planmode_token_${server.port}=${RITA}` } })).status).toBe(200)
-      expect((await call({ ...endpoint, token: null }, 'GET', '/api/me', { headers: { Cookie: `planmode_token_${server.port}=${RITA}` } })).status).toBe(401)
+      expect((await call(endpoint, 'GET', '/', { token: null, headers: { Cookie: `planmode_token_${server.port}=${RITA}` } })).status).toBe(200)
+      expect((await call(endpoint, 'GET', '/api/me', { token: null, headers: { Cookie: `planmode_token_${server.port}=${RITA}` } })).status).toBe(401)
     } finally {
       await server.stop()
     }
