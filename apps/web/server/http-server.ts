@@ -169,7 +169,9 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   const shown = bind === '0.0.0.0' || bind === '::' ? '127.0.0.1' : bind.includes(':') ? `[${bind}]` : bind
   const origin = `http://${shown}:${port}`
   try {
-    host = WebHost.start({ ...options, holder: options.holder ?? options.publicUrl ?? origin })
+    // The users (and their tokens) stay here: the host never needs them.
+    const { users: _users, ...hostOptions } = options
+    host = WebHost.start({ ...hostOptions, holder: options.holder ?? options.publicUrl ?? origin })
   } catch (error) {
     await new Promise<void>((resolvePromise) => server.close(() => resolvePromise()))
     throw error

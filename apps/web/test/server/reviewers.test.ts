@@ -104,7 +104,7 @@ describe('reviewers and owners (--users)', () => {
       await refused(id, answer({ selected: ['Approve'] }), /^only owners can approve a plan: Rita/)
       await refused(id, answer({ selected: ['Stop planning'], custom: 'no' }), /^only owners can stop planning/)
       await refused(id, answer({ selected: ['Keep planning'], edit: '# Mine\n' }), /^only owners can edit a plan/)
-      await refused(id, answer({ selected: [], custom: 'just text' }), /^only owners can answer with anything but Keep planning/)
+      await refused(id, answer({ selected: [], custom: 'just text' }), /^only owners can answer with anything but "Keep planning"/)
       // A bad answer is still a 400 first, whoever sends it.
       const bad = await answer({ selected: ['Approve'], extra: 1 })
       expect(bad.status).toBe(400)
