@@ -137,7 +137,8 @@ export function loadUsers(path: string): WebUser[] {
   } catch (error) {
     throw new Error(`--users ${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`)
   }
-  return parseUsers(text, `--users ${path}`)
+  // An editor's byte-order mark is not part of the JSON.
+  return parseUsers(text.replace(/^\uFEFF/, ''), `--users ${path}`)
 }
 
 /**
