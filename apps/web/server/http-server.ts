@@ -9,6 +9,7 @@ import { routeApi } from './routes.js'
 import { allowedHosts, checkHostAndOrigin, newToken, requestToken, sameToken, tokenCookieName } from './security.js'
 import { SessionStreams } from './session-streams.js'
 import { sendRefusedPage, serveStatic } from './static-files.js'
+import { ANONYMOUS_OWNER, requestUserOf, userOfToken, type RequestUser, type WebUser } from './users.js'
 import { WebHost, type WebHostOptions } from './web-host.js'
 
 /**
@@ -28,8 +29,15 @@ export interface WebServerOptions extends WebHostOptions {
   readonly port?: number
   /** The address to bind; `127.0.0.1` by default. */
   readonly host?: string
-  /** The access token; a fresh random one by default. */
+  /** The access token; a fresh random one by default. Not with `users`. */
   readonly token?: string
+  /**
+   * The users (`--users`): each request must carry one of their tokens
+   * instead of the single access token, and is then that user's (their
+   * role decides what they may do; their answers carry their `by`).
+   * Checked by `parseUsers` (`users.ts`); at least one is required.
+   */
+  readonly users?: readonly WebUser[]
   /** The built client (`index.html` and its assets); a placeholder page is served when it has no `index.html`. */
   readonly clientDir?: string
   /** Largest accepted request body, in bytes (default 10 MiB). */
@@ -44,13 +52,13 @@ export interface WebServerOptions extends WebHostOptions {
 
 /** A running server. */
 export interface WebServer {
-  /** The page URL with the token, as printed at start. */
+  /** The page URL with the token, as printed at start (with `users`: the page URL alone; each user adds `?token=` with theirs). */
   readonly url: string
   /** `http://<host>:<port>` without the token. */
   readonly origin: string
   /** The port it listens on (the one picked when `port` was 0). */
   readonly port: number
-  /** The access token every request must carry. */
+  /** The access token every request must carry (with `users`: `''`, each user has their own). */
   readonly token: string
   /** The host behind it: the context, the store and the open sessions. */
   readonly host: WebHost
@@ -71,7 +79,15 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 
 /** Starts the host and the HTTP server; resolves once it listens. */
 export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
-  const token = options.token ?? newToken()
+  const users = options.users
+  if (users !== undefined && (users.length === 0 || options.token !== undefined)) throw new Error('users: give at least one user, and no single token beside them')
+  const token = users !== undefined ? '' : (options.token ?? newToken())
+  /** The user a token stands for: one of `users`, or the anonymous owner of the single token. */
+  const userOf = (given: string): RequestUser | undefined => {
+    if (users === undefined) return sameToken(given, token) ? ANONYMOUS_OWNER : undefined
+    const user = userOfToken(users, given)
+    return user === undefined ? undefined : requestUserOf(user)
+  }
   const bind = options.host ?? '127.0.0.1'
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
   const defaultTail = options.defaultTail ?? 500
@@ -123,7 +139,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     const isApi = parts[0] === 'api'
     // The cookie only for the page's static files: browsers send it to every port of 127.0.0.1, so it never unlocks the API.
     const given = requestToken(request, url, isApi ? undefined : cookie)
-    if (given === undefined || !sameToken(given, token)) {
+    const user = given === undefined ? undefined : userOf(given)
+    if (given === undefined || user === undefined) {
       if (!isApi && (method === 'GET' || method === 'HEAD')) return sendRefusedPage(response, given === undefined, method === 'HEAD')
       throw new HttpError(401, given === undefined ? 'an access token is required: send it as Authorization: Bearer or ?token= (the URL the server printed at start)' : 'the access token is wrong')
     }
@@ -131,10 +148,11 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     if (!started) throw new HttpError(503, 'the server is starting')
     if (!isApi) {
       if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, `${method} is not allowed on ${url.pathname}`)
-      serveStatic(url, response, method === 'HEAD', { clientDir, cookie, token })
+      // The cookie the page sets holds the token it was opened with (the one just checked).
+      serveStatic(url, response, method === 'HEAD', { clientDir, cookie, token: given })
       return
     }
-    await routeApi(request, response, url, parts, { host, streams, bodyLimit, defaultTail })
+    await routeApi(request, response, url, parts, { host, streams, bodyLimit, defaultTail }, user)
   }
 
   await new Promise<void>((resolvePromise, reject) => {
@@ -151,7 +169,9 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   const shown = bind === '0.0.0.0' || bind === '::' ? '127.0.0.1' : bind.includes(':') ? `[${bind}]` : bind
   const origin = `http://${shown}:${port}`
   try {
-    host = WebHost.start({ ...options, holder: options.holder ?? options.publicUrl ?? origin })
+    // The users (and their tokens) stay here: the host never needs them.
+    const { users: _users, ...hostOptions } = options
+    host = WebHost.start({ ...hostOptions, holder: options.holder ?? options.publicUrl ?? origin })
   } catch (error) {
     await new Promise<void>((resolvePromise) => server.close(() => resolvePromise()))
     throw error
@@ -159,7 +179,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   started = true
 
   return {
-    url: `${origin}/?token=${token}`,
+    url: users === undefined ? `${origin}/?token=${token}` : `${origin}/`,
     origin,
     port,
     token,

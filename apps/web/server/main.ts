@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url'
 import { chooseModel } from '@planmode/demo/model-choice'
 import { RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
 import { startWebServer } from './http-server.js'
-import { loadSection, parseWebCli, redactUrl, resolveWorkspace, tokenFromEnv, WEB_USAGE, type WebCliOptions } from './options.js'
+import { loadSection, parseWebCli, redactUrl, resolveWorkspace, TOKEN_ENV, tokenFromEnv, WEB_USAGE, type WebCliOptions } from './options.js'
+import { loadUsers, type WebUser } from './users.js'
 
 /** The built client beside this file's folder (`dist/server/main.js` → `dist/client`). */
 function clientDir(): string {
@@ -20,6 +21,9 @@ async function main(): Promise<number> {
   try {
     options = parseWebCli(process.argv.slice(2))
     if (!options.help) token = tokenFromEnv(process.env)
+    if (options.users !== undefined && token !== undefined) {
+      throw new Error(`${TOKEN_ENV} gives the app its one token; with --users every user has their own in the file: give one or the other`)
+    }
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n\n${WEB_USAGE}`)
     return 2
@@ -27,6 +31,14 @@ async function main(): Promise<number> {
   if (options.help) {
     process.stdout.write(WEB_USAGE)
     return 0
+  }
+  let users: WebUser[] | undefined
+  try {
+    if (options.users !== undefined) users = loadUsers(options.users)
+  } catch (error) {
+    // The file's problem alone (the usage would bury it); never a token.
+    process.stderr.write(`planmode web: ${(error as Error).message}\n`)
+    return 2
   }
   let server
   try {
@@ -47,6 +59,7 @@ async function main(): Promise<number> {
       requiredSections: options.requireSections,
       clientDir: clientDir(),
       ...(token === undefined ? {} : { token }),
+      ...(users === undefined ? {} : { users }),
       ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
     })
     const where = options.store === undefined ? options.sessionDir : `PostgreSQL ${redactUrl(options.store.url)} (schema ${options.store.schema}; this server is ${server.host.self} there${options.publicUrl === undefined ? ', loopback-only: give --public-url when the servers run on several machines' : ''})`
@@ -54,7 +67,17 @@ async function main(): Promise<number> {
       `planmode web: model: ${choice.description}; sessions in ${where}; workspace ${workspace}${options.guard ? '; plan-guard on' : ''}` +
         `${options.planDir === undefined ? '' : `; plan files in ${options.planDir}`}${options.requireSections.length > 0 ? `; plans need ${options.requireSections.join(', ')}` : ''}\n`,
     )
-    process.stdout.write(`planmode web: ${server.url}\n`)
+    if (users === undefined) process.stdout.write(`planmode web: ${server.url}\n`)
+    else {
+      const list = (role: string) => users!.filter((user) => user.role === role).map((user) => user.name)
+      const owners = list('owner')
+      const reviewers = list('reviewer')
+      process.stdout.write(
+        `planmode web: ${server.url} — ${users.length} user${users.length === 1 ? '' : 's'} from ${options.users}: ` +
+          `owner${owners.length === 1 ? '' : 's'} ${owners.join(', ')}${reviewers.length === 0 ? '' : `; reviewer${reviewers.length === 1 ? '' : 's'} ${reviewers.join(', ')}`}; ` +
+          `each opens it with ?token=<their token>\n`,
+      )
+    }
   } catch (error) {
     process.stderr.write(`planmode web: ${(error as Error).message}\n`)
     return 1

@@ -55,6 +55,7 @@ export class OpenSession {
     this.questions = new SessionQuestions(session.id, {
       opened: (question) => this.emit({ kind: 'question', question }),
       closed: (id, outcome) => this.emit({ kind: 'question-closed', id, outcome }),
+      commented: (id, comments) => this.emit({ kind: 'question-comments', id, comments }),
     })
     this.lastValues = JSON.stringify(this.snapshot().values)
   }

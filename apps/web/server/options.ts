@@ -36,6 +36,8 @@ export interface WebCliOptions {
   readonly planDir?: string
   /** `--require-sections`: headings every plan must have before it is reviewed (plan-tool's `requiredSections`, SPEC §20); `[]` when absent. */
   readonly requireSections: readonly string[]
+  /** `--users`, resolved: the users file (each user's own token → `{ id, name, role }`), read and checked at start. */
+  readonly users?: string
   /** `--help`. */
   readonly help: boolean
 }
@@ -79,6 +81,9 @@ export const WEB_USAGE = `usage: pnpm web [options]
   --require-sections <names>
                           headings every plan must have before it is reviewed, e.g. "Steps,Verification";
                           a plan without one goes back to the model, which revises it (plan-tool)
+  --users <file>          named users instead of the one token: a JSON object mapping each user's own token
+                          (32–256 characters of A–Z a–z 0–9 - _) to { "id", "name", "role": "owner" | "reviewer" };
+                          owners do everything, reviewers read, comment on plans and choose Keep planning
   --base-url <url>        an OpenAI-compatible chat-completions server (or OPENAI_BASE_URL)
   --model <id>            the model id there (or OPENAI_MODEL); with DeepSeek, default deepseek-chat
   --api-key <key>         the key (or OPENAI_API_KEY; DEEPSEEK_API_KEY selects DeepSeek)
@@ -86,7 +91,8 @@ export const WEB_USAGE = `usage: pnpm web [options]
 
 It prints the page URL with its access token: planmode web: http://127.0.0.1:<port>/?token=<token>
 The token is new at every start, unless PLANMODE_WEB_TOKEN gives one (32–256 characters of A–Z a–z 0–9 - _):
-with it and a fixed --port, tabs left open across a restart reconnect to the new server.
+with it and a fixed --port, tabs left open across a restart reconnect to the new server. With --users there is no
+such token: each user opens the printed URL with ?token=<their token> (PLANMODE_WEB_TOKEN is then a usage error).
 With --store, each session is written by one server at a time (the one holding its lease); the others
 show it live, read-only, and refuse writes with 409 naming that server, until it stops: then the next
 write on another server takes the session over.
@@ -109,6 +115,7 @@ export function parseWebCli(argv: readonly string[], cwd = process.cwd()): WebCl
       guard: { type: 'boolean', default: false },
       'plan-dir': { type: 'string' },
       'require-sections': { type: 'string' },
+      users: { type: 'string' },
       'base-url': { type: 'string' },
       model: { type: 'string' },
       'api-key': { type: 'string' },
@@ -149,6 +156,7 @@ export function parseWebCli(argv: readonly string[], cwd = process.cwd()): WebCl
     guard: values.guard === true,
     ...(values['plan-dir'] === undefined ? {} : { planDir: resolve(cwd, values['plan-dir']) }),
     requireSections: parseRequiredSections(values['require-sections']),
+    ...(values.users === undefined ? {} : { users: resolve(cwd, values.users) }),
     help: values.help === true,
   }
 }
@@ -156,7 +164,8 @@ export function parseWebCli(argv: readonly string[], cwd = process.cwd()): WebCl
 /** The environment variable that gives the access token (instead of a fresh one at every start). */
 export const TOKEN_ENV = 'PLANMODE_WEB_TOKEN'
 
-const TOKEN_SHAPE = /^[A-Za-z0-9_-]{32,256}$/
+/** What an access token must be: 32 to 256 characters of `A–Z a–z 0–9 - _` (`PLANMODE_WEB_TOKEN` and the tokens of `--users`). */
+export const TOKEN_SHAPE = /^[A-Za-z0-9_-]{32,256}$/
 
 /**
  * The access token from {@link TOKEN_ENV}, kept across restarts so that tabs

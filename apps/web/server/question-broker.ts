@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { UserQuestionError, type UserAnswer, type UserQuestion } from '@planmode/seams'
 import { checkAnswers } from './answer-check.js'
+import { reviewerMayAnswer, shareComment, withAuthors, type SharedComment } from './shared-comments.js'
+import type { RequestUser } from './users.js'
 
 /** A question waiting for a browser tab, as the API sends it. */
 export interface PendingQuestion {
@@ -10,6 +12,8 @@ export interface PendingQuestion {
   readonly sessionId: string
   /** The seams' `AskRequest` without the agent and the signal. */
   readonly request: { readonly questions: readonly UserQuestion[] }
+  /** The comments reviewers shared on the open plan review so far, oldest first (absent while there are none). */
+  readonly comments?: readonly SharedComment[]
 }
 
 /** How a pending question closed. */
@@ -21,13 +25,17 @@ export interface QuestionListener {
   opened(question: PendingQuestion): void
   /** A question closed (answered, dismissed or aborted). */
   closed(id: string, outcome: QuestionOutcome): void
+  /** The shared comments of an open question changed (one added or removed): all of them now. */
+  commented(id: string, comments: readonly SharedComment[]): void
 }
 
-/** The result of an answer or a dismissal: done, or refused with a status and a message (nothing changed). */
-export type SettleResult = { readonly ok: true } | { readonly ok: false; readonly status: 400 | 404 | 409; readonly error: string }
+/** The result of an answer, a dismissal or a comment: done, or refused with a status and a message (nothing changed). */
+export type SettleResult = { readonly ok: true } | { readonly ok: false; readonly status: 400 | 403 | 404 | 409; readonly error: string; readonly code?: string }
 
 interface Waiting {
   readonly question: PendingQuestion
+  /** The comments shared on it so far (`shareComment`), oldest first. */
+  comments: readonly SharedComment[]
   resolve(answers: readonly UserAnswer[]): void
   reject(error: Error): void
 }
@@ -47,9 +55,9 @@ export class SessionQuestions {
     private readonly listener: QuestionListener,
   ) {}
 
-  /** The open questions, oldest first. */
+  /** The open questions, oldest first, each with its shared comments when there are some. */
   pending(): PendingQuestion[] {
-    return [...this.waiting.values()].map((entry) => entry.question)
+    return [...this.waiting.values()].map((entry) => (entry.comments.length === 0 ? entry.question : { ...entry.question, comments: entry.comments }))
   }
 
   /** Opens a question and waits for a tab; rejects `ASK_ABORTED` when `signal` aborts, `ASK_CANCELLED` on a dismissal. */
@@ -62,6 +70,7 @@ export class SessionQuestions {
       }
       this.waiting.set(question.id, {
         question,
+        comments: [],
         resolve: (answers) => {
           signal?.removeEventListener('abort', onAbort)
           resolve(answers)
@@ -76,14 +85,56 @@ export class SessionQuestions {
     })
   }
 
-  /** Answers question `id` with `raw` (checked first: a bad answer is a 400 and the question stays open). */
-  answer(id: string, raw: unknown): SettleResult {
+  /**
+   * Answers question `id` with `raw` from `user` (checked first: a bad answer
+   * is a 400, an answer a reviewer may not give a 403, and the question stays
+   * open). The answers passed on carry `user`'s `by`; the plan review's
+   * shared comments come first among its comments, each with its author.
+   */
+  answer(id: string, raw: unknown, user: RequestUser): SettleResult {
     const entry = this.waiting.get(id)
     if (entry === undefined) return this.missing(id)
-    const checked = checkAnswers(entry.question.request.questions, raw)
+    const questions = entry.question.request.questions
+    const checked = checkAnswers(questions, raw)
     if (typeof checked === 'string') return { ok: false, status: 400, error: checked }
+    if (user.role !== 'owner') {
+      const refused = reviewerMayAnswer(questions, checked, user)
+      if (refused !== undefined) return { ok: false, status: 403, error: refused, code: 'OWNERS_ONLY' }
+    }
+    const merged = withAuthors(questions, checked, entry.comments, user)
+    if (typeof merged === 'string') return { ok: false, status: 400, error: merged }
     this.close(id, 'answered')
-    entry.resolve(checked)
+    entry.resolve(merged)
+    return { ok: true }
+  }
+
+  /**
+   * Shares a comment `raw` (`{ line, text }`) from `user` on the open plan
+   * review `id`: kept with the question (not logged) and pushed to every
+   * tab, until the review is answered — then it is among the answer's
+   * comments, with its author — or closes otherwise (it is dropped).
+   */
+  comment(id: string, raw: unknown, user: RequestUser): SettleResult & { readonly comment?: SharedComment } {
+    const entry = this.waiting.get(id)
+    if (entry === undefined) return this.missing(id)
+    const shared = shareComment(entry.question.request.questions, entry.comments, raw, user)
+    if (typeof shared === 'string') return { ok: false, status: 400, error: shared }
+    entry.comments = [...entry.comments, shared]
+    this.listener.commented(id, entry.comments)
+    return { ok: true, comment: shared }
+  }
+
+  /** Removes shared comment `commentId` of question `id`: its author may, and any owner. */
+  uncomment(id: string, commentId: string, user: RequestUser): SettleResult {
+    const entry = this.waiting.get(id)
+    if (entry === undefined) return this.missing(id)
+    const comment = entry.comments.find((held) => held.id === commentId)
+    if (comment === undefined) return { ok: false, status: 404, error: `no comment ${JSON.stringify(commentId)} on question ${id}` }
+    if (user.role !== 'owner' && comment.by?.id !== user.by?.id) {
+      return { ok: false, status: 403, error: `only its author (${comment.by?.name ?? 'someone else'}) or an owner can remove that comment`, code: 'OWNERS_ONLY' }
+    }
+    entry.comments = entry.comments.filter((held) => held !== comment)
+    this.listener.commented(id, entry.comments)
     return { ok: true }
   }
 

@@ -4,9 +4,11 @@ import { checkAnswerShape } from './answer-check.js'
 import { HttpError } from './http-error.js'
 import { checkMembers, readJson, sendJson } from './json-body.js'
 import type { OpenSession } from './open-session.js'
+import { checkReviewerAnswerShape, requireOwner } from './permissions.js'
 import { parseImages } from './posted-images.js'
 import { eventPage, listSessions, parsePage, parseTail, sessionPage } from './session-reads.js'
 import type { SessionStreams } from './session-streams.js'
+import type { RequestUser } from './users.js'
 import type { WebHost } from './web-host.js'
 
 const ID = /^[A-Za-z0-9._-]{1,200}$/
@@ -27,9 +29,10 @@ export interface ApiContext {
  * The API (`/api/…`, API.md), once the request passed the security checks:
  * the method and content type, then the session routes. Refusals throw
  * {@link HttpError} (or the host's `NotLeaseHolderError`); nothing is
- * changed by a refused request.
+ * changed by a refused request. `user` sent it: what their role does not
+ * allow is a 403 (`permissions.ts`).
  */
-export async function routeApi(request: IncomingMessage, response: ServerResponse, url: URL, parts: readonly string[], api: ApiContext): Promise<void> {
+export async function routeApi(request: IncomingMessage, response: ServerResponse, url: URL, parts: readonly string[], api: ApiContext, user: RequestUser): Promise<void> {
   const { host, streams } = api
   const method = request.method ?? 'GET'
   response.setHeader('Cache-Control', 'no-store')
@@ -40,10 +43,15 @@ export async function routeApi(request: IncomingMessage, response: ServerRespons
     throw new HttpError(405, `${method} is not allowed on the API`)
   }
   const [, resource, id, action, qid, sub, ...rest] = parts
+  if (resource === 'me' && id === undefined && method === 'GET') {
+    // Who this token is: `{ role }` alone for the app's single token, `{ id, name, role }` for a user of --users.
+    return sendJson(response, 200, { ...(user.by === undefined ? {} : user.by), role: user.role })
+  }
   if (resource !== 'sessions' || rest.length > 0) throw new HttpError(404, `no such endpoint: ${method} ${url.pathname}`)
 
   if (id === undefined) {
     if (method === 'GET') return sendJson(response, 200, { sessions: await listSessions(host) })
+    requireOwner(user, 'start a session')
     const body = await readJson(request, api.bodyLimit)
     checkMembers(body, ['fromPlan'])
     const fromPlan = body.fromPlan
@@ -78,6 +86,7 @@ export async function routeApi(request: IncomingMessage, response: ServerRespons
   switch (action) {
     case 'prompt': {
       if (qid !== undefined) break
+      requireOwner(user, 'send messages')
       const body = await readJson(request, api.bodyLimit)
       checkMembers(body, ['text', 'images'])
       if (body.text !== undefined && typeof body.text !== 'string') throw new HttpError(400, 'text must be a string')
@@ -88,6 +97,7 @@ export async function routeApi(request: IncomingMessage, response: ServerRespons
     }
     case 'command': {
       if (qid !== undefined) break
+      requireOwner(user, 'run commands')
       const body = await readJson(request, api.bodyLimit)
       checkMembers(body, ['line', 'images'])
       if (typeof body.line !== 'string' || !/^\/\S/.test(body.line)) throw new HttpError(400, 'line must be a command line starting with /name')
@@ -98,26 +108,52 @@ export async function routeApi(request: IncomingMessage, response: ServerRespons
     }
     case 'cancel': {
       if (qid !== undefined) break
+      requireOwner(user, 'stop a turn')
       const body = await readJson(request, api.bodyLimit)
       checkMembers(body, [])
       return sendJson(response, 200, { cancelled: await write(host, id, (open) => open.cancel()) })
     }
     case 'questions': {
       if (qid === undefined) break
-      const body = await readJson(request, api.bodyLimit)
+      if (sub === 'comment' || sub === 'uncomment') return comment(request, response, api, id, qid, sub, user)
       if (sub !== undefined && sub !== 'dismiss') break
+      if (sub === 'dismiss') requireOwner(user, 'dismiss a question')
+      const body = await readJson(request, api.bodyLimit)
       // The body first: bad input is a 400 with nothing changed (no takeover, nothing logged).
       if (sub === undefined) {
         checkMembers(body, ['answers'])
         const wrong = checkAnswerShape(body.answers)
         if (wrong !== undefined) throw new HttpError(400, wrong)
+        checkReviewerAnswerShape(user, body.answers as Record<string, unknown>[])
       } else checkMembers(body, [])
-      const result = await write(host, id, (open) => (sub === undefined ? open.questions.answer(qid, body.answers) : open.questions.dismiss(qid)))
-      if (!result.ok) throw new HttpError(result.status, result.error)
+      const result = await write(host, id, (open) => (sub === undefined ? open.questions.answer(qid, body.answers, user) : open.questions.dismiss(qid)))
+      if (!result.ok) throw new HttpError(result.status, result.error, false, result.code === undefined ? {} : { code: result.code })
       return sendJson(response, 200, { ok: true })
     }
   }
   throw new HttpError(404, `no such endpoint: ${method} ${url.pathname}`)
+}
+
+/**
+ * `POST …/questions/:qid/comment` `{ line, text }` → 201 `{ comment }` (shared
+ * on the open plan review, pushed to every tab) and `…/uncomment` `{ id }` →
+ * `{ ok: true }` (its author or an owner). Every user may; the question lives
+ * on the writer, so on a follower this is a write like an answer.
+ */
+async function comment(request: IncomingMessage, response: ServerResponse, api: ApiContext, id: string, qid: string, sub: 'comment' | 'uncomment', user: RequestUser): Promise<void> {
+  const body = await readJson(request, api.bodyLimit)
+  if (sub === 'comment') {
+    checkMembers(body, ['line', 'text'])
+    const result = await write(api.host, id, (open) => open.questions.comment(qid, body, user))
+    if (!result.ok) throw new HttpError(result.status, result.error, false, result.code === undefined ? {} : { code: result.code })
+    return sendJson(response, 201, { comment: result.comment })
+  }
+  checkMembers(body, ['id'])
+  const commentId = body.id
+  if (typeof commentId !== 'string' || commentId === '') throw new HttpError(400, 'id must be the id of a shared comment')
+  const result = await write(api.host, id, (open) => open.questions.uncomment(qid, commentId, user))
+  if (!result.ok) throw new HttpError(result.status, result.error, false, result.code === undefined ? {} : { code: result.code })
+  return sendJson(response, 200, { ok: true })
 }
 
 /** Opens session `id` (as its writer, or following it); store errors become 404 / 409. */

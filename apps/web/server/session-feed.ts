@@ -1,5 +1,6 @@
 import type { ProjectionSnapshot, SessionEvent, ToolPresentation } from '@planmode/seams'
 import type { PendingQuestion, QuestionOutcome } from './question-broker.js'
+import type { SharedComment } from './shared-comments.js'
 
 /** How a UI may show the tool calls of an `assistant/message` or the outcome of a `tool/result`. */
 export interface EventPresentation {
@@ -33,3 +34,4 @@ export type SessionFeedItem =
   | { readonly kind: 'delta'; readonly turn: number; readonly step: number; readonly text: string }
   | { readonly kind: 'question'; readonly question: PendingQuestion }
   | { readonly kind: 'question-closed'; readonly id: string; readonly outcome: QuestionOutcome }
+  | { readonly kind: 'question-comments'; readonly id: string; readonly comments: readonly SharedComment[] }

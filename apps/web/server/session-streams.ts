@@ -94,6 +94,9 @@ function writeItem(response: ServerResponse, item: SessionFeedItem): void {
     case 'question-closed':
       response.write(`event: question-closed\ndata: ${JSON.stringify({ id: item.id, outcome: item.outcome })}\n\n`)
       return
+    case 'question-comments':
+      response.write(`event: question-comments\ndata: ${JSON.stringify({ id: item.id, comments: item.comments })}\n\n`)
+      return
     case 'role':
       response.write(`event: role\ndata: ${JSON.stringify(item.access)}\n\n`)
   }

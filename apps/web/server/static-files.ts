@@ -30,7 +30,7 @@ export interface StaticPage {
   readonly clientDir: string | undefined
   /** The name of the token cookie the page sets. */
   readonly cookie: string
-  /** The access token. */
+  /** The access token the request carried (already checked): the cookie holds it. */
   readonly token: string
 }
 

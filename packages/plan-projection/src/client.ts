@@ -5,6 +5,6 @@
  *
  * @packageDocumentation
  */
-export type { PlanComment, PlanHistoryView, PlanProjection, PlanRevision, PlanRevisionStatus } from './types.js'
+export type { PlanComment, PlanHistoryView, PlanProjection, PlanReviewer, PlanRevision, PlanRevisionStatus } from './types.js'
 export { diffPlans } from './diff-plans.js'
 export type { PlanDiffLine } from './diff-plans.js'

@@ -1,5 +1,5 @@
 import type { StandardSchemaV1 } from '@planmode/seams'
-import type { PlanComment, PlanHistoryView } from './types.js'
+import type { PlanComment, PlanHistoryView, PlanReviewer } from './types.js'
 
 const OUTCOMES: ReadonlySet<string> = new Set(['approved', 'keep-planning', 'stopped', 'dismissed'])
 const STATUSES: ReadonlySet<string> = new Set([...OUTCOMES, 'open', 'refused'])
@@ -9,12 +9,30 @@ export const isOutcome = (value: unknown): boolean => typeof value === 'string' 
 
 /** A non-null object (arrays too). */
 export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null
-/** A well-formed `{ line, text }` comment. */
+/** A person as a record names them: a non-blank string `id`, a string `name` when present (other members are not read). */
+export const isReviewer = (value: unknown): value is PlanReviewer =>
+  isObject(value) &&
+  !Array.isArray(value) &&
+  typeof value['id'] === 'string' &&
+  value['id'].trim() !== '' &&
+  (value['name'] === undefined || typeof value['name'] === 'string')
+
+/** A well-formed `{ line, text, by? }` comment of a record: `by` absent or {@link isReviewer} (other members are not read). */
 export const isComment = (value: unknown): value is PlanComment =>
-  isObject(value) && Number.isInteger(value['line']) && typeof value['text'] === 'string'
+  isObject(value) && Number.isInteger(value['line']) && typeof value['text'] === 'string' && (value['by'] === undefined || isReviewer(value['by']))
+
+/** The wire form of a person: {@link isReviewer} with no member but `id` and `name`. */
+const isWireReviewer = (value: unknown): boolean =>
+  isReviewer(value) && Object.keys(value).every((key) => key === 'id' || (key === 'name' && typeof (value as { name?: unknown }).name === 'string'))
+
+/** The wire form of a comment: `{ line, text }` plus a wire `by` when present, nothing else. */
+const isWireComment = (value: unknown): boolean =>
+  isComment(value) &&
+  (!('by' in value) || isWireReviewer(value.by)) &&
+  Object.keys(value).every((key) => key === 'line' || key === 'text' || key === 'by')
 
 const REVISION_KEYS: ReadonlySet<string> = new Set([
-  'rev', 'toolCallId', 'seq', 'title', 'plan', 'status', 'approvedPlan', 'feedback', 'comments', 'unattended',
+  'rev', 'toolCallId', 'seq', 'title', 'plan', 'status', 'approvedPlan', 'feedback', 'comments', 'unattended', 'by',
 ])
 
 const issue = (message: string, path: readonly PropertyKey[]): StandardSchemaV1.Issue => ({ message, path })
@@ -32,18 +50,22 @@ function revisionIssues(value: unknown, at: number, issues: StandardSchemaV1.Iss
   for (const key of ['approvedPlan', 'feedback']) {
     if (key in value && typeof value[key] !== 'string') issues.push(issue('expected a string', [...path, key]))
   }
-  if ('comments' in value && !(Array.isArray(value['comments']) && value['comments'].every(isComment))) {
-    issues.push(issue('expected { line, text }[]', [...path, 'comments']))
+  if ('comments' in value && !(Array.isArray(value['comments']) && value['comments'].every(isWireComment))) {
+    issues.push(issue('expected { line, text, by?: { id, name? } }[]', [...path, 'comments']))
   }
+  if ('by' in value && !isWireReviewer(value['by'])) issues.push(issue('expected { id, name? } with a non-blank id', [...path, 'by']))
   if ('unattended' in value && value['unattended'] !== true) issues.push(issue('expected true', [...path, 'unattended']))
   for (const key of Object.keys(value)) if (!REVISION_KEYS.has(key)) issues.push(issue('unexpected key', [...path, key]))
 }
 
-/** Whether `revision` can never change: frozen, and so are its comments. */
+/** Whether `value` is absent or a frozen object whose `by` (if any) is frozen too. */
+const frozenWithBy = (value: unknown): boolean => value === undefined || (Object.isFrozen(value) && Object.isFrozen((value as { by?: unknown }).by ?? value))
+
+/** Whether `revision` can never change: frozen, and so are its `by`, its comments and theirs. */
 function isDeepFrozen(revision: unknown): boolean {
-  if (!Object.isFrozen(revision)) return false
+  if (!frozenWithBy(revision)) return false
   const comments = (revision as { comments?: unknown }).comments
-  return comments === undefined || (Object.isFrozen(comments) && (comments as readonly unknown[]).every((comment) => Object.isFrozen(comment)))
+  return comments === undefined || (Object.isFrozen(comments) && (comments as readonly unknown[]).every(frozenWithBy))
 }
 
 /**

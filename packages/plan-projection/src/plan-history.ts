@@ -1,8 +1,8 @@
 import type { Plugin } from '@planmode/context'
 import type { ProjectionUnit, SessionEvent } from '@planmode/seams'
 import { isPlanMarkdown, planTitle } from '@planmode/plan-core'
-import { isComment, isObject, isOutcome, planHistorySchema } from './plan-history-schema.js'
-import type { PlanHistoryView, PlanRevision, PlanRevisionStatus } from './types.js'
+import { isComment, isObject, isOutcome, isReviewer, planHistorySchema } from './plan-history-schema.js'
+import type { PlanComment, PlanHistoryView, PlanReviewer, PlanRevision, PlanRevisionStatus } from './types.js'
 
 /**
  * A revision still waiting for its review record or tool result.
@@ -59,16 +59,27 @@ function settle(state: PlanHistoryState, id: string, settled: (revision: PlanRev
   return { revisions, open: open.length === 1 ? [] : [...open.slice(0, at), ...open.slice(at + 1)] }
 }
 
-/** The settled form of `revision` from a well-formed `plan/review` record, fields copied only when well typed. */
+/** A frozen copy of a well-formed person. */
+const personOf = (by: PlanReviewer): PlanReviewer => Object.freeze(by.name === undefined ? { id: by.id } : { id: by.id, name: by.name })
+
+/** A frozen copy of a well-formed comment, with its `by` when it has one. */
+const commentOf = (comment: PlanComment): PlanComment =>
+  Object.freeze(comment.by === undefined ? { line: comment.line, text: comment.text } : { line: comment.line, text: comment.text, by: personOf(comment.by) })
+
+/**
+ * The settled form of `revision` from a well-formed `plan/review` record,
+ * fields copied only when well typed: the comments only when every one of
+ * them is (a `by` included), `by` only when it is `{ id, name? }`.
+ */
 function reviewed(revision: PlanRevision, record: Record<string, unknown>, outcome: PlanRevisionStatus): PlanRevision {
   const next: { -readonly [K in keyof PlanRevision]: PlanRevision[K] } = { ...revision, status: outcome }
   if (outcome === 'approved' && typeof record['plan'] === 'string') next.approvedPlan = record['plan']
   if (typeof record['feedback'] === 'string') next.feedback = record['feedback']
   const comments = record['comments']
-  if (Array.isArray(comments) && comments.length > 0 && comments.every(isComment)) {
-    next.comments = Object.freeze(comments.map((comment) => Object.freeze({ line: comment.line, text: comment.text })))
-  }
+  if (Array.isArray(comments) && comments.length > 0 && comments.every(isComment)) next.comments = Object.freeze(comments.map(commentOf))
   if (record['unattended'] === true) next.unattended = true
+  const by = record['by']
+  if (isReviewer(by)) next.by = personOf(by)
   return next
 }
 
@@ -150,7 +161,8 @@ function applyPlanHistory(state: PlanHistoryState, event: SessionEvent): PlanHis
  */
 export const planHistory: ProjectionUnit<PlanHistoryState, PlanHistoryView> = {
   key: 'planHistory',
-  stateVersion: 1,
+  // 2: revisions carry `by` (who decided) and their comments' `by`; states folded before are refolded.
+  stateVersion: 2,
   initial: () => ({ revisions: [], open: [] }),
   apply: applyPlanHistory,
   view: (state) => ({ revisions: state.revisions }),

@@ -29,6 +29,19 @@ declare module '@planmode/seams' {
 export type PlanRevisionStatus = 'open' | 'approved' | 'keep-planning' | 'stopped' | 'dismissed' | 'refused'
 
 /**
+ * A person named in a review record (SPEC §11's `by`): who decided, or who
+ * wrote a comment.
+ *
+ * @public
+ */
+export interface PlanReviewer {
+  /** A stable id of the person (an account id, a login). */
+  readonly id: string
+  /** A name to show, when the provider gave one. */
+  readonly name?: string
+}
+
+/**
  * A reviewer's remark on one line of a revision's plan.
  *
  * @public
@@ -38,6 +51,8 @@ export interface PlanComment {
   readonly line: number
   /** The remark. */
   readonly text: string
+  /** Who wrote it, when the record names them. */
+  readonly by?: PlanReviewer
 }
 
 /**
@@ -62,8 +77,10 @@ export interface PlanRevision {
   readonly approvedPlan?: string
   /** The reviewer's free text, when there was some. */
   readonly feedback?: string
-  /** The reviewer's line comments, when there were some. */
+  /** The reviewer's line comments, when there were some, each with who wrote it when the record names them. */
   readonly comments?: readonly PlanComment[]
+  /** Who decided the review, when its record names them (not on `open`, `refused`, `dismissed` or an unattended approval). */
+  readonly by?: PlanReviewer
   /** Present when an unattended run approved the plan with nobody asked. */
   readonly unattended?: true
 }

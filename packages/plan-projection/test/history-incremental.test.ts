@@ -25,8 +25,18 @@ const body: fc.Arbitrary<Raw> = fc.oneof(
   {
     weight: 2,
     arbitrary: fc
-      .tuple(ids, fc.constantFrom('approved', 'keep-planning', 'stopped', 'dismissed', 'maybe'), fc.boolean())
-      .map(([id, outcome, extra]) => review(id, outcome, extra ? { plan: '# Edited', feedback: 'more', comments: [{ line: 1, text: 'why?' }], unattended: true } : {})),
+      .tuple(ids, fc.constantFrom('approved', 'keep-planning', 'stopped', 'dismissed', 'maybe'), fc.constantFrom(0, 1, 2))
+      .map(([id, outcome, extra]) =>
+        review(
+          id,
+          outcome,
+          extra === 1
+            ? { plan: '# Edited', feedback: 'more', comments: [{ line: 1, text: 'why?' }], unattended: true }
+            : extra === 2
+              ? { by: { id: 'u-olga', name: 'Olga' }, comments: [{ line: 1, text: 'why?', by: { id: 'u-rita' } }, { line: 2, text: 'mine' }] }
+              : {},
+        ),
+      ),
   },
   { weight: 1, arbitrary: fc.constantFrom<Raw>({ type: 'turn/start', data: { turn: 1 } }, { type: 'plan/mode', data: { active: true } }) },
 )

@@ -3,6 +3,30 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { call, message, place, result, review, type Raw } from './history-helpers.js'
 
+/** A person of a record as the model reads it: a copy of `{ id, name? }`, or undefined when absent or malformed. */
+function person(value: unknown): Record<string, unknown> | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined
+  const { id, name } = value as Record<string, unknown>
+  if (typeof id !== 'string' || id.trim() === '' || (name !== undefined && typeof name !== 'string')) return undefined
+  return name === undefined ? { id } : { id, name }
+}
+
+/** The comments of a record as the model reads them: all copied when every one is well formed (a `by` included), else none. */
+function commentsOf(value: unknown): Record<string, unknown>[] | undefined {
+  if (!Array.isArray(value) || value.length === 0) return undefined
+  const out: Record<string, unknown>[] = []
+  for (const comment of value as Record<string, unknown>[]) {
+    if (!Number.isInteger(comment['line']) || typeof comment['text'] !== 'string') return undefined
+    if (comment['by'] === undefined) out.push({ line: comment['line'], text: comment['text'] })
+    else {
+      const by = person(comment['by'])
+      if (by === undefined) return undefined
+      out.push({ line: comment['line'], text: comment['text'], by })
+    }
+  }
+  return out
+}
+
 /**
  * The plain model of §15: walk the whole log for each prefix, with no
  * state carried between events beyond the list being built.
@@ -31,8 +55,11 @@ function model(bodies: readonly Raw[]): PlanRevision[] {
     target['status'] = data['outcome']
     if (data['outcome'] === 'approved' && data['plan'] !== undefined) target['approvedPlan'] = data['plan']
     if (data['feedback'] !== undefined) target['feedback'] = data['feedback']
-    if (data['comments'] !== undefined) target['comments'] = data['comments']
+    const comments = commentsOf(data['comments'])
+    if (comments !== undefined) target['comments'] = comments
     if (data['unattended'] !== undefined) target['unattended'] = true
+    const by = person(data['by'])
+    if (by !== undefined) target['by'] = by
   })
   return out as unknown as PlanRevision[]
 }
@@ -60,8 +87,15 @@ const body: fc.Arbitrary<Raw> = fc.oneof(
           outcome: fc.constantFrom('approved', 'keep-planning', 'stopped', 'dismissed'),
           plan: fc.constantFrom('# Edited'),
           feedback: fc.constantFrom('more detail', ''),
-          comments: fc.constant([{ line: 1, text: 'why?' }]),
+          comments: fc.constantFrom<unknown[]>(
+            [{ line: 1, text: 'why?' }],
+            [{ line: 1, text: 'a', by: { id: 'u-rita', name: 'Rita' } }, { line: 2, text: 'b' }],
+            [{ line: 3, text: 'c', by: { id: 'u-sam', role: 'reviewer' } }],
+            [{ line: 1, text: 'ok' }, { line: 2, text: 'bad by', by: { id: '  ' } }],
+            [{ line: 1, text: 'bad name', by: { id: 'u-x', name: 5 } }],
+          ),
           unattended: fc.constant(true as const),
+          by: fc.constantFrom<unknown>({ id: 'u-olga', name: 'Olga' }, { id: 'u-sam' }, { id: 'u-x', name: 'X', token: 't' }, { id: '' }, { name: 'no id' }, 'olga', null),
         },
         { requiredKeys: ['id', 'outcome'] },
       )

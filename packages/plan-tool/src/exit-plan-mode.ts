@@ -1,5 +1,5 @@
 import type { Context } from '@planmode/context'
-import type { Agent, ToolDefinition, ToolExecution, ToolPresentation, UserAnswer, UserAnswerComment, UserQuestion } from '@planmode/seams'
+import type { Agent, QuestionAnswerer, ToolDefinition, ToolExecution, ToolPresentation, UserAnswer, UserAnswerComment, UserQuestion } from '@planmode/seams'
 import { UserQuestionError } from '@planmode/seams'
 import { isPlanMarkdown, planTitle, type PlanModeController } from '@planmode/plan-core'
 import { resolveConfig, type PlanToolConfig } from './config.js'
@@ -79,6 +79,8 @@ export const EXIT_PLAN_MODE_MESSAGES = {
   fresh:
     'The user approved the plan and will carry it out in a fresh session. Stop here: do not carry it out in this conversation.',
   handoffNotOffered: 'the review answer asked for a handoff that was not offered',
+  badAnswerer:
+    'the review answer named who answered in a malformed way (by must be { id, name? } with a non-blank id), so nothing was recorded. Stay in plan mode and present the plan again with exit_plan_mode.',
 } as const
 
 /** What the review offers to hand an approved plan on to (the resolved `handoff` config), if anything. */
@@ -141,23 +143,52 @@ function selectedOnly(review: AnswerLike, label: string): boolean {
   return Array.isArray(selected) && selected.length === 1 && selected[0] === label
 }
 
+/** Marks a `by` that is present but not `{ id: non-blank string, name?: string }`. */
+const BAD_ANSWERER = Symbol('malformed by')
+
+/**
+ * Who a `by` names: `undefined` when it is absent, a copy `{ id, name? }`
+ * when it is well formed (`id` a non-blank string, `name` absent or a
+ * string; a blank name is left out, other members are ignored), else
+ * {@link BAD_ANSWERER}.
+ */
+function answererOf(value: unknown): QuestionAnswerer | undefined | typeof BAD_ANSWERER {
+  if (value === undefined) return undefined
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return BAD_ANSWERER
+  const { id, name } = value as { id?: unknown; name?: unknown }
+  if (!hasText(id) || (name !== undefined && typeof name !== 'string')) return BAD_ANSWERER
+  return { id, ...(hasText(name) ? { name } : {}) }
+}
+
 /**
  * The line comments of an answer. `present` says the answer carries some
  * (anything but absent or an empty array: malformed comments are still not
  * consent); `list` keeps, in order, the well-formed ones (`line` a positive
- * integer, `text` a non-blank string), copied.
+ * integer, `text` a non-blank string), copied, each with who wrote it: its
+ * own `by`, else `by` (the answer's), else none. `badBy` says some entry
+ * carries a `by` that is not well formed ({@link answererOf}).
  */
-function commentsOf(review: AnswerLike | undefined): { readonly present: boolean; readonly list: readonly UserAnswerComment[] } {
+function commentsOf(
+  review: AnswerLike | undefined,
+  by: QuestionAnswerer | undefined,
+): { readonly present: boolean; readonly list: readonly UserAnswerComment[]; readonly badBy: boolean } {
   const value = review?.comments
-  if (value === undefined) return { present: false, list: [] }
-  if (!Array.isArray(value)) return { present: true, list: [] }
+  if (value === undefined) return { present: false, list: [], badBy: false }
+  if (!Array.isArray(value)) return { present: true, list: [], badBy: false }
   const list: UserAnswerComment[] = []
+  let badBy = false
   for (const entry of value as unknown[]) {
     if (typeof entry !== 'object' || entry === null) continue
-    const { line, text } = entry as { line?: unknown; text?: unknown }
-    if (typeof line === 'number' && Number.isInteger(line) && line >= 1 && hasText(text)) list.push({ line, text })
+    const { line, text, by: own } = entry as { line?: unknown; text?: unknown; by?: unknown }
+    const author = answererOf(own)
+    if (author === BAD_ANSWERER) {
+      badBy = true
+      continue
+    }
+    const writer = author ?? by
+    if (typeof line === 'number' && Number.isInteger(line) && line >= 1 && hasText(text)) list.push({ line, text, ...(writer === undefined ? {} : { by: writer }) })
   }
-  return { present: value.length > 0, list }
+  return { present: value.length > 0, list, badBy }
 }
 
 /** Marks a handoff that asks for what the review did not offer (SPEC §18). */
@@ -182,17 +213,23 @@ function chosenHandoff(value: unknown, offer: HandoffOffer): PlanHandoffChoice |
   return { ...(fresh === true ? { fresh: true as const } : {}), ...(model === undefined ? {} : { model }) }
 }
 
+/** Who answered, on a decision: the `by` of the `plan-review` answer, when it names someone. */
+interface DecidedBy {
+  readonly by?: QuestionAnswerer
+}
+
 /** What the answers decide (SPEC §6.8, §10, §18), before anything is recorded. */
 type Decision =
-  | { readonly outcome: 'approved'; readonly edit?: string; readonly handoff?: PlanHandoffChoice }
+  | ({ readonly outcome: 'approved'; readonly edit?: string; readonly handoff?: PlanHandoffChoice } & DecidedBy)
   | { readonly outcome: 'handoff-not-offered' }
-  | { readonly outcome: 'stopped'; readonly feedback?: string; readonly comments: readonly UserAnswerComment[] }
-  | {
+  | { readonly outcome: 'bad-answerer' }
+  | ({ readonly outcome: 'stopped'; readonly feedback?: string; readonly comments: readonly UserAnswerComment[] } & DecidedBy)
+  | ({
       readonly outcome: 'keep-planning'
       readonly message: string
       readonly feedback?: string
       readonly comments: readonly UserAnswerComment[]
-    }
+    } & DecidedBy)
 
 /**
  * SPEC §6.8, §10 and §18. Consent: exactly one answer, the `plan-review`
@@ -200,11 +237,17 @@ type Decision =
  * and an edit that is absent, equal to the plan, or a string passing the
  * heading check; its handoff is then read against `offer` (one that was not
  * offered decides nothing but that). Stop: the same single answer selecting
- * exactly `Stop planning`. Anything else keeps planning.
+ * exactly `Stop planning`. Anything else keeps planning. Before all of
+ * that, a malformed `by` on the `plan-review` answer or one of its comments
+ * decides nothing but that.
  */
 function decide(plan: string, read: ReviewAnswers, offer: HandoffOffer): Decision {
   const { list, review, single } = read
-  const comments = commentsOf(review)
+  const answerer = answererOf(review?.by)
+  if (answerer === BAD_ANSWERER) return { outcome: 'bad-answerer' }
+  const comments = commentsOf(review, answerer)
+  if (comments.badBy) return { outcome: 'bad-answerer' }
+  const by = answerer === undefined ? {} : { by: answerer }
   if (single && review !== undefined) {
     if (
       selectedOnly(review, APPROVE_LABEL) &&
@@ -214,13 +257,13 @@ function decide(plan: string, read: ReviewAnswers, offer: HandoffOffer): Decisio
     ) {
       const edit = review.edit
       const edited = edit === undefined || edit === plan ? {} : typeof edit === 'string' && isPlanMarkdown(edit) ? { edit } : undefined
-      if (edited === undefined) return { outcome: 'keep-planning', message: EXIT_PLAN_MODE_MESSAGES.editWithoutHeading, comments: [] }
+      if (edited === undefined) return { outcome: 'keep-planning', message: EXIT_PLAN_MODE_MESSAGES.editWithoutHeading, comments: [], ...by }
       const handoff = chosenHandoff(review.handoff, offer)
       if (handoff === NOT_OFFERED) return { outcome: 'handoff-not-offered' }
-      return { outcome: 'approved', ...edited, ...(handoff === undefined ? {} : { handoff }) }
+      return { outcome: 'approved', ...edited, ...(handoff === undefined ? {} : { handoff }), ...by }
     }
     if (selectedOnly(review, STOP_PLANNING_LABEL)) {
-      return { outcome: 'stopped', ...(hasText(review.custom) ? { feedback: review.custom } : {}), comments: comments.list }
+      return { outcome: 'stopped', ...(hasText(review.custom) ? { feedback: review.custom } : {}), comments: comments.list, ...by }
     }
   }
   const other = list.find((answer) => hasText(answer.custom))?.custom
@@ -228,7 +271,7 @@ function decide(plan: string, read: ReviewAnswers, offer: HandoffOffer): Decisio
   const head =
     feedback !== undefined ? `${EXIT_PLAN_MODE_MESSAGES.keepPlanningWithFeedback}${feedback}` : EXIT_PLAN_MODE_MESSAGES.keepPlanning
   const message = head + comments.list.map((comment) => `\n- line ${comment.line}: ${comment.text}`).join('')
-  return { outcome: 'keep-planning', message, ...(feedback !== undefined ? { feedback } : {}), comments: comments.list }
+  return { outcome: 'keep-planning', message, ...(feedback !== undefined ? { feedback } : {}), comments: comments.list, ...by }
 }
 
 /** Feedback text: a string that is not blank (anything else is no feedback). */
@@ -236,12 +279,14 @@ function hasText(custom: unknown): custom is string {
   return typeof custom === 'string' && custom.trim() !== ''
 }
 
-/** The feedback and comments a record carries, when there are any. */
-function details(decision: { readonly feedback?: string; readonly comments: readonly UserAnswerComment[] }): {
+/** Who answered, the feedback and the comments a record carries, when there are any. */
+function details(decision: { readonly by?: QuestionAnswerer; readonly feedback?: string; readonly comments: readonly UserAnswerComment[] }): {
+  by?: QuestionAnswerer
   feedback?: string
   comments?: readonly UserAnswerComment[]
 } {
   return {
+    ...(decision.by !== undefined ? { by: decision.by } : {}),
     ...(decision.feedback !== undefined ? { feedback: decision.feedback } : {}),
     ...(decision.comments.length > 0 ? { comments: decision.comments } : {}),
   }
@@ -266,14 +311,15 @@ const exit =
  */
 export function createExitPlanModeTool(ctx: Context, config?: PlanToolConfig): ToolDefinition<ExitPlanModeInput, ExitPlanModeOutput> {
   const { unattended, requiredSections, handoff: offer } = resolveConfig(config)
-  /** Emits `plan/reviewed` (SPEC §11, §18): with the approved text on every approval, and the handoff when one was chosen. */
-  const reviewed = (agent: Agent, toolCallId: string, outcome: PlanReviewOutcome, approved: string | undefined, handoff: PlanHandoffChoice | undefined): void => {
+  /** Emits `plan/reviewed` (SPEC §11, §18): with the approved text on every approval, the handoff when one was chosen, and who answered when the answer named them. */
+  const reviewed = (agent: Agent, toolCallId: string, data: PlanReviewEventData, approved: string | undefined): void => {
     ctx.emit('plan/reviewed', {
       agent,
       toolCallId,
-      outcome,
+      outcome: data.outcome,
       ...(approved === undefined ? {} : { plan: approved }),
-      ...(handoff === undefined ? {} : { handoff }),
+      ...(data.handoff === undefined ? {} : { handoff: data.handoff }),
+      ...(data.by === undefined ? {} : { by: data.by }),
     })
   }
   return {
@@ -337,7 +383,7 @@ export function createExitPlanModeTool(ctx: Context, config?: PlanToolConfig): T
           // plan-core was unloaded while the record was being written.
           throw new Error(EXIT_PLAN_MODE_MESSAGES.reloaded, { cause: error })
         } finally {
-          reviewed(agent, toolCallId, data.outcome, approved, data.handoff)
+          reviewed(agent, toolCallId, data, approved)
         }
         const handoff = data.handoff
         if (approved !== undefined && handoff !== undefined) {
@@ -376,12 +422,16 @@ export function createExitPlanModeTool(ctx: Context, config?: PlanToolConfig): T
         case 'approved': {
           const edited = decision.edit !== undefined ? { plan: decision.edit } : {}
           const handoff = decision.handoff !== undefined ? { handoff: decision.handoff } : {}
-          await record({ toolCallId, outcome: 'approved', ...edited, ...handoff }, exit(agent))
+          const by = decision.by !== undefined ? { by: decision.by } : {}
+          await record({ toolCallId, outcome: 'approved', ...by, ...edited, ...handoff }, exit(agent))
           return { approved: true, ...edited, ...handoff }
         }
         case 'handoff-not-offered':
           // SPEC §18: nothing is recorded and nothing changes; the model may present the plan again.
           throw new Error(EXIT_PLAN_MODE_MESSAGES.handoffNotOffered)
+        case 'bad-answerer':
+          // Who answered must be right or the review does not count: nothing is recorded and nothing changes.
+          throw new Error(EXIT_PLAN_MODE_MESSAGES.badAnswerer)
         case 'stopped':
           await record({ toolCallId, outcome: 'stopped', ...details(decision) }, exit(agent))
           throw new Error(EXIT_PLAN_MODE_MESSAGES.stopped)

@@ -1,4 +1,4 @@
-import type { Agent, UserAnswerComment } from '@planmode/seams'
+import type { Agent, QuestionAnswerer, UserAnswerComment } from '@planmode/seams'
 
 /**
  * What a review came to, as recorded in `plan/review`.
@@ -31,11 +31,21 @@ export interface PlanReviewEventData {
   readonly toolCallId: string
   /** What the review came to. */
   readonly outcome: PlanReviewOutcome
+  /**
+   * Who decided, when the answer named them (its `by`: `{ id, name? }`,
+   * copied). Absent when the provider did not say, on a dismissal and on an
+   * unattended approval.
+   */
+  readonly by?: QuestionAnswerer
   /** Only when the user edited the plan and approved it: the approved text. */
   readonly plan?: string
   /** The user's free text, when there is some (not blank). */
   readonly feedback?: string
-  /** The user's line comments, in the order given, when there are any. */
+  /**
+   * The user's line comments, in the order given, when there are any. Each
+   * carries `by` (who wrote it) when its entry named someone, else the
+   * answer's `by` when there is one; with nobody named anywhere, `{ line, text }`.
+   */
   readonly comments?: readonly UserAnswerComment[]
   /** Only on an approval made without asking anyone (`unattended: 'approve'`). */
   readonly unattended?: true
@@ -60,6 +70,8 @@ export interface PlanReviewedPayload {
   readonly plan?: string
   /** On an approval whose review chose a handoff (SPEC §18): what it chose. */
   readonly handoff?: PlanHandoffChoice
+  /** Who decided, when the answer named them (the record's `by`). */
+  readonly by?: QuestionAnswerer
 }
 
 declare module '@planmode/seams' {

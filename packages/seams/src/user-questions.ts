@@ -143,6 +143,13 @@ export interface UserAnswerComment {
   readonly line: number
   /** The remark. */
   readonly text: string
+  /**
+   * Who wrote the remark, when the provider knows and it may differ from
+   * who answered (several reviewers commented on one review). Absent: the
+   * answer's {@link UserAnswer.by}, if any, wrote it. Providers that do not
+   * know it leave it out.
+   */
+  readonly by?: QuestionAnswerer
 }
 
 /** One ask: who is asking, what, and when to give up. @public */

@@ -3,6 +3,7 @@ import type {
   AgentHandoffPayload,
   PlanReviewHandoffOffer,
   PlanReviewIntent,
+  QuestionAnswerer,
   SessionEventInput,
   QuestionIntent,
   UserAnswer,
@@ -16,7 +17,7 @@ describe('user-questions: edit, comments and the plan-review intent (SPEC §10)'
   it('UserAnswer gains optional edit and comments', () => {
     expectTypeOf<UserAnswer['edit']>().toEqualTypeOf<string | undefined>()
     expectTypeOf<UserAnswer['comments']>().toEqualTypeOf<readonly UserAnswerComment[] | undefined>()
-    expectTypeOf<UserAnswerComment>().toEqualTypeOf<{ readonly line: number; readonly text: string }>()
+    expectTypeOf<UserAnswerComment>().toEqualTypeOf<{ readonly line: number; readonly text: string; readonly by?: QuestionAnswerer }>()
     const full: UserAnswer = { id: 'plan-review', selected: ['Approve'], edit: '# Plan', comments: [{ line: 1, text: 'why?' }] }
     expectTypeOf(full).toMatchTypeOf<UserAnswer>()
   })

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'react'
 import { token } from './api.js'
 import { SessionList } from './components/SessionList.js'
 import { SessionView } from './components/SessionView.js'
+import { WhoAmI } from './components/WhoAmI.js'
 
 /** The open session, from the address's hash (`#/s/<id>`), so a reload reopens it. */
 function sessionFromHash(): string | null {
@@ -43,6 +44,7 @@ export function App() {
     <div className="app" data-testid="app">
       <aside className="sidebar">
         <p className="brand">planmode</p>
+        <WhoAmI />
         <SessionList current={current} onOpen={open} activity={activity} />
       </aside>
       {current === null ? (

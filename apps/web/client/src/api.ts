@@ -3,7 +3,7 @@
  * kept in sessionStorage, sent as a Bearer header) and JSON requests whose
  * failures carry the server's `{ error }` message.
  */
-import type { CommandResult, EventPage, PendingQuestion, SessionSummary, SessionTail, UserAnswer } from './wire.js'
+import type { CommandResult, EventPage, Me, PendingQuestion, SessionSummary, SessionTail, SharedComment, UserAnswer } from './wire.js'
 
 const TOKEN_KEY = 'planmode.token'
 
@@ -109,6 +109,10 @@ export const api = {
     request<unknown>('POST', `/api/sessions/${enc(id)}/questions/${enc(qid)}`, { answers }),
   dismiss: (id: string, qid: string) => request<unknown>('POST', `/api/sessions/${enc(id)}/questions/${enc(qid)}/dismiss`, {}),
   cancel: (id: string) => request<unknown>('POST', `/api/sessions/${enc(id)}/cancel`, {}),
+  me: () => request<Me>('GET', '/api/me'),
+  comment: (id: string, qid: string, line: number, text: string) =>
+    request<{ comment: SharedComment }>('POST', `/api/sessions/${enc(id)}/questions/${enc(qid)}/comment`, { line, text }),
+  uncomment: (id: string, qid: string, commentId: string) => request<unknown>('POST', `/api/sessions/${enc(id)}/questions/${enc(qid)}/uncomment`, { id: commentId }),
 }
 
 /** The stream URL: EventSource cannot set headers, so the token rides in the query. */

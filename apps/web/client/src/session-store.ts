@@ -14,6 +14,7 @@ import type {
   PresentationWire,
   ProjectionFrame,
   QuestionClosedFrame,
+  QuestionCommentsFrame,
   SessionAccess,
   SessionEvent,
   SessionTail,
@@ -306,6 +307,7 @@ export class SessionStore {
     source.addEventListener('questions', (message) => this.onOpenQuestions(parse<OpenQuestionsFrame>(message)))
     source.addEventListener('question', (message) => this.onQuestion(parse<PendingQuestion>(message)))
     source.addEventListener('question-closed', (message) => this.onQuestionClosed(parse<QuestionClosedFrame>(message)))
+    source.addEventListener('question-comments', (message) => this.onQuestionComments(parse<QuestionCommentsFrame>(message)))
     source.addEventListener('role', (message) => this.onRole(parse<SessionAccess>(message)))
   }
 
@@ -374,13 +376,30 @@ export class SessionStore {
 
   private onQuestion(question: PendingQuestion | undefined): void {
     if (question === undefined || typeof question.id !== 'string' || this.closed.has(question.id)) return
-    if (this.state.questions.some((held) => held.id === question.id)) return
+    const at = this.state.questions.findIndex((held) => held.id === question.id)
+    if (at !== -1) {
+      // held already (a reconnected stream's burst): its shared comments are the news, if any
+      this.onQuestionComments({ id: question.id, comments: question.comments ?? [] })
+      return
+    }
     this.set({ questions: [...this.state.questions, question] })
   }
 
   private onQuestionClosed(closed: QuestionClosedFrame | undefined): void {
     if (closed === undefined || typeof closed.id !== 'string') return
     this.close(closed.id)
+  }
+
+  /** The shared comments of a held question changed: they replace what this tab held. */
+  private onQuestionComments(frame: QuestionCommentsFrame | undefined): void {
+    if (frame === undefined || typeof frame.id !== 'string' || !Array.isArray(frame.comments)) return
+    const at = this.state.questions.findIndex((held) => held.id === frame.id)
+    if (at === -1) return
+    const before = this.state.questions[at]!.comments ?? []
+    if (before.length === frame.comments.length && before.every((comment, index) => comment.id === frame.comments[index]!.id)) return
+    const questions = [...this.state.questions]
+    questions[at] = { ...questions[at]!, comments: frame.comments }
+    this.set({ questions })
   }
 }
 

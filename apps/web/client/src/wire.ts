@@ -3,12 +3,27 @@
  * reads them. Types only: the seams and plan-projection types are erased.
  */
 import type { CommandResult, SessionEvent, ToolPresentation, UserAnswer, UserQuestion } from '@planmode/seams'
-import type { PlanHistoryView, PlanProjection, PlanRevision } from '@planmode/plan-projection/client'
+import type { PlanHistoryView, PlanProjection, PlanReviewer, PlanRevision } from '@planmode/plan-projection/client'
 // declares the `plan/review` event in SessionEventMap (types only)
 import type { PlanReviewEventData } from '@planmode/plan-tool'
 
 export type { CommandResult, SessionEvent, ToolPresentation, UserAnswer, UserQuestion }
-export type { PlanHistoryView, PlanProjection, PlanRevision, PlanReviewEventData }
+export type { PlanHistoryView, PlanProjection, PlanReviewer, PlanRevision, PlanReviewEventData }
+
+/** `GET /api/me`: who this tab's token is. `id` and `name` only for a user of `--users` (without it: the one anonymous owner). */
+export interface Me {
+  readonly role: 'owner' | 'reviewer'
+  readonly id?: string
+  readonly name?: string
+}
+
+/** A comment shared on an open plan review (`--users`): everyone sees it; it goes with the answer that decides. */
+export interface SharedComment {
+  readonly id: string
+  readonly line: number
+  readonly text: string
+  readonly by?: PlanReviewer
+}
 
 /** A row of `GET /api/sessions`. */
 export interface SessionSummary {
@@ -53,6 +68,14 @@ export interface PendingQuestion {
   readonly id: string
   readonly sessionId: string
   readonly request: { readonly questions: readonly UserQuestion[] }
+  /** The comments shared on it so far (absent while there are none). */
+  readonly comments?: readonly SharedComment[]
+}
+
+/** `event: question-comments`: every shared comment of an open question, after one was added or removed. */
+export interface QuestionCommentsFrame {
+  readonly id: string
+  readonly comments: readonly SharedComment[]
 }
 
 /**

@@ -2,8 +2,10 @@ import { useEffect, useId, useRef, useState } from 'react'
 import { download, planFileName } from '../markdown.js'
 import type { PlanHistoryView } from '../wire.js'
 import { revisionStatus } from '../review-revisions.js'
+import { personName } from '../me.js'
 import { Markdown } from './Markdown.js'
 import { PlanDiff } from './PlanDiff.js'
+import { ReviewPeople } from './ReviewPeople.js'
 
 const STATUS: Record<string, string> = {
   open: 'under review',
@@ -55,6 +57,7 @@ export function HistoryDrawer({ history, turnLive, onClose }: { history: PlanHis
                   data-testid="history-revision"
                   data-rev={item.rev}
                   data-status={status}
+                  data-decided-by={item.by?.id}
                   aria-current={item.rev === chosen ? 'true' : undefined}
                   onClick={() => setChosen(item.rev)}
                 >
@@ -81,6 +84,7 @@ export function HistoryDrawer({ history, turnLive, onClose }: { history: PlanHis
               Export {planFileName(revision.title)}
             </button>
           </div>
+          <ReviewPeople revision={revision} />
           {revision.feedback !== undefined && (
             <p className="feedback-shown" data-testid="history-feedback">
               Feedback: “{revision.feedback}”
@@ -89,8 +93,9 @@ export function HistoryDrawer({ history, turnLive, onClose }: { history: PlanHis
           {revision.comments !== undefined && revision.comments.length > 0 && (
             <ul className="comments-shown" data-testid="history-comments">
               {revision.comments.map((comment, at) => (
-                <li key={at}>
-                  line {comment.line}: {comment.text}
+                <li key={at} data-testid="history-comment" data-by={comment.by?.id}>
+                  line {comment.line}
+                  {comment.by !== undefined && <span className="comment-by"> ({personName(comment.by)})</span>}: {comment.text}
                 </li>
               ))}
             </ul>

@@ -2,6 +2,7 @@ import { useEffect, useId, useMemo, useRef, useState } from 'react'
 import { api } from '../api.js'
 import { download, planFileName, planTitle } from '../markdown.js'
 import { focusUnlessTyping } from '../focus.js'
+import { isReviewer, OWNERS_ONLY_TITLE, personName, useMe } from '../me.js'
 import { revisionsFor } from '../review-revisions.js'
 import { useAction } from '../use-action.js'
 import type { PendingQuestion, PlanHistoryView, UserAnswer, UserQuestion } from '../wire.js'
@@ -9,6 +10,8 @@ import { sendAnswer } from './answer-request.js'
 import { ErrorLine } from './ErrorLine.js'
 import { Markdown } from './Markdown.js'
 import { PlanDiff } from './PlanDiff.js'
+import { useReviewComments } from './review-comments.js'
+import { ReviewPeople } from './ReviewPeople.js'
 
 type View = 'plan' | 'lines' | 'diff' | 'edit'
 
@@ -55,7 +58,9 @@ export function PlanReview({
   const [view, setView] = useState<View>('plan')
   const [edited, setEdited] = useState(plan)
   const [feedback, setFeedback] = useState('')
-  const [comments, setComments] = useState<{ line: number; text: string }[]>([])
+  const me = useMe()
+  const reviewer = isReviewer(me)
+  const comments = useReviewComments(sessionId, pending, me)
   const [activeLine, setActiveLine] = useState<number | null>(null)
   const [draft, setDraft] = useState('')
   const [localError, setLocalError] = useState<string | null>(null)
@@ -68,14 +73,14 @@ export function PlanReview({
 
   const isEdited = intent.editable === true && edited !== plan
   const title = planTitle(isEdited ? edited : plan)
-  const hasNotes = feedback.trim() !== '' || comments.length > 0
+  const hasNotes = feedback.trim() !== '' || comments.list.length > 0
   const busy = action.busy || fresh.busy
 
   const answer = (answers: UserAnswer[] | null) => action.run(() => sendAnswer(sessionId, pending.id, answers, onClosed))
 
   const notes = (): Pick<UserAnswer, 'custom' | 'comments'> => ({
     ...(feedback.trim() !== '' ? { custom: feedback.trim() } : {}),
-    ...(comments.length > 0 ? { comments } : {}),
+    ...(comments.forAnswer().length > 0 ? { comments: comments.forAnswer() } : {}),
   })
 
   const approve = () => {
@@ -90,9 +95,11 @@ export function PlanReview({
 
   const addComment = () => {
     if (activeLine === null || draft.trim() === '') return
-    setComments((held) => [...held, { line: activeLine, text: draft.trim() }])
-    setDraft('')
-    setActiveLine(null)
+    void comments.add(activeLine, draft.trim()).then((added) => {
+      if (!added) return
+      setDraft('')
+      setActiveLine(null)
+    })
   }
 
   const shownPlan = isEdited ? edited : plan
@@ -110,15 +117,16 @@ export function PlanReview({
           )}
         </h2>
         <p className="question">{question.question}</p>
+        <ReviewPeople revision={previous} label={previous === undefined ? undefined : `rev ${previous.rev}:`} />
       </header>
 
       <div className="tabs" role="tablist" aria-label="Plan view">
         {(
           [
             ['plan', 'Plan'],
-            ...(intent.comments === true ? [['lines', `Comment on lines${comments.length > 0 ? ` (${comments.length})` : ''}`]] : []),
+            ...(intent.comments === true ? [['lines', `Comment on lines${comments.list.length > 0 ? ` (${comments.list.length})` : ''}`]] : []),
             ...(previous !== undefined ? [['diff', `Diff vs rev ${previous.rev}`]] : []),
-            ...(intent.editable === true ? [['edit', isEdited ? 'Edit (edited)' : 'Edit']] : []),
+            ...(intent.editable === true && !reviewer ? [['edit', isEdited ? 'Edit (edited)' : 'Edit']] : []),
           ] as [View, string][]
         ).map(([key, label]) => (
           <button
@@ -151,7 +159,7 @@ export function PlanReview({
           <ol className="plan-lines" data-testid="plan-review-lines" aria-label="Plan lines: choose one to comment on it">
             {lines.map((text, index) => {
               const line = index + 1
-              const here = comments.filter((comment) => comment.line === line)
+              const here = comments.list.filter((comment) => comment.line === line)
               return (
                 <li key={line} data-line={line}>
                   <button
@@ -170,18 +178,20 @@ export function PlanReview({
                     <span className="code">{text}</span>
                   </button>
                   {here.map((comment) => (
-                    <div key={comments.indexOf(comment)} className="line-comment" data-testid="line-comment" data-line={line}>
-                      <span><span className="comment-mark">Comment:</span> {comment.text}</span>
-                      <button
-                        type="button"
-                        className="link"
-                        data-testid="line-comment-remove"
-                        aria-label={`Remove comment on line ${line}`}
-                        disabled={busy}
-                        onClick={() => setComments((held) => held.filter((other) => other !== comment))}
-                      >
-                        Remove
-                      </button>
+                    <div key={comment.key} className="line-comment" data-testid="line-comment" data-line={line} data-by={comment.by?.id}>
+                      <span><span className="comment-mark">{personName(comment.by) ?? 'Comment'}:</span> {comment.text}</span>
+                      {comment.removable && (
+                        <button
+                          type="button"
+                          className="link"
+                          data-testid="line-comment-remove"
+                          aria-label={`Remove comment on line ${line}`}
+                          disabled={busy}
+                          onClick={() => void comments.remove(comment)}
+                        >
+                          Remove
+                        </button>
+                      )}
                     </div>
                   ))}
                   {activeLine === line && (
@@ -232,7 +242,7 @@ export function PlanReview({
 
       <div className="panel-footer">
       <div className="actions" role="group" aria-label="Review decision">
-        <button type="button" className="primary" data-testid="plan-review-approve" disabled={busy || hasNotes} aria-describedby={hasNotes ? `${ids}-approve-hint` : undefined} onClick={approve}>
+        <button type="button" className="primary" data-testid="plan-review-approve" disabled={busy || hasNotes || reviewer} title={reviewer ? OWNERS_ONLY_TITLE : undefined} aria-describedby={hasNotes && !reviewer ? `${ids}-approve-hint` : undefined} onClick={approve}>
           {isEdited ? `${intent.approve} edited plan` : intent.approve}
         </button>
         {keepLabel !== undefined && (
@@ -241,7 +251,7 @@ export function PlanReview({
           </button>
         )}
         {stopLabel !== undefined && (
-          <button type="button" className="danger" data-testid="plan-review-stop" disabled={busy} aria-describedby={isEdited ? `${ids}-edit-hint` : undefined} onClick={() => void answer([{ id: question.id, selected: [stopLabel], ...notes() }])}>
+          <button type="button" className="danger" data-testid="plan-review-stop" disabled={busy || reviewer} title={reviewer ? OWNERS_ONLY_TITLE : undefined} aria-describedby={isEdited ? `${ids}-edit-hint` : undefined} onClick={() => void answer([{ id: question.id, selected: [stopLabel], ...notes() }])}>
             {stopLabel}
           </button>
         )}
@@ -249,13 +259,14 @@ export function PlanReview({
           type="button"
           className="secondary"
           data-testid="plan-review-dismiss"
-          disabled={busy}
+          disabled={busy || reviewer}
+          title={reviewer ? 'Only owners can dismiss the review to chat' : undefined}
           onClick={() => void answer(null)}
         >
           Chat about it
         </button>
       </div>
-      {hasNotes && (
+      {hasNotes && !reviewer && (
         <p className="hint" id={`${ids}-approve-hint`}>
           Approving sends no feedback or comments: send them with {keepLabel ?? 'Keep planning'}, or clear them to approve.
         </p>
@@ -265,7 +276,7 @@ export function PlanReview({
           Your edit is sent only with {intent.approve}: {[keepLabel, stopLabel].filter((label) => label !== undefined).join(' and ')} send the feedback and comments, not the edit.
         </p>
       )}
-      <ErrorLine error={localError ?? action.error} testId="plan-review-error" />
+      <ErrorLine error={localError ?? action.error ?? comments.error} testId="plan-review-error" />
       </div>
 
       <div className="tools" role="group" aria-label="Plan tools">
@@ -276,7 +287,8 @@ export function PlanReview({
           type="button"
           className="link"
           data-testid="plan-review-fresh"
-          disabled={busy}
+          disabled={busy || reviewer}
+          title={reviewer ? 'Only owners can start a session' : undefined}
           onClick={() =>
             void fresh.run(async () => {
               const { id } = await api.createSession(shownPlan)

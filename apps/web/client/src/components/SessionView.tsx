@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react'
 import { ApiError, api } from '../api.js'
+import { isReviewer, useMe } from '../me.js'
 import { SessionStore } from '../session-store.js'
 import { effectiveRunning, openTurnOver, roleNotice } from '../session-role.js'
 import { useAction } from '../use-action.js'
@@ -68,6 +69,8 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
   const running = effectiveRunning(state.running, state.access) && !state.serverGone
   const turnOver = openTurnOver(state.serverGone, state.access)
   const notice = roleNotice(state.access)
+  // A reviewer (--users) reads, comments on plans and keeps planning; the server refuses the rest, so it is not offered.
+  const reviewer = isReviewer(useMe())
 
   return (
     <div className="session" data-testid="session" data-session-id={id} data-status={state.status} data-as-of-seq={state.frame.asOfSeq} data-running={String(running)} data-role={state.access?.role ?? 'writer'} data-server-gone={String(state.serverGone)}>
@@ -75,7 +78,7 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
         <h1 className="session-title">
           Session <code data-testid="session-id">{id}</code>
         </h1>
-        <PlanChip plan={plan} busy={chipAction.busy || state.serverGone} onOff={() => void chipAction.run(() => writing(() => api.command(id, '/plan off', [])))} />
+        <PlanChip plan={plan} busy={chipAction.busy || state.serverGone || reviewer} onOff={() => void chipAction.run(() => writing(() => api.command(id, '/plan off', [])))} />
         <span className={`connection conn-${state.status}`} data-testid="connection" role="status">
           {state.serverGone ? 'server gone' : state.status === 'live' ? (running ? 'working…' : 'live') : state.status}
         </span>
@@ -86,6 +89,11 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
       {notice !== null && (
         <p className="role-notice" role="status" data-testid="session-role" data-role={state.access?.role} data-holder={state.access?.holder ?? ''}>
           {notice}
+        </p>
+      )}
+      {reviewer && (
+        <p className="role-notice" role="status" data-testid="reviewer-notice">
+          You are a reviewer here: read along, comment on plans and send them back with Keep planning. Only owners send messages, approve or stop planning.
         </p>
       )}
       <ErrorLine error={chipAction.error} testId="plan-chip-error" />
@@ -138,7 +146,7 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
               return <GenericQuestion key={pending.id} sessionId={id} pending={pending} onClosed={onClosed} />
             })}
           </div>
-          <Composer send={send} running={running} closed={state.serverGone} onCancel={async () => void (await writing(() => api.cancel(id)))} />
+          <Composer send={send} running={running} closed={state.serverGone || reviewer} onCancel={async () => void (await writing(() => api.cancel(id)))} />
         </main>
         {historyOpen && <HistoryDrawer history={history} turnLive={running && !turnOver} onClose={closeHistory} />}
       </div>

@@ -1,0 +1,82 @@
+/**
+ * Reviewers on a follower (`--users` with `--store`, two servers on one
+ * PostgreSQL schema): what no reviewer may do is refused with 403 before
+ * any takeover, so the follower stays a follower and nothing is logged; a
+ * reviewer's Keep planning there is a write like any answer (409 naming
+ * the writer while it holds the lease), and on the writer it names them.
+ */
+import type { SessionEvent } from '@planmode/seams'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { WebServer } from '../../server/http-server.js'
+import type { WebUser } from '../../server/users.js'
+import { cpSync } from 'node:fs'
+import { join } from 'node:path'
+import { sampleWorkspaceDir } from '../../server/options.js'
+import { dropSchema, freshSchemaName, pgTestUrl } from '../browser/support/postgres.js'
+import { call, cleanup, post, SseClient, startTestServer, tempDir, turnEnded, waitForEvent, type Endpoint } from './support.js'
+
+const USERS: WebUser[] = [
+  { token: 'olga-owner-token-0123456789abcdefghijkl', id: 'olga', name: 'Olga', role: 'owner' },
+  { token: 'rita-reviewer-token-0123456789abcdefghij', id: 'rita', name: 'Rita', role: 'reviewer' },
+]
+const [OLGA, RITA] = USERS as [WebUser, WebUser]
+const url = pgTestUrl()
+const schema = freshSchemaName('web_reviewers')
+let writer: WebServer
+let follower: WebServer
+const as = (on: WebServer, user: WebUser): Endpoint => ({ port: on.port, token: user.token })
+
+beforeAll(async () => {
+  // Servers sharing a database share a workspace.
+  const workspace = join(tempDir('planmode-web-reviewers-ws-'), 'ws')
+  cpSync(sampleWorkspaceDir(), workspace, { recursive: true })
+  writer = await startTestServer({ store: { connection: url, schema }, users: USERS, workspace })
+  follower = await startTestServer({ store: { connection: url, schema }, users: USERS, workspace })
+})
+
+afterAll(async () => {
+  await Promise.all([writer?.close(), follower?.close()])
+  await dropSchema(url, schema)
+  cleanup()
+})
+
+describe('reviewers on a follower', () => {
+  it('refused before any takeover; Keep planning goes to the writer, which names the reviewer', async () => {
+    const id = (await post(as(writer, OLGA), '/api/sessions', {})).body.id as string
+    const stream = await SseClient.open(as(writer, OLGA), `/api/sessions/${id}/stream?from=-1`)
+    try {
+      await post(as(writer, OLGA), `/api/sessions/${id}/command`, { line: '/plan Add due dates to tasks' })
+      const question = (await stream.waitFor((item) => item.event === 'question')).data
+      const page = await call(as(follower, RITA), 'GET', `/api/sessions/${id}`)
+      expect(page.body.role).toBe('follower')
+      const logged = (await call(as(writer, OLGA), 'GET', `/api/sessions/${id}?tail=100000`)).body.events as SessionEvent[]
+
+      for (const [path, body, what] of [
+        [`/api/sessions/${id}/prompt`, { text: 'go' }, /^only owners can send messages/],
+        [`/api/sessions/${id}/command`, { line: '/plan off' }, /^only owners can run commands/],
+        [`/api/sessions/${id}/questions/${question.id}`, { answers: [{ id: 'plan-review', selected: ['Approve'] }] }, /^only owners can approve a plan/],
+        [`/api/sessions/${id}/questions/${question.id}`, { answers: [{ id: 'plan-review', selected: ['Stop planning'] }] }, /^only owners can stop planning/],
+        [`/api/sessions/${id}/questions/${question.id}/dismiss`, {}, /^only owners can dismiss a question/],
+      ] as const) {
+        const reply = await post(as(follower, RITA), path, body)
+        expect(reply.status, path).toBe(403)
+        expect(reply.body.error).toMatch(what)
+      }
+      expect((await call(as(follower, RITA), 'GET', `/api/sessions/${id}`)).body.role).toBe('follower')
+      // Keep planning is a write: the writer holds the lease, so the follower sends the reviewer there.
+      const kept = await post(as(follower, RITA), `/api/sessions/${id}/questions/${question.id}`, { answers: [{ id: 'plan-review', selected: ['Keep planning'] }] })
+      expect(kept.status).toBe(409)
+      expect(kept.body).toMatchObject({ code: 'NOT_LEASE_HOLDER', holder: writer.origin })
+      expect((await call(as(writer, OLGA), 'GET', `/api/sessions/${id}?tail=100000`)).body.events).toEqual(logged)
+
+      expect((await post(as(writer, RITA), `/api/sessions/${id}/questions/${question.id}`, { answers: [{ id: 'plan-review', selected: ['Keep planning'] }] })).status).toBe(200)
+      const review = await waitForEvent(stream, (event) => event.type === 'plan/review')
+      expect(review.data).toEqual({ toolCallId: expect.any(String), outcome: 'keep-planning', by: { id: 'rita', name: 'Rita' } })
+      const second = (await stream.waitFor((item) => item.event === 'question' && item.data.id !== question.id)).data
+      await post(as(writer, OLGA), `/api/sessions/${id}/questions/${second.id}/dismiss`, {})
+      await waitForEvent(stream, turnEnded(1))
+    } finally {
+      stream.close()
+    }
+  })
+})
