@@ -215,7 +215,7 @@ function implement(episode: Episode, progress: PlanningState['progress'], hasUpd
   const tracked = hasUpdateTool ? progress : undefined
   if (done < steps.length) {
     const first = episode.handedOff
-      ? 'The workspace matches the plan, so I am carrying it out now, step by step.'
+      ? "I've seen the workspace, so I am carrying the plan out now, step by step."
       : episode.approvedEdit === undefined
         ? 'The plan is approved, so I am carrying it out now.'
         : `You edited the plan before approving it, so I am carrying out your version now (${added.length} line${added.length === 1 ? '' : 's'} you added).`

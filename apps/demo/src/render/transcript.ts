@@ -345,7 +345,7 @@ export class TranscriptRenderer {
       case 'tool/result': {
         const text = event.data.content.map((block) => block.text).join('\n')
         if (event.data.toolName === EXIT || event.data.toolName === ENTER) {
-          if (!event.data.isError) this.resultLine(s.green('✓'), oneLine(text, event.data.toolName === ENTER ? 160 : 110))
+          if (!event.data.isError) this.resultLine(s.green('✓'), oneLine(text, 160))
           else if (text.startsWith('Error: The plan is not ready for review:')) {
             // SPEC §20: the checks sent the plan back before any review; each problem is shown.
             this.resultLine(s.yellow('↺'), text.replace(/^Error: /, '').replace(/:\n- /, ': ').replace(/\n- /g, '; '))

@@ -16,10 +16,11 @@ const nameOf = (model: LanguageModelV3): string => `${model.provider}:${model.mo
  * The model a reopened session goes on with, read from its log: the latest
  * of a `plan/handoff` that chose a model (a fresh session's first event), an
  * approved `plan/review` whose handoff chose one in the session itself (SPEC
- * §18: its agent switched to it), and a `request/header` (the model a
- * request went to, `provider:modelId`: one of `models`, else the default). The reference host creates a reopened session's agent with its
- * default model; the terminal passes this one instead, so a plan handed to a
- * model is carried on with it.
+ * §18: its agent switched to it), and a `request/header` whose model
+ * (`provider:modelId`) is the default's or one of `models`' (a request to a
+ * model neither names changes nothing). The reference host creates a
+ * reopened session's agent with its default model; the terminal passes this
+ * one instead, so a plan handed to a model is carried on with it.
  */
 export function loggedModel(events: readonly SessionEvent[], models: Readonly<Record<string, LanguageModelV3>>, fallback: LanguageModelV3): LoggedModel {
   let found: LoggedModel = { kind: 'default' }
@@ -32,9 +33,11 @@ export function loggedModel(events: readonly SessionEvent[], models: Readonly<Re
       const handoff = data.handoff as { fresh?: unknown; model?: unknown } | undefined
       if (handoff !== undefined && handoff.fresh !== true && typeof handoff.model === 'string') found = byId(handoff.model)
     } else if (type === 'request/header' && typeof data.model === 'string') {
-      // A request to another model than the handoff models is the default's (which may differ from run to run).
-      const id = data.model === nameOf(fallback) ? undefined : Object.keys(models).find((key) => nameOf(models[key]!) === data.model)
-      found = id === undefined ? { kind: 'default' } : { kind: 'model', id }
+      // A request to the default model, or to one of the handoff models; one to a model neither names tells nothing
+      // (the default may differ from run to run, and a handoff model may be missing from --models now).
+      const id = Object.keys(models).find((key) => nameOf(models[key]!) === data.model)
+      if (data.model === nameOf(fallback)) found = { kind: 'default' }
+      else if (id !== undefined) found = { kind: 'model', id }
     }
   }
   return found
