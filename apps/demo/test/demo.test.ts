@@ -390,12 +390,13 @@ describe('pnpm start: review decisions and the plan history', () => {
     expect(stdout).toContain('  + _Revision 2: revised after your review._\n')
     expect(stdout).toMatch(/^  \d+ lines added, \d+ removed$/m)
     expect(stdout).toContain('review › /plans show 9\n  ! no revision 9: the session has #1-#2')
-    expect(stdout).toContain('review › /plans diff 1\n  ! usage: /plans | /plans show <N> | /plans diff <A> <B> | /plans save [N] <file>')
+    expect(stdout).toContain('review › /plans diff 1\n  ! usage: /plans | /plans show <N> | /plans diff <A> <B> | /plans save [N] <file> | /plans progress\n')
     // Stop planning: plan mode off, nothing carried out, the model waits.
     expect(stdout).toContain('review › 3\n  reviewer › Stop planning\n')
     expect(stdout).toContain("The user ended planning without approving the plan. Plan mode is now off: do not carry out the plan; wait for the user's next message.")
     expect(stdout).toContain("assistant Understood: planning is over and I won't carry out that plan. Tell me what you'd like next.")
-    expect(stdout).toContain('[plan: off] plan 7/7 › /plans\n  2 plan revisions:\n    #1  “Plan: due dates for tasks”  keep-planning\n    #2  “Plan: due dates for tasks”  stopped\n')
+    // Stopped: no plan is tracked, so no progress beside the badge.
+    expect(stdout).toContain('[plan: off] › /plans\n  2 plan revisions:\n    #1  “Plan: due dates for tasks”  keep-planning\n    #2  “Plan: due dates for tasks”  stopped\n')
     expect(stdout).not.toMatch(/→ (write_file|edit_file)/)
     const file = onlySessionFile(sessionDir)
     const recorded = reviews(file)
