@@ -14,7 +14,8 @@ import { LineSource } from './terminal/line-source.js'
 import { LiveScreen, wantsLiveScreen } from './terminal/live-screen.js'
 import { resumeCommand } from './terminal/resume-hint.js'
 import { lastLoggedWorkspace, loggedWorkspace } from './terminal/workspace-event.js'
-import { chooseModel, type ModelChoice } from './terminal/model-choice.js'
+import { chooseModel, chooseModels, type ModelChoice } from './terminal/model-choice.js'
+import type { LanguageModelV3 } from '@ai-sdk/provider'
 import { revisionLine } from './terminal/plans-command.js'
 import { enterApproveLabel, ReviewDraft } from './terminal/review-answer.js'
 import { keepSampleWorkspace } from './workspace/sample-workspace.js'
@@ -65,10 +66,13 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
   const style = createStyle(wantsColor(out, io.env))
   let section: string
   let choice: ModelChoice
+  let models: Record<string, LanguageModelV3>
   try {
     section = loadSection(options.sectionFile, RECOMMENDED_PLAN_SECTION)
     const delay = Number(io.env.PLANMODE_DEMO_DELAY_MS ?? (tty ? 8 : 0))
     choice = chooseModel(options, section, io.env, Number.isFinite(delay) && delay > 0 ? delay : 0)
+    // --models: what a review may hand the approved plan to (SPEC §18), each from the same source as the default.
+    models = chooseModels(options.models, options, section, io.env, Number.isFinite(delay) && delay > 0 ? delay : 0)
   } catch (error) {
     out.write(`${(error as Error).message}\n`)
     return 2
@@ -271,6 +275,9 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
       guard: options.guard,
       ...(options.planDir === undefined ? {} : { planDir: resolve(options.planDir) }),
       requiredSections: options.requireSections,
+      models,
+      // Every review offers a fresh session too: the host carries it out and the terminal follows the new session.
+      freshSessions: true,
       renderer,
       style,
       answer,
@@ -296,6 +303,11 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
   renderer.info(`guard:     ${options.guard ? 'on: tools that are not read-only are refused in plan mode' : 'off: plan mode guides, nothing is blocked (--guard refuses edits)'}`)
   const planFile = active.ctx.get('planFile')
   if (planFile !== undefined) renderer.info(`plan file: ${planFile.pathOf(active.session.id)}`)
+  renderer.info(
+    options.models.length > 0
+      ? `handoff:   an approval can hand the plan to ${options.models.join(', ')} (from the next step), or to a fresh session`
+      : 'handoff:   an approval can hand the plan to a fresh session (--models a,b offers models too)',
+  )
   if (options.requireSections.length > 0) {
     renderer.info(`sections:  a plan needs ${options.requireSections.map((name) => `“${name}”`).join(', ')} before it is reviewed; without one it goes back to the model`)
   }
@@ -321,6 +333,13 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
     }
     const latest = revisions.at(-1)
     if (latest !== undefined) renderer.info(`latest plan: ${revisionLine(latest, active.interruptedCalls())} (${revisions.length} in all; /plans lists them)`)
+    const origin = active.origin()
+    if (origin !== undefined) renderer.info(`handed on: this session carries out “${origin.title}”, approved in session ${origin.session}`)
+    const tracked = active.progress()
+    if (tracked?.plan != null && tracked.total > 0) renderer.info(`progress:  plan ${tracked.done}/${tracked.total} “${tracked.plan.title}” (/plans progress lists the steps)`)
+    const resumed = active.resumedModel
+    if (resumed?.kind === 'model') renderer.info(`model:     goes on with ${resumed.id}, as the review chose (--models)`)
+    else if (resumed?.kind === 'unknown') renderer.warn(`the review handed this session's plan to model "${resumed.name}", which --models does not name now; the default model goes on (add --models ${resumed.name})`)
   }
   if (options.plan) {
     const result = await active.ctx.require('planMode').set(active.agent, true)
@@ -341,7 +360,7 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
   }
   const showPrompt = (blank = true): void => {
     if (!tty || quitting) return
-    showReadline(renderer.promptText(active.badge()), blank)
+    showReadline(renderer.promptText(active.badge(), active.status()), blank)
   }
   const interrupt = (): void => {
     if (armed) {
@@ -366,6 +385,12 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
     if (reviewOpen) showReadline(promptShown, false)
     else if (active.agent.status === 'running') showPrompt(false)
   }
+  // A fresh session of a handoff: its agent is already running its first turn when the host follows it.
+  const stopFollowing = active.onHandedOff(({ agent }) => {
+    screen?.setWorking(agent.status === 'running' && !reviewOpen)
+    reprompt()
+  })
+  unsubscribe.push(stopFollowing)
   if (tty) {
     // Only this session's agent: a helper agent (explore) streams and idles inside the agent's turn.
     active.ctx.on('agent/status', ({ agent, status }) => {
@@ -385,7 +410,7 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
       const line = await lines.next()
       if (line === undefined || quitting) return
       armed = false
-      if (!tty) renderer.prompt(active.badge(), line)
+      if (!tty) renderer.prompt(active.badge(), line, active.status())
       else renderer.typed(line)
       const wasRunning = active.agent.status === 'running'
       let outcome
@@ -400,7 +425,7 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
       if (tty && wasRunning) showPrompt(false)
       // Without a TTY lines are a script: one turn at a time. With one, the
       // prompt stays live so /plan and messages can reach a running turn.
-      if (!tty) await Promise.race([active.agent.idle(), finished])
+      if (!tty) await Promise.race([active.idle(), finished])
     }
   }
   try {
@@ -412,8 +437,12 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
     screen?.close()
   }
   renderer.info(`session saved: ${active.session.file ?? active.session.id}`)
+  // The sessions it handed plans on from (SPEC §18) are kept too; --resume reopens each.
+  for (const earlier of active.sessions.slice(0, -1)) renderer.info(`handed off from: ${earlier.file ?? earlier.id} (--resume ${earlier.id} reopens it)`)
   if (copied !== undefined) renderer.info(`workspace kept: ${copied} (--resume works in it again)`)
-  renderer.info(`resume with: ${resumeCommand(active.session.file ?? active.session.id, { placement: options.placement, guard: options.guard, requireSections: options.requireSections })}`)
+  renderer.info(
+    `resume with: ${resumeCommand(active.session.file ?? active.session.id, { placement: options.placement, guard: options.guard, requireSections: options.requireSections, models: options.models })}`,
+  )
   rl.close()
   return 0
 }

@@ -10,6 +10,7 @@ import { TranscriptRenderer, type TranscriptOutput } from './render/transcript.j
 import { diffPlans } from '@planmode/plan-projection/client'
 import { createDemoHost, type DemoHost, type QuestionAnswerer } from './terminal/demo-host.js'
 import { revisionLine } from './terminal/plans-command.js'
+import { runHandoffStages } from './showcase-handoff.js'
 import { copySampleWorkspace, sampleWorkspaceDir } from './workspace/sample-workspace.js'
 import { makeScratchDir, removeScratchDir } from './workspace/scratch-dir.js'
 
@@ -56,7 +57,15 @@ export interface ShowcaseResult {
   readonly secondSessionFile: string | undefined
   /** The log of the helper agent the second session's agent started (stage 9). */
   readonly helperSessionFile: string | undefined
+  /** The third session's log (stages 10-12: the approvals that hand the plan on). */
+  readonly handoffSessionFile: string | undefined
+  /** The log of the fresh session stage 12 handed the plan to. */
+  readonly freshSessionFile: string | undefined
+  /** The third session's plan file (stage 11, `--plan-dir`). */
+  readonly planFile: string | undefined
   readonly workspace: string
+  /** The third session's copy of the sample project (the fresh session carries the plan out there). */
+  readonly handoffWorkspace: string
   /** The temporary folders removed at the end (none with `keep`). */
   readonly removed: readonly string[]
 }
@@ -105,16 +114,23 @@ const LEAVING = 'The user switched this session back to the default mode.'
  */
 export async function runShowcase(options: ShowcaseOptions): Promise<ShowcaseResult> {
   const workspace = copySampleWorkspace()
+  const handoffWorkspace = copySampleWorkspace()
   const sessionDir = options.sessionDir ?? makeScratchDir('planmode-demo-sessions-')
-  const temporary = options.keep === true ? [] : [workspace, ...(options.sessionDir === undefined ? [sessionDir] : [])]
+  const temporary = options.keep === true ? [] : [workspace, handoffWorkspace, ...(options.sessionDir === undefined ? [sessionDir] : [])]
   try {
-    return { ...(await showcase(options, workspace, sessionDir, temporary)), removed: temporary }
+    return { ...(await showcase(options, workspace, handoffWorkspace, sessionDir, temporary)), removed: temporary }
   } finally {
     for (const dir of temporary) removeScratchDir(dir)
   }
 }
 
-async function showcase(options: ShowcaseOptions, workspace: string, sessionDir: string, temporary: readonly string[]): Promise<Omit<ShowcaseResult, 'removed'>> {
+async function showcase(
+  options: ShowcaseOptions,
+  workspace: string,
+  handoffWorkspace: string,
+  sessionDir: string,
+  temporary: readonly string[],
+): Promise<Omit<ShowcaseResult, 'removed'>> {
   const style = createStyle(options.color)
   const section = RECOMMENDED_PLAN_SECTION
   let host: DemoHost | undefined
@@ -149,9 +165,9 @@ async function showcase(options: ShowcaseOptions, workspace: string, sessionDir:
     if (!ok) renderer.warn(`expected stage did not happen: ${name}`)
   }
   const send = async (line: string): Promise<void> => {
-    renderer.prompt(host!.badge(), line)
+    renderer.prompt(host!.badge(), line, host!.status())
     await host!.submit(line)
-    await host!.agent.idle()
+    await host!.idle()
   }
 
   renderer.stage('planmode demo: plan, review, revise, approve, implement, resume')
@@ -244,7 +260,7 @@ async function showcase(options: ShowcaseOptions, workspace: string, sessionDir:
 
   renderer.stage('4. /plan typed while the model is answering waits for a step boundary')
   hold = async () => {
-    renderer.prompt(host!.badge(), '/plan')
+    renderer.prompt(host!.badge(), '/plan', host!.status())
     renderer.info('(typed while the turn runs)')
     await host!.submit('/plan')
   }
@@ -453,24 +469,54 @@ async function showcase(options: ShowcaseOptions, workspace: string, sessionDir:
   await host.close()
   host = undefined
 
+  // 10-12: the approvals that hand the plan on (SPEC §18), the plan file (SPEC §19) and progress (SPEC §17).
+  const handoff = await runHandoffStages({
+    out: options.out,
+    style,
+    section,
+    sessionDir,
+    workspace: handoffWorkspace,
+    model,
+    check,
+    useRenderer: (next) => {
+      renderer = next
+    },
+    goal: SHOWCASE_GOAL,
+  })
+
   const ok = stages.every((stage) => stage.ok)
   renderer.stage('Done')
   if (!temporary.includes(sessionDir)) {
     renderer.info(`session file: ${sessionFile ?? '(in memory)'}`)
     renderer.info(`second session file: ${secondSessionFile ?? '(in memory)'}`)
     renderer.info(`helper session file: ${helperSessionFile ?? '(none)'}`)
+    renderer.info(`third session file: ${handoff.sessionFile ?? '(in memory)'}`)
+    renderer.info(`fresh session file: ${handoff.freshSessionFile ?? '(none)'}`)
+    renderer.info(`plan file: ${handoff.planFile ?? '(none)'}`)
   }
   if (!temporary.includes(workspace)) renderer.info(`workspace:    ${workspace}`)
+  if (!temporary.includes(handoffWorkspace)) renderer.info(`workspace of the third session: ${handoffWorkspace}`)
   if (temporary.length > 0) {
-    const what = temporary.includes(sessionDir) ? 'the workspace copy and the session logs were' : 'the workspace copy was'
-    renderer.info(`${what} temporary and ${temporary.length > 1 ? 'are' : 'is'} removed now (--keep keeps ${temporary.length > 1 ? 'them' : 'it'}${temporary.includes(sessionDir) ? '; --session-dir DIR keeps the logs' : ''})`)
+    const what = temporary.includes(sessionDir) ? 'the workspace copies and the session logs were' : 'the workspace copies were'
+    renderer.info(`${what} temporary and are removed now (--keep keeps them${temporary.includes(sessionDir) ? '; --session-dir DIR keeps the logs' : ''})`)
   }
   const summary = ok
-    ? `✓ ${stages.length}/${stages.length} stages: ${exits.length} plans (${exits.length - 1} revision), a line comment, approved as edited, history diffed and saved, ${new Set(changed.map((result) => result.toolCallId)).size} changes, tests green, a pending /plan recovered after reopening and applied at the next step, notices only at a step, an entry the model asked for, guidance in the transcript, a write refused by the guard, a helper agent in inherited plan mode that reported back.`
+    ? `✓ ${stages.length}/${stages.length} stages: ${exits.length} plans (${exits.length - 1} revision), a line comment, approved as edited, history diffed and saved, ${new Set(changed.map((result) => result.toolCallId)).size} changes, tests green, a pending /plan recovered after reopening and applied at the next step, notices only at a step, an entry the model asked for, guidance in the transcript, a write refused by the guard, a helper agent in inherited plan mode that reported back, a plan approved with another model, the plan file with its progress, a fresh session that carried a plan out with update_plan.`
     : `✗ ${stages.filter((stage) => !stage.ok).length} of ${stages.length} stages missing: ${stages
         .filter((stage) => !stage.ok)
         .map((stage) => stage.name)
         .join('; ')}`
   options.out.write(`\n${ok ? style.green(summary) : style.red(summary)}\n`)
-  return { ok, stages, sessionFile, secondSessionFile, helperSessionFile, workspace }
+  return {
+    ok,
+    stages,
+    sessionFile,
+    secondSessionFile,
+    helperSessionFile,
+    handoffSessionFile: handoff.sessionFile,
+    freshSessionFile: handoff.freshSessionFile,
+    planFile: handoff.planFile,
+    workspace,
+    handoffWorkspace,
+  }
 }

@@ -38,7 +38,7 @@ describe('the launcher (`pnpm demo`, `pnpm start`)', () => {
     expect(stderr).toMatch(/^(building planmode[^\n]*\n)?$/)
     expect(stdout.startsWith('\n── planmode demo: plan, review, revise, approve, implement, resume ──\n')).toBe(true)
     expect(stdout).not.toMatch(/turbo|telemetry|Tasks:|Build success|dist\//i)
-    expect(stdout.trimEnd().split('\n').at(-1)).toMatch(/^✓ 27\/27 stages/)
+    expect(stdout.trimEnd().split('\n').at(-1)).toMatch(/^✓ 36\/36 stages/)
   }, 180_000)
 
   it('shows the build output when the build fails, and starts nothing', async () => {
@@ -63,7 +63,7 @@ describe('temporary folders', () => {
     const tmp = temp('tmpdir-demo')
     const { code, stdout } = await runScript('demo', [], '', childEnv({ TMPDIR: tmp }))
     expect(code).toBe(0)
-    expect(stdout).toContain('the workspace copy and the session logs were temporary and are removed now (--keep keeps them; --session-dir DIR keeps the logs)')
+    expect(stdout).toContain('the workspace copies and the session logs were temporary and are removed now (--keep keeps them; --session-dir DIR keeps the logs)')
     // The transcript excerpts in the READMEs are lines this run printed (`…` stands for any text).
     const printed = stdout.split(`${tmp}/`).join('/tmp/').split('\n')
     for (const [readme, marker] of [
@@ -164,8 +164,9 @@ describe('pnpm demo (built, as a child process)', () => {
     // The badge from the projection on every prompt line.
     expect(stdout).toContain('[plan: off] › /plan Add due dates to tasks')
     expect(stdout).toContain('[plan: on] › /plan off')
-    expect(stdout).toContain('[plan: pending → on] › What would you change next?')
-    expect(stdout.match(/^\[plan: (on|off|pending → on|pending → off)\] › /gm)?.length).toBe(19)
+    expect(stdout).toContain('[plan: pending → on] plan 7/7 › What would you change next?')
+    // Each prompt line: the badge, then the tracked plan's progress and the handoff model when there are any.
+    expect(stdout.match(/^\[plan: (on|off|pending → on|pending → off)\] ((plan \d+\/\d+)( · model \S+)? |model \S+ )?› /gm)?.length).toBe(23)
     // Exploration, the plan as markdown, the review and its choices.
     expect(stdout).toContain('→ list_files .')
     expect(stdout).toContain('→ read_file src/tasks.js')
@@ -180,8 +181,8 @@ describe('pnpm demo (built, as a child process)', () => {
     expect(stdout).toContain('✓ The user edited and approved the plan; plan mode is now off. Carry out this version from your next step: …')
     expect(stdout).toContain('assistant You edited the plan before approving it, so I am carrying out your version now (1 line you added).')
     // The history, a diff between the two revisions, the export.
-    expect(stdout).toContain('[plan: off] › /plans\n  2 plan revisions:\n    #1  “Plan: due dates for tasks”  keep-planning\n    #2  “Plan: due dates for tasks”  approved (edited)\n')
-    expect(stdout).toContain('[plan: off] › /plans diff 1 2\n  --- #1 “Plan: due dates for tasks”\n  +++ #2 “Plan: due dates for tasks”\n')
+    expect(stdout).toContain('[plan: off] plan 7/7 › /plans\n  2 plan revisions:\n    #1  “Plan: due dates for tasks”  keep-planning\n    #2  “Plan: due dates for tasks”  approved (edited)\n')
+    expect(stdout).toContain('[plan: off] plan 7/7 › /plans diff 1 2\n  --- #1 “Plan: due dates for tasks”\n  +++ #2 “Plan: due dates for tasks”\n')
     expect(stdout).toContain(`  + 6. From your review: line 3: ${SHOWCASE_COMMENT}\n`)
     expect(stdout).toMatch(/^  - 2\. `src\/format\.js`/m)
     expect(stdout).toContain(`saved #2 “Plan: due dates for tasks” (the edited text the user approved) to ${sessionDir}/approved-plan.md`)
@@ -226,13 +227,16 @@ describe('pnpm demo (built, as a child process)', () => {
     expect(stdout).toContain('    ┆   helper Findings on “How are tasks stored on disk?”:\n')
     expect(stdout).toContain('  assistant The helper reported back:\n            Findings on “How are tasks stored on disk?”:\n')
     const files = readdirSync(sessionDir).filter((name) => name.endsWith('.jsonl'))
-    expect(files).toHaveLength(3)
+    // Two sessions of stages 1-9, the helper's, and the third session of stages 10-12 with the fresh one it handed a plan to.
+    expect(files).toHaveLength(5)
     const file = /^ {2}session file: (\S+)$/m.exec(stdout)![1]!
     const secondFile = /^ {2}second session file: (\S+)$/m.exec(stdout)![1]!
     const helperFile = /^ {2}helper session file: (\S+)$/m.exec(stdout)![1]!
-    expect(files.map((name) => join(sessionDir, name)).sort()).toEqual([file, secondFile, helperFile].sort())
+    const thirdFile = /^ {2}third session file: (\S+)$/m.exec(stdout)![1]!
+    const freshFile = /^ {2}fresh session file: (\S+)$/m.exec(stdout)![1]!
+    expect(files.map((name) => join(sessionDir, name)).sort()).toEqual([file, secondFile, helperFile, thirdFile, freshFile].sort())
     expect(stdout.trimEnd().split('\n').at(-1)).toMatch(
-      /^✓ 27\/27 stages: 2 plans \(1 revision\), a line comment, approved as edited, history diffed and saved, .*, notices only at a step, an entry the model asked for, guidance in the transcript, a write refused by the guard, a helper agent in inherited plan mode that reported back\.$/,
+      /^✓ 36\/36 stages: 2 plans \(1 revision\), a line comment, approved as edited, history diffed and saved, .*, notices only at a step, an entry the model asked for, guidance in the transcript, a write refused by the guard, a helper agent in inherited plan mode that reported back, a plan approved with another model, the plan file with its progress, a fresh session that carried a plan out with update_plan\.$/,
     )
 
     const events = readSession(file)
@@ -386,11 +390,12 @@ describe('pnpm start: review decisions and the plan history', () => {
     expect(stdout).toContain('  + _Revision 2: revised after your review._\n')
     expect(stdout).toMatch(/^  \d+ lines added, \d+ removed$/m)
     expect(stdout).toContain('review › /plans show 9\n  ! no revision 9: the session has #1-#2')
-    expect(stdout).toContain('review › /plans diff 1\n  ! usage: /plans | /plans show <N> | /plans diff <A> <B> | /plans save [N] <file>')
+    expect(stdout).toContain('review › /plans diff 1\n  ! usage: /plans | /plans show <N> | /plans diff <A> <B> | /plans save [N] <file> | /plans progress\n')
     // Stop planning: plan mode off, nothing carried out, the model waits.
     expect(stdout).toContain('review › 3\n  reviewer › Stop planning\n')
     expect(stdout).toContain("The user ended planning without approving the plan. Plan mode is now off: do not carry out the plan; wait for the user's next message.")
     expect(stdout).toContain("assistant Understood: planning is over and I won't carry out that plan. Tell me what you'd like next.")
+    // Stopped: no plan is tracked, so no progress beside the badge.
     expect(stdout).toContain('[plan: off] › /plans\n  2 plan revisions:\n    #1  “Plan: due dates for tasks”  keep-planning\n    #2  “Plan: due dates for tasks”  stopped\n')
     expect(stdout).not.toMatch(/→ (write_file|edit_file)/)
     const file = onlySessionFile(sessionDir)
@@ -483,7 +488,8 @@ describe('pnpm start driven through piped stdin', () => {
     expect(stdout).toContain('- "also flag overdue tasks": step 2 now adds `isOverdue`')
     expect(stdout).toContain('reviewer › Approve')
     expect(stdout).toMatch(/assistant Done\. Tasks now take an optional due date/)
-    expect(stdout).toContain('[plan: off] › /plan off\n  ↳ Plan mode is already inactive.')
+    // The approved plan's progress beside the badge (SPEC §17): every step done.
+    expect(stdout).toContain('[plan: off] plan 5/5 › /plan off\n  ↳ Plan mode is already inactive.')
     const file = onlySessionFile(sessionDir)
     expect(stdout).toContain(`session saved: ${file}`)
     // The resume hint works on a machine with only Node and npm.
@@ -540,7 +546,7 @@ describe('pnpm start driven through piped stdin', () => {
     const third = await runScript('start', ['--resume', id, '--session-dir', sessionDir], lines('/quit'))
     expect(third.code).toBe(0)
     expect(third.stdout).toMatch(/resumed \d+ events; plan mode off/)
-    expect(third.stdout).toContain('[plan: off] › /quit')
+    expect(third.stdout).toContain('[plan: off] plan 6/6 › /quit')
     expect(onlySessionFile(sessionDir)).toBe(file)
   })
 
@@ -1078,7 +1084,7 @@ describe('pnpm start --plan-dir (plan-file)', () => {
     return readFileSync(file, 'utf8')
   }
 
-  it('the plan file appears once a plan is submitted (open while it is reviewed), and says approved after the approval', async () => {
+  it('the plan file appears once a plan is submitted (open while it is reviewed), and says approved after the approval, with its progress', async () => {
     const sessionDir = temp('plan-dir-sessions')
     const planDir = join(temp('plan-dir'), 'plans')
     const child = spawnStart(['--session-dir', sessionDir, '--plan-dir', planDir, '--plan'])
@@ -1095,7 +1101,8 @@ describe('pnpm start --plan-dir (plan-file)', () => {
     child.stdin.end('/quit\n')
     expect(await exited).toBe(0)
     const approved = readFileSync(file, 'utf8')
-    expect(approved).toBe(open.replace('status: "open"', 'status: "approved"'))
+    // Carried out and tracked to the end: the front matter gains the progress (SPEC §19).
+    expect(approved).toBe(open.replace('status: "open"', 'status: "approved"').replace('title: "Plan: due dates for tasks"\n', 'title: "Plan: due dates for tasks"\nprogress: "5/5"\n'))
     expect(readdirSync(planDir)).toEqual([`${id}.md`])
   })
 })

@@ -198,10 +198,15 @@ function explore(episode: Episode, hasExitTool: boolean): OfflineAction {
  * step marks what is still open done (unless a change failed).
  */
 function implement(episode: Episode, progress: PlanningState['progress'], hasUpdateTool: boolean): OfflineAction {
+  if (episode.handedOff && episode.listed === undefined) {
+    // A fresh session knows only the plan: a look at the workspace first, as a real model would.
+    const title = /^#{1,6}\s+(.*)$/m.exec(episode.approvedEdit ?? '')?.[1]?.trim() ?? 'the plan'
+    return { text: `I'm carrying out the approved plan “${title}” handed to this session. First, a look at the workspace.`, calls: [{ name: 'list_files', input: {} }] }
+  }
   const recipe = pickRecipe(episode.goal, episode.listed)
   const submitted = episode.submissions[episode.submissions.length - 1] ?? ''
   const plan = episode.approvedEdit ?? submitted
-  // Lines the user added in an edited approval count as requests, like feedback.
+  // Lines the user added in an edited approval count as requests, like feedback (a handed-over plan: all its lines).
   const before = new Set(submitted.split('\n').map((line) => line.trim()))
   const added = episode.approvedEdit === undefined ? [] : plan.split('\n').filter((line) => line.trim() !== '' && !before.has(line.trim()))
   const feedback = [...episode.feedback, ...added]
@@ -209,7 +214,11 @@ function implement(episode: Episode, progress: PlanningState['progress'], hasUpd
   const done = episode.implementationSteps
   const tracked = hasUpdateTool ? progress : undefined
   if (done < steps.length) {
-    const first = episode.approvedEdit === undefined ? 'The plan is approved, so I am carrying it out now.' : `You edited the plan before approving it, so I am carrying out your version now (${added.length} line${added.length === 1 ? '' : 's'} you added).`
+    const first = episode.handedOff
+      ? "I've seen the workspace, so I am carrying the plan out now, step by step."
+      : episode.approvedEdit === undefined
+        ? 'The plan is approved, so I am carrying it out now.'
+        : `You edited the plan before approving it, so I am carrying out your version now (${added.length} line${added.length === 1 ? '' : 's'} you added).`
     const text = done === 0 ? first : 'Continuing with the plan.'
     const update = tracked === undefined ? undefined : updateBefore(tracked, done, steps.length)
     return { text, calls: update === undefined ? steps[done]! : [update, ...steps[done]!] }
@@ -256,7 +265,7 @@ export function decide(options: LanguageModelV3CallOptions, modelOptions: Offlin
   const hasExploreTool = (options.tools ?? []).some((tool) => tool.name === EXPLORE_TOOL)
   const { episode } = state
   // A plan-mode notice or guidance message says the mode changed; what to do next depends on what came before it.
-  const last = items.filter((item) => item.kind !== 'user' || (!item.notice && item.guidance !== true && item.progress !== true)).at(-1)
+  const last = items.filter((item) => item.kind !== 'user' || (!item.notice && item.guidance !== true && item.progress !== true && item.handoff === undefined)).at(-1)
   const act = (action: OfflineAction): OfflineAction & { state: PlanningState } => ({ ...action, state })
 
   if (state.careless !== undefined) {
@@ -279,6 +288,7 @@ export function decide(options: LanguageModelV3CallOptions, modelOptions: Offlin
   const exitResult = lastResults(last).some((result) => result.name === EXIT_TOOL)
   if (exitResult && episode !== undefined) {
     if (episode.review === 'stopped') return act(say("Understood: planning is over and I won't carry out that plan. Tell me what you'd like next."))
+    if (episode.review === 'handed-off') return act(say('The plan goes on in a fresh session, so I stop here and change nothing in this one.'))
     if (episode.review === 'dismissed') return act(say("Understood: I'm staying in plan mode and waiting for your message."))
     if (episode.review === 'failed') {
       return act(

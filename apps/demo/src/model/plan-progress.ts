@@ -12,6 +12,23 @@ export const PROGRESS_HEADS: readonly string[] = [
   'The approved plan still has open steps; update them with update_plan as you work.',
 ]
 
+/** The first line of plan-tool's handoff message (SPEC §18): a fresh session's plan follows it after a blank line. */
+export const HANDOFF_INTRO = 'Carry out this approved plan:'
+
+/** The plan a handoff message hands over, or `undefined` when `text` is not one. */
+export function handedOffPlan(text: string): string | undefined {
+  if (!text.startsWith(`${HANDOFF_INTRO}\n`)) return undefined
+  const plan = text.slice(HANDOFF_INTRO.length).replace(/^\n+/, '')
+  return plan.trim() === '' ? undefined : plan
+}
+
+/** The goal of a handed-over plan: its `Goal:` line, else its title without a leading `Plan:`. */
+export function goalOfPlan(plan: string): string {
+  const goal = /^Goal:\s*(.+)$/m.exec(plan)?.[1]?.trim()
+  if (goal !== undefined && goal !== '') return goal
+  return (/^#{1,6}\s+(.*)$/m.exec(plan)?.[1] ?? 'the task').replace(/^Plan:\s*/i, '').trim()
+}
+
 /** Whether a user message is one of plan-progress's messages. */
 export function isProgressMessage(text: string): boolean {
   return PROGRESS_HEADS.some((head) => text.startsWith(head))

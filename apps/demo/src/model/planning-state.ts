@@ -1,7 +1,7 @@
 import { HELPER_REQUEST } from './helper.js'
 import { goalOf, IGNORE_PLAN_MODE } from './plan-first.js'
 import { NOTICE_TEXTS, type ReadItem, type ReadResult } from './prompt-reader.js'
-import { readProgress, UPDATE_TOOL, type ReadStep } from './plan-progress.js'
+import { goalOfPlan, readProgress, UPDATE_TOOL, type ReadStep } from './plan-progress.js'
 
 /** The exit tool's name (SPEC §6). */
 export const EXIT_TOOL = 'exit_plan_mode'
@@ -11,7 +11,7 @@ const READ_ONLY = new Set(['list_files', 'read_file', 'search'])
 const MUTATING = new Set(['write_file', 'edit_file'])
 
 /** How the last review of a submitted plan ended. */
-export type ReviewOutcome = 'none' | 'keep-planning' | 'dismissed' | 'approved' | 'stopped' | 'failed' | 'not-ready'
+export type ReviewOutcome = 'none' | 'keep-planning' | 'dismissed' | 'approved' | 'stopped' | 'failed' | 'not-ready' | 'handed-off'
 
 /** One planning episode: a goal, what was explored, what was submitted and how it was reviewed. */
 export interface Episode {
@@ -42,6 +42,12 @@ export interface Episode {
   approved: boolean
   /** The plan the user edited and approved (SPEC §10), carried out instead of the last submission. */
   approvedEdit: string | undefined
+  /**
+   * The plan came to this session from another one (plan-tool's handoff
+   * message, SPEC §18): approved already, nothing explored here yet; the
+   * whole plan is the request (as an edited approval's added lines are).
+   */
+  handedOff: boolean
   /** Assistant steps taken since the approval. */
   implementationSteps: number
   readonly implementationResults: ReadResult[]
@@ -94,6 +100,7 @@ function newEpisode(goal: string): Episode {
     exploredSinceFeedback: 0,
     approved: false,
     approvedEdit: undefined,
+    handedOff: false,
     implementationSteps: 0,
     implementationResults: [],
   }
@@ -118,6 +125,8 @@ export function notReadyProblems(text: string): string[] {
     .map((line) => line.slice(2).trim())
 }
 const STOPPED = 'The user ended planning without approving the plan'
+/** The exit result of an approval handed to a fresh session (SPEC §18): this session stops. */
+const HANDED_TO_FRESH = 'will carry it out in a fresh session'
 
 /** Splits a keep-planning result into its feedback and its line comments. */
 function keepPlanning(text: string): { feedback: string | undefined; comments: string[] } {
@@ -144,6 +153,19 @@ export function foldPlanning(items: readonly ReadItem[]): PlanningState {
   let progress: readonly ReadStep[] | undefined
   for (const item of items) {
     if (item.kind === 'user') {
+      if (item.handoff !== undefined) {
+        // A fresh session's plan, approved in another session: carried out here, from the plan alone.
+        episode = newEpisode(goalOfPlan(item.handoff))
+        episode.approved = true
+        episode.review = 'approved'
+        episode.handedOff = true
+        episode.approvedEdit = item.handoff
+        unclaimed = undefined
+        careless = undefined
+        helper = undefined
+        progress = undefined
+        continue
+      }
       if (item.progress === true) {
         // Not the user's words: the approved plan's steps, as plan-progress tracks them.
         if (episode?.approved === true) progress = readProgress(item.text) ?? progress
@@ -177,11 +199,13 @@ export function foldPlanning(items: readonly ReadItem[]): PlanningState {
         unclaimed = item.text
       }
     } else if (item.kind === 'assistant') {
-      if (episode?.approved === true) episode.implementationSteps++
+      // In a fresh session the model first looks at the workspace: part of carrying the plan out, not a new plan.
+      const pickup = episode?.handedOff === true && episode.implementationSteps === 0 && episode.listed === undefined && item.calls.length > 0 && item.calls.every((call) => call.name === 'list_files')
+      if (episode?.approved === true && !pickup) episode.implementationSteps++
       for (const call of item.calls) {
         callCount++
         callInputs.set(call.id, call.input)
-        if (careless !== undefined || helper !== undefined) continue
+        if (careless !== undefined || helper !== undefined || pickup) continue
         if (READ_ONLY.has(call.name) || call.name === EXIT_TOOL) {
           if (episode === undefined || episode.approved) {
             episode = newEpisode(unclaimed ?? 'the task')
@@ -205,7 +229,10 @@ export function foldPlanning(items: readonly ReadItem[]): PlanningState {
         if (result.name === UPDATE_TOOL) {
           if (!result.isError && episode.approved) progress = readProgress(result.text) ?? progress
         } else if (result.name === EXIT_TOOL) {
-          if (!result.isError) {
+          if (!result.isError && result.text.includes(HANDED_TO_FRESH)) {
+            // Approved, to be carried out in a fresh session: this one stops here.
+            episode.review = 'handed-off'
+          } else if (!result.isError) {
             progress = undefined
             episode.approved = true
             episode.review = 'approved'

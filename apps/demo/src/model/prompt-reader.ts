@@ -1,5 +1,5 @@
 import type { LanguageModelV3Prompt, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider'
-import { isProgressMessage } from './plan-progress.js'
+import { handedOffPlan, isProgressMessage } from './plan-progress.js'
 
 /** The two notice texts plan-core sends (SPEC §3.4); never a user's own words. */
 export const NOTICE_TEXTS: readonly string[] = [
@@ -33,6 +33,8 @@ export type ReadItem =
       readonly guidance?: boolean
       /** A plan-progress message (SPEC §17): the approved plan's steps, not the user's own words. */
       readonly progress?: boolean
+      /** plan-tool's handoff message (SPEC §18), the first of a fresh session: the plan it hands over. */
+      readonly handoff?: string
     }
   | { readonly kind: 'assistant'; readonly text: string; readonly calls: readonly ReadCall[] }
   | { readonly kind: 'tool'; readonly results: readonly ReadResult[] }
@@ -91,12 +93,14 @@ export function readPrompt(prompt: LanguageModelV3Prompt, guidance?: string): Re
       case 'user': {
         const text = message.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n').trim()
         const isGuidance = guidanceText !== undefined && guidanceText !== '' && text === guidanceText
+        const handoff = handedOffPlan(text)
         items.push({
           kind: 'user',
           text,
           notice: NOTICE_TEXTS.includes(text),
           ...(isGuidance ? { guidance: true } : {}),
           ...(isProgressMessage(text) ? { progress: true } : {}),
+          ...(handoff === undefined ? {} : { handoff }),
         })
         break
       }

@@ -1,5 +1,7 @@
 import { isInterruptedTurnEnd, type CommandResult, type RequestHeader, type SessionEvent, type ToolPresentation, type UserAnswer, type UserQuestion } from '@planmode/seams'
+import { describeHandoff, handoffChoices, handoffOffer } from '../terminal/handoff-choices.js'
 import { renderMarkdown, wrapWords } from './markdown.js'
+import { handoffMessageLine, progressMessageLine, updatePlanCallTitle, updatePlanResultLine } from './progress-lines.js'
 import type { Style } from './style.js'
 
 /** The plan badge shown on every prompt line, from the `plan` projection. */
@@ -10,6 +12,16 @@ export function badgeOf(view: { readonly active: boolean; readonly pending: bool
   if (view === undefined) return 'off'
   if (view.pending) return view.active ? 'pending-off' : 'pending-on'
   return view.active ? 'on' : 'off'
+}
+
+/**
+ * What the prompt line shows beside the badge: the tracked plan's progress
+ * (SPEC §17, `plan 2/5`) and the model the next steps use when a handoff
+ * (SPEC §18) chose one (`model fast`).
+ */
+export interface PromptStatus {
+  readonly progress?: { readonly done: number; readonly total: number }
+  readonly model?: string
 }
 
 /** Where the transcript goes. */
@@ -45,6 +57,7 @@ export const HELPER_GUTTER = '    ┆ '
 
 const EXIT = 'exit_plan_mode'
 const ENTER = 'enter_plan_mode'
+const UPDATE_PLAN = 'update_plan'
 /** Streamed assistant text continues under its first word (`  assistant ` is 12 columns). */
 const STREAM_INDENT = ' '.repeat(12)
 
@@ -82,6 +95,19 @@ function oneLine(text: string, max = 110): string {
   const line = text.split('\n').find((candidate) => candidate.trim() !== '') ?? ''
   const more = text.trim().includes('\n') ? ' …' : ''
   return line.length > max ? `${line.slice(0, max - 1)}…` : line + more
+}
+
+/** The short forms of the handoff approvals a review offers (`` `1 <model>`, `1 fresh` … for short ``), or `undefined`. */
+function shortHandoffForms(question: UserQuestion): string | undefined {
+  const offer = handoffOffer(question)
+  const approve = (question.intent as { approve?: unknown } | undefined)?.approve
+  const at = question.options.findIndex((option) => option.label === approve) + 1
+  if (offer === undefined || at === 0) return undefined
+  const forms: string[] = []
+  if (offer.models.length > 0) forms.push(`\`${at} <model>\``)
+  if (offer.fresh) forms.push(`\`${at} fresh\``)
+  if (offer.fresh && offer.models.length > 0) forms.push(`\`${at} fresh <model>\``)
+  return `${forms.join(', ')} for short`
 }
 
 /** Renders a session as a readable transcript: prompts, notices, tool calls, plans and reviews. */
@@ -210,15 +236,20 @@ export class TranscriptRenderer {
     }
   }
 
-  /** The prompt text for readline: badge and chevron. */
-  promptText(badge: PlanBadge): string {
-    return `${this.badge(badge)} ${this.style.bold('›')} `
+  /** The prompt text for readline: badge, then the progress and model of `status` when there are any, and the chevron. */
+  promptText(badge: PlanBadge, status: PromptStatus = {}): string {
+    const s = this.style
+    const extra = [
+      status.progress === undefined ? undefined : s.cyan(`plan ${status.progress.done}/${status.progress.total}`),
+      status.model === undefined ? undefined : s.dim(`model ${status.model}`),
+    ].filter((part) => part !== undefined)
+    return `${this.badge(badge)} ${extra.length === 0 ? '' : `${extra.join(s.dim(' · '))} `}${s.bold('›')} `
   }
 
-  /** Echoes a line the user typed (or the script sent), with the badge it was typed under. */
-  prompt(badge: PlanBadge, text: string): void {
+  /** Echoes a line the user typed (or the script sent), with the badge (and status) it was typed under. */
+  prompt(badge: PlanBadge, text: string, status: PromptStatus = {}): void {
     this.line()
-    this.line(`${this.promptText(badge)}${text}`)
+    this.line(`${this.promptText(badge, status)}${text}`)
     this.typed(text)
   }
 
@@ -291,6 +322,8 @@ export class TranscriptRenderer {
           const lines = text.trimEnd().split('\n').length
           this.hanging(`  ${s.cyan('ⓘ guidance')} ${s.dim('(to the model)')} `, '  ⓘ guidance (to the model) '.length, `the ${this.sectionName} as a transcript message (${lines} line${lines === 1 ? '' : 's'})`)
         }
+        else if (source.kind === 'plugin' && source.form === 'handoff') this.hanging(`  ${s.cyan('ⓘ handoff')} ${s.dim('(to the model)')} `, '  ⓘ handoff (to the model) '.length, handoffMessageLine(text))
+        else if (source.kind === 'plugin' && source.form === 'progress') this.hanging(`  ${s.cyan('ⓘ progress')} ${s.dim('(to the model)')} `, '  ⓘ progress (to the model) '.length, progressMessageLine(event.data.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n')))
         else if (source.kind === 'plugin') this.line(`  ${s.cyan(`ⓘ ${source.plugin}`)} ${text}`)
         else if (this.options.role === 'helper') this.line(`  ${s.dim('asked →')} ${oneLine(text)}`)
         else {
@@ -312,11 +345,15 @@ export class TranscriptRenderer {
       case 'tool/result': {
         const text = event.data.content.map((block) => block.text).join('\n')
         if (event.data.toolName === EXIT || event.data.toolName === ENTER) {
-          if (!event.data.isError) this.resultLine(s.green('✓'), oneLine(text, event.data.toolName === ENTER ? 160 : 110))
+          if (!event.data.isError) this.resultLine(s.green('✓'), oneLine(text, 160))
           else if (text.startsWith('Error: The plan is not ready for review:')) {
             // SPEC §20: the checks sent the plan back before any review; each problem is shown.
             this.resultLine(s.yellow('↺'), text.replace(/^Error: /, '').replace(/:\n- /, ': ').replace(/\n- /g, '; '))
           } else this.resultLine(s.yellow('↺'), oneLine(text.replace(/^Error: /, ''), 160))
+          return
+        }
+        if (event.data.toolName === UPDATE_PLAN && !event.data.isError) {
+          this.line(`    ${s.dim(`← ${updatePlanResultLine(text)}`)}`)
           return
         }
         // A refusal (plan-guard's, a path outside the workspace) is shown whole.
@@ -341,9 +378,12 @@ export class TranscriptRenderer {
         const has = this.hasSection(header)
         const say = (text: string): void => this.line(`  ${s.dim(`· request header: ${text}`)}`)
         if (header.reason === 'initial') {
+          // A fresh session of a handoff (SPEC §18) may start on another model than the session shown before it.
+          const model = previous !== undefined && previous.model !== header.model ? `; model ${header.model}` : ''
           // Under 'transcript' the plan section never joins the system prompt: the request stays the same across switches.
-          if (has) say(`the system prompt includes the ${this.sectionName}`)
-          else if (this.placement === 'transcript') say('system prompt and tools fixed (plan guidance goes in the transcript)')
+          if (has) say(`the system prompt includes the ${this.sectionName}${model}`)
+          else if (this.placement === 'transcript') say(`system prompt and tools fixed (plan guidance goes in the transcript)${model}`)
+          else if (model !== '') say(`first of this session${model}`)
           return
         }
         if (previous === undefined) {
@@ -359,6 +399,12 @@ export class TranscriptRenderer {
         return
       }
       default:
+        if ((event.type as string) === 'plan/handoff') {
+          // The first event of a session that carries out a plan approved in another one (SPEC §18).
+          const data = event.data as { from?: { session?: unknown }; title?: unknown; model?: unknown }
+          const model = typeof data.model === 'string' ? `, model ${data.model}` : ''
+          this.line(`  ${s.magenta('●')} ${s.dim(`plan/handoff logged: “${String(data.title)}” from session ${String(data.from?.session)}${model}`)}`)
+        }
         if ((event.type as string) === 'plan/mode') {
           const active = (event.data as { active?: unknown }).active === true
           // A child's plan mode inherited from the agent that started it (SPEC §21).
@@ -420,7 +466,7 @@ export class TranscriptRenderer {
       return
     }
     const presented = this.present?.(name, input)
-    const title = presented?.title ?? `${name} ${JSON.stringify(input)}`
+    const title = presented?.title ?? (name === UPDATE_PLAN ? updatePlanCallTitle(input) : undefined) ?? `${name} ${JSON.stringify(input)}`
     this.line(`  ${s.blue('→')} ${title}`)
   }
 
@@ -461,12 +507,20 @@ export class TranscriptRenderer {
         this.line(`${bar}  ${s.bold(head)} ${s.dim(rows[0]!)}`)
         for (const row of rows.slice(1)) this.line(`${bar}     ${s.dim(row)}`)
       })
+      // The approvals that hand the plan on (SPEC §18), numbered after the options: the terminal's, not the question's.
+      handoffChoices(question).forEach((choice, index) => {
+        const head = `${question.options.length + index + 1}. ${choice.label}`
+        const rows = fill(`— ${choice.description}`, columns - 7 - head.length, columns - 9)
+        this.line(`${bar}  ${s.bold(head)} ${s.dim(rows[0]!)}`)
+        for (const row of rows.slice(1)) this.line(`${bar}     ${s.dim(row)}`)
+      })
       const decline = question.options.findIndex((option) => option.label !== intent?.approve) + 1
       const hint = entering
         ? `answer with a number or a label${decline > 0 ? `; ${decline}: <note> declines with a note for the agent` : ''}; an empty line or a /command dismisses`
         : 'answer with a number or a label; other text is feedback (keep planning); an empty line or a /command dismisses'
       fill(hint, columns - 4, columns - 4).forEach((row, at) => this.line(`  ${at === 0 ? s.yellow('└') : ' '} ${s.dim(row)}`))
-      const extras = [editable ? '`e` edits the plan (Approve then sends your version)' : undefined, commentable ? '`c <line> <text>` comments on a line' : undefined].filter(
+      const short = shortHandoffForms(question)
+      const extras = [editable ? '`e` edits the plan (Approve then sends your version)' : undefined, commentable ? '`c <line> <text>` comments on a line' : undefined, short].filter(
         (text) => text !== undefined,
       )
       if (extras.length > 0) fill(extras.join('; '), columns - 4, columns - 4).forEach((row) => this.line(`    ${s.dim(row)}`))
@@ -484,6 +538,7 @@ export class TranscriptRenderer {
       const chosen = answer.selected.join(', ')
       const custom = answer.custom === undefined ? '' : `${chosen === '' ? '' : ': '}“${answer.custom}”`
       this.line(`  ${this.style.yellow(entering ? 'you ›' : 'reviewer ›')} ${chosen}${custom}`)
+      if (answer.handoff !== undefined && (answer.handoff.fresh === true || answer.handoff.model !== undefined)) this.line(`    ${this.style.dim(describeHandoff(answer.handoff))}`)
       if (answer.edit !== undefined) this.line(`    ${this.style.dim(`with an edited plan (${answer.edit.split('\n').length} lines)`)}`)
       for (const comment of answer.comments ?? []) this.line(`    ${this.style.dim(`line ${comment.line}: ${comment.text}`)}`)
     }

@@ -22,6 +22,11 @@ export interface CliOptions {
   readonly planDir?: string
   /** `--require-sections`: the headings every plan must have before it is reviewed (plan-tool's `requiredSections`, SPEC §20); `[]` when absent. */
   readonly requireSections: readonly string[]
+  /**
+   * `--models`: the model ids a review may hand the approved plan to (SPEC §18; plan-tool's
+   * `handoff.models`), each a model of the same source as `--model`; `[]` when absent.
+   */
+  readonly models: readonly string[]
   readonly help: boolean
 }
 
@@ -58,6 +63,23 @@ export function parseRequiredSections(value: string | undefined): readonly strin
   return names
 }
 
+/**
+ * Reads `--models` ("fast,careful"): the ids split at commas and trimmed, in
+ * order; `[]` when absent. A blank id, or one given twice, is an error
+ * naming the flag.
+ */
+export function parseModelIds(value: string | undefined): readonly string[] {
+  if (value === undefined) return []
+  const ids = value.split(',').map((id) => id.trim())
+  if (ids.some((id) => id === '')) throw new Error(`--models takes model ids separated by commas ("fast,careful"), not ${JSON.stringify(value)}`)
+  const seen = new Set<string>()
+  for (const id of ids) {
+    if (seen.has(id)) throw new Error(`--models names "${id}" twice`)
+    seen.add(id)
+  }
+  return ids
+}
+
 /** Parses argv (without `node` and the script). Unknown flags are an error. */
 export function parseCli(argv: readonly string[]): CliOptions {
   const { values } = parseArgs({
@@ -77,6 +99,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
       guard: { type: 'boolean', default: false },
       'plan-dir': { type: 'string' },
       'require-sections': { type: 'string' },
+      models: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     allowPositionals: false,
@@ -96,6 +119,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
     guard: values.guard === true,
     planDir: values['plan-dir'],
     requireSections: parseRequiredSections(values['require-sections']),
+    models: parseModelIds(values.models),
     help: values.help === true,
   }
 }
@@ -123,8 +147,12 @@ export const START_USAGE = `usage: pnpm start [options]
   --require-sections <names>
                           headings every plan must have before it is reviewed, e.g. "Steps,Verification";
                           a plan without one goes back to the model, which revises it (plan-tool)
+  --models <ids>          models a review may hand the approved plan to, e.g. "fast,careful": the review
+                          offers "Approve with <id>" (the next steps use it); every review also offers
+                          "Approve in a fresh session" (a new session carries the plan out)
   --base-url <url>        an OpenAI-compatible chat-completions server (or OPENAI_BASE_URL)
-  --model <id>            the model id there (or OPENAI_MODEL); with DeepSeek, default deepseek-chat
+  --model <id>            the model id there (or OPENAI_MODEL); with DeepSeek, default deepseek-chat;
+                          the ids of --models are models of the same source (offline: the offline planner)
   --api-key <key>         the key (or OPENAI_API_KEY; DEEPSEEK_API_KEY selects DeepSeek)
   --offline               use the offline planner even when a key is set
 

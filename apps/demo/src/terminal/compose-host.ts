@@ -16,6 +16,7 @@ import { planModeInvariantPlugin } from '@planmode/plan-core/invariant'
 import { planGuardPlugin } from '@planmode/plan-guard'
 import { planPolicyPlugin, type PlanPolicyPlacement } from '@planmode/plan-policy'
 import { planFilePlugin } from '@planmode/plan-file'
+import { planProgressPlugin, planProgressProjectionPlugin } from '@planmode/plan-progress'
 import { planHistoryPlugin, planProjectionPlugin } from '@planmode/plan-projection'
 import { planToolPlugin } from '@planmode/plan-tool'
 import type { AssemblyInput } from '@planmode/seams'
@@ -91,7 +92,8 @@ function planToolConfig(options: ComposePlanHostOptions): { requiredSections?: r
 
 /**
  * Composes, on `ctx`, the reference host (one plugin per runtime), every
- * plan layer, plan-guard and plan-file when asked for, and the demo's workspace tools:
+ * plan layer (plan-progress and its projection included), plan-guard and
+ * plan-file when asked for, and the demo's workspace tools:
  * what the terminal host and the web server share. The caller adds its own
  * base prompt and user-questions provider.
  */
@@ -120,6 +122,10 @@ export function composePlanHost(ctx: Context, options: ComposePlanHostOptions): 
   ctx.plugin(planToolPlugin, planToolConfig(options))
   ctx.plugin(planProjectionPlugin)
   ctx.plugin(planHistoryPlugin)
+  // Progress against the approved plan (SPEC §17): update_plan and its messages, and the planProgress key
+  // (`plan 2/5` and `/plans progress` in the terminal; plan-file's `progress:` line).
+  ctx.plugin(planProgressPlugin)
+  ctx.plugin(planProgressProjectionPlugin)
   // Opt-in: the latest plan of each session as a file (after planHistory, which it reads).
   if (options.planDir !== undefined) ctx.plugin(planFilePlugin, { dir: options.planDir })
   // Opt-in enforcement: refuses tool calls that are not read-only while plan mode is on.

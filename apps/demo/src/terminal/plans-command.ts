@@ -1,10 +1,41 @@
 import { writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
+import type { PlanProgressView } from '@planmode/plan-progress/types'
 import { diffPlans, type PlanHistoryView, type PlanRevision } from '@planmode/plan-projection/client'
 import type { Style } from '../render/style.js'
 
 /** Usage of `/plans`. */
-export const PLANS_USAGE = 'usage: /plans | /plans show <N> | /plans diff <A> <B> | /plans save [N] <file>'
+export const PLANS_USAGE = 'usage: /plans | /plans show <N> | /plans diff <A> <B> | /plans save [N] <file> | /plans progress'
+
+/** Where a session's plan came from when it was handed on from another session (its first event is `plan/handoff`, SPEC §18). */
+export interface PlanOrigin {
+  readonly session: string
+  readonly title: string
+}
+
+/** The marks of a step's status, as update_plan renders them (SPEC §17 rule 6). */
+const MARKS = { done: '[x]', skipped: '[-]', in_progress: '[>]', pending: '[ ]' } as const
+
+/**
+ * `/plans progress`: the tracked plan's steps with their state (SPEC §17,
+ * the `planProgress` projection), the step in progress marked, a note after
+ * its step; or why nothing is tracked.
+ */
+export function progressLines(progress: PlanProgressView | undefined, style: Style): PlansOutput {
+  if (progress === undefined || progress.plan === null) {
+    return { lines: ['no approved plan is tracked in this session (once you approve a plan, its steps are tracked here with update_plan)'] }
+  }
+  if (progress.total === 0) return { lines: [`the approved plan “${progress.plan.title}” has no steps to track (a numbered list, a task list or a "Steps" section makes them)`] }
+  const lines = [`plan ${progress.done}/${progress.total}  “${progress.plan.title}”${progress.done === progress.total ? '  (every step done)' : ''}`]
+  for (const step of progress.steps) {
+    const row = `  ${MARKS[step.status]} ${step.step}. ${step.text}`
+    const note = step.note === undefined ? '' : style.dim(`  (${step.status === 'skipped' ? 'skipped: ' : ''}${step.note})`)
+    if (step.status === 'in_progress') lines.push(`${style.bold(row)}  ${style.yellow('← in progress')}${note}`)
+    else if (step.status === 'pending') lines.push(`${style.dim(row)}${note}`)
+    else lines.push(`${row}${note}`)
+  }
+  return { lines }
+}
 
 /** What `/plans …` printed: plain lines, or a plan to render as markdown after them. */
 export interface PlansOutput {
@@ -39,6 +70,8 @@ const refuse = (text: string): PlansOutput => ({ lines: [text], refused: true })
  * `save [N] <file>` (the approved text when the user edited it, else the
  * plan as presented; relative to `cwd`). `interrupted` holds the calls an
  * interrupted turn left unanswered: their open reviews show as `interrupted`.
+ * `progress` is the `planProgress` value (`/plans progress`); `origin` names
+ * the session a handed-on plan came from (a session without revisions says so).
  */
 export function runPlansCommand(
   args: string,
@@ -46,6 +79,8 @@ export function runPlansCommand(
   style: Style,
   cwd: string = process.cwd(),
   interrupted: ReadonlySet<string> = NONE,
+  progress?: PlanProgressView,
+  origin?: PlanOrigin,
 ): PlansOutput {
   const revisions = history?.revisions ?? []
   const words = args.trim() === '' ? [] : args.trim().split(/\s+/)
@@ -57,8 +92,15 @@ export function runPlansCommand(
   }
   const [sub, ...rest] = words
   if (sub === undefined || sub === 'list') {
+    if (revisions.length === 0 && origin !== undefined) {
+      return { lines: [`no plan revisions in this session: it carries out “${origin.title}”, approved in session ${origin.session} (/plans there lists its revisions; /plans progress here)`] }
+    }
     if (revisions.length === 0) return { lines: ['no plans yet in this session (the model presents one with exit_plan_mode)'] }
     return { lines: [`${revisions.length} plan revision${revisions.length === 1 ? '' : 's'}:`, ...revisions.map((revision) => `  ${revisionLine(revision, interrupted)}`)] }
+  }
+  if (sub === 'progress') {
+    if (rest.length !== 0) return refuse(PLANS_USAGE)
+    return progressLines(progress, style)
   }
   if (sub === 'show') {
     if (rest.length !== 1) return refuse(PLANS_USAGE)

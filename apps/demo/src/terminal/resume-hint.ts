@@ -26,15 +26,18 @@ export interface ResumeFlags {
   readonly guard?: boolean
   /** `--require-sections`; written when there are any. */
   readonly requireSections?: readonly string[]
+  /** `--models`; written when there are any (a session handed to one of them goes on with it). */
+  readonly models?: readonly string[]
 }
 
 /**
  * The command that reopens a session, in the form that works on a machine
  * with only Node and npm: `npx -y pnpm@<pinned version> start --resume <target>`,
- * followed by `--placement transcript`, `--guard` and `--require-sections …`
- * when the session ran with them (they are host settings, not logged, so a
- * resume without the flags would come back with the guidance in the system
- * prompt, no guard and no check of the plan's sections).
+ * followed by `--placement transcript`, `--guard`, `--require-sections …`
+ * and `--models …` when the session ran with them (they are host settings,
+ * not logged, so a resume without the flags would come back with the
+ * guidance in the system prompt, no guard, no check of the plan's sections
+ * and no handoff models).
  */
 export function resumeCommand(target: string, flags: ResumeFlags = {}, packageManager: string = pinnedPackageManager()): string {
   const sections = flags.requireSections ?? []
@@ -42,6 +45,7 @@ export function resumeCommand(target: string, flags: ResumeFlags = {}, packageMa
     flags.placement === 'transcript' ? ' --placement transcript' : '',
     flags.guard === true ? ' --guard' : '',
     sections.length > 0 ? ` --require-sections ${shellWord(sections.join(','))}` : '',
+    (flags.models ?? []).length > 0 ? ` --models ${shellWord(flags.models!.join(','))}` : '',
   ].join('')
   return `npx -y ${packageManager} start --resume ${shellWord(target)}${extra}`
 }

@@ -1,4 +1,5 @@
 import type { UserAnswer, UserQuestion } from '@planmode/seams'
+import { approveLabelOf, FRESH_WORD, handoffChoices, handoffOffer, readHandoffChoice } from './handoff-choices.js'
 
 /** A remark anchored to a 1-based line of the question's `detail` (SPEC §10). */
 export type LineComment = NonNullable<UserAnswer['comments']>[number]
@@ -64,6 +65,10 @@ export function enterApproveLabel(question: UserQuestion): string | undefined {
  * edit matters only with Approve), comments with any. The `plan-enter`
  * question (SPEC §12) takes only its options: a note rides with the
  * declining one (`2: <note>`), and other text is refused with a hint.
+ * A review whose intent offers a handoff (SPEC §18) also takes the
+ * approvals that hand the plan on ({@link handoffChoices}: numbered after
+ * the options, by label, or `1 fresh` / `1 <model>` for short); edits and
+ * comments ride with them as with Approve.
  */
 export class ReviewDraft {
   readonly comments: LineComment[] = []
@@ -120,8 +125,31 @@ export class ReviewDraft {
       this.comments.push({ line: lineNo, text: comment[2]!.trim() })
       return { kind: 'note', text: `(comment on line ${lineNo}; ${this.comments.length} so far — pick an option to send)` }
     }
+    const handoff = readHandoffChoice(this.question, text)
+    if (handoff !== undefined) return { kind: 'answer', answer: this.finish({ id: this.question.id, selected: [approveLabelOf(this.question)], handoff: handoff.handoff }) }
+    const refused = this.refuseHandoff(text)
+    if (refused !== undefined) return { kind: 'note', text: refused, refused: true }
     const parsed = parseReviewAnswer(this.question, text)!
     return { kind: 'answer', answer: this.finish(parsed) }
+  }
+
+  /**
+   * When the review offers a handoff, a line that reads like its short form
+   * (the approve number or label and one or two words) but names nothing
+   * offered is refused with what is, rather than sent as feedback; so is a
+   * number past the last choice.
+   */
+  private refuseHandoff(text: string): string | undefined {
+    const offer = handoffOffer(this.question)
+    if (offer === undefined) return undefined
+    const count = this.question.options.length + handoffChoices(this.question).length
+    if (/^\d+$/.test(text) && Number(text) > count) return `no choice ${text}: the review has 1-${count}`
+    const approve = approveLabelOf(this.question)
+    const at = this.question.options.findIndex((option) => option.label === approve) + 1
+    const short = new RegExp(`^(${at}|${approve.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')})\\s+\\S+(\\s+\\S+)?$`, 'i')
+    if (!short.test(text)) return undefined
+    const words = [...(offer.fresh ? [FRESH_WORD] : []), ...offer.models]
+    return `“${oneLine(text)}” hands the plan on to nothing offered: after ${at} type ${words.join(', ')}${offer.fresh && offer.models.length > 0 ? ` (or ${FRESH_WORD} and a model)` : ''}`
   }
 
   /**
@@ -149,8 +177,7 @@ export class ReviewDraft {
   }
 
   private finish(answer: UserAnswer): ReviewAnswer {
-    const intent = this.question.intent as { kind: string; approve?: unknown } | undefined
-    const approve = intent?.kind === 'plan-review' && typeof intent.approve === 'string' ? intent.approve : 'Approve'
+    const approve = approveLabelOf(this.question)
     const approving = answer.selected.length === 1 && answer.selected[0] === approve
     return {
       ...answer,

@@ -7,7 +7,7 @@ import type { SessionEvent } from '@planmode/seams'
 /** The repository root. */
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), '../../../..')
 const DEMO = join(REPO, 'apps/demo')
-const PACKAGES = ['context', 'seams', 'plan-core', 'plan-policy', 'plan-commands', 'plan-tool', 'plan-projection', 'plan-guard', 'plan-file', 'host']
+const PACKAGES = ['context', 'seams', 'plan-core', 'plan-policy', 'plan-commands', 'plan-tool', 'plan-projection', 'plan-guard', 'plan-file', 'plan-progress', 'host']
 
 function newest(dir: string): number {
   if (!existsSync(dir)) return 0
