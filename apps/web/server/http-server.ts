@@ -152,6 +152,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   const origin = `http://${shown}:${port}`
   try {
     host = WebHost.start({ ...options, holder: options.holder ?? options.publicUrl ?? origin })
+    host.onSessionList((change) => streams.broadcast(change))
   } catch (error) {
     await new Promise<void>((resolvePromise) => server.close(() => resolvePromise()))
     throw error
