@@ -154,7 +154,8 @@ describe('approving with a handoff', () => {
     expect(old.findIndex((event) => event.type === 'web/handed-off')).toBeGreaterThan(end)
     expect(old.flatMap((event) => (event.type === 'assistant/message' ? event.data.content : [])).some((block) => block.type === 'tool-call' && block.toolName === 'edit_file')).toBe(false)
     for (const client of [stream, other]) expect((await client.waitFor((item) => item.event === 'sessions' && item.data.created === fresh)).data).toEqual({ created: fresh, from: id })
-    expect((await call(server, 'GET', '/api/sessions')).body.sessions.map((row: { id: string }) => row.id)).toContain(fresh)
+    // Listed under its plan's title (it has no message of its own).
+    expect((await call(server, 'GET', '/api/sessions')).body.sessions.find((row: { id: string }) => row.id === fresh)).toMatchObject({ open: true, title: 'Plan: due dates for tasks' })
     // The old session tracks nothing (the plan is tracked where it went) and still talks to the default model.
     expect(stream.frames().at(-1)!.values.planProgress).toEqual({ plan: null, steps: [], done: 0, total: 0, active: null })
     expect(stream.frames().at(-1)!.values.sessionModel).toEqual({ model: 'planmode-offline:planner-1', chosen: null })
