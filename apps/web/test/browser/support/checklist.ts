@@ -27,7 +27,7 @@ export async function recordChecklist(page: Page): Promise<void> {
       if (session === null) return undefined
       const panel = document.querySelector('[data-testid="plan-progress"]')
       const count = document.querySelector('[data-testid="plan-progress-count"]')
-      const steps = panel === null ? [] : [...panel.querySelectorAll('[data-testid="plan-progress-step"]')]
+      const steps = panel === null ? [] : Array.from(panel.querySelectorAll('[data-testid="plan-progress-step"]'))
       const checklist =
         panel === null && count === null
           ? ''
