@@ -2,11 +2,15 @@
 // handoff is checked against that offer, an approval with a model switches this session's next steps, one with a
 // fresh session starts a new session there (listed, announced on every stream, linked from the old one) whose first
 // turn runs with the chosen model and ticks the plan's steps with update_plan; a restart keeps the chosen model.
+import { cpSync } from 'node:fs'
+import { join } from 'node:path'
 import { chooseModels } from '@planmode/demo/model-choice'
 import { RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
 import type { SessionEvent } from '@planmode/seams'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import type { WebServer } from '../../server/http-server.js'
+import { sampleWorkspaceDir } from '../../server/options.js'
+import { dropSchema, freshSchemaName, pgTestUrl } from '../browser/support/postgres.js'
 import { call, cleanup, post, readLog, SseClient, startTestServer, tempDir, turnEnded, waitForEvent } from './support.js'
 
 const MODELS = ['fast', 'careful']
@@ -18,7 +22,11 @@ afterEach(async () => {
   for (const stream of streams.splice(0)) stream.close()
   await Promise.all(servers.splice(0).map((server) => server.close()))
 })
-afterAll(() => cleanup())
+const schema = freshSchemaName('web_handoff')
+afterAll(async () => {
+  cleanup()
+  await dropSchema(pgTestUrl(), schema)
+})
 
 async function start(options: Parameters<typeof startTestServer>[0] = {}): Promise<WebServer> {
   const server = await startTestServer({ models: models(), ...options })
@@ -187,5 +195,35 @@ describe('approving with a handoff', () => {
     const last = next.frames().at(-1)!.values
     expect(last.planProgress).toMatchObject({ plan: { title: 'Plan: due dates for tasks' }, done: 5, total: 5, active: null })
     expect(last.sessionModel).toEqual({ model: 'planmode-offline:fast', chosen: null })
+  })
+
+  it('over PostgreSQL: another server follows both sessions live, and takes the new one over with its chosen model', async () => {
+    const store = { connection: pgTestUrl(), schema }
+    // One workspace for both servers, as servers sharing a database should have: the system prompt is the same on both.
+    const workspace = join(tempDir('planmode-web-handoff-ws-'), 'ws')
+    cpSync(sampleWorkspaceDir(), workspace, { recursive: true })
+    const writer = await start({ sessionDir: undefined, store, workspace, leaseCheckMs: 100 })
+    const follower = await start({ sessionDir: undefined, store, workspace, leaseCheckMs: 100 })
+    const { id, question } = await reviewed(writer)
+    const watching = await open(follower, id)
+    expect((await answer(writer, id, question.id, { selected: ['Approve'], handoff: { fresh: true, model: 'fast' } })).status).toBe(200)
+    // The follower's tab on the old session gets the link through the database.
+    const link = await waitForEvent(watching, (event) => event.type === 'web/handed-off')
+    const fresh = (link.data as { session: string }).session
+    const next = await open(follower, fresh)
+    await waitForEvent(next, turnEnded(1))
+    const page = (await call(follower, 'GET', `/api/sessions/${fresh}`)).body
+    expect(page).toMatchObject({ role: 'follower', holder: writer.host.self })
+    expect(page.events[0]).toMatchObject({ type: 'plan/handoff', data: { from: { session: id }, model: 'fast' } })
+    expect(page.snapshot.values.planProgress).toMatchObject({ done: 5, total: 5 })
+    expect(page.snapshot.values.sessionModel).toEqual({ model: 'planmode-offline:fast', chosen: null })
+    // The writer stops; a message on the follower takes the new session over, and its agent keeps fast.
+    await servers.splice(servers.indexOf(writer), 1)[0]!.close()
+    expect((await post(follower, `/api/sessions/${fresh}/prompt`, { text: 'thanks' })).status).toBe(202)
+    await waitForEvent(next, turnEnded(2))
+    const after = (await call(follower, 'GET', `/api/sessions/${fresh}?tail=100000`)).body
+    expect(after.role).toBe('writer')
+    // No header since the first: the taken-over agent sends to fast, with the same system text and tools.
+    expect(headers(after.events)).toEqual(['planmode-offline:fast'])
   })
 })
