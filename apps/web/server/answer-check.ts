@@ -1,5 +1,6 @@
 // Checks of a posted `answers` value: its shape alone (on a follower, which does not hold the questions) and against the questions (on the writer).
 import type { UserAnswer, UserQuestion } from '@planmode/seams'
+import { checkHandoff, handoffShapeProblem } from './handoff-answer.js'
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
@@ -12,7 +13,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
  */
 export function checkAnswerShape(raw: unknown): string | undefined {
   if (!Array.isArray(raw)) return 'answers must be an array of { id, selected, custom?, edit?, comments? }'
-  const known = new Set(['id', 'selected', 'custom', 'edit', 'comments'])
+  const known = new Set(['id', 'selected', 'custom', 'edit', 'comments', 'handoff'])
   for (const [index, item] of raw.entries()) {
     if (!isRecord(item)) return `answers[${index}] must be an object`
     const extra = Object.keys(item).find((key) => !known.has(key))
@@ -28,6 +29,8 @@ export function checkAnswerShape(raw: unknown): string | undefined {
         if (!isRecord(comment) || typeof comment.text !== 'string' || !Number.isInteger(comment.line)) return `answers[${index}].comments[${at}] must be { line: integer, text: string }`
       }
     }
+    const handoff = handoffShapeProblem(item.handoff, index)
+    if (handoff !== undefined) return handoff
   }
   return undefined
 }
@@ -47,7 +50,7 @@ export function checkAnswers(questions: readonly UserQuestion[], raw: unknown): 
   const answers: UserAnswer[] = []
   for (const [index, item] of raw.entries()) {
     if (!isRecord(item)) return `answers[${index}] must be an object`
-    const known = new Set(['id', 'selected', 'custom', 'edit', 'comments'])
+    const known = new Set(['id', 'selected', 'custom', 'edit', 'comments', 'handoff'])
     const extra = Object.keys(item).find((key) => !known.has(key))
     if (extra !== undefined) return `answers[${index}] has an unknown member ${JSON.stringify(extra)}`
     const { id, selected, custom, edit, comments } = item
@@ -86,12 +89,17 @@ export function checkAnswers(questions: readonly UserQuestion[], raw: unknown): 
         cleanComments.push({ line, text: comment.text })
       }
     }
+    const handoffProblem = handoffShapeProblem(item.handoff, index)
+    if (handoffProblem !== undefined) return handoffProblem
+    const handoff = checkHandoff(question, selected as string[], item.handoff as { fresh?: boolean; model?: string } | undefined, index)
+    if (typeof handoff === 'string') return handoff
     answers.push({
       id,
       selected: [...(selected as string[])],
       ...(custom === undefined ? {} : { custom }),
       ...(edit === undefined ? {} : { edit }),
       ...(cleanComments === undefined || cleanComments.length === 0 ? {} : { comments: cleanComments }),
+      ...handoff,
     })
   }
   const missing = questions.find((question) => !seen.has(question.id))

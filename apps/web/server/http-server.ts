@@ -172,6 +172,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     // The users (and their tokens) stay here: the host never needs them.
     const { users: _users, ...hostOptions } = options
     host = WebHost.start({ ...hostOptions, holder: options.holder ?? options.publicUrl ?? origin })
+    host.onSessionList((change) => streams.broadcast(change))
   } catch (error) {
     await new Promise<void>((resolvePromise) => server.close(() => resolvePromise()))
     throw error

@@ -2,7 +2,7 @@
 // SIGINT / SIGTERM / SIGHUP close every session cleanly (running turns are cancelled, logs synced); a second signal exits at once.
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { chooseModel } from '@planmode/demo/model-choice'
+import { chooseModel, chooseModels } from '@planmode/demo/model-choice'
 import { RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
 import { startWebServer } from './http-server.js'
 import { loadSection, parseWebCli, redactUrl, resolveWorkspace, TOKEN_ENV, tokenFromEnv, WEB_USAGE, type WebCliOptions } from './options.js'
@@ -44,7 +44,10 @@ async function main(): Promise<number> {
   try {
     const section = loadSection(options.sectionFile, RECOMMENDED_PLAN_SECTION)
     const delay = Number(process.env.PLANMODE_DEMO_DELAY_MS ?? 8)
-    const choice = chooseModel(options, section, process.env, Number.isFinite(delay) && delay > 0 ? delay : 0)
+    const pace = Number.isFinite(delay) && delay > 0 ? delay : 0
+    const choice = chooseModel(options, section, process.env, pace)
+    // --models: what the review offers to carry the approved plan out with, from the same source as the default.
+    const models = options.models.length === 0 ? undefined : chooseModels(options.models, options, section, process.env, pace)
     const workspace = resolveWorkspace(options)
     server = await startWebServer({
       port: options.port,
@@ -52,6 +55,7 @@ async function main(): Promise<number> {
       ...(options.store === undefined ? { sessionDir: options.sessionDir } : { store: { connection: options.store.url, schema: options.store.schema } }),
       workspace,
       model: choice.model,
+      ...(models === undefined ? {} : { models }),
       section,
       placement: options.placement,
       guard: options.guard,
@@ -64,7 +68,7 @@ async function main(): Promise<number> {
     })
     const where = options.store === undefined ? options.sessionDir : `PostgreSQL ${redactUrl(options.store.url)} (schema ${options.store.schema}; this server is ${server.host.self} there${options.publicUrl === undefined ? ', loopback-only: give --public-url when the servers run on several machines' : ''})`
     process.stdout.write(
-      `planmode web: model: ${choice.description}; sessions in ${where}; workspace ${workspace}${options.guard ? '; plan-guard on' : ''}` +
+      `planmode web: model: ${choice.description}${options.models.length > 0 ? ` (handoff models: ${options.models.join(', ')})` : ''}; sessions in ${where}; workspace ${workspace}${options.guard ? '; plan-guard on' : ''}` +
         `${options.planDir === undefined ? '' : `; plan files in ${options.planDir}`}${options.requireSections.length > 0 ? `; plans need ${options.requireSections.join(', ')}` : ''}\n`,
     )
     if (users === undefined) process.stdout.write(`planmode web: ${server.url}\n`)

@@ -24,6 +24,8 @@ export interface WebCliOptions {
   readonly baseUrl?: string
   /** `--model`: the model id there (or DeepSeek's). */
   readonly model?: string
+  /** `--models`: the model ids an approval may hand the plan to (SPEC §18), of the same source as the default; `[]` when absent. */
+  readonly models: readonly string[]
   /** `--api-key`. */
   readonly apiKey?: string
   /** `--offline`: the offline planner even when a key is set. */
@@ -86,6 +88,8 @@ export const WEB_USAGE = `usage: pnpm web [options]
                           owners do everything, reviewers read, comment on plans and choose Keep planning
   --base-url <url>        an OpenAI-compatible chat-completions server (or OPENAI_BASE_URL)
   --model <id>            the model id there (or OPENAI_MODEL); with DeepSeek, default deepseek-chat
+  --models <ids>          models the plan review offers to carry the approved plan out with, e.g. "fast,careful":
+                          each an id of the same source as --model (the same server, DeepSeek, or the offline planner)
   --api-key <key>         the key (or OPENAI_API_KEY; DEEPSEEK_API_KEY selects DeepSeek)
   --offline               use the offline planner even when a key is set
 
@@ -118,6 +122,7 @@ export function parseWebCli(argv: readonly string[], cwd = process.cwd()): WebCl
       users: { type: 'string' },
       'base-url': { type: 'string' },
       model: { type: 'string' },
+      models: { type: 'string' },
       'api-key': { type: 'string' },
       offline: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -150,6 +155,7 @@ export function parseWebCli(argv: readonly string[], cwd = process.cwd()): WebCl
     sectionFile: values['section-file'],
     baseUrl: values['base-url'],
     model: values.model,
+    models: parseModelIds(values.models),
     apiKey: values['api-key'],
     offline: values.offline === true,
     placement: parsePlacement(values.placement),
@@ -159,6 +165,19 @@ export function parseWebCli(argv: readonly string[], cwd = process.cwd()): WebCl
     ...(values.users === undefined ? {} : { users: resolve(cwd, values.users) }),
     help: values.help === true,
   }
+}
+
+/**
+ * `--models a,b`: model ids separated by commas, trimmed, in order; `[]`
+ * when absent. A blank id or one given twice is a usage error.
+ */
+export function parseModelIds(raw: string | undefined): string[] {
+  if (raw === undefined) return []
+  const ids = raw.split(',').map((id) => id.trim())
+  if (ids.some((id) => id === '')) throw new Error(`--models takes model ids separated by commas, e.g. --models fast,careful (not ${JSON.stringify(raw)})`)
+  const twice = ids.find((id, index) => ids.indexOf(id) !== index)
+  if (twice !== undefined) throw new Error(`--models names "${twice}" twice`)
+  return ids
 }
 
 /** The environment variable that gives the access token (instead of a fresh one at every start). */

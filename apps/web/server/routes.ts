@@ -52,12 +52,9 @@ export async function routeApi(request: IncomingMessage, response: ServerRespons
   if (id === undefined) {
     if (method === 'GET') return sendJson(response, 200, { sessions: await listSessions(host) })
     requireOwner(user, 'start a session')
-    const body = await readJson(request, api.bodyLimit)
-    checkMembers(body, ['fromPlan'])
-    const fromPlan = body.fromPlan
-    if (fromPlan !== undefined && (typeof fromPlan !== 'string' || fromPlan.trim() === '')) throw new HttpError(400, 'fromPlan must be a non-empty string')
+    // A plan goes to a fresh session through its review (SPEC §18: an approval with `handoff.fresh`), not through here.
+    checkMembers(await readJson(request, api.bodyLimit), [])
     const open = await host.create()
-    if (typeof fromPlan === 'string') open.prompt(`Carry out this approved plan:\n\n${fromPlan}`, [])
     return sendJson(response, 201, { id: open.id })
   }
   if (!ID.test(id)) throw new HttpError(404, `no session ${JSON.stringify(id)}`)

@@ -29,6 +29,8 @@ export interface LeaseHost {
   bind(agent: HostAgent, entry: OpenSession): void
   /** `agent` writes nothing any more. */
   unbind(agent: HostAgent): void
+  /** Creates the agent of a session this server writes now. */
+  createAgent(session: HostSession): HostAgent
   /** Logs `demo/workspace` when the session's last one names another folder. */
   logWorkspace(session: HostSession): Promise<void>
 }
@@ -181,7 +183,7 @@ export class SessionLeases {
     let agent: HostAgent
     try {
       // plan-core meets this session object for the first time and rebuilds its plan state from the log (SPEC §9).
-      agent = this.host.ctx.require('agents').create({ session })
+      agent = this.host.createAgent(session)
     } catch (error) {
       // Give the lease back: the session stays followed.
       await store.close(session).catch(() => {})

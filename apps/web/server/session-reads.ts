@@ -106,13 +106,15 @@ function presentationsOf(host: WebHost, events: readonly SessionEvent[]): Record
   return presentations
 }
 
-/** The first user text of the session (≤ 80 chars), else its first `/command` with arguments. */
+/** The first user text of the session (≤ 80 chars), else the title of the plan it was handed (SPEC §18), else its first `/command` with arguments. */
 function titleOf(events: readonly SessionEvent[]): string | undefined {
   for (const event of events) {
     if (event.type !== 'user/message' || event.data.source.kind !== 'user') continue
     const text = event.data.content.find((block) => block.type === 'text')
     if (text?.type === 'text') return text.text.slice(0, 80)
   }
+  const first = events[0]
+  if (first?.type === 'plan/handoff') return first.data.title.slice(0, 80)
   for (const event of events) {
     if (event.type === 'command/run' && event.data.args.trim() !== '' && event.data.args.trim() !== 'off') return `/${event.data.name}${event.data.args}`.slice(0, 80)
   }

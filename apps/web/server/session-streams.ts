@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { SessionEvent } from '@planmode/seams'
+import type { SessionListChange } from './handed-off.js'
 import { HttpError } from './http-error.js'
 import type { OpenSession } from './open-session.js'
 import type { SessionFeedItem } from './session-feed.js'
@@ -63,6 +64,16 @@ export class SessionStreams {
       this.streams.delete(response)
     }
     response.once('close', end)
+  }
+
+  /**
+   * Tells every open stream, whatever its session, that the session list
+   * changed (`event: sessions`): a tab refreshes its list at once, so a new
+   * session (a handoff's fresh one included) shows in every tab.
+   */
+  broadcast(change: SessionListChange): void {
+    const item = `event: sessions\ndata: ${JSON.stringify(change)}\n\n`
+    for (const stream of this.streams) stream.write(item)
   }
 
   /** Ends every stream (the server is closing). */

@@ -4,11 +4,15 @@ import { Context, type Logger } from '@planmode/context'
 import { basePromptSection, composePlanHost } from '@planmode/demo/compose-host'
 import { WORKSPACE_EVENT } from '@planmode/demo/workspace-event'
 import { SessionLogError, type HostAgent, type HostSession } from '@planmode/host'
+import { planProgressPlugin, planProgressProjectionPlugin, UPDATE_PLAN } from '@planmode/plan-progress'
 import type { SessionEvent } from '@planmode/seams'
 import { asPostgresStore, postgresSessions, type PostgresSessionStore } from '@planmode/store-postgres'
+import { HANDED_OFF_EVENT, type SessionListChange } from './handed-off.js'
+import { withOfflineHandoff } from './offline-handoff.js'
 import { OpenSession } from './open-session.js'
 import type { EventPresentation } from './session-feed.js'
 import { FOLLOWER_IDLE_MS, SessionLeases } from './session-leases.js'
+import { chosenModel, sessionModelPlugin } from './session-model.js'
 import { presentEvent } from './tool-presentation.js'
 
 /** Sessions in PostgreSQL (`--store`): the connection and the schema ({@link setup} of `@planmode/store-postgres` must have run). */
@@ -44,6 +48,13 @@ export interface WebHostOptions {
   readonly workspace: string
   /** The model every agent talks to. */
   readonly model: LanguageModelV3
+  /**
+   * The models an approval may hand the plan to (`--models`, SPEC §18), by
+   * id: the review offers them, and the agent (or the fresh session's) uses
+   * the one chosen from its next step. A reopened session's agent gets back
+   * the model its log's latest handoff chose, when it is still among them.
+   */
+  readonly models?: Readonly<Record<string, LanguageModelV3>>
   /** The plan-policy section. */
   readonly section: string
   /** plan-policy's `placement` (SPEC §13). */
@@ -85,6 +96,9 @@ export class WebHost {
   private readonly open = new Map<string, OpenSession>()
   private readonly opening = new Map<string, Promise<OpenSession>>()
   private readonly byAgent = new Map<HostAgent, OpenSession>()
+  private readonly listListeners = new Set<(change: SessionListChange) => void>()
+  /** The handoff models as the agents use them (the offline planner wrapped, see {@link withOfflineHandoff}). */
+  private models: Readonly<Record<string, LanguageModelV3>> = {}
   private postgres: PostgresSessionStore | undefined
   /** The leases of the sessions in PostgreSQL (takeovers, demotions, idle followers). */
   private leases: SessionLeases | undefined
@@ -106,15 +120,27 @@ export class WebHost {
   private compose(): void {
     const { ctx, options } = this
     try {
-      const { store, sessionDir, holder: _holder, leaseCheckMs: _leaseCheckMs, followerIdleMs: _followerIdleMs, logger: _logger, ...rest } = options
+      const { store, sessionDir, holder: _holder, leaseCheckMs: _leaseCheckMs, followerIdleMs: _followerIdleMs, logger: _logger, model, models, ...rest } = options
+      // The offline planner is shown a handed-on plan as the conversation it came from (real models read plan-tool's message).
+      const run = (chosen: LanguageModelV3): LanguageModelV3 => withOfflineHandoff(chosen, (signal) => this.listWorkspace(signal))
+      this.models = Object.fromEntries(Object.entries(models ?? {}).map(([id, chosen]) => [id, run(chosen)]))
       // The reference host, every plan layer, plan-guard when asked for, and the workspace tools: as `pnpm start`.
       // With --store the session store is PostgreSQL's, as hostPlugin's `sessions` option would compose it.
+      // The review always offers a fresh session (this app opens it and follows it); `models` as --models gives them.
       composePlanHost(ctx, {
         ...rest,
+        model: run(model),
+        ...(models === undefined ? {} : { models: this.models }),
+        freshSessions: true,
         ...(store === undefined
           ? { sessionDir }
           : { sessions: postgresSessions({ connection: store.connection, ...(store.schema === undefined ? {} : { schema: store.schema }), holder: this.self }) }),
       })
+      // Progress against the approved plan (SPEC §17): update_plan and its messages, and the planProgress projection
+      // the checklist shows. Composed here unless composePlanHost already composes it.
+      if (ctx.require('tools').get(UPDATE_PLAN) === undefined) ctx.plugin(planProgressPlugin)
+      if (!ctx.require('sessionProjections').keys().includes('planProgress')) ctx.plugin(planProgressProjectionPlugin)
+      ctx.plugin(sessionModelPlugin)
       ctx.plugin({
         name: '@planmode/web/base-prompt',
         requires: ['systemPrompt'],
@@ -154,6 +180,7 @@ export class WebHost {
               if (this.open.get(entry.id) === entry) this.open.delete(entry.id)
             },
             bind: (agent, entry) => this.byAgent.set(agent, entry),
+            createAgent: (session) => this.createAgent(session),
             unbind: (agent) => this.byAgent.delete(agent),
             logWorkspace: (session) => this.logWorkspace(session),
           },
@@ -170,6 +197,8 @@ export class WebHost {
     ctx.on('agent/stream', ({ agent, turn, step, part }) => {
       if (part.type === 'text-delta') this.byAgent.get(agent)?.delta(turn, step, part.delta)
     })
+    // SPEC §18: the host created a fresh session for an approved plan and started its first turn.
+    ctx.on('agent/handed-off', ({ from, agent }) => this.handedOff(from, agent))
     this.leases?.start()
   }
 
@@ -198,7 +227,62 @@ export class WebHost {
     this.refuseClosed()
     const session = await this.sessions.create()
     await session.append(WORKSPACE_EVENT, { root: this.options.workspace })
-    return this.adopt(session)
+    const open = this.adopt(session)
+    this.listChanged({ created: open.id })
+    return open
+  }
+
+  /** Hears every session this server creates (a new session, a handoff's fresh one); returns the unsubscribe. */
+  onSessionList(listener: (change: SessionListChange) => void): () => void {
+    this.listListeners.add(listener)
+    return () => this.listListeners.delete(listener)
+  }
+
+  private listChanged(change: SessionListChange): void {
+    for (const listener of [...this.listListeners]) {
+      try {
+        listener(change)
+      } catch (error) {
+        this.logger.warn(`a session-list listener failed: ${error instanceof Error ? error.message : String(error)}`)
+      }
+    }
+  }
+
+  /**
+   * The host started a handed-on plan's fresh session (`agent/handed-off`):
+   * it is held open here with its agent like any written session, the
+   * session the plan came from logs where it went (`web/handed-off`), the
+   * new one its workspace, and the tabs hear of it.
+   */
+  private handedOff(from: HostAgent, agent: HostAgent): void {
+    const session = agent.session as HostSession
+    const first = session.events[0]
+    const toolCallId = first?.type === 'plan/handoff' ? first.data.from.toolCallId : undefined
+    const entry = new OpenSession(this, session, agent, this.self)
+    this.open.set(session.id, entry)
+    this.byAgent.set(agent, entry)
+    if (this.closed) {
+      // Closing already: the fresh turn stops here like every other.
+      void agent.cancel()
+      return
+    }
+    const warn = (what: string) => (error: unknown) => this.logger.warn(`session ${session.id}: ${what}: ${error instanceof Error ? error.message : String(error)}`)
+    if (toolCallId !== undefined) void from.session.append(HANDED_OFF_EVENT, { toolCallId, session: session.id }).catch(warn(`could not log the handoff in session ${from.session.id}`))
+    void this.logWorkspace(session).catch(warn('could not log the workspace'))
+    this.listChanged({ created: session.id, from: from.session.id })
+  }
+
+  /** The workspace listing as `list_files` gives it to a model (for the offline planner's view of a handed-on plan). */
+  private async listWorkspace(signal: AbortSignal | undefined): Promise<string> {
+    const result = await this.ctx.require('tools').execute('list_files', {}, { signal: signal ?? new AbortController().signal, toolCallId: 'handoff-list' })
+    return result.content.map((block) => block.text).join('\n')
+  }
+
+  /** The agent of a session this server writes: with the model its log's latest handoff chose, when this server has it. */
+  private createAgent(session: HostSession): HostAgent {
+    const id = chosenModel(session.events)
+    const model = id !== undefined && Object.hasOwn(this.models, id) ? this.models[id] : undefined
+    return this.ctx.require('agents').create({ session, ...(model === undefined ? {} : { model }) })
   }
 
   /**
@@ -304,7 +388,7 @@ export class WebHost {
   }
 
   private adopt(session: HostSession): OpenSession {
-    const agent = this.ctx.require('agents').create({ session })
+    const agent = this.createAgent(session)
     const open = new OpenSession(this, session, agent, this.self)
     this.open.set(session.id, open)
     this.byAgent.set(agent, open)

@@ -98,7 +98,7 @@ export interface ImageUpload {
 /** The server's endpoints (API.md). */
 export const api = {
   listSessions: () => request<{ sessions: SessionSummary[] }>('GET', '/api/sessions'),
-  createSession: (fromPlan?: string) => request<{ id: string }>('POST', '/api/sessions', fromPlan === undefined ? {} : { fromPlan }),
+  createSession: () => request<{ id: string }>('POST', '/api/sessions', {}),
   session: (id: string, tail = PAGE_SIZE) => request<SessionTail>('GET', `/api/sessions/${enc(id)}?tail=${tail}`),
   events: (id: string, before: number, limit = PAGE_SIZE) => request<EventPage>('GET', `/api/sessions/${enc(id)}/events?before=${before}&limit=${limit}`),
   prompt: (id: string, text: string, images: readonly ImageUpload[]) =>

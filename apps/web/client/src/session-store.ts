@@ -50,6 +50,8 @@ export interface SessionState {
    * questions and the turn the old process held are dropped with it.
    */
   readonly serverGone: boolean
+  /** How many times the server said the session list changed (`event: sessions`): the list refreshes on each. */
+  readonly listChanges: number
 }
 
 type Listener = () => void
@@ -100,6 +102,7 @@ export class SessionStore {
       running: false,
       access: null,
       serverGone: false,
+      listChanges: 0,
     }
   }
 
@@ -309,6 +312,7 @@ export class SessionStore {
     source.addEventListener('question-closed', (message) => this.onQuestionClosed(parse<QuestionClosedFrame>(message)))
     source.addEventListener('question-comments', (message) => this.onQuestionComments(parse<QuestionCommentsFrame>(message)))
     source.addEventListener('role', (message) => this.onRole(parse<SessionAccess>(message)))
+    source.addEventListener('sessions', () => this.set({ listChanges: this.state.listChanges + 1 }))
   }
 
   /** The server took the session over, or learnt of another writer (or of none). */

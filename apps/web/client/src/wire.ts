@@ -4,11 +4,19 @@
  */
 import type { CommandResult, SessionEvent, ToolPresentation, UserAnswer, UserQuestion } from '@planmode/seams'
 import type { PlanHistoryView, PlanProjection, PlanReviewer, PlanRevision } from '@planmode/plan-projection/client'
-// declares the `plan/review` event in SessionEventMap (types only)
-import type { PlanReviewEventData } from '@planmode/plan-tool'
+// declares the `plan/review` and `plan/handoff` events in SessionEventMap (types only)
+import type { PlanHandoffEventData, PlanReviewEventData } from '@planmode/plan-tool'
+import type { PlanProgressStep, PlanProgressView } from '@planmode/plan-progress/client'
 
 export type { CommandResult, SessionEvent, ToolPresentation, UserAnswer, UserQuestion }
-export type { PlanHistoryView, PlanProjection, PlanReviewer, PlanRevision, PlanReviewEventData }
+export type { PlanHistoryView, PlanProjection, PlanReviewer, PlanRevision, PlanReviewEventData, PlanHandoffEventData, PlanProgressStep, PlanProgressView }
+
+declare module '@planmode/seams' {
+  interface SessionEventMap {
+    /** The server's own event (apps/web/server/handed-off.ts): the plan approved by `toolCallId` went to the fresh session `session`. */
+    'web/handed-off': { readonly toolCallId: string; readonly session: string }
+  }
+}
 
 /** `GET /api/me`: who this tab's token is. `id` and `name` only for a user of `--users` (without it: the one anonymous owner). */
 export interface Me {
@@ -23,6 +31,18 @@ export interface SharedComment {
   readonly line: number
   readonly text: string
   readonly by?: PlanReviewer
+}
+
+/** The `sessionModel` projection (apps/web/server/session-model.ts): the last request's `provider:modelId`, and a model a handoff chose since. */
+export interface SessionModelView {
+  readonly model: string | null
+  readonly chosen: string | null
+}
+
+/** `event: sessions`: this server created a session (`from`: the session whose plan it carries out). */
+export interface SessionsChangedFrame {
+  readonly created: string
+  readonly from?: string
 }
 
 /** A row of `GET /api/sessions`. */
@@ -54,6 +74,8 @@ export interface SessionAccess {
 export interface ProjectionValues {
   readonly plan?: PlanProjection
   readonly planHistory?: PlanHistoryView
+  readonly planProgress?: PlanProgressView
+  readonly sessionModel?: SessionModelView
   readonly [key: string]: unknown
 }
 

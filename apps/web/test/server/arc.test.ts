@@ -45,7 +45,7 @@ describe('the whole arc through HTTP and SSE', () => {
       expect(review.id).toBe('plan-review')
       expect(review.header).toBe('Plan review')
       expect(review.options.map((option: { label: string }) => option.label)).toEqual(['Approve', 'Keep planning', 'Stop planning'])
-      expect(review.intent).toEqual({ kind: 'plan-review', approve: 'Approve', keep: 'Keep planning', stop: 'Stop planning', editable: true, comments: true })
+      expect(review.intent).toEqual({ kind: 'plan-review', approve: 'Approve', keep: 'Keep planning', stop: 'Stop planning', editable: true, comments: true, handoff: { fresh: true, models: [] } })
       expect(review.detail).toMatch(/^# /)
       const appends = stream.items.filter((item) => item.event === 'append')
       const explored = appends.filter((item) => item.data.event.type === 'tool/result' && item.data.event.data.toolName !== 'exit_plan_mode')
@@ -178,19 +178,6 @@ describe('the whole arc through HTTP and SSE', () => {
     expect(reply.status).toBe(200)
     expect(reply.body).toEqual({ result: null })
     expect((await call(server, 'GET', `/api/sessions/${id}`)).body.events).toHaveLength(before)
-  })
-
-  it('a fresh session from an approved plan starts by carrying it out', async () => {
-    const created = await post(server, '/api/sessions', { fromPlan: '# Plan\n\n1. Do the thing.' })
-    expect(created.status).toBe(201)
-    const stream = await SseClient.open(server, `/api/sessions/${created.body.id}/stream?from=-1`)
-    try {
-      const first = await waitForEvent(stream, (event) => event.type === 'user/message')
-      expect(texts(first)).toBe('Carry out this approved plan:\n\n# Plan\n\n1. Do the thing.')
-      await waitForEvent(stream, turnEnded(1))
-    } finally {
-      stream.close()
-    }
   })
 
   it('cancel ends a running turn; its open question closes as aborted in every tab', async () => {

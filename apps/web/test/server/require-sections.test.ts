@@ -10,3 +10,16 @@ describe('pnpm web --require-sections', () => {
     expect(WEB_USAGE).toMatch(/--require-sections <names>\n\s+headings every plan must have before it is reviewed/)
   })
 })
+
+describe('pnpm web --models', () => {
+  it('takes model ids separated by commas (trimmed, in order), [] when absent, and refuses blank or repeated ids', () => {
+    expect(parseWebCli([], '/tmp').models).toEqual([])
+    expect(parseWebCli(['--models', 'fast, careful'], '/tmp').models).toEqual(['fast', 'careful'])
+    expect(() => parseWebCli(['--models', ''], '/tmp')).toThrow(/--models takes model ids separated by commas/)
+    expect(() => parseWebCli(['--models', 'fast,,careful'], '/tmp')).toThrow(/--models takes model ids separated by commas/)
+    expect(() => parseWebCli(['--models', 'fast,fast'], '/tmp')).toThrow('--models names "fast" twice')
+    // Ids are compared as written: the review offers them so.
+    expect(parseWebCli(['--models', 'fast,FAST'], '/tmp').models).toEqual(['fast', 'FAST'])
+    expect(WEB_USAGE).toMatch(/--models <ids>\s+models the plan review offers to carry the approved plan out with/)
+  })
+})

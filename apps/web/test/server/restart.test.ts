@@ -155,7 +155,8 @@ describe('the server process', () => {
       stream.close()
       server.process.kill('SIGTERM')
       expect(await server.exited).toBe(0)
-      expect(readFileSync(file, 'utf8')).toBe(open.replace('status: "open"', 'status: "approved"'))
+      // Approved, and carried out to the end: plan-file writes the progress of the plan plan-progress tracks.
+      expect(readFileSync(file, 'utf8')).toBe(open.replace('status: "open"', 'status: "approved"').replace('title: "Plan: due dates for tasks"\n', 'title: "Plan: due dates for tasks"\nprogress: "5/5"\n'))
       expect(readdirSync(planDir)).toEqual([`${id}.md`])
     } finally {
       server.process.kill('SIGKILL')
@@ -178,5 +179,9 @@ describe('the server process', () => {
     const publicUrl = spawnSync(process.execPath, [join(REPO, 'scripts/run-web.mjs'), '--public-url', 'ftp://planmode.example/'], { encoding: 'utf8', env: childEnv() })
     expect(publicUrl.status).toBe(2)
     expect(publicUrl.stderr).toMatch(/--public-url takes an http:\/\/ or https:\/\/ URL/)
+    const models = spawnSync(process.execPath, [join(REPO, 'scripts/run-web.mjs'), '--models', 'fast,,careful'], { encoding: 'utf8', env: childEnv() })
+    expect(models.status).toBe(2)
+    expect(models.stderr).toMatch(/--models takes model ids separated by commas/)
+    expect(help.stdout).toMatch(/--models <ids>/)
   })
 })

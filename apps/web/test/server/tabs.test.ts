@@ -2,9 +2,11 @@ import { Context } from '@planmode/context'
 import { sessionProjectionsPlugin, sessionStorePlugin } from '@planmode/host'
 import { planHistoryPlugin, planProjectionPlugin } from '@planmode/plan-projection'
 import { planCorePlugin } from '@planmode/plan-core'
+import { planProgressProjectionPlugin } from '@planmode/plan-progress'
 import type { SessionEvent } from '@planmode/seams'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { WebServer } from '../../server/http-server.js'
+import { sessionModelPlugin } from '../../server/session-model.js'
 import { call, cleanup, post, readLog, SseClient, startTestServer, turnEnded, waitForEvent } from './support.js'
 
 let server: WebServer
@@ -30,6 +32,8 @@ async function coldValues(events: readonly SessionEvent[], seq: number): Promise
   ctx.plugin(planCorePlugin)
   ctx.plugin(planProjectionPlugin)
   ctx.plugin(planHistoryPlugin)
+  ctx.plugin(planProgressProjectionPlugin)
+  ctx.plugin(sessionModelPlugin)
   try {
     const source = { id: 'copy', events: events.filter((event) => event.seq <= seq) } as never
     const copy = await ctx.require('sessions').fork(source)

@@ -1,13 +1,14 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'react'
-import { api } from '../api.js'
 import { download, planFileName, planTitle } from '../markdown.js'
 import { focusUnlessTyping } from '../focus.js'
 import { isReviewer, OWNERS_ONLY_TITLE, personName, useMe } from '../me.js'
+import { approveLabel, handoffAnswer, type HandoffChoice as Choice } from '../handoff-follow.js'
 import { revisionsFor } from '../review-revisions.js'
 import { useAction } from '../use-action.js'
 import type { PendingQuestion, PlanHistoryView, UserAnswer, UserQuestion } from '../wire.js'
 import { sendAnswer } from './answer-request.js'
 import { ErrorLine } from './ErrorLine.js'
+import { HandoffChoice } from './HandoffChoice.js'
 import { Markdown } from './Markdown.js'
 import { PlanDiff } from './PlanDiff.js'
 import { useReviewComments } from './review-comments.js'
@@ -21,6 +22,7 @@ interface ReviewIntent {
   readonly stop?: string
   readonly editable?: boolean
   readonly comments?: boolean
+  readonly handoff?: { readonly fresh: boolean; readonly models: readonly string[] }
 }
 
 const HEADING = /^#\s+\S/
@@ -29,7 +31,8 @@ const HEADING = /^#\s+\S/
  * The plan-review panel for a `plan-review` question: the plan as markdown,
  * Approve / Keep planning (with feedback) / Stop planning / Chat about it,
  * editing before approval, comments on numbered lines, the diff against the
- * previous revision, export and a fresh session from the plan.
+ * previous revision, export, and — when the intent offers a handoff — a
+ * fresh session and a model to carry the approved plan out with.
  */
 export function PlanReview({
   sessionId,
@@ -37,7 +40,8 @@ export function PlanReview({
   question,
   history,
   onClosed,
-  onOpenSession,
+  onFreshApproval,
+  currentModel,
   onShowHistory,
 }: {
   sessionId: string
@@ -45,7 +49,10 @@ export function PlanReview({
   question: UserQuestion
   history: PlanHistoryView | undefined
   onClosed: (id: string, why?: string) => void
-  onOpenSession: (id: string) => void
+  /** An approval with a fresh session is being sent (`true`; this tab then follows the plan to its session), or it failed (`false`). */
+  onFreshApproval: (sent: boolean) => void
+  /** The id of the model the session uses now, for the handoff's model choice. */
+  currentModel: string | undefined
   onShowHistory: () => void
 }) {
   const intent = question.intent as unknown as ReviewIntent
@@ -64,8 +71,8 @@ export function PlanReview({
   const [activeLine, setActiveLine] = useState<number | null>(null)
   const [draft, setDraft] = useState('')
   const [localError, setLocalError] = useState<string | null>(null)
+  const [handoff, setHandoff] = useState<Choice>({ fresh: false, model: '' })
   const action = useAction()
-  const fresh = useAction()
   const heading = useRef<HTMLHeadingElement>(null)
   const ids = useId()
 
@@ -74,7 +81,7 @@ export function PlanReview({
   const isEdited = intent.editable === true && edited !== plan
   const title = planTitle(isEdited ? edited : plan)
   const hasNotes = feedback.trim() !== '' || comments.list.length > 0
-  const busy = action.busy || fresh.busy
+  const busy = action.busy
 
   const answer = (answers: UserAnswer[] | null) => action.run(() => sendAnswer(sessionId, pending.id, answers, onClosed))
 
@@ -90,7 +97,19 @@ export function PlanReview({
       setView('edit')
       return
     }
-    void answer([{ id: question.id, selected: [intent.approve], ...(isEdited ? { edit: edited } : {}) }])
+    const chosen = intent.handoff === undefined ? undefined : handoffAnswer(handoff)
+    const answers = [{ id: question.id, selected: [intent.approve], ...(isEdited ? { edit: edited } : {}), ...(chosen === undefined ? {} : { handoff: chosen }) }]
+    if (chosen?.fresh !== true) return void answer(answers)
+    // This tab follows the plan to its fresh session: armed before the answer goes out, disarmed when it fails.
+    void action.run(async () => {
+      onFreshApproval(true)
+      try {
+        await sendAnswer(sessionId, pending.id, answers, onClosed)
+      } catch (error) {
+        onFreshApproval(false)
+        throw error
+      }
+    })
   }
 
   const addComment = () => {
@@ -241,9 +260,10 @@ export function PlanReview({
       </div>
 
       <div className="panel-footer">
+      {intent.handoff !== undefined && <HandoffChoice offer={intent.handoff} value={handoff} onChange={setHandoff} currentModel={currentModel} disabled={busy} idPrefix={ids} />}
       <div className="actions" role="group" aria-label="Review decision">
         <button type="button" className="primary" data-testid="plan-review-approve" disabled={busy || hasNotes || reviewer} title={reviewer ? OWNERS_ONLY_TITLE : undefined} aria-describedby={hasNotes && !reviewer ? `${ids}-approve-hint` : undefined} onClick={approve}>
-          {isEdited ? `${intent.approve} edited plan` : intent.approve}
+          {approveLabel(intent.approve, isEdited, intent.handoff === undefined ? { fresh: false, model: '' } : handoff)}
         </button>
         {keepLabel !== undefined && (
           <button type="button" data-testid="plan-review-keep" disabled={busy} aria-describedby={isEdited ? `${ids}-edit-hint` : undefined} onClick={() => void answer([{ id: question.id, selected: [keepLabel], ...notes() }])}>
@@ -283,28 +303,12 @@ export function PlanReview({
         <button type="button" className="link" data-testid="plan-review-export" onClick={() => download(planFileName(title), shownPlan)}>
           Export {planFileName(title)}
         </button>
-        <button
-          type="button"
-          className="link"
-          data-testid="plan-review-fresh"
-          disabled={busy || reviewer}
-          title={reviewer ? 'Only owners can start a session' : undefined}
-          onClick={() =>
-            void fresh.run(async () => {
-              const { id } = await api.createSession(shownPlan)
-              onOpenSession(id)
-            })
-          }
-        >
-          Start a fresh session from this plan
-        </button>
         {(history?.revisions.length ?? 0) > 0 && (
           <button type="button" className="link" data-testid="plan-review-history" onClick={onShowHistory}>
             History ({history!.revisions.length})
           </button>
         )}
       </div>
-      <ErrorLine error={fresh.error} testId="plan-review-fresh-error" />
     </section>
   )
 }

@@ -2,8 +2,12 @@ import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore
 import { ApiError, api } from '../api.js'
 import { isReviewer, useMe } from '../me.js'
 import { SessionStore } from '../session-store.js'
+import { chipPlan } from '../exit-waiting.js'
 import { effectiveRunning, openTurnOver, roleNotice } from '../session-role.js'
+import { shownProgress } from '../progress-view.js'
+import { modelIdOf, modelLabel } from '../session-model-label.js'
 import { useAction } from '../use-action.js'
+import { useFollowHandoff } from '../use-follow-handoff.js'
 import type { PlanHistoryView, PlanProjection } from '../wire.js'
 import { Composer, type ComposerSend } from './Composer.js'
 import { EnterPlanCard } from './EnterPlanCard.js'
@@ -11,6 +15,7 @@ import { ErrorLine } from './ErrorLine.js'
 import { GenericQuestion } from './GenericQuestion.js'
 import { HistoryDrawer } from './HistoryDrawer.js'
 import { PlanChip } from './PlanChip.js'
+import { PlanProgressPanel, ProgressCount } from './PlanProgress.js'
 import { PlanReview } from './PlanReview.js'
 import { Transcript } from './Transcript.js'
 
@@ -27,9 +32,18 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
   useEffect(() => {
     if (state.status === 'live') onActivity?.()
   }, [state.running, state.status, onActivity])
+  // the server created a session (a handoff's fresh one, or a new one in another tab): every tab's list shows it
+  useEffect(() => {
+    if (state.listChanges > 0) onActivity?.()
+  }, [state.listChanges, onActivity])
   const chipAction = useAction()
   const plan = state.frame.values.plan as PlanProjection | undefined
   const history = state.frame.values.planHistory as PlanHistoryView | undefined
+  const progress = shownProgress(state.frame.values.planProgress)
+  const [progressOpen, setProgressOpen] = useState(true)
+  const model = modelLabel(state.frame.values.sessionModel)
+  const currentModel = state.frame.values.sessionModel?.model ?? null
+  const handoff = useFollowHandoff(state.events, onOpenSession)
   const [closedNote, setClosedNote] = useState<string | null>(null)
   const onClosed = useCallback(
     (questionId: string, why?: string) => {
@@ -78,7 +92,13 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
         <h1 className="session-title">
           Session <code data-testid="session-id">{id}</code>
         </h1>
-        <PlanChip plan={plan} busy={chipAction.busy || state.serverGone || reviewer} onOff={() => void chipAction.run(() => writing(() => api.command(id, '/plan off', [])))} />
+        <PlanChip plan={chipPlan(plan, state.events)} busy={chipAction.busy || state.serverGone || reviewer} onOff={() => void chipAction.run(() => writing(() => api.command(id, '/plan off', [])))} />
+        {progress !== null && <ProgressCount progress={progress} open={progressOpen} onToggle={() => setProgressOpen((open) => !open)} />}
+        {model !== null && (
+          <span className={`model-label ${model.chosen ? 'chosen' : ''}`} data-testid="session-model" data-model={state.frame.values.sessionModel?.model ?? ''} data-chosen={state.frame.values.sessionModel?.chosen ?? ''} title={model.title}>
+            {model.text}
+          </span>
+        )}
         <span className={`connection conn-${state.status}`} data-testid="connection" role="status">
           {state.serverGone ? 'server gone' : state.status === 'live' ? (running ? 'working…' : 'live') : state.status}
         </span>
@@ -97,6 +117,11 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
         </p>
       )}
       <ErrorLine error={chipAction.error} testId="plan-chip-error" />
+      {handoff.waiting && (
+        <p className="role-notice" role="status" data-testid="handoff-waiting">
+          Approved: the plan goes to a fresh session once this turn ends, and this tab opens it.
+        </p>
+      )}
       {closedNote !== null && (
         <p className="error" role="alert" data-testid="question-closed-note">
           {closedNote}{' '}
@@ -138,7 +163,8 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
                     question={only}
                     history={history}
                     onClosed={onClosed}
-                    onOpenSession={onOpenSession}
+                    onFreshApproval={handoff.follow}
+                    currentModel={currentModel === null ? undefined : modelIdOf(currentModel)}
                     onShowHistory={() => setHistoryOpen(true)}
                   />
                 )
@@ -148,6 +174,7 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
           </div>
           <Composer send={send} running={running} closed={state.serverGone || reviewer} onCancel={async () => void (await writing(() => api.cancel(id)))} />
         </main>
+        {progress !== null && progressOpen && <PlanProgressPanel progress={progress} onHide={() => setProgressOpen(false)} />}
         {historyOpen && <HistoryDrawer history={history} turnLive={running && !turnOver} onClose={closeHistory} />}
       </div>
     </div>

@@ -2,7 +2,9 @@ import { type ReactNode, useCallback, useEffect, useLayoutEffect, useMemo, useRe
 import { planTitle } from '../markdown.js'
 import type { DeltaFrame, PresentationWire, SessionEvent, ToolPresentation } from '../wire.js'
 import { openTurnOf, turnEndLine, turnEndReason } from '../turn-end.js'
+import { handoffWords } from '../handoff-follow.js'
 import { Markdown } from './Markdown.js'
+import { HandedOffRow, HandoffFromRow, isPlanMessage, PluginMessageRow } from './PlanHandoffRows.js'
 
 type ToolCall = { readonly toolCallId: string; readonly toolName: string; readonly input: unknown }
 type ToolResultData = Extract<SessionEvent, { type: 'tool/result' }>['data']
@@ -316,6 +318,8 @@ export function Transcript({
                 <Markdown text={text} />
               </details>,
             )
+          } else if (source.kind === 'plugin' && isPlanMessage(source.form)) {
+            rows.push(<PluginMessageRow key={key} seq={key} form={source.form!} text={text} />)
           } else {
             const from = source.kind === 'plugin' ? `${source.plugin}` : 'You'
             rows.push(
@@ -395,8 +399,15 @@ export function Transcript({
               {event.data.plan !== undefined && ' (edited)'}
               {event.data.feedback !== undefined && <> — “{event.data.feedback}”</>}
               {event.data.comments !== undefined && ` · ${event.data.comments.length} comment${event.data.comments.length === 1 ? '' : 's'}`}
+              {handoffWords(event.data.handoff)}
             </div>,
           )
+          break
+        case 'web/handed-off':
+          rows.push(<HandedOffRow key={key} seq={key} session={event.data.session} />)
+          break
+        case 'plan/handoff':
+          rows.push(<HandoffFromRow key={key} seq={key} data={event.data} />)
           break
         case 'turn/end': {
           const line = turnEndLine(event.data)
