@@ -8,7 +8,6 @@ import { planProgressPlugin, planProgressProjectionPlugin, UPDATE_PLAN } from '@
 import type { SessionEvent } from '@planmode/seams'
 import { asPostgresStore, postgresSessions, type PostgresSessionStore } from '@planmode/store-postgres'
 import { HANDED_OFF_EVENT, type SessionListChange } from './handed-off.js'
-import { withOfflineHandoff } from './offline-handoff.js'
 import { OpenSession } from './open-session.js'
 import type { EventPresentation } from './session-feed.js'
 import { FOLLOWER_IDLE_MS, SessionLeases } from './session-leases.js'
@@ -97,7 +96,7 @@ export class WebHost {
   private readonly opening = new Map<string, Promise<OpenSession>>()
   private readonly byAgent = new Map<HostAgent, OpenSession>()
   private readonly listListeners = new Set<(change: SessionListChange) => void>()
-  /** The handoff models as the agents use them (the offline planner wrapped, see {@link withOfflineHandoff}). */
+  /** The handoff models (`--models`), by id. */
   private models: Readonly<Record<string, LanguageModelV3>> = {}
   private postgres: PostgresSessionStore | undefined
   /** The leases of the sessions in PostgreSQL (takeovers, demotions, idle followers). */
@@ -121,15 +120,13 @@ export class WebHost {
     const { ctx, options } = this
     try {
       const { store, sessionDir, holder: _holder, leaseCheckMs: _leaseCheckMs, followerIdleMs: _followerIdleMs, logger: _logger, model, models, ...rest } = options
-      // The offline planner is shown a handed-on plan as the conversation it came from (real models read plan-tool's message).
-      const run = (chosen: LanguageModelV3): LanguageModelV3 => withOfflineHandoff(chosen, (signal) => this.listWorkspace(signal))
-      this.models = Object.fromEntries(Object.entries(models ?? {}).map(([id, chosen]) => [id, run(chosen)]))
+      this.models = models ?? {}
       // The reference host, every plan layer, plan-guard when asked for, and the workspace tools: as `pnpm start`.
       // With --store the session store is PostgreSQL's, as hostPlugin's `sessions` option would compose it.
       // The review always offers a fresh session (this app opens it and follows it); `models` as --models gives them.
       composePlanHost(ctx, {
         ...rest,
-        model: run(model),
+        model,
         ...(models === undefined ? {} : { models: this.models }),
         freshSessions: true,
         ...(store === undefined
@@ -270,12 +267,6 @@ export class WebHost {
     if (toolCallId !== undefined) void from.session.append(HANDED_OFF_EVENT, { toolCallId, session: session.id }).catch(warn(`could not log the handoff in session ${from.session.id}`))
     void this.logWorkspace(session).catch(warn('could not log the workspace'))
     this.listChanged({ created: session.id, from: from.session.id })
-  }
-
-  /** The workspace listing as `list_files` gives it to a model (for the offline planner's view of a handed-on plan). */
-  private async listWorkspace(signal: AbortSignal | undefined): Promise<string> {
-    const result = await this.ctx.require('tools').execute('list_files', {}, { signal: signal ?? new AbortController().signal, toolCallId: 'handoff-list' })
-    return result.content.map((block) => block.text).join('\n')
   }
 
   /** The agent of a session this server writes: with the model its log's latest handoff chose, when this server has it. */
