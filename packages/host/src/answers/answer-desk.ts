@@ -1,4 +1,4 @@
-import type { AnswerAccepted, AnswerRefused, QuestionAnswerer, Session } from '@planmode/seams'
+import type { AnswerAccepted, AnswerRefused, Session } from '@planmode/seams'
 
 /**
  * One answer another process sent for a question this process asks, as the
@@ -59,10 +59,5 @@ export interface AnswerDesk {
   open(session: Session, questionId: string, take: (answer: IncomingAnswer) => Promise<AnswerDecision>): Promise<OpenedQuestion>
 }
 
-/** An {@link OpenedQuestion} that takes nothing. */
+/** The {@link OpenedQuestion} of a session a desk cannot serve: it takes nothing. @public */
 export const NOTHING_OPENED: OpenedQuestion = { close: () => Promise.resolve() }
-
-/** The `by` of a decision's refusal, for the wire: only when there is one. */
-export function answererOf(decision: AnswerDecision): { by?: QuestionAnswerer } {
-  return decision.status === 'refused' && decision.by !== undefined ? { by: decision.by } : {}
-}
