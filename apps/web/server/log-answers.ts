@@ -4,7 +4,7 @@ import type { AnswerRefusalCode, QuestionAnswerer, SessionEvent, UserQuestion } 
 import { checkAnswers } from './answer-check.js'
 import type { OpenSession } from './open-session.js'
 import type { SettleResult } from './question-broker.js'
-import { reviewerMayAnswer, withAuthors } from './shared-comments.js'
+import { reviewerMayAnswer } from './shared-comments.js'
 import type { RequestUser } from './users.js'
 import type { WebHost } from './web-host.js'
 
@@ -71,7 +71,8 @@ function settledRefusal(questionId: string, settled: SessionEvent<'question/sett
  * settled → 409 (`ALREADY_ANSWERED` names who answered, `QUESTION_CLOSED`);
  * open → checked against its questions as the writer's tabs are (400, a
  * reviewer's 403), then sent to the writer through `answerInbox.submit`
- * with `user`'s `by`. A refusal is a 409 (400, 404, 503 for some codes) with
+ * with `user`'s `by` (the answers themselves carry none: the settlement's
+ * `by` names the user; comments shared on the writer's tabs are not added). A refusal is a 409 (400, 404, 503 for some codes) with
  * the inbox's code and message; no lease is taken.
  */
 export async function answerFromLog(host: WebHost, open: OpenSession, questionId: string, raw: unknown, user: RequestUser): Promise<SettleResult> {
@@ -87,8 +88,8 @@ export async function answerFromLog(host: WebHost, open: OpenSession, questionId
     const refused = reviewerMayAnswer(questions, checked, user)
     if (refused !== undefined) return { ok: false, status: 403, error: refused, code: 'OWNERS_ONLY' }
   }
-  const answers = withAuthors(questions, checked, open.questions.commentsOf(questionId), user)
-  if (typeof answers === 'string') return { ok: false, status: 400, error: answers }
+  // The inbox takes who answers with the submission, not in the answers (nor in their comments): the writer logs it as the settlement's `by`.
+  const answers = checked
   const inbox = host.ctx.get('answerInbox')
   if (inbox === undefined) return { ok: false, status: 503, code: 'UNAVAILABLE', error: `this server's session store takes no answers from other processes: answer question ${questionId} on the server that writes session ${open.id}` }
   const result = await inbox.submit({ sessionId: open.id, questionId, answers, ...(user.by === undefined ? {} : { by: user.by }), signal: AbortSignal.timeout(SUBMIT_WAIT_MS) })
