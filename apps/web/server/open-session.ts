@@ -75,13 +75,15 @@ export class OpenSession {
     })
   }
 
-  /** The open ask `questionId` of the log as of the last frame. */
-  openQuestion(questionId: string): PendingQuestion | undefined {
-    return this.shownQuestions.get(questionId)
-  }
-
+  /**
+   * The asks of `snapshot` the tabs are shown: every open one while some
+   * process writes the session (this server, a lease holder, or one that
+   * could not be read); none on a follower nobody writes — their asker is
+   * gone, and the next writer settles them `interrupted`.
+   */
   private openAsks(snapshot: ProjectionSnapshot): Map<string, PendingQuestion> {
     const open = new Map<string, PendingQuestion>()
+    if (this.currentAgent === undefined && this.holderName === null && !this.holderUnknown) return open
     for (const ask of snapshot.values.questions?.open ?? []) open.set(ask.questionId, { id: ask.questionId, sessionId: this.id, request: { questions: ask.question } })
     return open
   }
@@ -155,6 +157,7 @@ export class OpenSession {
     this.holderName = holder
     this.holderUnknown = unknown
     this.emit({ kind: 'role', access: this.access() })
+    this.syncQuestions()
   }
 
   /**
@@ -171,6 +174,7 @@ export class OpenSession {
     for (const event of session.events) if (event.seq > this.lastSeq) this.push(event)
     this.sendFrameIfChanged()
     this.emit({ kind: 'role', access: this.access() })
+    this.syncQuestions()
   }
 
   /**
@@ -188,6 +192,7 @@ export class OpenSession {
     this.emit({ kind: 'role', access: this.access() })
     for (const event of follower.events) if (event.seq > this.lastSeq) this.push(event)
     this.sendFrameIfChanged()
+    this.syncQuestions()
   }
 
   /** Every projection value as of the last event. */
@@ -235,6 +240,11 @@ export class OpenSession {
     if (values === this.lastValues) return
     this.lastValues = values
     this.emit({ kind: 'frame', snapshot })
+    this.syncQuestions(snapshot)
+  }
+
+  /** Tells the streams which shown questions closed (`question-closed`) and which opened (`question`) since they were last told. */
+  private syncQuestions(snapshot: ProjectionSnapshot = this.snapshot()): void {
     const before = this.shownQuestions
     const now = this.openAsks(snapshot)
     this.shownQuestions = now

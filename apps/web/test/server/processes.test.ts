@@ -185,7 +185,15 @@ describe('two server processes on one PostgreSQL schema', () => {
     await a.kill()
     // The database lets the dead process's lease go; the follower's lease timer notices without any request.
     await onB.waitFor((item) => item.event === 'role' && item.data.holder === null)
-    expect((await call(b, 'GET', `/api/sessions/${id}`)).body).toMatchObject({ role: 'follower', holder: null, running: false })
+    expect((await call(b, 'GET', `/api/sessions/${id}`)).body).toMatchObject({ role: 'follower', holder: null, running: false, questions: [] })
+    // The review the dead writer asked is still open in the log, but nobody waits for it: the tab's panel closed, an answer is refused and takes nothing over.
+    const deadAsk = onB.events().filter((event) => event.type === 'question/asked').at(-1)!
+    const deadId = (deadAsk.data as { questionId: string }).questionId
+    expect(onB.items.some((item) => item.event === 'question-closed' && item.data.id === deadId)).toBe(true)
+    const noWriter = await post(b, `/api/sessions/${id}/questions/${deadId}`, { answers: [{ id: 'plan-review', selected: ['Approve'] }] })
+    expect(noWriter.status, JSON.stringify(noWriter.body)).toBe(409)
+    expect(noWriter.body.code).toBe('NO_WRITER')
+    expect((await call(b, 'GET', `/api/sessions/${id}`)).body).toMatchObject({ role: 'follower', holder: null, lastSeq: killedAt })
 
     const taken = await post(b, `/api/sessions/${id}/prompt`, { text: 'hello' })
     expect(taken.status).toBe(202)
