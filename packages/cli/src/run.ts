@@ -8,7 +8,9 @@ import { EXIT_CODES } from './exit-codes.js'
 
 /** Where `planmode` writes and what it reads from its environment. @public */
 export interface PlanmodeIo {
+  /** Where listings and the confirmation of an answer go. */
   readonly stdout: { write(text: string): unknown }
+  /** Where refusals, usage problems and failures go. */
   readonly stderr: { write(text: string): unknown }
   /** `PLANMODE_STORE` (a postgres:// URL, used when neither `--store` nor `--dir` is given). Default: `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>
