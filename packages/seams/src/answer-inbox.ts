@@ -56,6 +56,7 @@ export interface AnswerSubmission {
 
 /** The answer was applied: the writer logged `question/settled` `answered` with it. @public */
 export interface AnswerAccepted {
+  /** Always `accepted`. */
   readonly status: 'accepted'
   /** The `questionId` answered. */
   readonly questionId: string
@@ -67,6 +68,7 @@ export interface AnswerAccepted {
 
 /** The answer was not applied, and never will be. @public */
 export interface AnswerRefused {
+  /** Always `refused`. */
   readonly status: 'refused'
   /** Why; branch on it. */
   readonly code: AnswerRefusalCode
@@ -84,6 +86,7 @@ export interface AnswerRefused {
  * @public
  */
 export interface AnswerUnknown {
+  /** Always `unknown`. */
   readonly status: 'unknown'
   /** The id of this submission. */
   readonly submission: string

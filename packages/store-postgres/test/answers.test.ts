@@ -225,6 +225,44 @@ describe('answers from any process over PostgreSQL', () => {
     expect(await db.admin(`SELECT count(*)::int AS n FROM "${db.schema}".answers WHERE session_id = 'lease-lost-mid' AND status = 'pending'`)).toEqual([{ n: 0 }])
   })
 
+  it('every connection of both ends cut at once while an answer is in flight (what a restart or a failover does to clients): each side recovers and the result is the log\'s', async () => {
+    const tag = `answers-restart-${db.schema}`
+    const w = db.process({ answerPollMs: 50, connection: { connectionString: db.url(), application_name: `${tag}-writer` } }, [userQuestionsPlugin])
+    const session = await w.store.create({ id: 'restart' })
+    let aborted: AbortSignal | undefined
+    w.ctx.require('userQuestions').registerProvider({ ask: ({ signal }) => ((aborted = signal), new Promise(() => {})) })
+    const { questionId, pending } = await ask(w.ctx, session)
+    const blocker = new pg.Client({ connectionString: db.url() })
+    await blocker.connect()
+    await blocker.query('BEGIN')
+    await blocker.query(`SELECT 1 FROM "${db.schema}".sessions WHERE id = 'restart' FOR NO KEY UPDATE`)
+    const submitter = postgresAnswers({ connection: { connectionString: db.url(), application_name: `${tag}-submitter` }, schema: db.schema, pollMs: 50 })
+    try {
+      const submitted = submitter.submit({ sessionId: 'restart', questionId, answers: approve, by: { id: 'ada' } })
+      while (aborted?.aborted !== true) await new Promise((resolve) => setTimeout(resolve, 10))
+      const cut = await db.admin<{ n: number }>(`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name LIKE $1`, [`${tag}-%`])
+      expect(cut[0]!.n).toBeGreaterThanOrEqual(3)
+      await blocker.query('COMMIT')
+      await blocker.end()
+      const result = await submitted
+      const outcome = await pending
+      const reopened = await db.process().store.open('restart')
+      const [settled] = settledOf(reopened.events, questionId)
+      if (result.status === 'accepted') {
+        expect(settled).toMatchObject({ outcome: 'answered', submission: result.submission })
+        expect(outcome).toMatchObject({ answers: [{ selected: ['Approve'] }] })
+      } else {
+        expect(result, JSON.stringify({ result, settled })).toMatchObject({ status: 'refused', code: expect.stringMatching(/^(WRITER_GONE|QUESTION_CLOSED)$/) })
+        expect(settled).toEqual({ questionId, outcome: 'interrupted' })
+        expect(outcome).toMatchObject({ error: expect.anything() })
+      }
+      expect(await db.admin(`SELECT count(*)::int AS n FROM "${db.schema}".answers WHERE session_id = 'restart' AND status = 'pending'`)).toEqual([{ n: 0 }])
+      console.log(`answers.test (connections cut mid-answer): the submitter heard ${result.status === 'refused' ? result.code : result.status}`)
+    } finally {
+      await submitter.end()
+    }
+  })
+
   it('a submitter whose connections are all cut while it waits reconnects and still hears the true outcome', async () => {
     const w = await writer('submitter-cut')
     const { questionId, pending } = await ask(w.ctx, w.session)

@@ -155,7 +155,7 @@ export function checkAnswerer(raw: unknown): { readonly ok: true; readonly by: Q
   return { ok: true, by: name === undefined ? { id } : { id, name } }
 }
 
-/** How a refusal names who answered: `Ada (ada)`, `ada`, or `anonymous`. */
+/** How a refusal names who answered: `Ada (ada)`, `ada`, or `anonymous`. @public */
 export function answererText(by: QuestionAnswerer | undefined): string {
   if (by === undefined) return 'anonymous'
   return by.name === undefined || by.name === '' ? by.id : `${by.name} (${by.id})`
