@@ -1,4 +1,5 @@
 // Type-checked as ESM (.mts) and CJS (.cts) against the installed tarball.
+import { checkAnswers, localAnswers, type AnswerCheck } from '@planmode/host'
 import { Context } from '@planmode/context'
 import {
   AgentError,
@@ -28,3 +29,7 @@ export async function once(): Promise<TurnOutcome> {
 export function refused(error: unknown): boolean {
   return (AgentError.isInstance(error) && error.code === 'BUSY') || (SessionLogError.isInstance(error) && error.code === 'CORRUPT_LINE')
 }
+
+// Answers from other processes: the submitter over a JSONL folder, and the writer's checks.
+export const inbox = localAnswers({ dir: '.sessions' })
+export const fits: AnswerCheck = checkAnswers([], [])

@@ -4,6 +4,8 @@ import { SessionLogError, type HostConfig } from '@planmode/host'
 import {
   SCHEMA_VERSION,
   asPostgresStore,
+  postgresAnswers,
+  type PostgresAnswers,
   postgresSessions,
   postgresSessionsPlugin,
   setup,
@@ -34,3 +36,6 @@ export async function writeOrFollow(store: unknown, id: string): Promise<Postgre
     return lease.held ? typed.follow(id) : typed.open(id)
   }
 }
+
+// Answers from any process, without a store: a submitter with connections of its own.
+export const answers: PostgresAnswers = postgresAnswers({ connection: 'postgres://127.0.0.1/app', schema: 'planmode' })

@@ -3,7 +3,7 @@ import type { CommandResult, ProjectionSnapshot, Session, SessionEvent, UserCont
 import type { FollowerSession } from '@planmode/store-postgres'
 import { NotLeaseHolderError } from './not-lease-holder-error.js'
 import { attachments, type PostedImage } from './posted-images.js'
-import { SessionQuestions } from './question-broker.js'
+import { SessionQuestions, type PendingQuestion, type QuestionOutcome } from './question-broker.js'
 import type { SessionAccess, SessionFeedItem, SessionRole } from './session-feed.js'
 import type { WebHost } from './web-host.js'
 
@@ -25,8 +25,10 @@ function openTurn(events: readonly SessionEvent[]): boolean {
  * session over, so its streams carry on.
  */
 export class OpenSession {
-  /** The questions waiting for a tab (a follower has none: they live in the writer's memory). */
+  /** The questions this server's provider waits on (a follower has none: they wait in the writer's memory; its tabs see them from the log). */
   readonly questions: SessionQuestions
+  /** The asks the log leaves open as of the last frame (the `questions` projection), by `questionId`. */
+  private shownQuestions = new Map<string, PendingQuestion>()
   private readonly listeners = new Set<(item: SessionFeedItem) => void>()
   /** The JSON of the projection values last sent in a frame. */
   private lastValues: string
@@ -53,11 +55,50 @@ export class OpenSession {
     this.holderUnknown = holderUnknown && agent === undefined
     this.lastSeq = session.events.at(-1)?.seq ?? -1
     this.questions = new SessionQuestions(session.id, {
-      opened: (question) => this.emit({ kind: 'question', question }),
-      closed: (id, outcome) => this.emit({ kind: 'question-closed', id, outcome }),
+      closed: () => {},
       commented: (id, comments) => this.emit({ kind: 'question-comments', id, comments }),
     })
-    this.lastValues = JSON.stringify(this.snapshot().values)
+    const snapshot = this.snapshot()
+    this.lastValues = JSON.stringify(snapshot.values)
+    this.shownQuestions = this.openAsks(snapshot)
+  }
+
+  /**
+   * The questions open in the log, oldest first, as the tabs get them: the
+   * `questions` projection's open asks (the same on every server at the same
+   * seq), each with the comments shared on it here.
+   */
+  pending(): PendingQuestion[] {
+    return [...this.shownQuestions.values()].map((question) => {
+      const comments = this.questions.commentsOf(question.id)
+      return comments.length === 0 ? question : { ...question, comments }
+    })
+  }
+
+  /**
+   * The asks of `snapshot` the tabs are shown: every open one while some
+   * process writes the session (this server, a lease holder, or one that
+   * could not be read); none on a follower nobody writes — their asker is
+   * gone, and the next writer settles them `interrupted`.
+   */
+  private openAsks(snapshot: ProjectionSnapshot): Map<string, PendingQuestion> {
+    const open = new Map<string, PendingQuestion>()
+    if (this.currentAgent === undefined && this.holderName === null && !this.holderUnknown) return open
+    for (const ask of snapshot.values.questions?.open ?? []) open.set(ask.questionId, { id: ask.questionId, sessionId: this.id, request: { questions: ask.question } })
+    return open
+  }
+
+  /** How the log settled ask `questionId`, as the tabs' `question-closed` says it. */
+  private closedAs(questionId: string): QuestionOutcome {
+    const events = this.current.events
+    for (let index = events.length - 1; index >= 0; index--) {
+      const event = events[index]!
+      if (event.type === 'question/settled' && event.data.questionId === questionId) {
+        if (event.data.outcome === 'answered') return 'answered'
+        break
+      }
+    }
+    return this.questions.outcomeOf(questionId) === 'dismissed' ? 'dismissed' : 'aborted'
   }
 
   /** The session id. */
@@ -116,6 +157,7 @@ export class OpenSession {
     this.holderName = holder
     this.holderUnknown = unknown
     this.emit({ kind: 'role', access: this.access() })
+    this.syncQuestions()
   }
 
   /**
@@ -132,6 +174,7 @@ export class OpenSession {
     for (const event of session.events) if (event.seq > this.lastSeq) this.push(event)
     this.sendFrameIfChanged()
     this.emit({ kind: 'role', access: this.access() })
+    this.syncQuestions()
   }
 
   /**
@@ -149,6 +192,7 @@ export class OpenSession {
     this.emit({ kind: 'role', access: this.access() })
     for (const event of follower.events) if (event.seq > this.lastSeq) this.push(event)
     this.sendFrameIfChanged()
+    this.syncQuestions()
   }
 
   /** Every projection value as of the last event. */
@@ -189,13 +233,23 @@ export class OpenSession {
     this.emit({ kind: 'append', event, ...(presentation === undefined ? {} : { presentation }) })
   }
 
+  /** A frame when a value changed, then the questions the log opened (`question`) and settled (`question-closed`) since the last frame. */
   private sendFrameIfChanged(): void {
     const snapshot = this.snapshot()
     const values = JSON.stringify(snapshot.values)
-    if (values !== this.lastValues) {
-      this.lastValues = values
-      this.emit({ kind: 'frame', snapshot })
-    }
+    if (values === this.lastValues) return
+    this.lastValues = values
+    this.emit({ kind: 'frame', snapshot })
+    this.syncQuestions(snapshot)
+  }
+
+  /** Tells the streams which shown questions closed (`question-closed`) and which opened (`question`) since they were last told. */
+  private syncQuestions(snapshot: ProjectionSnapshot = this.snapshot()): void {
+    const before = this.shownQuestions
+    const now = this.openAsks(snapshot)
+    this.shownQuestions = now
+    for (const id of before.keys()) if (!now.has(id)) this.emit({ kind: 'question-closed', id, outcome: this.closedAs(id) })
+    for (const [id, question] of now) if (!before.has(id)) this.emit({ kind: 'question', question })
   }
 
   /** Called by the host for each streamed text part of this session's agent. */

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto'
-import { UserQuestionError, type UserAnswer, type UserQuestion } from '@planmode/seams'
+import { UserQuestionError, type QuestionAnswerer, type UserAnswer, type UserQuestion } from '@planmode/seams'
 import { checkAnswers } from './answer-check.js'
 import { reviewerMayAnswer, shareComment, withAuthors, type SharedComment } from './shared-comments.js'
 import type { RequestUser } from './users.js'
 
 /** A question waiting for a browser tab, as the API sends it. */
 export interface PendingQuestion {
-  /** The server's id of this ask (the `:qid` of the answer and dismiss routes). */
+  /** The ask's `questionId`, as its `question/asked` logged it (the `:qid` of the answer and dismiss routes): the same on every server. */
   readonly id: string
   /** The session whose agent asked. */
   readonly sessionId: string
@@ -19,18 +19,22 @@ export interface PendingQuestion {
 /** How a pending question closed. */
 export type QuestionOutcome = 'answered' | 'dismissed' | 'aborted'
 
-/** What the broker tells the session's listeners. */
+/**
+ * What the broker tells the session's listeners. The tabs see a question
+ * open and close from the log (`OpenSession`); the broker only says how a
+ * question it held closed, and what reviewers comment.
+ */
 export interface QuestionListener {
-  /** A question was opened (pushed to every tab). */
-  opened(question: PendingQuestion): void
-  /** A question closed (answered, dismissed or aborted). */
+  /** A question closed here (answered, dismissed or aborted). */
   closed(id: string, outcome: QuestionOutcome): void
   /** The shared comments of an open question changed (one added or removed): all of them now. */
   commented(id: string, comments: readonly SharedComment[]): void
 }
 
 /** The result of an answer, a dismissal or a comment: done, or refused with a status and a message (nothing changed). */
-export type SettleResult = { readonly ok: true } | { readonly ok: false; readonly status: 400 | 403 | 404 | 409; readonly error: string; readonly code?: string }
+export type SettleResult =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly status: 400 | 403 | 404 | 409 | 502 | 503; readonly error: string; readonly code?: string; readonly by?: QuestionAnswerer }
 
 interface Waiting {
   readonly question: PendingQuestion
@@ -47,7 +51,7 @@ interface Waiting {
  */
 export class SessionQuestions {
   private readonly waiting = new Map<string, Waiting>()
-  private readonly closedIds = new Set<string>()
+  private readonly outcomes = new Map<string, QuestionOutcome>()
 
   /** The questions of session `sessionId`; `listener` hears every opening and closing. */
   constructor(
@@ -60,10 +64,14 @@ export class SessionQuestions {
     return [...this.waiting.values()].map((entry) => (entry.comments.length === 0 ? entry.question : { ...entry.question, comments: entry.comments }))
   }
 
-  /** Opens a question and waits for a tab; rejects `ASK_ABORTED` when `signal` aborts, `ASK_CANCELLED` on a dismissal. */
-  ask(questions: readonly UserQuestion[], signal: AbortSignal | undefined): Promise<readonly UserAnswer[]> {
+  /**
+   * Opens a question and waits for a tab; rejects `ASK_ABORTED` when
+   * `signal` aborts, `ASK_CANCELLED` on a dismissal. `questionId` is the
+   * ask's id in the log (a random one when the log has none).
+   */
+  ask(questions: readonly UserQuestion[], signal: AbortSignal | undefined, questionId: string = randomUUID()): Promise<readonly UserAnswer[]> {
     if (signal?.aborted === true) return Promise.reject(new UserQuestionError('ASK_ABORTED', 'the question was aborted before it was shown'))
-    const question: PendingQuestion = { id: randomUUID(), sessionId: this.sessionId, request: { questions } }
+    const question: PendingQuestion = { id: questionId, sessionId: this.sessionId, request: { questions } }
     return new Promise<readonly UserAnswer[]>((resolve, reject) => {
       const onAbort = (): void => {
         if (this.close(question.id, 'aborted')) reject(new UserQuestionError('ASK_ABORTED', 'the question was aborted'))
@@ -81,8 +89,22 @@ export class SessionQuestions {
         },
       })
       signal?.addEventListener('abort', onAbort, { once: true })
-      this.listener.opened(question)
     })
+  }
+
+  /** Whether question `id` waits here for an answer. */
+  holds(id: string): boolean {
+    return this.waiting.has(id)
+  }
+
+  /** The comments shared on question `id` while it waits here (none otherwise). */
+  commentsOf(id: string): readonly SharedComment[] {
+    return this.waiting.get(id)?.comments ?? []
+  }
+
+  /** How question `id` closed here, when it did. */
+  outcomeOf(id: string): QuestionOutcome | undefined {
+    return this.outcomes.get(id)
   }
 
   /**
@@ -148,13 +170,13 @@ export class SessionQuestions {
   }
 
   private missing(id: string): SettleResult {
-    if (this.closedIds.has(id)) return { ok: false, status: 409, error: `question ${id} is already closed` }
+    if (this.outcomes.has(id)) return { ok: false, status: 409, error: `question ${id} is already closed` }
     return { ok: false, status: 404, error: `no question ${id} in session ${this.sessionId}` }
   }
 
   private close(id: string, outcome: QuestionOutcome): boolean {
     if (!this.waiting.delete(id)) return false
-    this.closedIds.add(id)
+    this.outcomes.set(id, outcome)
     this.listener.closed(id, outcome)
     return true
   }

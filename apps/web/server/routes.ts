@@ -3,9 +3,11 @@ import { SessionLogError } from '@planmode/host'
 import { checkAnswerShape } from './answer-check.js'
 import { HttpError } from './http-error.js'
 import { checkMembers, readJson, sendJson } from './json-body.js'
+import { answerFromLog } from './log-answers.js'
 import type { OpenSession } from './open-session.js'
 import { checkReviewerAnswerShape, requireOwner } from './permissions.js'
 import { parseImages } from './posted-images.js'
+import type { SettleResult } from './question-broker.js'
 import { eventPage, listSessions, parsePage, parseTail, sessionPage } from './session-reads.js'
 import type { SessionStreams } from './session-streams.js'
 import type { RequestUser } from './users.js'
@@ -123,8 +125,8 @@ export async function routeApi(request: IncomingMessage, response: ServerRespons
         if (wrong !== undefined) throw new HttpError(400, wrong)
         checkReviewerAnswerShape(user, body.answers as Record<string, unknown>[])
       } else checkMembers(body, [])
-      const result = await write(host, id, (open) => (sub === undefined ? open.questions.answer(qid, body.answers, user) : open.questions.dismiss(qid)))
-      if (!result.ok) throw new HttpError(result.status, result.error, false, result.code === undefined ? {} : { code: result.code })
+      const result = sub === undefined ? await answer(host, id, qid, body.answers, user) : await write(host, id, (open) => open.questions.dismiss(qid))
+      if (!result.ok) throw settleError(result)
       return sendJson(response, 200, { ok: true })
     }
   }
@@ -142,15 +144,32 @@ async function comment(request: IncomingMessage, response: ServerResponse, api: 
   if (sub === 'comment') {
     checkMembers(body, ['line', 'text'])
     const result = await write(api.host, id, (open) => open.questions.comment(qid, body, user))
-    if (!result.ok) throw new HttpError(result.status, result.error, false, result.code === undefined ? {} : { code: result.code })
+    if (!result.ok) throw settleError(result)
     return sendJson(response, 201, { comment: result.comment })
   }
   checkMembers(body, ['id'])
   const commentId = body.id
   if (typeof commentId !== 'string' || commentId === '') throw new HttpError(400, 'id must be the id of a shared comment')
   const result = await write(api.host, id, (open) => open.questions.uncomment(qid, commentId, user))
-  if (!result.ok) throw new HttpError(result.status, result.error, false, result.code === undefined ? {} : { code: result.code })
+  if (!result.ok) throw settleError(result)
   return sendJson(response, 200, { ok: true })
+}
+
+/**
+ * An answer to question `qid` of session `id`: to this server's provider
+ * when it waits for it here (the writer's tabs), else through the answer
+ * inbox to whichever process writes the session (`log-answers.ts`) — a
+ * follower never takes the session over to answer.
+ */
+async function answer(host: WebHost, id: string, qid: string, raw: unknown, user: RequestUser): Promise<SettleResult> {
+  const open = await openSession(host, id)
+  if (open.role === 'writer' && open.questions.holds(qid)) return open.questions.answer(qid, raw, user)
+  return answerFromLog(host, open, qid, raw, user)
+}
+
+/** The HTTP error of a refused answer, dismissal or comment: its status, message, `code` and (`ALREADY_ANSWERED`) `by`. */
+function settleError(result: Extract<SettleResult, { ok: false }>): HttpError {
+  return new HttpError(result.status, result.error, false, { ...(result.code === undefined ? {} : { code: result.code }), ...(result.by === undefined ? {} : { by: result.by }) })
 }
 
 /** Opens session `id` (as its writer, or following it); store errors become 404 / 409. */

@@ -51,7 +51,7 @@ export function sessionPage(host: WebHost, open: OpenSession, tail: number) {
     earlier: events.length - shown.length,
     presentations: presentationsOf(host, shown),
     snapshot: open.snapshot(),
-    questions: open.questions.pending(),
+    questions: open.pending(),
     running: open.running,
     ...(partial === undefined ? {} : { partial }),
   }

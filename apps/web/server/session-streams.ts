@@ -47,7 +47,7 @@ export class SessionStreams {
     if (host.store !== undefined) writeItem(response, { kind: 'role', access: open.access() })
     const partial = open.partial()
     if (partial !== undefined) writeOpening(response, { kind: 'partial', ...partial })
-    const pending = open.questions.pending()
+    const pending = open.pending()
     writeOpening(response, { kind: 'questions', open: pending.map((question) => question.id) })
     for (const question of pending) writeItem(response, { kind: 'question', question })
     const unsubscribe = open.subscribe((item) => {

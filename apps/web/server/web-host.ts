@@ -3,11 +3,12 @@ import type { LanguageModelV3 } from '@ai-sdk/provider'
 import { Context, type Logger } from '@planmode/context'
 import { basePromptSection, composePlanHost } from '@planmode/demo/compose-host'
 import { WORKSPACE_EVENT } from '@planmode/demo/workspace-event'
-import { SessionLogError, type HostAgent, type HostSession } from '@planmode/host'
+import { questionsProjectionPlugin, SessionLogError, type HostAgent, type HostSession } from '@planmode/host'
 import { planProgressPlugin, planProgressProjectionPlugin, UPDATE_PLAN } from '@planmode/plan-progress'
 import type { SessionEvent } from '@planmode/seams'
 import { asPostgresStore, postgresSessions, type PostgresSessionStore } from '@planmode/store-postgres'
 import { HANDED_OFF_EVENT, type SessionListChange } from './handed-off.js'
+import { loggedQuestionId } from './log-answers.js'
 import { OpenSession } from './open-session.js'
 import type { EventPresentation } from './session-feed.js'
 import { FOLLOWER_IDLE_MS, SessionLeases } from './session-leases.js'
@@ -138,6 +139,8 @@ export class WebHost {
       if (ctx.require('tools').get(UPDATE_PLAN) === undefined) ctx.plugin(planProgressPlugin)
       if (!ctx.require('sessionProjections').keys().includes('planProgress')) ctx.plugin(planProgressProjectionPlugin)
       ctx.plugin(sessionModelPlugin)
+      // The open questions of the log: what every server's tabs show as waiting, writer or follower.
+      if (!ctx.require('sessionProjections').keys().includes('questions')) ctx.plugin(questionsProjectionPlugin)
       ctx.plugin({
         name: '@planmode/web/base-prompt',
         requires: ['systemPrompt'],
@@ -154,7 +157,8 @@ export class WebHost {
               ask: ({ agent, questions, signal }) => {
                 const open = this.byAgent.get(agent as HostAgent) ?? [...this.open.values()].find((entry) => entry.agent === agent || entry.session === agent.session)
                 if (open === undefined) return Promise.reject(new Error(`no browser session is open for agent ${agent.id}`))
-                return open.questions.ask(questions, signal)
+                // The ask's id in the log (logged before the provider is asked): the panel's id on every server.
+                return open.questions.ask(questions, signal, loggedQuestionId(agent.session.events, questions))
               },
             }),
           )

@@ -19,8 +19,8 @@ export interface HostConfig extends SessionStoreConfig, AgentsConfig {
   /**
    * A plugin that provides service `sessions` in place of the JSONL store
    * (for example `postgresSessions(…)` of `@planmode/store-postgres`). With
-   * it, `dir` and `durability` must be left out: they configure the JSONL
-   * store only.
+   * it, `dir`, `durability` and `answers` must be left out: they configure
+   * the JSONL store only.
    */
   readonly sessions?: Plugin<void>
 }
@@ -45,9 +45,9 @@ export interface HostConfig extends SessionStoreConfig, AgentsConfig {
 export const hostPlugin: Plugin<HostConfig> = {
   name: '@planmode/host',
   apply(ctx, config) {
-    const { dir, durability, sessions, ...agents } = config
-    if (sessions !== undefined && (dir !== undefined || durability !== undefined)) {
-      throw new TypeError('hostPlugin: `dir` and `durability` configure the JSONL store; leave them out when `sessions` provides the store')
+    const { dir, durability, answers, sessions, ...agents } = config
+    if (sessions !== undefined && (dir !== undefined || durability !== undefined || answers !== undefined)) {
+      throw new TypeError('hostPlugin: `dir`, `durability` and `answers` configure the JSONL store; leave them out when `sessions` provides the store')
     }
     ctx.plugin(sessionInvariantsPlugin)
     if (sessions !== undefined) ctx.plugin(sessions)
@@ -55,6 +55,7 @@ export const hostPlugin: Plugin<HostConfig> = {
       ctx.plugin(sessionStorePlugin, {
         ...(dir === undefined ? {} : { dir }),
         ...(durability === undefined ? {} : { durability }),
+        ...(answers === undefined ? {} : { answers }),
       })
     }
     ctx.plugin(toolsPlugin)

@@ -1,4 +1,5 @@
 import type { AgentHandedOffPayload, AgentRegistry, AgentStatusPayload, AgentStreamPayload } from './loop/agent-types.js'
+import type { AnswerDesk } from './answers/answer-desk.js'
 import type { SessionStore } from './session/session-store.js'
 
 declare module '@planmode/context' {
@@ -7,6 +8,12 @@ declare module '@planmode/context' {
     sessions: SessionStore
     /** The agent registry of `@planmode/host`. */
     agents: AgentRegistry
+    /**
+     * The writer's side of answers from other processes, provided by the
+     * session store (the JSONL store with a `dir`, `@planmode/store-postgres`);
+     * the user-questions runtime opens every ask to it.
+     */
+    answerDesk: AnswerDesk
   }
 
   interface Events {

@@ -53,6 +53,12 @@ async function setup(options: { dir?: string; refuse?: string } = {}) {
 const questionEvents = (session: { events: readonly SessionEvent[] }) =>
   session.events.filter((event) => event.type.startsWith('question/')).map((event) => ({ type: event.type, data: event.data as Record<string, unknown> }))
 
+/** Resolves once `session` logs its next `question/asked` (with a JSONL store the ask first opens its answer channel). */
+async function askLogged(session: { events: readonly SessionEvent[] }): Promise<void> {
+  const before = session.events.filter((event) => event.type === 'question/asked').length
+  while (session.events.filter((event) => event.type === 'question/asked').length === before) await new Promise((resolve) => setTimeout(resolve, 5))
+}
+
 const openOf = (ctx: Context, session: HostSession) => ctx.require('sessionProjections').snapshot(session).values.questions!.open
 
 describe('questions in the log (host duty questions-in-log)', () => {
@@ -242,7 +248,7 @@ describe('an ask left open by a process that ended mid-ask', () => {
     }
     questions.registerProvider({ ask: () => new Promise(() => {}) })
     void questions.ask({ agent, questions: [question] })
-    await new Promise((resolve) => setTimeout(resolve, 0))
+    await askLogged(session)
     expect(questionEvents(session).map(({ type }) => type)).toEqual(['question/asked'])
     // The process "dies": the store is closed under the waiting ask, which never settles.
     await ctx.require('sessions').close(session)
@@ -279,7 +285,7 @@ describe('an ask left open by a process that ended mid-ask', () => {
     const agent = ctx.require('agents').create({ session: reopened })
     ctx.require('userQuestions').registerProvider({ ask: () => new Promise(() => {}) })
     void ctx.require('userQuestions').ask({ agent, questions: [question] })
-    await new Promise((resolve) => setTimeout(resolve, 0))
+    await askLogged(reopened)
     await agent.prompt('go on')
     expect(reopened.events.filter((event) => event.type === 'question/settled')).toHaveLength(1)
     expect(openOf(ctx, reopened)).toHaveLength(1)

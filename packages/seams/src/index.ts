@@ -16,6 +16,7 @@
 import type { PreStepDecision, PreStepPayload, RequestErrorDecision, RequestErrorPayload } from './agent.js'
 import type { CommandRegistry } from './commands.js'
 import type { AgentHandoffPayload } from './handoff.js'
+import type { AnswerInbox } from './answer-inbox.js'
 import type { SessionInvariantRegistry } from './invariants.js'
 import type { SessionProjectionRegistry } from './projections.js'
 import type { SessionEventPayload } from './session.js'
@@ -31,6 +32,8 @@ export type {
   RequestErrorDecision,
   RequestErrorPayload,
 } from './agent.js'
+export { AnswerInboxError } from './answer-inbox.js'
+export type { AnswerAccepted, AnswerInbox, AnswerRefusalCode, AnswerRefused, AnswerResult, AnswerSubmission, AnswerUnknown, OpenAsk, OpenAsks } from './answer-inbox.js'
 export type { AgentHandoffFresh, AgentHandoffPayload, SessionEventInput } from './handoff.js'
 export type { CommandDefinition, CommandInput, CommandInvocation, CommandRegistry, CommandRequest, CommandResult } from './commands.js'
 export type { SessionInvariant, SessionInvariantRegistry } from './invariants.js'
@@ -123,6 +126,12 @@ declare module '@planmode/context' {
     sessionProjections: SessionProjectionRegistry
     /** Checks every appended event. */
     sessionInvariants: SessionInvariantRegistry
+    /**
+     * Answers to a session's open questions from any process, carried by
+     * the session store to the process that writes the session (optional:
+     * `@planmode/host`'s JSONL store and `@planmode/store-postgres` provide it).
+     */
+    answerInbox: AnswerInbox
   }
 
   interface Events {

@@ -45,6 +45,13 @@ export interface QuestionSettled {
   readonly answer?: readonly UserAnswer[]
   /** With `answered`: who answered, when an answer names them (the first {@link UserAnswer.by} given). */
   readonly by?: QuestionAnswerer
+  /**
+   * With `answered` by an answer another process sent (an `AnswerInbox`
+   * submission): the id of that submission. Absent when
+   * the writer's own provider answered. The submission was applied exactly
+   * when the log holds this.
+   */
+  readonly submission?: string
   /** With `failed`: the provider's error message. */
   readonly error?: string
 }

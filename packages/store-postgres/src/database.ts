@@ -12,6 +12,7 @@ import { SCHEMA_VERSION, schemaVersion, unavailable } from './schema.js'
 export interface Tables {
   readonly sessions: string
   readonly events: string
+  readonly answers: string
 }
 
 /** The store's pool, its schema check and the names of its tables. */
@@ -26,7 +27,7 @@ export class Database {
     poolSize: number,
     logger: Logger,
   ) {
-    this.table = { sessions: `"${schema}".sessions`, events: `"${schema}".events` }
+    this.table = { sessions: `"${schema}".sessions`, events: `"${schema}".events`, answers: `"${schema}".answers` }
     this.pool = new pg.Pool({ ...config, max: poolSize })
     this.pool.on('error', (error) => logger.warn(`store-postgres: an idle pooled connection failed: ${error.message}`))
   }

@@ -33,8 +33,10 @@ export class Followers {
     private readonly announce: (session: Session, event: SessionEvent) => void,
   ) {
     this.listener = new Listener(config, channel, logger, {
-      heard: (id, head) => {
-        for (const follower of this.byId.get(id) ?? []) if (follower.head < head) this.catchUp(follower)
+      heard: (payload) => {
+        const space = payload.indexOf(' ')
+        const head = Number(payload.slice(0, space))
+        for (const follower of this.byId.get(payload.slice(space + 1)) ?? []) if (follower.head < head) this.catchUp(follower)
       },
       reconnected: () => {
         for (const follower of this.all()) this.catchUp(follower)

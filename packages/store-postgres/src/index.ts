@@ -7,6 +7,8 @@
  * @packageDocumentation
  */
 export { asPostgresStore, postgresSessions, postgresSessionsPlugin } from './plugin.js'
+export { postgresAnswers } from './answers-client.js'
+export type { PostgresAnswers, PostgresAnswersConfig } from './answers-client.js'
 export { SCHEMA_VERSION, setup } from './schema.js'
 export type { Connection, SetupOptions, SetupResult } from './schema.js'
 export type { FollowerSession, LeaseInfo, PostgresSession, PostgresSessionStore, PostgresSessionsConfig } from './store-types.js'

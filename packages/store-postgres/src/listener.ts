@@ -2,8 +2,9 @@ import pg from 'pg'
 import type { Logger } from '@planmode/context'
 import { unavailable } from './schema.js'
 
-// The one connection of a store that LISTENs for the commits of every
-// writer (payload `<head> <session id>`).
+// A connection of a store that LISTENs on one channel: the commits of every
+// writer (payload `<head> <session id>`, followers.ts), or the answers sent
+// to writers and their replies (answers.ts).
 // - It is opened by the first follow, before that follower reads the log:
 //   a commit after the read is heard.
 // - When it fails it is reopened (100 ms, doubling up to 5 s) while anyone
@@ -12,15 +13,15 @@ import { unavailable } from './schema.js'
 
 /** What the listener tells its store. */
 export interface ListenerEvents {
-  /** A writer announced that session `id` reached `head`. */
-  heard(id: string, head: number): void
+  /** A NOTIFY on the channel, with its payload. */
+  heard(payload: string): void
   /** The connection was reopened: the followers must catch up. */
   reconnected(): void
   /** Whether a connection is still wanted (someone follows, the store is not ending). */
   wanted(): boolean
 }
 
-/** The LISTEN connection of a store. */
+/** A LISTEN connection of a store. */
 export class Listener {
   private current: Promise<pg.Client> | undefined
 
@@ -47,11 +48,7 @@ export class Listener {
         await client.end().catch(() => {})
         throw unavailable('cannot open the listen connection', error)
       }
-      client.on('notification', (message) => {
-        const payload = message.payload ?? ''
-        const space = payload.indexOf(' ')
-        this.events.heard(payload.slice(space + 1), Number(payload.slice(0, space)))
-      })
+      client.on('notification', (message) => this.events.heard(message.payload ?? ''))
       let gone = false
       reconnect = (error?: Error): void => {
         if (gone) return

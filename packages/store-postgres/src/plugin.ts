@@ -6,7 +6,8 @@ const marker = Symbol.for('@planmode/store-postgres/store')
 
 /**
  * Provides service `sessions`: sessions in PostgreSQL (run {@link setup}
- * once first). The store connects on first use. Disposing the plugin starts
+ * once first), and services `answerDesk` and `answerInbox`: answers to the
+ * sessions' questions from any process. The store connects on first use. Disposing the plugin starts
  * {@link PostgresSessionStore.end}; await `end()` yourself to know every
  * lease is released.
  *
@@ -18,6 +19,9 @@ export const postgresSessionsPlugin: Plugin<PostgresSessionsConfig> = {
     const store = createStore(ctx, config)
     Object.defineProperty(store, marker, { value: true })
     ctx.provide('sessions', store)
+    // Answers from other processes: this store's writer side, and the submitter side for any session.
+    ctx.provide('answerDesk', store.answerDesk)
+    ctx.provide('answerInbox', store.answers)
     ctx.effect(() => {
       store.end().catch((error: unknown) => ctx.logger.error('store-postgres: ending the store failed', error))
     })

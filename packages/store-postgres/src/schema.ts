@@ -2,7 +2,7 @@ import pg from 'pg'
 import { SessionLogError } from '@planmode/host'
 
 /** The schema version this release of the package reads and writes. @public */
-export const SCHEMA_VERSION = 2
+export const SCHEMA_VERSION = 3
 
 /** A connection string or `pg` pool options. @public */
 export type Connection = string | pg.PoolConfig
@@ -21,6 +21,17 @@ export function poolConfig(connection: Connection): pg.PoolConfig {
   if (typeof connection === 'string') return { connectionString: connection }
   if (typeof connection === 'object' && connection !== null) return { ...connection }
   throw new TypeError(`store-postgres: connection must be a connection string or pg pool options, got ${String(connection)}`)
+}
+
+/**
+ * The LISTEN/NOTIFY channel of the answers of `schema` (answers sent to
+ * writers, payload `s <session id>`, and their replies, `r <answer id>`):
+ * `planmode_answers_<schema>`, shortened with a hash like {@link channelOf}.
+ */
+export function answersChannelOf(schema: string): string {
+  const channel = `planmode_answers_${schema}`
+  if (channel.length <= 63) return channel
+  return `planmode_answers_${schema.slice(0, 37)}_${(fnv1a(schema) >>> 0).toString(16).padStart(8, '0')}`
 }
 
 /** A 32-bit FNV-1a hash of `text`. */
@@ -83,6 +94,26 @@ function migrations(schema: string): readonly string[] {
     `
     ALTER TABLE ${s}.sessions ADD COLUMN holder_pid integer;
     COMMENT ON COLUMN ${s}.sessions.holder_pid IS 'backend pid of the lease connection of holder: holder is current only while that pid holds the lock';
+    `,
+    `
+    CREATE TABLE ${s}.answers (
+      id           text PRIMARY KEY,
+      session_id   text NOT NULL REFERENCES ${s}.sessions (id) ON DELETE CASCADE,
+      question_id  text NOT NULL,
+      answers      json NOT NULL,
+      answered_by  json,
+      db_user      text NOT NULL DEFAULT current_user,
+      submitted_at timestamptz NOT NULL DEFAULT now(),
+      status       text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'accepted', 'refused')),
+      code         text,
+      message      text,
+      reply_by     json,
+      seq          bigint,
+      decided_at   timestamptz
+    );
+    CREATE INDEX answers_pending ON ${s}.answers (session_id, submitted_at) WHERE status = 'pending';
+    COMMENT ON TABLE ${s}.answers IS 'answers sent to a session''s writer by other processes; the log decides: an answer is applied exactly when its question/settled names it (submission)';
+    COMMENT ON COLUMN ${s}.answers.status IS 'pending until the writer (or, once the writer is gone, the submitter or the next writer, from the log) decides it';
     `,
   ]
 }

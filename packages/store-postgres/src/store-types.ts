@@ -1,5 +1,5 @@
 import type { CreateSessionOptions, HostSession, SessionStore } from '@planmode/host'
-import type { Session } from '@planmode/seams'
+import type { AnswerInbox, Session } from '@planmode/seams'
 import type { Connection } from './schema.js'
 
 // The public types of the store: its config, its sessions (a writer's and a
@@ -31,6 +31,12 @@ export interface PostgresSessionsConfig {
    * between. Defaults to 2000.
    */
   readonly followerPollMs?: number
+  /**
+   * How often, in ms, a writer with an ask open reads the answers sent to
+   * it, and a submitter waiting for its answer reads the row, the log and
+   * the lease, besides every NOTIFY they hear. Defaults to 500.
+   */
+  readonly answerPollMs?: number
 }
 
 /**
@@ -136,6 +142,12 @@ export interface PostgresSessionStore extends SessionStore {
   following(): readonly FollowerSession[]
   /** Who holds the lease of session `id` now (`NOT_FOUND` when there is no such session). */
   lease(id: string): Promise<LeaseInfo>
+  /**
+   * Answers to the open questions of any session of the schema, from this
+   * process, whichever process writes the session (also service
+   * `answerInbox`). See the README's "Answers from any process".
+   */
+  readonly answers: AnswerInbox
   /**
    * Refuses appends at once (`CLOSED`), lets the queued ones land, closes
    * every session and follower (their leases go) and ends the connections.

@@ -3,6 +3,12 @@ import pg from 'pg'
 import type { Context } from '@planmode/context'
 import { closeInterruptedTurn, SessionLogError, type CreateSessionOptions } from '@planmode/host'
 import type { Session, SessionEvent } from '@planmode/seams'
+import type { AnswerInbox } from '@planmode/seams'
+import type { AnswerDesk } from '@planmode/host'
+import { PostgresAnswerDesk } from './answer-desk.js'
+import { ANSWER_POLL_MS, PostgresAnswerInbox } from './answer-inbox.js'
+import { AnswerRows } from './answer-rows.js'
+import { AnswerSignals } from './answer-signals.js'
 import { Committer, type LostCommit, type Settled } from './commit.js'
 import { endClient } from './client-end.js'
 import { Database } from './database.js'
@@ -12,7 +18,7 @@ import { Followers } from './followers.js'
 import { Leases, type LeaseConnection } from './lease.js'
 import { readAll } from './log-reads.js'
 import { Notifier } from './notifier.js'
-import { channelOf, checkSchema, lockClass, poolConfig, unavailable } from './schema.js'
+import { answersChannelOf, channelOf, checkSchema, lockClass, poolConfig, unavailable } from './schema.js'
 import type { FollowerSession, LeaseInfo, PostgresSession, PostgresSessionStore, PostgresSessionsConfig } from './store-types.js'
 import { WriterSession } from './writer.js'
 
@@ -42,6 +48,10 @@ import { WriterSession } from './writer.js'
 //   `followerPollMs` (followers.ts). A follower never writes, not even to
 //   close an open turn.
 // - Appends of one session commit batch by batch, in order (writer.ts).
+// - Answers from other processes reach the writer through the answers table
+//   and its NOTIFY (answer-rows.ts); only the writer logs them, as the
+//   settlement of the ask they answer (answer-desk.ts). A writer's `open`
+//   decides the answers its dead predecessor left pending, from the log.
 
 /** Events inserted per statement by `fork`. */
 const CHUNK = 5_000
@@ -61,6 +71,10 @@ class Store implements PostgresSessionStore {
   /** Sessions whose close is giving their lease back, by id. */
   private readonly closingWriters = new Map<string, Promise<void>>()
   private ended: Promise<void> | undefined
+  private readonly answerSignals: AnswerSignals
+  /** The writer's side of answers from other processes (service `answerDesk`). */
+  readonly answerDesk: PostgresAnswerDesk
+  readonly answers: AnswerInbox
   disposed = false
 
   constructor(
@@ -89,6 +103,18 @@ class Store implements PostgresSessionStore {
     this.committer = new Committer(this.db, this.notifier, poolSize + 1)
     const announce = (session: Session, event: SessionEvent): void => this.announce(session, event)
     this.followers = new Followers(this.db, connection, channel, followerPollMs, logger, () => this.disposed, announce)
+    const answerPollMs = config.answerPollMs ?? ANSWER_POLL_MS
+    if (!Number.isInteger(answerPollMs) || answerPollMs < 1) throw new TypeError(`postgresSessions: answerPollMs must be a positive integer, got ${String(config.answerPollMs)}`)
+    const rows = new AnswerRows(this.db, this.leases.lockClass, answersChannelOf(this.schema))
+    this.answerSignals = new AnswerSignals(connection, rows.channel, logger, () => !this.disposed && (this.answerDesk.wanted || this.answerSignals.waiting))
+    this.answerDesk = new PostgresAnswerDesk(rows, this.answerSignals, { writer: (id) => this.writable(id) }, logger, answerPollMs)
+    this.answers = new PostgresAnswerInbox(this.db, rows, this.answerSignals, logger, answerPollMs)
+  }
+
+  /** The session `id` this store writes, while it can write it. */
+  private writable(id: string): WriterSession | undefined {
+    const session = this.writers.get(id)
+    return session !== undefined && session.writable() && !session.closing ? session : undefined
   }
 
   private alive(): void {
@@ -289,7 +315,12 @@ class Store implements PostgresSessionStore {
       this.alive()
       await this.closeInterrupted(session)
       this.alive()
-      return this.register(session)
+      this.register(session)
+      // Answers sent to the writer that died: decided from the log now final, so none waits for it.
+      await this.answerDesk.settleAtOpen(session).catch((error: unknown) => {
+        this.ctx.logger.warn(`store-postgres: could not decide the answers left pending on session ${id}: ${error instanceof Error ? error.message : String(error)}`)
+      })
+      return session
     } catch (error) {
       await this.leases.unlock(lease, row.lock_key, epoch === undefined ? undefined : { id, epoch }).catch(() => {})
       throw error
@@ -367,17 +398,19 @@ class Store implements PostgresSessionStore {
       closing.push(...[...this.writers.values()].map((session) => session.close()), ...this.closingWriters.values())
       const failures = (await Promise.allSettled(closing)).filter((result) => result.status === 'rejected')
       for (const failure of failures) this.ctx.logger.error('store-postgres: closing a session failed', (failure as PromiseRejectedResult).reason)
+      this.answerDesk.stop()
+      const answerListener = this.answerSignals.detach()
       const lease = this.leases.detach()
       const listener = this.followers.stop()
       // The last commits' notifies go out before the pool ends (followers elsewhere wait for them).
       await this.notifier.drain()
-      await Promise.allSettled([this.leases.end(lease), listener?.then((client) => endClient(client)), this.db.pool.end()])
+      await Promise.allSettled([this.leases.end(lease), listener?.then((client) => endClient(client)), answerListener?.then((client) => endClient(client)), this.db.pool.end()])
     })()
     return this.ended
   }
 }
 
 /** @internal */
-export function createStore(ctx: Context, config: PostgresSessionsConfig): PostgresSessionStore {
+export function createStore(ctx: Context, config: PostgresSessionsConfig): PostgresSessionStore & { readonly answerDesk: AnswerDesk } {
   return new Store(ctx, config)
 }

@@ -47,13 +47,14 @@ describe('setup', () => {
     expect(await setup({ connection: pgTestUrl(), schema })).toEqual({ schema, from: 0, version: SCHEMA_VERSION })
     expect(await setup({ connection: pgTestUrl(), schema })).toEqual({ schema, from: SCHEMA_VERSION, version: SCHEMA_VERSION })
     const tables = await sql(`SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name`, [schema])
-    expect(tables.map((row) => row.table_name)).toEqual(['events', 'meta', 'sessions'])
+    expect(tables.map((row) => row.table_name)).toEqual(['answers', 'events', 'meta', 'sessions'])
   })
 
   it('migrates a version 1 schema to the current one, keeping its sessions', async () => {
     const schema = schemaName()
     await setup({ connection: pgTestUrl(), schema })
-    // What version 1 was: no holder_pid column.
+    // What version 1 was: no holder_pid column, no answers table.
+    await sql(`DROP TABLE "${schema}".answers`)
     await sql(`ALTER TABLE "${schema}".sessions DROP COLUMN holder_pid`)
     await sql(`UPDATE "${schema}".meta SET value = '1' WHERE key = 'version'`)
     await sql(`INSERT INTO "${schema}".sessions (id, head, epoch, holder) VALUES ('old', 0, 3, 'gone')`)

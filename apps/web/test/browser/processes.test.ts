@@ -2,7 +2,7 @@
  * Two real server processes on one PostgreSQL schema (`pnpm web --store`),
  * with a Chromium tab on each: the tab on the writer runs `/plan`, the
  * review and an approval while the tab on the other process follows
- * read-only and agrees (transcript, chip, `asOfSeq`); a message sent from
+ * read-only and agrees (transcript, chip, the review panel, `asOfSeq`); a message sent from
  * the follower's tab is refused with a message naming the writer; a pending
  * `/plan off` shows in both; after the writer is SIGKILLed, the follower's
  * tab says the writer is gone, and its next message takes the session over,
@@ -73,15 +73,17 @@ describe.sequential('tabs on two server processes', () => {
     await waitChip(tabW, 'on')
     await waitChip(tabF, 'on')
     await waitReview(tabW, 1)
-    // The review question lives in the writer's memory; the follower shows the exit call in review, from the log.
+    // The review question is in the log: the follower shows the exit call in review and the same review panel.
     await soon(tabF.locator(`${tid('tool-card')}[data-tool="exit_plan_mode"]`)).toHaveAttribute('data-status', 'in review')
-    expect(await byId(tabF, 'plan-review').count()).toBe(0)
+    await waitReview(tabF, 1)
+    expect(await reviewId(tabF)).toBe(await reviewId(tabW))
     await agree()
     await snap(tabF, 'follower-in-review')
 
     const question = await reviewId(tabW)
     await byId(byId(tabW, 'plan-review'), 'plan-review-approve').click()
     await waitNoReview(tabW, question)
+    await waitNoReview(tabF, question)
     await waitChip(tabW, 'off')
     await waitChip(tabF, 'off')
     await soon(tabF.locator(tid('assistant-message')).filter({ hasText: /Done\. / }).last()).toBeVisible()

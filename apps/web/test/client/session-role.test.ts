@@ -12,7 +12,7 @@ describe('session role notice', () => {
     expect(roleNotice(null)).toBeNull()
     expect(roleNotice({ role: 'writer', holder: 'http://127.0.0.1:1' })).toBeNull()
     expect(roleNotice({ role: 'follower', holder: 'http://127.0.0.1:2' })).toBe(
-      'Read-only here: written by http://127.0.0.1:2. This view follows it live; to write, open the page that server printed at start.',
+      'Read-only here: written by http://127.0.0.1:2. This view follows it live, and answers its questions from here; to send messages, open the page that server printed at start.',
     )
     expect(roleNotice({ role: 'follower', holder: null })).toMatch(/has stopped\. Your next message here takes the session over\.$/)
     // A lease that could not be read is not a stopped writer.

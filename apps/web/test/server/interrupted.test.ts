@@ -83,10 +83,10 @@ describe('kill -9 of the server while a review waits, then a restart on the same
     // The review is over: the plan history says so (no revision waits for review).
     expect(page.snapshot.values.planHistory.revisions.map((revision: { status: string }) => revision.status)).not.toContain('in-review')
 
-    // Nothing to cancel; the dead question is unknown here; nothing is logged by either.
+    // Nothing to cancel; the dead question is settled `interrupted` in the log, so an answer is refused; nothing is logged by either.
     expect(await second.api(`/api/sessions/${id}/cancel`, { body: {} })).toEqual({ status: 200, body: { cancelled: false } })
     const answer = await second.api(`/api/sessions/${id}/questions/${question.id}`, { body: { answers: [{ id: 'plan-review', selected: ['Approve'] }] } })
-    expect(answer.status).toBe(404)
+    expect(answer).toEqual({ status: 409, body: { error: `question ${question.id} is already closed (interrupted)`, code: 'QUESTION_CLOSED' } })
     expect(readLog(sessionDir, id)).toEqual(log)
 
     // The session goes on: the next turn starts after the closed one, and nothing else is closed.

@@ -108,12 +108,12 @@ describe('two server processes on one PostgreSQL schema', () => {
     const entered = await post(a, `/api/sessions/${id}/command`, { line: '/plan Add due dates to tasks' })
     expect(entered.body.result).toEqual({ kind: 'success', text: 'Plan mode on. Send /plan off to leave.' })
     const question = (await onA.waitFor((item) => item.event === 'question')).data
-    // The question lives in the writer's memory: the follower sees the exit call in the log, and no question.
+    // The question is in the log: the follower shows the same one (its answers go to the writer through the answer inbox).
     await until(
       async () => lastSeq(onB) === lastSeq(onA),
       () => `follower at seq ${lastSeq(onB)}, writer at ${lastSeq(onA)}`,
     )
-    expect(onB.items.some((item) => item.event === 'question')).toBe(false)
+    expect((await onB.waitFor((item) => item.event === 'question')).data).toEqual(question)
     const pageB = await call(b, 'GET', `/api/sessions/${id}`)
     expect(pageB.body.snapshot.values.plan).toEqual({ active: true, pending: false })
     expect(pageB.body.running).toBe(true)
@@ -141,13 +141,12 @@ describe('two server processes on one PostgreSQL schema', () => {
     expect(pageB2.body.presentations).toEqual(pageA2.body.presentations)
   })
 
-  it('every write to the follower is refused with 409 NOT_LEASE_HOLDER naming the writer, and nothing is logged', async () => {
+  it('every write to the follower but an answer is refused with 409 NOT_LEASE_HOLDER naming the writer, and nothing is logged', async () => {
     const before = lastSeq(onA)
     const refused = [
       await post(b, `/api/sessions/${id}/prompt`, { text: 'hello from the follower' }),
       await post(b, `/api/sessions/${id}/command`, { line: '/plan' }),
       await post(b, `/api/sessions/${id}/cancel`, {}),
-      await post(b, `/api/sessions/${id}/questions/some-question`, { answers: [] }),
       await post(b, `/api/sessions/${id}/questions/some-question/dismiss`, {}),
     ]
     for (const reply of refused) {
@@ -156,6 +155,10 @@ describe('two server processes on one PostgreSQL schema', () => {
       expect(reply.body.holder).toBe(a.origin)
       expect(reply.body.error).toContain(`written by the server at ${a.origin}`)
     }
+    // An answer is read against the log instead (the writer gets it through the answer inbox): this question is not there.
+    const answer = await post(b, `/api/sessions/${id}/questions/some-question`, { answers: [] })
+    expect(answer.status).toBe(404)
+    expect(answer.body.error).toBe(`no question some-question in session ${id}`)
     // Bad input is still a 400 first: nothing is asked of the store.
     expect((await post(b, `/api/sessions/${id}/prompt`, { text: '' })).status).toBe(400)
     const pageA = await call(a, 'GET', `/api/sessions/${id}`)
@@ -182,7 +185,15 @@ describe('two server processes on one PostgreSQL schema', () => {
     await a.kill()
     // The database lets the dead process's lease go; the follower's lease timer notices without any request.
     await onB.waitFor((item) => item.event === 'role' && item.data.holder === null)
-    expect((await call(b, 'GET', `/api/sessions/${id}`)).body).toMatchObject({ role: 'follower', holder: null, running: false })
+    expect((await call(b, 'GET', `/api/sessions/${id}`)).body).toMatchObject({ role: 'follower', holder: null, running: false, questions: [] })
+    // The review the dead writer asked is still open in the log, but nobody waits for it: the tab's panel closed, an answer is refused and takes nothing over.
+    const deadAsk = onB.events().filter((event) => event.type === 'question/asked').at(-1)!
+    const deadId = (deadAsk.data as { questionId: string }).questionId
+    expect(onB.items.some((item) => item.event === 'question-closed' && item.data.id === deadId)).toBe(true)
+    const noWriter = await post(b, `/api/sessions/${id}/questions/${deadId}`, { answers: [{ id: 'plan-review', selected: ['Approve'] }] })
+    expect(noWriter.status, JSON.stringify(noWriter.body)).toBe(409)
+    expect(noWriter.body.code).toBe('NO_WRITER')
+    expect((await call(b, 'GET', `/api/sessions/${id}`)).body).toMatchObject({ role: 'follower', holder: null, lastSeq: killedAt })
 
     const taken = await post(b, `/api/sessions/${id}/prompt`, { text: 'hello' })
     expect(taken.status).toBe(202)

@@ -1,9 +1,11 @@
 import type { Disposer, Logger, Plugin } from '@planmode/context'
 import type { Agent, AskRequest, QuestionSettled, UserAnswer, UserQuestionProvider, UserQuestions } from '@planmode/seams'
 import { UserQuestionError } from '@planmode/seams'
+import { NOTHING_OPENED, type OpenedQuestion } from '../answers/answer-desk.js'
 import { messageOf } from '../error-text.js'
 import { newId } from '../ids.js'
 import { untilAborted } from '../until-aborted.js'
+import { AskRace, type AskWinner } from './ask-race.js'
 
 /** The message of a `NO_PROVIDER` refusal. */
 const NO_PROVIDER = 'no user-questions provider is registered'
@@ -12,10 +14,20 @@ function aborted(signal: AbortSignal): UserQuestionError {
   return new UserQuestionError('ASK_ABORTED', 'the question was aborted before the user answered', { cause: signal.reason })
 }
 
-/** The settlement of an ask the provider answered: the answers as given, and the first `by` one of them names. */
-function answered(questionId: string, answers: readonly UserAnswer[]): QuestionSettled {
+/**
+ * The settlement of an answered ask: the answers as given, the first `by`
+ * one of them names, and the submission when another process sent them.
+ */
+function answered(questionId: string, winner: AskWinner): QuestionSettled {
+  const { answers } = winner
   const by = Array.isArray(answers) ? answers.find((answer) => answer?.by !== undefined)?.by : undefined
-  return { questionId, outcome: 'answered', answer: answers, ...(by === undefined ? {} : { by }) }
+  return {
+    questionId,
+    outcome: 'answered',
+    answer: answers,
+    ...(by === undefined ? {} : { by }),
+    ...(winner.kind === 'remote' ? { submission: winner.submission } : {}),
+  }
 }
 
 /** The settlement of an ask that rejected with `error`: `cancelled` for a dismissal or an abort, else `failed`. */
@@ -24,16 +36,22 @@ function rejected(questionId: string, error: unknown, signal: AbortSignal | unde
   return cancelled ? { questionId, outcome: 'cancelled' } : { questionId, outcome: 'failed', error: messageOf(error) }
 }
 
+/** A signal that aborts when `signal` (if any) or `lost` does. */
+function anySignal(signal: AbortSignal | undefined, lost: AbortSignal): AbortSignal {
+  return signal === undefined ? lost : AbortSignal.any([signal, lost])
+}
+
 /**
  * Logs how an ask ended. A failing append rejects with the append's error:
  * the caller learns the ask is not settled in the log (it stays open there,
  * and the next writer to open the session settles it `interrupted`), and
  * what the provider gave goes to `logger.error`, so nothing is lost.
  */
-async function logSettled(agent: Agent, settled: QuestionSettled, logger: Logger): Promise<void> {
+async function logSettled(agent: Agent, settled: QuestionSettled, logger: Logger, race: AskRace): Promise<void> {
   try {
-    await agent.session.append('question/settled', settled)
+    race.settled({ logged: await agent.session.append('question/settled', settled) })
   } catch (error) {
+    race.settled({ failed: error })
     logger.error(
       `user-questions: could not log how question ${settled.questionId} of agent ${agent.id} ended (${settled.outcome}); ` +
         `the ask rejects with the log's error and the question stays open in the log: ${messageOf(error)}`,
@@ -78,6 +96,18 @@ export const userQuestionsPlugin: Plugin = {
       const agents = ctx.get('agents')
       return agents === undefined || agents.get(owner.id) === owner
     }
+    /** Opens the ask to answers from other processes when the store offers a desk; a desk that fails is a warning. */
+    const openToOthers = async (agent: Agent, questionId: string, race: AskRace): Promise<{ opened: OpenedQuestion; remote: boolean }> => {
+      const desk = ctx.get('answerDesk')
+      if (desk === undefined) return { opened: NOTHING_OPENED, remote: false }
+      try {
+        const opened = await desk.open(agent.session, questionId, (incoming) => race.offer(incoming))
+        return { opened, remote: opened !== NOTHING_OPENED }
+      } catch (error) {
+        ctx.logger.warn(`user-questions: question ${questionId} of session ${agent.session.id} takes no answers from other processes: ${messageOf(error)}`)
+        return { opened: NOTHING_OPENED, remote: false }
+      }
+    }
     const service: UserQuestions = {
       registerProvider(provider: UserQuestionProvider): Disposer {
         if (typeof provider?.ask !== 'function') throw new TypeError('userQuestions.registerProvider: provider.ask must be a function')
@@ -103,18 +133,30 @@ export const userQuestionsPlugin: Plugin = {
         if (signal?.aborted === true) throw aborted(signal)
         const isAborted = (): boolean => signal?.aborted === true
         const questionId = newId('q')
-        await agent.session.append('question/asked', { questionId, agent: agent.id, question: request.questions })
-        let answers: readonly UserAnswer[]
+        const race = new AskRace(agent.session.id, questionId, request.questions)
+        // Open to answers from other processes before the ask is in the log, so none who read it finds nobody there.
+        const desk = await openToOthers(agent, questionId, race)
+        try {
+          await agent.session.append('question/asked', { questionId, agent: agent.id, question: request.questions })
+        } catch (error) {
+          race.notAsked()
+          await desk.opened.close()
+          throw error
+        }
+        race.asked()
+        let winner: AskWinner
         try {
           // Aborted while the question was being logged: settled without asking anyone.
           if (isAborted()) throw aborted(signal!)
-          answers = await untilAborted(provider.ask(request), signal, aborted)
+          const asked = desk.remote ? provider.ask({ ...request, signal: anySignal(signal, race.lost.signal) }) : provider.ask(request)
+          winner = await race.run(untilAborted(asked, signal, aborted))
         } catch (error) {
-          await logSettled(agent, rejected(questionId, error, signal), ctx.logger)
+          race.end()
+          await logSettled(agent, rejected(questionId, error, signal), ctx.logger, race).finally(() => desk.opened.close())
           throw error
         }
-        await logSettled(agent, answered(questionId, answers), ctx.logger)
-        return answers
+        await logSettled(agent, answered(questionId, winner), ctx.logger, race).finally(() => desk.opened.close())
+        return winner.answers
       },
     }
     ctx.provide('userQuestions', service)

@@ -281,6 +281,16 @@ async function readLog(file: string): Promise<ReadLog> {
 }
 
 /**
+ * The events of the log `file`, read without the lock and without changing
+ * it (for a process that only reads, such as a submitter of answers): as a
+ * reopen would read it, a torn last line left out. Throws as `openLog`
+ * does (`NOT_FOUND`, `UNREADABLE`, `CORRUPT_LINE`, `SEQ_ORDER`).
+ */
+export async function readLogEvents(file: string): Promise<SessionEvent[]> {
+  return (await readLog(file)).events
+}
+
+/**
  * Reads the log `file` and opens it for appending, repairing a torn last
  * line first. Throws a {@link SessionLogError} when the file cannot be read,
  * is not a regular file, holds a bad line, or cannot be opened for writing

@@ -62,6 +62,7 @@ import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync, 
 import { hostname } from 'node:os'
 import { basename, dirname, join } from 'node:path'
 import { kindOf } from './jsonl-log.js'
+import { procStat } from './process-stat.js'
 import { SessionLogError } from './session-log-error.js'
 
 /** What a lock (or claim, or temp) file holds. Fields past `since` are absent where `/proc` is missing. */
@@ -133,27 +134,6 @@ function ours(token: string): boolean {
 }
 
 // ---------------------------------------------------------------- identity
-
-interface ProcStat {
-  readonly pid: number
-  readonly state: string
-  readonly start: number
-}
-
-/** Fields 1, 3 and 22 of `/proc/<pid>/stat` (the name, field 2, may hold spaces and parentheses). */
-function procStat(pid: number | 'self'): ProcStat | undefined {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const close = text.lastIndexOf(')')
-    const fields = text.slice(close + 2).split(' ')
-    const start = Number(fields[19])
-    const state = fields[0]
-    if (state === undefined || !Number.isSafeInteger(start)) return undefined
-    return { pid: Number.parseInt(text, 10), state, start }
-  } catch {
-    return undefined
-  }
-}
 
 interface Self {
   readonly host: string

@@ -6,9 +6,11 @@ import { messageOf } from '../error-text.js'
 import { newId } from '../ids.js'
 import { AppendQueue, type PendingAppend } from './append-queue.js'
 import { JsonlWriter, copyLine, internType, openLog } from './jsonl-log.js'
+import { NOT_PLAIN, plainCopy } from './plain-copy.js'
 import { refuseLinked } from './linked-file.js'
 import { SessionLock } from './session-lock.js'
 import { SessionLogError } from './session-log-error.js'
+import { provideLocalAnswers } from '../answers/local-answers.js'
 
 /**
  * When the session store calls `fsync`: after every append, after each
@@ -30,6 +32,14 @@ export interface SessionStoreConfig {
   readonly dir?: string
   /** When to `fsync`; defaults to `'turn'`. */
   readonly durability?: Durability
+  /**
+   * Answers from other local processes (services `answerDesk` and
+   * `answerInbox`, with `dir` only): a unix socket per session while its
+   * asks wait, announced in `<dir>/<id>.jsonl.answers`. `socketDir` names
+   * the socket folder (default: a private one under `$XDG_RUNTIME_DIR` or the
+   * temp folder); `false` turns the channel off.
+   */
+  readonly answers?: false | { readonly socketDir?: string }
 }
 
 /**
@@ -115,53 +125,6 @@ function checkId(id: string): void {
   if (typeof id !== 'string' || !ID.test(id) || id.length > 200) {
     throw new SessionLogError('INVALID_ID', `invalid session id ${JSON.stringify(id)}: use letters, digits, ".", "_" and "-"`)
   }
-}
-
-/** Returned by {@link plainCopy} for a value JSON would not read back as it is. */
-const NOT_PLAIN: unique symbol = Symbol('not plain JSON')
-
-/**
- * A deep copy of `value` when it is plain JSON data that `JSON.parse(JSON.stringify(value))`
- * gives back unchanged (plain objects and arrays, strings, booleans, `null`,
- * finite numbers other than `-0`, no `undefined`, no `toJSON`); otherwise
- * {@link NOT_PLAIN}. One walk, cheaper than a stringify and a parse.
- */
-function plainCopy(value: unknown, depth: number): unknown {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return value
-    case 'number':
-      return Number.isFinite(value) && (value !== 0 || 1 / value > 0) ? value : NOT_PLAIN
-    case 'object':
-      break
-    default:
-      return NOT_PLAIN
-  }
-  if (value === null) return null
-  if (depth > 64) return NOT_PLAIN
-  if (Array.isArray(value)) {
-    if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return NOT_PLAIN
-    const out: unknown[] = []
-    for (let index = 0; index < value.length; index++) {
-      const item = plainCopy(value[index], depth + 1)
-      if (item === NOT_PLAIN) return NOT_PLAIN
-      out.push(item)
-    }
-    return out
-  }
-  const proto: unknown = Object.getPrototypeOf(value)
-  if (proto !== Object.prototype && proto !== null) return NOT_PLAIN
-  const record = value as Record<string, unknown>
-  if (typeof record.toJSON === 'function') return NOT_PLAIN
-  const out: Record<string, unknown> = {}
-  for (const key in record) {
-    if (key === '__proto__' || !Object.hasOwn(record, key)) return NOT_PLAIN
-    const item = plainCopy(record[key], depth + 1)
-    if (item === NOT_PLAIN) return NOT_PLAIN
-    out[key] = item
-  }
-  return out
 }
 
 /** `value` for an error message. */
@@ -613,5 +576,6 @@ export const sessionStorePlugin: Plugin<SessionStoreConfig | void> = {
     const store = new Store(ctx, config ?? {})
     ctx.provide('sessions', store)
     ctx.effect(() => store.dispose())
+    if (store.dir !== undefined && config?.answers !== false) provideLocalAnswers(ctx, store, config?.answers?.socketDir)
   },
 }

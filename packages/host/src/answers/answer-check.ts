@@ -1,0 +1,162 @@
+import type { QuestionAnswerer, UserAnswer, UserAnswerComment, UserQuestion } from '@planmode/seams'
+
+/** What {@link checkAnswers} found: the clean answers, or what is wrong with them. @public */
+export type AnswerCheck = { readonly ok: true; readonly answers: UserAnswer[] } | { readonly ok: false; readonly problem: string }
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const blank = (text: unknown): boolean => typeof text !== 'string' || text.trim() === ''
+
+const ANSWER_KEYS: ReadonlySet<string> = new Set(['id', 'selected', 'custom', 'edit', 'comments', 'handoff'])
+
+interface ReviewIntent {
+  readonly kind?: unknown
+  readonly editable?: unknown
+  readonly comments?: unknown
+  readonly handoff?: { readonly fresh?: unknown; readonly models?: unknown }
+}
+
+/** The problem with `comments` for `question`, or the clean list. */
+function commentsOf(question: UserQuestion, value: unknown, at: string): UserAnswerComment[] | string {
+  if (!Array.isArray(value)) return `${at}.comments must be an array of { line, text }`
+  const lines = (question.detail ?? '').split('\n').length
+  const list: UserAnswerComment[] = []
+  for (const [index, comment] of value.entries()) {
+    const where = `${at}.comments[${index}]`
+    if (!isRecord(comment)) return `${where} must be an object { line, text }`
+    const extra = Object.keys(comment).find((key) => key !== 'line' && key !== 'text')
+    if (extra !== undefined) return `${where} has an unknown member ${JSON.stringify(extra)}`
+    const { line, text } = comment
+    if (typeof line !== 'number' || !Number.isInteger(line) || line < 1 || line > lines) {
+      return `${where}.line must be a line of the question's detail (1 to ${lines}), got ${JSON.stringify(line)}`
+    }
+    if (typeof text !== 'string' || blank(text)) return `${where}.text must be a non-blank string`
+    list.push({ line, text })
+  }
+  return list
+}
+
+/** The problem with `handoff` for a review whose intent offers `offer`, or the clean choice. */
+function handoffOf(offer: ReviewIntent['handoff'], value: unknown, at: string): UserAnswer['handoff'] | string {
+  if (offer === undefined) return `${at}.handoff: the question offers no handoff`
+  if (!isRecord(value)) return `${at}.handoff must be an object { fresh?, model? }`
+  const extra = Object.keys(value).find((key) => key !== 'fresh' && key !== 'model')
+  if (extra !== undefined) return `${at}.handoff has an unknown member ${JSON.stringify(extra)}`
+  const { fresh, model } = value
+  if (fresh !== undefined && typeof fresh !== 'boolean') return `${at}.handoff.fresh must be a boolean`
+  if (fresh === true && offer.fresh !== true) return `${at}.handoff.fresh: the question offers no fresh session`
+  if (model !== undefined) {
+    if (typeof model !== 'string') return `${at}.handoff.model must be a string`
+    const models = Array.isArray(offer.models) ? (offer.models as unknown[]) : []
+    if (!models.includes(model)) return `${at}.handoff.model: ${JSON.stringify(model)} is not a model the question offers`
+  }
+  return { ...(fresh === undefined ? {} : { fresh }), ...(model === undefined ? {} : { model: model as string }) }
+}
+
+/** One answer checked against its question: the clean copy, or the problem. */
+function checkOne(question: UserQuestion, item: Record<string, unknown>, at: string): UserAnswer | string {
+  const { selected, custom, edit, comments, handoff } = item
+  if (!Array.isArray(selected) || selected.some((label) => typeof label !== 'string')) return `${at}.selected must be an array of option labels`
+  const labels = new Set(question.options.map((option) => option.label))
+  const unknown = (selected as string[]).find((label) => !labels.has(label))
+  if (unknown !== undefined) return `${at}.selected: ${JSON.stringify(unknown)} is not an option of question ${JSON.stringify(question.id)}`
+  if (new Set(selected).size !== selected.length) return `${at}.selected repeats an option`
+  if (selected.length > 1 && question.multiSelect !== true) return `${at}.selected: question ${JSON.stringify(question.id)} takes one option`
+  if (custom !== undefined && typeof custom !== 'string') return `${at}.custom must be a string`
+  if (selected.length === 0 && blank(custom)) return `${at} selects no option and has no custom text`
+  const intent = question.intent as ReviewIntent | undefined
+  const review = intent?.kind === 'plan-review'
+  const answer: { -readonly [K in keyof UserAnswer]: UserAnswer[K] } = { id: question.id, selected: [...(selected as string[])] }
+  if (custom !== undefined) answer.custom = custom
+  if (edit !== undefined) {
+    if (!review || intent?.editable !== true) return `${at}.edit: question ${JSON.stringify(question.id)} does not take an edit`
+    if (typeof edit !== 'string') return `${at}.edit must be a string`
+    answer.edit = edit
+  }
+  if (comments !== undefined) {
+    if (!review || intent?.comments !== true) return `${at}.comments: question ${JSON.stringify(question.id)} does not take comments`
+    const list = commentsOf(question, comments, at)
+    if (typeof list === 'string') return list
+    answer.comments = list
+  }
+  if (handoff !== undefined) {
+    if (!review) return `${at}.handoff: question ${JSON.stringify(question.id)} offers no handoff`
+    const choice = handoffOf(intent?.handoff, handoff, at)
+    if (typeof choice === 'string') return choice
+    answer.handoff = choice
+  }
+  return answer
+}
+
+/**
+ * Checks answers sent from another process against the questions of the
+ * ask they answer, before anything is applied: an array with exactly one
+ * answer per question (by `id`, none missing, repeated or unknown), each an
+ * object with only the members of `UserAnswer` (`by` excluded: who
+ * answered comes with the submission); `selected` distinct option labels of
+ * its question (at most one unless `multiSelect`); `custom` a string, and
+ * required (non-blank) when nothing is selected; `edit`, `comments` and
+ * `handoff` only where a `plan-review` intent takes them (`editable`,
+ * `comments`, the `handoff` it offers), comment lines within the question's
+ * `detail`. Returns copies; never throws.
+ *
+ * @example
+ * ```ts
+ * const checked = checkAnswers(asked.question, body.answers)
+ * if (!checked.ok) return reply(400, checked.problem)
+ * ```
+ *
+ * @public
+ */
+export function checkAnswers(questions: readonly UserQuestion[], raw: unknown): AnswerCheck {
+  const fail = (problem: string): AnswerCheck => ({ ok: false, problem })
+  if (!Array.isArray(raw)) return fail('answers must be an array with one { id, selected, custom?, edit?, comments?, handoff? } per question')
+  const byId = new Map(questions.map((question) => [question.id, question]))
+  const answers: UserAnswer[] = []
+  const seen = new Set<string>()
+  for (const [index, item] of raw.entries()) {
+    const at = `answers[${index}]`
+    if (!isRecord(item)) return fail(`${at} must be an object`)
+    const extra = Object.keys(item).find((key) => !ANSWER_KEYS.has(key))
+    if (extra !== undefined) return fail(`${at} has an unknown member ${JSON.stringify(extra)}${extra === 'by' ? ' (who answered is given with the submission, not in an answer)' : ''}`)
+    const id = item.id
+    if (typeof id !== 'string') return fail(`${at}.id must be a string`)
+    const question = byId.get(id)
+    if (question === undefined) return fail(`${at}.id ${JSON.stringify(id)} is not a question of this ask (its questions: ${[...byId.keys()].map((key) => JSON.stringify(key)).join(', ')})`)
+    if (seen.has(id)) return fail(`question ${JSON.stringify(id)} is answered twice`)
+    seen.add(id)
+    const answer = checkOne(question, item, at)
+    if (typeof answer === 'string') return fail(answer)
+    answers.push(answer)
+  }
+  const missing = questions.find((question) => !seen.has(question.id))
+  if (missing !== undefined) return fail(`question ${JSON.stringify(missing.id)} has no answer (one answer per question of the ask)`)
+  return { ok: true, answers }
+}
+
+/** The longest `id` or `name` a {@link QuestionAnswerer} may have. */
+const MAX_ANSWERER = 200
+
+/**
+ * Checks who an answer from another process says answered: `undefined`
+ * (anonymous), or `{ id, name? }` with `id` a non-blank string and `name`
+ * a string, each at most 200 characters, nothing else. Returns the clean
+ * copy, or what is wrong.
+ *
+ * @public
+ */
+export function checkAnswerer(raw: unknown): { readonly ok: true; readonly by: QuestionAnswerer | undefined } | { readonly ok: false; readonly problem: string } {
+  if (raw === undefined) return { ok: true, by: undefined }
+  if (!isRecord(raw)) return { ok: false, problem: 'by must be an object { id, name? }' }
+  const extra = Object.keys(raw).find((key) => key !== 'id' && key !== 'name')
+  if (extra !== undefined) return { ok: false, problem: `by has an unknown member ${JSON.stringify(extra)}` }
+  const { id, name } = raw
+  if (typeof id !== 'string' || blank(id) || id.length > MAX_ANSWERER) return { ok: false, problem: `by.id must be a non-blank string of at most ${MAX_ANSWERER} characters` }
+  if (name !== undefined && (typeof name !== 'string' || name.length > MAX_ANSWERER)) return { ok: false, problem: `by.name must be a string of at most ${MAX_ANSWERER} characters` }
+  return { ok: true, by: name === undefined ? { id } : { id, name } }
+}
+
+/** How a refusal names who answered: `Ada (ada)`, `ada`, or `anonymous`. @public */
+export function answererText(by: QuestionAnswerer | undefined): string {
+  if (by === undefined) return 'anonymous'
+  return by.name === undefined || by.name === '' ? by.id : `${by.name} (${by.id})`
+}
