@@ -58,6 +58,18 @@ describe('the launcher (`pnpm demo`, `pnpm start`)', () => {
   })
 })
 
+/**
+ * What a run left in its TMPDIR: every entry but the per-user folder of the
+ * local answer channel (`planmode-<uid>`, kept like tmux's), which must be
+ * empty again (each process removes its socket when it ends).
+ */
+function leftIn(tmp: string): string[] {
+  const runtime = `planmode-${process.getuid?.() ?? 'user'}`
+  const entries = readdirSync(tmp)
+  if (entries.includes(runtime)) expect(readdirSync(join(tmp, runtime)), `${runtime}: the answer channel's sockets`).toEqual([])
+  return entries.filter((entry) => entry !== runtime)
+}
+
 describe('temporary folders', () => {
   it('pnpm demo removes its workspace copy and session folder', async () => {
     const tmp = temp('tmpdir-demo')
@@ -77,7 +89,7 @@ describe('temporary folders', () => {
       }
     }
     // The sample project's own tests (run by the showcase) clean up after themselves too.
-    expect(readdirSync(tmp)).toEqual([])
+    expect(leftIn(tmp)).toEqual([])
   })
 
   it('pnpm demo interrupted by Ctrl+C (SIGINT) removes them too', async () => {
@@ -94,7 +106,7 @@ describe('temporary folders', () => {
     expect(readdirSync(tmp).length).toBeGreaterThan(0)
     child.kill('SIGINT')
     expect(await exited).toBe(130)
-    expect(readdirSync(tmp)).toEqual([])
+    expect(leftIn(tmp)).toEqual([])
   })
 
   it('pnpm demo whose reader goes away (`pnpm demo | head`) exits 0 and removes them too', async () => {
@@ -113,7 +125,7 @@ describe('temporary folders', () => {
     child.stdout.destroy()
     expect(await exited).toBe(0)
     expect(stderr).toBe('')
-    expect(readdirSync(tmp)).toEqual([])
+    expect(leftIn(tmp)).toEqual([])
   })
 
   it('pnpm start keeps its workspace copy beside the session logs (resumed there), and leaves nothing in the temp dir', async () => {
@@ -126,7 +138,7 @@ describe('temporary folders', () => {
     child.kill('SIGTERM')
     expect(await exited).toBe(0)
     expect(child.output()).toContain('session saved:')
-    expect(readdirSync(tmp)).toEqual(['sessions'])
+    expect(leftIn(tmp)).toEqual(['sessions'])
     // The copy lives beside the session logs, so a resume works in it again.
     const logged = /workspace: (\S+)/.exec(child.output())![1]!
     expect(dirname(logged)).toBe(join(tmp, 'sessions', 'workspaces'))
@@ -140,14 +152,14 @@ describe('temporary folders', () => {
     const fresh = await runScript('start', ['--resume', onlySessionFile(join(tmp, 'sessions'))], lines('/quit'), childEnv({ TMPDIR: tmp }))
     expect(fresh.code).toBe(0)
     expect(fresh.stdout).toContain(`(the session's workspace ${logged} is gone; this is a fresh copy of the sample project)`)
-    expect(readdirSync(tmp)).toEqual(['sessions'])
+    expect(leftIn(tmp)).toEqual(['sessions'])
     const copies = readdirSync(join(tmp, 'sessions', 'workspaces'))
     expect(copies).toHaveLength(1)
 
     const failed = await runScript('start', ['--resume', 's_none', '--session-dir', join(tmp, 'sessions')], '', childEnv({ TMPDIR: tmp }))
     expect(failed.code).toBe(1)
     expect(failed.stdout).toContain('cannot start:')
-    expect(readdirSync(tmp)).toEqual(['sessions'])
+    expect(leftIn(tmp)).toEqual(['sessions'])
     // The copy made for a host that could not start is removed again.
     expect(readdirSync(join(tmp, 'sessions', 'workspaces'))).toEqual(copies)
   })
@@ -479,7 +491,7 @@ describe('pnpm start driven through piped stdin', () => {
     const workspace = /workspace: (\S+)/.exec(stdout)![1]!
     expect(dirname(workspace)).toBe(join(sessionDir, 'workspaces'))
     expect(readFileSync(join(workspace, 'src/format.js'), 'utf8')).toContain('(due ')
-    expect(readdirSync(tmp)).toEqual([])
+    expect(leftIn(tmp)).toEqual([])
     expect(stdout).toMatch(/\[plan: off\] › \/plan\n(  ● .*\n)?  ↳ Plan mode on\. Send \/plan off to leave\./)
     expect(stdout).toMatch(/\[plan: on\] › \/plan off\n(  ● .*\n)?  ↳ Plan mode off\./)
     expect(stdout).toContain('[plan: on] › Add due dates to tasks')
@@ -563,7 +575,7 @@ describe('pnpm start driven through piped stdin', () => {
     child.kill('SIGINT')
     expect(await exited).toBe(0)
     expect(child.output()).toContain('session saved:')
-    expect(readdirSync(tmp)).toEqual([])
+    expect(leftIn(tmp)).toEqual([])
     const events = readSession(onlySessionFile(sessionDir))
     expect(events.filter((event) => event.type === 'turn/end').map((event) => event.type === 'turn/end' && event.data.reason)).toEqual(['cancelled'])
   })
@@ -1073,7 +1085,7 @@ describe('pnpm start on a terminal', () => {
     expect(pieces.length).toBeGreaterThan(1)
     expect(pieces.slice(0, -1).every((before) => before.endsWith('› '))).toBe(true)
     expect(output).toContain(`resume with: ${npxPnpm} start --resume ${join(tmp, 'sessions')}`)
-    expect(readdirSync(tmp)).toEqual(['sessions'])
+    expect(leftIn(tmp)).toEqual(['sessions'])
   }, 60_000)
 })
 

@@ -21,7 +21,7 @@ export function assertBuilt(what: string, packages: readonly string[]): void {
     if (!existsSync(built)) throw new Error(`${what}: ${built} is missing; run \`pnpm build\` first (the child processes run the built packages)`)
     const newest = Math.max(...listFiles(join(pkg, 'src')).map((file) => statSync(file).mtimeMs))
     if (newest > statSync(built).mtimeMs) {
-      throw new Error(`${what}: ${built} is older than packages/${name}/src; run \`pnpm build\` first (the child processes run the built packages)`)
+      throw new Error(`${what}: ${built} is older than packages/${name}/src; run \`pnpm build\` first, or \`pnpm build --force\` when turbo restored that build from its cache (the child processes run the built packages)`)
     }
   }
 }
