@@ -88,6 +88,17 @@ describe('answers from any process over PostgreSQL', () => {
     }
   })
 
+  it('the writer\'s own process answers through its store too (a web server taking an answer for a session it writes)', async () => {
+    const w = await writer('own-process')
+    const { questionId, pending } = await ask(w.ctx, w.session)
+    const inbox = w.ctx.require('answerInbox')
+    expect(inbox).toBe(w.store.answers)
+    expect(await inbox.questions('own-process')).toMatchObject({ writer: true, open: [{ questionId }] })
+    const result = await inbox.submit({ sessionId: 'own-process', questionId, answers: [{ id: 'plan-review', selected: ['Stop planning'], custom: 'later' }], by: { id: 'web:ada' } })
+    expect(result).toMatchObject({ status: 'accepted', questionId })
+    expect(await pending).toEqual({ answers: [{ id: 'plan-review', selected: ['Stop planning'], custom: 'later', by: { id: 'web:ada' } }] })
+  })
+
   it('answers from several processes at once: exactly one is applied, every other is told who answered', async () => {
     const w = await writer('many-answers')
     const { questionId, pending } = await ask(w.ctx, w.session)

@@ -13,8 +13,9 @@ import { procStat } from '../session/process-stat.js'
 //   so whoever can read the log can read the token.
 // - The socket lives in a short private folder (unix socket paths are limited
 //   to about 104 bytes, and a session folder's path can be longer):
-//   `$XDG_RUNTIME_DIR/planmode`, else `<tmpdir>/planmode-<uid>`, else
-//   `/tmp/planmode-<uid>`; it must be a real folder owned by this user that
+//   `$XDG_RUNTIME_DIR/planmode`, else `/tmp/planmode-<uid>` (as tmux does: a
+//   TMPDIR may be long, or a scratch folder that must be left empty), else
+//   `<tmpdir>/planmode-<uid>`; it must be a real folder owned by this user that
 //   nobody else can write (mode 0711: others may pass through to a name they
 //   know, not list it). The socket's name is random, and the socket gets the
 //   log's permission bits: connecting needs write permission on it, so whoever
@@ -169,8 +170,9 @@ async function checkPrivate(dir: string): Promise<string | undefined> {
 
 /**
  * The folder for the channel's sockets: `configured` when given, else the
- * first of `$XDG_RUNTIME_DIR/planmode`, `<tmpdir>/planmode-<uid>` and
- * `/tmp/planmode-<uid>` whose socket paths fit {@link MAX_SOCKET_PATH}.
+ * first of `$XDG_RUNTIME_DIR/planmode`, `/tmp/planmode-<uid>` and
+ * `<tmpdir>/planmode-<uid>` that can be made private and whose socket paths
+ * fit {@link MAX_SOCKET_PATH}.
  * Created (mode 0711) when missing; refused when it is not a private folder.
  */
 export async function socketFolder(configured: string | undefined): Promise<string> {
@@ -180,8 +182,8 @@ export async function socketFolder(configured: string | undefined): Promise<stri
       ? [configured]
       : [
           ...(process.env.XDG_RUNTIME_DIR ? [join(process.env.XDG_RUNTIME_DIR, 'planmode')] : []),
-          join(tmpdir(), `planmode-${user}`),
           `/tmp/planmode-${user}`,
+          join(tmpdir(), `planmode-${user}`),
         ]
   const problems: string[] = []
   for (const dir of candidates) {

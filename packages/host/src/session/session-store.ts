@@ -36,8 +36,8 @@ export interface SessionStoreConfig {
    * Answers from other local processes (services `answerDesk` and
    * `answerInbox`, with `dir` only): a unix socket per session while its
    * asks wait, announced in `<dir>/<id>.jsonl.answers`. `socketDir` names
-   * the socket folder (default: a private one under `$XDG_RUNTIME_DIR` or the
-   * temp folder); `false` turns the channel off.
+   * the socket folder (default: a private one, `$XDG_RUNTIME_DIR/planmode`
+   * or `/tmp/planmode-<uid>`); `false` turns the channel off.
    */
   readonly answers?: false | { readonly socketDir?: string }
 }
