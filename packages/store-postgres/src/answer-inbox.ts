@@ -55,6 +55,7 @@ export class PostgresAnswerInbox implements AnswerInbox {
     const who = checkAnswerer(by)
     if (!who.ok) return refused('INVALID_ANSWER', `the answer says who answered wrongly: ${who.problem}; nothing was sent`)
     const id = `a_${Date.now().toString(36)}_${randomBytes(8).toString('hex')}`
+    let askedSeq = 0
     try {
       await this.db.ready()
       const lease = await this.rows.lease(sessionId)
@@ -62,6 +63,7 @@ export class PostgresAnswerInbox implements AnswerInbox {
       const state = await this.rows.question(sessionId, questionId)
       const verdict = verdictOfLog(state, sessionId, questionId, id, false)
       if (verdict !== undefined || state.state !== 'open') return verdict!
+      askedSeq = state.askedSeq
       const checked = checkAnswers(state.asked.question, answers)
       if (!checked.ok) return refused('INVALID_ANSWER', `the answer does not fit question ${questionId} of session ${sessionId}: ${checked.problem}; nothing was sent and the question is still open`)
       if (!lease.held) {
@@ -90,7 +92,7 @@ export class PostgresAnswerInbox implements AnswerInbox {
       }
       for (let failures = 0; ; ) {
         try {
-          const result = await this.check(id, sessionId, questionId)
+          const result = await this.check(id, sessionId, questionId, askedSeq)
           if (result !== undefined) return result
           failures = 0
         } catch (error) {
@@ -125,17 +127,17 @@ export class PostgresAnswerInbox implements AnswerInbox {
    * is decided; the log's verdict once the ask is settled; WRITER_GONE once
    * the writer is fenced off without having logged it. `undefined`: wait.
    */
-  private async check(id: string, sessionId: string, questionId: string): Promise<AnswerResult | undefined> {
+  private async check(id: string, sessionId: string, questionId: string, askedSeq: number): Promise<AnswerResult | undefined> {
     const row = await this.rows.read(id, sessionId)
     if (row === undefined) return refused('UNKNOWN_SESSION', `session ${sessionId} is gone (its answers went with it)`)
     if (row !== 'pending') return row
-    const state = await this.rows.question(sessionId, questionId)
+    const state = await this.rows.question(sessionId, questionId, askedSeq)
     let verdict = verdictOfLog(state, sessionId, questionId, id, true)
     if (verdict === undefined) {
       const lease = await this.rows.lease(sessionId)
       if (lease?.held !== false || !(await this.rows.fenceIfFree(sessionId))) return undefined
       // The writer is fenced off: the log is final for it.
-      verdict = verdictOfLog(await this.rows.question(sessionId, questionId), sessionId, questionId, id, true) ?? {
+      verdict = verdictOfLog(await this.rows.question(sessionId, questionId, askedSeq), sessionId, questionId, id, true) ?? {
         status: 'refused',
         code: 'WRITER_GONE',
         message: `the process that asked question ${questionId} of session ${sessionId} ended before it logged this answer, which was not applied; the next process to open the session settles the question interrupted`,

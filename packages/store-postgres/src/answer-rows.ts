@@ -66,12 +66,16 @@ export class AnswerRows {
     return rows.length === 1
   }
 
-  /** The state of ask `questionId` of session `id`, from the log's question events. */
-  async question(id: string, questionId: string): Promise<QuestionState> {
+  /**
+   * The state of ask `questionId` of session `id`, from the log's question
+   * events from seq `from` on (the seq of its `question/asked`, once known:
+   * a waiting submitter reads only the tail of a long log).
+   */
+  async question(id: string, questionId: string, from = 0): Promise<QuestionState> {
     const { rows } = await this.db.pool.query<{ seq: string; type: string; data: unknown }>(
       `SELECT seq, type, data FROM ${this.db.table.events}
-        WHERE session_id = $1 AND type IN ('question/asked', 'question/settled') AND data->>'questionId' = $2 ORDER BY seq`,
-      [id, questionId],
+        WHERE session_id = $1 AND seq >= $3 AND type IN ('question/asked', 'question/settled') AND data->>'questionId' = $2 ORDER BY seq`,
+      [id, questionId, from],
     )
     return questionStateOf(
       rows.map((row) => ({ type: row.type, seq: Number(row.seq), time: 0, data: row.data }) as SessionEvent),

@@ -112,6 +112,7 @@ function migrations(schema: string): readonly string[] {
       decided_at   timestamptz
     );
     CREATE INDEX answers_pending ON ${s}.answers (session_id, submitted_at) WHERE status = 'pending';
+    CREATE INDEX events_questions ON ${s}.events (session_id, (data->>'questionId'), seq) WHERE type IN ('question/asked', 'question/settled');
     COMMENT ON TABLE ${s}.answers IS 'answers sent to a session''s writer by other processes; the log decides: an answer is applied exactly when its question/settled names it (submission)';
     COMMENT ON COLUMN ${s}.answers.status IS 'pending until the writer (or, once the writer is gone, the submitter or the next writer, from the log) decides it';
     `,

@@ -298,13 +298,15 @@ describe('answers from any process over PostgreSQL', () => {
     }
   })
 
-  it('setup migrates a version-2 schema to this version: the answers table is added', async () => {
+  it('setup migrates a version-2 schema to this version: the answers table and the index of the question events are added', async () => {
     const schema = `${db.schema}_v2`
     await setup({ connection: db.url(), schema })
     await db.admin(`DROP TABLE "${schema}".answers`)
+    await db.admin(`DROP INDEX "${schema}".events_questions`)
     await db.admin(`UPDATE "${schema}".meta SET value = '2' WHERE key = 'version'`)
     expect(await setup({ connection: db.url(), schema })).toEqual({ schema, from: 2, version: SCHEMA_VERSION })
     expect(await db.admin(`SELECT to_regclass($1)::text AS t`, [`"${schema}".answers`])).toEqual([{ t: `${schema}.answers` }])
+    expect(await db.admin(`SELECT to_regclass($1)::text AS t`, [`"${schema}".events_questions`])).toEqual([{ t: `${schema}.events_questions` }])
     await db.admin(`DROP SCHEMA "${schema}" CASCADE`)
   })
 })

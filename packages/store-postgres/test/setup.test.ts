@@ -53,8 +53,9 @@ describe('setup', () => {
   it('migrates a version 1 schema to the current one, keeping its sessions', async () => {
     const schema = schemaName()
     await setup({ connection: pgTestUrl(), schema })
-    // What version 1 was: no holder_pid column, no answers table.
+    // What version 1 was: no holder_pid column, no answers table, no index of the question events.
     await sql(`DROP TABLE "${schema}".answers`)
+    await sql(`DROP INDEX "${schema}".events_questions`)
     await sql(`ALTER TABLE "${schema}".sessions DROP COLUMN holder_pid`)
     await sql(`UPDATE "${schema}".meta SET value = '1' WHERE key = 'version'`)
     await sql(`INSERT INTO "${schema}".sessions (id, head, epoch, holder) VALUES ('old', 0, 3, 'gone')`)
