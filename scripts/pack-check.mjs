@@ -17,6 +17,15 @@ const run = (cmd, args, cwd, quiet = true) =>
   execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit', env: { ...process.env, FORCE_COLOR: '0' } })
 
 const problems = []
+
+/** Whether a changeset in `.changeset/` that `changeset version` has not applied yet names `name`. */
+function namedByPendingChangeset(name) {
+  const dir = join(root, '.changeset')
+  return readdirSync(dir)
+    .filter((file) => file.endsWith('.md') && file !== 'README.md')
+    .some((file) => new RegExp(`^['"]${name.replace(/[/@-]/g, '\\$&')}['"]:`, 'm').test(readFileSync(join(dir, file), 'utf8')))
+}
+
 const fail = (pkg, message) => problems.push(`${pkg}: ${message}`)
 
 const packages = readdirSync(join(root, 'packages'))
@@ -53,7 +62,10 @@ for (const { name, dir, manifest } of packages) {
   // The release dry run: what `changeset publish` would upload is the version changesets cut, with its
   // CHANGELOG.md, and each peer range is the manifest's (scripts/peer-floors.mjs) without `workspace:`.
   if (packedManifest.version !== manifest.version) fail(manifest.name, `packed as ${packedManifest.version}, not ${manifest.version}`)
-  if (!listing.includes('package/CHANGELOG.md')) fail(manifest.name, 'the tarball has no CHANGELOG.md (run `pnpm release:version`)')
+  if (manifest.version === '0.0.0') {
+    // New since the last cut: nothing to publish yet, and the next `pnpm release:version` versions it by a pending changeset.
+    if (!namedByPendingChangeset(manifest.name)) fail(manifest.name, 'is at 0.0.0 (never released) and no pending changeset names it')
+  } else if (!listing.includes('package/CHANGELOG.md')) fail(manifest.name, 'the tarball has no CHANGELOG.md (run `pnpm release:version`)')
   for (const [peer, range] of Object.entries(manifest.peerDependencies ?? {})) {
     const packedRange = packedManifest.peerDependencies?.[peer]
     if (packedRange !== range.replace(/^workspace:/, '')) fail(manifest.name, `peer ${peer} packed as ${packedRange}, not ${range.replace(/^workspace:/, '')}`)
