@@ -46,6 +46,8 @@ interface Child {
 
 function start(file: string, args: readonly string[]): Child {
   const child = spawn(process.execPath, [file, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, PLANMODE_PG_URL: db.url() } })
+  // A line sent to a process that already ended (the writer whose own answer came after a submitter's won) is lost, not an error.
+  child.stdin!.on('error', () => {})
   running.add(child)
   let stdout = ''
   let stderr = ''
