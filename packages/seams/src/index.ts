@@ -81,6 +81,7 @@ export type {
   ToolSchema,
 } from './tools.js'
 export { closeInterruptedTurn, INTERRUPTED_TURN_ERROR, isInterruptedTurnEnd } from './interrupted-turn.js'
+export { escapeControlCharacters, isPersonName, isWellFormedText, personTextProblem } from './person-text.js'
 export { openQuestionsOf } from './question-log.js'
 export type { QuestionAsked, QuestionOutcome, QuestionSettled } from './question-log.js'
 export { logRequestHeaderIfChanged } from './request-header-log.js'
