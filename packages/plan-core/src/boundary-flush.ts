@@ -7,6 +7,8 @@ import type { StepContributions } from './step-contributions.js'
 /** The message the boundary flush logs through `logger.warn` when its append fails. */
 const FLUSH_FAILED = 'plan-mode: failed to append selected plan mode at step start'
 
+const ignore = (): void => {}
+
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
@@ -63,6 +65,9 @@ export class BoundaryFlush {
     const log = this.selections.read(session)
     const selection = this.selections.waiting(session)
     if (selection === undefined) return undefined
+    // Already being appended (its turn ended, §22.2): the step waits for that append rather than log it twice.
+    const flying = this.selections.committing(selection)
+    if (flying !== undefined) return flying.then(ignore, ignore)
     if (selection.active === log.active) {
       this.selections.drop(session)
       return undefined

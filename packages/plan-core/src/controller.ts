@@ -95,14 +95,15 @@ const DISPOSED = 'plan-mode: this planMode controller was disposed (plan-core wa
 /**
  * Builds the controller from its three parts — the pending selections, the
  * step contributions and the boundary flush — and registers the flush's
- * outermost pre-step listener and a `session/event` listener through `ctx`.
- * Disposing `ctx` removes both; selections still waiting then never flush.
+ * outermost pre-step listener and a `session/event` listener (first use of
+ * a session, `turn/end`) through `ctx`. Disposing `ctx` removes both;
+ * selections still waiting then never flush.
  */
 export function createPlanModeController(ctx: Context): PlanModeController {
   const selections = new PendingSelections(ctx)
   const contributions = new StepContributions(ctx)
   ctx.on('agent/pre-step', new BoundaryFlush(ctx, selections, contributions).listener, { prepend: true })
-  ctx.on('session/event', ({ session, event }) => selections.noteLogged(session, event))
+  ctx.on('session/event', ({ session, event }) => selections.logged(session, event))
 
   return {
     get: (agent) => selections.get(agent.session),

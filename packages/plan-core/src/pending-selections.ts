@@ -23,6 +23,27 @@ const QUEUED: Promise<PlanModeSetResult> = Promise.resolve('queued')
 const CANCELLED: Promise<PlanModeSetResult> = Promise.resolve('cancelled')
 const SETTLED = new Set<Promise<PlanModeSetResult>>([NOOP, QUEUED, CANCELLED])
 
+/** The message `logger.warn` gets when the `plan/mode` due at a turn's end (SPEC §22.2) cannot be appended. */
+const TURN_END_FAILED = 'plan-mode: failed to append selected plan mode at turn end'
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+/** Whether a selection is silent (SPEC §3.5, §12): made by a tool's outcome, not by the user. */
+function isSilent(selection: Selection): boolean {
+  return selection.cause === 'review' || selection.cause === 'model'
+}
+
+/**
+ * Whether the host says `session` cannot be appended to here (a follower of
+ * a log another process writes, such as `@planmode/store-postgres`'s, has
+ * `readOnly: true`): its writer commits what is due.
+ */
+function isReadOnly(session: Session): boolean {
+  return (session as { readonly readOnly?: unknown }).readOnly === true
+}
+
 /**
  * The selections of one controller, per session, in memory (SPEC §3): what
  * `set`, `exitAtBoundary` and `enterAtBoundary` store, what the rebuild of
@@ -38,19 +59,76 @@ export class PendingSelections {
   private readonly locks = new WeakMap<Session, Promise<unknown>>()
   /** `/plan` commands this controller saw logged before it rebuilt their session: their handlers select through it themselves. */
   private readonly live = new WeakMap<Session, Set<string>>()
+  /** The append of each selection being committed: one `plan/mode` per selection, however many boundaries ask for it. */
+  private readonly flying = new WeakMap<Selection, Promise<unknown>>()
 
   constructor(private readonly ctx: Context) {}
 
   /**
-   * Remembers a `/plan` whose `command/run` this controller saw appended
-   * before it rebuilt the session: its handler runs in this process and
-   * selects through `set` itself, so the rebuild must not pre-apply it.
+   * What an appended event means to the selections (`session/event`):
+   *
+   * - a `turn/end` commits a silent selection still waiting (SPEC §22.2,
+   *   {@link PendingSelections.closeTurn}); on a session this controller has
+   *   not used yet, whose log holds a silent selection, it is the first use
+   *   (§9), so the turn that a reopen closes as interrupted commits the
+   *   selection the rebuild finds;
+   * - a `turn/start` on a session not used yet, whose log holds a silent
+   *   selection whose turn already ended (the process died between the
+   *   `turn/end` and its `plan/mode`), is the first use too: the rebuild
+   *   commits it before the turn's first pre-step;
+   * - a `/plan` whose `command/run` is seen before the rebuild is
+   *   remembered: its handler runs in this process and selects through
+   *   `set` itself, so the rebuild must not pre-apply it.
+   *
+   * Anything else waits for the session's first use (`get`, `set`, a
+   * boundary), so a log written before this controller existed is read as
+   * a whole, by the rules of §9.
    */
-  noteLogged(session: Session, event: SessionEvent): void {
-    if (event.type !== 'command/run' || event.data.name !== 'plan' || this.rebuilt.has(session)) return
-    let ids = this.live.get(session)
-    if (ids === undefined) this.live.set(session, (ids = new Set()))
-    ids.add(event.data.commandId)
+  logged(session: Session, event: SessionEvent): void {
+    // By type first: most events (messages, steps, tool results) cost one comparison each here.
+    switch (event.type) {
+      case 'turn/end':
+        if (this.rebuilt.has(session) || readPlanLog(session).silent !== undefined) this.closeTurn(session)
+        break
+      case 'turn/start':
+        if (!this.rebuilt.has(session) && readPlanLog(session).silent?.turnEnded === true) this.read(session)
+        break
+      case 'command/run': {
+        if (event.data.name !== 'plan' || this.rebuilt.has(session)) break
+        let ids = this.live.get(session)
+        if (ids === undefined) this.live.set(session, (ids = new Set()))
+        ids.add(event.data.commandId)
+        break
+      }
+    }
+  }
+
+  /**
+   * SPEC §22.2: a turn never ends with a silent selection pending. At a
+   * `turn/end` (whatever its reason, the one that closes an interrupted turn
+   * at open included), a waiting selection of cause `review` or `model` is
+   * appended now, as an idle `set` would, and is no longer pending; one
+   * equal to the logged state is dropped and appends nothing. A `/plan`
+   * selection (cause `user`) keeps §3.2: it waits for the next accepted
+   * pre-step. The append holds the session's lock, so a `set` made
+   * meanwhile decides against the log that holds it. A failed append warns
+   * once and leaves the selection waiting: the next accepted pre-step, the
+   * next `turn/end` or, after a restart, the rebuild tries again. A session
+   * the host marks `readOnly` is left to its writer.
+   */
+  closeTurn(session: Session): void {
+    const log = this.read(session)
+    const selection = this.pending.get(session)
+    if (selection === undefined || !isSilent(selection) || this.flying.has(selection)) return
+    if (selection.active === log.active) {
+      this.pending.delete(session)
+      return
+    }
+    if (isReadOnly(session)) return
+    const committed = this.commit(session, selection, selection).catch((error: unknown) => {
+      this.ctx.logger.warn(`${TURN_END_FAILED}: ${describe(error)}`, error)
+    })
+    this.hold(session, committed)
   }
 
   /**
@@ -79,7 +157,7 @@ export class PendingSelections {
     this.rebuilt.add(session)
     const { running, wanted: settled } = log.selection
     const seen = this.live.get(session)
-    this.live.delete(session) // never read again: `noteLogged` stops recording rebuilt sessions
+    this.live.delete(session) // never read again: `logged` stops recording rebuilt sessions
     if (this.pending.has(session)) return
     // A silent selection logged after that `/plan` started is the later selection (SPEC §9, latest wins).
     const silent = log.silent
@@ -91,7 +169,12 @@ export class PendingSelections {
     } else if (silent !== undefined) {
       // An approved or stopped review, or an approved entry, that had not reached a step boundary (§3.5, §9, §12):
       // logged after the last successful `/plan`, so it is the latest selection even when it selects the logged state.
-      if (silent.active !== log.active) this.pending.set(session, { active: silent.active, cause: silent.cause })
+      if (silent.active !== log.active) {
+        this.pending.set(session, { active: silent.active, cause: silent.cause })
+        // Its turn ended before it was applied (the process died between the `turn/end` and its `plan/mode`, or a
+        // turn closed while no controller of this process was loaded): due now (§22.2).
+        if (silent.turnEnded) this.closeTurn(session)
+      }
     } else if (settled !== null && settled !== log.active) {
       this.pending.set(session, { active: settled, cause: 'user' })
     }
@@ -134,11 +217,22 @@ export class PendingSelections {
     } catch (error) {
       return Promise.reject(error)
     }
-    return appended.then(() => {
+    const done = appended.then(() => {
       if (this.pending.get(session) === replaces) this.pending.delete(session)
       this.ctx.emit('plan/changed', { session, active: selection.active, cause: selection.cause })
       return result as T
     })
+    this.flying.set(selection, done)
+    const land = (): void => {
+      this.flying.delete(selection)
+    }
+    done.then(land, land)
+    return done
+  }
+
+  /** The append of `selection` in flight, if one is (a boundary that finds it waits for it rather than append it again). */
+  committing(selection: Selection): Promise<unknown> | undefined {
+    return this.flying.get(selection)
   }
 
   /**
@@ -150,6 +244,12 @@ export class PendingSelections {
    */
   set(agent: Agent, active: boolean): Promise<PlanModeSetResult> {
     const session = agent.session
+    try {
+      // A first use rebuilds, and may commit a selection whose turn ended (§22.2): this call then waits for it.
+      this.read(session)
+    } catch (error) {
+      return Promise.reject(error)
+    }
     const busy = this.locks.get(session)
     if (busy === undefined) {
       const result = this.decide(agent, active)
