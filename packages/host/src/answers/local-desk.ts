@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import type { Logger } from '@planmode/context'
 import type { Session } from '@planmode/seams'
 import { messageOf } from '../error-text.js'
-import { NOTHING_OPENED, type AnswerDecision, type AnswerDesk, type IncomingAnswer, type OpenedQuestion } from './answer-desk.js'
+import { NOTHING_OPENED, questionStateOf, verdictOfLog, type AnswerDecision, type AnswerDesk, type IncomingAnswer, type OpenedQuestion } from '@planmode/store'
 import {
   announcementFor,
   announcementOf,
@@ -20,7 +20,6 @@ import {
   type Announcement,
 } from './local-announce.js'
 import { readLine, WireError, writeLine } from './local-wire.js'
-import { questionStateOf, verdictOfLog } from './question-state.js'
 
 // The writer's side of the local answer channel of a JSONL session.
 // - A session has a channel (a unix socket and its announcement, see

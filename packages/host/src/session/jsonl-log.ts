@@ -3,7 +3,7 @@ import { constants, ftruncateSync, writeSync } from 'node:fs'
 import { open } from 'node:fs/promises'
 import type { FileHandle } from 'node:fs/promises'
 import type { SessionEvent } from '@planmode/seams'
-import { SessionLogError } from './session-log-error.js'
+import { SessionLogError } from '@planmode/store'
 
 /** What opening a log found and repaired, and the writer that appends to it. */
 export interface OpenedLog {

@@ -63,7 +63,7 @@ import { hostname } from 'node:os'
 import { basename, dirname, join } from 'node:path'
 import { kindOf } from './jsonl-log.js'
 import { procStat } from './process-stat.js'
-import { SessionLogError } from './session-log-error.js'
+import { SessionLogError } from '@planmode/store'
 
 /** What a lock (or claim, or temp) file holds. Fields past `since` are absent where `/proc` is missing. */
 interface LockOwner {

@@ -1,26 +1,25 @@
 import { mkdir, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Context, Plugin } from '@planmode/context'
-import { closeInterruptedTurn, type Session, type SessionEvent, type SessionEventMap, type SessionEventType } from '@planmode/seams'
-import { messageOf } from '../error-text.js'
+import type { Session, SessionEvent, SessionEventMap, SessionEventType } from '@planmode/seams'
+import {
+  AppendQueue,
+  checkSessionId,
+  closeInterruptedAtOpen,
+  forkCopies,
+  SessionLogError,
+  type CreateSessionOptions,
+  type Durability,
+  type HostSession,
+  type PendingAppend,
+  type SessionStore,
+} from '@planmode/store'
 import { newId } from '../ids.js'
-import { AppendQueue, type PendingAppend } from './append-queue.js'
 import { JsonlWriter, copyLine, internType, openLog } from './jsonl-log.js'
 import { NOT_PLAIN, plainCopy } from './plain-copy.js'
 import { refuseLinked } from './linked-file.js'
 import { SessionLock } from './session-lock.js'
-import { SessionLogError } from './session-log-error.js'
 import { provideLocalAnswers } from '../answers/local-answers.js'
-
-/**
- * When the session store calls `fsync`: after every append, after each
- * `turn/end` (the default), or never (the OS flushes when it likes). Every
- * append is written to the file at once in all three; durability only
- * decides what survives a power loss or a kernel crash.
- *
- * @public
- */
-export type Durability = 'append' | 'turn' | 'never'
 
 /**
  * Options of {@link sessionStorePlugin}.
@@ -30,7 +29,12 @@ export type Durability = 'append' | 'turn' | 'never'
 export interface SessionStoreConfig {
   /** Directory of the JSONL logs (`<id>.jsonl`), created on first use. Without it sessions live in memory only. */
   readonly dir?: string
-  /** When to `fsync`; defaults to `'turn'`. */
+  /**
+   * When to `fsync`: after every append, after each `turn/end` (the
+   * default, `'turn'`), or never (the OS flushes when it likes). Every
+   * append is written to the file at once in all three; durability only
+   * decides what survives a power loss or a kernel crash.
+   */
   readonly durability?: Durability
   /**
    * Answers from other local processes (services `answerDesk` and
@@ -40,91 +44,6 @@ export interface SessionStoreConfig {
    * or `/tmp/planmode-<uid>`); `false` turns the channel off.
    */
   readonly answers?: false | { readonly socketDir?: string }
-}
-
-/**
- * A session of the reference host: the seams' {@link @planmode/seams#Session}
- * backed by a JSONL file (or memory).
- *
- * @public
- */
-export interface HostSession extends Session {
-  /** The JSONL file, or `undefined` for an in-memory session. */
-  readonly file: string | undefined
-  /** Resolves once every append started so far has settled. */
-  settled(): Promise<void>
-  /** Waits for pending appends, then `fsync`s the file (whatever the durability). */
-  sync(): Promise<void>
-}
-
-/** Options of {@link SessionStore.create}. @public */
-export interface CreateSessionOptions {
-  /** The id; generated when absent. Letters, digits, `.`, `_` and `-` only. */
-  readonly id?: string
-}
-
-/**
- * The session store (service `sessions`).
- *
- * @public
- */
-export interface SessionStore {
-  /** The log directory, or `undefined` when sessions live in memory. */
-  readonly dir: string | undefined
-  /** The configured durability. */
-  readonly durability: Durability
-  /**
-   * Creates an empty session (and its file). Rejects with `EXISTS` if the id
-   * is taken, `LINKED` when its path is a symbolic link (a dangling one too).
-   */
-  create(options?: CreateSessionOptions): Promise<HostSession>
-  /**
-   * Returns the loaded session `id`, or loads it from disk. A store holds an
-   * exclusive lock (`<id>.jsonl.lock`) on every session it has loaded, so a
-   * second writer — another process, or another store of this one — is
-   * refused with `LOCKED`; a lock whose process is gone is taken over. A torn last line
-   * is dropped with a warning and the file repaired (`UNWRITABLE` when it
-   * cannot be: a read-only file, a full disk); a corrupt line elsewhere, a
-   * non-increasing `seq`, an unreadable file or one that is not a regular
-   * file (a FIFO: opened non-blocking, never waited on) rejects with a
-   * {@link SessionLogError} naming file and line, nothing written and the
-   * lock released. A session file that is a symbolic link or has more than
-   * one hard link is refused with `LINKED` before anything is locked or read
-   * (another name could reach the same file, and two writers of one file
-   * break its log); a symbolic link to the session folder is fine.
-   * Registered invariants are checked over the loaded events.
-   * Event `type` strings are interned.
-   */
-  open(id: string): Promise<HostSession>
-  /**
-   * A new session whose log is a copy of `session.events[0, end)` (default:
-   * all of it), with the same `seq` and `time` values. Each event is checked
-   * as a reopen would read it: one that is not an event (no string `type`,
-   * no safe non-negative integer `seq`, no numeric `time`, no `data`, not
-   * JSON-serializable) rejects with `INVALID_EVENT`, a `seq` that does not
-   * strictly increase with `SEQ_ORDER`; nothing is written then.
-   */
-  fork(session: Session, end?: number, options?: CreateSessionOptions): Promise<HostSession>
-  /** Ids of every session on disk (each `<id>.jsonl` name, linked ones too) and in memory, sorted. */
-  list(): Promise<string[]>
-  /** The loaded session `id`, if it is loaded. */
-  get(id: string): HostSession | undefined
-  /** Every loaded session. */
-  loaded(): readonly HostSession[]
-  /**
-   * Waits for pending appends, syncs (unless durability is `never`) and
-   * unloads the session. Rejects with `UNWRITABLE` when that last sync fails
-   * (the session is unloaded and its lock released all the same).
-   */
-  close(session: Session): Promise<void>
-}
-
-const ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
-
-function checkId(id: string): void {
-  if (typeof id !== 'string' || !ID.test(id) || id.length > 200) {
-    throw new SessionLogError('INVALID_ID', `invalid session id ${JSON.stringify(id)}: use letters, digits, ".", "_" and "-"`)
-  }
 }
 
 /** `value` for an error message. */
@@ -372,21 +291,6 @@ class Store implements SessionStore {
     if (this.dir !== undefined) await mkdir(this.dir, { recursive: true })
   }
 
-  /**
-   * Closes the turn the log leaves open (the process that ran it ended
-   * mid-turn), before anyone else can append. A failed append is a warning:
-   * the session opens all the same, and the agent loop tries again before
-   * its next turn.
-   */
-  private async closeInterrupted(session: StoredSession): Promise<void> {
-    const warn = (message: string): void => this.ctx.logger.warn(`session store: ${message}`)
-    try {
-      await closeInterruptedTurn(session, warn)
-    } catch (error) {
-      warn(`could not close the interrupted turn of session ${session.id}: ${messageOf(error)}`)
-    }
-  }
-
   private register(session: StoredSession): StoredSession {
     this.sessions.set(session.id, session)
     return session
@@ -400,7 +304,7 @@ class Store implements SessionStore {
   private createWith(id: string, events: SessionEvent[], text = ''): Promise<StoredSession> {
     try {
       this.alive()
-      checkId(id)
+      checkSessionId(id)
       if (this.sessions.has(id) || this.opening.has(id)) {
         throw new SessionLogError('EXISTS', `session ${id} already exists`, { file: this.fileOf(id) })
       }
@@ -451,36 +355,15 @@ class Store implements SessionStore {
   async fork(session: Session, end?: number, options: CreateSessionOptions = {}): Promise<HostSession> {
     // Appends already started belong to the log being forked: wait for them before reading its length.
     if (session instanceof StoredSession) await session.settled()
-    const source = session.events
-    const stop = end === undefined ? source.length : end
-    if (!Number.isInteger(stop) || stop < 0 || stop > source.length) {
-      throw new RangeError(`fork: end must be an integer in [0, ${source.length}], got ${String(end)}`)
-    }
-    // One stringify per event: the line written, and the copy parsed from it, checked as a reopen would.
-    const lines: string[] = []
-    const events: SessionEvent[] = []
-    let previousSeq = -1
-    for (let index = 0; index < stop; index++) {
-      const copy = copyLine(source[index])
-      if (typeof copy === 'string') {
-        throw new SessionLogError('INVALID_EVENT', `fork of session ${session.id}: event ${index} cannot be written so that a reopen reads it back: ${copy}; nothing was written`)
-      }
-      if (copy.event.seq <= previousSeq) {
-        throw new SessionLogError(
-          'SEQ_ORDER',
-          `fork of session ${session.id}: event ${index} has seq ${copy.event.seq}, which does not follow seq ${previousSeq} (seq must strictly increase); nothing was written`,
-        )
-      }
-      previousSeq = copy.event.seq
-      lines.push(copy.line)
-      events.push(copy.event)
-    }
+    const copies = forkCopies(session, end, copyLine)
+    const events = copies.map((copy) => copy.event)
+    const lines = copies.map((copy) => copy.line)
     return this.createWith(options.id ?? newId('s'), events, lines.length === 0 ? '' : lines.join('\n') + '\n')
   }
 
   async open(id: string): Promise<HostSession> {
     this.alive()
-    checkId(id)
+    checkSessionId(id)
     const loaded = this.sessions.get(id)
     if (loaded !== undefined) return loaded
     const pending = this.opening.get(id)
@@ -508,7 +391,7 @@ class Store implements SessionStore {
         const session = new StoredSession(id, read.events, writer, this, lock)
         for (const event of read.events) this.checkInvariants(event, session)
         this.alive()
-        await this.closeInterrupted(session)
+        await closeInterruptedAtOpen(session, (message) => this.ctx.logger.warn(`session store: ${message}`))
         this.alive()
         return this.register(session)
       } catch (error) {
