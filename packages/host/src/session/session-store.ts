@@ -1,9 +1,8 @@
 import { mkdir, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Context, Plugin } from '@planmode/context'
-import type { Session, SessionEvent, SessionEventMap, SessionEventType } from '@planmode/seams'
+import type { Session, SessionEvent } from '@planmode/seams'
 import {
-  AppendQueue,
   checkSessionId,
   closeInterruptedAtOpen,
   forkCopies,
@@ -11,15 +10,24 @@ import {
   type CreateSessionOptions,
   type Durability,
   type HostSession,
-  type PendingAppend,
   type SessionStore,
 } from '@planmode/store'
 import { newId } from '../ids.js'
-import { JsonlWriter, copyLine, internType, openLog } from './jsonl-log.js'
-import { NOT_PLAIN, plainCopy } from './plain-copy.js'
+import { copyLine } from './jsonl-read.js'
+import { JsonlWriter, openLog } from './jsonl-writer.js'
 import { refuseLinked } from './linked-file.js'
 import { SessionLock } from './session-lock.js'
+import { StoredSession, type SessionHost } from './stored-session.js'
 import { provideLocalAnswers } from '../answers/local-answers.js'
+
+// The JSONL session store: the registry of the sessions one store has open
+// (each a StoredSession, stored-session.ts, which writes it), and how a
+// session gets in and out of it.
+// - One StoredSession per id: `open` returns the one open, waits for one
+//   being created or opened, and a second `create` of an id is EXISTS.
+// - A session enters once its lock is held and its log read (and what the
+//   log left open is closed); it leaves at `close`, whose lock goes last.
+// - `dispose` refuses appends at once; those queued land before the locks go.
 
 /**
  * Options of {@link sessionStorePlugin}.
@@ -46,213 +54,7 @@ export interface SessionStoreConfig {
   readonly answers?: false | { readonly socketDir?: string }
 }
 
-/** `value` for an error message. */
-function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value)
-  if (typeof value === 'bigint') return `${value}n`
-  return typeof value === 'object' && value !== null ? (Array.isArray(value) ? 'an array' : 'an object') : String(value)
-}
-
-/**
- * The event an append of `type`/`data` at `seq` logs, and its line: exactly
- * what a reopen reads back (a copy, so later changes to `data` do not reach
- * the log). Throws `INVALID_EVENT` for what JSON cannot write or would not
- * read back as an event, `SEQ_LIMIT` past `Number.MAX_SAFE_INTEGER`.
- */
-function eventOf(session: StoredSession, type: unknown, data: unknown, seq: number): { event: SessionEvent; line: string } {
-  const where = { file: session.file }
-  if (typeof type !== 'string' || type === '') {
-    throw new SessionLogError('INVALID_EVENT', `session ${session.id}: event type must be a non-empty string, got ${describe(type)}; nothing was written`, where)
-  }
-  if (seq > Number.MAX_SAFE_INTEGER) {
-    throw new SessionLogError(
-      'SEQ_LIMIT',
-      `session ${session.id}: ${type} would get seq ${seq}, past Number.MAX_SAFE_INTEGER, which a reopen cannot read exactly; nothing was written`,
-      where,
-    )
-  }
-  const time = Date.now()
-  const copy = plainCopy(data, 0)
-  if (copy !== NOT_PLAIN) {
-    const event = { type: internType(type), seq, time, data: copy } as SessionEvent
-    return { event, line: JSON.stringify(event) + '\n' }
-  }
-  // Not plain JSON (a Date, NaN, an undefined member, a class instance…): the log holds what JSON makes of it.
-  let line: string
-  try {
-    line = JSON.stringify({ type, seq, time, data })
-  } catch (error) {
-    throw new SessionLogError('INVALID_EVENT', `session ${session.id}: ${type} data is not JSON-serializable (${(error as Error).message}); nothing was written`, {
-      ...where,
-      cause: error,
-    })
-  }
-  const event = JSON.parse(line) as { type: string; data?: unknown }
-  if (!('data' in event)) {
-    throw new SessionLogError(
-      'INVALID_EVENT',
-      `session ${session.id}: ${type} data is not JSON-serializable (${data === undefined ? 'undefined' : `JSON has no form for ${describe(data)}`}): the line would have no data and the log could not be reopened; nothing was written`,
-      where,
-    )
-  }
-  event.type = internType(event.type)
-  return { event: event as SessionEvent, line: line + '\n' }
-}
-
-class StoredSession implements HostSession {
-  readonly events: SessionEvent[]
-  /** Appends waiting for the next batch (group commit: one write, at most one fsync per batch). */
-  private readonly appends = new AppendQueue((batch) => this.commit(batch))
-  /** Set when `close` starts: appends made from then on are refused; earlier ones still land. */
-  closing = false
-  closed = false
-
-  constructor(
-    readonly id: string,
-    events: SessionEvent[],
-    private readonly writer: JsonlWriter | undefined,
-    private readonly store: Store,
-    readonly lock?: SessionLock,
-  ) {
-    this.events = events
-  }
-
-  get file(): string | undefined {
-    return this.writer?.file
-  }
-
-  /** Appends accepted and not yet settled. */
-  get queued(): number {
-    return this.appends.queued
-  }
-
-  append<T extends SessionEventType>(type: T, data: SessionEventMap[T]): Promise<SessionEvent<T>> {
-    if (this.closing) return Promise.reject(new SessionLogError('CLOSED', `session ${this.id} is closed`, { file: this.file }))
-    return this.appends.add(type, data) as Promise<SessionEvent<T>>
-  }
-
-  /**
-   * Writes one batch: each append is checked (invariants see the batch's
-   * earlier events in `events`), the accepted lines go out in one write and
-   * at most one fsync, then every event lands in order. A failed write or
-   * sync fails every append of the batch and leaves the file as it was.
-   * Returns the pending sync, if there is one; never rejects.
-   */
-  private commit(batch: PendingAppend[]): Promise<void> | undefined {
-    const events = this.events
-    const base = events.length
-    const accepted: PendingAppend[] = []
-    let text = ''
-    let turnEnd = false
-    for (const pending of batch) {
-      try {
-        if (this.closed) throw new SessionLogError('CLOSED', `session ${this.id} is closed`, { file: this.file })
-        const last = events[events.length - 1]
-        const { event, line } = eventOf(this, pending.type, pending.data, last === undefined ? 0 : last.seq + 1)
-        this.store.checkInvariants(event, this)
-        events.push(event)
-        accepted.push(pending)
-        text += line
-        if (event.type === 'turn/end') turnEnd = true
-      } catch (error) {
-        pending.reject(error)
-      }
-    }
-    // Take the batch back out: it lands only once written (and synced).
-    const prepared = events.splice(base)
-    let syncing: Promise<void> | undefined
-    if (this.writer !== undefined && accepted.length > 0) {
-      const durability = this.store.durability
-      try {
-        syncing = this.writer.append(text, durability === 'append' || (durability === 'turn' && turnEnd))
-      } catch (error) {
-        this.fail(accepted, error)
-        return undefined
-      }
-    }
-    if (syncing === undefined) {
-      this.land(accepted, prepared)
-      return undefined
-    }
-    return syncing.then(
-      () => this.land(accepted, prepared),
-      (error: unknown) => this.fail(accepted, error),
-    )
-  }
-
-  private land(accepted: readonly PendingAppend[], prepared: readonly SessionEvent[]): void {
-    for (let index = 0; index < accepted.length; index++) {
-      const event = prepared[index]!
-      this.events.push(event)
-      this.store.announce(this, event)
-      accepted[index]!.resolve(event)
-    }
-  }
-
-  private fail(accepted: readonly PendingAppend[], error: unknown): void {
-    for (const pending of accepted) pending.reject(error)
-  }
-
-  settled(): Promise<void> {
-    return this.appends.settled()
-  }
-
-  async sync(): Promise<void> {
-    await this.settled()
-    await this.writer?.sync()
-  }
-
-  /** The close in progress or done: the one place the session's lock is released. */
-  private closeResult: Promise<void> | undefined
-
-  /**
-   * Refuses appends from now on, lets the queued ones land, syncs (unless
-   * durability is `never`), closes the file and releases the lock. Rejects
-   * with `UNWRITABLE` when the last sync fails (the lock is released all the same).
-   */
-  close(): Promise<void> {
-    this.closing = true
-    if (this.closeResult === undefined) {
-      const closed = this.shutDown()
-      // Registered before the first await: an `open` of this id in this process waits for the lock to go instead of `LOCKED`.
-      this.closeResult = this.lock === undefined ? closed : this.lock.releaseAfter(closed).then(() => closed)
-    }
-    return this.closeResult
-  }
-
-  /**
-   * `close` for a synchronous dispose: with nothing left to write the lock
-   * goes at once, so a store created right after can open the session; with
-   * appends queued it goes once they have settled, as in `close`.
-   */
-  dispose(): Promise<void> {
-    if (this.closeResult === undefined && this.queued === 0) {
-      this.closing = true
-      this.closed = true
-      this.lock?.releaseSync()
-    }
-    return this.close()
-  }
-
-  private async shutDown(): Promise<void> {
-    await this.settled()
-    this.closed = true
-    if (this.writer === undefined) return
-    let failure: SessionLogError | undefined
-    if (this.store.durability !== 'never') {
-      await this.writer.sync().catch((error: unknown) => {
-        failure = new SessionLogError('UNWRITABLE', `${this.writer!.file}: cannot sync session log on close (${(error as Error).message}); appends since the last sync may not be durable`, {
-          file: this.writer!.file,
-          cause: error,
-        })
-      })
-    }
-    await this.writer.close().catch(() => {})
-    if (failure !== undefined) throw failure
-  }
-}
-
-class Store implements SessionStore {
+class Store implements SessionStore, SessionHost {
   readonly dir: string | undefined
   readonly durability: Durability
   private readonly sessions = new Map<string, StoredSession>()
