@@ -2,7 +2,7 @@ import type { Context } from '@planmode/context'
 import type { Agent } from '@planmode/seams'
 import { BoundaryFlush } from './boundary-flush.js'
 import { PendingSelections } from './pending-selections.js'
-import { StepContributions, type PlanGuidanceText, type PlanStepContributor } from './step-contributions.js'
+import { StepContributions, type PlanGuidanceText, type PlanStepContributor, type PlanStepContributorOptions } from './step-contributions.js'
 
 /**
  * What {@link PlanModeController.get} returns: the logged state, plus the
@@ -69,10 +69,13 @@ export interface PlanModeController {
    * order they were registered, with the step and the log as of after the
    * flush, and adds what it returns to the decision's messages. A
    * contributor that throws (or rejects) is skipped with a `logger.warn`;
-   * the step goes on. The returned function removes the contributor.
-   * Throws once plan-core has been disposed.
+   * the step goes on. With `options.wakeOn` (the events that can make it
+   * due) a contributor that said nothing is skipped at later steps until
+   * one of them is logged, so it costs nothing where it has nothing to say
+   * (see {@link PlanStepContributorOptions}). The returned function removes
+   * the contributor. Throws once plan-core has been disposed.
    */
-  contribute(contributor: PlanStepContributor): () => void
+  contribute(contributor: PlanStepContributor, options?: PlanStepContributorOptions): () => void
   /**
    * Enters plan mode at the next accepted pre-step, silently, with cause
    * `model` (SPEC §12): the mirror of {@link PlanModeController.exitAtBoundary}.
@@ -103,7 +106,10 @@ export function createPlanModeController(ctx: Context): PlanModeController {
   const selections = new PendingSelections(ctx)
   const contributions = new StepContributions(ctx)
   ctx.on('agent/pre-step', new BoundaryFlush(ctx, selections, contributions).listener, { prepend: true })
-  ctx.on('session/event', ({ session, event }) => selections.logged(session, event))
+  ctx.on('session/event', ({ session, event }) => {
+    selections.logged(session, event)
+    contributions.logged(session, event)
+  })
 
   return {
     get: (agent) => selections.get(agent.session),
@@ -123,9 +129,9 @@ export function createPlanModeController(ctx: Context): PlanModeController {
       if (!ctx.active) throw new Error(DISPOSED)
       return contributions.setGuidance(text)
     },
-    contribute(contributor) {
+    contribute(contributor, options) {
       if (!ctx.active) throw new Error(DISPOSED)
-      return contributions.contribute(contributor)
+      return contributions.contribute(contributor, options)
     },
   }
 }

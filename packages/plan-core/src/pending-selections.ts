@@ -52,9 +52,12 @@ function isReadOnly(session: Session): boolean {
  * (boundary-flush.ts); this part keeps the selections and their rules.
  */
 export class PendingSelections {
-  private readonly pending = new WeakMap<Session, Selection>()
-  /** Sessions this controller has rebuilt (first use): never rebuilt again. */
-  private readonly rebuilt = new WeakSet<Session>()
+  /**
+   * What this controller holds per session it has used: the waiting
+   * selection, if any. A session is in it from its first use on (its
+   * rebuild, §9), so one lookup answers both "rebuilt?" and "what waits?".
+   */
+  private readonly held = new WeakMap<Session, { selection: Selection | undefined }>()
   /** The latest `set` or commit in flight per session: a `set` made meanwhile waits for it. */
   private readonly locks = new WeakMap<Session, Promise<unknown>>()
   /** `/plan` commands this controller saw logged before it rebuilt their session: their handlers select through it themselves. */
@@ -88,13 +91,13 @@ export class PendingSelections {
     // By type first: most events (messages, steps, tool results) cost one comparison each here.
     switch (event.type) {
       case 'turn/end':
-        if (this.rebuilt.has(session) || readPlanLog(session).silent !== undefined) this.closeTurn(session)
+        if (this.held.has(session) || readPlanLog(session).silent !== undefined) this.closeTurn(session)
         break
       case 'turn/start':
-        if (!this.rebuilt.has(session) && readPlanLog(session).silent?.turnEnded === true) this.read(session)
+        if (!this.held.has(session) && readPlanLog(session).silent?.turnEnded === true) this.read(session)
         break
       case 'command/run': {
-        if (event.data.name !== 'plan' || this.rebuilt.has(session)) break
+        if (event.data.name !== 'plan' || this.held.has(session)) break
         let ids = this.live.get(session)
         if (ids === undefined) this.live.set(session, (ids = new Set()))
         ids.add(event.data.commandId)
@@ -118,17 +121,14 @@ export class PendingSelections {
    */
   closeTurn(session: Session): void {
     const log = this.read(session)
-    const selection = this.pending.get(session)
+    const selection = this.held.get(session)?.selection
     if (selection === undefined || !isSilent(selection) || this.flying.has(selection)) return
     if (selection.active === log.active) {
-      this.pending.delete(session)
+      this.put(session, undefined)
       return
     }
     if (isReadOnly(session)) return
-    const committed = this.commit(session, selection, selection).catch((error: unknown) => {
-      this.ctx.logger.warn(`${TURN_END_FAILED}: ${describe(error)}`, error)
-    })
-    this.hold(session, committed)
+    this.hold(session, this.commitWaiting(session, selection, TURN_END_FAILED, true))
   }
 
   /**
@@ -142,91 +142,127 @@ export class PendingSelections {
    */
   read(session: Session): PlanLog {
     const log = readPlanLog(session)
-    if (!this.rebuilt.has(session)) this.rebuild(session, log)
-    else if (this.pending.get(session)?.command !== undefined && log.selection.running === null) {
+    const held = this.held.get(session)
+    if (held === undefined) this.rebuild(session, log)
+    else if (held.selection?.command !== undefined && log.selection.running === null) {
       // No `/plan` runs any more — the one it was rebuilt from finished after all (its handler was alive),
       // or a later one did — and nothing replaced the rebuilt selection: follow the log, as the projection does (§7).
       const settled = log.selection.wanted
-      if (settled !== null && settled !== log.active) this.pending.set(session, { active: settled, cause: 'user' })
-      else this.pending.delete(session)
+      held.selection = settled !== null && settled !== log.active ? { active: settled, cause: 'user' } : undefined
     }
     return log
   }
 
   private rebuild(session: Session, log: PlanLog): void {
-    this.rebuilt.add(session)
+    const held = { selection: undefined as Selection | undefined }
+    this.held.set(session, held)
     const { running, wanted: settled } = log.selection
     const seen = this.live.get(session)
     this.live.delete(session) // never read again: `logged` stops recording rebuilt sessions
-    if (this.pending.has(session)) return
     // A silent selection logged after that `/plan` started is the later selection (SPEC §9, latest wins).
     const silent = log.silent
     const superseded = silent?.afterRunning === true
-    if (running !== null && seen?.has(running.commandId) !== true && !superseded) {
+    // A running `/plan` that an applied silent selection replaced stays replaced (latest wins).
+    if (running !== null && seen?.has(running.commandId) !== true && !superseded && running.commandId !== log.replaced) {
       // A running `/plan` this controller did not see logged: its process died inside the handler —
       // or its handler is still running here (see `decide`, and the follow-up in `read`).
-      if (running.wanted !== log.active) this.pending.set(session, { active: running.wanted, cause: 'user', command: running.commandId })
+      if (running.wanted !== log.active) held.selection = { active: running.wanted, cause: 'user', command: running.commandId }
     } else if (silent !== undefined) {
       // An approved or stopped review, or an approved entry, that had not reached a step boundary (§3.5, §9, §12):
       // logged after the last successful `/plan`, so it is the latest selection even when it selects the logged state.
       if (silent.active !== log.active) {
-        this.pending.set(session, { active: silent.active, cause: silent.cause })
+        held.selection = { active: silent.active, cause: silent.cause }
         // Its turn ended before it was applied (the process died between the `turn/end` and its `plan/mode`, or a
         // turn closed while no controller of this process was loaded): due now (§22.2).
         if (silent.turnEnded) this.closeTurn(session)
       }
     } else if (settled !== null && settled !== log.active) {
-      this.pending.set(session, { active: settled, cause: 'user' })
+      held.selection = { active: settled, cause: 'user' }
     }
+  }
+
+  /** Sets (or, with `undefined`, drops) the selection waiting on a session this controller has read (every caller reads first). */
+  private put(session: Session, selection: Selection | undefined): void {
+    const held = this.held.get(session)
+    if (held !== undefined) held.selection = selection
   }
 
   /** SPEC §3.1: the logged state, plus `pending` only while a selection waits. */
   get(session: Session): PlanModeState {
     const log = this.read(session)
-    const selection = this.pending.get(session)
+    const selection = this.held.get(session)?.selection
     return selection === undefined ? { active: log.active } : { active: log.active, pending: selection.active }
   }
 
   /** The selection waiting on `session`, if any. */
   waiting(session: Session): Selection | undefined {
-    return this.pending.get(session)
+    return this.held.get(session)?.selection
   }
 
   /** Drops the waiting selection without an append (it selects the logged state). */
   drop(session: Session): void {
-    this.pending.delete(session)
+    this.put(session, undefined)
   }
 
   /** SPEC §3.5: stores a silent selection unconditionally; nothing is appended now. */
   select(agent: Agent, selection: Selection): void {
     this.read(agent.session)
-    this.pending.set(agent.session, selection)
+    this.put(agent.session, selection)
   }
 
   /**
    * Appends the `plan/mode` of `selection` and, once the append succeeded,
    * drops the waiting selection if it is still `replaces` (the selection
-   * itself, or the one a `set` replaced) and tells hooks (`plan/changed`, exactly once per
-   * appended `plan/mode`); resolves with `result`. A throwing append rejects
-   * and leaves the waiting selection as it was.
+   * itself, or the one a `set` replaced) and tells hooks (`plan/changed`,
+   * exactly once per appended `plan/mode`); resolves with `result`. A
+   * throwing append rejects and leaves the waiting selection as it was.
    */
-  commit<T = void>(session: Session, selection: Selection, replaces: Selection | undefined, result?: T): Promise<T> {
+  commit<T>(session: Session, selection: Selection, replaces: Selection | undefined, result: T): Promise<T> {
+    return this.append(session, selection, replaces, result, (error) => Promise.reject(error), false)
+  }
+
+  /**
+   * {@link PendingSelections.commit} of the waiting selection at a boundary:
+   * a failed append is one `logger.warn` starting `warning` and leaves the
+   * selection waiting; the promise never rejects. With `tracked` the append
+   * is registered for {@link PendingSelections.committing} while it is in
+   * flight (a turn end's, which a later boundary may meet).
+   */
+  commitWaiting(session: Session, selection: Selection, warning: string, tracked: boolean): Promise<void> {
+    const failed = (error: unknown): void => {
+      this.ctx.logger.warn(`${warning}: ${describe(error)}`, error)
+    }
+    return this.append(session, selection, selection, undefined, failed, tracked)
+  }
+
+  /** The append itself, with one continuation for each outcome (no promise beyond the append's own `then`). */
+  private append<T>(
+    session: Session,
+    selection: Selection,
+    replaces: Selection | undefined,
+    result: T,
+    failed: (error: unknown) => T | Promise<T>,
+    tracked: boolean,
+  ): Promise<T> {
     let appended: Promise<unknown>
     try {
       appended = Promise.resolve(session.append('plan/mode', { active: selection.active, cause: selection.cause }))
     } catch (error) {
-      return Promise.reject(error)
+      return Promise.resolve(failed(error))
     }
-    const done = appended.then(() => {
-      if (this.pending.get(session) === replaces) this.pending.delete(session)
-      this.ctx.emit('plan/changed', { session, active: selection.active, cause: selection.cause })
-      return result as T
-    })
-    this.flying.set(selection, done)
-    const land = (): void => {
-      this.flying.delete(selection)
-    }
-    done.then(land, land)
+    const done = appended.then(
+      () => {
+        if (tracked) this.flying.delete(selection)
+        if (this.held.get(session)?.selection === replaces) this.put(session, undefined)
+        this.ctx.emit('plan/changed', { session, active: selection.active, cause: selection.cause })
+        return result
+      },
+      (error: unknown) => {
+        if (tracked) this.flying.delete(selection)
+        return failed(error)
+      },
+    )
+    if (tracked) this.flying.set(selection, done)
     return done
   }
 
@@ -286,22 +322,22 @@ export class PendingSelections {
     let selection: Selection | undefined
     try {
       const log = this.read(session)
-      selection = this.pending.get(session)
+      selection = this.held.get(session)?.selection
       if (selection?.command !== undefined && selection.command === log.selection.running?.commandId && selection.active === active) {
         // That `/plan` is still running and its very selection arrives: its handler is alive after all
         // (logged while no controller here saw it, e.g. across a reload of plan-core). It selects as if
         // nothing had been rebuilt, so it is not pre-empted by its own record.
-        this.pending.delete(session)
+        this.put(session, undefined)
         selection = undefined
       }
       const target = selection?.active ?? log.active
       if (active === target) return NOOP
       if (log.openTurn) {
-        this.pending.set(session, { active, cause: 'user' })
+        this.put(session, { active, cause: 'user' })
         return active === log.active ? CANCELLED : QUEUED
       }
       if (active === log.active) {
-        this.pending.delete(session)
+        this.put(session, undefined)
         return CANCELLED
       }
     } catch (error) {

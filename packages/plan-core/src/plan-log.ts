@@ -80,12 +80,20 @@ export interface PlanLog {
    * changes nothing.
    */
   readonly silent: PlanSilentSelection | undefined
+  /**
+   * The `commandId` of a `/plan` still running in the log (its process died
+   * in the handler: no `command/done`) that a later silent selection
+   * replaced and a `plan/mode` then applied; `undefined` when there is none
+   * or a `/plan` ran since. That `/plan` stays replaced (SPEC §9, latest
+   * wins): the controller's rebuild does not bring it back.
+   */
+  readonly replaced: string | undefined
   /** How many events have been folded. */
   readonly length: number
 }
 
 function initialLog(): PlanLog {
-  return { active: false, cause: undefined, told: undefined, guided: false, openTurn: false, selection: initialPlanSelection(), silent: undefined, length: 0 }
+  return { active: false, cause: undefined, told: undefined, guided: false, openTurn: false, selection: initialPlanSelection(), silent: undefined, replaced: undefined, length: 0 }
 }
 
 /** The plan tools' names (SPEC §6, §12); plan-core reads their results, it does not import the tools. */
@@ -113,11 +121,13 @@ function isExitingReview(event: SessionEvent): boolean {
 }
 
 function fold(log: PlanLog, events: readonly SessionEvent[], from: number): PlanLog {
-  let { cause: modeCause, told, guided, openTurn, selection, silent } = log
+  let { cause: modeCause, told, guided, openTurn, selection, silent, replaced } = log
   for (let index = from; index < events.length; index++) {
     const event = events[index]!
     switch (event.type) {
       case 'plan/mode': {
+        // Applying a silent selection that replaced a running `/plan` leaves that `/plan` replaced.
+        if (silent?.afterRunning === true && selection.running !== null) replaced = selection.running.commandId
         silent = undefined
         const cause = planModeCause(event.data)
         modeCause = cause
@@ -144,8 +154,9 @@ function fold(log: PlanLog, events: readonly SessionEvent[], from: number): Plan
       }
       case 'command/run':
         // A `/plan` started after the silent selection is the later selection.
-        if (silent?.afterRunning === true && event.data.name === 'plan' && typeof event.data.args === 'string') {
-          silent = { ...silent, afterRunning: false }
+        if (event.data.name === 'plan' && typeof event.data.args === 'string') {
+          if (silent?.afterRunning === true) silent = { ...silent, afterRunning: false }
+          replaced = undefined
         }
         break
       case 'command/done':
@@ -174,11 +185,12 @@ function fold(log: PlanLog, events: readonly SessionEvent[], from: number): Plan
     openTurn === log.openTurn &&
     selection === log.selection &&
     silent === log.silent &&
+    replaced === log.replaced &&
     events.length === log.length
   ) {
     return log
   }
-  return { active: selection.active, cause: modeCause, told, guided, openTurn, selection, silent, length: events.length }
+  return { active: selection.active, cause: modeCause, told, guided, openTurn, selection, silent, replaced, length: events.length }
 }
 
 /**

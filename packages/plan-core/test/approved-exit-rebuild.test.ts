@@ -178,3 +178,24 @@ describe('§9 latest wins: a silent selection after a settled /plan decides alon
     expect(host.planMode.get(await host.agent(session))).toEqual({ active: false })
   })
 })
+
+describe('§9 latest wins, after the silent selection is applied', () => {
+  it('a /plan whose process died in its handler, replaced by a later approval that a plan/mode applied, is not brought back by a restart', async () => {
+    // The log as a dead process left it, read by a controller loaded afterwards (a restart).
+    const host = createHost()
+    const session = await host.root.require('sessions').create()
+    await session.append('plan/mode', { active: true, cause: 'user' })
+    await session.append('turn/start', { turn: 1 })
+    await session.append('command/run', { commandId: 'k1', name: 'plan', args: '', source: { kind: 'user' } }) // no command/done: it died there
+    await (session.append as (type: string, data: unknown) => Promise<unknown>)('plan/review', { toolCallId: 'c1', outcome: 'approved' })
+    await session.append('turn/end', { turn: 1, reason: 'interrupted' })
+    await session.append('plan/mode', { active: false, cause: 'review' }) // what the turn end committed (§22.2)
+    expect(readPlanLog(session).replaced).toBe('k1')
+    host.root.plugin(planCorePlugin)
+    // A controller that reads this log first agrees with the one that wrote it: nothing waits.
+    expect(host.root.require('planMode').get(await host.agent(session))).toEqual({ active: false })
+    // A later /plan counts again.
+    await session.append('command/run', { commandId: 'k2', name: 'plan', args: '', source: { kind: 'user' } })
+    expect(readPlanLog(session).replaced).toBeUndefined()
+  })
+})

@@ -91,6 +91,22 @@ function naive(events: readonly SessionEvent[]): Omit<PlanLog, 'length'> {
     silent = { active, cause: active ? 'model' : 'review', afterRunning: running !== null && !laterRun, turnEnded }
     break
   }
+  // replaced (§9, latest wins): the last /plan run, while it still ran, had a silent selection after it that a
+  // plan/mode then applied
+  let replaced: string | undefined
+  const run = events.findLastIndex((e) => e.type === 'command/run' && e.data.name === 'plan' && typeof e.data.args === 'string')
+  if (run >= 0) {
+    const id = (events[run] as SessionEvent<'command/run'>).data.commandId
+    let silentSince = false
+    for (let index = run + 1; index < events.length && before[index]!.running?.commandId === id; index++) {
+      const event = events[index]!
+      if (silentOf(event) !== undefined) silentSince = true
+      else if (event.type === 'plan/mode' && silentSince) {
+        replaced = id
+        break
+      }
+    }
+  }
   // cause (§2, §21): the last plan/mode's, 'user' when it has none
   const lastMode = events.findLast((e) => e.type === 'plan/mode')
   return {
@@ -101,6 +117,7 @@ function naive(events: readonly SessionEvent[]): Omit<PlanLog, 'length'> {
     openTurn: lastTurn?.type === 'turn/start',
     selection: events.reduce(stepPlanSelection, initialPlanSelection()),
     silent,
+    replaced,
   }
 }
 

@@ -15,6 +15,13 @@ export interface FoldedPlan {
   readonly pending: boolean | undefined
   /** The rebuilt selection comes from a silent selection (an approved review or an agreed entry), not from `/plan`. */
   readonly fromExit: boolean
+  /**
+   * A `/plan` still running (its process died in the handler) was replaced
+   * by a later silent selection that a `plan/mode` applied: the controller
+   * does not bring it back (§9, latest wins), while the projection, which
+   * follows `/plan` records only (§7), still shows it pending.
+   */
+  readonly replaced: boolean
 }
 
 /**
@@ -31,15 +38,20 @@ export function foldPlan(events: readonly SessionEvent[]): FoldedPlan {
   // and whether it came while a /plan was running (it then replaces that /plan: latest wins, §9).
   let silent: boolean | null = null
   let silentAfterRunning = false
+  // A /plan still running that a later silent selection replaced, once a plan/mode applied that selection:
+  // it stays replaced (latest wins, §9), whatever the log says after.
+  let replaced: string | null = null
   for (const event of events) {
     const data = event.data as Record<string, unknown>
     if (event.type === 'plan/mode') {
+      if (silent !== null && silentAfterRunning && running !== null) replaced = running.commandId
       active = data.active as boolean
       wanted = null
       silent = null
     } else if (event.type === 'command/run' && data.name === 'plan' && typeof data.args === 'string') {
       running = { commandId: data.commandId as string, wanted: data.args.trim() !== 'off' }
       silentAfterRunning = false
+      replaced = null
     } else if (event.type === 'command/done' && running !== null && data.commandId === running.commandId) {
       wanted = data.kind === 'success' && running.wanted !== active ? running.wanted : null
       if (data.kind === 'success') silent = null
@@ -57,12 +69,13 @@ export function foldPlan(events: readonly SessionEvent[]): FoldedPlan {
   const projected = w !== null && w !== active
   // Every /plan in the file was logged by a process that is gone: a running one is the latest word,
   // unless a silent selection was logged after it started.
-  if (running !== null && !(silent !== null && silentAfterRunning)) {
-    return { active, projected, pending: running.wanted !== active ? running.wanted : undefined, fromExit: false }
+  if (running !== null && running.commandId !== replaced && !(silent !== null && silentAfterRunning)) {
+    return { active, projected, pending: running.wanted !== active ? running.wanted : undefined, fromExit: false, replaced: false }
   }
   // A silent selection is the latest word: it decides alone, also when it selects the logged state.
-  if (silent !== null) return { active, projected, pending: silent !== active ? silent : undefined, fromExit: true }
-  return { active, projected, pending: wanted !== null && wanted !== active ? wanted : undefined, fromExit: false }
+  const replacedRun = running !== null && running.commandId === replaced
+  if (silent !== null) return { active, projected, pending: silent !== active ? silent : undefined, fromExit: true, replaced: replacedRun }
+  return { active, projected, pending: wanted !== null && wanted !== active ? wanted : undefined, fromExit: false, replaced: replacedRun }
 }
 
 /**

@@ -261,7 +261,7 @@ function checkReopen(rows: readonly SessionEvent[], opened: Opened, previous: Ch
     folded.pending === undefined ? { active: folded.active } : { active: folded.active, pending: folded.pending },
   )
   expect(opened.projected, `the projection after the failover agrees ${where}`).toEqual({ active: folded.active, pending: folded.projected })
-  if (!folded.fromExit) expect(folded.projected, `both meanings of pending agree ${where}`).toBe(folded.pending !== undefined)
+  if (!folded.fromExit && !folded.replaced) expect(folded.projected, `both meanings of pending agree ${where}`).toBe(folded.pending !== undefined)
 
   if (opened.retries > 0) counts.lockedAtOpen += 1
   if (folded.pending !== undefined && !folded.fromExit) counts.selectionsPending += 1

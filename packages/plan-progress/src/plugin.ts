@@ -1,5 +1,5 @@
 import type { Plugin } from '@planmode/context'
-import type { PlanStep, PlanStepContributor } from '@planmode/plan-core'
+import type { PlanStep, PlanStepContributor, PlanStepWakeEvents } from '@planmode/plan-core'
 import type { Session, UserMessage } from '@planmode/seams'
 import { readProgressLog } from './progress-log.js'
 import { isOpenStep, progressSteps } from './progress-state.js'
@@ -28,6 +28,22 @@ function progressContributor(): PlanStepContributor {
     if (first && !log.endedProgress && steps.some(isOpenStep)) return planProgressMessage(UPDATE_PLAN_MESSAGES.remind, steps)
     return undefined
   }
+}
+
+/**
+ * What can make a progress message due (plan-core calls the contributor
+ * only after one of these, once it said nothing): an approval (its review
+ * record, a legacy approved `exit_plan_mode` result, a `plan/handoff`), a
+ * switch to the default mode (the only mode the messages come in), a
+ * `plan/progress`, and a new turn (its first pre-step may owe a reminder).
+ */
+const PROGRESS_WAKES: PlanStepWakeEvents = {
+  'plan/review': true,
+  'tool/result': (event) => (event.data as { toolName?: unknown }).toolName === 'exit_plan_mode',
+  'plan/handoff': true,
+  'plan/mode': (event) => (event.data as { active?: unknown }).active === false,
+  'plan/progress': true,
+  'turn/start': true,
 }
 
 /**
@@ -66,7 +82,7 @@ export const planProgressPlugin: Plugin = {
   name: '@planmode/plan-progress',
   requires: ['planMode'],
   apply(ctx) {
-    ctx.effect(ctx.require('planMode').contribute(progressContributor()))
+    ctx.effect(ctx.require('planMode').contribute(progressContributor(), { wakeOn: PROGRESS_WAKES }))
     ctx.inject(['tools'], (child) => {
       child.effect(child.require('tools').register(createUpdatePlanTool()))
     })

@@ -1,4 +1,4 @@
-import { PLAN_MODE_PLUGIN_ID, planTitle, type PlanStepContributor } from '@planmode/plan-core'
+import { PLAN_MODE_PLUGIN_ID, planTitle, type PlanStepContributor, type PlanStepWakeEvents } from '@planmode/plan-core'
 import type { Session, SessionEvent, UserMessage } from '@planmode/seams'
 
 /**
@@ -76,6 +76,13 @@ interface Scan {
   /** Whether a handoff message is among them. */
   logged: boolean
 }
+
+/**
+ * What can make the handoff message due: only the `plan/handoff` that opens
+ * a session. Once the contributor said nothing for a session (the message
+ * is logged, or the session is no handoff), plan-core skips it there.
+ */
+export const HANDOFF_WAKES: PlanStepWakeEvents = { 'plan/handoff': true }
 
 /**
  * The contributor of SPEC §18: in a session whose first event is

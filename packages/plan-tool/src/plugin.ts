@@ -3,7 +3,7 @@ import type {} from '@planmode/plan-core'
 import { resolveConfig, type PlanToolConfig } from './config.js'
 import { createEnterPlanModeTool } from './enter-plan-mode.js'
 import { createExitPlanModeTool } from './exit-plan-mode.js'
-import { handoffContributor } from './handoff.js'
+import { HANDOFF_WAKES, handoffContributor } from './handoff.js'
 
 /**
  * The plan-tool plugin: registers `exit_plan_mode`, and `enter_plan_mode`
@@ -27,7 +27,7 @@ export const planToolPlugin: Plugin<PlanToolConfig | void> = {
   apply(ctx, config) {
     const resolved = resolveConfig(config)
     // SPEC §18: a session that starts with `plan/handoff` gets its plan at its first step, whatever this config offers.
-    ctx.effect(ctx.require('planMode').contribute(handoffContributor()))
+    ctx.effect(ctx.require('planMode').contribute(handoffContributor(), { wakeOn: HANDOFF_WAKES }))
     ctx.inject(['tools'], (child) => {
       const tools = child.require('tools')
       child.effect(tools.register(createExitPlanModeTool(child, resolved)))
