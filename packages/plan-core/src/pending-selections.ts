@@ -280,11 +280,13 @@ export class PendingSelections {
    */
   set(agent: Agent, active: boolean): Promise<PlanModeSetResult> {
     const session = agent.session
-    try {
-      // A first use rebuilds, and may commit a selection whose turn ended (§22.2): this call then waits for it.
-      this.read(session)
-    } catch (error) {
-      return Promise.reject(error)
+    if (!this.held.has(session)) {
+      try {
+        // A first use rebuilds, and may commit a selection whose turn ended (§22.2): this call then waits for it.
+        this.read(session)
+      } catch (error) {
+        return Promise.reject(error)
+      }
     }
     const busy = this.locks.get(session)
     if (busy === undefined) {
