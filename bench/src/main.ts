@@ -12,6 +12,9 @@
  *   --json FILE        also write every figure as JSON
  *   --before FILE      a saved run (--json) of an older tree: adds a before/after table
  *   --from-json FILE   re-render a saved run without measuring (a full run, or a --cache-only one: then only the cache block)
+ *   --prestep-only     only the pre-step job (prestep-job.ts; with --results: only its block changes)
+ *   --before-tree N=D  (repeatable) also measure the pre-step rows on D, a built checkout of an older commit, named N
+ *   --no-instructions  the pre-step job without its callgrind counts
  *
  * Each size runs in its own process (`run.js`); this one prints the tables
  * and the targets, and exits 1 when a job crashed or a row is missing.
@@ -37,6 +40,7 @@ import { fullReport, parseSaved, type CacheOnlySave, type Report, type Saved } f
 import { cacheBlock, cacheMissing, cacheSummary, cacheTable, hasCacheBlock, replaceCacheBlock, trackedLines } from './cache-report.js'
 import { PG_CHILD, pgChild, pgJob, type PgResult } from './pg-rows.js'
 import { pgMissing, pgTable, replacePgBlock } from './pg-report.js'
+import { runPrestep, type PrestepTree } from './prestep-job.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 
@@ -445,8 +449,14 @@ async function main(): Promise<number> {
       json: { type: 'string' },
       'from-json': { type: 'string' },
       before: { type: 'string' },
+      'prestep-only': { type: 'boolean', default: false },
+      'before-tree': { type: 'string', multiple: true },
+      'no-instructions': { type: 'boolean', default: false },
     },
   })
+  const trees = (values['before-tree'] ?? []).map((entry): PrestepTree => ({ name: entry.split('=')[0]!, dir: entry.slice(entry.indexOf('=') + 1) }))
+  const prestep = (effort: 'full' | 'quick', sizes: readonly number[]) =>
+    runPrestep({ here, sizes, effort, before: trees, instructions: effort === 'full' && !values['no-instructions'], results: values.results, machine: machineNow })
   const before = values.before === undefined ? undefined : fullReport(await readSaved(values.before), values.before, '--before')
   if (values['from-json'] !== undefined) {
     // Re-render a saved run (e.g. after a change to the report's layout).
@@ -485,6 +495,12 @@ async function main(): Promise<number> {
   }
   const effort = values.quick ? 'quick' : 'full'
   if (values['pg-only']) return pgOnly(effort, values.size, values.results, values.json)
+  if (values['prestep-only']) {
+    const sizes = values.size ? values.size.flatMap((s) => s.split(',')).map(parseSize) : effort === 'quick' ? [1_000, 10_000] : [1_000, 1_000_000]
+    const { missing } = await prestep(effort, sizes)
+    if (missing.length > 0) console.error(`bench: missing rows: ${missing.join(', ')}`)
+    return missing.length > 0 ? 1 : 0
+  }
   // Quick mode (`pnpm bench:quick`, part of `pnpm test`) leaves PostgreSQL out: a fresh machine may have no server.
   const withPg = effort === 'full' && !values['no-pg']
   const sizes = values.size
@@ -506,6 +522,7 @@ async function main(): Promise<number> {
     seconds: 0,
   }
   let failed = false
+  const prestepMissing: string[] = []
   try {
     for (const size of sizes) {
       process.stderr.write(`bench: ${sizeName(size)} events …\n`)
@@ -537,6 +554,8 @@ async function main(): Promise<number> {
       report.cache = (await job(['cache'])) as CacheResult
       console.log(`\n${cacheLines(report.cache).join('\n')}`)
     }
+    process.stderr.write('bench: the pre-step rows (plan calls on the JSONL store) …\n')
+    prestepMissing.push(...(await prestep(effort, effort === 'quick' ? [1_000, 10_000] : [1_000, Math.max(...sizes)])).missing)
     if (withPg) {
       process.stderr.write('bench: PostgreSQL store beside the JSONL store …\n')
       ;(report as WithPg).pg = await pgJob(self, dir, effort, 1_000_000)
@@ -571,6 +590,7 @@ async function main(): Promise<number> {
   }
   if (!values['no-cache']) missing.push(...cacheMissing(report.cache))
   if (withPg) missing.push(...pgMissing((report as WithPg).pg))
+  missing.push(...prestepMissing)
   if (!values['no-append']) {
     for (const row of APPEND_ROWS) {
       if (!report.append.some((a) => a.id === row.id && Number.isFinite(a.rate))) missing.push(`append/${row.id}`)
