@@ -1,11 +1,35 @@
+import type { Logger } from '@planmode/context'
 import { SessionLogError, type HostAgent, type HostSession } from '@planmode/host'
-import type { CommandResult, ProjectionSnapshot, Session, SessionEvent, UserContentBlock, UserMessage } from '@planmode/seams'
+import type { CommandRegistry, CommandResult, ProjectionSnapshot, Session, SessionEvent, SessionProjectionRegistry, UserContentBlock, UserMessage } from '@planmode/seams'
 import type { FollowerSession } from '@planmode/store-postgres'
 import { NotLeaseHolderError } from './not-lease-holder-error.js'
 import { attachments, type PostedImage } from './posted-images.js'
 import { SessionQuestions, type PendingQuestion, type QuestionOutcome } from './question-broker.js'
-import type { SessionAccess, SessionFeedItem, SessionRole } from './session-feed.js'
-import type { WebHost } from './web-host.js'
+import type { EventPresentation, SessionAccess, SessionFeedItem, SessionRole } from './session-feed.js'
+
+/** What the leases of sessions in PostgreSQL hear from an open session: whether streams watch it, and that its writer lost the lease. */
+export interface LeaseWatch {
+  /** A stream subscribed to `entry`: it stays open. */
+  watched(entry: OpenSession): void
+  /** A stream of `entry` ended: a follower nobody watches is closed after a grace. */
+  unwatched(entry: OpenSession): void
+  /** The writer of `entry` lost its lease (`agent` noticed): it follows the session from now on. */
+  leaseLost(entry: OpenSession, agent: HostAgent | undefined): Promise<void>
+}
+
+/** What every open session uses of the host: the projections, the commands, the tools' cards, the logger and, with PostgreSQL, the leases. */
+export interface FeedServices {
+  /** The projection registry (the frames and snapshots). */
+  readonly projections: SessionProjectionRegistry
+  /** The command registry (`/plan` and the others). */
+  readonly commands: CommandRegistry
+  /** How a UI may show the tool calls or result of an event. */
+  readonly present: (event: SessionEvent) => EventPresentation | undefined
+  /** Where a failed listener or prompt is told. */
+  readonly logger: Logger
+  /** The leases, when the sessions live in PostgreSQL. */
+  readonly leases?: LeaseWatch
+}
 
 /** Whether the events leave a turn open (a `turn/start` after the last `turn/end`). */
 function openTurn(events: readonly SessionEvent[]): boolean {
@@ -41,9 +65,9 @@ export class OpenSession {
   private holderName: string | null
   private holderUnknown = false
 
-  /** Wraps a session the host opened (see {@link WebHost.openSession}): with its agent as the writer, without one as a follower. */
+  /** Wraps a session the registry opened: with its agent as the writer, without one as a follower. */
   constructor(
-    private readonly host: WebHost,
+    private readonly services: FeedServices,
     session: HostSession | FollowerSession,
     agent: HostAgent | undefined,
     holder: string | null,
@@ -54,10 +78,7 @@ export class OpenSession {
     this.holderName = holder
     this.holderUnknown = holderUnknown && agent === undefined
     this.lastSeq = session.events.at(-1)?.seq ?? -1
-    this.questions = new SessionQuestions(session.id, {
-      closed: () => {},
-      commented: (id, comments) => this.emit({ kind: 'question-comments', id, comments }),
-    })
+    this.questions = new SessionQuestions(session.id, (id, comments) => this.emit({ kind: 'question-comments', id, comments }))
     const snapshot = this.snapshot()
     this.lastValues = JSON.stringify(snapshot.values)
     this.shownQuestions = this.openAsks(snapshot)
@@ -145,7 +166,7 @@ export class OpenSession {
     return this.currentAgent === undefined ? Promise.resolve() : (this.current as HostSession).settled()
   }
 
-  /** The writer's agent; a follower throws {@link NotLeaseHolderError} (the host's `writable` never returns one). */
+  /** The writer's agent; a follower throws {@link NotLeaseHolderError} (the registry's `writable` never returns one). */
   writer(): HostAgent {
     if (this.currentAgent === undefined) throw new NotLeaseHolderError(this.id, this.holderName)
     return this.currentAgent
@@ -197,15 +218,20 @@ export class OpenSession {
 
   /** Every projection value as of the last event. */
   snapshot(): ProjectionSnapshot {
-    return this.host.ctx.require('sessionProjections').snapshot(this.session)
+    return this.services.projections.snapshot(this.session)
+  }
+
+  /** How a UI may show the tool calls or result of `event` (`presentCall` / `presentResult` of the registered tool). */
+  present(event: SessionEvent): EventPresentation | undefined {
+    return this.services.present(event)
   }
 
   /** Subscribes to the feed; returns the unsubscribe. */
   subscribe(listener: (item: SessionFeedItem) => void): () => void {
     this.listeners.add(listener)
-    this.host.watched(this)
+    this.services.leases?.watched(this)
     return () => {
-      if (this.listeners.delete(listener)) this.host.unwatched(this)
+      if (this.listeners.delete(listener)) this.services.leases?.unwatched(this)
     }
   }
 
@@ -229,7 +255,7 @@ export class OpenSession {
   private push(event: SessionEvent): void {
     this.lastSeq = event.seq
     if (event.type === 'assistant/message' || event.type === 'step/start' || event.type === 'step/end' || event.type === 'turn/end') this.streaming = undefined
-    const presentation = this.host.present(event)
+    const presentation = this.services.present(event)
     this.emit({ kind: 'append', event, ...(presentation === undefined ? {} : { presentation }) })
   }
 
@@ -269,17 +295,17 @@ export class OpenSession {
     }
     agent.prompt(message).catch((error: unknown) => {
       // The lease went while the turn started: this server follows the session from now on.
-      if (SessionLogError.isInstance(error) && error.code === 'LEASE_LOST') void this.host.leaseLost(this, agent)
+      if (SessionLogError.isInstance(error) && error.code === 'LEASE_LOST') void this.services.leases?.leaseLost(this, agent)
       // BUSY when a follow-up got in first: steer instead, so the message is not lost.
       else if (!agent.disposed) agent.steer(message)
-      else this.host.logger.warn(`session ${this.id}: prompt failed: ${error instanceof Error ? error.message : String(error)}`)
+      else this.services.logger.warn(`session ${this.id}: prompt failed: ${error instanceof Error ? error.message : String(error)}`)
     })
     return { steered: false }
   }
 
   /** Runs a slash command line (the writer only); `undefined` for an unknown command (nothing logged). */
   command(line: string, images: readonly PostedImage[]): Promise<CommandResult | undefined> {
-    return this.host.ctx.require('commands').execute({ agent: this.writer(), line, attachments: attachments(images) })
+    return this.services.commands.execute({ agent: this.writer(), line, attachments: attachments(images) })
   }
 
   /** Cancels the running turn (the writer only); resolves with whether one was running. */
@@ -295,7 +321,7 @@ export class OpenSession {
       try {
         listener(item)
       } catch (error) {
-        this.host.logger.warn(`session ${this.id}: a feed listener failed: ${error instanceof Error ? error.message : String(error)}`)
+        this.services.logger.warn(`session ${this.id}: a feed listener failed: ${error instanceof Error ? error.message : String(error)}`)
       }
     }
   }

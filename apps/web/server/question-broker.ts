@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
+import { checkAnswers } from '@planmode/host'
 import { UserQuestionError, type QuestionAnswerer, type UserAnswer, type UserQuestion } from '@planmode/seams'
-import { checkAnswers } from './answer-check.js'
 import { reviewerMayAnswer, shareComment, withAuthors, type SharedComment } from './shared-comments.js'
 import type { RequestUser } from './users.js'
 
@@ -19,17 +19,8 @@ export interface PendingQuestion {
 /** How a pending question closed. */
 export type QuestionOutcome = 'answered' | 'dismissed' | 'aborted'
 
-/**
- * What the broker tells the session's listeners. The tabs see a question
- * open and close from the log (`OpenSession`); the broker only says how a
- * question it held closed, and what reviewers comment.
- */
-export interface QuestionListener {
-  /** A question closed here (answered, dismissed or aborted). */
-  closed(id: string, outcome: QuestionOutcome): void
-  /** The shared comments of an open question changed (one added or removed): all of them now. */
-  commented(id: string, comments: readonly SharedComment[]): void
-}
+/** Hears the shared comments of an open question change (one added or removed): all of them now. The tabs see a question open and close from the log (`OpenSession`). */
+export type CommentsListener = (id: string, comments: readonly SharedComment[]) => void
 
 /** The result of an answer, a dismissal or a comment: done, or refused with a status and a message (nothing changed). */
 export type SettleResult =
@@ -53,16 +44,11 @@ export class SessionQuestions {
   private readonly waiting = new Map<string, Waiting>()
   private readonly outcomes = new Map<string, QuestionOutcome>()
 
-  /** The questions of session `sessionId`; `listener` hears every opening and closing. */
+  /** The questions of session `sessionId`; `commented` hears their shared comments change. */
   constructor(
     private readonly sessionId: string,
-    private readonly listener: QuestionListener,
+    private readonly commented: CommentsListener,
   ) {}
-
-  /** The open questions, oldest first, each with its shared comments when there are some. */
-  pending(): PendingQuestion[] {
-    return [...this.waiting.values()].map((entry) => (entry.comments.length === 0 ? entry.question : { ...entry.question, comments: entry.comments }))
-  }
 
   /**
    * Opens a question and waits for a tab; rejects `ASK_ABORTED` when
@@ -118,12 +104,12 @@ export class SessionQuestions {
     if (entry === undefined) return this.missing(id)
     const questions = entry.question.request.questions
     const checked = checkAnswers(questions, raw)
-    if (typeof checked === 'string') return { ok: false, status: 400, error: checked }
+    if (!checked.ok) return { ok: false, status: 400, error: checked.problem }
     if (user.role !== 'owner') {
-      const refused = reviewerMayAnswer(questions, checked, user)
+      const refused = reviewerMayAnswer(questions, checked.answers, user)
       if (refused !== undefined) return { ok: false, status: 403, error: refused, code: 'OWNERS_ONLY' }
     }
-    const merged = withAuthors(questions, checked, entry.comments, user)
+    const merged = withAuthors(questions, checked.answers, entry.comments, user)
     if (typeof merged === 'string') return { ok: false, status: 400, error: merged }
     this.close(id, 'answered')
     entry.resolve(merged)
@@ -142,7 +128,7 @@ export class SessionQuestions {
     const shared = shareComment(entry.question.request.questions, entry.comments, raw, user)
     if (typeof shared === 'string') return { ok: false, status: 400, error: shared }
     entry.comments = [...entry.comments, shared]
-    this.listener.commented(id, entry.comments)
+    this.commented(id, entry.comments)
     return { ok: true, comment: shared }
   }
 
@@ -156,7 +142,7 @@ export class SessionQuestions {
       return { ok: false, status: 403, error: `only its author (${comment.by?.name ?? 'someone else'}) or an owner can remove that comment`, code: 'OWNERS_ONLY' }
     }
     entry.comments = entry.comments.filter((held) => held !== comment)
-    this.listener.commented(id, entry.comments)
+    this.commented(id, entry.comments)
     return { ok: true }
   }
 
@@ -177,7 +163,6 @@ export class SessionQuestions {
   private close(id: string, outcome: QuestionOutcome): boolean {
     if (!this.waiting.delete(id)) return false
     this.outcomes.set(id, outcome)
-    this.listener.closed(id, outcome)
     return true
   }
 }

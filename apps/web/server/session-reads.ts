@@ -1,9 +1,9 @@
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
+import type { SessionStore } from '@planmode/host'
 import type { SessionEvent } from '@planmode/seams'
 import { HttpError } from './http-error.js'
 import type { OpenSession } from './open-session.js'
-import type { WebHost } from './web-host.js'
 
 const MAX_TAIL = 100_000
 
@@ -12,11 +12,11 @@ const MAX_TAIL = 100_000
  * with details (event count, last seq, title, running, role) for those this
  * server has open.
  */
-export async function listSessions(host: WebHost) {
-  const ids = await host.sessions.list()
-  const dir = host.sessions.dir
+export async function listSessions(sessions: SessionStore, openOf: (id: string) => OpenSession | undefined) {
+  const ids = await sessions.list()
+  const dir = sessions.dir
   const rows = ids.map((id) => {
-    const open = host.get(id)
+    const open = openOf(id)
     const file = dir === undefined ? undefined : join(dir, `${id}.jsonl`)
     const stat = file === undefined ? undefined : statSync(file, { throwIfNoEntry: false })
     const events = open?.session.events
@@ -35,7 +35,7 @@ export async function listSessions(host: WebHost) {
  * their tool presentations, the projection snapshot as of the last event,
  * the open questions, whether a turn runs and the text streamed so far.
  */
-export function sessionPage(host: WebHost, open: OpenSession, tail: number) {
+export function sessionPage(open: OpenSession, tail: number) {
   const events = open.session.events
   const partial = open.partial()
   const shown = tail === 0 ? [] : events.slice(-tail)
@@ -49,7 +49,7 @@ export function sessionPage(host: WebHost, open: OpenSession, tail: number) {
     firstSeq: shown[0]?.seq ?? (events.at(-1)?.seq ?? -1) + 1,
     lastSeq: events.at(-1)?.seq ?? -1,
     earlier: events.length - shown.length,
-    presentations: presentationsOf(host, shown),
+    presentations: presentationsOf(open, shown),
     snapshot: open.snapshot(),
     questions: open.pending(),
     running: open.running,
@@ -66,7 +66,7 @@ export function sessionPage(host: WebHost, open: OpenSession, tail: number) {
  * it is read: a client holding the events from `before` on gets, with the
  * page, every event from `firstSeq` on, none twice.
  */
-export function eventPage(host: WebHost, open: OpenSession, before: number, limit: number) {
+export function eventPage(open: OpenSession, before: number, limit: number) {
   const events = open.session.events
   const last = events.at(-1)?.seq ?? -1
   if (before > last + 1) throw new HttpError(400, `before ${before} is past the end of the session (its last seq is ${last})`)
@@ -80,7 +80,7 @@ export function eventPage(host: WebHost, open: OpenSession, before: number, limi
     firstSeq: shown[0]?.seq ?? before,
     lastSeq: last,
     earlier: start,
-    presentations: presentationsOf(host, shown),
+    presentations: presentationsOf(open, shown),
   }
 }
 
@@ -97,10 +97,10 @@ function firstAtOrAfter(events: readonly SessionEvent[], seq: number): number {
 }
 
 /** The tools' cards of `events`, by seq (events without one are left out). */
-function presentationsOf(host: WebHost, events: readonly SessionEvent[]): Record<string, unknown> {
+function presentationsOf(open: OpenSession, events: readonly SessionEvent[]): Record<string, unknown> {
   const presentations: Record<string, unknown> = {}
   for (const event of events) {
-    const presentation = host.present(event)
+    const presentation = open.present(event)
     if (presentation !== undefined) presentations[String(event.seq)] = presentation
   }
   return presentations

@@ -58,7 +58,7 @@ export function reviewerMayAnswer(questions: readonly UserQuestion[], answers: r
   const selected = answers[0]!.selected
   if (selected.includes(intent.approve)) return refuse('approve a plan')
   if (intent.stop !== undefined && selected.includes(intent.stop)) return refuse('stop planning')
-  if (intent.keep === undefined || selected.length !== 1 || selected[0] !== intent.keep) return refuse(`answer a plan review with anything but ${JSON.stringify(intent.keep ?? 'Keep planning')}`)
+  if (intent.keep === undefined || selected.length !== 1 || selected[0] !== intent.keep) return refuse(`answer with anything but ${JSON.stringify(intent.keep ?? 'Keep planning')}`)
   if (answers[0]!.edit !== undefined) return refuse('edit a plan')
   return undefined
 }

@@ -1,0 +1,111 @@
+import type { LanguageModelV3 } from '@ai-sdk/provider'
+import { Context, type Logger } from '@planmode/context'
+import { basePromptSection, composePlanHost } from '@planmode/demo/compose-host'
+import { questionsProjectionPlugin } from '@planmode/host'
+import { planProgressPlugin, planProgressProjectionPlugin, UPDATE_PLAN } from '@planmode/plan-progress'
+import type { Agent } from '@planmode/seams'
+import { postgresSessions } from '@planmode/store-postgres'
+import { loggedQuestionId } from './logged-questions.js'
+import type { SessionQuestions } from './question-broker.js'
+import { sessionModelPlugin } from './session-model.js'
+
+/** Sessions in PostgreSQL (`--store`): the connection and the schema ({@link setup} of `@planmode/store-postgres` must have run). */
+export interface WebHostStore {
+  /** The connection URL. */
+  readonly connection: string
+  /** The schema; `planmode` by default. */
+  readonly schema?: string
+}
+
+/** What the server composes: the store, the model and the plan layers' options (as `pnpm start` takes them). */
+export interface WebCompositionOptions {
+  /** Where the JSONL session logs go; give this or {@link WebCompositionOptions.store}. */
+  readonly sessionDir?: string
+  /** Sessions in PostgreSQL instead of JSONL files: several servers may share them, one writer per session. */
+  readonly store?: WebHostStore
+  /** The folder the workspace tools work in. */
+  readonly workspace: string
+  /** The model every agent talks to. */
+  readonly model: LanguageModelV3
+  /**
+   * The models an approval may hand the plan to (`--models`, SPEC §18), by
+   * id: the review offers them, and the agent (or the fresh session's) uses
+   * the one chosen from its next step. A reopened session's agent gets back
+   * the model its log's latest handoff chose, when it is still among them.
+   */
+  readonly models?: Readonly<Record<string, LanguageModelV3>>
+  /** The plan-policy section. */
+  readonly section: string
+  /** plan-policy's `placement` (SPEC §13). */
+  readonly placement?: 'system' | 'transcript'
+  /** Compose `@planmode/plan-guard` (SPEC §14). */
+  readonly guard?: boolean
+  /** Compose `@planmode/plan-file` with this folder (`--plan-dir`): each session's latest plan as `<dir>/<id>.md`. */
+  readonly planDir?: string
+  /** plan-tool's `requiredSections` (SPEC §20): headings a plan must have before it is reviewed. */
+  readonly requiredSections?: readonly string[]
+  /** Steps per turn (default 24). */
+  readonly maxSteps?: number
+}
+
+/**
+ * Composes the server's context: the reference host (its session store over
+ * JSONL, or PostgreSQL's with `store`, holding leases as `holder`), every
+ * plan layer (plan-guard with `guard`), the demo's workspace tools, the
+ * web's own `sessionModel` projection, the host's `questions` projection,
+ * the base prompt, and a user-questions provider that hands each ask to the
+ * questions of the session its agent writes (`questionsOf`). Disposes what
+ * it composed when a plugin throws.
+ */
+export function composeWebHost(options: WebCompositionOptions, holder: string, logger: Logger, questionsOf: (agent: Agent) => SessionQuestions | undefined): Context {
+  const ctx = new Context({ logger })
+  try {
+    const { store, sessionDir, model, models, ...rest } = options
+    // The reference host, every plan layer, plan-guard when asked for, and the workspace tools: as `pnpm start`.
+    // With --store the session store is PostgreSQL's, as hostPlugin's `sessions` option would compose it.
+    // The review always offers a fresh session (this app opens it and follows it); `models` as --models gives them.
+    composePlanHost(ctx, {
+      ...rest,
+      model,
+      ...(models === undefined ? {} : { models }),
+      freshSessions: true,
+      ...(store === undefined
+        ? { sessionDir }
+        : { sessions: postgresSessions({ connection: store.connection, ...(store.schema === undefined ? {} : { schema: store.schema }), holder }) }),
+    })
+    // Progress against the approved plan (SPEC §17): update_plan and its messages, and the planProgress projection
+    // the checklist shows. Composed here unless composePlanHost already composes it.
+    if (ctx.require('tools').get(UPDATE_PLAN) === undefined) ctx.plugin(planProgressPlugin)
+    if (!ctx.require('sessionProjections').keys().includes('planProgress')) ctx.plugin(planProgressProjectionPlugin)
+    ctx.plugin(sessionModelPlugin)
+    // The open questions of the log: what every server's tabs show as waiting, writer or follower.
+    if (!ctx.require('sessionProjections').keys().includes('questions')) ctx.plugin(questionsProjectionPlugin)
+    ctx.plugin({
+      name: '@planmode/web/base-prompt',
+      requires: ['systemPrompt'],
+      apply: (child) => {
+        child.effect(child.require('systemPrompt').section({ name: 'web:base', order: 10, text: basePromptSection(options.workspace) }))
+      },
+    })
+    ctx.plugin({
+      name: '@planmode/web/browser-questions',
+      requires: ['userQuestions'],
+      apply: (child) => {
+        child.effect(
+          child.require('userQuestions').registerProvider({
+            ask: ({ agent, questions, signal }) => {
+              const questionsHere = questionsOf(agent)
+              if (questionsHere === undefined) return Promise.reject(new Error(`no browser session is open for agent ${agent.id}`))
+              // The ask's id in the log (logged before the provider is asked): the panel's id on every server.
+              return questionsHere.ask(questions, signal, loggedQuestionId(agent.session.events, questions))
+            },
+          }),
+        )
+      },
+    })
+  } catch (error) {
+    ctx.dispose()
+    throw error
+  }
+  return ctx
+}
