@@ -1,7 +1,7 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider'
 import { WORKSPACE_EVENT } from '@planmode/demo/workspace-event'
 import type { AgentRegistry, HostAgent, HostSession } from '@planmode/host'
-import { chosenModel } from './session-model.js'
+import { handoffModelToResume } from '@planmode/plan-tool'
 
 /**
  * What this server does when it starts writing a session (a new one, one
@@ -17,9 +17,14 @@ export class SessionWriting {
     private readonly workspace: string,
   ) {}
 
-  /** The agent of a session this server writes: with the model its log's latest handoff chose, when this server has it. */
+  /**
+   * The agent of a session this server writes, on the model its log chose
+   * (plan-tool's one rule, `handoffModelToResume`): a handoff's model no
+   * request has gone to yet, when this server has it; else the host's own
+   * choice from the session's last `request/header`.
+   */
   createAgent(session: HostSession): HostAgent {
-    const id = chosenModel(session.events)
+    const id = handoffModelToResume(session.events)
     const model = id !== undefined && Object.hasOwn(this.models, id) ? this.models[id] : undefined
     return this.agents.create({ session, ...(model === undefined ? {} : { model }) })
   }
