@@ -1,11 +1,11 @@
 // Answers to the questions of the log: on a server that follows the session (or on the writer, for a question its own
 // provider does not hold), an answer goes to the session's writer through the store's answer inbox, never by a takeover.
-import { checkAnswers } from '@planmode/host'
 import type { AnswerInbox, AnswerRefusalCode, QuestionAnswerer, SessionEvent } from '@planmode/seams'
 import { settledAt } from './logged-questions.js'
 import type { OpenSession } from './open-session.js'
 import type { SettleResult } from './question-broker.js'
 import { reviewerMayAnswer } from './shared-comments.js'
+import { checkPersonAnswers } from './person-answers.js'
 import type { RequestUser } from './users.js'
 
 /** How long an answer waits for the writer's reply before it is reported as of unknown fate (a 502). */
@@ -55,7 +55,7 @@ export async function answerFromLog(inbox: AnswerInbox | undefined, open: OpenSe
   const settled = settledAt(events, questionId, askedAt)
   if (settled !== undefined) return settledRefusal(questionId, settled)
   const questions = (events[askedAt] as SessionEvent<'question/asked'>).data.question
-  const checked = checkAnswers(questions, raw)
+  const checked = checkPersonAnswers(questions, raw, user.by)
   if (!checked.ok) return { ok: false, status: 400, error: checked.problem }
   if (user.role !== 'owner') {
     const refused = reviewerMayAnswer(questions, checked.answers, user)

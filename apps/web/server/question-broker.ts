@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
-import { checkAnswers } from '@planmode/host'
 import { UserQuestionError, type QuestionAnswerer, type UserAnswer, type UserQuestion } from '@planmode/seams'
 import { reviewerMayAnswer, shareComment, withAuthors, type SharedComment } from './shared-comments.js'
+import { checkPersonAnswers } from './person-answers.js'
 import type { RequestUser } from './users.js'
 
 /** A question waiting for a browser tab, as the API sends it. */
@@ -103,7 +103,7 @@ export class SessionQuestions {
     const entry = this.waiting.get(id)
     if (entry === undefined) return this.missing(id)
     const questions = entry.question.request.questions
-    const checked = checkAnswers(questions, raw)
+    const checked = checkPersonAnswers(questions, raw, user.by)
     if (!checked.ok) return { ok: false, status: 400, error: checked.problem }
     if (user.role !== 'owner') {
       const refused = reviewerMayAnswer(questions, checked.answers, user)

@@ -1,7 +1,7 @@
 // Several people on one plan review: the comments they share before anyone decides, who may answer what, and the
 // answer that goes on to the agent with everyone's name on it.
 import { randomUUID } from 'node:crypto'
-import type { QuestionAnswerer, UserAnswer, UserAnswerComment, UserQuestion } from '@planmode/seams'
+import { isWellFormedText, type QuestionAnswerer, type UserAnswer, type UserAnswerComment, type UserQuestion } from '@planmode/seams'
 import type { RequestUser } from './users.js'
 
 /** A comment shared on an open plan review: kept with the question, pushed to every tab, passed on with the answer. */
@@ -79,6 +79,7 @@ export function shareComment(questions: readonly UserQuestion[], held: readonly 
   const lineCount = (review.question.detail ?? '').split('\n').length
   if (!Number.isInteger(line) || (line as number) < 1 || (line as number) > lineCount) return `line must be a line of the plan (1–${lineCount})`
   if (typeof text !== 'string' || text.trim() === '') return 'text must be a non-blank string'
+  if (!isWellFormedText(text)) return 'text must be well-formed Unicode text without U+0000'
   if (text.length > MAX_COMMENT_TEXT) return `text is longer than ${MAX_COMMENT_TEXT} characters`
   if (held.length >= MAX_SHARED_COMMENTS) return `this review already holds ${MAX_SHARED_COMMENTS} comments`
   return { id: `c_${randomUUID()}`, line: line as number, text, ...(user.by === undefined ? {} : { by: user.by }) }
