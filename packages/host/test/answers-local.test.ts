@@ -174,6 +174,8 @@ describe('answers from another process over the JSONL store (local channel)', ()
       [[{ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 1, text: '  ' }] }], 'must be a non-blank string'],
       [[{ id: 'plan-review', selected: ['Approve'], handoff: { fresh: true } }], 'offers no handoff'],
       [[{ id: 'plan-review', selected: ['Approve'], by: { id: 'eve' } }], 'unknown member "by"'],
+      [[{ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 1, text: 'x', by: { id: ' ' } }] }], 'comments[0].by.id must be a non-blank string'],
+      [[{ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 1, text: 'x', by: { id: 'rita', role: 'x' } }] }], 'comments[0].by has an unknown member "role"'],
       [[{ id: 'plan-review', selected: ['Approve'] }, { id: 'plan-review', selected: ['Approve'] }], 'answered twice'],
     ]
     for (const [answers, problem] of bad) {
@@ -183,9 +185,12 @@ describe('answers from another process over the JSONL store (local channel)', ()
     expect(await submit(approve, { id: '' })).toMatchObject({ status: 'refused', code: 'INVALID_ANSWER', message: expect.stringContaining('by.id must be a non-blank string') })
     expect(await submit(approve, { id: 'x', role: 'admin' })).toMatchObject({ status: 'refused', code: 'INVALID_ANSWER', message: expect.stringContaining('unknown member "role"') })
     expect(settledOf(w.session, questionId)).toEqual([])
-    const ok = await submit([{ id: 'plan-review', selected: ['Keep planning'], custom: 'split step 2', comments: [{ line: 3, text: 'why first?' }] }])
+    // A comment may name its own author (several reviewers commented on one review).
+    const ok = await submit([{ id: 'plan-review', selected: ['Keep planning'], custom: 'split step 2', comments: [{ line: 3, text: 'why first?' }, { line: 1, text: 'title?', by: { id: 'rita', name: 'Rita' } }] }])
     expect(ok).toMatchObject({ status: 'accepted' })
-    expect(await pending).toEqual({ answers: [{ id: 'plan-review', selected: ['Keep planning'], custom: 'split step 2', comments: [{ line: 3, text: 'why first?' }] }] })
+    expect(await pending).toEqual({
+      answers: [{ id: 'plan-review', selected: ['Keep planning'], custom: 'split step 2', comments: [{ line: 3, text: 'why first?' }, { line: 1, text: 'title?', by: { id: 'rita', name: 'Rita' } }] }],
+    })
   })
 
   it('the writer checks what reaches its socket itself: a bad answer, a wrong token, another session, garbage; the question stays open', async () => {
