@@ -7,6 +7,7 @@ import type { Agent } from '@planmode/seams'
 import { postgresSessions } from '@planmode/store-postgres'
 import { loggedQuestionId } from './logged-questions.js'
 import type { SessionQuestions } from './question-broker.js'
+import { reviewCommentsPlugin } from './review-comments.js'
 import { sessionModelPlugin } from './session-model.js'
 
 /** Sessions in PostgreSQL (`--store`): the connection and the schema ({@link setup} of `@planmode/store-postgres` must have run). */
@@ -52,7 +53,7 @@ export interface WebCompositionOptions {
  * Composes the server's context: the reference host (its session store over
  * JSONL, or PostgreSQL's with `store`, holding leases as `holder`), every
  * plan layer (plan-guard with `guard`), the demo's workspace tools, the
- * web's own `sessionModel` projection, the host's `questions` projection,
+ * web's own `sessionModel` and `reviewComments` projections, the host's `questions` projection,
  * the base prompt, and a user-questions provider that hands each ask to the
  * questions of the session its agent writes (`questionsOf`). Disposes what
  * it composed when a plugin throws.
@@ -78,6 +79,8 @@ export function composeWebHost(options: WebCompositionOptions, holder: string, l
     if (ctx.require('tools').get(UPDATE_PLAN) === undefined) ctx.plugin(planProgressPlugin)
     if (!ctx.require('sessionProjections').keys().includes('planProgress')) ctx.plugin(planProgressProjectionPlugin)
     ctx.plugin(sessionModelPlugin)
+    // The comments people share on an open review, from the log: the same on every server.
+    ctx.plugin(reviewCommentsPlugin)
     // The open questions of the log: what every server's tabs show as waiting, writer or follower.
     if (!ctx.require('sessionProjections').keys().includes('questions')) ctx.plugin(questionsProjectionPlugin)
     ctx.plugin({

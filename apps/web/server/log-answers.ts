@@ -4,7 +4,7 @@ import type { AnswerInbox, AnswerRefusalCode, QuestionAnswerer, SessionEvent } f
 import { settledAt } from './logged-questions.js'
 import type { OpenSession } from './open-session.js'
 import type { SettleResult } from './question-broker.js'
-import { reviewerMayAnswer } from './shared-comments.js'
+import { reviewerMayAnswer, withSharedComments } from './shared-comments.js'
 import { checkPersonAnswers } from './person-answers.js'
 import type { RequestUser } from './users.js'
 
@@ -45,10 +45,13 @@ function settledRefusal(questionId: string, settled: SessionEvent<'question/sett
  * open → checked against its questions as the writer's tabs are (400, a
  * reviewer's 403), then sent to the writer through `answerInbox.submit`
  * with `user`'s `by` (the answers themselves carry none: the settlement's
- * `by` names the user; comments shared on the writer's tabs are not added). A refusal is a 409 (400, 404, 503 for some codes) with
+ * `by` names the user), the review's shared comments first with their
+ * authors (an approval while comments are shared is a 400). A refusal is a 409 (400, 404, 503 for some codes) with
  * the inbox's code and message; no lease is taken.
  */
 export async function answerFromLog(inbox: AnswerInbox | undefined, open: OpenSession, questionId: string, raw: unknown, user: RequestUser): Promise<SettleResult> {
+  // What the writer committed until now (a comment shared a moment ago there, say) is read before the answer is judged.
+  await open.catchUp()
   const events = open.session.events
   const askedAt = events.findIndex((event) => event.type === 'question/asked' && event.data.questionId === questionId)
   if (askedAt < 0) return { ok: false, status: 404, error: `no question ${questionId} in session ${open.id}` }
@@ -61,8 +64,10 @@ export async function answerFromLog(inbox: AnswerInbox | undefined, open: OpenSe
     const refused = reviewerMayAnswer(questions, checked.answers, user)
     if (refused !== undefined) return { ok: false, status: 403, error: refused, code: 'OWNERS_ONLY' }
   }
-  // The inbox takes who answers with the submission, not in the answers (nor in their comments): the writer logs it as the settlement's `by`.
-  const answers = checked.answers
+  // The comments shared on the review (from the log) go with the answer, each with its author; an approval over them is a 400.
+  // Who answers goes with the submission, not in the answers: the writer logs it as the settlement's `by`.
+  const answers = withSharedComments(questions, checked.answers, open.commentsOf(questionId), user)
+  if (typeof answers === 'string') return { ok: false, status: 400, error: answers }
   if (inbox === undefined) return { ok: false, status: 503, code: 'UNAVAILABLE', error: `this server's session store takes no answers from other processes: answer question ${questionId} on the server that writes session ${open.id}` }
   const result = await inbox.submit({ sessionId: open.id, questionId, answers, ...(user.by === undefined ? {} : { by: user.by }), signal: AbortSignal.timeout(SUBMIT_WAIT_MS) })
   if (result.status === 'accepted') return { ok: true }

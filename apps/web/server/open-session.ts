@@ -4,8 +4,11 @@ import type { CommandRegistry, CommandResult, ProjectionSnapshot, Session, Sessi
 import type { FollowerSession } from '@planmode/store-postgres'
 import { NotLeaseHolderError } from './not-lease-holder-error.js'
 import { attachments, type PostedImage } from './posted-images.js'
-import { SessionQuestions, type PendingQuestion, type QuestionOutcome } from './question-broker.js'
+import { SessionQuestions, type PendingQuestion, type QuestionOutcome, type SettleResult } from './question-broker.js'
+import { REVIEW_COMMENT_EVENT, REVIEW_COMMENT_REMOVED_EVENT, type SharedComment } from './review-comments.js'
 import type { EventPresentation, SessionAccess, SessionFeedItem, SessionRole } from './session-feed.js'
+import { shareComment } from './shared-comments.js'
+import type { RequestUser } from './users.js'
 
 /** What the leases of sessions in PostgreSQL hear from an open session: whether streams watch it, and that its writer lost the lease. */
 export interface LeaseWatch {
@@ -53,6 +56,8 @@ export class OpenSession {
   readonly questions: SessionQuestions
   /** The asks the log leaves open as of the last frame (the `questions` projection), by `questionId`. */
   private shownQuestions = new Map<string, PendingQuestion>()
+  /** The JSON of the comments shared on each shown question as of the last frame (the `reviewComments` projection). */
+  private shownComments = new Map<string, string>()
   private readonly listeners = new Set<(item: SessionFeedItem) => void>()
   /** The JSON of the projection values last sent in a frame. */
   private lastValues: string
@@ -78,22 +83,42 @@ export class OpenSession {
     this.holderName = holder
     this.holderUnknown = holderUnknown && agent === undefined
     this.lastSeq = session.events.at(-1)?.seq ?? -1
-    this.questions = new SessionQuestions(session.id, (id, comments) => this.emit({ kind: 'question-comments', id, comments }))
+    this.questions = new SessionQuestions(session.id)
     const snapshot = this.snapshot()
     this.lastValues = JSON.stringify(snapshot.values)
     this.shownQuestions = this.openAsks(snapshot)
+    this.shownComments = this.commentsShown(snapshot)
   }
 
   /**
    * The questions open in the log, oldest first, as the tabs get them: the
    * `questions` projection's open asks (the same on every server at the same
-   * seq), each with the comments shared on it here.
+   * seq), each with the comments shared on it (the log's `reviewComments`).
    */
   pending(): PendingQuestion[] {
+    const shared = this.snapshot().values.reviewComments ?? {}
     return [...this.shownQuestions.values()].map((question) => {
-      const comments = this.questions.commentsOf(question.id)
+      const comments = Object.hasOwn(shared, question.id) ? shared[question.id]! : []
       return comments.length === 0 ? question : { ...question, comments }
     })
+  }
+
+  /** The comments shared on open question `questionId` as of the last event this server holds, oldest first. */
+  commentsOf(questionId: string): readonly SharedComment[] {
+    const shared = this.snapshot().values.reviewComments ?? {}
+    return Object.hasOwn(shared, questionId) ? shared[questionId]! : []
+  }
+
+  /** A follower reads what the writer committed since its last event (comments shared a moment ago included); a writer has it all. */
+  async catchUp(): Promise<void> {
+    const follower = this.current as Partial<FollowerSession>
+    if (this.currentAgent === undefined && typeof follower.catchUp === 'function') await follower.catchUp()
+  }
+
+  /** The JSON of the comments of every shown question in `snapshot`. */
+  private commentsShown(snapshot: ProjectionSnapshot): Map<string, string> {
+    const shared = snapshot.values.reviewComments ?? {}
+    return new Map([...this.shownQuestions.keys()].map((id) => [id, JSON.stringify(Object.hasOwn(shared, id) ? shared[id] : [])]))
   }
 
   /**
@@ -269,13 +294,25 @@ export class OpenSession {
     this.syncQuestions(snapshot)
   }
 
-  /** Tells the streams which shown questions closed (`question-closed`) and which opened (`question`) since they were last told. */
+  /**
+   * Tells the streams which shown questions closed (`question-closed`),
+   * which opened (`question`, with their comments) and whose shared comments
+   * changed (`question-comments`) since they were last told.
+   */
   private syncQuestions(snapshot: ProjectionSnapshot = this.snapshot()): void {
     const before = this.shownQuestions
+    const commentsBefore = this.shownComments
     const now = this.openAsks(snapshot)
     this.shownQuestions = now
+    this.shownComments = this.commentsShown(snapshot)
+    const shared = snapshot.values.reviewComments ?? {}
+    const commentsOf = (id: string): readonly SharedComment[] => (Object.hasOwn(shared, id) ? shared[id]! : [])
     for (const id of before.keys()) if (!now.has(id)) this.emit({ kind: 'question-closed', id, outcome: this.closedAs(id) })
-    for (const [id, question] of now) if (!before.has(id)) this.emit({ kind: 'question', question })
+    for (const [id, question] of now) {
+      const comments = commentsOf(id)
+      if (!before.has(id)) this.emit({ kind: 'question', question: comments.length === 0 ? question : { ...question, comments } })
+      else if (commentsBefore.get(id) !== this.shownComments.get(id)) this.emit({ kind: 'question-comments', id, comments })
+    }
   }
 
   /** Called by the host for each streamed text part of this session's agent. */
@@ -306,6 +343,48 @@ export class OpenSession {
   /** Runs a slash command line (the writer only); `undefined` for an unknown command (nothing logged). */
   command(line: string, images: readonly PostedImage[]): Promise<CommandResult | undefined> {
     return this.services.commands.execute({ agent: this.writer(), line, attachments: attachments(images) })
+  }
+
+  /**
+   * Shares a comment `raw` (`{ line, text }`) from `user` on the open plan
+   * review `questionId` (the writer only): checked against the logged
+   * question (`shareComment`: a 400 when it is wrong), then appended as
+   * `web/review-comment`, so every tab of every server gets it from the log,
+   * and the answer carries it with its author.
+   */
+  async comment(questionId: string, raw: unknown, user: RequestUser): Promise<SettleResult & { readonly comment?: SharedComment }> {
+    const session = this.writerSession()
+    const question = this.shownQuestions.get(questionId)
+    if (question === undefined) return this.notOpen(questionId)
+    const shared = shareComment(question.request.questions, this.commentsOf(questionId), raw, user)
+    if (typeof shared === 'string') return { ok: false, status: 400, error: shared }
+    await session.append(REVIEW_COMMENT_EVENT, { questionId, comment: shared })
+    return { ok: true, comment: shared }
+  }
+
+  /** Removes shared comment `commentId` of the open question `questionId` (the writer only): its author may, and any owner. Logged as `web/review-comment-removed`. */
+  async uncomment(questionId: string, commentId: string, user: RequestUser): Promise<SettleResult> {
+    const session = this.writerSession()
+    if (!this.shownQuestions.has(questionId)) return this.notOpen(questionId)
+    const comment = this.commentsOf(questionId).find((held) => held.id === commentId)
+    if (comment === undefined) return { ok: false, status: 404, error: `no comment ${JSON.stringify(commentId)} on question ${questionId}` }
+    if (user.role !== 'owner' && comment.by?.id !== user.by?.id) {
+      return { ok: false, status: 403, error: `only its author (${comment.by?.name ?? 'someone else'}) or an owner can remove that comment`, code: 'OWNERS_ONLY' }
+    }
+    await session.append(REVIEW_COMMENT_REMOVED_EVENT, { questionId, commentId, ...(user.by === undefined ? {} : { by: user.by }) })
+    return { ok: true }
+  }
+
+  /** The refusal for a question that is not open: 409 when the log settled it, else 404. */
+  private notOpen(questionId: string): SettleResult {
+    const asked = this.current.events.some((event) => event.type === 'question/asked' && event.data.questionId === questionId)
+    return asked ? { ok: false, status: 409, error: `question ${questionId} is already closed` } : { ok: false, status: 404, error: `no question ${questionId} in session ${this.id}` }
+  }
+
+  /** The session this server writes; a follower throws {@link NotLeaseHolderError}. */
+  private writerSession(): HostSession {
+    this.writer()
+    return this.current as HostSession
   }
 
   /** Cancels the running turn (the writer only); resolves with whether one was running. */

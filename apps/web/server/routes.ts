@@ -130,22 +130,22 @@ export async function routeApi(request: IncomingMessage, response: ServerRespons
 
 /**
  * `POST …/questions/:qid/comment` `{ line, text }` → 201 `{ comment }` (shared
- * on the open plan review, pushed to every tab) and `…/uncomment` `{ id }` →
- * `{ ok: true }` (its author or an owner). Every user may; the question lives
- * on the writer, so on a follower this is a write like an answer.
+ * on the open plan review: logged, so every tab of every server gets it) and
+ * `…/uncomment` `{ id }` → `{ ok: true }` (its author or an owner). Every
+ * user may; it is appended to the log, so on a follower it is a write.
  */
 async function comment(request: IncomingMessage, response: ServerResponse, api: ApiContext, id: string, qid: string, sub: 'comment' | 'uncomment', user: RequestUser): Promise<void> {
   const body = await readJson(request, api.bodyLimit)
   if (sub === 'comment') {
     checkMembers(body, ['line', 'text'])
-    const result = await write(api.host, id, (open) => open.questions.comment(qid, body, user))
+    const result = await write(api.host, id, (open) => open.comment(qid, body, user))
     if (!result.ok) throw settleError(result)
     return sendJson(response, 201, { comment: result.comment })
   }
   checkMembers(body, ['id'])
   const commentId = body.id
   if (typeof commentId !== 'string' || commentId === '') throw new HttpError(400, 'id must be the id of a shared comment')
-  const result = await write(api.host, id, (open) => open.questions.uncomment(qid, commentId, user))
+  const result = await write(api.host, id, (open) => open.uncomment(qid, commentId, user))
   if (!result.ok) throw settleError(result)
   return sendJson(response, 200, { ok: true })
 }
@@ -158,7 +158,7 @@ async function comment(request: IncomingMessage, response: ServerResponse, api: 
  */
 async function answer(host: WebHost, id: string, qid: string, raw: unknown, user: RequestUser): Promise<SettleResult> {
   const open = await openSession(host, id)
-  if (open.role === 'writer' && open.questions.holds(qid)) return open.questions.answer(qid, raw, user)
+  if (open.role === 'writer' && open.questions.holds(qid)) return open.questions.answer(qid, raw, user, open.commentsOf(qid))
   return answerFromLog(host.answerInbox, open, qid, raw, user)
 }
 
