@@ -1,5 +1,6 @@
 import type { Logger } from '@planmode/context'
-import { SessionLogError, type HostAgent, type HostSession } from '@planmode/host'
+import type { HostAgent } from '@planmode/host'
+import { SessionLogError, type HostSession } from '@planmode/store'
 import type { CommandRegistry, CommandResult, ProjectionSnapshot, Session, SessionEvent, SessionProjectionRegistry, UserContentBlock, UserMessage } from '@planmode/seams'
 import type { FollowerSession } from '@planmode/store-postgres'
 import { NotLeaseHolderError } from './not-lease-holder-error.js'

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { SessionLogError } from '@planmode/host'
+import { SessionLogError } from '@planmode/store'
 import { HttpError } from './http-error.js'
 import { checkMembers, readJson, sendJson } from './json-body.js'
 import { answerFromLog } from './log-answers.js'

@@ -1,5 +1,6 @@
 import type { Logger } from '@planmode/context'
-import { SessionLogError, type HostAgent, type HostSession } from '@planmode/host'
+import type { HostAgent } from '@planmode/host'
+import { SessionLogError, type HostSession } from '@planmode/store'
 import type { FollowerSession, PostgresSession, PostgresSessionStore } from '@planmode/store-postgres'
 import { NotLeaseHolderError } from './not-lease-holder-error.js'
 import type { LeaseWatch, OpenSession } from './open-session.js'

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
-import type { SessionStore } from '@planmode/host'
+import type { SessionStore } from '@planmode/store'
 import type { SessionEvent } from '@planmode/seams'
 import { HttpError } from './http-error.js'
 import type { OpenSession } from './open-session.js'

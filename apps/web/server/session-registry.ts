@@ -1,5 +1,6 @@
 import type { Logger } from '@planmode/context'
-import { SessionLogError, type HostAgent, type HostSession, type SessionStore } from '@planmode/host'
+import type { HostAgent } from '@planmode/host'
+import { SessionLogError, type HostSession, type SessionStore } from '@planmode/store'
 import type { PostgresSessionStore } from '@planmode/store-postgres'
 import { HANDED_OFF_EVENT, type SessionListChange } from './handed-off.js'
 import { OpenSession, type FeedServices } from './open-session.js'

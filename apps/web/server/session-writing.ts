@@ -1,6 +1,7 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider'
 import { WORKSPACE_EVENT } from '@planmode/demo/workspace-event'
-import type { AgentRegistry, HostAgent, HostSession } from '@planmode/host'
+import type { AgentRegistry, HostAgent } from '@planmode/host'
+import type { HostSession } from '@planmode/store'
 import { handoffModelToResume } from '@planmode/plan-tool'
 
 /**

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os'
 import type { Context, Logger } from '@planmode/context'
-import type { SessionStore } from '@planmode/host'
+import type { SessionStore } from '@planmode/store'
 import type { AnswerInbox } from '@planmode/seams'
 import { asPostgresStore, type PostgresSessionStore } from '@planmode/store-postgres'
 import type { SessionListChange } from './handed-off.js'
