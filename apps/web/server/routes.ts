@@ -51,7 +51,7 @@ export async function routeApi(request: IncomingMessage, response: ServerRespons
   if (resource !== 'sessions' || rest.length > 0) throw new HttpError(404, `no such endpoint: ${method} ${url.pathname}`)
 
   if (id === undefined) {
-    if (method === 'GET') return sendJson(response, 200, { sessions: await listSessions(host.sessions, (known) => host.get(known)) })
+    if (method === 'GET') return sendJson(response, 200, { sessions: await listSessions(host.sessions, (known) => host.get(known), host.titles) })
     requireOwner(user, 'start a session')
     // A plan goes to a fresh session through its review (SPEC §18: an approval with `handoff.fresh`), not through here.
     checkMembers(await readJson(request, api.bodyLimit), [])

@@ -4,29 +4,35 @@ import type { SessionStore } from '@planmode/store'
 import type { SessionEvent } from '@planmode/seams'
 import { HttpError } from './http-error.js'
 import type { OpenSession } from './open-session.js'
+import type { SessionTitles } from './session-titles.js'
 
 const MAX_TAIL = 100_000
 
 /**
  * `GET /api/sessions`: every session of the store, newest activity first,
- * with details (event count, last seq, title, running, role) for those this
- * server has open.
+ * with its title (read from the log of a session this server has not opened,
+ * `titles`) and details (event count, last seq, running, role) for those
+ * this server has open.
  */
-export async function listSessions(sessions: SessionStore, openOf: (id: string) => OpenSession | undefined) {
+export async function listSessions(sessions: SessionStore, openOf: (id: string) => OpenSession | undefined, titles: SessionTitles) {
   const ids = await sessions.list()
   const dir = sessions.dir
-  const rows = ids.map((id) => {
-    const open = openOf(id)
-    const file = dir === undefined ? undefined : join(dir, `${id}.jsonl`)
-    const stat = file === undefined ? undefined : statSync(file, { throwIfNoEntry: false })
-    const events = open?.session.events
-    return {
-      id,
-      open: open !== undefined,
-      updatedAt: stat?.mtimeMs ?? events?.at(-1)?.time ?? createdAt(id) ?? 0,
-      ...(events === undefined ? {} : { events: events.length, updatedSeq: events.at(-1)?.seq ?? -1, title: titleOf(events), running: open!.running, role: open!.role }),
-    }
-  })
+  const rows = await Promise.all(
+    ids.map(async (id) => {
+      const open = openOf(id)
+      const file = dir === undefined ? undefined : join(dir, `${id}.jsonl`)
+      const stat = file === undefined ? undefined : statSync(file, { throwIfNoEntry: false })
+      const events = open?.session.events
+      const title = await titles.titleOf(id, events)
+      return {
+        id,
+        open: open !== undefined,
+        updatedAt: stat?.mtimeMs ?? events?.at(-1)?.time ?? createdAt(id) ?? 0,
+        ...(title === undefined ? {} : { title }),
+        ...(events === undefined ? {} : { events: events.length, updatedSeq: events.at(-1)?.seq ?? -1, running: open!.running, role: open!.role }),
+      }
+    }),
+  )
   return rows.sort((a, b) => b.updatedAt - a.updatedAt || a.id.localeCompare(b.id))
 }
 
@@ -104,21 +110,6 @@ function presentationsOf(open: OpenSession, events: readonly SessionEvent[]): Re
     if (presentation !== undefined) presentations[String(event.seq)] = presentation
   }
   return presentations
-}
-
-/** The first user text of the session (≤ 80 chars), else the title of the plan it was handed (SPEC §18), else its first `/command` with arguments. */
-function titleOf(events: readonly SessionEvent[]): string | undefined {
-  for (const event of events) {
-    if (event.type !== 'user/message' || event.data.source.kind !== 'user') continue
-    const text = event.data.content.find((block) => block.type === 'text')
-    if (text?.type === 'text') return text.text.slice(0, 80)
-  }
-  const first = events[0]
-  if (first?.type === 'plan/handoff') return first.data.title.slice(0, 80)
-  for (const event of events) {
-    if (event.type === 'command/run' && event.data.args.trim() !== '' && event.data.args.trim() !== 'off') return `/${event.data.name}${event.data.args}`.slice(0, 80)
-  }
-  return undefined
 }
 
 /** When a session whose id the stores generated (`s_<base-36 ms>_<hex>`) was created, else `undefined`. */

@@ -9,6 +9,7 @@ import type { OpenSession } from './open-session.js'
 import { SessionLeases, FOLLOWER_IDLE_MS } from './session-leases.js'
 import { SessionRegistry } from './session-registry.js'
 import { SessionTable } from './session-table.js'
+import { SessionTitles } from './session-titles.js'
 import { SessionWriting } from './session-writing.js'
 import { presentEvent } from './tool-presentation.js'
 
@@ -58,6 +59,8 @@ export class WebHost {
   readonly logger: Logger
   /** This server's name in the leases it takes. */
   readonly self: string
+  /** The titles the session list shows (also of sessions not open here). */
+  readonly titles: SessionTitles
   private readonly table = new SessionTable()
   private readonly registry: SessionRegistry
   private readonly postgres: PostgresSessionStore | undefined
@@ -82,6 +85,7 @@ export class WebHost {
             ...(leaseCheckMs === undefined ? {} : { leaseCheckMs }),
             followerIdleMs: followerIdleMs ?? FOLLOWER_IDLE_MS,
           })
+    this.titles = new SessionTitles(ctx.require('sessions'), this.postgres)
     const tools = ctx.get('tools')
     this.registry = new SessionRegistry({
       sessions: ctx.require('sessions'),
