@@ -80,7 +80,7 @@ describe('reviewers on a follower', () => {
 })
 
 describe('shared comments on two servers', () => {
-  it('a comment shared on the writer shows on the follower, blocks an Approve there, and goes with a Keep planning sent from there, each with its author', async () => {
+  it('a comment shared on the writer shows on the follower, blocks an Approve there, and goes with a Keep planning sent from there, each with its author; an edited approval from there is applied', async () => {
     const id = (await post(as(writer, OLGA), '/api/sessions', {})).body.id as string
     const onWriter = await SseClient.open(as(writer, OLGA), `/api/sessions/${id}/stream?from=-1`)
     const onFollower = await SseClient.open(as(follower, RITA), `/api/sessions/${id}/stream?from=-1`)
@@ -120,7 +120,12 @@ describe('shared comments on two servers', () => {
       // The revision starts with no comment, on both servers.
       const second = (await onFollower.waitFor((item) => item.event === 'question' && item.data.id !== question.id)).data
       expect(second.comments).toBeUndefined()
-      await post(as(writer, OLGA), `/api/sessions/${id}/questions/${second.id}/dismiss`, {})
+      // An owner approves an edited plan from the follower: an edit is part of the answer, so it goes to the writer too.
+      const edit = '# Due dates, smaller\n\n1. Store the date.\n'
+      const approved = await post(as(follower, OLGA), `/api/sessions/${id}/questions/${second.id}`, { answers: [{ id: 'plan-review', selected: ['Approve'], edit }] })
+      expect(approved.status, JSON.stringify(approved.body)).toBe(200)
+      const record = await waitForEvent(onWriter, (event) => event.type === 'plan/review' && event.seq > review.seq)
+      expect(record.data).toMatchObject({ outcome: 'approved', by: { id: 'olga', name: 'Olga' }, plan: edit })
       await waitForEvent(onWriter, turnEnded(1))
     } finally {
       onWriter.close()
