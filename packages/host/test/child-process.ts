@@ -6,6 +6,7 @@ export interface Child {
   /** Resolves with the first line matching `pattern` (its first group); rejects if the child exits first. */
   line(pattern: RegExp): Promise<string>
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+  stdout(): string
   stderr(): string
 }
 
@@ -44,6 +45,7 @@ export function startChild(file: string, args: readonly string[], options: Spawn
   return {
     child,
     exited,
+    stdout: () => stdout,
     stderr: () => stderr,
     line: (pattern) =>
       new Promise((resolve, reject) => {
