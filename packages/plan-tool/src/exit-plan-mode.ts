@@ -400,9 +400,11 @@ export function createExitPlanModeTool(ctx: Context, config?: PlanToolConfig): T
         await record({ toolCallId, outcome: 'approved', unattended: true }, exit(agent))
         return { approved: true }
       }
+      // SPEC §11, §21: `unattended` never approves a child (an agent with an owner); it fails as §6.4 / §6.5 say.
+      const unattendedApproves = unattended === 'approve' && agent.owner === undefined
       const userQuestions = ctx.get('userQuestions')
       if (userQuestions === undefined) {
-        if (unattended === 'approve') return approveUnattended()
+        if (unattendedApproves) return approveUnattended()
         throw new Error(EXIT_PLAN_MODE_MESSAGES.noReview)
       }
       let answers: readonly UserAnswer[]
@@ -413,7 +415,7 @@ export function createExitPlanModeTool(ctx: Context, config?: PlanToolConfig): T
           await record({ toolCallId, outcome: 'dismissed' })
           throw new Error(EXIT_PLAN_MODE_MESSAGES.dismissed, { cause: error })
         }
-        if (unattended === 'approve' && UserQuestionError.isInstance(error) && error.code === 'NO_PROVIDER') return approveUnattended()
+        if (unattendedApproves && UserQuestionError.isInstance(error) && error.code === 'NO_PROVIDER') return approveUnattended()
         throw error
       }
       if (reloaded()) throw new Error(EXIT_PLAN_MODE_MESSAGES.reloaded)
