@@ -119,11 +119,12 @@ export type PlanStepContributor = (
 
 /**
  * The guidance text as a function of the agent and its log as of after the
- * flush (see {@link PlanModeController.setGuidance}).
+ * flush (see {@link PlanModeController.setGuidance}); a message instead of
+ * a text is added as it is (plan-policy's re-entry line, SPEC §24).
  *
  * @public
  */
-export type PlanGuidanceText = (agent: Agent, log: PlanLog) => string
+export type PlanGuidanceText = (agent: Agent, log: PlanLog) => string | UserMessage
 
 declare module '@planmode/context' {
   interface Services {
@@ -363,7 +364,7 @@ export function createPlanModeController(ctx: Context): PlanModeController {
     const guidance = guidances.at(-1)
     if (guidance === undefined || !log.active || log.guided) return undefined
     const text = typeof guidance.text === 'string' ? guidance.text : guidance.text(agent, log)
-    return planModeGuidance(text)
+    return typeof text === 'string' ? planModeGuidance(text) : text
   }
 
   /** What the contributors add to a step, in registration order; a failing one is skipped with a warning. */
