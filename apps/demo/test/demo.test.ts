@@ -304,11 +304,11 @@ describe('pnpm demo (built, as a child process)', () => {
       'plan/mode:off',
       'notice:The user switched this session back to the default mode.',
       'turn/end:completed',
-      // Stage 9: plan mode again, and a question handed to a helper agent, whose report is the tool result.
+      // Stage 9: plan mode again (the same section: the re-entry line, SPEC §24), and a question handed to a helper agent, whose report is the tool result.
       '/plan',
       'plan/mode:on',
       'notice:The user switched this session to plan mode.',
-      'guidance',
+      'guidance-again',
       'explore:reported',
       'turn/end:completed',
     ])
@@ -776,9 +776,9 @@ describe('pnpm start: the model asks to enter plan mode, --placement, --guard', 
       'turn/end:completed',
       '/plan',
       'plan/mode:on',
-      // Told "off" by the approval: a notice, then the guidance again.
+      // Told "off" by the approval: a notice, then the re-entry line (SPEC §24: the same section was logged before).
       'notice:The user switched this session to plan mode.',
-      'guidance',
+      'guidance-again',
       'review:dismissed',
       'turn/end:completed',
       '/plan off',

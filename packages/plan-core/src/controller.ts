@@ -82,6 +82,53 @@ export interface PlanModeController {
   enterAtBoundary(agent: Agent): void
 }
 
+<<<<<<< HEAD
+=======
+/**
+ * An accepted step as plan-core's boundary flush sees it, after the flush:
+ * what a {@link PlanStepContributor} decides from.
+ *
+ * @public
+ */
+export interface PlanStep {
+  /** The agent about to take the step. */
+  readonly agent: Agent
+  /** The turn number (from 1). */
+  readonly turn: number
+  /** The step number within the turn (from 1). */
+  readonly step: number
+  /** Aborted when the turn is cancelled. */
+  readonly signal: AbortSignal
+  /**
+   * The logged state after the flush: the state this step's request uses
+   * (SPEC §3.4's `next`). Equal to `log.active`.
+   */
+  readonly next: boolean
+  /** The fold of the agent's session log after the flush (see {@link readPlanLog}). */
+  readonly log: PlanLog
+}
+
+/**
+ * A layer's messages for an accepted step (see
+ * {@link PlanModeController.contribute}): the messages to add, in order, or
+ * `undefined` (or `[]`) for none.
+ *
+ * @public
+ */
+export type PlanStepContributor = (
+  step: PlanStep,
+) => UserMessage | readonly UserMessage[] | undefined | Promise<UserMessage | readonly UserMessage[] | undefined>
+
+/**
+ * The guidance text as a function of the agent and its log as of after the
+ * flush (see {@link PlanModeController.setGuidance}); a message instead of
+ * a text is added as it is (plan-policy's re-entry line, SPEC §24).
+ *
+ * @public
+ */
+export type PlanGuidanceText = (agent: Agent, log: PlanLog) => string | UserMessage
+
+>>>>>>> layers
 declare module '@planmode/context' {
   interface Services {
     /** Per-agent plan mode, provided by `@planmode/plan-core`. */
@@ -128,4 +175,118 @@ export function createPlanModeController(ctx: Context): PlanModeController {
       return contributions.contribute(contributor)
     },
   }
+<<<<<<< HEAD
+=======
+
+  /** The guidance message due at a step whose log (after the flush) is `log`, if any (SPEC §13). */
+  const guidanceFor = (agent: Agent, log: PlanLog): UserMessage | undefined => {
+    const guidance = guidances.at(-1)
+    if (guidance === undefined || !log.active || log.guided) return undefined
+    const text = typeof guidance.text === 'string' ? guidance.text : guidance.text(agent, log)
+    return typeof text === 'string' ? planModeGuidance(text) : text
+  }
+
+  /** What the contributors add to a step, in registration order; a failing one is skipped with a warning. */
+  const contributions = async (step: PlanStep): Promise<UserMessage[]> => {
+    const added: UserMessage[] = []
+    for (const { contribute } of [...contributors]) {
+      try {
+        const result = await contribute(step)
+        if (result === undefined) continue
+        if (Array.isArray(result)) added.push(...(result as readonly UserMessage[]))
+        else added.push(result as UserMessage)
+      } catch (error) {
+        ctx.logger.warn(`${CONTRIBUTION_FAILED}: ${describe(error)}`, error)
+      }
+    }
+    return added
+  }
+
+  /**
+   * `decision` with what the model is due against the log as of after the
+   * flush added at its end: the notice of SPEC §3.4, the guidance message
+   * of §13, then the contributions of the layers (§3.3). A malformed
+   * decision is returned untouched, for the host to report.
+   */
+  const withMessages = async (decision: PreStepDecision & { kind: 'enter' }, payload: PreStepPayload): Promise<PreStepDecision> => {
+    if (!Array.isArray(decision.messages)) return decision
+    const { agent } = payload
+    const log = read(agent.session)
+    const added: UserMessage[] = []
+    const notice = noticeFor(log)
+    if (notice !== undefined) added.push(notice)
+    const guidance = guidanceFor(agent, log)
+    if (guidance !== undefined) added.push(guidance)
+    if (contributors.length > 0) {
+      const step: PlanStep = { agent, turn: payload.turn, step: payload.step, signal: payload.signal, next: log.active, log }
+      added.push(...(await contributions(step)))
+    }
+    return added.length === 0 ? decision : { ...decision, messages: [...decision.messages, ...added] }
+  }
+
+  /**
+   * SPEC §21: a child agent (one with an `owner`) whose log, after the
+   * flush, has no `plan/mode` and no `request/header` yet inherits its
+   * owner's logged plan mode when that is active. A failed append warns as
+   * the flush does; the step runs on the logged state, and a later pre-step
+   * tries again while the child still has no header.
+   */
+  const inherit = async (agent: Agent): Promise<void> => {
+    const owner = agent.owner
+    if (owner === undefined) return
+    const log = read(agent.session)
+    if (log.cause !== undefined || log.told !== undefined) return
+    if (!readPlanLog(owner.session).active) return
+    try {
+      await agent.session.append('plan/mode', { active: true, cause: 'inherit' })
+    } catch (error) {
+      ctx.logger.warn(`${FLUSH_FAILED}: ${describe(error)}`, error)
+      return
+    }
+    changed(agent.session, true, 'inherit')
+  }
+
+  /** What the flush does once the downstream decision is in. */
+  const afterDecision = async (payload: PreStepPayload, decision: PreStepDecision): Promise<PreStepDecision> => {
+    // A step already in the waterfall when plan-core was disposed: nothing pending flushes (§3.6).
+    if (decision.kind === 'reject' || payload.signal.aborted || !ctx.active) return decision
+    const session = payload.agent.session
+    const log = read(session)
+    const selection = pending.get(session)
+    if (selection !== undefined && selection.active === log.active) pending.delete(session)
+    if (selection !== undefined && selection.active !== log.active) {
+      let appended = true
+      try {
+        await session.append('plan/mode', { active: selection.active, cause: selection.cause })
+      } catch (error) {
+        appended = false
+        // The step uses the logged state, unchanged: what the model is due for it still comes (§3.4 — the
+        // model's latest word never contradicts its request), the selection waits for the next pre-step.
+        ctx.logger.warn(`${FLUSH_FAILED}: ${describe(error)}`, error)
+      }
+      if (appended) {
+        if (pending.get(session) === selection) pending.delete(session)
+        changed(session, selection.active, selection.cause)
+      }
+    }
+    await inherit(payload.agent)
+    return withMessages(decision, payload)
+  }
+
+  const flush = (
+    payload: PreStepPayload,
+    next: (payload?: PreStepPayload) => Promise<PreStepDecision>,
+  ): Promise<PreStepDecision> => {
+    let downstream: Promise<PreStepDecision>
+    try {
+      downstream = Promise.resolve(next())
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    return downstream.then((decision) => afterDecision(payload, decision))
+  }
+
+  ctx.on('agent/pre-step', flush, { prepend: true })
+  return controller
+>>>>>>> layers
 }

@@ -410,9 +410,11 @@ export function createExitPlanModeTool(ctx: Context, config?: PlanToolConfig): T
         await record({ toolCallId, outcome: 'approved', unattended: true }, exit(agent))
         return { approved: true }
       }
+      // SPEC §11, §21: `unattended` never approves a child (an agent with an owner); it fails as §6.4 / §6.5 say.
+      const unattendedApproves = unattended === 'approve' && agent.owner === undefined
       const userQuestions = ctx.get('userQuestions')
       if (userQuestions === undefined) {
-        if (unattended === 'approve') return approveUnattended()
+        if (unattendedApproves) return approveUnattended()
         throw new Error(EXIT_PLAN_MODE_MESSAGES.noReview)
       }
       let answers: readonly UserAnswer[]
@@ -423,7 +425,7 @@ export function createExitPlanModeTool(ctx: Context, config?: PlanToolConfig): T
           await record({ toolCallId, outcome: 'dismissed' })
           throw new Error(EXIT_PLAN_MODE_MESSAGES.dismissed, { cause: error })
         }
-        if (unattended === 'approve' && UserQuestionError.isInstance(error) && error.code === 'NO_PROVIDER') return approveUnattended()
+        if (unattendedApproves && UserQuestionError.isInstance(error) && error.code === 'NO_PROVIDER') return approveUnattended()
         // SPEC §22.4: answers whose text cannot be logged fail the call as a bad answer does; the host settled the ask failed.
         if (UserQuestionError.isInstance(error) && error.code === 'INVALID_ANSWER') {
           throw new Error(namesAnswerer(error.member) ? EXIT_PLAN_MODE_MESSAGES.badAnswerer : EXIT_PLAN_MODE_MESSAGES.badAnswerText, { cause: error })
