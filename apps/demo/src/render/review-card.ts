@@ -1,4 +1,4 @@
-import { answererText } from '@planmode/host'
+import { answererText } from '@planmode/store'
 import { diffPlans, type PlanDiffLine } from '@planmode/plan-projection/client'
 import type { QuestionAnswerer, UserAnswer, UserQuestion } from '@planmode/seams'
 import { describeHandoff, handoffChoices, handoffOffer } from '../terminal/handoff-choices.js'
