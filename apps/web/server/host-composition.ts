@@ -1,14 +1,16 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider'
 import { Context, type Logger } from '@planmode/context'
-import { basePromptSection, composePlanHost } from '@planmode/demo/compose-host'
+import { basePrompt } from '@planmode/demo/compose-host'
 import { questionsProjectionPlugin } from '@planmode/host'
-import { planProgressPlugin, planProgressProjectionPlugin, UPDATE_PLAN } from '@planmode/plan-progress'
+import { presetPlugin } from '@planmode/preset'
 import type { Agent } from '@planmode/seams'
 import { postgresSessions } from '@planmode/store-postgres'
 import { loggedQuestionId } from './logged-questions.js'
 import type { SessionQuestions } from './question-broker.js'
 import { reviewCommentsPlugin } from './review-comments.js'
 import { sessionModelPlugin } from './session-model.js'
+import { sessionToolsPlugin } from './session-tools.js'
+import type { SessionWorkspaces } from './session-workspaces.js'
 
 /** Sessions in PostgreSQL (`--store`): the connection and the schema ({@link setup} of `@planmode/store-postgres` must have run). */
 export interface WebHostStore {
@@ -24,8 +26,6 @@ export interface WebCompositionOptions {
   readonly sessionDir?: string
   /** Sessions in PostgreSQL instead of JSONL files: several servers may share them, one writer per session. */
   readonly store?: WebHostStore
-  /** The folder the workspace tools work in. */
-  readonly workspace: string
   /** The model every agent talks to. */
   readonly model: LanguageModelV3
   /**
@@ -49,35 +49,49 @@ export interface WebCompositionOptions {
   readonly maxSteps?: number
 }
 
+/** What the composition hands to the parts of the server: where each session's tools work, and whose questions an ask is. */
+export interface CompositionLinks {
+  /** The workspace of each session (its tools, its base prompt). */
+  readonly workspaces: SessionWorkspaces
+  /** The questions of the session an agent writes (the browser provider hands each ask there). */
+  readonly questionsOf: (agent: Agent) => SessionQuestions | undefined
+  /** A folder the tools' declarations are read from (the sample project). */
+  readonly template: string
+}
+
 /**
- * Composes the server's context: the reference host (its session store over
- * JSONL, or PostgreSQL's with `store`, holding leases as `holder`), every
- * plan layer (plan-guard with `guard`), the demo's workspace tools, the
- * web's own `sessionModel` and `reviewComments` projections, the host's `questions` projection,
- * the base prompt, and a user-questions provider that hands each ask to the
- * questions of the session its agent writes (`questionsOf`). Disposes what
- * it composed when a plugin throws.
+ * Composes the server's context: `@planmode/preset` (the reference host —
+ * its session store over JSONL, or PostgreSQL's with `store`, holding
+ * leases as `holder` — with every plan layer, plan-guard with `guard`, the
+ * review always offering a fresh session and the `--models` ids), the
+ * demo's workspace tools working in each session's own workspace, the
+ * web's own `sessionModel` and `reviewComments` projections, the host's
+ * `questions` projection, the base prompt naming the session's workspace,
+ * and a user-questions provider that hands each ask to the questions of the
+ * session its agent writes. Disposes what it composed when a plugin throws.
  */
-export function composeWebHost(options: WebCompositionOptions, holder: string, logger: Logger, questionsOf: (agent: Agent) => SessionQuestions | undefined): Context {
+export function composeWebHost(options: WebCompositionOptions, holder: string, logger: Logger, links: CompositionLinks): Context {
   const ctx = new Context({ logger })
   try {
-    const { store, sessionDir, model, models, ...rest } = options
-    // The reference host, every plan layer, plan-guard when asked for, and the workspace tools: as `pnpm start`.
-    // With --store the session store is PostgreSQL's, as hostPlugin's `sessions` option would compose it.
-    // The review always offers a fresh session (this app opens it and follows it); `models` as --models gives them.
-    composePlanHost(ctx, {
-      ...rest,
+    const { store, sessionDir, model, models, maxSteps, section, placement, guard, planDir, requiredSections } = options
+    // With --store the session store is PostgreSQL's, as hostPlugin's `sessions` option composes it. The review always
+    // offers a fresh session (this app opens it and follows it); the handoff models are the keys of `models` (--models).
+    ctx.plugin(presetPlugin, {
+      ...(store === undefined
+        ? { dir: sessionDir, durability: 'turn' as const }
+        : { sessions: postgresSessions({ connection: store.connection, ...(store.schema === undefined ? {} : { schema: store.schema }), holder }) }),
       model,
       ...(models === undefined ? {} : { models }),
+      maxSteps: maxSteps ?? 24,
+      section,
+      ...(placement === undefined ? {} : { placement }),
+      ...(guard === undefined ? {} : { guard }),
+      ...(planDir === undefined ? {} : { planDir }),
+      ...(requiredSections === undefined ? {} : { requiredSections }),
       freshSessions: true,
-      ...(store === undefined
-        ? { sessionDir }
-        : { sessions: postgresSessions({ connection: store.connection, ...(store.schema === undefined ? {} : { schema: store.schema }), holder }) }),
     })
-    // Progress against the approved plan (SPEC §17): update_plan and its messages, and the planProgress projection
-    // the checklist shows. Composed here unless composePlanHost already composes it.
-    if (ctx.require('tools').get(UPDATE_PLAN) === undefined) ctx.plugin(planProgressPlugin)
-    if (!ctx.require('sessionProjections').keys().includes('planProgress')) ctx.plugin(planProgressProjectionPlugin)
+    // The demo's workspace tools, each call in its session's workspace (read-only ones annotated so), and explore.
+    ctx.plugin(sessionToolsPlugin, { rootOf: (agent) => links.workspaces.rootForAgent(agent), template: links.template })
     ctx.plugin(sessionModelPlugin)
     // The comments people share on an open review, from the log: the same on every server.
     ctx.plugin(reviewCommentsPlugin)
@@ -87,7 +101,14 @@ export function composeWebHost(options: WebCompositionOptions, holder: string, l
       name: '@planmode/web/base-prompt',
       requires: ['systemPrompt'],
       apply: (child) => {
-        child.effect(child.require('systemPrompt').section({ name: 'web:base', order: 10, text: basePromptSection(options.workspace) }))
+        child.effect(
+          child.require('systemPrompt').section({
+            name: 'web:base',
+            order: 10,
+            // The agent's own workspace; a helper agent (one with an owner) gets the helper's prompt.
+            text: (input) => basePrompt(input.agent === undefined ? links.workspaces.where : links.workspaces.rootForAgent(input.agent), input.agent?.owner !== undefined),
+          }),
+        )
       },
     })
     ctx.plugin({
@@ -97,7 +118,7 @@ export function composeWebHost(options: WebCompositionOptions, holder: string, l
         child.effect(
           child.require('userQuestions').registerProvider({
             ask: ({ agent, questions, signal }) => {
-              const questionsHere = questionsOf(agent)
+              const questionsHere = links.questionsOf(agent)
               if (questionsHere === undefined) return Promise.reject(new Error(`no browser session is open for agent ${agent.id}`))
               // The ask's id in the log (logged before the provider is asked): the panel's id on every server.
               return questionsHere.ask(questions, signal, loggedQuestionId(agent.session.events, questions))

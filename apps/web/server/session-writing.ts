@@ -3,6 +3,7 @@ import { WORKSPACE_EVENT } from '@planmode/demo/workspace-event'
 import type { AgentRegistry, HostAgent } from '@planmode/host'
 import type { HostSession } from '@planmode/store'
 import { handoffModelToResume } from '@planmode/plan-tool'
+import type { SessionWorkspaces } from './session-workspaces.js'
 
 /**
  * What this server does when it starts writing a session (a new one, one
@@ -14,8 +15,8 @@ export class SessionWriting {
     private readonly agents: AgentRegistry,
     /** The handoff models (`--models`), by id. */
     private readonly models: Readonly<Record<string, LanguageModelV3>>,
-    /** The folder the workspace tools work in. */
-    private readonly workspace: string,
+    /** The workspace of each session. */
+    private readonly workspaces: SessionWorkspaces,
   ) {}
 
   /**
@@ -30,11 +31,10 @@ export class SessionWriting {
     return this.agents.create({ session, ...(model === undefined ? {} : { model }) })
   }
 
-  /** Logs `demo/workspace` when the session's last one names another folder. */
+  /** Logs `demo/workspace` with the session's workspace when its last one names another folder (so a restart finds it). */
   async logWorkspace(session: HostSession): Promise<void> {
+    const root = this.workspaces.rootOf(session)
     const logged = session.events.filter((event) => event.type === WORKSPACE_EVENT).at(-1)
-    if (logged?.type !== WORKSPACE_EVENT || logged.data.root !== this.workspace) {
-      await session.append(WORKSPACE_EVENT, { root: this.workspace })
-    }
+    if (logged?.type !== WORKSPACE_EVENT || logged.data.root !== root) await session.append(WORKSPACE_EVENT, { root })
   }
 }

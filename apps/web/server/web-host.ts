@@ -10,6 +10,7 @@ import { SessionLeases, FOLLOWER_IDLE_MS } from './session-leases.js'
 import { SessionRegistry } from './session-registry.js'
 import { SessionTable } from './session-table.js'
 import { SessionTitles } from './session-titles.js'
+import { sampleWorkspaceDir, SessionWorkspaces } from './session-workspaces.js'
 import { SessionWriting } from './session-writing.js'
 import { presentEvent } from './tool-presentation.js'
 
@@ -17,6 +18,15 @@ export type { WebHostStore } from './host-composition.js'
 
 /** Options of {@link WebHost.start}: what is composed, and how this server takes part in the leases (`--store`). */
 export interface WebHostOptions extends WebCompositionOptions {
+  /** Every session works in this one folder (`--workspace`): their edits meet. Give this or {@link WebHostOptions.workspaces}. */
+  readonly workspace?: string
+  /**
+   * Each session works in its own copy of the sample project, made for it
+   * as `<workspaces>/<session id>` and kept (its log names it, so a restart
+   * finds it again); a handed-on plan's fresh session works in the copy of
+   * the session it came from.
+   */
+  readonly workspaces?: string
   /**
    * This server as the other servers see it: written into every lease it
    * takes and named in their refusals (the server passes its base URL,
@@ -71,10 +81,13 @@ export class WebHost {
   private constructor(options: WebHostOptions) {
     this.logger = options.logger ?? { debug() {}, info() {}, warn: (message) => console.warn(message), error: (message, ...rest) => console.error(message, ...rest) }
     this.self = options.holder ?? `${hostname()}:${process.pid}`
-    const { holder: _holder, leaseCheckMs, followerIdleMs, logger: _logger, ...composition } = options
-    const ctx = composeWebHost(composition, this.self, this.logger, (agent) => this.table.ofAgent(agent)?.questions)
+    const { holder: _holder, leaseCheckMs, followerIdleMs, logger: _logger, workspace, workspaces: folder, ...composition } = options
+    if ((workspace === undefined) === (folder === undefined)) throw new TypeError('WebHost: give `workspace` (one folder for every session) or `workspaces` (a copy per session), not both or neither')
+    const template = sampleWorkspaceDir()
+    const workspaces = new SessionWorkspaces(workspace === undefined ? { folder: folder!, template } : { shared: workspace }, (id) => this.table.get(id)?.session)
+    const ctx = composeWebHost(composition, this.self, this.logger, { workspaces, template, questionsOf: (agent) => this.table.ofAgent(agent)?.questions })
     this.ctx = ctx
-    const writing = new SessionWriting(ctx.require('agents'), options.models ?? {}, options.workspace)
+    const writing = new SessionWriting(ctx.require('agents'), options.models ?? {}, workspaces)
     this.postgres = asPostgresStore(ctx.require('sessions'))
     this.leases =
       this.postgres === undefined

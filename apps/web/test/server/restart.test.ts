@@ -129,7 +129,9 @@ describe('the server process', () => {
     const after = readLog(sessionDir, id)
     expect(after.slice(0, log.length)).toEqual(log)
     expect(after.filter((event) => (event.type as string) === 'demo/workspace')).toHaveLength(1)
-    expect(existsSync(join(sessionDir, 'workspace', 'src', 'tasks.js'))).toBe(true)
+    // The session's own copy of the sample project, beside the logs, named in its log.
+    expect(after.find((event) => (event.type as string) === 'demo/workspace')!.data).toEqual({ root: join(sessionDir, 'workspaces', id) })
+    expect(existsSync(join(sessionDir, 'workspaces', id, 'src', 'tasks.js'))).toBe(true)
   })
 
   it('--plan-dir: the plan file appears once a plan is submitted (open while it is reviewed), and says approved after the approval', async () => {
