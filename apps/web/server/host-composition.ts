@@ -7,6 +7,7 @@ import type { Agent } from '@planmode/seams'
 import { postgresSessions } from '@planmode/store-postgres'
 import { loggedQuestionId } from './logged-questions.js'
 import type { SessionQuestions } from './question-broker.js'
+import { refusedStepsPlugin } from './refused-steps.js'
 import { reviewCommentsPlugin } from './review-comments.js'
 import { sessionModelPlugin } from './session-model.js'
 import { sessionToolsPlugin } from './session-tools.js'
@@ -65,7 +66,7 @@ export interface CompositionLinks {
  * leases as `holder` — with every plan layer, plan-guard with `guard`, the
  * review always offering a fresh session and the `--models` ids), the
  * demo's workspace tools working in each session's own workspace, the
- * web's own `sessionModel` and `reviewComments` projections, the host's
+ * web's own `sessionModel`, `reviewComments` and `refusedSteps` projections, the host's
  * `questions` projection, the base prompt naming the session's workspace,
  * and a user-questions provider that hands each ask to the questions of the
  * session its agent writes. Disposes what it composed when a plugin throws.
@@ -95,6 +96,8 @@ export function composeWebHost(options: WebCompositionOptions, holder: string, l
     ctx.plugin(sessionModelPlugin)
     // The comments people share on an open review, from the log: the same on every server.
     ctx.plugin(reviewCommentsPlugin)
+    // The completions the step checks refused (SPEC §25), shown on their steps in every tab.
+    ctx.plugin(refusedStepsPlugin)
     // The open questions of the log: what every server's tabs show as waiting, writer or follower.
     if (!ctx.require('sessionProjections').keys().includes('questions')) ctx.plugin(questionsProjectionPlugin)
     ctx.plugin({

@@ -210,7 +210,7 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
             onCancel={async () => void (await writing(() => api.cancel(id)))}
           />
         </main>
-        {progress !== null && progressOpen && <PlanProgressPanel progress={progress} onHide={() => setProgressOpen(false)} />}
+        {progress !== null && progressOpen && <PlanProgressPanel progress={progress} refused={state.frame.values.refusedSteps ?? {}} onHide={() => setProgressOpen(false)} />}
         {historyOpen && <HistoryDrawer history={history} turnLive={running && !turnOver} onClose={closeHistory} />}
       </div>
     </div>
