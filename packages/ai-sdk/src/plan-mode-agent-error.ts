@@ -5,11 +5,12 @@ const marker = Symbol.for('@planmode/ai-sdk/PlanModeAgentError')
  * turn runs), `DISPOSED` (any call after `dispose()`), `REJECTED` (an
  * `agent/pre-step` listener rejected a step; the turn ended `rejected`),
  * `NOTHING_TO_SEND` (a call with no prompt, no queued message and an empty
- * transcript).
+ * transcript), `UNKNOWN_APPROVAL` (a `tool-approval-response` naming no
+ * call the session's log waits for; nothing is logged).
  *
  * @public
  */
-export type PlanModeAgentErrorCode = 'BUSY' | 'DISPOSED' | 'REJECTED' | 'NOTHING_TO_SEND'
+export type PlanModeAgentErrorCode = 'BUSY' | 'DISPOSED' | 'REJECTED' | 'NOTHING_TO_SEND' | 'UNKNOWN_APPROVAL'
 
 /**
  * The error of a {@link PlanModeAgent}. Branch on `code`; test with
