@@ -13,7 +13,7 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { entriesOf, exportsFor } from './manifest.mjs'
-import { aiMajorFor, installLine, packPackage } from './pack-local.mjs'
+import { aiMajorFor, installArgs, packPackage } from './pack-local.mjs'
 
 const root = resolve(import.meta.dirname, '..')
 const only = process.argv.slice(2)
@@ -102,11 +102,10 @@ mkdirSync(project)
 writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'planmode-consumer', private: true, version: '0.0.0' }, null, 2))
 const files = readdirSync(tarballs).map((file) => join(tarballs, file))
 // The line `pnpm pack:local` prints (every tarball, and the `ai` major of this Node), then the consumer's tools.
-const [, , ...documented] = installLine(files).split(' ')
 const nodeMajor = process.versions.node.split('.')[0]
 const aiMajor = aiMajorFor()
 console.log(`  installing into a fresh project on Node ${process.versions.node}: npm install <${files.length} tarballs> ai@${aiMajor}`)
-run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...documented.map((arg) => arg.replace(/^'|'$/g, ''))], project)
+run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...installArgs(files)], project)
 run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--save-dev', `typescript@${JSON.parse(readFileSync(join(root, 'node_modules/typescript/package.json'), 'utf8')).version}`, `@types/node@${nodeMajor}`], project)
 const installedAi = JSON.parse(readFileSync(join(project, 'node_modules/ai/package.json'), 'utf8')).version
 if (Number(installedAi.split('.')[0]) !== aiMajor) fail('consumer', `npm installed ai@${installedAi}, not ai@${aiMajor}`)

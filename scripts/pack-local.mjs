@@ -6,7 +6,7 @@
 // The packages are found in packages/*, not listed: a new public package is packed once it exists.
 // scripts/pack-check.mjs packs with the same functions and installs the same line.
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, readdirSync, realpathSync, rmSync } from 'node:fs'
+import { mkdirSync, readFileSync, readdirSync, realpathSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { publicPackages, root } from './release-versions.mjs'
@@ -23,12 +23,21 @@ export function aiMajorFor(nodeVersion = process.versions.node) {
   return (AI_MAJORS.find((entry) => node >= entry.node) ?? AI_MAJORS[AI_MAJORS.length - 1]).major
 }
 
+/** The pnpm that runs this script (`pnpm pack:local`), else the workspace's own through npx. */
+function pnpmCommand() {
+  const running = process.env.npm_execpath
+  if (running !== undefined && /pnpm/.test(running)) return [process.execPath, running]
+  const { packageManager } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+  return ['npx', '-y', packageManager]
+}
+
 /**
  * Packs one package with `pnpm pack` into `destination` and returns the tarball's absolute path.
  * `pnpm pack` applies `publishConfig` and replaces `workspace:` ranges, as `pnpm publish` does.
  */
 export function packPackage(dir, destination) {
-  const output = execFileSync('pnpm', ['pack', '--pack-destination', destination], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+  const [command, ...args] = pnpmCommand()
+  const output = execFileSync(command, [...args, 'pack', '--pack-destination', destination], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
   return resolve(dir, output.trim().split('\n').pop())
 }
 
@@ -39,12 +48,17 @@ export function packAll(destination, packages = publicPackages()) {
 }
 
 /**
- * The `npm install` line for the tarballs, with the `ai` major for `nodeVersion` (the adapter's peer;
- * npm would otherwise pick the newest `ai`, which needs Node 22). Paths are quoted when they need it.
+ * What `npm install` gets: every tarball, and the `ai` major for `nodeVersion` (the adapter's peer; npm
+ * would otherwise pick the newest `ai`, which needs Node 22).
  */
+export function installArgs(tarballs, nodeVersion = process.versions.node) {
+  return [...tarballs, `ai@${aiMajorFor(nodeVersion)}`]
+}
+
+/** The `npm install` line of {@link installArgs}, to paste into a shell: paths are quoted when they need it. */
 export function installLine(tarballs, nodeVersion = process.versions.node) {
-  const quote = (path) => (/^[\w./@+-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`)
-  return ['npm', 'install', ...tarballs.map(quote), `ai@${aiMajorFor(nodeVersion)}`].join(' ')
+  const quote = (arg) => (/^[\w./@+-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`)
+  return ['npm', 'install', ...installArgs(tarballs, nodeVersion).map(quote)].join(' ')
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
