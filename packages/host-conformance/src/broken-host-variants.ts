@@ -92,7 +92,11 @@ function adapterWith<A extends Agent>(host: ConformanceHost<A>, overrides: Parti
   }
 }
 
-/** A factory whose hosts are changed by `change` once built, and whose agents' sessions are patched by `filter` (an append filter, or a function patching the session). */
+/**
+ * A factory whose hosts are changed by `change` once built, and whose agents' sessions are patched by `filter` (an append filter, or a function patching the session).
+ * An append filter also reaches the sessions the host creates itself (a handoff's fresh session) from their first
+ * `session/event` on: a host that breaks a duty breaks it in every session it writes.
+ */
 function wrapHost<A extends Agent>(
   factory: HostFactory<A>,
   change: (host: ConformanceHost<A>) => ConformanceHost<A> = (host) => host,
@@ -101,6 +105,7 @@ function wrapHost<A extends Agent>(
   return async (environment) => {
     const host = change(await factory(environment))
     if (filter === undefined) return host
+    if (typeof filter === 'function') host.context.on('session/event', ({ session }) => patchAppend(session, filter), { prepend: true })
     const patch = (agent: A): A => {
       if (typeof filter === 'function') patchAppend(agent.session, filter)
       else filter.session(agent.session)
