@@ -1,5 +1,5 @@
 import type { Agent } from '@planmode/seams'
-import type { BrokenHostVariant } from './broken-host-variants.js'
+import type { BrokenHostVariant } from './broken-host-variant.js'
 import type { HostFactory } from './host-adapter.js'
 
 /**
