@@ -1,3 +1,5 @@
+import { CodedError } from '@planmode/context'
+
 const marker = Symbol.for('@planmode/seams/UserQuestionError')
 
 /** The codes a {@link UserQuestionError} carries. @public */
@@ -21,19 +23,16 @@ export type UserQuestionErrorCode = 'ASK_CANCELLED' | 'ASK_ABORTED' | 'NO_PROVID
  *
  * @public
  */
-export class UserQuestionError extends Error {
-  /** Why the ask failed; branch on it. */
-  readonly code: UserQuestionErrorCode
+export class UserQuestionError extends CodedError<UserQuestionErrorCode> {
   private readonly [marker] = true
 
   constructor(code: UserQuestionErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options)
+    super(code, message, options)
     this.name = 'UserQuestionError'
-    this.code = code
   }
 
   /** True for any `UserQuestionError`, from any copy of this package. */
-  static isInstance(error: unknown): error is UserQuestionError {
-    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[marker] === true
+  static override isInstance(error: unknown): error is UserQuestionError {
+    return CodedError.hasMarker(error, marker)
   }
 }
