@@ -6,6 +6,7 @@ import type { ConformanceHost, HostFactory } from './host-adapter.js'
 import { CHILD_VARIANTS } from './child-variants.js'
 import { QUESTION_VARIANTS } from './question-variants.js'
 import { HANDOFF_VARIANTS } from './handoff-variants.js'
+import { compactionVariants } from './compaction-variants.js'
 import { adapterWith, hidingOpened, patchAppend, reopenedAs, unwritten, type AppendFilter } from './variant-wrappers.js'
 
 /**
@@ -129,6 +130,7 @@ const PLAN_MODE_TEXTS = /^(The user switched this session|CONFORMANCE PLAN GUIDA
  */
 export const BROKEN_HOST_VARIANTS: readonly BrokenHostVariant[] = [
   ...HANDOFF_VARIANTS,
+  ...compactionVariants({ editPrompt, adapterWith }),
   {
     duty: 'services',
     name: 'provides a sessionProjections registry without onChange',

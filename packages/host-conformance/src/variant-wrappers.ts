@@ -34,12 +34,14 @@ export function patchAppend(session: Session, filter: AppendFilter): void {
 export function adapterWith<A extends Agent>(host: ConformanceHost<A>, overrides: Partial<Omit<ConformanceHost<A>, 'context'>>): ConformanceHost<A> {
   const openAgent = overrides.openAgent ?? host.openAgent?.bind(host)
   const close = overrides.close ?? host.close?.bind(host)
+  const compact = overrides.compact ?? host.compact?.bind(host)
   return {
     context: host.context,
     createAgent: overrides.createAgent ?? host.createAgent.bind(host),
     prompt: overrides.prompt ?? host.prompt.bind(host),
     ...(openAgent === undefined ? {} : { openAgent }),
     ...(close === undefined ? {} : { close }),
+    ...(compact === undefined ? {} : { compact }),
   }
 }
 

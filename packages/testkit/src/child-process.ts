@@ -26,6 +26,10 @@ export interface StartedChild {
   readonly exited: Promise<ChildExit>
   /** The end of what it printed on stdout and stderr, for a failure message. */
   output(): string
+  /** All it printed on stdout so far. */
+  stdout(): string
+  /** All it printed on stderr so far. */
+  stderr(): string
 }
 
 /** Options of {@link startChild} and {@link runChild}. */
@@ -34,13 +38,17 @@ export interface ChildOptions {
   readonly env?: Readonly<Record<string, string | undefined>>
   /** Its working directory (default: this process's). */
   readonly cwd?: string
+  /** The user and group it runs as (a test that runs as root, playing other local users). */
+  readonly uid?: number
+  readonly gid?: number
 }
 
 const running = new Set<ChildProcess>()
 
 /** Starts `node <file> <args>`. Its stdin is a pipe; a line written after it ended is dropped, not an error. */
 export function startChild(file: string, args: readonly string[], options: ChildOptions = {}): StartedChild {
-  const child = spawn(process.execPath, [file, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...options.env }, ...(options.cwd === undefined ? {} : { cwd: options.cwd }) })
+  const { env, ...spawnOptions } = options
+  const child = spawn(process.execPath, [file, ...args], { ...spawnOptions, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } })
   child.stdin!.on('error', () => {})
   running.add(child)
   const lines: string[] = []
@@ -78,6 +86,8 @@ export function startChild(file: string, args: readonly string[], options: Child
     child,
     exited,
     output,
+    stdout: () => stdout,
+    stderr: () => stderr,
     line: (pattern) =>
       new Promise((resolve, reject) => {
         waiting.push({ pattern, resolve })

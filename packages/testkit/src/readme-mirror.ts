@@ -19,10 +19,12 @@ function body(text: string, indent = 0): string[] {
 }
 
 /**
- * Reads a README's example (the first match of `block`, its first group:
- * by default the first `ts` block) and the code a test runs for it (the lines
- * of `test` between `// readme:start` and `// readme:end`, indented by
- * `indent`), so the test can check that the README shows what runs:
+ * Reads a README's example and the code a test runs for it, so the test can
+ * check that the README shows what runs. The example is the README's first
+ * match of `block` (its first group) or, for a number, its `block`th `ts`
+ * block (from 0); by default the first `ts` block. The code is the lines of
+ * `test` between `// <marker>:start` and `// <marker>:end` (default marker
+ * `readme`), indented by `indent` (default 4):
  *
  * ```ts
  * const mirror = readmeMirror(new URL('../README.md', import.meta.url), new URL(import.meta.url))
@@ -30,18 +32,20 @@ function body(text: string, indent = 0): string[] {
  * expect(mirror.missingImports).toEqual([])
  * ```
  */
-export function readmeMirror(readme: URL, test: URL, options: { readonly block?: RegExp; readonly indent?: number } = {}): ReadmeMirror {
+export function readmeMirror(readme: URL, test: URL, options: { readonly block?: RegExp | number; readonly marker?: string; readonly indent?: number } = {}): ReadmeMirror {
   const text = readFileSync(readme, 'utf8')
   const self = readFileSync(test, 'utf8')
-  const found = (options.block ?? /```ts\n([\s\S]*?)```/).exec(text)
-  if (found?.[1] === undefined) throw new Error(`readmeMirror: ${readme.pathname} has no block matching ${String(options.block)}`)
-  const start = self.indexOf('// readme:start\n')
-  const end = self.lastIndexOf('// readme:end')
-  if (start < 0 || end < start) throw new Error(`readmeMirror: ${test.pathname} has no // readme:start … // readme:end`)
+  const which = options.block ?? 0
+  const found = typeof which === 'number' ? [...text.matchAll(/```ts\n([\s\S]*?)```/g)][which]?.[1] : which.exec(text)?.[1]
+  if (found === undefined) throw new Error(`readmeMirror: ${readme.pathname} has no block ${typeof which === 'number' ? `#${which} (ts)` : `matching ${String(which)}`}`)
+  const marker = options.marker ?? 'readme'
+  const start = self.indexOf(`// ${marker}:start\n`)
+  const end = self.lastIndexOf(`// ${marker}:end`)
+  if (start < 0 || end < start) throw new Error(`readmeMirror: ${test.pathname} has no // ${marker}:start … // ${marker}:end`)
   const indent = options.indent ?? 4
   return {
-    block: body(found[1]),
-    mirrored: body(self.slice(start + '// readme:start\n'.length, self.lastIndexOf('\n', end)), indent),
-    missingImports: found[1].split('\n').filter((line) => line.startsWith('import ') && !self.includes(line)),
+    block: body(found),
+    mirrored: body(self.slice(start + `// ${marker}:start\n`.length, self.lastIndexOf('\n', end)), indent),
+    missingImports: found.split('\n').filter((line) => line.startsWith('import ') && !self.includes(line)),
   }
 }

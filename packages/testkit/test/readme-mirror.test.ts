@@ -23,6 +23,7 @@ describe('readmeMirror', () => {
     expect(readmeMirror(file('README.md'), file('same.test.ts'))).toEqual({ block: ['const b = a()', 'console.log(b)'], mirrored: ['const b = a()', 'console.log(b)'], missingImports: [] })
     const other = readmeMirror(file('README.md'), file('same.test.ts'), { block: /## Other\n\n```ts\n([\s\S]*?)```/ })
     expect(other.missingImports).toEqual(["import { z } from 'z'"])
+    expect(readmeMirror(file('README.md'), file('same.test.ts'), { block: 1 }).block).toEqual(['z()'])
   })
 
   it('shows a README that drifted from the code, and fails loudly without a block or markers', () => {
@@ -30,5 +31,7 @@ describe('readmeMirror', () => {
     expect(drifted.block).not.toEqual(drifted.mirrored)
     expect(() => readmeMirror(file('README.md'), file('unmarked.test.ts'))).toThrow(/no \/\/ readme:start/)
     expect(() => readmeMirror(file('README.md'), file('same.test.ts'), { block: /```python\n([\s\S]*?)```/ })).toThrow(/has no block matching/)
+    expect(() => readmeMirror(file('README.md'), file('same.test.ts'), { block: 2 })).toThrow(/has no block #2 \(ts\)/)
+    expect(() => readmeMirror(file('README.md'), file('same.test.ts'), { marker: 'other' })).toThrow(/no \/\/ other:start/)
   })
 })
