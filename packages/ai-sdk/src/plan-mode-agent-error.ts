@@ -1,3 +1,5 @@
+import { CodedError } from '@planmode/context'
+
 const marker = Symbol.for('@planmode/ai-sdk/PlanModeAgentError')
 
 /**
@@ -28,22 +30,19 @@ export type PlanModeAgentErrorCode = 'BUSY' | 'DISPOSED' | 'REJECTED' | 'NOTHING
  *
  * @public
  */
-export class PlanModeAgentError extends Error {
-  /** Why the call failed; branch on it. */
-  readonly code: PlanModeAgentErrorCode
+export class PlanModeAgentError extends CodedError<PlanModeAgentErrorCode> {
   /** For `REJECTED`: the reason the pre-step decision gave. */
   readonly reason: string | undefined
   private readonly [marker] = true
 
   constructor(code: PlanModeAgentErrorCode, message: string, options?: { reason?: string; cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause })
+    super(code, message, options)
     this.name = 'PlanModeAgentError'
-    this.code = code
     this.reason = options?.reason
   }
 
   /** True for any `PlanModeAgentError`, from any copy of this package. */
-  static isInstance(error: unknown): error is PlanModeAgentError {
-    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[marker] === true
+  static override isInstance(error: unknown): error is PlanModeAgentError {
+    return CodedError.hasMarker(error, marker)
   }
 }
