@@ -2,7 +2,7 @@ import { isInterruptedTurnEnd, type CommandResult, type RequestHeader, type Sess
 import { fill } from './fill.js'
 import { renderMarkdown } from './markdown.js'
 import { printable, printableData, printableLine } from './printable.js'
-import { handoffMessageLine, progressMessageLine, updatePlanCallTitle, updatePlanResultLine } from './progress-lines.js'
+import { handoffMessageLine, progressMessageLine, refusedUpdateLine, updatePlanCallTitle, updatePlanResultLine } from './progress-lines.js'
 import { writeAnswers, writeReviewCard, type CardOutput, type EarlierRevision } from './review-card.js'
 import type { Style } from './style.js'
 
@@ -344,6 +344,12 @@ export class TranscriptRenderer {
         }
         if (event.data.toolName === UPDATE_PLAN && !event.data.isError) {
           this.line(`    ${s.dim(`← ${updatePlanResultLine(text)}`)}`)
+          return
+        }
+        // A completion the host's checks refused (SPEC §25): the step and every problem, whole.
+        const refused = event.data.toolName === UPDATE_PLAN ? refusedUpdateLine(text) : undefined
+        if (refused !== undefined) {
+          this.resultLine(s.red('✗'), refused)
           return
         }
         // A refusal (plan-guard's, a path outside the workspace) is shown whole.
