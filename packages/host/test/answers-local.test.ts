@@ -14,20 +14,9 @@ import {
   type SessionStoreConfig,
 } from '@planmode/host'
 import { UserQuestionError, type AnswerResult, type QuestionSettled, type SessionEvent, type UserAnswer, type UserQuestion } from '@planmode/seams'
+import { REVIEW_QUESTION } from '@planmode/testkit'
 import { fakeAgent, recordingLogger } from './helpers.js'
 
-export const REVIEW: UserQuestion = {
-  id: 'plan-review',
-  header: 'Plan review',
-  question: 'Approve this plan and leave plan mode?',
-  detail: '# Plan\n\n1. read\n2. change',
-  options: [
-    { label: 'Approve', description: 'leave plan mode' },
-    { label: 'Keep planning', description: 'revise' },
-    { label: 'Stop planning', description: 'leave without approving' },
-  ],
-  intent: { kind: 'plan-review', approve: 'Approve', keep: 'Keep planning', stop: 'Stop planning', editable: true, comments: true },
-}
 
 const dirs: string[] = []
 const contexts: Context[] = []
@@ -77,7 +66,7 @@ const settledOf = (session: { events: readonly SessionEvent[] }, questionId: str
   session.events.filter((event) => event.type === 'question/settled' && (event.data as QuestionSettled).questionId === questionId).map((event) => event.data as QuestionSettled)
 
 /** Starts an ask and resolves once its question/asked is logged (its channel is open then). */
-async function openAsk(w: Awaited<ReturnType<typeof writer>>, questions: readonly UserQuestion[] = [REVIEW], signal?: AbortSignal) {
+async function openAsk(w: Awaited<ReturnType<typeof writer>>, questions: readonly UserQuestion[] = [REVIEW_QUESTION], signal?: AbortSignal) {
   const before = asked(w.session).length
   const pending = w.questions.ask({ agent: w.agent, questions, ...(signal === undefined ? {} : { signal }) }).then(
     (answers) => ({ answers }),
@@ -232,7 +221,7 @@ describe('answers from another process over the JSONL store (local channel)', ()
     const { held, provider } = heldProvider()
     w.questions.registerProvider(provider)
     const controller = new AbortController()
-    const cancelled = await openAsk(w, [REVIEW], controller.signal)
+    const cancelled = await openAsk(w, [REVIEW_QUESTION], controller.signal)
     controller.abort()
     await cancelled.pending
     expect(await inbox.submit({ sessionId: w.session.id, questionId: cancelled.questionId, answers: approve })).toMatchObject({ status: 'refused', code: 'QUESTION_CLOSED', message: expect.stringContaining('cancelled') })
@@ -260,7 +249,7 @@ describe('answers from another process over the JSONL store (local channel)', ()
     w.questions.registerProvider(heldProvider().provider)
     const { questionId } = await openAsk(w)
     const listed = await inbox.questions(w.session.id)
-    expect(listed).toEqual({ writer: true, open: [{ questionId, agent: 'writer-agent', question: [REVIEW], seq: 0 }] })
+    expect(listed).toEqual({ writer: true, open: [{ questionId, agent: 'writer-agent', question: [REVIEW_QUESTION], seq: 0 }] })
     await expect(inbox.questions('missing')).rejects.toMatchObject({ code: 'UNKNOWN_SESSION' })
   })
 
