@@ -1,6 +1,7 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider'
 import { Context, type Logger } from '@planmode/context'
 import { basePrompt } from '@planmode/demo/compose-host'
+import { testsVerifierPlugin } from '@planmode/demo/tests-verifier'
 import { questionsProjectionPlugin } from '@planmode/host'
 import { presetPlugin } from '@planmode/preset'
 import type { Agent } from '@planmode/seams'
@@ -58,6 +59,13 @@ export interface CompositionLinks {
   readonly questionsOf: (agent: Agent) => SessionQuestions | undefined
   /** A folder the tools' declarations are read from (the sample project). */
   readonly template: string
+  /**
+   * Compose the demo's step check (SPEC §25): a step whose text names tests
+   * is done only when `node --test` passes in the session's workspace. It
+   * runs code the model wrote: only over workspaces meant for that (each
+   * session's copy of the sample project, not a `--workspace` of your own).
+   */
+  readonly verifyTests: boolean
 }
 
 /**
@@ -65,7 +73,8 @@ export interface CompositionLinks {
  * its session store over JSONL, or PostgreSQL's with `store`, holding
  * leases as `holder` — with every plan layer, plan-guard with `guard`, the
  * review always offering a fresh session and the `--models` ids), the
- * demo's workspace tools working in each session's own workspace, the
+ * demo's workspace tools working in each session's own workspace (and,
+ * with `verifyTests`, its step check running the tests there), the
  * web's own `sessionModel`, `reviewComments` and `refusedSteps` projections, the host's
  * `questions` projection, the base prompt naming the session's workspace,
  * and a user-questions provider that hands each ask to the questions of the
@@ -93,6 +102,8 @@ export function composeWebHost(options: WebCompositionOptions, holder: string, l
     })
     // The demo's workspace tools, each call in its session's workspace (read-only ones annotated so), and explore.
     ctx.plugin(sessionToolsPlugin, { rootOf: (agent) => links.workspaces.rootForAgent(agent), template: links.template })
+    // SPEC §25: a step that names tests is done when the tests of the session's own workspace pass.
+    if (links.verifyTests) ctx.plugin(testsVerifierPlugin, { root: (agent) => links.workspaces.rootForAgent(agent) })
     ctx.plugin(sessionModelPlugin)
     // The comments people share on an open review, from the log: the same on every server.
     ctx.plugin(reviewCommentsPlugin)

@@ -85,7 +85,8 @@ export class WebHost {
     if ((workspace === undefined) === (folder === undefined)) throw new TypeError('WebHost: give `workspace` (one folder for every session) or `workspaces` (a copy per session), not both or neither')
     const template = sampleWorkspaceDir()
     const workspaces = new SessionWorkspaces(workspace === undefined ? { folder: folder!, template } : { shared: workspace }, (id) => this.table.get(id)?.session)
-    const ctx = composeWebHost(composition, this.self, this.logger, { workspaces, template, questionsOf: (agent) => this.table.ofAgent(agent)?.questions })
+    // Each session's own copy of the sample project is meant for running the model's code: its tests check the steps.
+    const ctx = composeWebHost(composition, this.self, this.logger, { workspaces, template, verifyTests: workspace === undefined, questionsOf: (agent) => this.table.ofAgent(agent)?.questions })
     this.ctx = ctx
     const writing = new SessionWriting(ctx.require('agents'), options.models ?? {}, workspaces)
     this.postgres = asPostgresStore(ctx.require('sessions'))

@@ -7,8 +7,8 @@ import type { PlanVerifyPayload } from '@planmode/plan-progress'
  * how long one run may take.
  */
 export interface TestsVerifierConfig {
-  /** The project folder: `node --test` runs there. */
-  readonly root: string
+  /** The project folder: `node --test` runs there; a function gives the folder of the agent marking the step (one per session). */
+  readonly root: string | ((agent: PlanVerifyPayload['agent']) => string)
   /** The bound of one test run, in milliseconds (default 120 000); a run past it is stopped and counts as failed. */
   readonly timeoutMs?: number
 }
@@ -119,7 +119,7 @@ export const testsVerifierPlugin: Plugin<TestsVerifierConfig> = {
       if (!namesTests(payload.text)) return next()
       let run = runs.get(payload.toolCallId)
       if (run === undefined) {
-        run = runProjectTests(config.root, config.timeoutMs)
+        run = runProjectTests(typeof config.root === 'function' ? config.root(payload.agent) : config.root, config.timeoutMs)
         // One call's steps share the run; the next call (another id) runs the tests again. Only recent calls are kept.
         runs.set(payload.toolCallId, run)
         if (runs.size > RECENT_CALLS) runs.delete(runs.keys().next().value!)
