@@ -1,3 +1,4 @@
+import { GUIDANCE_DUTIES, type GuidanceDuty } from './guidance-duties.js'
 import { HANDOFF_DUTIES, type HandoffDuty } from './handoff-duties.js'
 
 /**
@@ -8,6 +9,7 @@ import { HANDOFF_DUTIES, type HandoffDuty } from './handoff-duties.js'
  */
 export type HostDuty =
   | HandoffDuty
+  | GuidanceDuty
   | 'services'
   | 'turns-and-steps'
   | 'request-header'
@@ -86,7 +88,8 @@ const BASE_DUTIES: readonly HostDutyInfo[] = [
   {
     duty: 'child-questions',
     kind: 'host',
-    means: 'the userQuestions seam refuses an agent owned by a live agent with UserQuestionError NOT_ROOT_AGENT, without asking the provider; a root agent reaches the provider',
+    means:
+      'the userQuestions seam refuses an agent owned by a live agent with UserQuestionError NOT_ROOT_AGENT, without asking the provider; a root agent reaches the provider; every tool call runs with its calling agent (ToolExecution.agent), so a sub-agent tool starts its child as that agent\'s',
     dependsOn: ['services', 'turns-and-steps'],
   },
   {
@@ -149,4 +152,4 @@ const BASE_DUTIES: readonly HostDutyInfo[] = [
  *
  * @public
  */
-export const HOST_DUTIES: readonly HostDutyInfo[] = [...BASE_DUTIES, ...HANDOFF_DUTIES]
+export const HOST_DUTIES: readonly HostDutyInfo[] = [...BASE_DUTIES, ...HANDOFF_DUTIES, ...GUIDANCE_DUTIES]

@@ -1,4 +1,6 @@
 import type { UserAnswer, UserAnswerComment, UserAnswerHandoff, UserQuestion } from '@planmode/seams'
+import { answerTextProblem } from './answer-text.js'
+import { checkAnswerer } from './answerer.js'
 
 /** What {@link checkAnswers} found: the clean answers, or what is wrong with them. @public */
 export type AnswerCheck = { readonly ok: true; readonly answers: UserAnswer[] } | { readonly ok: false; readonly problem: string }
@@ -23,14 +25,17 @@ function commentsOf(question: UserQuestion, value: unknown, at: string): UserAns
   for (const [index, comment] of value.entries()) {
     const where = `${at}.comments[${index}]`
     if (!isRecord(comment)) return `${where} must be an object { line, text }`
-    const extra = Object.keys(comment).find((key) => key !== 'line' && key !== 'text')
+    const extra = Object.keys(comment).find((key) => key !== 'line' && key !== 'text' && key !== 'by')
     if (extra !== undefined) return `${where} has an unknown member ${JSON.stringify(extra)}`
     const { line, text } = comment
     if (typeof line !== 'number' || !Number.isInteger(line) || line < 1 || line > lines) {
       return `${where}.line must be a line of the question's detail (1 to ${lines}), got ${JSON.stringify(line)}`
     }
     if (typeof text !== 'string' || blank(text)) return `${where}.text must be a non-blank string`
-    list.push({ line, text })
+    // A comment may name its author when several people commented on one review (the seams' UserAnswerComment.by).
+    const author = comment.by === undefined ? undefined : checkAnswerer(comment.by)
+    if (author !== undefined && !author.ok) return `${where}.${author.problem}`
+    list.push(author?.by === undefined ? { line, text } : { line, text, by: author.by })
   }
   return list
 }
@@ -93,12 +98,17 @@ function checkOne(question: UserQuestion, item: Record<string, unknown>, at: str
  * is applied or logged: an array with exactly one answer per question (by
  * `id`, none missing, repeated or unknown), each an object with only the
  * members of `UserAnswer` (`by` excluded: who answered comes with the
- * submission, see {@link checkAnswerer}); `selected` distinct option labels
+ * submission, see {@link checkAnswerer}; a comment may name its own
+ * author, `{ line, text, by? }`, checked as {@link checkAnswerer} checks
+ * `by`); `selected` distinct option labels
  * of its question (at most one unless `multiSelect`); `custom` a string,
  * and required (non-blank) when nothing is selected; `edit`, `comments`
  * and `handoff` only where a `plan-review` intent takes them (`editable`,
  * `comments`, the `handoff` it offers), comment lines within the
- * question's `detail`. Returns copies; never throws.
+ * question's `detail`. Then every string the answers hold (custom text, an
+ * edit, each comment's text) must be text a person may write (SPEC §22.4,
+ * the seams' `personTextProblem`): well-formed Unicode, without U+0000.
+ * Returns copies; never throws.
  *
  * @remarks
  * This is the one answer checker of every channel: the stores' answer
@@ -106,7 +116,9 @@ function checkOne(question: UserQuestion, item: Record<string, unknown>, at: str
  * user-questions runtime, before it settles the ask), and a web server, a
  * command line or a terminal that takes answers from a person runs it
  * before it hands them on. A refusal is `INVALID_ANSWER`: nothing was
- * appended, and the question stays open and answerable.
+ * appended, and the question stays open and answerable. Answers from the
+ * writer's own provider, whose shape the plan layers read leniently, get
+ * only the text rules ({@link answerTextProblem}).
  *
  * @example
  * ```ts
@@ -139,5 +151,7 @@ export function checkAnswers(questions: readonly UserQuestion[], raw: unknown): 
   }
   const missing = questions.find((question) => !seen.has(question.id))
   if (missing !== undefined) return fail(`question ${JSON.stringify(missing.id)} has no answer (one answer per question of the ask)`)
+  const text = answerTextProblem(answers)
+  if (text !== undefined) return fail(text.message)
   return { ok: true, answers }
 }

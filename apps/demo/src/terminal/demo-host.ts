@@ -6,11 +6,15 @@ import { RECOMMENDED_CHILD_SECTION } from '@planmode/plan-policy'
 import type { PlanProgressView } from '@planmode/plan-progress/types'
 import type { PlanHistoryView } from '@planmode/plan-projection/types'
 import { UserQuestionError, type Session, type UserAnswer, type UserQuestion } from '@planmode/seams'
+import { printableLine } from '../render/printable.js'
 import type { Style } from '../render/style.js'
+import { earlierRevision } from './earlier-revision.js'
 import { badgeOf, type PlanBadge, type PromptStatus, type TranscriptRenderer } from '../render/transcript.js'
 import { basePromptSection, composePlanHost } from './compose-host.js'
 import { interruptedCallIds, lastTurnInterrupted, type InterruptedTurn } from './interrupted-turns.js'
-import { runPlansCommand, type PlanOrigin } from './plans-command.js'
+import { handedTo } from './handed-to.js'
+import { runPlansCommand, type PlanOrigin, type ProgressTracking } from './plans-command.js'
+import { refusedSteps } from './refused-steps.js'
 import { loggedModel, type LoggedModel } from './session-model.js'
 import { WORKSPACE_EVENT } from './workspace-event.js'
 import { EXPLORE_EVENT } from '../workspace/explore-tool.js'
@@ -37,6 +41,8 @@ export interface DemoHostOptions {
   readonly models?: Readonly<Record<string, LanguageModelV3>>
   /** Offer "Approve in a fresh session" in the review (SPEC §18): the host then follows the new session. */
   readonly freshSessions?: boolean
+  /** Compose the step check (SPEC §25): a step naming tests is done only when the workspace's tests pass. */
+  readonly verifyTests?: boolean
   readonly renderer: TranscriptRenderer
   /** The transcript's style (`/plans diff` colours with it). */
   readonly style: Style
@@ -98,6 +104,8 @@ export interface DemoHost {
   lastInterrupted(): InterruptedTurn | undefined
   /** The calls interrupted turns left unanswered: a review open then shows as `interrupted`. */
   interruptedCalls(): ReadonlySet<string>
+  /** Whether `line` names a command this terminal runs: the host's (`/plan`) or its own (`/plans`, `/help`, `/quit`, `/exit`). */
+  isCommand(line: string): boolean
   /** Runs one input line: a slash command, `/help`, `/quit`, or a message. Does not wait for the turn. */
   submit(line: string): Promise<SubmitOutcome>
   /** Waits for pending appends, closes the session and disposes every plugin. */
@@ -131,10 +139,10 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
       apply: (child) => {
         child.effect(
           child.require('userQuestions').registerProvider({
-            async ask({ questions, signal }) {
+            async ask({ agent, questions, signal }) {
               // The entry question (SPEC §12) asks whether to plan; it is not a review of a plan.
               const what = questions.some((question) => question.intent?.kind === 'plan-enter') ? 'question' : 'review'
-              renderer.review(questions)
+              renderer.review(questions, earlierRevision(ctx.get('sessionProjections')?.snapshot(agent.session).values.planHistory, questions, agent.session.events))
               const answers = await options.answer(questions, signal)
               if (signal?.aborted === true) throw new UserQuestionError('ASK_ABORTED', `the ${what} was aborted`)
               if (answers === undefined) {
@@ -181,9 +189,9 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
   const follow = (next: HostSession): void => {
     if (followed.includes(next)) return
     const data = (next.events[0]?.data ?? {}) as { title?: unknown; model?: unknown }
-    const model = typeof data.model === 'string' ? `, with model ${data.model}` : ''
+    const model = typeof data.model === 'string' ? `, with model ${printableLine(data.model)}` : ''
     const handing = current.session
-    renderer.stage(`fresh session ${next.id}: “${String(data.title)}”`)
+    renderer.stage(`fresh session ${next.id}: “${printableLine(String(data.title))}”`)
     renderer.info(`the plan approved in ${handing.id} is carried out here${model}; that session stops here (--resume ${handing.id} reopens it)`)
     current.session = next
     followed.push(next)
@@ -227,6 +235,13 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
     const data = first!.data as { from?: { session?: unknown }; title?: unknown }
     return { session: String(data.from?.session), title: typeof data.title === 'string' ? data.title : 'Plan' }
   }
+  /** What `/plans progress` shows besides the projection: refused completions (SPEC §25), a plan handed to a fresh session (SPEC §18). */
+  const trackingOf = (): ProgressTracking => {
+    const events = current.session.events
+    const handed = handedTo(events, current.session.id, options.sessionDir)
+    const title = handed === undefined ? undefined : snapshot()?.planHistory?.revisions.find((revision) => revision.toolCallId === handed.toolCallId)?.title
+    return { refused: refusedSteps(events, progress()), ...(handed === undefined ? {} : { handedTo: handed }), ...(title === undefined ? {} : { title }) }
+  }
   const modelId = (): string | undefined => {
     const model = current.agent.model
     if (model === options.model) return undefined
@@ -234,18 +249,19 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
   }
 
   const help = (): string => {
-    const lines = ['Commands:']
-    for (const command of commands.list()) {
-      const hint = command.input?.hint === undefined ? '' : ` ${command.input.hint}`
-      lines.push(`  /${command.name}${hint}`.padEnd(24) + command.description)
-    }
-    lines.push('  /plans [show N | diff A B | save [N] <file>]'.padEnd(24) + ' The plan revisions of this session (the demo host handles it)')
-    lines.push('  /plans progress'.padEnd(24) + "The approved plan's steps and where each stands (update_plan)")
-    lines.push('  /help'.padEnd(24) + 'Show this help')
-    lines.push('  /quit'.padEnd(24) + 'Leave (the session stays on disk; --resume reopens it)')
-    lines.push('Anything else is a message to the model. Ctrl+C cancels a running turn; twice quits.')
-    return lines.join('\n')
+    const rows: [string, string][] = commands.list().map((command) => [`/${command.name}${command.input?.hint === undefined ? '' : ` ${command.input.hint}`}`, command.description])
+    rows.push(['/plans [show N | diff A B | save [N] <file>]', 'The plan revisions of this session'])
+    rows.push(['/plans progress', "The approved plan's steps and where each stands (update_plan)"])
+    rows.push(['/help', 'Show this help'])
+    rows.push(['/quit', 'Leave (the session stays on disk; --resume reopens it)'])
+    const width = Math.max(...rows.map(([usage]) => usage.length)) + 2
+    return [
+      'Commands:',
+      ...rows.map(([usage, what]) => `  ${usage.padEnd(width)}${what}`),
+      'Anything else is a message to the model. Ctrl+C cancels a running turn; twice quits.',
+    ].join('\n')
   }
+  const ownCommands = new Set(['plans', 'help', 'quit', 'exit'])
 
   return {
     ctx,
@@ -287,6 +303,10 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
     planState: () => planMode.get(current.agent),
     lastInterrupted: () => lastTurnInterrupted(current.session.events),
     interruptedCalls: () => interruptedCallIds(current.session.events),
+    isCommand(line) {
+      const name = /^\/(\S+)/.exec(line.trim())?.[1]
+      return name !== undefined && (ownCommands.has(name) || commands.list().some((command) => command.name === name))
+    },
     async submit(line) {
       const text = line.trim()
       if (text === '') return 'ok'
@@ -296,7 +316,16 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
         return 'ok'
       }
       if (text === '/plans' || text.startsWith('/plans ')) {
-        const result = runPlansCommand(text.slice('/plans'.length), snapshot()?.planHistory, options.style, process.cwd(), interruptedCallIds(current.session.events), progress(), origin())
+        const result = runPlansCommand(
+          text.slice('/plans'.length),
+          snapshot()?.planHistory,
+          options.style,
+          process.cwd(),
+          interruptedCallIds(current.session.events),
+          progress(),
+          origin(),
+          trackingOf(),
+        )
         if (result.refused === true) renderer.warn(result.lines.join('\n'))
         else renderer.block(result.lines.join('\n'))
         if (result.markdown !== undefined) renderer.markdown(result.markdown)
