@@ -31,6 +31,8 @@ const STORE_MEMBERS = ['create', 'open', 'list', 'get', 'close'] as const
  * (when given) with the store members `@planmode/acp` calls, `cwd` an
  * absolute path, `pageSize` a positive integer, and no other key. Throws a
  * `TypeError` naming what is wrong.
+ *
+ * @public
  */
 export function resolveAcpConfig(config: unknown): AcpConfig {
   if (typeof config !== 'object' || config === null) throw new TypeError('@planmode/acp: needs a config object with `agents` (where each session\'s root agent comes from)')
