@@ -1,6 +1,7 @@
 // Type-checked as ESM (.mts) and CJS (.cts) against the installed tarball.
 import type { Plugin } from '@planmode/context'
-import { SessionLogError, type HostConfig } from '@planmode/host'
+import type { HostConfig } from '@planmode/host'
+import { SessionLogError } from '@planmode/store'
 import {
   SCHEMA_VERSION,
   asPostgresStore,

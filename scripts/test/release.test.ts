@@ -88,7 +88,11 @@ describe('the released packages', () => {
     // Not vacuous: every layer peer-depends on something, and every peer has released API.
     const peers = packages.flatMap((p) => Object.keys(p.manifest.peerDependencies ?? {}).filter((peer) => peer.startsWith('@planmode/')))
     expect(peers.length).toBeGreaterThan(10)
-    for (const peer of new Set(peers)) expect(lastApiRelease(packages.find((p) => p.name === peer)!.dir), peer).toBeDefined()
+    for (const peer of new Set(peers)) {
+      const target = packages.find((p) => p.name === peer)!
+      // A package new since the last cut (0.0.0) has no release yet: its dependents' floor is 0.0.0 until the cut raises it.
+      if (target.manifest.version !== '0.0.0') expect(lastApiRelease(target.dir), peer).toBeDefined()
+    }
   })
 
   it('a regular @planmode dependency is published at the version it was built with (workspace:^)', () => {

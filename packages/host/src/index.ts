@@ -2,7 +2,8 @@
  * The reference planmode host: a JSONL session store, an agent loop over the
  * AI SDK language-model port, and the system-prompt, tool, command,
  * user-question, projection and invariant runtimes — each a plugin of
- * `@planmode/context` implementing `@planmode/seams`.
+ * `@planmode/context` implementing `@planmode/seams`. Its session store
+ * implements the contract of `@planmode/store`.
  *
  * @packageDocumentation
  */
@@ -45,23 +46,37 @@ export type {
 } from '@planmode/scripted-model'
 export { sessionInvariantsPlugin, InvariantViolationError } from './runtimes/session-invariants.js'
 export type { HostSessionInvariants } from './runtimes/session-invariants.js'
-export { SessionLogError } from './session/session-log-error.js'
-export type { SessionLogErrorCode } from './session/session-log-error.js'
 export { sessionProjectionsPlugin, ProjectionViewError } from './runtimes/session-projections.js'
-export { AppendQueue } from './session/append-queue.js'
-export type { PendingAppend } from './session/append-queue.js'
 export { sessionStorePlugin } from './session/session-store.js'
-export type { CreateSessionOptions, Durability, HostSession, SessionStore, SessionStoreConfig } from './session/session-store.js'
+export type { SessionStoreConfig } from './session/session-store.js'
 export { systemPromptPlugin } from './runtimes/system-prompt.js'
 export { toolsPlugin } from './runtimes/tools.js'
 export { userQuestionsPlugin } from './runtimes/user-questions.js'
 export { questionsProjection, questionsProjectionPlugin } from './runtimes/questions-projection.js'
-export { answererText, checkAnswerer, checkAnswers } from './answers/answer-check.js'
-export type { AnswerCheck } from './answers/answer-check.js'
-export { NOTHING_OPENED } from './answers/answer-desk.js'
-export type { AnswerDecision, AnswerDesk, IncomingAnswer, OpenedQuestion } from './answers/answer-desk.js'
 export { localAnswers } from './answers/local-inbox.js'
 export type { LocalAnswersOptions } from './answers/local-inbox.js'
-export { questionStateOf, verdictOfLog } from './answers/question-state.js'
-export type { QuestionState } from './answers/question-state.js'
+export {
+  AppendQueue,
+  answererText,
+  checkAnswerer,
+  checkAnswers,
+  NOTHING_OPENED,
+  questionStateOf,
+  SessionLogError,
+  verdictOfLog,
+} from './moved-to-store.js'
+export type {
+  AnswerCheck,
+  AnswerDecision,
+  AnswerDesk,
+  CreateSessionOptions,
+  Durability,
+  HostSession,
+  IncomingAnswer,
+  OpenedQuestion,
+  PendingAppend,
+  QuestionState,
+  SessionLogErrorCode,
+  SessionStore,
+} from './moved-to-store.js'
 export type { OpenQuestion, QuestionsView } from './runtimes/questions-projection.js'

@@ -1,19 +1,11 @@
 import type { AgentHandedOffPayload, AgentRegistry, AgentStatusPayload, AgentStreamPayload } from './loop/agent-types.js'
-import type { AnswerDesk } from './answers/answer-desk.js'
-import type { SessionStore } from './session/session-store.js'
+// Services `sessions` and `answerDesk` are typed by `@planmode/store`.
+import type {} from '@planmode/store'
 
 declare module '@planmode/context' {
   interface Services {
-    /** The session store of `@planmode/host`. */
-    sessions: SessionStore
     /** The agent registry of `@planmode/host`. */
     agents: AgentRegistry
-    /**
-     * The writer's side of answers from other processes, provided by the
-     * session store (the JSONL store with a `dir`, `@planmode/store-postgres`);
-     * the user-questions runtime opens every ask to it.
-     */
-    answerDesk: AnswerDesk
   }
 
   interface Events {

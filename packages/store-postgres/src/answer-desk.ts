@@ -1,5 +1,5 @@
 import type { Logger } from '@planmode/context'
-import { NOTHING_OPENED, questionStateOf, verdictOfLog, type AnswerDecision, type AnswerDesk, type IncomingAnswer, type OpenedQuestion } from '@planmode/host'
+import { NOTHING_OPENED, questionStateOf, verdictOfLog, type AnswerDecision, type AnswerDesk, type IncomingAnswer, type OpenedQuestion } from '@planmode/store'
 import type { Session } from '@planmode/seams'
 import type { AnswerRows, PendingRow } from './answer-rows.js'
 import type { AnswerSignals } from './answer-signals.js'

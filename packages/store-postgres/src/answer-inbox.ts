@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import type { Logger } from '@planmode/context'
-import { checkAnswerer, checkAnswers, verdictOfLog, type AnswerDecision } from '@planmode/host'
+import { checkAnswerer, checkAnswers, checkSessionId, verdictOfLog, type AnswerDecision } from '@planmode/store'
 import { AnswerInboxError, openQuestionsOf, type AnswerInbox, type AnswerResult, type AnswerSubmission, type OpenAsks } from '@planmode/seams'
 import type { AnswerRows } from './answer-rows.js'
 import type { AnswerSignals } from './answer-signals.js'
 import type { Database } from './database.js'
-import { checkId } from './event-rows.js'
 
 // The submitter's side of answers over PostgreSQL.
 // - The log first: an unknown or settled question, or answers that do not
@@ -47,7 +46,7 @@ export class PostgresAnswerInbox implements AnswerInbox {
   async submit(submission: AnswerSubmission): Promise<AnswerResult> {
     const { sessionId, questionId, answers, by, signal } = submission ?? ({} as AnswerSubmission)
     try {
-      checkId(sessionId)
+      checkSessionId(sessionId)
     } catch {
       return refused('UNKNOWN_SESSION', `${JSON.stringify(sessionId)} is not a session id`)
     }
@@ -149,7 +148,7 @@ export class PostgresAnswerInbox implements AnswerInbox {
 
   async questions(sessionId: string): Promise<OpenAsks> {
     try {
-      checkId(sessionId)
+      checkSessionId(sessionId)
     } catch {
       throw new AnswerInboxError('UNKNOWN_SESSION', `${JSON.stringify(sessionId)} is not a session id`)
     }

@@ -1,5 +1,4 @@
-import { questionStateOf, type QuestionState } from '@planmode/host'
-import type { AnswerDecision } from '@planmode/host'
+import { questionStateOf, type AnswerDecision, type QuestionState } from '@planmode/store'
 import type { AnswerResult, QuestionAnswerer, SessionEvent } from '@planmode/seams'
 import type { Database } from './database.js'
 

@@ -1,5 +1,5 @@
 import pg from 'pg'
-import { SessionLogError } from '@planmode/host'
+import { SessionLogError } from '@planmode/store'
 import type { Database } from './database.js'
 import type { Row } from './event-rows.js'
 import type { Notifier } from './notifier.js'

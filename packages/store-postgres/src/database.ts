@@ -1,6 +1,6 @@
 import pg from 'pg'
 import type { Logger } from '@planmode/context'
-import { SessionLogError } from '@planmode/host'
+import { SessionLogError } from '@planmode/store'
 import { SCHEMA_VERSION, schemaVersion, unavailable } from './schema.js'
 
 // The pooled connections of a store: reads, commits, notifies. Each

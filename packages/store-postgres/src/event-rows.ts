@@ -1,21 +1,13 @@
 import { randomBytes } from 'node:crypto'
-import { SessionLogError } from '@planmode/host'
+import { SessionLogError } from '@planmode/store'
 import type { SessionEvent } from '@planmode/seams'
 
 // What is written: session ids, and each event as the row a reopen reads
 // back exactly (its data as JSON text, key order kept). Nothing here touches
 // the database; every check runs before a statement is sent.
 
-const ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
 /** A NUL or a lone surrogate: what a PostgreSQL `text` value cannot hold. */
 export const NOT_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
-
-/** Throws `INVALID_ID` unless `id` is a session id (as the JSONL store's). */
-export function checkId(id: string): void {
-  if (typeof id !== 'string' || !ID.test(id) || id.length > 200) {
-    throw new SessionLogError('INVALID_ID', `invalid session id ${JSON.stringify(id)}: use letters, digits, ".", "_" and "-"`)
-  }
-}
 
 /** Like the JSONL store's ids: the time in base 36 (ids sort by creation), then random hex. */
 export function newSessionId(): string {

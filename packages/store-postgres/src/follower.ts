@@ -1,4 +1,4 @@
-import { SessionLogError } from '@planmode/host'
+import { SessionLogError } from '@planmode/store'
 import type { Session, SessionEvent } from '@planmode/seams'
 import type { Database } from './database.js'
 import { describe } from './event-rows.js'

@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import type { Logger } from '@planmode/context'
-import { SessionLogError } from '@planmode/host'
+import { SessionLogError } from '@planmode/store'
 import type { Session, SessionEvent } from '@planmode/seams'
 import type { Database } from './database.js'
 import { Follower } from './follower.js'

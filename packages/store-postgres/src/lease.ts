@@ -1,6 +1,6 @@
 import pg from 'pg'
 import type { Logger } from '@planmode/context'
-import { SessionLogError } from '@planmode/host'
+import { SessionLogError } from '@planmode/store'
 import { destroy, endClient, PING_MS, within } from './client-end.js'
 import type { Database } from './database.js'
 import { unavailable } from './schema.js'

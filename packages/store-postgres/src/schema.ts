@@ -1,5 +1,5 @@
 import pg from 'pg'
-import { SessionLogError } from '@planmode/host'
+import { SessionLogError } from '@planmode/store'
 
 /** The schema version this release of the package reads and writes. @public */
 export const SCHEMA_VERSION = 3

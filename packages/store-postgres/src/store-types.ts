@@ -1,4 +1,4 @@
-import type { CreateSessionOptions, HostSession, SessionStore } from '@planmode/host'
+import type { CreateSessionOptions, HostSession, SessionStore } from '@planmode/store'
 import type { AnswerInbox, Session } from '@planmode/seams'
 import type { Connection } from './schema.js'
 
@@ -104,7 +104,7 @@ export interface FollowerSession extends Session {
 
 /**
  * The PostgreSQL session store (service `sessions`): the host's
- * {@link @planmode/host#SessionStore} plus followers and leases.
+ * {@link @planmode/store#SessionStore} plus followers and leases.
  *
  * @public
  */
@@ -122,10 +122,10 @@ export interface PostgresSessionStore extends SessionStore {
    * session opened anew. While this store is closing the session, `open`
    * waits for the close and then opens it anew. Registered invariants are
    * checked over the log read. A turn the log leaves open (its writer died
-   * mid-turn) is closed before `open` resolves, as the host's
-   * `closeInterruptedTurn` does it (`step/end` for an open step, then
-   * `turn/end` reason `interrupted`, with a warning), committed like any
-   * append, so followers see it at once.
+   * mid-turn) is closed before `open` resolves, by `@planmode/store`'s
+   * `closeInterruptedAtOpen` (open asks settled `interrupted`, `step/end`
+   * for an open step, then `turn/end` reason `interrupted`, with a
+   * warning), committed like any append, so followers see it at once.
    */
   open(id: string): Promise<PostgresSession>
   /** Creates an empty session holding its lease (`EXISTS` if the id is taken, in any process). */

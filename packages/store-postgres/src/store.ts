@@ -1,10 +1,8 @@
 import { hostname } from 'node:os'
 import pg from 'pg'
 import type { Context } from '@planmode/context'
-import { closeInterruptedTurn, SessionLogError, type CreateSessionOptions } from '@planmode/host'
-import type { Session, SessionEvent } from '@planmode/seams'
-import type { AnswerInbox } from '@planmode/seams'
-import type { AnswerDesk } from '@planmode/host'
+import type { AnswerInbox, Session, SessionEvent } from '@planmode/seams'
+import { checkSessionId, closeInterruptedAtOpen, forkCopies, SessionLogError, type AnswerDesk, type CreateSessionOptions } from '@planmode/store'
 import { PostgresAnswerDesk } from './answer-desk.js'
 import { ANSWER_POLL_MS, PostgresAnswerInbox } from './answer-inbox.js'
 import { AnswerRows } from './answer-rows.js'
@@ -12,7 +10,7 @@ import { AnswerSignals } from './answer-signals.js'
 import { Committer, type LostCommit, type Settled } from './commit.js'
 import { endClient } from './client-end.js'
 import { Database } from './database.js'
-import { checkId, describe, forkRow, newSessionId, NOT_TEXT, type Row } from './event-rows.js'
+import { describe, forkRow, newSessionId, NOT_TEXT, type Row } from './event-rows.js'
 import { Follower } from './follower.js'
 import { Followers } from './followers.js'
 import { Leases, type LeaseConnection } from './lease.js'
@@ -175,7 +173,7 @@ class Store implements PostgresSessionStore {
   private createWith(id: string, rows: readonly Row[]): Promise<WriterSession> {
     try {
       this.alive()
-      checkId(id)
+      checkSessionId(id)
       if (this.writers.has(id) || this.opening.has(id)) throw new SessionLogError('EXISTS', `session ${id} already exists`)
     } catch (error) {
       return Promise.reject(error)
@@ -235,30 +233,12 @@ class Store implements PostgresSessionStore {
 
   async fork(session: Session, end?: number, options: CreateSessionOptions = {}): Promise<PostgresSession> {
     if (session instanceof WriterSession) await session.settled()
-    const source = session.events
-    const stop = end === undefined ? source.length : end
-    if (!Number.isInteger(stop) || stop < 0 || stop > source.length) {
-      throw new RangeError(`fork: end must be an integer in [0, ${source.length}], got ${String(end)}`)
-    }
-    const rows: Row[] = []
-    let previousSeq = -1
-    for (let index = 0; index < stop; index++) {
-      const row = forkRow(source[index])
-      if (typeof row === 'string') {
-        throw new SessionLogError('INVALID_EVENT', `fork of session ${session.id}: event ${index} cannot be written so that a reopen reads it back: ${row}; nothing was written`)
-      }
-      if (row.event.seq <= previousSeq) {
-        throw new SessionLogError('SEQ_ORDER', `fork of session ${session.id}: event ${index} has seq ${row.event.seq}, which does not follow seq ${previousSeq} (seq must strictly increase); nothing was written`)
-      }
-      previousSeq = row.event.seq
-      rows.push(row)
-    }
-    return this.createWith(options.id ?? newSessionId(), rows)
+    return this.createWith(options.id ?? newSessionId(), forkCopies(session, end, forkRow))
   }
 
   async open(id: string): Promise<PostgresSession> {
     this.alive()
-    checkId(id)
+    checkSessionId(id)
     const loaded = this.writers.get(id)
     if (loaded !== undefined) {
       if (loaded.writable()) return loaded
@@ -313,7 +293,7 @@ class Store implements PostgresSessionStore {
       const session = new WriterSession(id, events, epoch, row.lock_key, lease, this)
       for (const event of events) this.checkInvariants(event, session)
       this.alive()
-      await this.closeInterrupted(session)
+      await closeInterruptedAtOpen(session, (message) => this.ctx.logger.warn(`store-postgres: ${message}`))
       this.alive()
       this.register(session)
       // Answers sent to the writer that died: decided from the log now final, so none waits for it.
@@ -327,24 +307,9 @@ class Store implements PostgresSessionStore {
     }
   }
 
-  /**
-   * Closes the turn the log leaves open (the process that ran it ended
-   * mid-turn) through the normal commit path, before the session is handed
-   * out. A refused append is a warning: the session opens all the same (the
-   * agent loop closes the turn before its next one).
-   */
-  private async closeInterrupted(session: WriterSession): Promise<void> {
-    const warn = (message: string): void => this.ctx.logger.warn(`store-postgres: ${message}`)
-    try {
-      await closeInterruptedTurn(session, warn)
-    } catch (error) {
-      warn(`could not close the interrupted turn of session ${session.id}: ${error instanceof Error ? error.message : String(error)}`)
-    }
-  }
-
   async follow(id: string): Promise<FollowerSession> {
     this.alive()
-    checkId(id)
+    checkSessionId(id)
     await this.db.ready()
     this.alive()
     return this.followers.follow(id, () => this.alive())
@@ -356,7 +321,7 @@ class Store implements PostgresSessionStore {
 
   async lease(id: string): Promise<LeaseInfo> {
     this.alive()
-    checkId(id)
+    checkSessionId(id)
     await this.db.ready()
     return this.leases.info(id, () => this.alive())
   }

@@ -1,4 +1,4 @@
-import { AppendQueue, SessionLogError, type PendingAppend } from '@planmode/host'
+import { AppendQueue, SessionLogError, type PendingAppend } from '@planmode/store'
 import type { Session, SessionEvent, SessionEventMap, SessionEventType } from '@planmode/seams'
 import { seqsOf, type LostCommit, type Settled } from './commit.js'
 import { rowOf, type Row } from './event-rows.js'

@@ -3,12 +3,10 @@ import { join } from 'node:path'
 import { AnswerInboxError, openQuestionsOf, type AnswerInbox, type AnswerResult, type AnswerSubmission, type OpenAsks, type SessionEvent } from '@planmode/seams'
 import { messageOf } from '../error-text.js'
 import { newId } from '../ids.js'
-import { readLogEvents } from '../session/jsonl-log.js'
-import { SessionLogError } from '../session/session-log-error.js'
-import { checkAnswerer, checkAnswers } from './answer-check.js'
+import { readLogEvents } from '../session/jsonl-read.js'
+import { checkAnswerer, checkAnswers, questionStateOf, SessionLogError, verdictOfLog } from '@planmode/store'
 import { announcementOf, readAnnouncement, writerState, type Announcement } from './local-announce.js'
 import { readLine } from './local-wire.js'
-import { questionStateOf, verdictOfLog } from './question-state.js'
 
 // The submitter's side of the local answer channel of a JSONL session.
 // - It reads the log (read-only, no lock) first: an unknown or settled

@@ -1,6 +1,6 @@
 import type { AssistantContentBlock, ToolResult } from '@planmode/seams'
 import { failed, messageOf } from '../error-text.js'
-import { SessionLogError } from '../session/session-log-error.js'
+import { SessionLogError } from '@planmode/store'
 import { invalidArgumentsMessage, readArguments } from '../model/tool-arguments.js'
 import type { TurnHost } from './turn-host.js'
 

@@ -1,8 +1,6 @@
 import type { QuestionAnswerer, QuestionSettled, SessionEvent, UserAnswer, UserQuestion } from '@planmode/seams'
 import { UserQuestionError } from '@planmode/seams'
-import { answererText, checkAnswerer, checkAnswers } from '../answers/answer-check.js'
-import type { AnswerDecision, IncomingAnswer } from '../answers/answer-desk.js'
-import { SessionLogError } from '../session/session-log-error.js'
+import { answererText, checkAnswerer, checkAnswers, SessionLogError, type AnswerDecision, type IncomingAnswer } from '@planmode/store'
 import { messageOf } from '../error-text.js'
 
 /** What won an ask: the local provider's answers, or an answer another process sent. */

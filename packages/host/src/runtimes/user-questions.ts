@@ -1,7 +1,7 @@
 import type { Disposer, Logger, Plugin } from '@planmode/context'
 import type { Agent, AskRequest, QuestionSettled, UserAnswer, UserQuestionProvider, UserQuestions } from '@planmode/seams'
 import { UserQuestionError } from '@planmode/seams'
-import { NOTHING_OPENED, type OpenedQuestion } from '../answers/answer-desk.js'
+import { NOTHING_OPENED, type OpenedQuestion } from '@planmode/store'
 import { messageOf } from '../error-text.js'
 import { newId } from '../ids.js'
 import { untilAborted } from '../until-aborted.js'

@@ -1,5 +1,5 @@
 import { lstat, readlink } from 'node:fs/promises'
-import { SessionLogError } from './session-log-error.js'
+import { SessionLogError } from '@planmode/store'
 
 /**
  * Why the file at a session's path is reachable by another name: it is a

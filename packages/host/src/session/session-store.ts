@@ -1,26 +1,33 @@
 import { mkdir, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Context, Plugin } from '@planmode/context'
-import { closeInterruptedTurn, type Session, type SessionEvent, type SessionEventMap, type SessionEventType } from '@planmode/seams'
-import { messageOf } from '../error-text.js'
+import type { Session, SessionEvent } from '@planmode/seams'
+import {
+  checkSessionId,
+  closeInterruptedAtOpen,
+  forkCopies,
+  SessionLogError,
+  type CreateSessionOptions,
+  type Durability,
+  type HostSession,
+  type SessionStore,
+} from '@planmode/store'
 import { newId } from '../ids.js'
-import { AppendQueue, type PendingAppend } from './append-queue.js'
-import { JsonlWriter, copyLine, internType, openLog } from './jsonl-log.js'
-import { NOT_PLAIN, plainCopy } from './plain-copy.js'
+import { copyLine } from './jsonl-read.js'
+import { JsonlWriter, openLog } from './jsonl-writer.js'
 import { refuseLinked } from './linked-file.js'
 import { SessionLock } from './session-lock.js'
-import { SessionLogError } from './session-log-error.js'
+import { StoredSession, type SessionHost } from './stored-session.js'
 import { provideLocalAnswers } from '../answers/local-answers.js'
 
-/**
- * When the session store calls `fsync`: after every append, after each
- * `turn/end` (the default), or never (the OS flushes when it likes). Every
- * append is written to the file at once in all three; durability only
- * decides what survives a power loss or a kernel crash.
- *
- * @public
- */
-export type Durability = 'append' | 'turn' | 'never'
+// The JSONL session store: the registry of the sessions one store has open
+// (each a StoredSession, stored-session.ts, which writes it), and how a
+// session gets in and out of it.
+// - One StoredSession per id: `open` returns the one open, waits for one
+//   being created or opened, and a second `create` of an id is EXISTS.
+// - A session enters once its lock is held and its log read (and what the
+//   log left open is closed); it leaves at `close`, whose lock goes last.
+// - `dispose` refuses appends at once; those queued land before the locks go.
 
 /**
  * Options of {@link sessionStorePlugin}.
@@ -30,7 +37,12 @@ export type Durability = 'append' | 'turn' | 'never'
 export interface SessionStoreConfig {
   /** Directory of the JSONL logs (`<id>.jsonl`), created on first use. Without it sessions live in memory only. */
   readonly dir?: string
-  /** When to `fsync`; defaults to `'turn'`. */
+  /**
+   * When to `fsync`: after every append, after each `turn/end` (the
+   * default, `'turn'`), or never (the OS flushes when it likes). Every
+   * append is written to the file at once in all three; durability only
+   * decides what survives a power loss or a kernel crash.
+   */
   readonly durability?: Durability
   /**
    * Answers from other local processes (services `answerDesk` and
@@ -42,298 +54,7 @@ export interface SessionStoreConfig {
   readonly answers?: false | { readonly socketDir?: string }
 }
 
-/**
- * A session of the reference host: the seams' {@link @planmode/seams#Session}
- * backed by a JSONL file (or memory).
- *
- * @public
- */
-export interface HostSession extends Session {
-  /** The JSONL file, or `undefined` for an in-memory session. */
-  readonly file: string | undefined
-  /** Resolves once every append started so far has settled. */
-  settled(): Promise<void>
-  /** Waits for pending appends, then `fsync`s the file (whatever the durability). */
-  sync(): Promise<void>
-}
-
-/** Options of {@link SessionStore.create}. @public */
-export interface CreateSessionOptions {
-  /** The id; generated when absent. Letters, digits, `.`, `_` and `-` only. */
-  readonly id?: string
-}
-
-/**
- * The session store (service `sessions`).
- *
- * @public
- */
-export interface SessionStore {
-  /** The log directory, or `undefined` when sessions live in memory. */
-  readonly dir: string | undefined
-  /** The configured durability. */
-  readonly durability: Durability
-  /**
-   * Creates an empty session (and its file). Rejects with `EXISTS` if the id
-   * is taken, `LINKED` when its path is a symbolic link (a dangling one too).
-   */
-  create(options?: CreateSessionOptions): Promise<HostSession>
-  /**
-   * Returns the loaded session `id`, or loads it from disk. A store holds an
-   * exclusive lock (`<id>.jsonl.lock`) on every session it has loaded, so a
-   * second writer — another process, or another store of this one — is
-   * refused with `LOCKED`; a lock whose process is gone is taken over. A torn last line
-   * is dropped with a warning and the file repaired (`UNWRITABLE` when it
-   * cannot be: a read-only file, a full disk); a corrupt line elsewhere, a
-   * non-increasing `seq`, an unreadable file or one that is not a regular
-   * file (a FIFO: opened non-blocking, never waited on) rejects with a
-   * {@link SessionLogError} naming file and line, nothing written and the
-   * lock released. A session file that is a symbolic link or has more than
-   * one hard link is refused with `LINKED` before anything is locked or read
-   * (another name could reach the same file, and two writers of one file
-   * break its log); a symbolic link to the session folder is fine.
-   * Registered invariants are checked over the loaded events.
-   * Event `type` strings are interned.
-   */
-  open(id: string): Promise<HostSession>
-  /**
-   * A new session whose log is a copy of `session.events[0, end)` (default:
-   * all of it), with the same `seq` and `time` values. Each event is checked
-   * as a reopen would read it: one that is not an event (no string `type`,
-   * no safe non-negative integer `seq`, no numeric `time`, no `data`, not
-   * JSON-serializable) rejects with `INVALID_EVENT`, a `seq` that does not
-   * strictly increase with `SEQ_ORDER`; nothing is written then.
-   */
-  fork(session: Session, end?: number, options?: CreateSessionOptions): Promise<HostSession>
-  /** Ids of every session on disk (each `<id>.jsonl` name, linked ones too) and in memory, sorted. */
-  list(): Promise<string[]>
-  /** The loaded session `id`, if it is loaded. */
-  get(id: string): HostSession | undefined
-  /** Every loaded session. */
-  loaded(): readonly HostSession[]
-  /**
-   * Waits for pending appends, syncs (unless durability is `never`) and
-   * unloads the session. Rejects with `UNWRITABLE` when that last sync fails
-   * (the session is unloaded and its lock released all the same).
-   */
-  close(session: Session): Promise<void>
-}
-
-const ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
-
-function checkId(id: string): void {
-  if (typeof id !== 'string' || !ID.test(id) || id.length > 200) {
-    throw new SessionLogError('INVALID_ID', `invalid session id ${JSON.stringify(id)}: use letters, digits, ".", "_" and "-"`)
-  }
-}
-
-/** `value` for an error message. */
-function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value)
-  if (typeof value === 'bigint') return `${value}n`
-  return typeof value === 'object' && value !== null ? (Array.isArray(value) ? 'an array' : 'an object') : String(value)
-}
-
-/**
- * The event an append of `type`/`data` at `seq` logs, and its line: exactly
- * what a reopen reads back (a copy, so later changes to `data` do not reach
- * the log). Throws `INVALID_EVENT` for what JSON cannot write or would not
- * read back as an event, `SEQ_LIMIT` past `Number.MAX_SAFE_INTEGER`.
- */
-function eventOf(session: StoredSession, type: unknown, data: unknown, seq: number): { event: SessionEvent; line: string } {
-  const where = { file: session.file }
-  if (typeof type !== 'string' || type === '') {
-    throw new SessionLogError('INVALID_EVENT', `session ${session.id}: event type must be a non-empty string, got ${describe(type)}; nothing was written`, where)
-  }
-  if (seq > Number.MAX_SAFE_INTEGER) {
-    throw new SessionLogError(
-      'SEQ_LIMIT',
-      `session ${session.id}: ${type} would get seq ${seq}, past Number.MAX_SAFE_INTEGER, which a reopen cannot read exactly; nothing was written`,
-      where,
-    )
-  }
-  const time = Date.now()
-  const copy = plainCopy(data, 0)
-  if (copy !== NOT_PLAIN) {
-    const event = { type: internType(type), seq, time, data: copy } as SessionEvent
-    return { event, line: JSON.stringify(event) + '\n' }
-  }
-  // Not plain JSON (a Date, NaN, an undefined member, a class instance…): the log holds what JSON makes of it.
-  let line: string
-  try {
-    line = JSON.stringify({ type, seq, time, data })
-  } catch (error) {
-    throw new SessionLogError('INVALID_EVENT', `session ${session.id}: ${type} data is not JSON-serializable (${(error as Error).message}); nothing was written`, {
-      ...where,
-      cause: error,
-    })
-  }
-  const event = JSON.parse(line) as { type: string; data?: unknown }
-  if (!('data' in event)) {
-    throw new SessionLogError(
-      'INVALID_EVENT',
-      `session ${session.id}: ${type} data is not JSON-serializable (${data === undefined ? 'undefined' : `JSON has no form for ${describe(data)}`}): the line would have no data and the log could not be reopened; nothing was written`,
-      where,
-    )
-  }
-  event.type = internType(event.type)
-  return { event: event as SessionEvent, line: line + '\n' }
-}
-
-class StoredSession implements HostSession {
-  readonly events: SessionEvent[]
-  /** Appends waiting for the next batch (group commit: one write, at most one fsync per batch). */
-  private readonly appends = new AppendQueue((batch) => this.commit(batch))
-  /** Set when `close` starts: appends made from then on are refused; earlier ones still land. */
-  closing = false
-  closed = false
-
-  constructor(
-    readonly id: string,
-    events: SessionEvent[],
-    private readonly writer: JsonlWriter | undefined,
-    private readonly store: Store,
-    readonly lock?: SessionLock,
-  ) {
-    this.events = events
-  }
-
-  get file(): string | undefined {
-    return this.writer?.file
-  }
-
-  /** Appends accepted and not yet settled. */
-  get queued(): number {
-    return this.appends.queued
-  }
-
-  append<T extends SessionEventType>(type: T, data: SessionEventMap[T]): Promise<SessionEvent<T>> {
-    if (this.closing) return Promise.reject(new SessionLogError('CLOSED', `session ${this.id} is closed`, { file: this.file }))
-    return this.appends.add(type, data) as Promise<SessionEvent<T>>
-  }
-
-  /**
-   * Writes one batch: each append is checked (invariants see the batch's
-   * earlier events in `events`), the accepted lines go out in one write and
-   * at most one fsync, then every event lands in order. A failed write or
-   * sync fails every append of the batch and leaves the file as it was.
-   * Returns the pending sync, if there is one; never rejects.
-   */
-  private commit(batch: PendingAppend[]): Promise<void> | undefined {
-    const events = this.events
-    const base = events.length
-    const accepted: PendingAppend[] = []
-    let text = ''
-    let turnEnd = false
-    for (const pending of batch) {
-      try {
-        if (this.closed) throw new SessionLogError('CLOSED', `session ${this.id} is closed`, { file: this.file })
-        const last = events[events.length - 1]
-        const { event, line } = eventOf(this, pending.type, pending.data, last === undefined ? 0 : last.seq + 1)
-        this.store.checkInvariants(event, this)
-        events.push(event)
-        accepted.push(pending)
-        text += line
-        if (event.type === 'turn/end') turnEnd = true
-      } catch (error) {
-        pending.reject(error)
-      }
-    }
-    // Take the batch back out: it lands only once written (and synced).
-    const prepared = events.splice(base)
-    let syncing: Promise<void> | undefined
-    if (this.writer !== undefined && accepted.length > 0) {
-      const durability = this.store.durability
-      try {
-        syncing = this.writer.append(text, durability === 'append' || (durability === 'turn' && turnEnd))
-      } catch (error) {
-        this.fail(accepted, error)
-        return undefined
-      }
-    }
-    if (syncing === undefined) {
-      this.land(accepted, prepared)
-      return undefined
-    }
-    return syncing.then(
-      () => this.land(accepted, prepared),
-      (error: unknown) => this.fail(accepted, error),
-    )
-  }
-
-  private land(accepted: readonly PendingAppend[], prepared: readonly SessionEvent[]): void {
-    for (let index = 0; index < accepted.length; index++) {
-      const event = prepared[index]!
-      this.events.push(event)
-      this.store.announce(this, event)
-      accepted[index]!.resolve(event)
-    }
-  }
-
-  private fail(accepted: readonly PendingAppend[], error: unknown): void {
-    for (const pending of accepted) pending.reject(error)
-  }
-
-  settled(): Promise<void> {
-    return this.appends.settled()
-  }
-
-  async sync(): Promise<void> {
-    await this.settled()
-    await this.writer?.sync()
-  }
-
-  /** The close in progress or done: the one place the session's lock is released. */
-  private closeResult: Promise<void> | undefined
-
-  /**
-   * Refuses appends from now on, lets the queued ones land, syncs (unless
-   * durability is `never`), closes the file and releases the lock. Rejects
-   * with `UNWRITABLE` when the last sync fails (the lock is released all the same).
-   */
-  close(): Promise<void> {
-    this.closing = true
-    if (this.closeResult === undefined) {
-      const closed = this.shutDown()
-      // Registered before the first await: an `open` of this id in this process waits for the lock to go instead of `LOCKED`.
-      this.closeResult = this.lock === undefined ? closed : this.lock.releaseAfter(closed).then(() => closed)
-    }
-    return this.closeResult
-  }
-
-  /**
-   * `close` for a synchronous dispose: with nothing left to write the lock
-   * goes at once, so a store created right after can open the session; with
-   * appends queued it goes once they have settled, as in `close`.
-   */
-  dispose(): Promise<void> {
-    if (this.closeResult === undefined && this.queued === 0) {
-      this.closing = true
-      this.closed = true
-      this.lock?.releaseSync()
-    }
-    return this.close()
-  }
-
-  private async shutDown(): Promise<void> {
-    await this.settled()
-    this.closed = true
-    if (this.writer === undefined) return
-    let failure: SessionLogError | undefined
-    if (this.store.durability !== 'never') {
-      await this.writer.sync().catch((error: unknown) => {
-        failure = new SessionLogError('UNWRITABLE', `${this.writer!.file}: cannot sync session log on close (${(error as Error).message}); appends since the last sync may not be durable`, {
-          file: this.writer!.file,
-          cause: error,
-        })
-      })
-    }
-    await this.writer.close().catch(() => {})
-    if (failure !== undefined) throw failure
-  }
-}
-
-class Store implements SessionStore {
+class Store implements SessionStore, SessionHost {
   readonly dir: string | undefined
   readonly durability: Durability
   private readonly sessions = new Map<string, StoredSession>()
@@ -372,21 +93,6 @@ class Store implements SessionStore {
     if (this.dir !== undefined) await mkdir(this.dir, { recursive: true })
   }
 
-  /**
-   * Closes the turn the log leaves open (the process that ran it ended
-   * mid-turn), before anyone else can append. A failed append is a warning:
-   * the session opens all the same, and the agent loop tries again before
-   * its next turn.
-   */
-  private async closeInterrupted(session: StoredSession): Promise<void> {
-    const warn = (message: string): void => this.ctx.logger.warn(`session store: ${message}`)
-    try {
-      await closeInterruptedTurn(session, warn)
-    } catch (error) {
-      warn(`could not close the interrupted turn of session ${session.id}: ${messageOf(error)}`)
-    }
-  }
-
   private register(session: StoredSession): StoredSession {
     this.sessions.set(session.id, session)
     return session
@@ -400,7 +106,7 @@ class Store implements SessionStore {
   private createWith(id: string, events: SessionEvent[], text = ''): Promise<StoredSession> {
     try {
       this.alive()
-      checkId(id)
+      checkSessionId(id)
       if (this.sessions.has(id) || this.opening.has(id)) {
         throw new SessionLogError('EXISTS', `session ${id} already exists`, { file: this.fileOf(id) })
       }
@@ -451,36 +157,15 @@ class Store implements SessionStore {
   async fork(session: Session, end?: number, options: CreateSessionOptions = {}): Promise<HostSession> {
     // Appends already started belong to the log being forked: wait for them before reading its length.
     if (session instanceof StoredSession) await session.settled()
-    const source = session.events
-    const stop = end === undefined ? source.length : end
-    if (!Number.isInteger(stop) || stop < 0 || stop > source.length) {
-      throw new RangeError(`fork: end must be an integer in [0, ${source.length}], got ${String(end)}`)
-    }
-    // One stringify per event: the line written, and the copy parsed from it, checked as a reopen would.
-    const lines: string[] = []
-    const events: SessionEvent[] = []
-    let previousSeq = -1
-    for (let index = 0; index < stop; index++) {
-      const copy = copyLine(source[index])
-      if (typeof copy === 'string') {
-        throw new SessionLogError('INVALID_EVENT', `fork of session ${session.id}: event ${index} cannot be written so that a reopen reads it back: ${copy}; nothing was written`)
-      }
-      if (copy.event.seq <= previousSeq) {
-        throw new SessionLogError(
-          'SEQ_ORDER',
-          `fork of session ${session.id}: event ${index} has seq ${copy.event.seq}, which does not follow seq ${previousSeq} (seq must strictly increase); nothing was written`,
-        )
-      }
-      previousSeq = copy.event.seq
-      lines.push(copy.line)
-      events.push(copy.event)
-    }
+    const copies = forkCopies(session, end, copyLine)
+    const events = copies.map((copy) => copy.event)
+    const lines = copies.map((copy) => copy.line)
     return this.createWith(options.id ?? newId('s'), events, lines.length === 0 ? '' : lines.join('\n') + '\n')
   }
 
   async open(id: string): Promise<HostSession> {
     this.alive()
-    checkId(id)
+    checkSessionId(id)
     const loaded = this.sessions.get(id)
     if (loaded !== undefined) return loaded
     const pending = this.opening.get(id)
@@ -508,7 +193,7 @@ class Store implements SessionStore {
         const session = new StoredSession(id, read.events, writer, this, lock)
         for (const event of read.events) this.checkInvariants(event, session)
         this.alive()
-        await this.closeInterrupted(session)
+        await closeInterruptedAtOpen(session, (message) => this.ctx.logger.warn(`session store: ${message}`))
         this.alive()
         return this.register(session)
       } catch (error) {

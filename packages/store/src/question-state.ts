@@ -1,5 +1,5 @@
 import type { AnswerResult, QuestionAsked, QuestionSettled, SessionEvent } from '@planmode/seams'
-import { answererText } from './answer-check.js'
+import { answererText } from './answerer.js'
 
 /**
  * Where one ask stands in a session's log: never asked, open, or settled

@@ -1,9 +1,11 @@
 /**
- * Why a session log could not be used. Branch on `code`. The JSONL store
- * uses the codes up to `LOCK_UNREADABLE`, and `LINKED` (a session file that
+ * Why a session log could not be used. Branch on `code`. Every store uses
+ * the shared codes (`INVALID_ID` to `UNWRITABLE`, the ones a store of your
+ * own should use too). `@planmode/host`'s JSONL store adds `LOCK_UNREADABLE`
+ * (its lock file is not one it can read) and `LINKED` (a session file that
  * is a symbolic link or has more than one hard link: another name may reach
  * the same file, so the store refuses to write it); the database stores
- * (`@planmode/store-postgres`) use the shared ones and `READ_ONLY` (an
+ * (`@planmode/store-postgres`) add `READ_ONLY` (an
  * append to a follower), `LEASE_LOST` (another process took the session's
  * lease), `UNAVAILABLE` (the database could not be reached or failed the
  * statement; an append rejected with it was not written), `OUTCOME_UNKNOWN`
@@ -34,6 +36,7 @@ export type SessionLogErrorCode =
   | 'OUTCOME_UNKNOWN'
   | 'SCHEMA'
 
+// The key it had when the class lived in `@planmode/host`: errors of older copies still pass `isInstance`.
 const marker = Symbol.for('@planmode/host/SessionLogError')
 
 /**
@@ -63,7 +66,7 @@ export class SessionLogError extends Error {
     this.line = options.line
   }
 
-  /** True for any `SessionLogError`, from any copy of this package. */
+  /** True for any `SessionLogError`, from any copy of this package (or of `@planmode/host` before 0.3, where it lived). */
   static isInstance(error: unknown): error is SessionLogError {
     return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[marker] === true
   }

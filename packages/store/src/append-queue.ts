@@ -18,8 +18,8 @@ export interface PendingAppend {
 }
 
 /**
- * The append queue of one session, for session stores (the JSONL store and
- * `@planmode/store-postgres` use it): appends made while a batch commits
+ * The append queue of one session, for session stores (`@planmode/host`'s
+ * JSONL store and `@planmode/store-postgres` use it): appends made while a batch commits
  * form the next batch (group commit), and batches commit one at a time, in
  * order.
  *

@@ -44,6 +44,13 @@ export interface OpenedQuestion {
  * be). Answers to questions nobody has open here are refused by the desk
  * itself, from the log.
  *
+ * @remarks
+ * The desk carries answers; it does not judge them. `take` (the asking
+ * runtime) checks each one with {@link checkAnswers} and
+ * {@link checkAnswerer} (shape and SPEC §22.4) and refuses a bad one
+ * `INVALID_ANSWER` before anything is appended, so the question stays
+ * open and answerable.
+ *
  * @public
  */
 export interface AnswerDesk {

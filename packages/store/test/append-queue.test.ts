@@ -1,7 +1,7 @@
 import type { SessionEvent } from '@planmode/seams'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { AppendQueue, type PendingAppend } from '../src/index.js'
+import { AppendQueue, type PendingAppend } from '@planmode/store'
 
 const event = (pending: PendingAppend, seq: number): SessionEvent => ({ type: pending.type, seq, time: 0, data: pending.data }) as SessionEvent
 

@@ -1,4 +1,4 @@
-import type { QuestionAnswerer, UserAnswer, UserAnswerComment, UserQuestion } from '@planmode/seams'
+import type { UserAnswer, UserAnswerComment, UserAnswerHandoff, UserQuestion } from '@planmode/seams'
 
 /** What {@link checkAnswers} found: the clean answers, or what is wrong with them. @public */
 export type AnswerCheck = { readonly ok: true; readonly answers: UserAnswer[] } | { readonly ok: false; readonly problem: string }
@@ -36,7 +36,7 @@ function commentsOf(question: UserQuestion, value: unknown, at: string): UserAns
 }
 
 /** The problem with `handoff` for a review whose intent offers `offer`, or the clean choice. */
-function handoffOf(offer: ReviewIntent['handoff'], value: unknown, at: string): UserAnswer['handoff'] | string {
+function handoffOf(offer: ReviewIntent['handoff'], value: unknown, at: string): UserAnswerHandoff | string {
   if (offer === undefined) return `${at}.handoff: the question offers no handoff`
   if (!isRecord(value)) return `${at}.handoff must be an object { fresh?, model? }`
   const extra = Object.keys(value).find((key) => key !== 'fresh' && key !== 'model')
@@ -88,21 +88,30 @@ function checkOne(question: UserQuestion, item: Record<string, unknown>, at: str
 }
 
 /**
- * Checks answers sent from another process against the questions of the
- * ask they answer, before anything is applied: an array with exactly one
- * answer per question (by `id`, none missing, repeated or unknown), each an
- * object with only the members of `UserAnswer` (`by` excluded: who
- * answered comes with the submission); `selected` distinct option labels of
- * its question (at most one unless `multiSelect`); `custom` a string, and
- * required (non-blank) when nothing is selected; `edit`, `comments` and
- * `handoff` only where a `plan-review` intent takes them (`editable`,
- * `comments`, the `handoff` it offers), comment lines within the question's
- * `detail`. Returns copies; never throws.
+ * Checks answers a person gave (from another process, a web page, a
+ * terminal) against the questions of the ask they answer, before anything
+ * is applied or logged: an array with exactly one answer per question (by
+ * `id`, none missing, repeated or unknown), each an object with only the
+ * members of `UserAnswer` (`by` excluded: who answered comes with the
+ * submission, see {@link checkAnswerer}); `selected` distinct option labels
+ * of its question (at most one unless `multiSelect`); `custom` a string,
+ * and required (non-blank) when nothing is selected; `edit`, `comments`
+ * and `handoff` only where a `plan-review` intent takes them (`editable`,
+ * `comments`, the `handoff` it offers), comment lines within the
+ * question's `detail`. Returns copies; never throws.
+ *
+ * @remarks
+ * This is the one answer checker of every channel: the stores' answer
+ * inboxes run it on the submitter's side and again in the writer (the
+ * user-questions runtime, before it settles the ask), and a web server, a
+ * command line or a terminal that takes answers from a person runs it
+ * before it hands them on. A refusal is `INVALID_ANSWER`: nothing was
+ * appended, and the question stays open and answerable.
  *
  * @example
  * ```ts
  * const checked = checkAnswers(asked.question, body.answers)
- * if (!checked.ok) return reply(400, checked.problem)
+ * if (!checked.ok) return reply(400, { code: 'INVALID_ANSWER', message: checked.problem })
  * ```
  *
  * @public
@@ -131,32 +140,4 @@ export function checkAnswers(questions: readonly UserQuestion[], raw: unknown): 
   const missing = questions.find((question) => !seen.has(question.id))
   if (missing !== undefined) return fail(`question ${JSON.stringify(missing.id)} has no answer (one answer per question of the ask)`)
   return { ok: true, answers }
-}
-
-/** The longest `id` or `name` a {@link QuestionAnswerer} may have. */
-const MAX_ANSWERER = 200
-
-/**
- * Checks who an answer from another process says answered: `undefined`
- * (anonymous), or `{ id, name? }` with `id` a non-blank string and `name`
- * a string, each at most 200 characters, nothing else. Returns the clean
- * copy, or what is wrong.
- *
- * @public
- */
-export function checkAnswerer(raw: unknown): { readonly ok: true; readonly by: QuestionAnswerer | undefined } | { readonly ok: false; readonly problem: string } {
-  if (raw === undefined) return { ok: true, by: undefined }
-  if (!isRecord(raw)) return { ok: false, problem: 'by must be an object { id, name? }' }
-  const extra = Object.keys(raw).find((key) => key !== 'id' && key !== 'name')
-  if (extra !== undefined) return { ok: false, problem: `by has an unknown member ${JSON.stringify(extra)}` }
-  const { id, name } = raw
-  if (typeof id !== 'string' || blank(id) || id.length > MAX_ANSWERER) return { ok: false, problem: `by.id must be a non-blank string of at most ${MAX_ANSWERER} characters` }
-  if (name !== undefined && (typeof name !== 'string' || name.length > MAX_ANSWERER)) return { ok: false, problem: `by.name must be a string of at most ${MAX_ANSWERER} characters` }
-  return { ok: true, by: name === undefined ? { id } : { id, name } }
-}
-
-/** How a refusal names who answered: `Ada (ada)`, `ada`, or `anonymous`. @public */
-export function answererText(by: QuestionAnswerer | undefined): string {
-  if (by === undefined) return 'anonymous'
-  return by.name === undefined || by.name === '' ? by.id : `${by.name} (${by.id})`
 }
