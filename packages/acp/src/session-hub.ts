@@ -169,11 +169,17 @@ export class SessionHub {
   /**
    * A fresh session of a handoff (SPEC §18) whose origin is served: the
    * origin's log says where the plan went (`acp/fresh-session`), which its
-   * clients read as an agent message, live and in a replay.
+   * clients read as an agent message, live and in a replay; the fresh
+   * session's log gets the origin's working directory (`acp/session`).
    */
   private handedOff(fresh: Session, data: PlanHandoffEventData): void {
     const origin = this.served.get(data.from.session)
     if (origin === undefined) return
+    // The fresh session works where its origin did: session/list and session/load say so.
+    const cwd = loggedCwd(origin.session)
+    if (cwd !== undefined) {
+      fresh.append('acp/session', { cwd }).catch((error: unknown) => this.ctx.logger.warn(`acp: could not log the working directory of session ${fresh.id}: ${messageOf(error)}`))
+    }
     origin.track(
       origin.session.append('acp/fresh-session', { toolCallId: data.from.toolCallId, session: fresh.id }).catch((error: unknown) => {
         this.ctx.logger.warn(`acp: could not log in session ${origin.id} that its plan went to session ${fresh.id}: ${messageOf(error)}`)

@@ -24,12 +24,12 @@ export function planningScript(): ScriptedResponse[] {
   ]
 }
 
-/** The model the approval hands the plan to: carries it out, tracking the steps with update_plan. */
-export function carryingScript(prefix = 'call-up'): ScriptedResponse[] {
+/** The model the approval hands the plan to: carries it out (PLAN_V2's three steps, or PLAN_V1's two), tracking the steps with update_plan. */
+export function carryingScript(prefix = 'call-up', steps: 2 | 3 = 3): ScriptedResponse[] {
   return [
     { toolCalls: [{ toolCallId: `${prefix}-1`, toolName: 'update_plan', input: { updates: [{ step: 1, status: 'in_progress' }] } }] },
     { toolCalls: [{ toolCallId: `${prefix}-2`, toolName: 'update_plan', input: { updates: [{ step: 1, status: 'done' }, { step: 2, status: 'in_progress' }] } }] },
-    { toolCalls: [{ toolCallId: `${prefix}-3`, toolName: 'update_plan', input: { updates: [{ step: 2, status: 'done' }, { step: 3, status: 'done' }] } }] },
+    { toolCalls: [{ toolCallId: `${prefix}-3`, toolName: 'update_plan', input: { updates: [{ step: 2, status: 'done' }, ...(steps === 3 ? [{ step: 3, status: 'done' }] : [])] } }] },
     { text: 'Done: the CLI greets, and greet() is tested.' },
   ]
 }
