@@ -47,7 +47,7 @@ export class AcpServerInstance implements AcpServer {
   serve(output: WritableStream<Uint8Array>, input: ReadableStream<Uint8Array>): AcpConnection {
     const link = new ClientLink(this.deps.ctx.logger)
     const connection = agentApp(link, this.deps).connect(ndJsonStream(output, input))
-    link.connected(connection.client, connection.closed)
+    link.connected(connection.client, connection.signal)
     this.open.add(connection)
     void connection.closed.then(() => this.open.delete(connection))
     return { signal: connection.signal, closed: connection.closed, close: () => connection.close() }

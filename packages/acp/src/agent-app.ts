@@ -45,7 +45,11 @@ function stopReasonOf(events: readonly SessionEvent[], from: number): StopReason
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 const codeOf = (error: unknown): unknown => (typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined)
 
-/** Runs `then` once the response being returned was handed to the connection. */
+/**
+ * Runs `then` once the response being returned was handed to the connection
+ * (the next turn of the event loop); a later request that names the
+ * session does the same at once, should it come first.
+ */
 const afterResponse = (then: () => void): void => {
   setImmediate(then)
 }
@@ -64,6 +68,9 @@ export function agentApp(link: ClientLink, deps: AgentAppDeps): AgentApp {
     if (served === undefined || !served.has(link)) {
       throw new RequestError(-32002, `Unknown session ${JSON.stringify(sessionId)}: create it with session/new, or open it with session/load or session/resume first`, { sessionId })
     }
+    // A request naming the session proves the client read the answer that gave it (whatever the event loop did meanwhile).
+    link.announce(served.id)
+    served.ready(link)
     return served
   }
 
@@ -139,10 +146,10 @@ export function agentApp(link: ClientLink, deps: AgentAppDeps): AgentApp {
     // The client learns the id from this response: what happens meanwhile waits for it.
     link.hold(served.id)
     served.attach(link)
+    sendCommands(served)
     const state = await modesOf(served)
     afterResponse(() => {
       link.announce(served.id)
-      sendCommands(served)
       served.ready(link)
     })
     return { sessionId: served.id, ...state }
@@ -216,7 +223,10 @@ export function agentApp(link: ClientLink, deps: AgentAppDeps): AgentApp {
         ? commands.execute({ agent: sessionAgent.agent, line, attachments: promptImages(message), source: { kind: 'user' } }).then(() => sessionAgent.idle())
         : sessionAgent.prompt(message)
     served.running = run
-    const cancel = (): void => void sessionAgent.cancel()
+    // `$/cancel_request` for the prompt cancels the turn; a connection that closes does not (a review stays open for the next client).
+    const cancel = (): void => {
+      if (signal.reason instanceof RequestError && signal.reason.code === -32800) void sessionAgent.cancel()
+    }
     signal.addEventListener('abort', cancel, { once: true })
     try {
       await run

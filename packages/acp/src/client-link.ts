@@ -20,19 +20,21 @@ export class ClientLink {
 
   constructor(private readonly logger: Logger) {}
 
+  private connection: AbortSignal = this.closing.signal
+
   /** Aborts when the connection closes. */
   get signal(): AbortSignal {
-    return this.closing.signal
+    return this.connection
   }
 
   get closed(): boolean {
-    return this.closing.signal.aborted
+    return this.connection.aborted
   }
 
-  /** The context that calls the client, once connected. */
-  connected(client: AgentContext, closed: Promise<void>): void {
+  /** The context that calls the client, and the connection's signal (it aborts before the requests still waiting are rejected). */
+  connected(client: AgentContext, signal: AbortSignal): void {
     this.client = client
-    void closed.then(() => this.closing.abort(new Error(`ACP client ${this.id} disconnected`)))
+    this.connection = AbortSignal.any([signal, this.closing.signal])
   }
 
   /** Marks the connection closed (the server closes it, or it is gone). */
@@ -78,7 +80,9 @@ export class ClientLink {
   /**
    * Runs `call` once everything queued before it was sent, and resolves
    * with its result; the queue goes on without waiting for it (a request
-   * the client answers later does not hold the updates after it).
+   * the client answers later does not hold the updates after it). Rejects
+   * with the closing reason as soon as the connection closes: a request
+   * the client can no longer answer is not waited for.
    */
   call<T>(call: (client: AgentContext) => Promise<T>): Promise<T> {
     let started!: Promise<T>
@@ -86,7 +90,13 @@ export class ClientLink {
       started = this.closed || this.client === undefined ? Promise.reject(this.signal.reason ?? new Error('not connected')) : call(this.client)
     })
     this.queue = turn
-    return turn.then(() => started)
+    const answered = turn.then(() => started)
+    return new Promise<T>((resolve, reject) => {
+      const gone = (): void => reject(this.signal.reason)
+      if (this.closed) return gone()
+      this.signal.addEventListener('abort', gone, { once: true })
+      answered.then(resolve, reject).finally(() => this.signal.removeEventListener('abort', gone))
+    })
   }
 
   /** Resolves once everything queued so far was handed to the connection. */

@@ -12,7 +12,7 @@ afterEach(async () => {
 })
 
 /** The events of one type in a session's log. */
-const logged = <T extends SessionEvent['type']>(events: readonly SessionEvent[], type: T) => events.filter((event): event is SessionEvent<T> => event.type === type)
+const logged = <T extends SessionEvent['type']>(events: readonly SessionEvent[], type: T): SessionEvent<T>[] => events.filter((event) => event.type === type) as unknown as SessionEvent<T>[]
 
 /** The text of the completed update of `toolCallId`. */
 function completedText(client: TestClient, sessionId: string, toolCallId: string): string | undefined {

@@ -1,4 +1,4 @@
-import { acpPlugin, type AcpSessionAgent } from '@planmode/acp'
+import { acpPlugin, type AcpConfig, type AcpSessionAgent } from '@planmode/acp'
 import { Context } from '@planmode/context'
 import { createScriptedModel, hostPlugin, type HostAgent, type ScriptedModel, type ScriptedResponse } from '@planmode/host'
 import { planCommandsPlugin } from '@planmode/plan-commands'
@@ -35,6 +35,10 @@ export interface AcpHostOptions {
   readonly models?: Readonly<Record<string, ScriptedResponse[]>>
   /** plan-tool's config (a handoff offer, required sections). */
   readonly planTool?: PlanToolConfig
+  /** More of `@planmode/acp`'s config. */
+  readonly acp?: Omit<AcpConfig, 'agents'>
+  /** More tools. */
+  readonly tools?: readonly ToolDefinition<never, unknown>[]
 }
 
 /** The reference host with every plan layer and `@planmode/acp`, over scripted models. */
@@ -63,8 +67,15 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
   ctx.plugin(planHistoryPlugin)
   ctx.plugin(planProgressPlugin)
   ctx.plugin(planProgressProjectionPlugin)
-  ctx.plugin({ name: 'test/read-file', requires: ['tools'], apply: (child) => void child.effect(child.require('tools').register(readFileTool)) })
+  ctx.plugin({
+    name: 'test/tools',
+    requires: ['tools'],
+    apply: (child) => {
+      for (const tool of [readFileTool as ToolDefinition<never, unknown>, ...(options.tools ?? [])]) child.effect(child.require('tools').register(tool))
+    },
+  })
   ctx.plugin(acpPlugin, {
+    ...options.acp,
     agents: {
       open: (session) => {
         const agents = ctx.require('agents')

@@ -13,6 +13,10 @@ export interface OpenReview {
   readonly sessionId: string
   readonly turn: Promise<PromptResponse>
   readonly asked: Asked<RequestPermissionRequest, RequestPermissionResponse>
+  /** Resolves when the agent side of the connection closed. */
+  readonly closed: Promise<void>
+  /** The client process goes away. */
+  disconnect(): void
 }
 
 /** The model's answer that presents PLAN_V1 for review. */
@@ -25,11 +29,11 @@ export const PRESENT_V1: ScriptedResponse = { toolCalls: [{ toolCallId: 'call-pl
  */
 export async function openReview(options: { readonly after?: ScriptedResponse[]; readonly elicitation?: boolean; readonly planTool?: PlanToolConfig; readonly dir?: string } = {}): Promise<OpenReview> {
   const host = createAcpHost({ script: [PRESENT_V1, ...(options.after ?? [])], ...(options.planTool === undefined ? {} : { planTool: options.planTool }), ...(options.dir === undefined ? {} : { dir: options.dir }) })
-  const { client } = connectTestClient(host.ctx.require('acp'))
+  const { client, closed, disconnect } = connectTestClient(host.ctx.require('acp'))
   await client.initialize({ elicitation: options.elicitation !== false })
   const { sessionId } = await client.agent.request('session/new', { cwd: '/work/project', mcpServers: [] })
   await client.agent.request('session/set_mode', { sessionId, modeId: 'plan' })
   const turn = client.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: GOAL }] })
   const asked = await client.nextPermission()
-  return { host, client, sessionId, turn, asked }
+  return { host, client, sessionId, turn, asked, closed, disconnect }
 }

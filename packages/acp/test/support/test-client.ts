@@ -122,14 +122,27 @@ export class TestClient {
   }
 }
 
-/** A client connected in process to `server` over a pair of byte streams (newline-delimited JSON, both directions recorded). */
-export function connectTestClient(server: AcpServer): { client: TestClient; closed: Promise<void> } {
+/**
+ * A client connected in process to `server` over a pair of byte streams
+ * (newline-delimited JSON, both directions recorded). `disconnect` is a
+ * client process going away: the agent reads the end of its input.
+ */
+export function connectTestClient(server: AcpServer): { client: TestClient; closed: Promise<void>; disconnect(): void } {
   const wire = new WireRecorder()
   const toAgent = new TransformStream<Uint8Array, Uint8Array>()
   const toClient = new TransformStream<Uint8Array, Uint8Array>()
-  const served = server.serve(toClient.writable, toAgent.readable.pipeThrough(wire.tap('client')))
+  let cut!: TransformStreamDefaultController<Uint8Array>
+  const line = new TransformStream<Uint8Array, Uint8Array>({ start: (controller) => void (cut = controller) })
+  const served = server.serve(toClient.writable, toAgent.readable.pipeThrough(line).pipeThrough(wire.tap('client')))
   const test = new TestClient(toAgent.writable, toClient.readable.pipeThrough(wire.tap('agent')), wire)
-  return { client: test, closed: served.closed }
+  return {
+    client: test,
+    closed: served.closed,
+    disconnect() {
+      cut.terminate()
+      test.close()
+    },
+  }
 }
 
 /** The updates of one kind, narrowed to it. */
