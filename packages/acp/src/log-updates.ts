@@ -211,13 +211,20 @@ export class LogUpdates {
           },
         ]
       case 'turn/end': {
+        // A call the turn left without a result (cancelled, interrupted, failed) is over for the client too.
+        const unfinished: SessionUpdate[] = []
+        for (const [toolCallId, call] of this.calls) {
+          if (call.done) continue
+          call.done = true
+          unfinished.push({ sessionUpdate: 'tool_call_update', toolCallId, status: 'failed', content: [text('The turn ended before this call finished.')] })
+        }
         const why =
           event.data.reason === 'error'
             ? `The turn ended with an error: ${event.data.error ?? 'unknown error'}`
             : event.data.reason === 'interrupted'
               ? 'The turn was interrupted: the process running it ended before it did.'
               : undefined
-        return why === undefined ? [] : [{ sessionUpdate: 'agent_message_chunk', messageId: messageId('e'), content: { type: 'text', text: why } }]
+        return why === undefined ? unfinished : [...unfinished, { sessionUpdate: 'agent_message_chunk', messageId: messageId('e'), content: { type: 'text', text: why } }]
       }
       default:
         return []
