@@ -79,7 +79,7 @@ export function projectionStateScan(events: Log): ProjectionState {
     const e = events[i]!
     if (e.type === 'command/run') {
       if (e.data.name === 'plan' && e.data.args !== undefined) {
-        running = { commandId: e.data.commandId, wanted: e.data.args.trim() !== 'off' }
+        running = { commandId: e.data.commandId, wanted: e.data.args.trim().toLowerCase() !== 'off' }
       }
     } else if (e.type === 'command/done') {
       if (running !== null && running.commandId === e.data.commandId) {

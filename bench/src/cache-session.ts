@@ -33,6 +33,11 @@ export interface CacheSessionOptions {
   readonly toolErrors?: readonly string[]
   /** Compose `@planmode/plan-progress` too (its `update_plan` tool and its messages); default false. */
   readonly progress?: boolean
+  /**
+   * Send the whole section at every entry, as SPEC §13 did before §24's re-entry line (plan-core is handed the
+   * section as its guidance text, which takes the place of plan-policy's); default false.
+   */
+  readonly fullGuidance?: boolean
 }
 
 /** What a session run leaves behind. */
@@ -115,6 +120,8 @@ export async function runCacheSession(options: CacheSessionOptions): Promise<Cac
     root.plugin(hostPlugin, { model, maxRetries: 0, retryDelayMs: 0 })
     root.plugin(planCorePlugin)
     root.plugin(planPolicyPlugin, { section, placement })
+    // The latest guidance set is the one plan-core uses: a plain text is sent in full at every entry.
+    if (options.fullGuidance === true) root.require('planMode').setGuidance(section)
     root.plugin(planCommandsPlugin)
     root.plugin(planToolPlugin, { enterTool: true })
     if (options.progress === true) root.plugin(planProgressPlugin)

@@ -426,7 +426,7 @@ function cacheLines(cache: CacheResult): string[] {
     ...cacheTable(cache),
     '',
     ...cacheSummary(cache),
-    `- ${cache.tracked === undefined ? 'four' : 'five'} sessions through the host loop in ${(cache.ms / 1000).toFixed(1)} s`,
+    `- ${cache.variants.length + (cache.tracked === undefined ? 0 : 1)} sessions through the host loop in ${(cache.ms / 1000).toFixed(1)} s`,
     ...(cache.tracked === undefined ? [] : ['', '### Prompt cache with a tracked plan (plan-progress)', '', ...trackedLines(cache)]),
   ]
 }

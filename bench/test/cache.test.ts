@@ -5,12 +5,12 @@
 // request after a change of mode breaks it. No timing anywhere.
 import { readFileSync } from 'node:fs'
 import { PLAN_COMMAND_REPLIES } from '@planmode/plan-commands'
-import { RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
+import { PLAN_GUIDANCE_AGAIN, RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
 import { ENTER_PLAN_MODE_MESSAGES, EXIT_PLAN_MODE_MESSAGES } from '@planmode/plan-tool'
 import type { SessionEvent } from '@planmode/seams'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { checkCanonical, commonPrefix, costs, measureRequests, providerOrder, totals } from '../src/cache-measure.js'
-import { NO_SWITCH_TOOL_ERRORS, planMessageBytes, planMessageParts, planMessages, runVariant, scriptKinds, switchesOf } from '../src/cache-rows.js'
+import { entryBytes, NO_SWITCH_TOOL_ERRORS, planMessageBytes, planMessageParts, planMessages, runVariant, scriptKinds, switchesOf } from '../src/cache-rows.js'
 import { cacheScript, ENTRY_KINDS, EXIT_KINDS, minimumCycles, minimumSwitches, withoutSwitches, type CacheScript } from '../src/cache-script.js'
 import { CACHE_BLOCK_END, CACHE_BLOCK_START, cacheBlock, cacheMissing, cacheSummary, cacheTable, hasCacheBlock, replaceCacheBlock, trackedLines } from '../src/cache-report.js'
 import type { CacheResult } from '../src/cache-rows.js'
@@ -65,11 +65,11 @@ function eventsBefore(events: readonly SessionEvent[], i: number): SessionEvent[
 }
 
 /** Runs a session variant once for the whole file. */
-function once(variant: 'system' | 'transcript' | 'minimum' | 'no-switch'): () => Promise<CacheSessionRun> {
+function once(variant: 'system' | 'before' | 'transcript' | 'minimum' | 'no-switch'): () => Promise<CacheSessionRun> {
   let run: Promise<CacheSessionRun> | undefined
   return () => (run ??= runVariant(variant))
 }
-const sessions = { system: once('system'), transcript: once('transcript'), minimum: once('minimum'), 'no-switch': once('no-switch') }
+const sessions = { system: once('system'), before: once('before'), transcript: once('transcript'), minimum: once('minimum'), 'no-switch': once('no-switch') }
 
 /** The text of each user message of a request body. */
 function userTexts(request: CapturedRequest): string[] {
@@ -160,8 +160,9 @@ describe("placement 'transcript' keeps every request's prefix; 'system' does not
     expect(transcript.asked.map((a) => a.questions[0]!.id).sort()).toEqual([...Array(7).fill('plan-enter'), ...Array(7).fill('plan-review')])
     // 13 entering and 12 leaving /plan commands, but the first (/plan before the first request) is told by no notice
     // (SPEC §3.4), and the idle pair /plan off + /plan is told by none either.
-    expect(planMessages(transcript.events)).toEqual({ notices: 24, guidance: 19 })
-    expect(planMessages(system.events)).toEqual({ notices: 24, guidance: 0 })
+    // SPEC §24: the section once, at the first entry; every later entry reads the re-entry line.
+    expect(planMessages(transcript.events)).toEqual({ notices: 24, guidance: 1, again: 18 })
+    expect(planMessages(system.events)).toEqual({ notices: 24, guidance: 0, again: 0 })
     expect(transcript.requests.length).toBe(cacheScript().turns.reduce((n, t) => n + t.steps.length, 0))
     // History grows to about 100 kB.
     expect(providerOrder(transcript.requests.at(-1)!.body).length).toBeGreaterThan(90_000)
@@ -188,7 +189,8 @@ describe("placement 'transcript' keeps every request's prefix; 'system' does not
       const kinds = after.filter((s) => s.request === i).map((s) => s.kind)
       // A change of mode tells by its last switch; no switch, or switches that cancel out, tell nothing (SPEC §3.4, §13).
       const last = mode[i] === mode[i - 1] ? undefined : kinds.at(-1)
-      const told = last === 'on/user' ? [ENTERING, RECOMMENDED_PLAN_SECTION] : last === 'on/model' ? [RECOMMENDED_PLAN_SECTION] : last === 'off/user' ? [LEAVING] : []
+      // Every entry after the first (request 0, which read the section) reads the re-entry line (SPEC §24).
+      const told = last === 'on/user' ? [ENTERING, PLAN_GUIDANCE_AGAIN] : last === 'on/model' ? [PLAN_GUIDANCE_AGAIN] : last === 'off/user' ? [LEAVING] : []
       expect(keepsPrefix(requests, i), `request ${i + 1} after ${kinds.join(', ') || 'no switch'}`).toBe(true)
       // What the request adds besides the user's own prompt (an idle switch comes with the turn's first message).
       const added = userTexts(requests[i]!)
@@ -273,7 +275,7 @@ describe('the no-switch session', () => {
   it("differs from the 'transcript' session only by the plan-mode messages and the plan tools' results", async () => {
     const transcript = await sessions.transcript()
     const section = transcript.section
-    const planTexts = new Set([section, ENTERING, LEAVING])
+    const planTexts = new Set([section, PLAN_GUIDANCE_AGAIN, ENTERING, LEAVING])
     const last = (run: CacheSessionRun): Array<Record<string, unknown>> => run.requests.at(-1)!.body.messages as Array<Record<string, unknown>>
     const kept = last(transcript).filter((m) => !(m['role'] === 'user' && planTexts.has(m['content'] as string)))
     const plain = last(a)
@@ -304,7 +306,7 @@ describe('the no-switch session', () => {
     const script = withoutSwitches(cacheScript())
     const b = await runCacheSession({ script, placement: 'transcript', enter: 'Not now', toolErrors: NO_SWITCH_TOOL_ERRORS })
     expect(switchesOf(a.events)).toEqual({})
-    expect(planMessages(a.events)).toEqual({ notices: 0, guidance: 0 })
+    expect(planMessages(a.events)).toEqual({ notices: 0, guidance: 0, again: 0 })
     expect(b.requests.map((r) => r.raw)).toEqual(a.requests.map((r) => r.raw))
     for (let i = 1; i < a.requests.length; i++) expect(keepsPrefix(a.requests, i)).toBe(true)
     const measured = measureRequests(a.requests)
@@ -315,12 +317,68 @@ describe('the no-switch session', () => {
   })
 })
 
+describe('SPEC §24: the re-entry line, before and after', () => {
+  it("before (the section handed to plan-core as a plain text): the whole section at each of the 19 entries, every prefix kept", async () => {
+    const before = await sessions.before()
+    expect(planMessages(before.events)).toEqual({ notices: 24, guidance: 19, again: 0 })
+    for (let i = 1; i < before.requests.length; i++) expect(keepsPrefix(before.requests, i), `request ${i + 1}`).toBe(true)
+    expect(entryBytes(before.requests, before.section)).toMatchObject({ full: { count: 19 }, again: { count: 0 } })
+    // The same turns and switches as the session with the line: only the entries' messages differ.
+    const after = await sessions.transcript()
+    expect(switchesOf(before.events)).toEqual(switchesOf(after.events))
+    expect(measureRequests(after.requests).provider.miss).toBeLessThan(measureRequests(before.requests).provider.miss)
+  })
+
+  it('after: every re-entry adds its notice and the line, at most 200 bytes beyond the notice on the wire; only the first entry sends the section', async () => {
+    const run = await sessions.transcript()
+    const entries = entryBytes(run.requests, run.section)
+    expect(entries.full).toEqual({ count: 1, maxBeyondNotice: Buffer.byteLength(`${JSON.stringify({ role: 'user', content: run.section })}\n`) })
+    expect(entries.again.count).toBe(18)
+    expect(entries.again.maxBeyondNotice).toBe(Buffer.byteLength(`${JSON.stringify({ role: 'user', content: PLAN_GUIDANCE_AGAIN })}\n`))
+    expect(entries.again.maxBeyondNotice).toBeLessThanOrEqual(200)
+    expect(planMessageParts(run.requests.at(-1)!.body, run.section).again).toEqual({ count: 18, bytes: 18 * entries.again.maxBeyondNotice })
+  })
+
+  it('entryBytes counts what each request adds past the previous one, the notice apart', () => {
+    const body = (...contents: string[]) => ({ body: { model: 'm', messages: contents.map((content) => ({ role: 'user', content })) } })
+    const line = Buffer.byteLength(`${JSON.stringify({ role: 'user', content: PLAN_GUIDANCE_AGAIN })}\n`)
+    const notice = Buffer.byteLength(`${JSON.stringify({ role: 'user', content: ENTERING })}\n`)
+    const requests = [body('go', 'SECTION'), body('go', 'SECTION', 'more'), body('go', 'SECTION', 'more', ENTERING, PLAN_GUIDANCE_AGAIN)]
+    expect(entryBytes(requests, 'SECTION')).toEqual({
+      full: { count: 1, maxBeyondNotice: Buffer.byteLength(`${JSON.stringify({ role: 'user', content: 'SECTION' })}\n`) },
+      again: { count: 1, maxBeyondNotice: line, maxNotice: notice },
+    })
+  })
+
+  it('the report prints the before/after line and the re-entry verdict, MISSED above the budget', () => {
+    const totals = (miss: number) => ({ requests: 3, sent: 10 * miss, miss, missAny: miss, lost: 0, breaks: 0, last: miss })
+    const v = (id: 'system' | 'before' | 'transcript' | 'minimum' | 'no-switch', miss: number, maxBeyondNotice = 147): CacheResult['variants'][number] => ({
+      id,
+      label: id,
+      provider: totals(miss),
+      raw: totals(miss),
+      switches: {},
+      notices: 2,
+      guidance: id === 'before' ? 19 : 1,
+      again: id === 'before' ? 0 : 18,
+      planBytes: 100,
+      entries: { full: { count: 1, maxBeyondNotice: 1874 }, again: { count: 18, maxBeyondNotice, maxNotice: 73 } },
+    })
+    const result = (transcript: CacheResult['variants'][number]): CacheResult => ({ steps: 3, turns: 1, kinds: {}, variants: [v('system', 4000), v('before', 1340), transcript, v('no-switch', 1000)], sectionBytes: 1820, ms: 1 })
+    const text = cacheSummary(result(v('transcript', 1060))).join('\n')
+    expect(text).toContain('before (the whole 1,874-byte guidance message at each of 19 entries) 1.34x, after (1 whole, 18 re-entry lines) 1.06x')
+    expect(text).toContain('18 re-entries sent the line, each adding at most 147 bytes beyond its notice (notices up to 73 bytes) — met')
+    expect(text).toContain('(goal ≤ 1.08x: met)')
+    expect(cacheSummary(result(v('transcript', 1060, 201))).join('\n')).toContain('at most 201 bytes beyond its notice (notices up to 73 bytes) — MISSED')
+  })
+})
+
 describe("the issue's minimum switches", () => {
-  it("switch six times each way with 'transcript', keep every prefix, and send the guidance twelve times", async () => {
+  it("switch six times each way with 'transcript', keep every prefix, and send the guidance once, then the re-entry line eleven times", async () => {
     const run = await sessions.minimum()
     const plain = await sessions['no-switch']()
     expect(switchesOf(run.events)).toEqual({ 'on/user': 6, 'on/model': 6, 'off/user': 6, 'off/review': 6 })
-    expect(planMessages(run.events).guidance).toBe(12)
+    expect(planMessages(run.events)).toMatchObject({ guidance: 1, again: 11 })
     for (let i = 1; i < run.requests.length; i++) expect(keepsPrefix(run.requests, i), `request ${i + 1}`).toBe(true)
     expect(measureRequests(run.requests).provider).toMatchObject({ lost: 0, breaks: 0 })
     expect(run.requests).toHaveLength(plain.requests.length)
@@ -497,7 +555,7 @@ describe('the cache report', () => {
     expect(out.endsWith('\nafter\n')).toBe(true)
     expect(out).not.toContain('stale-block-text')
     expect(out).toContain("| transcript | 3 | 10.2 KiB | 1.0 KiB | 1.04x |")
-    expect(out).toContain('(target ≤ 1.05x: met)')
+    expect(out).toContain('(goal ≤ 1.08x: met)')
     expect(hasCacheBlock(text) && hasCacheBlock(out)).toBe(true)
     expect(hasCacheBlock(`${CACHE_BLOCK_END}\n${CACHE_BLOCK_START}`)).toBe(false)
     expect(replaceCacheBlock('no block here', cacheBlock(r))).toBe('no block here')
@@ -505,7 +563,7 @@ describe('the cache report', () => {
   })
 
   it('says MISSED above the target, and names a missing variant or figure', () => {
-    expect(cacheSummary(result([variant('system', 4000), variant('transcript', 1100), variant('no-switch', 1000)])).join('\n')).toContain('(target ≤ 1.05x: MISSED)')
+    expect(cacheSummary(result([variant('system', 4000), variant('transcript', 1100), variant('no-switch', 1000)])).join('\n')).toContain('(goal ≤ 1.08x: MISSED)')
     expect(cacheMissing(undefined)).toEqual(['cache'])
     expect(cacheMissing(result([variant('system', 1), variant('no-switch', NaN)]))).toEqual(['cache/transcript', 'cache/minimum', 'cache/no-switch', 'cache/tracked'])
     const all = [variant('system', 1), variant('transcript', 1), variant('minimum', 1), variant('no-switch', 1)]
@@ -522,14 +580,14 @@ describe('the cache report', () => {
     expect(cacheTable(r)[0]).toContain('| billed again vs the previous request | vs no switches | billed again vs any earlier request | vs no switches |')
     expect(cacheTable(r)[2]).toMatch(/^\| system \| 3 \| 39\.1 KiB \| 3\.9 KiB \| 4\.00x \| 2\.0 KiB \| 4\.00x \|/)
     const text = cacheSummary(r).join('\n')
-    expect(text).toContain("**the issue's target**: 'transcript' vs no switches, billed again in provider order: 1.34x (target ≤ 1.05x: MISSED)")
+    expect(text).toContain("**SPEC §24's goal**: 'transcript' vs no switches, billed again in provider order: 1.34x (goal ≤ 1.08x: MISSED)")
     // (1340 - 222) / 1000
     expect(text).toContain("without the plan-mode messages' own bytes it bills 1.12x the no-switch session")
     expect(text).toContain('340 bytes')
     expect(text).toContain('2 × 100 bytes of guidance')
     // 0.05 × 1000 - 22 bytes of notices - 118 bytes of tool results < 0: no guidance size meets it.
     expect(text).toContain('impossible')
-    expect(text).toContain("'transcript' 1.20x the no-switch session (target ≤ 1.05x: MISSED)")
+    expect(text).toContain("'transcript' 1.20x the no-switch session (goal ≤ 1.08x: MISSED)")
     expect(text).toContain('4.00x against the previous request only (a cache keeping one entry: the upper bound), 4.00x against any earlier request')
   })
 })

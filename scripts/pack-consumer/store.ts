@@ -4,6 +4,7 @@ import type { SessionEvent } from '@planmode/seams'
 import {
   AppendQueue,
   answererText,
+  answerTextProblem,
   checkAnswerer,
   checkAnswers,
   checkSessionId,
@@ -11,6 +12,7 @@ import {
   forkCopies,
   isSessionId,
   NOTHING_OPENED,
+  OwedSettlements,
   questionStateOf,
   SessionLogError,
   verdictOfLog,
@@ -63,4 +65,11 @@ export function decide(answer: IncomingAnswer, events: readonly SessionEvent[]):
   const checked: AnswerCheck = checkAnswers(state.asked.question, answer.answers)
   if (!who.ok || !checked.ok) return { status: 'refused', code: 'INVALID_ANSWER', message: who.ok ? (checked.ok ? '' : checked.problem) : `${answererText(undefined)}: ${who.problem}` }
   return { status: 'unknown' }
+}
+
+// SPEC §22.4 for the writer's own provider, and the settlements a session owes.
+export const problem: { readonly member: string; readonly message: string } | undefined = answerTextProblem([{ id: 'q', selected: [], custom: 'x' }])
+export const owed = new OwedSettlements()
+export function batch(events: readonly SessionEvent[], appends: PendingAppend[]): PendingAppend[] {
+  return [...owed.due(events), ...appends]
 }

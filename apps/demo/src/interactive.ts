@@ -19,6 +19,7 @@ import type { LanguageModelV3 } from '@ai-sdk/provider'
 import { revisionLine } from './terminal/plans-command.js'
 import { enterApproveLabel, ReviewDraft } from './terminal/review-answer.js'
 import { keepSampleWorkspace } from './workspace/sample-workspace.js'
+import { printableLine } from './render/printable.js'
 
 /** The streams and environment the interactive host runs with. */
 export interface InteractiveIo {
@@ -208,7 +209,7 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
         screen?.setWorking(host?.agent.status === 'running')
         return undefined
       }
-      if (!tty) out.write(`${style.yellow('edit ›')} ${line}\n`)
+      if (!tty) out.write(`${style.yellow('edit ›')} ${printableLine(line)}\n`)
       if (line.trim() === '.') return typed.join('\n')
       typed.push(line)
     }
@@ -234,22 +235,27 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
         setImmediate(() => reprompt())
       })
       if (line === undefined) return undefined
-      if (!tty) out.write(`${style.yellow(label)} ${line}\n`)
-      if (/^\/plans(\s|$)/.test(line.trim())) {
-        // The history is read-only: look at it without leaving the review.
+      if (!tty) out.write(`${style.yellow(label)} ${printableLine(line)}\n`)
+      const typed = line.trim()
+      if (/^\/(plans|help)(\s|$)/.test(typed)) {
+        // The history and the help are read-only: look at them without leaving the review.
         await host?.submit(line)
         continue
       }
-      if (line.trim().startsWith('/')) {
-        // Any other command dismisses the review; the prompt then runs it.
+      if (typed.startsWith('/')) {
+        if (host?.isCommand(typed) !== true) {
+          // A mistyped command must not throw the review away.
+          renderer.warn(`unknown command ${printableLine(typed.split(/\s/)[0]!)}: the ${enterApproveLabel(question) === undefined ? 'review' : 'question'} is still open (/help lists the commands)`)
+          continue
+        }
+        // A command dismisses the review; the prompt then runs it.
         lines.unshift(line)
         return undefined
       }
       const step = draft.read(line)
-      if (step.kind === 'dismiss') return undefined
       if (step.kind === 'note') {
         if (step.refused === true) renderer.warn(step.text)
-        else renderer.info(step.text)
+        else renderer.hint(step.text)
         continue
       }
       if (step.kind === 'edit') {
@@ -294,7 +300,7 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
   renderer.info(`model:     ${choice.description}`)
   renderer.info(`workspace: ${workspace}${resumedWorkspace === workspace ? ' (from the session log)' : ''}`)
   if (goneWorkspace !== undefined && options.workspace === undefined) {
-    renderer.info(`(the session's workspace ${goneWorkspace} is gone; this is a fresh copy of the sample project)`)
+    renderer.info(`(the session's workspace ${printableLine(goneWorkspace)} is gone; this is a fresh copy of the sample project)`)
   }
   renderer.info(`session:   ${active.session.id} (${active.session.file ?? 'in memory'})`)
   renderer.info(
@@ -324,22 +330,22 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
           // A review answered before the process ended (its record logged, its result not) is not interrupted.
           const revision = revisions.find((item) => item.toolCallId === call.toolCallId)
           if (revision?.status === 'open') {
-            renderer.ended(`the review of plan #${revision.rev} “${revision.title}” was open then and is interrupted: nothing was answered; type a message to go on`)
+            renderer.ended(`the review of plan #${revision.rev} “${printableLine(revision.title)}” was open then and is interrupted: nothing was answered; type a message to go on`)
           }
         } else if (call.toolName === 'enter_plan_mode') {
           renderer.ended('the question whether to enter plan mode was open then and is interrupted: nothing was answered; type a message to go on')
-        } else renderer.ended(`its call of ${call.toolName} had not finished; the model reads it as failed`)
+        } else renderer.ended(`its call of ${printableLine(call.toolName)} had not finished; the model reads it as failed`)
       }
     }
     const latest = revisions.at(-1)
     if (latest !== undefined) renderer.info(`latest plan: ${revisionLine(latest, active.interruptedCalls())} (${revisions.length} in all; /plans lists them)`)
     const origin = active.origin()
-    if (origin !== undefined) renderer.info(`handed on: this session carries out “${origin.title}”, approved in session ${origin.session}`)
+    if (origin !== undefined) renderer.info(`handed on: this session carries out “${printableLine(origin.title)}”, approved in session ${printableLine(origin.session)}`)
     const tracked = active.progress()
-    if (tracked?.plan != null && tracked.total > 0) renderer.info(`progress:  plan ${tracked.done}/${tracked.total} “${tracked.plan.title}” (/plans progress lists the steps)`)
+    if (tracked?.plan != null && tracked.total > 0) renderer.info(`progress:  plan ${tracked.done}/${tracked.total} “${printableLine(tracked.plan.title)}” (/plans progress lists the steps)`)
     const resumed = active.resumedModel
     if (resumed?.kind === 'model') renderer.info(`model:     goes on with ${resumed.id}, as the review chose (--models)`)
-    else if (resumed?.kind === 'unknown') renderer.warn(`the review handed this session's plan to model "${resumed.name}", which --models does not name now; the default model goes on (add --models ${resumed.name})`)
+    else if (resumed?.kind === 'unknown') renderer.warn(`the review handed this session's plan to model "${printableLine(resumed.name)}", which --models does not name now; the default model goes on (add --models ${printableLine(resumed.name)})`)
   }
   if (options.plan) {
     const result = await active.ctx.require('planMode').set(active.agent, true)

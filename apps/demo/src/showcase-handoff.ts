@@ -185,7 +185,7 @@ export async function runHandoffStages(input: HandoffStagesInput): Promise<Hando
       JSON.stringify(record(second, freshExit.id)?.handoff) === JSON.stringify({ fresh: true, model: 'careful' }) &&
       stopText.startsWith('The user approved the plan and will carry it out in a fresh session.') &&
       !second.slice(freshAt).some((event) => event.type === 'step/start' || event.type === 'request/header' || event.type === 'assistant/message') &&
-      second.at(-1)?.type === 'turn/end',
+      second.slice(-2).map((event) => event.type).join(' ') === 'turn/end plan/mode', // SPEC §22.2: the exit is logged right after the turn/end
   )
   const log = [...fresh.events]
   const origin = dataOf(log[0])

@@ -1,28 +1,20 @@
 import { spawn } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
 import { RECOMMENDED_CHILD_SECTION, RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { SHOWCASE_CARELESS, SHOWCASE_COMMENT, SHOWCASE_EDIT_STEP, SHOWCASE_FEEDBACK, SHOWCASE_GUARD_REFUSAL, SHOWCASE_HELPER, SHOWCASE_PLAN_FIRST } from '../src/showcase.js'
 import { wantsLiveScreen, WORKING_FRAMES, WORKING_LABEL } from '../src/terminal/live-screen.js'
 import { childEnv, ensureBuilt, hasScriptPty, onlySessionFile, planTrace, readSession, REPO, runScript, spawnStart, spawnStartOnPty } from './support/built-demo.js'
+import { lines, tempFolders } from './support/temp-folders.js'
 import { startChatServer } from './support/chat-server.js'
 
 // One file, so the built entries are (re)built once, before any child process runs.
 beforeAll(() => ensureBuilt(), 300_000)
 
-const made: string[] = []
-const temp = (prefix: string): string => {
-  const dir = mkdtempSync(join(tmpdir(), `planmode-${prefix}-`))
-  made.push(dir)
-  return dir
-}
-afterAll(() => {
-  for (const dir of made) rmSync(dir, { recursive: true, force: true })
-})
-const lines = (...input: string[]): string => `${input.join('\n')}\n`
+const temp = tempFolders()
 const rootManifest = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { packageManager: string; scripts: Record<string, string> }
 /** The resume command that works with only Node and npm. */
 const npxPnpm = `npx -y ${rootManifest.packageManager}`
@@ -304,11 +296,11 @@ describe('pnpm demo (built, as a child process)', () => {
       'plan/mode:off',
       'notice:The user switched this session back to the default mode.',
       'turn/end:completed',
-      // Stage 9: plan mode again, and a question handed to a helper agent, whose report is the tool result.
+      // Stage 9: plan mode again (the same section: the re-entry line, SPEC §24), and a question handed to a helper agent, whose report is the tool result.
       '/plan',
       'plan/mode:on',
       'notice:The user switched this session to plan mode.',
-      'guidance',
+      'guidance-again',
       'explore:reported',
       'turn/end:completed',
     ])
@@ -536,8 +528,8 @@ describe('pnpm start driven through piped stdin', () => {
     // A workspace of the user's own (the default is a copy of the sample project beside the session logs).
     const workspace = temp('resume-workspace')
     cpSync(join(REPO, 'apps/demo/workspace'), workspace, { recursive: true })
-    // Run 1: plan, dismiss the review with an empty line, quit in plan mode.
-    const first = await runScript('start', ['--session-dir', sessionDir, '--workspace', workspace], lines('/plan', 'Add due dates to tasks', '', '/quit'))
+    // Run 1: plan, dismiss the review with a command (an empty line only reminds of the choices), quit in plan mode.
+    const first = await runScript('start', ['--session-dir', sessionDir, '--workspace', workspace], lines('/plan', 'Add due dates to tasks', '', '/plan', '/quit'))
     expect(first.code).toBe(0)
     expect(first.stdout).toContain("assistant Understood: I'm staying in plan mode and waiting for your message.")
     const file = onlySessionFile(sessionDir)
@@ -671,6 +663,7 @@ describe('pnpm start driven through piped stdin', () => {
     const { code, stdout } = await runScript('start', ['--session-dir', sessionDir], lines('/plan Add due dates to tasks', '/plan off', '/quit'))
     expect(code).toBe(0)
     expect(stdout).toContain('review › /plan off\n  (review dismissed)')
+    // Piped, one turn at a time: the command waits for the turn to end, so the model still was in plan mode when it answered.
     expect(stdout).toContain("assistant Understood: I'm staying in plan mode and waiting for your message.")
     expect(stdout).toMatch(/\[plan: on\] › \/plan off\n(  .*\n)*  ↳ Plan mode off\./)
     expect(planTrace(readSession(onlySessionFile(sessionDir)), RECOMMENDED_PLAN_SECTION)).toEqual([
@@ -689,7 +682,7 @@ describe('pnpm start driven through piped stdin', () => {
     const sessionDir = temp('section')
     const sectionFile = join(temp('section-file'), 'section.md')
     writeFileSync(sectionFile, 'CUSTOM PLAN GUIDANCE: read only, then call exit_plan_mode.\n')
-    const { code } = await runScript('start', ['--session-dir', sessionDir, '--section-file', sectionFile], lines('/plan Add due dates to tasks', '', '/quit'))
+    const { code } = await runScript('start', ['--session-dir', sessionDir, '--section-file', sectionFile], lines('/plan Add due dates to tasks', '/quit'))
     expect(code).toBe(0)
     const header = readSession(onlySessionFile(sessionDir)).find((event) => event.type === 'request/header')
     expect(header?.type === 'request/header' && header.data.system).toContain('CUSTOM PLAN GUIDANCE')
@@ -702,21 +695,22 @@ describe('pnpm start: the model asks to enter plan mode, --placement, --guard', 
 
   it('a plan-first request: the entry question, a refused note with Enter plan mode, then yes; the plan follows, then the work', async () => {
     const sessionDir = temp('enter-yes')
-    const { code, stdout, stderr } = await runScript('start', ['--session-dir', sessionDir], lines("Let's plan first: add due dates to tasks", 'yes', 'ok', '1: sure', '1', '1', '/quit'))
+    const { code, stdout, stderr } = await runScript('start', ['--session-dir', sessionDir], lines("Let's plan first: add due dates to tasks", 'sure', 'go on then', '1: sure', 'yes', '1', '/quit'))
     expect(stderr).toBe('')
     expect(code).toBe(0)
     expect(stdout).toContain('  guidance:  in the system prompt (--placement transcript sends it as a message)\n  guard:     off: plan mode guides, nothing is blocked (--guard refuses edits)\n')
     expect(stdout).toContain('→ enter_plan_mode “You asked to plan first: Add due dates to tasks. In plan …”')
     expect(stdout).toContain('  ┌ Plan mode\n\n    You asked to plan first: Add due dates to tasks. In plan mode I only read the workspace')
     expect(stdout).toContain('  │ Switch this session to plan mode?\n  │   1. Enter plan mode — ')
-    expect(stdout).toContain('  └ answer with a number or a label; 2: <note> declines with a note for the agent; an empty line or a /command dismisses\n')
+    expect(stdout).toContain('  └ answer with a number or a label (yes agrees, no declines); 2: <note> declines with a note for the agent; a /command dismisses\n')
     // No `e` / `c` hint: the entry question has no plan to edit or comment on.
     const question = stdout.slice(stdout.indexOf('┌ Plan mode'), stdout.indexOf('you › Enter plan mode'))
     expect(question).not.toContain('`e` edits the plan')
     expect(question).not.toContain('comments on a line')
     // Words that are not an option are refused, not sent as a decline with that note.
-    expect(stdout).toContain('plan mode? › yes\n  ! “yes” is not one of the choices. Type 1 to agree, 2 to decline, or 2: <note> to decline with a note.\nplan mode? › ok\n  ! “ok” is not one of the choices.')
-    expect(stdout).toContain('plan mode? › 1: sure\n  ! Enter plan mode takes no note: the agent would read it as a decline. Type 1 to agree, 2 to decline, or 2: <note> to decline with a note.\nplan mode? › 1\n  you › Enter plan mode\n')
+    expect(stdout).toContain('plan mode? › sure\n  ! “sure” is not one of the choices. Type 1 to agree, 2 to decline, or 2: <note> to decline with a note.\nplan mode? › go on then\n  ! “go on then” is not one of the choices.')
+    // `yes` agrees, as 1 does.
+    expect(stdout).toContain('plan mode? › 1: sure\n  ! Enter plan mode takes no note: the agent would read it as a decline. Type 1 to agree, 2 to decline, or 2: <note> to decline with a note.\nplan mode? › yes\n  you › Enter plan mode\n')
     expect(stdout).not.toContain('reviewer › Enter plan mode')
     expect(stdout).toContain('    ✓ The user agreed to plan mode. From your next step, explore and plan, then present the plan with exit_plan_mode.\n  ● plan/mode logged: on\n  · request header: plan section added to the system prompt\n')
     expect(stdout).toContain('     3  Goal: Add due dates to tasks\n')
@@ -735,16 +729,18 @@ describe('pnpm start: the model asks to enter plan mode, --placement, --guard', 
     ])
   })
 
-  it('declined with a note, then dismissed with an empty line: plan mode stays off and the model says so', async () => {
+  it('declined with a note, then an empty line (the choices again) and a command that dismisses: plan mode stays off and the model says so', async () => {
     const sessionDir = temp('enter-no')
-    const { code, stdout } = await runScript('start', ['--session-dir', sessionDir], lines('Make a plan to add due dates', '2: not today', 'plan it first: add due dates', '', '/quit'))
+    const { code, stdout } = await runScript('start', ['--session-dir', sessionDir], lines('Make a plan to add due dates', '2: not today', 'plan it first: add due dates', '', '/plan off', '/quit'))
     expect(code).toBe(0)
     expect(stdout).toContain('plan mode? › 2: not today\n  you › Not now: “not today”\n    ↺ The user declined plan mode; continue in the default mode. Their note: not today\n')
     expect(stdout).toContain('assistant Understood: no plan mode (your note: “not today”).')
-    expect(stdout).toContain('plan mode? › \n  (question dismissed)\n    ↺ The user dismissed the question to speak; stop here and wait for their message.\n')
+    expect(stdout).toContain('plan mode? › \n  (still waiting for your answer: type 1 (Enter plan mode) or 2 (Not now))\nplan mode? › /plan off\n  (question dismissed)\n')
+    expect(stdout).toContain('    ↺ The user dismissed the question to speak; stop here and wait for their message.\n')
+    expect(stdout).toContain('  ↳ Plan mode is already inactive.')
     expect(stdout).toContain("assistant Understood: I'll wait for your message.")
     const trace = planTrace(readSession(onlySessionFile(sessionDir)), RECOMMENDED_PLAN_SECTION)
-    expect(trace).toEqual(['header:initial:default', 'enter:declined', 'turn/end:completed', 'enter:dismissed', 'turn/end:completed'])
+    expect(trace).toEqual(['header:initial:default', 'enter:declined', 'turn/end:completed', 'enter:dismissed', 'turn/end:completed', '/plan off'])
   })
 
   it('--placement transcript: one request header for the whole session, the guidance a message, after /plan and after an entry', async () => {
@@ -776,9 +772,9 @@ describe('pnpm start: the model asks to enter plan mode, --placement, --guard', 
       'turn/end:completed',
       '/plan',
       'plan/mode:on',
-      // Told "off" by the approval: a notice, then the guidance again.
+      // Told "off" by the approval: a notice, then the re-entry line (SPEC §24: the same section was logged before).
       'notice:The user switched this session to plan mode.',
-      'guidance',
+      'guidance-again',
       'review:dismissed',
       'turn/end:completed',
       '/plan off',

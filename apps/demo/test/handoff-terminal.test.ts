@@ -3,25 +3,16 @@
 // approval with a model, one into a fresh session that the terminal follows, `plan 2/5` beside the
 // badge, `/plans progress`, `--resume` of every session afterwards, and bad `--models`.
 import { spawnSync } from 'node:child_process'
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { cpSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import type { SessionEvent } from '@planmode/seams'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { childEnv, ensureBuilt, hasScriptPty, readSession, REPO, runScript, spawnStartOnPty } from './support/built-demo.js'
+import { lines, tempFolders } from './support/temp-folders.js'
 
 beforeAll(() => ensureBuilt(), 300_000)
 
-const made: string[] = []
-const temp = (prefix: string): string => {
-  const dir = mkdtempSync(join(tmpdir(), `planmode-${prefix}-`))
-  made.push(dir)
-  return dir
-}
-afterAll(() => {
-  for (const dir of made) rmSync(dir, { recursive: true, force: true })
-})
-const lines = (...input: string[]): string => `${input.join('\n')}\n`
+const temp = tempFolders()
 const data = (event: SessionEvent | undefined): Record<string, unknown> => (event?.data ?? {}) as unknown as Record<string, unknown>
 const ofType = (events: readonly SessionEvent[], type: string): SessionEvent[] => events.filter((event) => (event.type as string) === type)
 const sessionFiles = (dir: string): string[] =>

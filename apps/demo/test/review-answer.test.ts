@@ -28,7 +28,7 @@ describe('reading a typed review answer', () => {
     })
   })
 
-  it('treats other text as free-form feedback and an empty line as dismissal', () => {
+  it('treats other text as free-form feedback, and an empty line as no answer', () => {
     expect(parseReviewAnswer(review, 'use a Map instead')).toEqual({ id: 'plan-review', selected: [], custom: 'use a Map instead' })
     expect(parseReviewAnswer(review, '3')).toEqual({ id: 'plan-review', selected: [], custom: '3' })
     expect(parseReviewAnswer(review, '   ')).toBeUndefined()
@@ -101,12 +101,54 @@ describe('an open review typed line by line (ReviewDraft)', () => {
     expect(draft.read('3')).toEqual({ kind: 'answer', answer: { id: 'plan-review', selected: ['Stop planning'] } })
   })
 
-  it('refuses an edit or comments the intent does not declare, and dismisses on an empty line', () => {
+  it('refuses an edit or comments the intent does not declare; an empty line is answered with the choices, not a dismissal', () => {
     const old = new ReviewDraft(review)
     expect(old.editable || old.commentable).toBe(false)
     expect(old.read('e')).toEqual({ kind: 'note', text: 'this review does not take an edited plan', refused: true })
     expect(old.read('c 1 x')).toEqual({ kind: 'note', text: 'this review does not take line comments', refused: true })
-    expect(old.read('  ')).toEqual({ kind: 'dismiss' })
+    expect(old.read('  ')).toEqual({ kind: 'note', text: '(still waiting for your answer: type 1 (Approve) or 2 (Keep planning), or what should change)' })
+    expect(new ReviewDraft(fullReview).read('')).toEqual({ kind: 'note', text: '(still waiting for your answer: type 1 (Approve), 2 (Keep planning) or 3 (Stop planning), or what should change)' })
+  })
+})
+
+describe('words a person types at a review', () => {
+  it('approves on yes, y, ok, okay, lgtm or approve alone on the line (any case, a trailing . or !), with the comments and the edit made', () => {
+    for (const word of ['yes', 'y', 'ok', 'okay', 'lgtm', 'approve', 'approved', 'YES', 'Ok.', 'lgtm!']) {
+      expect(new ReviewDraft(fullReview).read(word), word).toEqual({ kind: 'answer', answer: { id: 'plan-review', selected: ['Approve'] } })
+    }
+    const draft = new ReviewDraft(fullReview)
+    draft.read('c 3 fine')
+    draft.setEdit('# Plan\n\n1. one')
+    expect(draft.read('yes')).toEqual({ kind: 'answer', answer: { id: 'plan-review', selected: ['Approve'], edit: '# Plan\n\n1. one', comments: [{ line: 3, text: 'fine' }] } })
+    // With more words it is feedback, as before.
+    expect(new ReviewDraft(fullReview).read('yes but split step 2')).toEqual({ kind: 'answer', answer: { id: 'plan-review', selected: [], custom: 'yes but split step 2' } })
+  })
+
+  it('refuses a bare no (nothing to revise), naming how to keep planning', () => {
+    for (const word of ['no', 'n', 'Nope.']) {
+      expect(new ReviewDraft(fullReview).read(word), word).toEqual({
+        kind: 'note',
+        text: `“${word}” says nothing the agent can revise: type what should change (that keeps planning), or 2 to keep planning as it is`,
+        refused: true,
+      })
+    }
+  })
+
+  it('refuses feedback, a comment or an edit that cannot be logged (U+0000, a lone surrogate: SPEC §22.4); the review stays open', () => {
+    const draft = new ReviewDraft(fullReview)
+    expect(draft.read('split step 2\u0000')).toEqual({
+      kind: 'note',
+      text: 'the feedback holds U+0000 or a broken character (a lone surrogate), which cannot be logged; nothing was sent: type it again without it',
+      refused: true,
+    })
+    expect(draft.read('2: half \uD800 a pair')).toMatchObject({ kind: 'note', refused: true, text: expect.stringMatching(/^the feedback holds/) })
+    expect(draft.read('c 3 bad \u0000')).toMatchObject({ kind: 'note', refused: true, text: expect.stringMatching(/^a comment holds/) })
+    expect(draft.comments).toEqual([])
+    expect(draft.setEdit('# Plan\n\n1. \uDC00')).toMatch(/^\(the edited plan holds U\+0000 or a broken character/)
+    expect(draft.edit).toBeUndefined()
+    expect(draft.read('split step 2')).toEqual({ kind: 'answer', answer: { id: 'plan-review', selected: [], custom: 'split step 2' } })
+    // A note with the entry question's decline is checked the same way.
+    expect(new ReviewDraft(entry).read('2: later\u0000')).toMatchObject({ kind: 'note', refused: true })
   })
 })
 
@@ -124,13 +166,13 @@ const entry: UserQuestion = {
 }
 
 describe('the plan-mode entry question typed line by line (SPEC §12)', () => {
-  it('picks an option by number or label, and dismisses on an empty line', () => {
+  it('picks an option by number or label; an empty line is answered with the choices', () => {
     expect(enterApproveLabel(entry)).toBe('Enter plan mode')
     expect(enterApproveLabel(review)).toBeUndefined()
     expect(new ReviewDraft(entry).read('1')).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Enter plan mode'] } })
     expect(new ReviewDraft(entry).read('enter plan mode')).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Enter plan mode'] } })
     expect(new ReviewDraft(entry).read('2')).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Not now'] } })
-    expect(new ReviewDraft(entry).read('')).toEqual({ kind: 'dismiss' })
+    expect(new ReviewDraft(entry).read('')).toEqual({ kind: 'note', text: '(still waiting for your answer: type 1 (Enter plan mode) or 2 (Not now))' })
   })
 
   it('sends a note as custom text with Not now, by number or label', () => {
@@ -138,9 +180,16 @@ describe('the plan-mode entry question typed line by line (SPEC §12)', () => {
     expect(new ReviewDraft(entry).read('not now: later')).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Not now'], custom: 'later' } })
   })
 
-  it('refuses text that does not start with an option (yes, ok, no…), with a hint; the question stays open', () => {
+  it('agrees on yes-words and declines on no-words, alone on the line', () => {
+    for (const word of ['y', 'yes', 'Yes', 'ok', 'OKAY', 'lgtm', 'approve', 'yes!']) {
+      expect(new ReviewDraft(entry).read(word), word).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Enter plan mode'] } })
+    }
+    for (const word of ['n', 'no', 'No.', 'nope']) expect(new ReviewDraft(entry).read(word), word).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Not now'] } })
+  })
+
+  it('refuses other text that does not start with an option, with a hint; the question stays open', () => {
     const hint = 'Type 1 to agree, 2 to decline, or 2: <note> to decline with a note.'
-    for (const word of ['y', 'yes', 'Yes', 'ok', 'okay', 'sure', 'no', 'n', 'just fix the typo', 'yes: go ahead']) {
+    for (const word of ['sure', 'yes please', 'just fix the typo', 'yes: go ahead']) {
       expect(new ReviewDraft(entry).read(word), word).toEqual({ kind: 'note', text: `“${word}” is not one of the choices. ${hint}`, refused: true })
     }
     // `e` and `c N text` are plan-review commands, not commands here.
@@ -149,15 +198,18 @@ describe('the plan-mode entry question typed line by line (SPEC §12)', () => {
     // A long line is quoted back clipped.
     expect(new ReviewDraft(entry).read(`please ${'x'.repeat(60)}`)).toEqual({ kind: 'note', text: `“please ${'x'.repeat(32)}…” is not one of the choices. ${hint}`, refused: true })
     const draft = new ReviewDraft(entry)
-    expect(draft.read('yes').kind).toBe('note')
+    expect(draft.read('sure').kind).toBe('note')
     expect(draft.read('1')).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Enter plan mode'] } })
   })
 
   it('names the options as the question orders them', () => {
     const swapped: UserQuestion = { ...entry, options: [entry.options[1]!, entry.options[0]!] }
-    expect(new ReviewDraft(swapped).read('yes')).toEqual({ kind: 'note', text: '“yes” is not one of the choices. Type 2 to agree, 1 to decline, or 1: <note> to decline with a note.', refused: true })
+    expect(new ReviewDraft(swapped).read('sure')).toEqual({ kind: 'note', text: '“sure” is not one of the choices. Type 2 to agree, 1 to decline, or 1: <note> to decline with a note.', refused: true })
+    expect(new ReviewDraft(swapped).read('yes')).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Enter plan mode'] } })
+    expect(new ReviewDraft(swapped).read('no')).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Not now'] } })
     const only: UserQuestion = { ...entry, options: [entry.options[0]!] }
-    expect(new ReviewDraft(only).read('yes')).toEqual({ kind: 'note', text: '“yes” is not one of the choices. Type 1 to agree.', refused: true })
+    expect(new ReviewDraft(only).read('sure')).toEqual({ kind: 'note', text: '“sure” is not one of the choices. Type 1 to agree.', refused: true })
+    expect(new ReviewDraft(only).read('no')).toMatchObject({ kind: 'note', refused: true })
   })
 
   it('refuses a note with Enter plan mode (the tool would read it as a decline)', () => {

@@ -32,7 +32,7 @@ describe('the transcript of the entry question, guidance messages and headers', 
     expect(lines).toContain('  ┌ Plan mode')
     expect(lines).toContain('    You asked to plan first: add a clear command.')
     expect(lines).toContain('  │   1. Enter plan mode — From its next step the agent explores and plans without changing anything, then presents a plan for your review.')
-    expect(lines).toContain('  └ answer with a number or a label; 2: <note> declines with a note for the agent; an empty line or a /command dismisses')
+    expect(lines).toContain('  └ answer with a number or a label (yes agrees, no declines); 2: <note> declines with a note for the agent; a /command dismisses')
     expect(lines.join('\n')).not.toMatch(/edits the plan|comments on a line/)
   })
 

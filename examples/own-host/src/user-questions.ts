@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Agent, QuestionSettled, UserAnswer, UserQuestionProvider, UserQuestions } from '@planmode/seams'
-import { UserQuestionError } from '@planmode/seams'
+import { personTextProblem, UserQuestionError } from '@planmode/seams'
 
 const aborted = (): UserQuestionError => new UserQuestionError('ASK_ABORTED', 'the question was aborted before the user answered')
 
@@ -11,7 +11,10 @@ const aborted = (): UserQuestionError => new UserQuestionError('ASK_ABORTED', 't
  * provider wins; its disposer brings back the one before. Every ask that
  * passes them is logged: `question/asked` before the provider is asked,
  * `question/settled` (answered, cancelled or failed) before `ask` settles;
- * a failing append rejects the ask with its error.
+ * a failing append rejects the ask with its error. Answers whose text may
+ * not be logged (SPEC §22.4: a lone surrogate, U+0000, or a `by` that is
+ * not a name a person may have) settle the ask `failed` and reject it with
+ * `INVALID_ANSWER`, naming the member at fault.
  */
 export function createUserQuestions(isLive: (agent: Agent) => boolean): UserQuestions {
   const providers = new Set<{ provider: UserQuestionProvider }>()
@@ -44,6 +47,12 @@ export function createUserQuestions(isLive: (agent: Agent) => boolean): UserQues
         const cancelled = isAborted() || (UserQuestionError.isInstance(error) && error.code === 'ASK_CANCELLED')
         await settle(cancelled ? { outcome: 'cancelled' } : { outcome: 'failed', error: error instanceof Error ? error.message : String(error) })
         throw error
+      }
+      const problem = personTextProblem(answer)
+      if (problem !== undefined) {
+        const refused = new UserQuestionError('INVALID_ANSWER', `the answer cannot be logged: ${problem}`, { member: problem.slice(0, problem.indexOf(' ')) })
+        await settle({ outcome: 'failed', error: refused.message }) // nothing of the answers reaches the log
+        throw refused
       }
       const by = answer.find((one) => one.by !== undefined)?.by
       await settle({ outcome: 'answered', answer, ...(by === undefined ? {} : { by }) })

@@ -3,11 +3,11 @@
 import { randomUUID } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import { describeHostConformance, type ConformanceHost, type HostFactory } from '@planmode/host-conformance'
-import { EXIT_PLAN_MODE } from '@planmode/plan-tool'
+import { EXIT_PLAN_MODE, EXIT_PLAN_MODE_MESSAGES } from '@planmode/plan-tool'
 import { asPostgresStore, postgresSessionsPlugin, setup, type PostgresSessionStore } from '@planmode/store-postgres'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { ARC_COMMAND, ARC_PLAN, approvingReviewer, arcModel, createOwnHost, workspaceTools, type OwnAgent, type OwnHost } from '../src/index.js'
+import { ARC_COMMAND, ARC_PLAN, approvingReviewer, arcModel, createOwnHost, createScriptedModel, workspaceTools, type OwnAgent, type OwnHost } from '../src/index.js'
 import { eventsOf, types } from './helpers.js'
 
 declare module 'vitest' {
@@ -87,6 +87,23 @@ describe('the example host on @planmode/store-postgres', () => {
     expect(view.plan).toEqual({ active: false, pending: false })
     expect(view.planHistory?.revisions.map((revision) => [revision.status, revision.plan])).toEqual([['approved', ARC_PLAN]])
     await stop(next, nextStore)
+  })
+
+  it('a review answered with text PostgreSQL cannot hold (U+0000 in by.name): the review fails as a bad answer does, nothing is recorded, the question is settled failed', async () => {
+    const reviewer = { ask: async () => [{ id: 'plan-review', selected: ['Approve'], by: { id: 'ada', name: 'Ada\u0000' } }] }
+    const model = createScriptedModel([{ toolCalls: [{ toolName: EXIT_PLAN_MODE, input: { plan: ARC_PLAN } }] }, { text: 'Waiting.' }])
+    const host = createOwnHost({ model, questions: reviewer, logger: quiet })
+    const store = onPostgres(host)
+    const session = await store.create({ id: 'own-bad-by' })
+    const agent = host.agent(session)
+    await host.command(agent, '/plan')
+    await agent.prompt('plan it')
+    const [result] = eventsOf(session, 'tool/result')
+    expect(result!.data).toMatchObject({ toolName: EXIT_PLAN_MODE, isError: true, content: [{ type: 'text', text: `Error: ${EXIT_PLAN_MODE_MESSAGES.badAnswerer}` }] })
+    expect(eventsOf(session, 'question/settled').map((event) => event.data.outcome)).toEqual(['failed'])
+    expect(eventsOf(session, 'plan/review')).toEqual([])
+    expect(host.ctx.require('planMode').get(agent)).toMatchObject({ active: true })
+    await stop(host, store)
   })
 
   it('a host killed mid-turn leaves the turn open; the next host’s open closes it before anyone appends', async () => {

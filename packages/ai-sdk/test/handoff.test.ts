@@ -114,7 +114,7 @@ describe('a handoff to a fresh session', () => {
     expect(types(next)).toEqual(['plan/handoff', 'turn/start', 'user/message', 'request/header', 'step/start', 'assistant/message', 'step/end', 'turn/end'])
     expect(eventsOf(next, 'user/message')[0]!.data.source).toEqual({ kind: 'plugin', plugin: 'plan-mode', form: 'handoff' })
     expect(userTexts(model.requests[1]!)).toEqual([HANDOFF_TEXT])
-    expect(host.ctx.require('planMode').get(planner.agent)).toEqual({ active: true, pending: false })
+    expect(host.ctx.require('planMode').get(planner.agent)).toEqual({ active: false }) // SPEC §22.2: logged right after the approving turn's turn/end
   })
 
   it('stream, with start and a model: start gets the new agent (on the chosen model) and the one that handed off', async () => {

@@ -99,7 +99,7 @@ describe('a restart over a JSONL store rebuilds pending state from the log', () 
     const session = await b.open('s2')
     const model = scriptedMock([{ text: 'Implementing.' }])
     const planner = createPlanModeAgent({ ctx: b.ctx, session, model })
-    expect(b.ctx.require('planMode').get(planner.agent)).toEqual({ active: true, pending: false })
+    expect(b.ctx.require('planMode').get(planner.agent)).toEqual({ active: false }) // SPEC §22.2: committed after the interrupted turn's turn/end at open
     await planner.generate('Go on.')
     expect(systemOf(model.requests[0]!)).toBe('')
     expect(noticeTexts(session)).toEqual([])

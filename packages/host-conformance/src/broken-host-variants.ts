@@ -6,6 +6,7 @@ import type { ConformanceHost, HostFactory } from './host-adapter.js'
 import { CHILD_VARIANTS } from './child-variants.js'
 import { QUESTION_VARIANTS } from './question-variants.js'
 import { HANDOFF_VARIANTS } from './handoff-variants.js'
+import { compactionVariants } from './compaction-variants.js'
 
 /**
  * A deliberately broken wrapper of a host, breaking one duty: run the kit
@@ -83,12 +84,14 @@ function newEventsArrayOnAppend(session: Session): void {
 function adapterWith<A extends Agent>(host: ConformanceHost<A>, overrides: Partial<Omit<ConformanceHost<A>, 'context'>>): ConformanceHost<A> {
   const openAgent = overrides.openAgent ?? host.openAgent?.bind(host)
   const close = overrides.close ?? host.close?.bind(host)
+  const compact = overrides.compact ?? host.compact?.bind(host)
   return {
     context: host.context,
     createAgent: overrides.createAgent ?? host.createAgent.bind(host),
     prompt: overrides.prompt ?? host.prompt.bind(host),
     ...(openAgent === undefined ? {} : { openAgent }),
     ...(close === undefined ? {} : { close }),
+    ...(compact === undefined ? {} : { compact }),
   }
 }
 
@@ -229,6 +232,7 @@ const PLAN_MODE_TEXTS = /^(The user switched this session|CONFORMANCE PLAN GUIDA
  */
 export const BROKEN_HOST_VARIANTS: readonly BrokenHostVariant[] = [
   ...HANDOFF_VARIANTS,
+  ...compactionVariants({ editPrompt, adapterWith }),
   {
     duty: 'services',
     name: 'provides a sessionProjections registry without onChange',

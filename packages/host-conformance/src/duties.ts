@@ -1,3 +1,4 @@
+import { GUIDANCE_DUTIES, type GuidanceDuty } from './guidance-duties.js'
 import { HANDOFF_DUTIES, type HandoffDuty } from './handoff-duties.js'
 
 /**
@@ -8,6 +9,7 @@ import { HANDOFF_DUTIES, type HandoffDuty } from './handoff-duties.js'
  */
 export type HostDuty =
   | HandoffDuty
+  | GuidanceDuty
   | 'services'
   | 'turns-and-steps'
   | 'request-header'
@@ -149,4 +151,4 @@ const BASE_DUTIES: readonly HostDutyInfo[] = [
  *
  * @public
  */
-export const HOST_DUTIES: readonly HostDutyInfo[] = [...BASE_DUTIES, ...HANDOFF_DUTIES]
+export const HOST_DUTIES: readonly HostDutyInfo[] = [...BASE_DUTIES, ...HANDOFF_DUTIES, ...GUIDANCE_DUTIES]

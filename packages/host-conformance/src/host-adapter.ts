@@ -66,6 +66,15 @@ export interface ConformanceHost<A extends Agent = Agent> {
    * logged: the kit's rejection case accepts either.
    */
   prompt(agent: A, text: string): Promise<unknown>
+  /**
+   * Compacts what `agent`'s next requests carry, as the host does when a
+   * conversation grows too long (summarising or dropping what the model
+   * already read). Leave it out for a host that never compacts. With it,
+   * the case of duty `compaction` compacts while plan mode is on and checks
+   * that the model still reads the full plan guidance afterwards, and on
+   * its next re-entry (SPEC §24).
+   */
+  compact?(agent: A): void | Promise<void>
   /** Releases the host (files, locks, timers). Called at the end of every case and before a restart. */
   close?(): void | Promise<void>
 }

@@ -1,5 +1,6 @@
 import type { Agent } from '@planmode/seams'
 import { CHILD_CASES } from './cases/child-cases.js'
+import { COMPACTION_CASES } from './cases/compaction-cases.js'
 import { HANDOFF_CASES } from './cases/handoff-cases.js'
 import { HOST_DUTY_CASES } from './cases/host-duty-cases.js'
 import { PLAN_LAYER_CASES } from './cases/plan-layer-cases.js'
@@ -65,7 +66,7 @@ const messageOf = (error: unknown): string => (error instanceof Error ? error.me
 export function hostConformanceCases<A extends Agent>(factory: HostFactory<A>, options: HostConformanceOptions = {}): HostConformanceCase[] {
   const skip = new Set(options.skip ?? [])
   const timeouts = checkTimeouts(options)
-  return [...HOST_DUTY_CASES, ...QUESTION_CASES, ...PLAN_LAYER_CASES, ...CHILD_CASES, ...HANDOFF_CASES].map((spec) => ({
+  return [...HOST_DUTY_CASES, ...QUESTION_CASES, ...PLAN_LAYER_CASES, ...CHILD_CASES, ...HANDOFF_CASES, ...COMPACTION_CASES].map((spec) => ({
     duty: spec.duty,
     title: `duty "${spec.duty}": ${spec.title}`,
     skipped: skip.has(spec.duty),

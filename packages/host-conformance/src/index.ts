@@ -18,6 +18,7 @@ export type { DescribeHostConformanceOptions, TestRunner } from './describe-host
 export { HOST_DUTIES } from './duties.js'
 export type { HostDuty, HostDutyInfo } from './duties.js'
 export type { HandoffDuty } from './handoff-duties.js'
+export type { GuidanceDuty } from './guidance-duties.js'
 export type { ConformanceEnvironment, ConformanceHost, HostConformanceOptions, HostFactory } from './host-adapter.js'
 export { hostConformanceCases } from './host-conformance-cases.js'
 export type { HostConformanceCase } from './host-conformance-cases.js'

@@ -259,7 +259,7 @@ describe('answers from another process over the JSONL store (local channel)', ()
     await expect(inbox.questions('missing')).rejects.toMatchObject({ code: 'UNKNOWN_SESSION' })
   })
 
-  it('who may answer: the announcement and the socket get the log\'s owner and group bits, the socket folder is private, and a long session folder still works', async () => {
+  it('who may answer: the socket gets the log\'s owner and group read-write bits, the announcement its read bits (written by nobody), both the log\'s group; the socket folder is private, and a long session folder still works', async () => {
     const base = await tempDir()
     const dir = join(base, 'a-very-long-folder-name-to-pass-the-unix-socket-path-limit'.repeat(3))
     const socketDir = join(await tempDir('pm-s-'), 'sockets')
@@ -270,7 +270,7 @@ describe('answers from another process over the JSONL store (local channel)', ()
     const { questionId, pending } = await openAsk(w)
     const file = join(dir, `${w.session.id}.jsonl.answers`)
     const announcement = JSON.parse(await readFile(file, 'utf8')) as { socket: string }
-    expect((await stat(file)).mode & 0o777).toBe(0o660)
+    expect((await stat(file)).mode & 0o777).toBe(0o640)
     expect(announcement.socket.startsWith(socketDir + '/')).toBe(true)
     expect((await stat(announcement.socket)).isSocket()).toBe(true)
     expect((await stat(announcement.socket)).mode & 0o777).toBe(0o660)

@@ -1,6 +1,7 @@
 // A session lock and an answer channel's announcement both record who wrote them, and both are judged by one rule
 // (a holder is gone only when that is provable): the same record must get the same verdict from both.
 import { spawnSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { hostname, tmpdir } from 'node:os'
@@ -29,12 +30,18 @@ const deadPid = (): number => spawnSync(process.execPath, ['-e', '']).pid!
 const boot = (): string => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()
 const asked = { type: 'question/asked', seq: 0, time: 0, data: { questionId: 'q1', agent: 'a', question: [{ id: 'plan-review', header: 'h', question: 'q', options: [{ label: 'Approve', description: 'd' }] }] } }
 
-/** A session `id` with an open ask, and `record` (the identity of its writer) as both its lock and its announcement. */
+/** A socket nobody listens on any more (its process was killed while it listened): a connection to it is refused. */
+function deadSocket(path: string): void {
+  spawnSync(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(path)}, () => process.kill(process.pid, 'SIGKILL'))`])
+}
+
+/** A session `id` with an open ask, and `record` (the identity of its writer) as both its lock and its announcement, which names a dead socket. */
 async function recorded(id: string, record: Record<string, unknown>): Promise<void> {
   const log = join(dir, `${id}.jsonl`)
   await writeFile(log, JSON.stringify(asked) + '\n')
   await writeFile(`${log}.lock`, JSON.stringify({ ...record, token: 'lock1', since: 0 }))
-  const socket = join(dir, `${'ab'.repeat(16)}.sock`)
+  const socket = join(dir, `${randomBytes(16).toString('hex')}.sock`)
+  deadSocket(socket)
   await writeFile(`${log}.answers`, JSON.stringify({ v: 1, session: id, socket, token: 'cd'.repeat(16), ...record }))
 }
 

@@ -51,7 +51,8 @@ function reply(planMode: PlanModeController, agent: Agent, target: boolean, resu
 async function handle(ctx: Context, { agent, rawInput, attachments }: CommandInvocation): Promise<CommandResult> {
   const message = rawInput.trim()
   const planMode = ctx.get('planMode')
-  if (message === 'off') {
+  // SPEC §22.1: `off` in any case leaves (`/plan OFF`); the projection and the restart rebuild read it the same way.
+  if (message.toLowerCase() === 'off') {
     if (attachments.length > 0) return { kind: 'error', text: PLAN_COMMAND_REPLIES.imagesWithOff }
     if (planMode === undefined) return { kind: 'error', text: PLAN_COMMAND_REPLIES.unavailable }
     return reply(planMode, agent, false, await planMode.set(agent, false))

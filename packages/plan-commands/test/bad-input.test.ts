@@ -27,13 +27,14 @@ async function steered(host: ReturnType<typeof setup>, agent: HostAgent): Promis
 }
 
 describe('/plan command lines (bad input matrix)', () => {
-  it('/plan OFF is a message, not off: enters plan mode and steers "OFF"', async () => {
+  it('/plan OFF leaves (SPEC §22.1): nothing steered, the off replies', async () => {
     const host = setup()
-    host.model.push({ text: 'ok' })
     const agent = await host.agent()
-    expect(await host.run(agent, '/plan OFF')).toEqual({ kind: 'success', text: PLAN_COMMAND_REPLIES.on })
-    expect((await steered(host, agent)).map((m) => m.content)).toEqual([[{ type: 'text', text: 'OFF' }]])
-    expect(host.planMode.get(agent)).toEqual({ active: true })
+    await host.planMode.set(agent, true)
+    expect(await host.run(agent, '/plan OFF')).toEqual({ kind: 'success', text: PLAN_COMMAND_REPLIES.off })
+    expect(await host.run(agent, '/plan Off')).toEqual({ kind: 'success', text: PLAN_COMMAND_REPLIES.alreadyInactive })
+    expect(await steered(host, agent)).toEqual([])
+    expect(host.planMode.get(agent)).toEqual({ active: false })
   })
 
   it('/plan  off  (extra spaces) is off: the message is trimmed', async () => {

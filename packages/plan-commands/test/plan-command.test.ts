@@ -120,14 +120,33 @@ describe('§5 /plan off', () => {
     expect(eventsOf(agent.session, 'plan/mode')).toEqual([])
   })
 
-  it('is exact and case-sensitive: /plan OFF enters plan mode and steers OFF', async () => {
+  it.each(['OFF', 'Off', 'oFf'])('§22.1 /plan %s leaves as /plan off does: same replies, nothing steered, idle and mid-turn', async (word) => {
     const host = setup()
     const agent = await host.agent()
-    host.model.push({ text: 'ok' })
-    expect(await host.run(agent, '/plan OFF')).toEqual({ kind: 'success', text: 'Plan mode on. Send /plan off to leave.' })
+    await host.planMode.set(agent, true)
+    expect(await host.run(agent, `/plan ${word}`)).toEqual({ kind: 'success', text: 'Plan mode off.' })
+    expect(host.planMode.get(agent)).toEqual({ active: false })
+    expect(await host.run(agent, `/plan  ${word} `)).toEqual({ kind: 'success', text: 'Plan mode is already inactive.' })
+    expect(await host.run(agent, `/plan ${word}`, [image])).toEqual({ kind: 'error', text: 'Image attachments cannot accompany /plan off.' })
+    await host.planMode.set(agent, true)
+    const results = await midTurn(host, agent, async () => [await host.run(agent, `/plan ${word}`), await host.run(agent, `/plan ${word}`)])
+    expect(results.map((result) => result.text)).toEqual([PLAN_COMMAND_REPLIES.leaving, PLAN_COMMAND_REPLIES.leaving])
+    expect(steered(agent)).toEqual([])
+    // a /plan typed after the turn's last step waits for the next one (§3.2)
+    expect(host.planMode.get(agent)).toEqual({ active: true, pending: false })
+  })
+
+  it('§22.1 only the word off leaves: /plan of and /plan offline are messages', async () => {
+    const host = setup()
+    const agent = await host.agent()
+    host.model.push({ text: 'ok' }, { text: 'ok' })
+    expect(await host.run(agent, '/plan of')).toEqual({ kind: 'success', text: 'Plan mode on. Send /plan off to leave.' })
     await agent.idle()
     expect(host.planMode.get(agent)).toEqual({ active: true })
-    expect(userTexts(host.model.requests[0]!)).toEqual(['OFF'])
+    expect(await host.run(agent, '/plan OFFline')).toEqual({ kind: 'success', text: 'Plan mode is already on.' })
+    await agent.idle()
+    expect(userTexts(host.model.requests[0]!)).toEqual(['of'])
+    expect(steered(agent).map((message) => message.content)).toEqual([[{ type: 'text', text: 'of' }], [{ type: 'text', text: 'OFFline' }]])
   })
 })
 

@@ -1,8 +1,8 @@
 import type { Context } from '@planmode/context'
-import type { Agent, PreStepDecision, PreStepPayload, Session, UserMessage } from '@planmode/seams'
-import { planModeGuidance, planModeNotice } from './notice.js'
-import { readPlanLog, type PlanLog } from './plan-log.js'
-import type { PlanModeCause } from './plan-mode-event.js'
+import type { Agent } from '@planmode/seams'
+import { BoundaryFlush } from './boundary-flush.js'
+import { PendingSelections } from './pending-selections.js'
+import { StepContributions, type PlanGuidanceText, type PlanStepContributor } from './step-contributions.js'
 
 /**
  * What {@link PlanModeController.get} returns: the logged state, plus the
@@ -82,6 +82,8 @@ export interface PlanModeController {
   enterAtBoundary(agent: Agent): void
 }
 
+<<<<<<< HEAD
+=======
 /**
  * An accepted step as plan-core's boundary flush sees it, after the flush:
  * what a {@link PlanStepContributor} decides from.
@@ -119,12 +121,14 @@ export type PlanStepContributor = (
 
 /**
  * The guidance text as a function of the agent and its log as of after the
- * flush (see {@link PlanModeController.setGuidance}).
+ * flush (see {@link PlanModeController.setGuidance}); a message instead of
+ * a text is added as it is (plan-policy's re-entry line, SPEC §24).
  *
  * @public
  */
-export type PlanGuidanceText = (agent: Agent, log: PlanLog) => string
+export type PlanGuidanceText = (agent: Agent, log: PlanLog) => string | UserMessage
 
+>>>>>>> layers
 declare module '@planmode/context' {
   interface Services {
     /** Per-agent plan mode, provided by `@planmode/plan-core`. */
@@ -132,238 +136,54 @@ declare module '@planmode/context' {
   }
 }
 
-interface Selection {
-  readonly active: boolean
-  /** Who selected: logged with the `plan/mode` the flush appends (a `review` or `model` one counts as told, §3.4). */
-  readonly cause: PlanModeCause
-  /**
-   * Set on a selection rebuilt from a `/plan` still running in the log (no
-   * `command/done`) that this controller did not see logged: the `commandId`
-   * of that command, whose handler may still be alive in this process.
-   */
-  readonly command?: string
-}
-
-/** The message the boundary flush logs through `logger.warn` when its append fails. */
-const FLUSH_FAILED = 'plan-mode: failed to append selected plan mode at step start'
-
-/** The message `logger.warn` gets when a contributor of {@link PlanModeController.contribute} fails. */
-const CONTRIBUTION_FAILED = 'plan-mode: a layer failed to contribute its messages to the step; the step goes on without them'
-
 /** The error of `set`, `exitAtBoundary`, `enterAtBoundary`, `setGuidance` and `contribute` on a controller whose plugin was disposed. */
 const DISPOSED = 'plan-mode: this planMode controller was disposed (plan-core was unloaded); use the current planMode service'
 
-/** The notice due at an accepted pre-step whose request uses the logged state (SPEC §3.4). */
-function noticeFor(log: PlanLog): UserMessage | undefined {
-  return log.told === undefined || log.told === log.active ? undefined : planModeNotice(log.active)
-}
-
-/** The settled answers of a `set` that appends nothing: returned as they are, no promise hop. */
-const NOOP: Promise<PlanModeSetResult> = Promise.resolve('noop')
-const QUEUED: Promise<PlanModeSetResult> = Promise.resolve('queued')
-const CANCELLED: Promise<PlanModeSetResult> = Promise.resolve('cancelled')
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
-}
-
 /**
- * Builds the controller and registers its outermost pre-step listener
- * through `ctx`. Disposing `ctx` removes the listener; selections still
- * waiting then never flush.
+ * Builds the controller from its three parts — the pending selections, the
+ * step contributions and the boundary flush — and registers the flush's
+ * outermost pre-step listener and a `session/event` listener (first use of
+ * a session, `turn/end`) through `ctx`. Disposing `ctx` removes both;
+ * selections still waiting then never flush.
  */
 export function createPlanModeController(ctx: Context): PlanModeController {
-  const pending = new WeakMap<Session, Selection>()
-  const rebuilt = new WeakSet<Session>()
-  /** The guidance texts set by {@link PlanModeController.setGuidance} and not removed, in order: the last one is used. */
-  const guidances: { readonly text: string | PlanGuidanceText }[] = []
-  /** The contributors of {@link PlanModeController.contribute}, in registration order. */
-  const contributors: { readonly contribute: PlanStepContributor }[] = []
-  const locks = new WeakMap<Session, Promise<unknown>>()
-  /** `/plan` commands this controller saw logged before it rebuilt their session: their handlers select through it themselves. */
-  const live = new WeakMap<Session, Set<string>>()
+  const selections = new PendingSelections(ctx)
+  const contributions = new StepContributions(ctx)
+  ctx.on('agent/pre-step', new BoundaryFlush(ctx, selections, contributions).listener, { prepend: true })
+  ctx.on('session/event', ({ session, event }) => selections.logged(session, event))
 
-  ctx.on('session/event', ({ session, event }) => {
-    if (event.type !== 'command/run' || event.data.name !== 'plan' || rebuilt.has(session)) return
-    let ids = live.get(session)
-    if (ids === undefined) live.set(session, (ids = new Set()))
-    ids.add(event.data.commandId)
-  })
-
-  /**
-   * First use of a session by this controller (a fresh process, or a
-   * reloaded plan-core): rebuild the `/plan` selection of the log by the
-   * SPEC §7 rule, so `get().pending` agrees with the `plan` projection —
-   * or, when the latest selection in the log is a silent one not applied
-   * yet (a review that left plan mode, or an approved entry), that
-   * selection with its cause, as `exitAtBoundary` / `enterAtBoundary` left it.
-   */
-  const read = (session: Session): PlanLog => {
-    const log = readPlanLog(session)
-    if (!rebuilt.has(session)) {
-      rebuilt.add(session)
-      const { running, wanted: settled } = log.selection
-      const seen = live.get(session)
-      live.delete(session) // never read again: the listener stops recording rebuilt sessions
-      // A silent selection logged after that `/plan` started is the later selection (SPEC §9, latest wins).
-      const silent = log.silent
-      const superseded = silent?.afterRunning === true
-      if (running !== null && seen?.has(running.commandId) !== true && !superseded) {
-        // A running `/plan` this controller did not see logged: its process died inside the handler —
-        // or its handler is still running here (see `set`, and the follow-up below).
-        if (running.wanted !== log.active && !pending.has(session)) {
-          pending.set(session, { active: running.wanted, cause: 'user', command: running.commandId })
-        }
-      } else if (silent !== undefined) {
-        // An approved or stopped review, or an approved entry, that had not reached a step boundary (§3.5, §9, §12):
-        // logged after the last successful `/plan`, so it is the latest selection even when it selects the logged state.
-        if (silent.active !== log.active && !pending.has(session)) pending.set(session, { active: silent.active, cause: silent.cause })
-      } else if (settled !== null && settled !== log.active && !pending.has(session)) {
-        pending.set(session, { active: settled, cause: 'user' })
-      }
-    } else if (pending.get(session)?.command !== undefined && log.selection.running === null) {
-      // No `/plan` runs any more — the one it was rebuilt from finished after all (its handler was alive),
-      // or a later one did — and nothing replaced the rebuilt selection: follow the log, as the projection does (§7).
-      const settled = log.selection.wanted
-      if (settled !== null && settled !== log.active) pending.set(session, { active: settled, cause: 'user' })
-      else pending.delete(session)
-    }
-    return log
-  }
-
-  /**
-   * Holds `session`'s lock until `work` settles: a `set` made meanwhile on
-   * that session waits for it. The lock is dropped when the last holder settles.
-   */
-  const hold = <T>(session: Session, work: Promise<T>): Promise<T> => {
-    locks.set(session, work)
-    const release = (): void => {
-      if (locks.get(session) === work) locks.delete(session)
-    }
-    work.then(release, release)
-    return work
-  }
-
-  /** Tells hooks about a `plan/mode` this controller appended (context event `plan/changed`, §11). */
-  const changed = (session: Session, active: boolean, cause: PlanModeCause): void => {
-    ctx.emit('plan/changed', { session, active, cause })
-  }
-
-  /**
-   * One `set`, decided now against the log as it is. What appends nothing
-   * (`noop`, `queued`, `cancelled`) returns an already-settled promise; an
-   * idle commit returns the append's promise (it injects nothing, §3.4). It
-   * takes no lock: `set` holds the session's lock over what it returns.
-   */
-  const decide = (agent: Agent, active: boolean): Promise<PlanModeSetResult> => {
-    const session = agent.session
-    let log: PlanLog
-    let selection: Selection | undefined
-    try {
-      log = read(session)
-      selection = pending.get(session)
-      if (selection?.command !== undefined && selection.command === log.selection.running?.commandId && selection.active === active) {
-        // That `/plan` is still running and its very selection arrives: its handler is alive after all
-        // (logged while no controller here saw it, e.g. across a reload of plan-core). It selects as if
-        // nothing had been rebuilt, so it is not pre-empted by its own record.
-        pending.delete(session)
-        selection = undefined
-      }
-      const target = selection?.active ?? log.active
-      if (active === target) return NOOP
-      if (log.openTurn) {
-        pending.set(session, { active, cause: 'user' })
-        return active === log.active ? CANCELLED : QUEUED
-      }
-      if (active === log.active) {
-        pending.delete(session)
-        return CANCELLED
-      }
-    } catch (error) {
-      return Promise.reject(error)
-    }
-    let appended: Promise<unknown>
-    try {
-      appended = Promise.resolve(session.append('plan/mode', { active, cause: 'user' }))
-    } catch (error) {
-      return Promise.reject(error)
-    }
-    const committed = (): PlanModeSetResult => {
-      if (pending.get(session) === selection) pending.delete(session)
-      changed(session, active, 'user')
-      return 'committed'
-    }
-    return appended.then(committed)
-  }
-
-  /** Results decided without an append: already settled, so no lock is held for them. */
-  const settled = new Set<Promise<PlanModeSetResult>>([NOOP, QUEUED, CANCELLED])
-
-  const controller: PlanModeController = {
-    get(agent) {
-      const log = read(agent.session)
-      const selection = pending.get(agent.session)
-      return selection === undefined ? { active: log.active } : { active: log.active, pending: selection.active }
-    },
-
+  return {
+    get: (agent) => selections.get(agent.session),
     set(agent, active) {
       if (!ctx.active) return Promise.reject(new Error(DISPOSED))
-      const session = agent.session
-      const busy = locks.get(session)
-      if (busy === undefined) {
-        // Nothing in flight on this session: decide now (no promise hop for what appends nothing).
-        const result = decide(agent, active)
-        return settled.has(result) ? result : hold(session, result)
-      }
-      // Calls on one session are serialized: this one is decided once the earlier ones have settled,
-      // and the lock it holds covers its own commit, so a later call waits for all of it.
-      const run = (): Promise<PlanModeSetResult> => decide(agent, active)
-      return hold(session, busy.then(run, run))
+      return selections.set(agent, active)
     },
-
     exitAtBoundary(agent) {
       if (!ctx.active) throw new Error(DISPOSED)
-      read(agent.session)
-      pending.set(agent.session, { active: false, cause: 'review' })
+      selections.select(agent, { active: false, cause: 'review' })
     },
-
     enterAtBoundary(agent) {
       if (!ctx.active) throw new Error(DISPOSED)
-      read(agent.session)
-      pending.set(agent.session, { active: true, cause: 'model' })
+      selections.select(agent, { active: true, cause: 'model' })
     },
-
     setGuidance(text) {
       if (!ctx.active) throw new Error(DISPOSED)
-      if (typeof text !== 'string' && typeof text !== 'function') {
-        throw new TypeError(`planMode.setGuidance: text must be a string or a function, got ${typeof text}`)
-      }
-      const entry = { text }
-      guidances.push(entry)
-      return () => {
-        const index = guidances.indexOf(entry)
-        if (index >= 0) guidances.splice(index, 1)
-      }
+      return contributions.setGuidance(text)
     },
-
-    contribute(contribute) {
+    contribute(contributor) {
       if (!ctx.active) throw new Error(DISPOSED)
-      if (typeof contribute !== 'function') throw new TypeError(`planMode.contribute: contributor must be a function, got ${typeof contribute}`)
-      const entry = { contribute }
-      contributors.push(entry)
-      return () => {
-        const index = contributors.indexOf(entry)
-        if (index >= 0) contributors.splice(index, 1)
-      }
+      return contributions.contribute(contributor)
     },
   }
+<<<<<<< HEAD
+=======
 
   /** The guidance message due at a step whose log (after the flush) is `log`, if any (SPEC §13). */
   const guidanceFor = (agent: Agent, log: PlanLog): UserMessage | undefined => {
     const guidance = guidances.at(-1)
     if (guidance === undefined || !log.active || log.guided) return undefined
     const text = typeof guidance.text === 'string' ? guidance.text : guidance.text(agent, log)
-    return planModeGuidance(text)
+    return typeof text === 'string' ? planModeGuidance(text) : text
   }
 
   /** What the contributors add to a step, in registration order; a failing one is skipped with a warning. */
@@ -468,4 +288,5 @@ export function createPlanModeController(ctx: Context): PlanModeController {
 
   ctx.on('agent/pre-step', flush, { prepend: true })
   return controller
+>>>>>>> layers
 }

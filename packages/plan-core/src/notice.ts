@@ -45,14 +45,15 @@ export function planModeGuidance(text: string): UserMessage {
 
 /**
  * What a logged `user/message` tells the model about plan mode: `'guidance'`
- * for a guidance message, the notice's state for a notice, `undefined` for
+ * for a guidance message (or the re-entry line), the notice's state for a notice, `undefined` for
  * anything else. A notice is read by its text, else by its summary.
  */
 export function planModeMessageForm(data: unknown): 'guidance' | boolean | undefined {
   if (typeof data !== 'object' || data === null) return undefined
   const source = (data as { source?: unknown }).source as { kind?: unknown; plugin?: unknown; form?: unknown; summary?: unknown } | undefined
   if (typeof source !== 'object' || source === null || source.kind !== 'plugin' || source.plugin !== PLAN_MODE_PLUGIN_ID) return undefined
-  if (source.form === 'guidance') return 'guidance'
+  // SPEC §24: the re-entry line counts as a guidance message for the holding rule of §13.
+  if (source.form === 'guidance' || source.form === 'guidance-again') return 'guidance'
   if (source.form !== 'notice') return undefined
   const content = (data as { content?: unknown }).content
   const first = Array.isArray(content) ? (content[0] as { type?: unknown; text?: unknown } | undefined) : undefined

@@ -23,6 +23,13 @@ export interface PlanSilentSelection {
    * later, silent selection replaces that `/plan` (SPEC §9, latest wins).
    */
   readonly afterRunning: boolean
+  /**
+   * Whether a `turn/end` was logged after it: the turn it was selected in
+   * ended before a step applied it, so it is due at once (SPEC §22.2: a
+   * turn never ends with a silent selection pending; the controller that
+   * rebuilds it commits it).
+   */
+  readonly turnEnded: boolean
 }
 
 /**
@@ -132,7 +139,7 @@ function fold(log: PlanLog, events: readonly SessionEvent[], from: number): Plan
       }
       case 'tool/result': {
         const active = silentOfResult(event.data)
-        if (active !== undefined) silent = { active, cause: active ? 'model' : 'review', afterRunning: selection.running !== null }
+        if (active !== undefined) silent = { active, cause: active ? 'model' : 'review', afterRunning: selection.running !== null, turnEnded: false }
         break
       }
       case 'command/run':
@@ -152,9 +159,10 @@ function fold(log: PlanLog, events: readonly SessionEvent[], from: number): Plan
         break
       case 'turn/end':
         openTurn = false
+        if (silent !== undefined && !silent.turnEnded) silent = { ...silent, turnEnded: true }
         break
       default:
-        if (isExitingReview(event)) silent = { active: false, cause: 'review', afterRunning: selection.running !== null }
+        if (isExitingReview(event)) silent = { active: false, cause: 'review', afterRunning: selection.running !== null, turnEnded: false }
         break
     }
     selection = stepPlanSelection(selection, event)

@@ -32,7 +32,7 @@ export function initialPlanSelection(): PlanSelectionState {
  * reference for every event that changes nothing.
  *
  * @remarks
- * - `command/run` named `plan` with `args`: `running = { commandId, wanted: args.trim() !== 'off' }`;
+ * - `command/run` named `plan` with `args`: `running = { commandId, wanted: args.trim().toLowerCase() !== 'off' }` (SPEC §22.1);
  * - the matching `command/done`: `wanted = running.wanted` when it succeeded
  *   and differs from `active`, else `null`; `running = null`;
  * - `plan/mode`: `active = data.active`, `wanted = null`.
@@ -46,7 +46,7 @@ export function stepPlanSelection(state: PlanSelectionState, event: SessionEvent
     case 'command/run': {
       const { name, args, commandId } = event.data
       if (name !== 'plan' || typeof args !== 'string') return state
-      return { active: state.active, wanted: state.wanted, running: { commandId, wanted: args.trim() !== 'off' } }
+      return { active: state.active, wanted: state.wanted, running: { commandId, wanted: args.trim().toLowerCase() !== 'off' } }
     }
     case 'command/done': {
       const running = state.running

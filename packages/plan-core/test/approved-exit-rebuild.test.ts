@@ -29,15 +29,17 @@ function fresh(script: Parameters<typeof createHost>[0] = []) {
 }
 
 describe('§3.5 + §9a: an approved exit that had not reached a step boundary when the process died', () => {
-  it('is rebuilt as the silent exit it was, and applied at the next accepted pre-step without a notice', async () => {
+  it('is rebuilt as the silent exit it was, and applied without a notice by the turn/end that closes the interrupted turn (§22.2)', async () => {
     const host = fresh([{ text: 'implementing' }])
     const session = await host.root.require('sessions').create()
     await crashedAfterApproval(session)
     const agent = await host.agent(session)
-    expect(readPlanLog(session).silent).toEqual({ active: false, cause: 'review', afterRunning: false })
+    expect(readPlanLog(session).silent).toEqual({ active: false, cause: 'review', afterRunning: false, turnEnded: false })
     expect(host.planMode.get(agent)).toEqual({ active: true, pending: false })
     await agent.prompt('go on')
     expect(eventsOf(session, 'plan/mode').map((e) => e.data.active)).toEqual([true, false])
+    const types = session.events.map((e) => e.type)
+    expect(types.slice(types.indexOf('turn/end'), types.indexOf('turn/end') + 3)).toEqual(['turn/end', 'plan/mode', 'turn/start'])
     expect(eventsOf(session, 'user/message').filter((e) => e.data.source.kind === 'plugin')).toEqual([])
     expect(host.planMode.get(agent)).toEqual({ active: false })
   })
@@ -102,15 +104,17 @@ async function crashedAfterEntry(session: Session, value: unknown = { entered: t
 }
 
 describe('§12 + §9a: an approved entry that had not reached a step boundary when the process died', () => {
-  it('is rebuilt as the silent entry it was, applied at the next accepted pre-step with cause model and no notice', async () => {
+  it('is rebuilt as the silent entry it was, applied with cause model and no notice by the turn/end that closes the interrupted turn (§22.2)', async () => {
     const host = fresh([{ text: 'exploring' }])
     const session = await host.root.require('sessions').create()
     await crashedAfterEntry(session)
     const agent = await host.agent(session)
-    expect(readPlanLog(session).silent).toEqual({ active: true, cause: 'model', afterRunning: false })
+    expect(readPlanLog(session).silent).toEqual({ active: true, cause: 'model', afterRunning: false, turnEnded: false })
     expect(host.planMode.get(agent)).toEqual({ active: false, pending: true })
     await agent.prompt('go on')
     expect(eventsOf(session, 'plan/mode').map((e) => e.data)).toEqual([{ active: true, cause: 'model' }])
+    const types = session.events.map((e) => e.type)
+    expect(types.slice(types.indexOf('turn/end'), types.indexOf('turn/end') + 3)).toEqual(['turn/end', 'plan/mode', 'turn/start'])
     expect(eventsOf(session, 'user/message').filter((e) => e.data.source.kind === 'plugin')).toEqual([])
     expect(readPlanLog(session).told).toBe(true)
     expect(host.planMode.get(agent)).toEqual({ active: true })

@@ -71,12 +71,13 @@ describe('§9b the controller reads incrementally', () => {
 })
 
 describe('§9a the rebuild agrees with the projection', () => {
-  it('a fresh controller’s get().pending matches the §7 view of a log written before it existed (or an approved or stopped review waiting)', () => {
+  it('a fresh controller’s get().pending matches the §7 view of a log written before it existed (or an approved or stopped review waiting); §22.2: one whose turn ended is appended at once', () => {
     fc.assert(
       fc.property(fc.array(bodyArb, { maxLength: 30 }), (bodies) => {
         const session = new LogSession()
         session.push(bodies)
-        const state = session.events.reduce(stepPlanSelection, initialPlanSelection())
+        const written = session.events.slice()
+        const state = written.reduce(stepPlanSelection, initialPlanSelection())
         const got = controller().get(agentOver(session))
         expect(got.active).toBe(state.active)
         // A silent selection — an approved exit_plan_mode, a plan/review approved or stopped (exit), or an approved
@@ -85,12 +86,14 @@ describe('§9a the rebuild agrees with the projection', () => {
         // Latest wins (§9): such a selection logged while a /plan was still running replaces that /plan.
         let silent: boolean | undefined
         let afterRunning = false
+        let turnEnded = false
         let before = initialPlanSelection()
-        for (const event of session.events) {
+        for (const event of written) {
           if (event.type === 'plan/mode') {
             silent = undefined
             afterRunning = false
           }
+          if (event.type === 'turn/end') turnEnded = true
           if (event.type === 'command/run' && event.data.name === 'plan' && typeof event.data.args === 'string') afterRunning = false
           const review = event as { type: string; data: { outcome?: unknown } }
           const result = event.type === 'tool/result' && !event.data.isError ? (event.data.value as { approved?: unknown; entered?: unknown } | undefined) : undefined
@@ -101,6 +104,7 @@ describe('§9a the rebuild agrees with the projection', () => {
           if (exiting || entering) {
             silent = entering
             afterRunning = before.running !== null
+            turnEnded = false
           }
           if (event.type === 'command/done' && event.data.kind === 'success' && before.running?.commandId === event.data.commandId) silent = undefined
           before = stepPlanSelection(before, event)
@@ -108,8 +112,13 @@ describe('§9a the rebuild agrees with the projection', () => {
         // A silent selection not superseded by a running /plan is the latest word: it decides alone, even when it
         // selects the logged state (nothing is pending then, whatever an earlier settled /plan wanted).
         const effective = silent !== undefined && afterRunning ? { ...state, running: null } : state
+        const rebuiltSilent = effective.running === null && silent !== undefined && silent !== state.active
         if (effective.running === null && silent !== undefined) expect(got.pending).toBe(silent !== state.active ? silent : undefined)
         else expect(got.pending).toBe(selectedPlanMode(effective))
+        // §22.2: a rebuilt silent selection whose turn ended is appended by that first use (it is still pending
+        // while the append is in flight); nothing else is appended by a get().
+        const appended = session.events.slice(written.length).map((event) => [event.type, event.data])
+        expect(appended).toEqual(rebuiltSilent && turnEnded ? [['plan/mode', { active: silent, cause: silent ? 'model' : 'review' }]] : [])
       }),
       { numRuns: 300 },
     )

@@ -86,7 +86,9 @@ function naive(events: readonly SessionEvent[]): Omit<PlanLog, 'length'> {
     const laterRun = events
       .slice(index + 1)
       .some((e) => e.type === 'command/run' && e.data.name === 'plan' && typeof e.data.args === 'string')
-    silent = { active, cause: active ? 'model' : 'review', afterRunning: running !== null && !laterRun }
+    // §22.2: whether the turn it was selected in has ended since
+    const turnEnded = events.slice(index + 1).some((e) => e.type === 'turn/end')
+    silent = { active, cause: active ? 'model' : 'review', afterRunning: running !== null && !laterRun, turnEnded }
     break
   }
   // cause (§2, §21): the last plan/mode's, 'user' when it has none

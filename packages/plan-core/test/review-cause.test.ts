@@ -154,19 +154,32 @@ describe('§9: a review that left plan mode is rebuilt after a restart (real hos
     return { ...second, session, agent: await second.agent(session) }
   }
 
+  /** What the reopen appended after the log as written (the first host wrote `written` events), once it settled. */
+  async function appendedAtOpen(host: Awaited<ReturnType<typeof restart>>, written: number) {
+    await host.session.settled()
+    return host.session.events.slice(written).map((event) => [event.type, event.type === 'plan/mode' ? event.data : undefined])
+  }
+  const CLOSED_THEN_EXIT = [
+    ['step/end', undefined],
+    ['turn/end', undefined],
+    ['plan/mode', { active: false, cause: 'review' }],
+  ]
+
   it.each<[string, Record<string, unknown>]>([
     ['an approved review', { outcome: 'approved' }],
     ['an edited approval', { outcome: 'approved', plan: '# Edited\n\n1. Do it.' }],
     ['an unattended approval', { outcome: 'approved', unattended: true }],
     ['a stopped review', { outcome: 'stopped', feedback: 'not now', comments: [{ line: 1, text: 'no' }] }],
-  ])('%s is rebuilt as the silent exit, flushed with cause review and no notice', async (_name, data) => {
+  ])('%s is rebuilt as the silent exit and committed with cause review right after the turn/end that closes the interrupted turn (§22.2), with no notice', async (_name, data) => {
     const host = await restart((s) => review(s, data), [{ text: 'next' }])
-    expect(readPlanLog(host.session).silent).toEqual({ active: false, cause: 'review', afterRunning: false })
-    expect(host.planMode.get(host.agent)).toEqual({ active: true, pending: false })
-    await host.agent.prompt('go on')
-    expect(modes(host.session).at(-1)).toEqual({ active: false, cause: 'review' })
-    expect(eventsOf(host.session, 'user/message').filter((e) => e.data.source.kind === 'plugin')).toEqual([])
+    expect(await appendedAtOpen(host, 4)).toEqual(CLOSED_THEN_EXIT)
+    expect(readPlanLog(host.session).silent).toBeUndefined()
+    expect(host.planMode.get(host.agent)).toEqual({ active: false })
     expect(host.changed.map(({ active, cause }) => ({ active, cause }))).toEqual([{ active: false, cause: 'review' }])
+    await host.agent.prompt('go on')
+    expect(modes(host.session)).toEqual([{ active: true, cause: 'user' }, { active: false, cause: 'review' }])
+    expect(eventsOf(host.session, 'user/message').filter((e) => e.data.source.kind === 'plugin')).toEqual([])
+    expect(host.changed).toHaveLength(1)
     host.root.dispose()
   })
 
@@ -196,13 +209,14 @@ describe('§9: a review that left plan mode is rebuilt after a restart (real hos
     host.root.dispose()
   })
 
-  it('a dismissed or keep-planning review after an approval leaves the approval waiting (it changes nothing)', async () => {
+  it('a dismissed or keep-planning review after an approval leaves the approval the latest word (it changes nothing): the reopen commits it', async () => {
     const host = await restart(async (s) => {
       await review(s, { outcome: 'approved' })
       await review(s, { toolCallId: 'c2', outcome: 'dismissed' })
       await review(s, { toolCallId: 'c3', outcome: 'keep-planning' })
     })
-    expect(host.planMode.get(host.agent)).toEqual({ active: true, pending: false })
+    expect(await appendedAtOpen(host, 6)).toEqual(CLOSED_THEN_EXIT)
+    expect(host.planMode.get(host.agent)).toEqual({ active: false })
     host.root.dispose()
   })
 
@@ -225,8 +239,8 @@ describe('§9: a review that left plan mode is rebuilt after a restart (real hos
       await s.append('command/run', { commandId: 'k4', name: 'plan', args, source: { kind: 'user' } })
       await review(s, { outcome: 'approved' })
     }, [{ text: 'ok' }])
-    expect(readPlanLog(host.session).silent?.afterRunning).toBe(true)
-    expect(host.planMode.get(host.agent)).toEqual({ active: true, pending: false })
+    expect(await appendedAtOpen(host, 5)).toEqual(CLOSED_THEN_EXIT)
+    expect(host.planMode.get(host.agent)).toEqual({ active: false })
     await host.agent.prompt('go')
     expect(modes(host.session).at(-1)).toEqual({ active: false, cause: 'review' })
     // Silent: the review told the model; no notice.
@@ -253,7 +267,8 @@ describe('§9: a review that left plan mode is rebuilt after a restart (real hos
       await s.append('plan/mode', { active: true }) // an old log: no cause
       await review(s, { outcome: 'stopped' })
     })
-    expect(host.planMode.get(host.agent)).toEqual({ active: true, pending: false })
+    expect(await appendedAtOpen(host, 8)).toEqual(CLOSED_THEN_EXIT)
+    expect(host.planMode.get(host.agent)).toEqual({ active: false })
     host.root.dispose()
   })
 
@@ -269,7 +284,8 @@ describe('§9: a review that left plan mode is rebuilt after a restart (real hos
         } as never)
         .then(() => undefined),
     )
-    expect(host.planMode.get(host.agent)).toEqual({ active: true, pending: false })
+    expect(await appendedAtOpen(host, 4)).toEqual(CLOSED_THEN_EXIT)
+    expect(host.planMode.get(host.agent)).toEqual({ active: false })
     host.root.dispose()
   })
 

@@ -40,7 +40,6 @@ async function costs(size: number, placement: 'system' | 'transcript' = 'system'
   const agent: Agent = { id: 'a', session, steer() {}, async inject() {} }
   const planMode = root.require('planMode')
   const prompt = root.require('systemPrompt')
-  planMode.get(agent) // first use: the one full fold
   const measure = async (run: () => unknown): Promise<number> => {
     session.reads = 0
     await run()
@@ -51,6 +50,14 @@ async function costs(size: number, placement: 'system' | 'transcript' = 'system'
       kind: 'enter' as const,
       messages: payload.messages,
     }))
+  planMode.get(agent) // first use: the one full fold
+  if (placement === 'transcript') {
+    // plan-policy's own fold of the logged guidance (SPEC §24) is first read when guidance is due: one full fold, then incremental
+    await planMode.set(agent, true)
+    await preStep()
+    await planMode.set(agent, false)
+    await preStep()
+  }
   return {
     get: await measure(() => planMode.get(agent)),
     render: await measure(() => prompt.assemble({ agent })),

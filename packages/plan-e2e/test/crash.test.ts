@@ -149,6 +149,8 @@ interface Counts {
   selectionsFromRunningCommand: number
   approvedExitsRebuilt: number
   approvedEntriesRebuilt: number
+  /** Reopens whose closing turn/end committed a silent selection the killed turn left pending (§22.2). */
+  silentCommittedAtOpen: number
   planModeEvents: number
   questionsOpenAtKill: number
   questionsInterrupted: number
@@ -194,8 +196,13 @@ async function lane(work: WorkLane, dir: string, prefix: string, rounds: number,
     // The reopened log is the whole lines of the file, then what the store
     // appended at open to close what the killed writer left open: each open
     // question settled `interrupted` (a review being asked), then, for an
-    // open turn, `step/end` for an open step and `turn/end { reason: 'interrupted' }`.
+    // open turn, `step/end` for an open step and `turn/end { reason: 'interrupted' }`,
+    // and right after it the plan/mode of an approval or agreed entry that turn
+    // left pending (SPEC §22.2: plan-core commits it at that turn end; waited for here,
+    // since under durability 'append' it lands after open resolves).
     // (Compared as JSON text: a deep equality over thousands of events costs more than the kill.)
+    await session.settled()
+    const inFile = foldPlan(expected.events)
     const fromFile = session.events.slice(0, expected.events.length)
     expect(JSON.stringify(fromFile) === JSON.stringify(expected.events), `the reopened log starts with exactly the whole lines of the file ${where}`).toBe(true)
     const closing = session.events.slice(expected.events.length)
@@ -212,8 +219,18 @@ async function lane(work: WorkLane, dir: string, prefix: string, rounds: number,
     if (lastTurnInFile?.type === 'turn/start') {
       counts.openTurnsAtKill += 1
       const types = closingTurn.map((e) => e.type)
-      expect(types, `an open turn is closed at open ${where}`).toEqual(openStepInFile?.type === 'step/start' ? ['step/end', 'turn/end'] : ['turn/end'])
-      expect(closesInterrupted(closingTurn.at(-1)!), `with reason interrupted ${where}`).toBe(true)
+      const silentDue = inFile.fromExit && inFile.pending !== undefined
+      expect(types, `an open turn is closed at open ${where}, and a silent selection it left pending is committed right after its turn/end`).toEqual([
+        ...(openStepInFile?.type === 'step/start' ? ['step/end'] : []),
+        'turn/end',
+        ...(silentDue ? ['plan/mode'] : []),
+      ])
+      const turnEnd = closingTurn.findLast((e) => e.type === 'turn/end')!
+      expect(closesInterrupted(turnEnd), `with reason interrupted ${where}`).toBe(true)
+      if (silentDue) {
+        expect(closingTurn.at(-1)!.data, `the pending selection, with its cause ${where}`).toEqual({ active: inFile.pending, cause: inFile.pending ? 'model' : 'review' })
+        counts.silentCommittedAtOpen += 1
+      }
     } else {
       expect(closingTurn, `nothing else is appended at open when every turn is closed ${where}`).toEqual([])
     }
@@ -238,8 +255,9 @@ async function lane(work: WorkLane, dir: string, prefix: string, rounds: number,
 
     // Figures.
     if (folded.pending !== undefined && !folded.fromExit) counts.selectionsPending += 1
-    if (folded.fromExit && folded.pending === false) counts.approvedExitsRebuilt += 1
-    if (folded.fromExit && folded.pending === true) counts.approvedEntriesRebuilt += 1
+    // Counted on the file as the kill left it: an approval or entry not applied yet (§22.2 commits it at the reopen when its turn was open).
+    if (inFile.fromExit && inFile.pending === false) counts.approvedExitsRebuilt += 1
+    if (inFile.fromExit && inFile.pending === true) counts.approvedEntriesRebuilt += 1
     const lastRun = session.events.findLast((e) => e.type === 'command/run' && e.data.name === 'plan')
     if (
       folded.pending !== undefined &&
@@ -283,6 +301,7 @@ async function crashTrials(work: Work): Promise<void> {
     selectionsFromRunningCommand: 0,
     approvedExitsRebuilt: 0,
     approvedEntriesRebuilt: 0,
+    silentCommittedAtOpen: 0,
     planModeEvents: 0,
     questionsOpenAtKill: 0,
     questionsInterrupted: 0,
@@ -314,7 +333,8 @@ async function crashTrials(work: Work): Promise<void> {
       `${total.openTurnsAtKill} kills mid-turn, ${total.interruptedTurnsClosed} interrupted turns closed on restart; ` +
       `${total.questionsOpenAtKill} kills mid-question, ${total.questionsInterrupted} questions settled interrupted on restart; ` +
       `${total.selectionsPending} reopens with a pending /plan selection rebuilt (${total.selectionsFromRunningCommand} from a /plan still running); ` +
-      `${total.approvedExitsRebuilt} approved plan reviews rebuilt as a pending silent exit and ${total.approvedEntriesRebuilt} agreed entries as a pending silent entry (killed before the next step)`,
+      `${total.approvedExitsRebuilt} approved plan reviews and ${total.approvedEntriesRebuilt} agreed entries not applied yet at the kill, ` +
+      `${total.silentCommittedAtOpen} of them committed right after the turn/end that closed their interrupted turn`,
   )
   expect(total.kills).toBe(KILLS)
   expect(total.selectionsPending).toBeGreaterThan(0)

@@ -178,7 +178,7 @@ describe('fault injection at every append site', () => {
     expect(host.plan(agent)).toEqual({ active: true, pending: false })
   })
 
-  it('tool results: a refused result of an approved exit fails the turn; the silent exit still lands at the next boundary', async () => {
+  it('tool results: a refused result of an approved exit fails the turn; the silent exit still lands, right after that turn/end (§22.2)', async () => {
     const host = faulty()
     const agent = await host.agent()
     await host.planMode.set(agent, true)
@@ -188,7 +188,9 @@ describe('fault injection at every append site', () => {
     const outcome = await agent.prompt('plan it')
     expect(outcome.reason).toBe('error')
     expect(outcome.error).toContain('injected fault on tool/result')
-    expect(host.planMode.get(agent)).toEqual({ active: true, pending: false })
+    expect(types(agent.session).slice(-2)).toEqual(['turn/end', 'plan/mode'])
+    expect(eventsOf(agent.session, 'plan/mode').at(-1)!.data).toEqual({ active: false, cause: 'review' })
+    expect(host.planMode.get(agent)).toEqual({ active: false })
     host.failOn(undefined)
     host.model.push({ text: 'implementing' })
     await agent.prompt('go on')

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
 import { Context, type Plugin } from '@planmode/context'
-import { createScriptedModel, hostPlugin, type AgentHandedOffPayload, type HostAgent, type ScriptedModel } from '@planmode/host'
+import { createScriptedModel, hostPlugin, type AgentHandedOffPayload, type HostAgent, type HostSession, type ScriptedModel } from '@planmode/host'
 import { planCommandsPlugin } from '@planmode/plan-commands'
 import { planCorePlugin } from '@planmode/plan-core'
 import { planPolicyPlugin } from '@planmode/plan-policy'
@@ -141,8 +141,13 @@ describe.each(stores)('a handoff to a fresh session on another model, over $name
     const planMode = first.root.require('planMode')
     expect(planMode.get(fresh)).toEqual({ active: false })
     expect(first.root.require('sessionProjections').snapshot(fresh.session).values.plan).toEqual({ active: false, pending: false })
-    // The origin left plan mode silently: the exit waits for that session's next step.
-    expect(planMode.get(origin)).toEqual({ active: true, pending: false })
+    // The origin left plan mode silently, and its turn ended with the exit pending: plan-core logged it right
+    // after that turn/end (SPEC §22.2), so the origin's log says off and every reader of it agrees.
+    await (origin.session as HostSession).settled()
+    expect(planMode.get(origin)).toEqual({ active: false })
+    expect(typesOf(origin.session.events).slice(-2)).toEqual(['turn/end', 'plan/mode'])
+    expect(of(origin.session.events, 'plan/mode').at(-1)!.data).toEqual({ active: false, cause: 'review' })
+    expect(first.root.require('sessionProjections').snapshot(origin.session).values.plan).toEqual({ active: false, pending: false })
 
     // What the store holds is what the host logged.
     expect(await store.stored(fresh.session.id)).toEqual(typesOf(events))
@@ -166,10 +171,12 @@ describe.each(stores)('a handoff to a fresh session on another model, over $name
     expect(of(reopened.events, 'user/message').filter((event) => event.data.source.kind === 'plugin')).toHaveLength(1)
     expect(userTexts(other2.requests[0]!)).toEqual([HANDOFF_TEXT, 'Run the tests as well.'])
     const originAgain = second.root.require('agents').create({ session: await second.root.require('sessions').open(originId) })
-    expect(second.root.require('planMode').get(originAgain)).toEqual({ active: true, pending: false })
+    expect(second.root.require('planMode').get(originAgain)).toEqual({ active: false })
+    const modesBefore = of(originAgain.session.events, 'plan/mode').length
     await originAgain.prompt('What now?')
     const modes = of(originAgain.session.events, 'plan/mode').map((event) => event.data)
     expect(modes.at(-1)).toEqual({ active: false, cause: 'review' })
+    expect(modes).toHaveLength(modesBefore)
     expect(second.handedOff).toEqual([])
     second.root.dispose()
     await store.released(second.root)

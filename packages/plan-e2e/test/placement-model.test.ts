@@ -1,4 +1,4 @@
-// SPEC §13, property: across random switch sequences through the real host loop, the logged plan-mode
+// SPEC §13 and §24, property: across random switch sequences through the real host loop, the logged plan-mode
 // messages (notices and guidance) and PlanLog.guided match a small reference model, and each request's
 // serialized prefix (system, tools, earlier messages) is byte-identical to the previous request.
 import { readPlanLog } from '@planmode/plan-core'
@@ -30,12 +30,14 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.constant({ kind: 'enter' as const }),
 )
 
-/** The reference: SPEC §3.2–§3.5 and §13, written as plainly as possible. */
+/** The reference: SPEC §3.2–§3.5, §13 and §24 (one section throughout), written as plainly as possible. */
 class Reference {
   logged = false
   pending: { active: boolean; cause: 'user' | 'review' | 'model' } | undefined
   told: boolean | undefined
   guided = false
+  /** Whether the section was logged in full once (SPEC §24: then a re-entry gets the one-line reminder). */
+  sent = false
   readonly messages: string[] = []
 
   set(active: boolean, openTurn: boolean): void {
@@ -67,8 +69,9 @@ class Reference {
       if (!this.logged) this.guided = false
     }
     if (this.logged && !this.guided) {
-      this.messages.push('guidance')
+      this.messages.push(this.sent ? 'guidance-again' : 'guidance')
       this.guided = true
+      this.sent = true
     }
     this.told ??= this.logged // the first request/header
   }

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { planCorePlugin, planModeGuidance, readPlanLog } from '@planmode/plan-core'
-import { PLAN_POLICY_SECTION, planPolicyPlugin } from '@planmode/plan-policy'
+import { PLAN_GUIDANCE_AGAIN, PLAN_POLICY_SECTION, planPolicyPlugin } from '@planmode/plan-policy'
 import type { Agent, PreStepDecision } from '@planmode/seams'
 import { ENTER_PLAN_MODE } from '@planmode/plan-tool'
 import { ENTER_NOTICE, LEAVE_NOTICE, eventsOf, requestSystem, types, userTexts } from '@planmode/testkit'
@@ -101,7 +101,7 @@ describe("§13 placement 'transcript': the system prompt never changes with the 
       'notice:off',
       'fourth',
       'notice:on',
-      'guidance',
+      'guidance-again', // SPEC §24: the same section is already in the conversation
     ])
   })
 
@@ -191,7 +191,7 @@ describe('§13 when the guidance is sent again', () => {
     expect(guidanceMessages(agent.session)).toHaveLength(1)
   })
 
-  it('leaving (told by the notice) then entering again sends it again, after the entering notice', async () => {
+  it('leaving (told by the notice) then entering again sends it again, after the entering notice: the re-entry line (§24)', async () => {
     const host = createTranscriptHost()
     const agent = await guided(host)
     await host.command(agent, '/plan off')
@@ -202,9 +202,10 @@ describe('§13 when the guidance is sent again', () => {
     await host.command(agent, '/plan')
     host.model.push({ text: 'planning again' })
     await agent.prompt('plan more')
-    expect(stepUserMessages(agent.session, 3, 1)).toEqual(['plan more', 'notice:on', 'guidance'])
-    expect(guidanceMessages(agent.session)).toHaveLength(2)
-    expect(userTexts(host.model.requests.at(-1)!).slice(-3)).toEqual(['plan more', ENTER_NOTICE, SECTION])
+    expect(stepUserMessages(agent.session, 3, 1)).toEqual(['plan more', 'notice:on', 'guidance-again'])
+    expect(guidanceMessages(agent.session)).toHaveLength(1)
+    expect(readPlanLog(agent.session).guided).toBe(true)
+    expect(userTexts(host.model.requests.at(-1)!).slice(-3)).toEqual(['plan more', ENTER_NOTICE, PLAN_GUIDANCE_AGAIN])
     expectStableRequests(host)
   })
 
@@ -218,7 +219,7 @@ describe('§13 when the guidance is sent again', () => {
     expect(guidanceMessages(agent.session)).toHaveLength(1)
   })
 
-  it('after an approved exit (cause review, no notice) and a new /plan the guidance is sent again', async () => {
+  it('after an approved exit (cause review, no notice) and a new /plan the guidance is sent again: the re-entry line (§24)', async () => {
     const host = createTranscriptHost()
     const agent = await guided(host)
     host.reviews.push(APPROVE)
@@ -230,8 +231,8 @@ describe('§13 when the guidance is sent again', () => {
     await host.command(agent, '/plan')
     host.model.push({ text: 'planning the next thing' })
     await agent.prompt('next feature')
-    expect(stepUserMessages(agent.session, 3, 1)).toEqual(['next feature', 'notice:on', 'guidance'])
-    expect(guidanceMessages(agent.session)).toHaveLength(2)
+    expect(stepUserMessages(agent.session, 3, 1)).toEqual(['next feature', 'notice:on', 'guidance-again'])
+    expect(guidanceMessages(agent.session)).toHaveLength(1)
     expect(eventsOf(agent.session, 'request/header').map((header) => header.data.reason)).toEqual(['initial'])
     expectStableRequests(host)
   })

@@ -124,7 +124,7 @@ describe('§10/§11 review outcomes through the real host loop', () => {
     ['an approved review', answer({ selected: ['Approve'] }), 'approved'],
     ['an edited approval', answer({ selected: ['Approve'], edit: EDITED }), 'approved'],
     ['a stopped review', answer({ selected: ['Stop planning'] }), 'stopped'],
-  ])('a kill between %s and the next step: a new host over the same JSONL directory rebuilds the exit', async (_name, reply, outcome) => {
+  ])('a kill between %s and the next step: a new host over the same JSONL directory rebuilds the exit and commits it right after the turn/end that closes the interrupted turn (§22.2)', async (_name, reply, outcome) => {
     const dir = await mkdtemp(join(tmpdir(), 'plan-e2e-review-'))
     const first = createPlanHost(undefined, [exit(PLAN)], { dir })
     const hang = deferred()
@@ -152,11 +152,12 @@ describe('§10/§11 review outcomes through the real host loop', () => {
     const changed = watch(second)
     const session = await second.root.require('sessions').open(agent.session.id)
     const resumed = await second.agent(session)
-    expect(second.root.require('planMode').get(resumed)).toEqual({ active: true, pending: false })
+    await session.settled()
+    expect(types(session).slice(-2)).toEqual(['turn/end', 'plan/mode'])
+    expect(second.root.require('planMode').get(resumed)).toEqual({ active: false })
     await resumed.prompt('continue')
     const log = types(session)
-    expect(log.lastIndexOf('plan/mode')).toBeGreaterThan(log.lastIndexOf('turn/start'))
-    expect(log.lastIndexOf('plan/mode')).toBeLessThan(log.lastIndexOf('request/header'))
+    expect(log.lastIndexOf('plan/mode')).toBeLessThan(log.lastIndexOf('turn/start'))
     expect(eventsOf(session, 'plan/mode').at(-1)!.data).toEqual({ active: false, cause: 'review' })
     expect(requestSystem(second.model.requests[0]!)).not.toContain(SECTION)
     expect(notices(session)).toEqual([])

@@ -70,11 +70,12 @@ export function createTranscriptHost(
   })
 }
 
-/** How a logged user message reads in these tests: its text, or `notice:on` / `notice:off` / `guidance` for plan-mode messages. */
+/** How a logged user message reads in these tests: its text, or `notice:on` / `notice:off` / `guidance` / `guidance-again` for plan-mode messages. */
 export function describeMessage(message: UserMessage): string {
   const text = message.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('')
   if (message.source.kind !== 'plugin' || message.source.plugin !== 'plan-mode') return text
   if (message.source.form === 'guidance') return 'guidance'
+  if (message.source.form === 'guidance-again') return 'guidance-again'
   if (message.source.form === 'notice') return text === 'The user switched this session to plan mode.' ? 'notice:on' : 'notice:off'
   return `plan-mode:${String(message.source.form)}`
 }

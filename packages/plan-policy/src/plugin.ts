@@ -1,7 +1,8 @@
 import type { Plugin } from '@planmode/context'
 import { readPlanLog, type PlanLog } from '@planmode/plan-core'
-import type { Agent } from '@planmode/seams'
+import type { Agent, UserMessage } from '@planmode/seams'
 import { resolveConfig, type PlanPolicyConfig } from './config.js'
+import { loggedGuidanceText, planGuidanceAgain } from './guidance-again.js'
 import { RECOMMENDED_CHILD_SECTION } from './recommended-section.js'
 
 /** Whether `agent` reads the child guidance: a child whose last `plan/mode` has cause `inherit` (SPEC §21). */
@@ -35,7 +36,11 @@ export const PLAN_POLICY_ORDER = 50
  * section is handed to plan-core (`planMode.setGuidance(section)`), whose
  * boundary flush adds the guidance message (`planModeGuidance(section)`)
  * to an accepted step whose logged state is active while the model does
- * not hold the guidance, right after its notice (SPEC §3.3, §13).
+ * not hold the guidance, right after its notice (SPEC §3.3, §13). When the
+ * latest full guidance message of the session already has the text due, the
+ * model comes back to instructions it has read: the step gets the one-line
+ * `guidance-again` message ({@link planGuidanceAgain}) instead (SPEC §24);
+ * a changed text is sent in full.
  *
  * A child agent whose last `plan/mode` has cause `inherit` (it inherited
  * plan mode from its owner, SPEC §21) reads `childSection` (default
@@ -66,8 +71,13 @@ export const planPolicyPlugin: Plugin<PlanPolicyConfig> = {
     const { section, placement = 'system', childSection = RECOMMENDED_CHILD_SECTION } = resolveConfig(config)
     const transcript = placement === 'transcript'
     const textFor = (agent: Agent, log: PlanLog): string => (inherits(agent, log) ? childSection : section)
+    // SPEC §24: the same text already logged in full is not sent again; the re-entry line points back to it.
+    const guidanceFor = (agent: Agent, log: PlanLog): string | UserMessage => {
+      const text = textFor(agent, log)
+      return loggedGuidanceText(agent.session) === text ? planGuidanceAgain() : text
+    }
     // plan-core's own flush adds the guidance after its notice (SPEC §3.3), whatever else is composed.
-    if (transcript) ctx.effect(ctx.require('planMode').setGuidance(textFor))
+    if (transcript) ctx.effect(ctx.require('planMode').setGuidance(guidanceFor))
     ctx.inject(['systemPrompt'], (child) => {
       child.effect(
         child.require('systemPrompt').section({

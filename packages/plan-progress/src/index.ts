@@ -16,4 +16,5 @@ export { planProgress, planProgressProjectionPlugin } from './progress-projectio
 export { planProgressMessage, progressCounts, renderPlanProgress, UPDATE_PLAN_MESSAGES } from './progress-text.js'
 export { UPDATE_PLAN, createUpdatePlanTool } from './update-plan.js'
 export type { PlanStepUpdate, UpdatePlanInput, UpdatePlanOutput } from './update-plan.js'
+export type { PlanVerifyPayload } from './plan-verify.js'
 export { planProgressPlugin } from './plugin.js'

@@ -45,6 +45,10 @@ function progressContributor(): PlanStepContributor {
  *   and the last turn that ended logged no `plan/progress`: a reminder,
  *   with the steps.
  *
+ * Before `update_plan` logs a step as `done`, it runs the `plan/verify`
+ * listeners of this context on it (SPEC §25): a deployment's checks decide
+ * whether the step is done.
+ *
  * Requires `planMode`: loading it without one throws a
  * `MissingServiceError`; once loaded, it is undone when `planMode` goes away
  * (the tool leaves the catalog, the contributor goes with that controller)
@@ -68,7 +72,7 @@ export const planProgressPlugin: Plugin = {
   apply(ctx) {
     ctx.effect(ctx.require('planMode').contribute(progressContributor()))
     ctx.inject(['tools'], (child) => {
-      child.effect(child.require('tools').register(createUpdatePlanTool()))
+      child.effect(child.require('tools').register(createUpdatePlanTool(child)))
     })
   },
 }

@@ -68,6 +68,7 @@ function fold(log: ProgressLog, events: readonly SessionEvent[], from: number): 
         turnProgress = true
         break
       case 'turn/end':
+        // Whatever its reason: a turn closed `interrupted` when its session was reopened ended too (SPEC §22.3).
         endedProgress = turnProgress
         turn = undefined
         stepped = false

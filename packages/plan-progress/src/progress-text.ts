@@ -19,6 +19,10 @@ export const UPDATE_PLAN_MESSAGES = {
   /** A `skipped` update without a non-blank note of its own. */
   skipNeedsNote: (step: unknown): string => `update_plan: skipping step ${String(step)} needs a note`,
   oneInProgress: 'update_plan: only one step can be in progress',
+  /** The first line of a step the `plan/verify` checks refused (SPEC §25); one `- <problem>` line follows per problem. */
+  notDone: (step: unknown): string => `update_plan: step ${String(step)} is not done:`,
+  /** The layer was unloaded while a step was being verified: nothing was logged. */
+  unloaded: 'update_plan: the plan-progress layer was unloaded while the steps were being checked, so nothing changed; mark them again.',
   /** Arguments that are not `{ updates: [{ step, status, note? }, …] }` (a host that validates them never lets these through). */
   badArguments: 'update_plan: the arguments must be { updates: [{ step, status, note? }, …] } with at least one update',
   /** The first line of the message that starts tracking an approved plan. */

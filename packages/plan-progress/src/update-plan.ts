@@ -1,5 +1,7 @@
+import type { Context } from '@planmode/context'
 import type { Session, ToolDefinition, ToolExecution } from '@planmode/seams'
 import type {} from './progress-event.js'
+import { notDoneMessage, verifiedStep, verifyStep } from './plan-verify.js'
 import { readPlanLog } from '@planmode/plan-core'
 import { readProgressLog } from './progress-log.js'
 import { progressSteps } from './progress-state.js'
@@ -66,21 +68,31 @@ function readUpdates(input: unknown): readonly PlanStepUpdate[] | undefined {
   return updates as readonly PlanStepUpdate[]
 }
 
+/** What a call makes of the steps: the list after its updates, and each step an update moved to `done`, in update order. */
+interface AppliedUpdates {
+  readonly steps: PlanProgressStep[]
+  /** The step as that update left it (SPEC §25 verifies these); a step already `done` is not moved. */
+  readonly moved: readonly PlanProgressStep[]
+}
+
 /** The step list after `updates` (SPEC §17 rule 4), or the message of the first rule it breaks. */
-function applyUpdates(steps: readonly PlanProgressStep[], updates: readonly PlanStepUpdate[]): PlanProgressStep[] | string {
+function applyUpdates(steps: readonly PlanProgressStep[], updates: readonly PlanStepUpdate[]): AppliedUpdates | string {
   for (const { step, status, note } of updates) {
     if (!Number.isInteger(step) || step < 1 || step > steps.length) return UPDATE_PLAN_MESSAGES.noStep(step)
     if (status === 'skipped' && !hasText(note)) return UPDATE_PLAN_MESSAGES.skipNeedsNote(step)
   }
   const next = steps.slice()
+  const moved: PlanProgressStep[] = []
   for (const { step, status, note } of updates) {
     const { note: kept, ...rest } = next[step - 1]!
     // A note given replaces the step's note (a blank one clears it); an update without one keeps it.
     const nextNote = note === undefined ? kept : hasText(note) ? note : undefined
-    next[step - 1] = nextNote === undefined ? { ...rest, status } : { ...rest, status, note: nextNote }
+    const updated = nextNote === undefined ? { ...rest, status } : { ...rest, status, note: nextNote }
+    if (status === 'done' && rest.status !== 'done') moved.push(updated)
+    next[step - 1] = updated
   }
   if (next.filter((step) => step.status === 'in_progress').length > 1) return UPDATE_PLAN_MESSAGES.oneInProgress
-  return next
+  return { steps: next, moved }
 }
 
 /**
@@ -91,9 +103,15 @@ function applyUpdates(steps: readonly PlanProgressStep[], updates: readonly Plan
  * session run one after the other, so two updates in one tool batch never
  * read the same list.
  *
+ * With `ctx`, each update that moves a step to `done` is first checked by
+ * the `plan/verify` listeners on it (SPEC §25); a step they refuse fails
+ * the call and nothing is logged. Without `ctx` nothing is verified.
+ *
+ * @param ctx - the context whose `plan/verify` listeners check a step before it is done (the plugin passes its own).
+ *
  * @public
  */
-export function createUpdatePlanTool(): ToolDefinition<UpdatePlanInput, UpdatePlanOutput> {
+export function createUpdatePlanTool(ctx?: Context): ToolDefinition<UpdatePlanInput, UpdatePlanOutput> {
   /** The rendering of each value returned, for `toModelOutput` (the value itself stays `{ done, total }`). */
   const rendered = new WeakMap<object, string>()
   const queues = new WeakMap<Session, Promise<unknown>>()
@@ -157,8 +175,17 @@ export function createUpdatePlanTool(): ToolDefinition<UpdatePlanInput, UpdatePl
         if (state.plan === null || current.length === 0) throw new Error(UPDATE_PLAN_MESSAGES.noPlan)
         const updates = readUpdates(input)
         if (updates === undefined) throw new Error(UPDATE_PLAN_MESSAGES.badArguments)
-        const steps = applyUpdates(current, updates)
-        if (typeof steps === 'string') throw new Error(steps)
+        const applied = applyUpdates(current, updates)
+        if (typeof applied === 'string') throw new Error(applied)
+        const { steps, moved } = applied
+        // SPEC §25 step 4a: the first step the checks refuse fails the call (later ones are not verified).
+        if (ctx !== undefined) {
+          for (const step of moved) {
+            const problems = await verifyStep(ctx, { agent, toolCallId: execution.toolCallId, plan: state.plan.toolCallId, ...verifiedStep(step) })
+            if (problems.length > 0) throw new Error(notDoneMessage(step.step, problems))
+          }
+          if (moved.length > 0 && !ctx.active) throw new Error(UPDATE_PLAN_MESSAGES.unloaded)
+        }
         await session.append('plan/progress', { toolCallId: execution.toolCallId, plan: state.plan.toolCallId, steps })
         const output: UpdatePlanOutput = progressCounts(steps)
         rendered.set(output, renderPlanProgress(steps))

@@ -1,9 +1,17 @@
+import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
 import { Context } from '@planmode/context'
 import { createScriptedModel, hostPlugin } from '@planmode/host'
 import { planCorePlugin } from '@planmode/plan-core'
 import { planProgressPlugin, planProgressProjectionPlugin } from '@planmode/plan-progress'
+import { UPDATE_PLAN } from '@planmode/plan-progress'
+import type { ToolResult } from '@planmode/seams'
 import { expect, it } from 'vitest'
+import { approve } from './support.js'
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
 const self = readFileSync(new URL(import.meta.url), 'utf8')
@@ -15,12 +23,17 @@ const body = (text: string, indent = 0) =>
     .map((line) => line.slice(Math.min(indent, line.length - line.trimStart().length)))
     .filter((line) => line.trim() !== '' && !line.startsWith('import '))
 
-it('runs the README composition example, which is the code below', async () => {
-  const block = /```ts\n([\s\S]*?)```/.exec(readme)![1]!
-  const start = self.indexOf('// readme:start\n')
-  const mirrored = self.slice(start + '// readme:start\n'.length, self.lastIndexOf('    // readme:end'))
-  expect(body(block)).toEqual(body(mirrored, 4))
+/** Checks that the README's `index`th ts block is the code between `// <name>:start` and `// <name>:end` here, imports aside. */
+function mirrors(index: number, name: string, indent: number): void {
+  const block = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)][index]![1]!
+  const start = self.indexOf(`// ${name}:start\n`)
+  const mirrored = self.slice(start + `// ${name}:start\n`.length, self.lastIndexOf(`// ${name}:end`))
+  expect(body(block)).toEqual(body(mirrored, indent))
   for (const line of block.split('\n').filter((line) => line.startsWith('import '))) expect(self).toContain(line)
+}
+
+it('runs the README composition example, which is the code below', async () => {
+  mirrors(0, 'readme', 4)
 
   const example = async () => {
     // readme:start
@@ -64,9 +77,65 @@ it('runs the README composition example, which is the code below', async () => {
   })
 })
 
+it('runs the README verifier through the host loop: the model reads the refusal, fixes the code, and marks the step again', async () => {
+  mirrors(1, 'verifier', 4)
+  const workspace = await mkdtemp(join(tmpdir(), 'plan-progress-readme-'))
+  try {
+    await writeFile(
+      join(workspace, 'cache.test.mjs'),
+      "import { test } from 'node:test'\nimport assert from 'node:assert'\nimport { existsSync } from 'node:fs'\n" +
+        "test('cache returns the stored value', () => assert.ok(existsSync(new URL('./cache.mjs', import.meta.url))))\n",
+    )
+    const markDone = { toolCalls: [{ toolName: UPDATE_PLAN, input: { updates: [{ step: 2, status: 'done' }] } }] }
+    const root = new Context()
+    root.plugin(hostPlugin, {
+      model: createScriptedModel([markDone, { toolCalls: [{ toolName: 'write', input: {} }] }, markDone, { text: 'Done.' }]),
+      retryDelayMs: 0,
+    })
+    root.plugin(planCorePlugin)
+    root.plugin(planProgressPlugin)
+    root.require('tools').register({
+      name: 'write',
+      description: 'Writes the cache module.',
+      parameters: { type: 'object' },
+      execute: async () => {
+        await writeFile(join(workspace, 'cache.mjs'), 'export const cache = new Map()\n')
+        return 'written'
+      },
+    })
+    // verifier:start
+    const run = promisify(execFile)
+    root.on('plan/verify', async (payload, next) => {
+      if (!/\btests?\b/i.test(payload.text)) return next(payload)
+      try {
+        await run(process.execPath, ['--test', '--test-reporter=tap'], { cwd: workspace })
+        return next(payload)
+      } catch (error) {
+        const output = String((error as { stdout?: unknown }).stdout ?? error)
+        const failing = output.split('\n').filter((line) => line.startsWith('not ok')).slice(0, 3)
+        return next({ ...payload, problems: [...payload.problems, `the tests fail: ${failing.join('; ') || 'node --test exited with an error'}`] })
+      }
+    })
+    // verifier:end
+    const agent = root.require('agents').create({ session: await root.require('sessions').create() })
+    await approve(agent.session, '# Cache\n\n1. Add the cache module.\n2. Run the tests.\n')
+    await agent.prompt('Go ahead.')
+    const results = agent.session.events
+      .filter((event) => event.type === 'tool/result' && event.data.toolName === UPDATE_PLAN)
+      .map((event) => (event.data as unknown as ToolResult).content.map((block) => block.text).join(''))
+    expect(results).toEqual([
+      'Error: update_plan: step 2 is not done:\n- the tests fail: not ok 1 - cache returns the stored value',
+      'Plan progress: 1/2.\n[ ] 1. Add the cache module.\n[x] 2. Run the tests.',
+    ])
+    expect(readme).toContain('Error: update_plan: step 2 is not done:\n- the tests fail: not ok 1 - cache returns the stored value')
+  } finally {
+    await rm(workspace, { recursive: true, force: true })
+  }
+})
+
 it('the README quotes every exact string of the package', async () => {
   const { UPDATE_PLAN_MESSAGES } = await import('@planmode/plan-progress')
-  for (const text of [UPDATE_PLAN_MESSAGES.noAgent, UPDATE_PLAN_MESSAGES.planModeOn, UPDATE_PLAN_MESSAGES.noPlan, UPDATE_PLAN_MESSAGES.oneInProgress, UPDATE_PLAN_MESSAGES.track, UPDATE_PLAN_MESSAGES.remind, UPDATE_PLAN_MESSAGES.badArguments]) {
+  for (const text of [UPDATE_PLAN_MESSAGES.unloaded, UPDATE_PLAN_MESSAGES.notDone('<n>'), UPDATE_PLAN_MESSAGES.noAgent, UPDATE_PLAN_MESSAGES.planModeOn, UPDATE_PLAN_MESSAGES.noPlan, UPDATE_PLAN_MESSAGES.oneInProgress, UPDATE_PLAN_MESSAGES.track, UPDATE_PLAN_MESSAGES.remind, UPDATE_PLAN_MESSAGES.badArguments]) {
     expect(readme).toContain(text)
   }
 })

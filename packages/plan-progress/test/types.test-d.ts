@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from 'vitest'
-import { Context, type Fiber } from '@planmode/context'
+import { Context, type Events, type Fiber } from '@planmode/context'
 import { planCorePlugin } from '@planmode/plan-core'
 import {
   createUpdatePlanTool,
@@ -8,6 +8,7 @@ import {
   planProgressProjectionPlugin,
   type PlanProgressEventData,
   type PlanProgressState,
+  type PlanVerifyPayload,
   type UpdatePlanInput,
   type UpdatePlanOutput,
 } from '@planmode/plan-progress'
@@ -23,9 +24,21 @@ describe('plan-progress types', () => {
     expectTypeOf<PlanStepStatus>().toEqualTypeOf<'pending' | 'in_progress' | 'done' | 'skipped'>()
   })
 
+  it('declares the plan/verify waterfall on the context’s Events', () => {
+    type Listener = Events['plan/verify']
+    expectTypeOf<Parameters<Listener>[0]>().toEqualTypeOf<PlanVerifyPayload>()
+    expectTypeOf<ReturnType<Listener>>().toEqualTypeOf<Promise<PlanVerifyPayload>>()
+    expectTypeOf<PlanVerifyPayload['problems']>().toEqualTypeOf<readonly string[]>()
+    const root = new Context()
+    root.on('plan/verify', (payload, next) => next({ ...payload, problems: [...payload.problems, `step ${payload.step}: ${payload.text}`] }))
+    // @ts-expect-error problems are strings
+    root.on('plan/verify', (payload, next) => next({ ...payload, problems: [1] }))
+  })
+
   it('the unit, the tool and the plugins', () => {
     expectTypeOf(planProgress).toEqualTypeOf<ProjectionUnit<PlanProgressState, HostView>>()
     expectTypeOf(createUpdatePlanTool()).toEqualTypeOf<ToolDefinition<UpdatePlanInput, UpdatePlanOutput>>()
+    expectTypeOf(createUpdatePlanTool(new Context())).toEqualTypeOf<ToolDefinition<UpdatePlanInput, UpdatePlanOutput>>()
     const root = new Context()
     root.plugin(planCorePlugin)
     expectTypeOf(root.plugin(planProgressPlugin)).toEqualTypeOf<Fiber>()

@@ -33,8 +33,19 @@ describe('the plan projection unit (§7)', () => {
   it('command/run named plan with args starts a running selection (off → false, else → true)', () => {
     const state = planProjection.initial()
     expect(planProjection.apply(state, place([run('a', '  off ')])[0]!).running).toEqual({ commandId: 'a', wanted: false })
-    expect(planProjection.apply(state, place([run('a', 'OFF')])[0]!).running).toEqual({ commandId: 'a', wanted: true })
     expect(planProjection.apply(state, place([run('a', '')])[0]!).running).toEqual({ commandId: 'a', wanted: true })
+  })
+
+  it('§22.1 off in any case is off (args.trim().toLowerCase()); only the whole word', () => {
+    const state = planProjection.initial()
+    const wanted = (args: string) => planProjection.apply(state, place([run('a', args)])[0]!).running?.wanted
+    expect(['OFF', ' Off ', 'oFF\n', '\toff'].map(wanted)).toEqual([false, false, false, false])
+    expect(['of', 'OFFline', 'off now', 'ÖFF'].map(wanted)).toEqual([true, true, true, true])
+    expect(views([mode(true), run('a', 'OFF'), done('a')])).toEqual([
+      { active: true, pending: false },
+      { active: true, pending: true },
+      { active: true, pending: true },
+    ])
   })
 
   it('a running selection is pending until its done settles it', () => {

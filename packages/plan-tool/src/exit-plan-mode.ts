@@ -1,6 +1,6 @@
 import type { Context } from '@planmode/context'
 import type { Agent, QuestionAnswerer, ToolDefinition, ToolExecution, ToolPresentation, UserAnswer, UserAnswerComment, UserQuestion } from '@planmode/seams'
-import { UserQuestionError } from '@planmode/seams'
+import { isPersonName, UserQuestionError } from '@planmode/seams'
 import { isPlanMarkdown, planTitle, type PlanModeController } from '@planmode/plan-core'
 import { resolveConfig, type PlanToolConfig } from './config.js'
 import type { PlanHandoffChoice, PlanReviewEventData, PlanReviewOutcome } from './review-record.js'
@@ -81,6 +81,8 @@ export const EXIT_PLAN_MODE_MESSAGES = {
   handoffNotOffered: 'the review answer asked for a handoff that was not offered',
   badAnswerer:
     'the review answer named who answered in a malformed way (by must be { id, name? } with a non-blank id), so nothing was recorded. Stay in plan mode and present the plan again with exit_plan_mode.',
+  badAnswerText:
+    'the review answer held text that cannot be logged (a lone surrogate or U+0000), so nothing was recorded. Stay in plan mode and present the plan again with exit_plan_mode.',
 } as const
 
 /** What the review offers to hand an approved plan on to (the resolved `handoff` config), if anything. */
@@ -149,16 +151,24 @@ const BAD_ANSWERER = Symbol('malformed by')
 /**
  * Who a `by` names: `undefined` when it is absent, a copy `{ id, name? }`
  * when it is well formed (`id` a non-blank string, `name` absent or a
- * string; a blank name is left out, other members are ignored), else
- * {@link BAD_ANSWERER}.
+ * string; a blank name is left out, other members are ignored) and both
+ * are names a person may have (SPEC §22.4, the seams' `isPersonName`: no
+ * control character, no bidirectional control, a visible character), else
+ * {@link BAD_ANSWERER}. The host's user-questions runtime refuses such a
+ * `by` before the review sees it; this keeps a host that does not from
+ * recording it.
  */
 function answererOf(value: unknown): QuestionAnswerer | undefined | typeof BAD_ANSWERER {
   if (value === undefined) return undefined
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return BAD_ANSWERER
   const { id, name } = value as { id?: unknown; name?: unknown }
-  if (!hasText(id) || (name !== undefined && typeof name !== 'string')) return BAD_ANSWERER
+  if (!hasText(id) || !isPersonName(id) || (name !== undefined && typeof name !== 'string')) return BAD_ANSWERER
+  if (hasText(name) && !isPersonName(name)) return BAD_ANSWERER
   return { id, ...(hasText(name) ? { name } : {}) }
 }
+
+/** Whether `member` (a `UserQuestionError`'s, with `INVALID_ANSWER`) names who answered: `answers[0].by.id`, `…comments[1].by.name`. */
+const namesAnswerer = (member: string | undefined): boolean => member !== undefined && /(?:^|\.)by\.(?:id|name)$/.test(member)
 
 /**
  * The line comments of an answer. `present` says the answer carries some
@@ -400,9 +410,11 @@ export function createExitPlanModeTool(ctx: Context, config?: PlanToolConfig): T
         await record({ toolCallId, outcome: 'approved', unattended: true }, exit(agent))
         return { approved: true }
       }
+      // SPEC §11, §21: `unattended` never approves a child (an agent with an owner); it fails as §6.4 / §6.5 say.
+      const unattendedApproves = unattended === 'approve' && agent.owner === undefined
       const userQuestions = ctx.get('userQuestions')
       if (userQuestions === undefined) {
-        if (unattended === 'approve') return approveUnattended()
+        if (unattendedApproves) return approveUnattended()
         throw new Error(EXIT_PLAN_MODE_MESSAGES.noReview)
       }
       let answers: readonly UserAnswer[]
@@ -413,7 +425,11 @@ export function createExitPlanModeTool(ctx: Context, config?: PlanToolConfig): T
           await record({ toolCallId, outcome: 'dismissed' })
           throw new Error(EXIT_PLAN_MODE_MESSAGES.dismissed, { cause: error })
         }
-        if (unattended === 'approve' && UserQuestionError.isInstance(error) && error.code === 'NO_PROVIDER') return approveUnattended()
+        if (unattendedApproves && UserQuestionError.isInstance(error) && error.code === 'NO_PROVIDER') return approveUnattended()
+        // SPEC §22.4: answers whose text cannot be logged fail the call as a bad answer does; the host settled the ask failed.
+        if (UserQuestionError.isInstance(error) && error.code === 'INVALID_ANSWER') {
+          throw new Error(namesAnswerer(error.member) ? EXIT_PLAN_MODE_MESSAGES.badAnswerer : EXIT_PLAN_MODE_MESSAGES.badAnswerText, { cause: error })
+        }
         throw error
       }
       if (reloaded()) throw new Error(EXIT_PLAN_MODE_MESSAGES.reloaded)

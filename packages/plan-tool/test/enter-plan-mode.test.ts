@@ -526,10 +526,10 @@ describe('§9 + §12 restart', () => {
     second.model.push({ text: 'exploring' })
     const session = await second.root.require('sessions').open(agent.session.id)
     const resumed = await second.agent(session)
-    expect(second.planMode().get(resumed)).toEqual({ active: false, pending: true })
+    expect(second.planMode().get(resumed)).toEqual({ active: true }) // SPEC §22.2: committed right after the turn/end that closed the interrupted turn
     await resumed.prompt('continue')
     const log = types(session)
-    expect(log.lastIndexOf('plan/mode')).toBeGreaterThan(log.lastIndexOf('turn/start'))
+    expect(log.lastIndexOf('plan/mode')).toBeLessThan(log.lastIndexOf('turn/start'))
     expect(log.lastIndexOf('plan/mode')).toBeLessThan(log.lastIndexOf('request/header'))
     expect(eventsOf(session, 'plan/mode').map((event) => event.data)).toEqual([{ active: true, cause: 'model' }])
     expect(requestSystem(second.model.requests[0]!)).toContain(PLANNING)

@@ -447,6 +447,31 @@ describe('§11 unattended', () => {
     expect(records(child)).toEqual([])
   })
 
+  it("'approve' never approves a child (§11, §21): with no userQuestions service it fails as §6.4 says and records nothing", async () => {
+    const { root, agent: parent } = await withoutUserQuestions({ unattended: 'approve' })
+    const child = root.require('agents').create({ session: await root.require('sessions').create(), owner: parent })
+    await root.require('planMode').set(child, true)
+    const result = await root.require('tools').execute(EXIT_PLAN_MODE, { plan: PLAN }, { agent: child, signal: new AbortController().signal, toolCallId: 'c' })
+    expect(result).toEqual({ isError: true, content: errorText(EXIT_PLAN_MODE_MESSAGES.noReview) })
+    expect(eventsOf(child.session, 'plan/review')).toEqual([])
+    expect(root.require('planMode').get(child)).toEqual({ active: true })
+    // the owner itself is still approved unattended
+    expect((await root.require('tools').execute(EXIT_PLAN_MODE, { plan: PLAN }, { agent: parent, signal: new AbortController().signal, toolCallId: 'p' })).value).toEqual({ approved: true })
+  })
+
+  it("'approve' never approves a child: NO_PROVIDER (the owner is gone, so the seam does not refuse the child) passes through, nothing recorded", async () => {
+    const host = setup(null, { unattended: 'approve' })
+    const parent = await host.agent()
+    const child = host.root.require('agents').create({ session: await host.root.require('sessions').create(), owner: parent })
+    await host.planMode.set(child, true)
+    parent.dispose()
+    const result = await host.call(child)
+    expect(result).toEqual({ isError: true, content: errorText('no user-questions provider is registered') })
+    expect(records(child)).toEqual([])
+    expect(host.reviewed).toEqual([])
+    expect(host.planMode.get(child)).toEqual({ active: true })
+  })
+
   it("'approve' fails closed too when the record cannot be appended", async () => {
     const host = setup(null, { unattended: 'approve' })
     host.root.require('sessionInvariants').register('no-reviews', (event) => (event.type === 'plan/review' ? 'reviews are off' : undefined))

@@ -184,6 +184,12 @@ export interface Session {
    * written: every event, unknown types included, with its `seq`, `time`
    * and `data`. No plan state lives anywhere else (duty `restart-from-log`
    * of `@planmode/host-conformance`).
+   *
+   * A host that compacts what the model reads keeps the latest full plan
+   * guidance message in it, or logs the section again while plan mode is on
+   * (host duty `compaction`, SPEC §24: a re-entry sends only a line that
+   * refers to that message; plan-policy's `checkCompactedGuidance` checks
+   * what a compaction keeps).
    */
   readonly events: readonly SessionEvent[]
   /**

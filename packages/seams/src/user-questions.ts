@@ -184,7 +184,10 @@ export interface UserQuestions {
    * Asks through the registered provider. Rejects with a
    * {@link UserQuestionError}: `NO_PROVIDER` when none is registered,
    * `NOT_ROOT_AGENT` when the agent is owned by a live agent, `ASK_ABORTED`
-   * when the signal aborts; a provider's own rejection passes through.
+   * when the signal aborts, `INVALID_ANSWER` when the provider's answers
+   * hold text that may not be logged (SPEC §22.4, `personTextProblem`:
+   * the ask is settled `failed` and nothing of the answers is logged); a
+   * provider's own rejection passes through.
    *
    * @remarks
    * A child owned by a live agent is refused before any provider is asked
@@ -200,7 +203,8 @@ export interface UserQuestions {
    * provider is asked), then `question/settled { questionId, outcome }` once
    * it ends — `answered` with `answer` (and `by`, when an answer names who
    * answered), `cancelled` (`ASK_CANCELLED`, or the signal aborted),
-   * `failed` (any other rejection, with `error`) — before `ask` settles. A
+   * `failed` (any other rejection, with `error`; answers whose text may not
+   * be logged, with `INVALID_ANSWER`) — before `ask` settles. A
    * refusal before any provider is asked (`NOT_ROOT_AGENT`, `NO_PROVIDER`,
    * an already-aborted signal) logs nothing.
    */

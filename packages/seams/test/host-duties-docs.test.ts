@@ -11,9 +11,10 @@ const pkg = JSON.parse(read('packages/seams/package.json')) as { files: string[]
 
 /**
  * The duty ids of the conformance kit, in the order of its `HOST_DUTIES` (the duties of duties.ts, then the
- * handoff ones), with their kind (read from its source: seams cannot depend on the kit).
+ * handoff ones, then the guidance ones), with their kind (read from its source: seams cannot depend on the kit).
  */
-const kitSources = read('packages/host-conformance/src/duties.ts') + read('packages/host-conformance/src/handoff-duties.ts')
+const kitSources =
+  read('packages/host-conformance/src/duties.ts') + read('packages/host-conformance/src/handoff-duties.ts') + read('packages/host-conformance/src/guidance-duties.ts')
 const kitDuties = [...kitSources.matchAll(/duty: '([a-z-]+)',\s*kind: '(host|plan)'/g)].map((match) => ({
   id: match[1]!,
   kind: match[2]!,
@@ -66,8 +67,8 @@ const collapse = (text: string): string => text.replace(/\s+/g, ' ')
 
 describe('seams README: host duties', () => {
   it('reads the kit duties (the source format this test parses is still there)', () => {
-    expect(kitDuties.length).toBe(17)
-    expect(kitDuties.filter((duty) => duty.kind === 'host').length).toBe(11)
+    expect(kitDuties.length).toBe(18)
+    expect(kitDuties.filter((duty) => duty.kind === 'host').length).toBe(12)
   })
 
   it('has one numbered entry per kit duty, in the kit order, host duties first', () => {
@@ -120,6 +121,7 @@ describe('seams README: host duties', () => {
       projections: ['projections.ts'],
       'handoff-model': ['index.ts', 'handoff.ts', 'user-questions.ts'],
       'handoff-fresh': ['index.ts', 'handoff.ts', 'user-questions.ts'],
+      compaction: ['session.ts'],
     }
     expect(Object.keys(where).sort()).toEqual(kitDuties.map((duty) => duty.id).sort())
     for (const [id, files] of Object.entries(where)) {

@@ -8,6 +8,15 @@ import type { SessionEvent } from '@planmode/seams'
 
 /** A NUL or a lone surrogate: what a PostgreSQL `text` value cannot hold. */
 export const NOT_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+/**
+ * The same in JSON text as `JSON.stringify` writes it: `\u0000`, or a
+ * surrogate escape (it escapes only lone surrogates), not preceded by an
+ * odd run of backslashes. PostgreSQL's `json` stores them, but fails every
+ * statement that reads a member of such a value (`->>`): the question
+ * events, which the questions index reads, must not hold them.
+ */
+const QUESTION_EVENTS: ReadonlySet<string> = new Set(['question/asked', 'question/settled'])
+const NOT_TEXT_JSON = /(?<!\\)(?:\\\\)*\\u(?:0000|d[89a-f][0-9a-f]{2})/i
 
 /** Like the JSONL store's ids: the time in base 36 (ids sort by creation), then random hex. */
 export function newSessionId(): string {
@@ -50,6 +59,9 @@ export function rowOf(id: string, type: unknown, data: unknown, seq: number, tim
   }
   if (json === undefined) {
     throw new SessionLogError('INVALID_EVENT', `session ${id}: ${type} data is not JSON-serializable (JSON has no form for ${data === undefined ? 'undefined' : describe(data)}); nothing was written`)
+  }
+  if (QUESTION_EVENTS.has(type) && NOT_TEXT_JSON.test(json)) {
+    throw new SessionLogError('INVALID_EVENT', `session ${id}: ${type} data holds a NUL or a lone surrogate, which PostgreSQL cannot index (its questionId is read as text); nothing was written`)
   }
   return { event: { type, seq, time, data: JSON.parse(json) } as SessionEvent, json }
 }

@@ -1,4 +1,4 @@
-import { AppendQueue, SessionLogError, type PendingAppend } from '@planmode/store'
+import { AppendQueue, OwedSettlements, SessionLogError, type PendingAppend } from '@planmode/store'
 import type { Session, SessionEvent, SessionEventMap, SessionEventType } from '@planmode/seams'
 import { seqsOf, type LostCommit, type Settled } from './commit.js'
 import { rowOf, type Row } from './event-rows.js'
@@ -20,6 +20,11 @@ import type { PostgresSession } from './store-types.js'
 //   later event.
 // - Once the session can no longer commit (`broken`: its lease is gone),
 //   every later append rejects with why.
+// - A question whose `question/settled` append was refused (the database
+//   refused the statement, the lease was lost, an invariant threw) is owed a
+//   settlement (@planmode/store's OwedSettlements): the next batch that
+//   commits settles it `failed` first, so it is never left open in the log
+//   with nobody waiting for it (or the next writer settles it `interrupted`).
 // - `close` refuses appends at once, lets the queued ones land, then gives
 //   the lease back.
 
@@ -41,6 +46,8 @@ export class WriterSession implements PostgresSession {
   readonly file = undefined
   /** Appends waiting for the next batch: group commit, one statement per batch (the host's queue, as the JSONL store uses it). */
   private readonly appends = new AppendQueue((batch) => this.commit(batch))
+  /** Questions whose settlement could not be committed: settled `failed` by the next batch. */
+  private readonly owed = new OwedSettlements()
   closing = false
   closed = false
   /** Set once the session can no longer commit: every later append rejects with it. */
@@ -62,7 +69,7 @@ export class WriterSession implements PostgresSession {
 
   append<T extends SessionEventType>(type: T, data: SessionEventMap[T]): Promise<SessionEvent<T>> {
     if (this.closing) return Promise.reject(new SessionLogError('CLOSED', `session ${this.id} is closed`))
-    return this.appends.add(type, data) as Promise<SessionEvent<T>>
+    return this.owed.watch(type, data, this.appends.add(type, data)) as Promise<SessionEvent<T>>
   }
 
   /** One batch, after the unsettled one, if any, is settled. Never rejects. */
@@ -76,7 +83,10 @@ export class WriterSession implements PostgresSession {
    * events in `events`), then the accepted ones go out in one statement
    * fenced by the epoch and head. Never rejects.
    */
-  private commitNow(batch: PendingAppend[]): Promise<void> | undefined {
+  private commitNow(appends: PendingAppend[]): Promise<void> | undefined {
+    // After an unknown outcome is settled: `events` says whether an owed settlement landed after all.
+    const owed = this.owed.due(this.events)
+    const batch = owed.length === 0 ? appends : [...owed, ...appends]
     const events = this.events
     const base = events.length
     const accepted: PendingAppend[] = []

@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AnswerResult, QuestionSettled, SessionEvent } from '@planmode/seams'
 import { assertBuilt, boundedWork, type WorkLane } from '@planmode/testkit'
 import { postgresAnswers } from '../src/index.js'
+import { killAll, start as startChild } from './support/children.js'
 import { pgFile } from './support/stores.js'
 
 /**
@@ -25,7 +25,7 @@ const here = dirname(fileURLToPath(import.meta.url))
 const writerFile = join(here, 'answers-writer-child.mjs')
 const submitterFile = join(here, 'answers-submitter-child.mjs')
 const db = pgFile('answers_proc')
-const running = new Set<ChildProcess>()
+const start = (file: string, args: readonly string[]) => startChild(file, args, db.url())
 const ROUNDS = 10
 /** How long one step (a child starting and asking, answers coming back, a reopen) may take on an idle machine, times the load factor. */
 const STEP_MS = 30_000
@@ -34,56 +34,8 @@ beforeAll(() => {
   assertBuilt('answers between processes test', ['context', 'seams', 'host', 'store-postgres'])
 })
 afterAll(() => {
-  for (const child of running) child.kill('SIGKILL')
+  killAll()
 })
-
-interface Child {
-  readonly child: ChildProcess
-  line(pattern: RegExp): Promise<string>
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
-  output(): string
-}
-
-function start(file: string, args: readonly string[]): Child {
-  const child = spawn(process.execPath, [file, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, PLANMODE_PG_URL: db.url() } })
-  // A line sent to a process that already ended (the writer whose own answer came after a submitter's won) is lost, not an error.
-  child.stdin!.on('error', () => {})
-  running.add(child)
-  let stdout = ''
-  let stderr = ''
-  const waiting: { pattern: RegExp; resolve: (line: string) => void }[] = []
-  const check = (): void => {
-    for (const wait of [...waiting]) {
-      const match = wait.pattern.exec(stdout)
-      if (match !== null) {
-        waiting.splice(waiting.indexOf(wait), 1)
-        wait.resolve(match[1]!)
-      }
-    }
-  }
-  child.stdout!.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString()
-    check()
-  })
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => {
-      running.delete(child)
-      resolve({ code, signal })
-    }),
-  )
-  return {
-    child,
-    exited,
-    output: () => `stdout ${JSON.stringify(stdout.slice(-300))} stderr ${JSON.stringify(stderr.slice(-600))}`,
-    line: (pattern) =>
-      new Promise((resolve, reject) => {
-        waiting.push({ pattern, resolve })
-        check()
-        void exited.then(({ code, signal }) => reject(new Error(`${file} exited (${code ?? signal}) before printing ${pattern}: stdout ${JSON.stringify(stdout.slice(-300))} stderr ${JSON.stringify(stderr.slice(-600))}`)))
-      }),
-  }
-}
 
 async function rows(id: string): Promise<SessionEvent[]> {
   const found = await db.admin<{ seq: string; time: number; type: string; data: unknown }>(`SELECT seq, time, type, data FROM "${db.schema}".events WHERE session_id = $1 ORDER BY seq`, [id])

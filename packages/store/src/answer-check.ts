@@ -1,4 +1,5 @@
 import type { UserAnswer, UserAnswerComment, UserAnswerHandoff, UserQuestion } from '@planmode/seams'
+import { answerTextProblem } from './answer-text.js'
 
 /** What {@link checkAnswers} found: the clean answers, or what is wrong with them. @public */
 export type AnswerCheck = { readonly ok: true; readonly answers: UserAnswer[] } | { readonly ok: false; readonly problem: string }
@@ -98,7 +99,10 @@ function checkOne(question: UserQuestion, item: Record<string, unknown>, at: str
  * and required (non-blank) when nothing is selected; `edit`, `comments`
  * and `handoff` only where a `plan-review` intent takes them (`editable`,
  * `comments`, the `handoff` it offers), comment lines within the
- * question's `detail`. Returns copies; never throws.
+ * question's `detail`. Then every string the answers hold (custom text, an
+ * edit, each comment's text) must be text a person may write (SPEC §22.4,
+ * the seams' `personTextProblem`): well-formed Unicode, without U+0000.
+ * Returns copies; never throws.
  *
  * @remarks
  * This is the one answer checker of every channel: the stores' answer
@@ -106,7 +110,9 @@ function checkOne(question: UserQuestion, item: Record<string, unknown>, at: str
  * user-questions runtime, before it settles the ask), and a web server, a
  * command line or a terminal that takes answers from a person runs it
  * before it hands them on. A refusal is `INVALID_ANSWER`: nothing was
- * appended, and the question stays open and answerable.
+ * appended, and the question stays open and answerable. Answers from the
+ * writer's own provider, whose shape the plan layers read leniently, get
+ * only the text rules ({@link answerTextProblem}).
  *
  * @example
  * ```ts
@@ -139,5 +145,7 @@ export function checkAnswers(questions: readonly UserQuestion[], raw: unknown): 
   }
   const missing = questions.find((question) => !seen.has(question.id))
   if (missing !== undefined) return fail(`question ${JSON.stringify(missing.id)} has no answer (one answer per question of the ask)`)
+  const text = answerTextProblem(answers)
+  if (text !== undefined) return fail(text.message)
   return { ok: true, answers }
 }

@@ -1,4 +1,4 @@
-import type { QuestionAnswerer } from '@planmode/seams'
+import { isPersonName, type QuestionAnswerer } from '@planmode/seams'
 
 /** The longest `id` or `name` a {@link QuestionAnswerer} may have. */
 const MAX_ANSWERER = 200
@@ -10,8 +10,12 @@ export type AnswererCheck = { readonly ok: true; readonly by: QuestionAnswerer |
 
 /**
  * Checks who an answer says answered, before anything is logged: `undefined`
- * (anonymous), or `{ id, name? }` and nothing else, with `id` a non-blank
- * string and `name` a string, each at most 200 characters. Returns the
+ * (anonymous), or `{ id, name? }` and nothing else, where `id` and `name`
+ * are strings of at most 200 characters that are names a person may have
+ * (SPEC §22.4, the seams' `isPersonName`): well-formed Unicode without
+ * U+0000, no control character (an ANSI escape, a new line), no
+ * bidirectional override or isolate, and at least one visible character
+ * (a name of only zero-width or blank characters is refused). Returns the
  * clean copy, or what is wrong; never throws.
  *
  * @remarks
@@ -35,8 +39,11 @@ export function checkAnswerer(raw: unknown): AnswererCheck {
   const extra = Object.keys(raw).find((key) => key !== 'id' && key !== 'name')
   if (extra !== undefined) return { ok: false, problem: `by has an unknown member ${JSON.stringify(extra)}` }
   const { id, name } = raw
+  const rule = 'a name a person may have (a visible character; no control character, U+0000, lone surrogate or bidirectional control)'
   if (typeof id !== 'string' || id.trim() === '' || id.length > MAX_ANSWERER) return { ok: false, problem: `by.id must be a non-blank string of at most ${MAX_ANSWERER} characters` }
+  if (!isPersonName(id)) return { ok: false, problem: `by.id must be ${rule}` }
   if (name !== undefined && (typeof name !== 'string' || name.length > MAX_ANSWERER)) return { ok: false, problem: `by.name must be a string of at most ${MAX_ANSWERER} characters` }
+  if (name !== undefined && !isPersonName(name)) return { ok: false, problem: `by.name must be ${rule}` }
   return { ok: true, by: name === undefined ? { id } : { id, name } }
 }
 

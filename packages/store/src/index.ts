@@ -3,7 +3,8 @@
  * implements (`SessionStore`, `HostSession`), its coded error
  * (`SessionLogError`), the append queue, the answer desk (the writer's side
  * of answers from other processes), and the checks every store shares:
- * session ids, forks, closing what a dead writer left open, and answers.
+ * session ids, forks, closing what a dead writer left open, settlements
+ * that could not be logged, and answers (SPEC §22.4).
  *
  * @remarks
  * `@planmode/host`'s JSONL store and `@planmode/store-postgres` both build
@@ -18,6 +19,7 @@ import type { SessionStore } from './session-store.js'
 
 export { AppendQueue } from './append-queue.js'
 export type { PendingAppend } from './append-queue.js'
+export { answerTextProblem } from './answer-text.js'
 export { checkAnswers } from './answer-check.js'
 export type { AnswerCheck } from './answer-check.js'
 export { NOTHING_OPENED } from './answer-desk.js'
@@ -26,6 +28,7 @@ export { answererText, checkAnswerer } from './answerer.js'
 export type { AnswererCheck } from './answerer.js'
 export { forkCopies } from './fork-copies.js'
 export { closeInterruptedAtOpen } from './interrupted-at-open.js'
+export { OwedSettlements } from './owed-settlements.js'
 export { questionStateOf, verdictOfLog } from './question-state.js'
 export type { QuestionState } from './question-state.js'
 export { checkSessionId, isSessionId } from './session-id.js'

@@ -49,6 +49,8 @@ export interface CreateSessionOptions {
  *   anyone else can append ({@link closeInterruptedAtOpen});
  * - `fork` checks the copied events as a reopen would read them
  *   ({@link forkCopies});
+ * - a question whose `question/settled` could not be appended is settled
+ *   `failed` at the next successful append ({@link OwedSettlements});
  * - every failure is a {@link SessionLogError} with a code to branch on.
  *
  * @public

@@ -289,7 +289,11 @@ export function decide(options: LanguageModelV3CallOptions, modelOptions: Offlin
   if (exitResult && episode !== undefined) {
     if (episode.review === 'stopped') return act(say("Understood: planning is over and I won't carry out that plan. Tell me what you'd like next."))
     if (episode.review === 'handed-off') return act(say('The plan goes on in a fresh session, so I stop here and change nothing in this one.'))
-    if (episode.review === 'dismissed') return act(say("Understood: I'm staying in plan mode and waiting for your message."))
+    if (episode.review === 'dismissed') {
+      // The person may have left plan mode as they dismissed it (`/plan off` at the review): the notice after the result says so.
+      if (!inPlanMode) return act(say("Understood: plan mode is off now, so I've stopped planning and won't carry out that plan. I'll wait for your message."))
+      return act(say("Understood: I'm staying in plan mode and waiting for your message."))
+    }
     if (episode.review === 'failed') {
       return act(
         say(

@@ -1,4 +1,5 @@
 import type { LanguageModelV3Prompt, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider'
+import { PLAN_GUIDANCE_AGAIN } from '@planmode/plan-policy'
 import { handedOffPlan, isProgressMessage } from './plan-progress.js'
 
 /** The two notice texts plan-core sends (SPEC §3.4); never a user's own words. */
@@ -92,7 +93,7 @@ export function readPrompt(prompt: LanguageModelV3Prompt, guidance?: string): Re
         break
       case 'user': {
         const text = message.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n').trim()
-        const isGuidance = guidanceText !== undefined && guidanceText !== '' && text === guidanceText
+        const isGuidance = (guidanceText !== undefined && guidanceText !== '' && text === guidanceText) || text === PLAN_GUIDANCE_AGAIN
         const handoff = handedOffPlan(text)
         items.push({
           kind: 'user',

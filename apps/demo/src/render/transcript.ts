@@ -1,7 +1,9 @@
 import { isInterruptedTurnEnd, type CommandResult, type RequestHeader, type SessionEvent, type ToolPresentation, type UserAnswer, type UserQuestion } from '@planmode/seams'
-import { describeHandoff, handoffChoices, handoffOffer } from '../terminal/handoff-choices.js'
-import { renderMarkdown, wrapWords } from './markdown.js'
+import { fill } from './fill.js'
+import { renderMarkdown } from './markdown.js'
+import { printable, printableData, printableLine } from './printable.js'
 import { handoffMessageLine, progressMessageLine, updatePlanCallTitle, updatePlanResultLine } from './progress-lines.js'
+import { writeAnswers, writeReviewCard, type CardOutput, type EarlierRevision } from './review-card.js'
 import type { Style } from './style.js'
 
 /** The plan badge shown on every prompt line, from the `plan` projection. */
@@ -61,25 +63,6 @@ const UPDATE_PLAN = 'update_plan'
 /** Streamed assistant text continues under its first word (`  assistant ` is 12 columns). */
 const STREAM_INDENT = ' '.repeat(12)
 
-/**
- * Splits `text` at spaces into rows: the first at most `first` columns, the
- * others at most `rest` (a word longer than a row gets a row of its own). A
- * placeholder stays with the word before it (`2: <note>`, `c <line> <text>`).
- */
-function fill(text: string, first: number, rest: number): string[] {
-  const rows: string[] = []
-  let row = ''
-  for (const word of text.split(/ (?!<)/)) {
-    const limit = rows.length === 0 ? first : rest
-    if (row !== '' && row.length + 1 + word.length > limit) {
-      rows.push(row)
-      row = word
-    } else row = row === '' ? word : `${row} ${word}`
-  }
-  rows.push(row)
-  return rows
-}
-
 /** The first line of `text`, cut at a space to at most `max` columns (then `…`). */
 function clipWords(text: string, max: number): string {
   const line = text.trim().split('\n')[0]!
@@ -97,19 +80,6 @@ function oneLine(text: string, max = 110): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line + more
 }
 
-/** The short forms of the handoff approvals a review offers (`` `1 <model>`, `1 fresh` … for short ``), or `undefined`. */
-function shortHandoffForms(question: UserQuestion): string | undefined {
-  const offer = handoffOffer(question)
-  const approve = (question.intent as { approve?: unknown } | undefined)?.approve
-  const at = question.options.findIndex((option) => option.label === approve) + 1
-  if (offer === undefined || at === 0) return undefined
-  const forms: string[] = []
-  if (offer.models.length > 0) forms.push(`\`${at} <model>\``)
-  if (offer.fresh) forms.push(`\`${at} fresh\``)
-  if (offer.fresh && offer.models.length > 0) forms.push(`\`${at} fresh <model>\``)
-  return `${forms.join(', ')} for short`
-}
-
 /** Renders a session as a readable transcript: prompts, notices, tool calls, plans and reviews. */
 export class TranscriptRenderer {
   private readonly out: TranscriptOutput
@@ -117,6 +87,8 @@ export class TranscriptRenderer {
   private readonly section: string | undefined
   private readonly present: TranscriptOptions['present']
   private readonly calls = new Map<string, { name: string; input: unknown }>()
+  /** The open asks of the session (`question/asked` by id), to label an answer that arrives from elsewhere. */
+  private readonly asked = new Map<string, readonly UserQuestion[]>()
   /** The last request header, to say what the next one changed. */
   private lastHeader: RequestHeader | undefined
   private lastPrompt = ''
@@ -178,7 +150,7 @@ export class TranscriptRenderer {
         this.column = STREAM_INDENT.length
         this.held = ''
       }
-      this.streamText(part.delta, false)
+      this.streamText(printable(part.delta), false)
     } else if ((part.type === 'text-end' || part.type === 'finish' || part.type === 'tool-input-start') && this.streaming) {
       this.streamText('', true)
       this.streaming = false
@@ -249,7 +221,7 @@ export class TranscriptRenderer {
   /** Echoes a line the user typed (or the script sent), with the badge (and status) it was typed under. */
   prompt(badge: PlanBadge, text: string, status: PromptStatus = {}): void {
     this.line()
-    this.line(`${this.promptText(badge, status)}${text}`)
+    this.line(`${this.promptText(badge, status)}${printableLine(text)}`)
     this.typed(text)
   }
 
@@ -263,11 +235,11 @@ export class TranscriptRenderer {
   /** A slash command's reply (shown to the user only, never to the model). */
   commandResult(result: CommandResult | undefined, line: string): void {
     if (result === undefined) {
-      this.line(`  ${this.style.red('✗')} unknown command ${line.split(/\s/)[0]}; /help lists them`)
+      this.line(`  ${this.style.red('✗')} unknown command ${printableLine(line.split(/\s/)[0]!)}; /help lists them`)
       return
     }
     const mark = result.kind === 'success' ? this.style.green('↳') : this.style.red('✗')
-    this.hanging(`  ${mark} `, 4, result.text)
+    this.hanging(`  ${mark} `, 4, printable(result.text))
   }
 
   /** A stage title of the scripted showcase. */
@@ -281,14 +253,19 @@ export class TranscriptRenderer {
     this.line(`  ${this.style.dim(text)}`)
   }
 
+  /** A hint from the host, dimmed; on a terminal wrapped at spaces. */
+  hint(text: string): void {
+    this.wrapped(text, 4).forEach((row, at) => this.line(`  ${at === 0 ? '' : '  '}${this.style.dim(row)}`))
+  }
+
   /** Something that ended (a turn, the review it held), as a turn's end is shown; on a terminal wrapped at spaces. */
   ended(text: string): void {
     this.hanging(`  ${this.style.yellow('■')} `, 4, text)
   }
 
-  /** A warning or error from the host; on a terminal wrapped at spaces, continued under its text. */
+  /** A warning or error from the host (control characters escaped: it may quote a logged string); on a terminal wrapped at spaces, continued under its text. */
   warn(text: string): void {
-    this.wrapped(text, 4).forEach((row, at) => this.line(at === 0 ? `  ${this.style.yellow('!')} ${row}` : `    ${row}`))
+    this.wrapped(printable(text), 4).forEach((row, at) => this.line(at === 0 ? `  ${this.style.yellow('!')} ${row}` : `    ${row}`))
   }
 
   /**
@@ -310,10 +287,23 @@ export class TranscriptRenderer {
     return text.split('\n').flatMap((line) => fill(line, columns, columns))
   }
 
-  /** Renders one appended session event. */
-  event(event: SessionEvent): void {
+  /** Renders one appended session event; every string of its data is printed with its control characters escaped. */
+  event(logged: SessionEvent): void {
     const s = this.style
+    const event = { ...logged, data: printableData(logged.data) } as SessionEvent
     switch (event.type) {
+      case 'question/asked':
+        this.asked.set(event.data.questionId, event.data.question)
+        return
+      case 'question/settled': {
+        // An answer another process or server sent (an answer inbox): this terminal did not echo it, so say it and who gave it.
+        const questions = this.asked.get(event.data.questionId)
+        this.asked.delete(event.data.questionId)
+        if (event.data.outcome === 'answered' && event.data.submission !== undefined) {
+          writeAnswers(this.card, event.data.answer ?? [], questions, { by: event.data.by ?? event.data.answer?.find((answer) => answer.by !== undefined)?.by })
+        }
+        return
+      }
       case 'user/message': {
         const source = event.data.source
         const text = event.data.content.map((block) => (block.type === 'text' ? block.text : `[image ${block.attachment.name ?? block.attachment.id}]`)).join(' ')
@@ -470,78 +460,23 @@ export class TranscriptRenderer {
     this.line(`  ${s.blue('→')} ${title}`)
   }
 
-  /** Shows a question put to the user; a plan review shows the plan as markdown. */
-  review(questions: readonly UserQuestion[]): void {
-    const s = this.style
-    for (const question of questions) {
-      this.line()
-      this.line(`  ${s.bold(s.yellow(`┌ ${question.header}`))}`)
-      const intent = question.intent as Record<string, unknown> | undefined
-      const entering = intent?.kind === 'plan-enter'
-      const commentable = intent?.kind === 'plan-review' && intent.comments === true
-      const editable = intent?.kind === 'plan-review' && intent.editable === true
-      if (question.detail !== undefined) {
-        this.line()
-        if (commentable) {
-          // Numbered, so comments can name a line (`c 3 text`).
-          const rows = question.detail.split('\n')
-          const width = String(rows.length).length
-          const gutter = width + 6
-          rows.forEach((row, index) => {
-            // Wrapped at spaces to the terminal width; the continuation rows carry no number.
-            const parts = this.width === undefined ? [row] : wrapWords(row, Math.max(20, this.width - gutter))
-            parts.forEach((part, at) => this.line(`  ${s.dim(at === 0 ? String(index + 1).padStart(width + 2) : ' '.repeat(width + 2))}  ${part}`))
-          })
-        } else {
-          this.line(renderMarkdown(question.detail, s, '    ', this.width))
-        }
-        this.line()
-      }
-      // On a terminal the rows wrap at spaces, continued under their text.
-      const columns = this.width ?? Number.POSITIVE_INFINITY
-      const bar = `  ${s.yellow('│')} `
-      fill(question.question, columns - 4, columns - 4).forEach((row) => this.line(`${bar}${row}`))
-      question.options.forEach((option, index) => {
-        const head = `${index + 1}. ${option.label}`
-        const rows = fill(`— ${option.description}`, columns - 7 - head.length, columns - 9)
-        this.line(`${bar}  ${s.bold(head)} ${s.dim(rows[0]!)}`)
-        for (const row of rows.slice(1)) this.line(`${bar}     ${s.dim(row)}`)
-      })
-      // The approvals that hand the plan on (SPEC §18), numbered after the options: the terminal's, not the question's.
-      handoffChoices(question).forEach((choice, index) => {
-        const head = `${question.options.length + index + 1}. ${choice.label}`
-        const rows = fill(`— ${choice.description}`, columns - 7 - head.length, columns - 9)
-        this.line(`${bar}  ${s.bold(head)} ${s.dim(rows[0]!)}`)
-        for (const row of rows.slice(1)) this.line(`${bar}     ${s.dim(row)}`)
-      })
-      const decline = question.options.findIndex((option) => option.label !== intent?.approve) + 1
-      const hint = entering
-        ? `answer with a number or a label${decline > 0 ? `; ${decline}: <note> declines with a note for the agent` : ''}; an empty line or a /command dismisses`
-        : 'answer with a number or a label; other text is feedback (keep planning); an empty line or a /command dismisses'
-      fill(hint, columns - 4, columns - 4).forEach((row, at) => this.line(`  ${at === 0 ? s.yellow('└') : ' '} ${s.dim(row)}`))
-      const short = shortHandoffForms(question)
-      const extras = [editable ? '`e` edits the plan (Approve then sends your version)' : undefined, commentable ? '`c <line> <text>` comments on a line' : undefined, short].filter(
-        (text) => text !== undefined,
-      )
-      if (extras.length > 0) fill(extras.join('; '), columns - 4, columns - 4).forEach((row) => this.line(`    ${s.dim(row)}`))
-    }
+  /** How the review cards write: this renderer's lines, style and width. */
+  private get card(): CardOutput {
+    return { line: (text?: string) => this.line(text), style: this.style, width: this.width }
   }
 
   /**
-   * Echoes the answers given to a review (`reviewer › …`), or to the
-   * plan-mode entry question (`you › …`: it asks whether to plan, it
-   * reviews nothing), found by the answer's question in `questions`.
+   * Shows the questions put to the person (see {@link writeReviewCard}); with
+   * `revision`, a plan review shows what changed since the revision the
+   * person reviewed before.
    */
+  review(questions: readonly UserQuestion[], revision?: EarlierRevision): void {
+    for (const question of questions) writeReviewCard(this.card, question, revision)
+  }
+
+  /** Echoes the answers the person gave here (see {@link writeAnswers}). */
   answer(answers: readonly UserAnswer[], questions: readonly UserQuestion[] = []): void {
-    for (const answer of answers) {
-      const entering = questions.find((question) => question.id === answer.id)?.intent?.kind === 'plan-enter'
-      const chosen = answer.selected.join(', ')
-      const custom = answer.custom === undefined ? '' : `${chosen === '' ? '' : ': '}“${answer.custom}”`
-      this.line(`  ${this.style.yellow(entering ? 'you ›' : 'reviewer ›')} ${chosen}${custom}`)
-      if (answer.handoff !== undefined && (answer.handoff.fresh === true || answer.handoff.model !== undefined)) this.line(`    ${this.style.dim(describeHandoff(answer.handoff))}`)
-      if (answer.edit !== undefined) this.line(`    ${this.style.dim(`with an edited plan (${answer.edit.split('\n').length} lines)`)}`)
-      for (const comment of answer.comments ?? []) this.line(`    ${this.style.dim(`line ${comment.line}: ${comment.text}`)}`)
-    }
+    writeAnswers(this.card, answers, questions)
   }
 
   /** A multi-line help or summary block. */

@@ -1,24 +1,7 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider'
 import type { Context, Plugin } from '@planmode/context'
-import {
-  agentsPlugin,
-  commandsPlugin,
-  sessionInvariantsPlugin,
-  sessionProjectionsPlugin,
-  sessionStorePlugin,
-  systemPromptPlugin,
-  toolsPlugin,
-  userQuestionsPlugin,
-} from '@planmode/host'
-import { planCommandsPlugin } from '@planmode/plan-commands'
-import { planCorePlugin } from '@planmode/plan-core'
-import { planModeInvariantPlugin } from '@planmode/plan-core/invariant'
-import { planGuardPlugin } from '@planmode/plan-guard'
-import { planPolicyPlugin, type PlanPolicyPlacement } from '@planmode/plan-policy'
-import { planFilePlugin } from '@planmode/plan-file'
-import { planProgressPlugin, planProgressProjectionPlugin } from '@planmode/plan-progress'
-import { planHistoryPlugin, planProjectionPlugin } from '@planmode/plan-projection'
-import { planToolPlugin } from '@planmode/plan-tool'
+import type { PlanPolicyPlacement } from '@planmode/plan-policy'
+import { presetPlugin } from '@planmode/preset'
 import type { AssemblyInput } from '@planmode/seams'
 import { HELPER_PROMPT_OPENING } from '../model/helper.js'
 import { workspaceToolsPlugin } from '../workspace/workspace-tools.js'
@@ -81,55 +64,28 @@ export interface ComposePlanHostOptions {
   readonly workspace: string
 }
 
-/** plan-tool's config for these options: `requiredSections` and `handoff` when asked for, else `undefined` (plan-tool's defaults). */
-function planToolConfig(options: ComposePlanHostOptions): { requiredSections?: readonly string[]; handoff?: { fresh: boolean; models: string[] } } | undefined {
-  const models = Object.keys(options.models ?? {})
-  const handoff = options.freshSessions === true || models.length > 0 ? { fresh: options.freshSessions === true, models } : undefined
-  const sections = options.requiredSections !== undefined && options.requiredSections.length > 0 ? options.requiredSections : undefined
-  if (handoff === undefined && sections === undefined) return undefined
-  return { ...(sections === undefined ? {} : { requiredSections: sections }), ...(handoff === undefined ? {} : { handoff }) }
-}
-
 /**
- * Composes, on `ctx`, the reference host (one plugin per runtime), every
- * plan layer (plan-progress and its projection included), plan-guard and
- * plan-file when asked for, and the demo's workspace tools:
- * what the terminal host and the web server share. The caller adds its own
- * base prompt and user-questions provider.
+ * Composes, on `ctx`, `@planmode/preset` (the reference host and every plan
+ * layer, plan-guard and plan-file when asked for) and the demo's workspace
+ * tools: what the terminal host, the web server and the ACP agent share.
+ * The caller adds its own base prompt and user-questions provider.
  */
 export function composePlanHost(ctx: Context, options: ComposePlanHostOptions): void {
-  // The reference host, one plugin per runtime.
   if ((options.sessions === undefined) === (options.sessionDir === undefined)) {
     throw new TypeError('composePlanHost: give either `sessionDir` (the JSONL store) or `sessions` (a store plugin), not both or neither')
   }
-  ctx.plugin(sessionInvariantsPlugin)
-  if (options.sessions !== undefined) ctx.plugin(options.sessions)
-  else ctx.plugin(sessionStorePlugin, { dir: options.sessionDir, durability: 'turn' })
-  ctx.plugin(systemPromptPlugin)
-  ctx.plugin(toolsPlugin)
-  ctx.plugin(commandsPlugin)
-  ctx.plugin(userQuestionsPlugin)
-  ctx.plugin(sessionProjectionsPlugin)
-  // `models`: what a handoff (SPEC §18) may switch to, from the agent's next step or in a fresh session.
-  ctx.plugin(agentsPlugin, { model: options.model, maxSteps: options.maxSteps ?? 24, ...(options.models === undefined ? {} : { models: options.models }) })
-  // The plan layers.
-  ctx.plugin(planCorePlugin)
-  ctx.plugin(planModeInvariantPlugin)
-  ctx.plugin(planPolicyPlugin, { section: options.section, ...(options.placement === undefined ? {} : { placement: options.placement }) })
-  ctx.plugin(planCommandsPlugin)
-  // --require-sections: a plan without one of these headings goes back to the model before anyone reviews it.
-  // --models / fresh sessions: what an approval may hand the plan on to.
-  ctx.plugin(planToolPlugin, planToolConfig(options))
-  ctx.plugin(planProjectionPlugin)
-  ctx.plugin(planHistoryPlugin)
-  // Progress against the approved plan (SPEC §17): update_plan and its messages, and the planProgress key
-  // (`plan 2/5` and `/plans progress` in the terminal; plan-file's `progress:` line).
-  ctx.plugin(planProgressPlugin)
-  ctx.plugin(planProgressProjectionPlugin)
-  // Opt-in: the latest plan of each session as a file (after planHistory, which it reads).
-  if (options.planDir !== undefined) ctx.plugin(planFilePlugin, { dir: options.planDir })
-  // Opt-in enforcement: refuses tool calls that are not read-only while plan mode is on.
-  if (options.guard === true) ctx.plugin(planGuardPlugin)
+  ctx.plugin(presetPlugin, {
+    ...(options.sessions === undefined ? { dir: options.sessionDir, durability: 'turn' } : { sessions: options.sessions }),
+    model: options.model,
+    maxSteps: options.maxSteps ?? 24,
+    section: options.section,
+    ...(options.models === undefined ? {} : { models: options.models }),
+    ...(options.placement === undefined ? {} : { placement: options.placement }),
+    ...(options.guard === undefined ? {} : { guard: options.guard }),
+    ...(options.planDir === undefined ? {} : { planDir: options.planDir }),
+    ...(options.requiredSections === undefined ? {} : { requiredSections: options.requiredSections }),
+    ...(options.freshSessions === undefined ? {} : { freshSessions: options.freshSessions }),
+  })
   // The demo's workspace tools (read-only ones annotated so).
   ctx.plugin(workspaceToolsPlugin, { root: options.workspace })
 }

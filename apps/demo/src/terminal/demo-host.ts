@@ -6,7 +6,9 @@ import { RECOMMENDED_CHILD_SECTION } from '@planmode/plan-policy'
 import type { PlanProgressView } from '@planmode/plan-progress/types'
 import type { PlanHistoryView } from '@planmode/plan-projection/types'
 import { UserQuestionError, type Session, type UserAnswer, type UserQuestion } from '@planmode/seams'
+import { printableLine } from '../render/printable.js'
 import type { Style } from '../render/style.js'
+import { earlierRevision } from './earlier-revision.js'
 import { badgeOf, type PlanBadge, type PromptStatus, type TranscriptRenderer } from '../render/transcript.js'
 import { basePromptSection, composePlanHost } from './compose-host.js'
 import { interruptedCallIds, lastTurnInterrupted, type InterruptedTurn } from './interrupted-turns.js'
@@ -98,6 +100,8 @@ export interface DemoHost {
   lastInterrupted(): InterruptedTurn | undefined
   /** The calls interrupted turns left unanswered: a review open then shows as `interrupted`. */
   interruptedCalls(): ReadonlySet<string>
+  /** Whether `line` names a command this terminal runs: the host's (`/plan`) or its own (`/plans`, `/help`, `/quit`, `/exit`). */
+  isCommand(line: string): boolean
   /** Runs one input line: a slash command, `/help`, `/quit`, or a message. Does not wait for the turn. */
   submit(line: string): Promise<SubmitOutcome>
   /** Waits for pending appends, closes the session and disposes every plugin. */
@@ -131,10 +135,10 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
       apply: (child) => {
         child.effect(
           child.require('userQuestions').registerProvider({
-            async ask({ questions, signal }) {
+            async ask({ agent, questions, signal }) {
               // The entry question (SPEC §12) asks whether to plan; it is not a review of a plan.
               const what = questions.some((question) => question.intent?.kind === 'plan-enter') ? 'question' : 'review'
-              renderer.review(questions)
+              renderer.review(questions, earlierRevision(ctx.get('sessionProjections')?.snapshot(agent.session).values.planHistory, questions, agent.session.events))
               const answers = await options.answer(questions, signal)
               if (signal?.aborted === true) throw new UserQuestionError('ASK_ABORTED', `the ${what} was aborted`)
               if (answers === undefined) {
@@ -181,9 +185,9 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
   const follow = (next: HostSession): void => {
     if (followed.includes(next)) return
     const data = (next.events[0]?.data ?? {}) as { title?: unknown; model?: unknown }
-    const model = typeof data.model === 'string' ? `, with model ${data.model}` : ''
+    const model = typeof data.model === 'string' ? `, with model ${printableLine(data.model)}` : ''
     const handing = current.session
-    renderer.stage(`fresh session ${next.id}: “${String(data.title)}”`)
+    renderer.stage(`fresh session ${next.id}: “${printableLine(String(data.title))}”`)
     renderer.info(`the plan approved in ${handing.id} is carried out here${model}; that session stops here (--resume ${handing.id} reopens it)`)
     current.session = next
     followed.push(next)
@@ -234,18 +238,19 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
   }
 
   const help = (): string => {
-    const lines = ['Commands:']
-    for (const command of commands.list()) {
-      const hint = command.input?.hint === undefined ? '' : ` ${command.input.hint}`
-      lines.push(`  /${command.name}${hint}`.padEnd(24) + command.description)
-    }
-    lines.push('  /plans [show N | diff A B | save [N] <file>]'.padEnd(24) + ' The plan revisions of this session (the demo host handles it)')
-    lines.push('  /plans progress'.padEnd(24) + "The approved plan's steps and where each stands (update_plan)")
-    lines.push('  /help'.padEnd(24) + 'Show this help')
-    lines.push('  /quit'.padEnd(24) + 'Leave (the session stays on disk; --resume reopens it)')
-    lines.push('Anything else is a message to the model. Ctrl+C cancels a running turn; twice quits.')
-    return lines.join('\n')
+    const rows: [string, string][] = commands.list().map((command) => [`/${command.name}${command.input?.hint === undefined ? '' : ` ${command.input.hint}`}`, command.description])
+    rows.push(['/plans [show N | diff A B | save [N] <file>]', 'The plan revisions of this session'])
+    rows.push(['/plans progress', "The approved plan's steps and where each stands (update_plan)"])
+    rows.push(['/help', 'Show this help'])
+    rows.push(['/quit', 'Leave (the session stays on disk; --resume reopens it)'])
+    const width = Math.max(...rows.map(([usage]) => usage.length)) + 2
+    return [
+      'Commands:',
+      ...rows.map(([usage, what]) => `  ${usage.padEnd(width)}${what}`),
+      'Anything else is a message to the model. Ctrl+C cancels a running turn; twice quits.',
+    ].join('\n')
   }
+  const ownCommands = new Set(['plans', 'help', 'quit', 'exit'])
 
   return {
     ctx,
@@ -287,6 +292,10 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
     planState: () => planMode.get(current.agent),
     lastInterrupted: () => lastTurnInterrupted(current.session.events),
     interruptedCalls: () => interruptedCallIds(current.session.events),
+    isCommand(line) {
+      const name = /^\/(\S+)/.exec(line.trim())?.[1]
+      return name !== undefined && (ownCommands.has(name) || commands.list().some((command) => command.name === name))
+    },
     async submit(line) {
       const text = line.trim()
       if (text === '') return 'ok'

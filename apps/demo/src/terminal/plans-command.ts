@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { PlanProgressView } from '@planmode/plan-progress/types'
 import { diffPlans, type PlanHistoryView, type PlanRevision } from '@planmode/plan-projection/client'
+import { printable, printableLine } from '../render/printable.js'
 import type { Style } from '../render/style.js'
 
 /** Usage of `/plans`. */
@@ -25,11 +26,12 @@ export function progressLines(progress: PlanProgressView | undefined, style: Sty
   if (progress === undefined || progress.plan === null) {
     return { lines: ['no approved plan is tracked in this session (once you approve a plan, its steps are tracked here with update_plan)'] }
   }
-  if (progress.total === 0) return { lines: [`the approved plan “${progress.plan.title}” has no steps to track (a numbered list, a task list or a "Steps" section makes them)`] }
-  const lines = [`plan ${progress.done}/${progress.total}  “${progress.plan.title}”${progress.done === progress.total ? '  (every step done)' : ''}`]
+  const title = printableLine(progress.plan.title)
+  if (progress.total === 0) return { lines: [`the approved plan “${title}” has no steps to track (a numbered list, a task list or a "Steps" section makes them)`] }
+  const lines = [`plan ${progress.done}/${progress.total}  “${title}”${progress.done === progress.total ? '  (every step done)' : ''}`]
   for (const step of progress.steps) {
-    const row = `  ${MARKS[step.status]} ${step.step}. ${step.text}`
-    const note = step.note === undefined ? '' : style.dim(`  (${step.status === 'skipped' ? 'skipped: ' : ''}${step.note})`)
+    const row = `  ${MARKS[step.status]} ${step.step}. ${printableLine(step.text)}`
+    const note = step.note === undefined ? '' : style.dim(`  (${step.status === 'skipped' ? 'skipped: ' : ''}${printableLine(step.note)})`)
     if (step.status === 'in_progress') lines.push(`${style.bold(row)}  ${style.yellow('← in progress')}${note}`)
     else if (step.status === 'pending') lines.push(`${style.dim(row)}${note}`)
     else lines.push(`${row}${note}`)
@@ -59,7 +61,7 @@ export function shownStatus(revision: PlanRevision, interrupted: ReadonlySet<str
 /** One revision as a list row: number, title, status (see {@link shownStatus}). */
 export function revisionLine(revision: PlanRevision, interrupted: ReadonlySet<string> = NONE): string {
   const edited = revision.approvedPlan === undefined ? '' : ' (edited)'
-  return `#${revision.rev}  “${revision.title}”  ${shownStatus(revision, interrupted)}${edited}`
+  return `#${revision.rev}  “${printableLine(revision.title)}”  ${shownStatus(revision, interrupted)}${edited}`
 }
 
 const refuse = (text: string): PlansOutput => ({ lines: [text], refused: true })
@@ -93,7 +95,7 @@ export function runPlansCommand(
   const [sub, ...rest] = words
   if (sub === undefined || sub === 'list') {
     if (revisions.length === 0 && origin !== undefined) {
-      return { lines: [`no plan revisions in this session: it carries out “${origin.title}”, approved in session ${origin.session} (/plans there lists its revisions; /plans progress here)`] }
+      return { lines: [`no plan revisions in this session: it carries out “${printableLine(origin.title)}”, approved in session ${printableLine(origin.session)} (/plans there lists its revisions; /plans progress here)`] }
     }
     if (revisions.length === 0) return { lines: ['no plans yet in this session (the model presents one with exit_plan_mode)'] }
     return { lines: [`${revisions.length} plan revision${revisions.length === 1 ? '' : 's'}:`, ...revisions.map((revision) => `  ${revisionLine(revision, interrupted)}`)] }
@@ -107,10 +109,10 @@ export function runPlansCommand(
     const revision = pick(rest[0])
     if (typeof revision === 'string') return refuse(revision)
     const lines = [revisionLine(revision, interrupted)]
-    if (revision.feedback !== undefined) lines.push(`feedback: ${revision.feedback}`)
-    for (const comment of revision.comments ?? []) lines.push(`comment on line ${comment.line}: ${comment.text}`)
+    if (revision.feedback !== undefined) lines.push(`feedback: ${printable(revision.feedback)}`)
+    for (const comment of revision.comments ?? []) lines.push(`comment on line ${comment.line}: ${printable(comment.text)}`)
     if (revision.approvedPlan !== undefined) lines.push('approved as edited by the user (this text; /plans save writes it):')
-    return { lines, markdown: revision.approvedPlan ?? revision.plan }
+    return { lines, markdown: printable(revision.approvedPlan ?? revision.plan) }
   }
   if (sub === 'diff') {
     if (rest.length !== 2) return refuse(PLANS_USAGE)
@@ -118,10 +120,10 @@ export function runPlansCommand(
     if (typeof before === 'string') return refuse(before)
     const after = pick(rest[1])
     if (typeof after === 'string') return refuse(after)
-    const diff = diffPlans(before.plan, after.plan)
+    const diff = diffPlans(printable(before.plan), printable(after.plan))
     const added = diff.filter((line) => line.kind === 'added').length
     const removed = diff.filter((line) => line.kind === 'removed').length
-    const lines = [`--- #${before.rev} “${before.title}”`, `+++ #${after.rev} “${after.title}”`]
+    const lines = [`--- #${before.rev} “${printableLine(before.title)}”`, `+++ #${after.rev} “${printableLine(after.title)}”`]
     for (const line of diff) {
       if (line.kind === 'added') lines.push(style.green(`+ ${line.line}`))
       else if (line.kind === 'removed') lines.push(style.red(`- ${line.line}`))
@@ -145,7 +147,7 @@ export function runPlansCommand(
       return refuse(`cannot write ${file}: ${(error as Error).message}`)
     }
     const what = revision.approvedPlan === undefined ? '' : ' (the edited text the user approved)'
-    return { lines: [`saved #${revision.rev} “${revision.title}”${what} to ${file}`] }
+    return { lines: [`saved #${revision.rev} “${printableLine(revision.title)}”${what} to ${file}`] }
   }
   return refuse(PLANS_USAGE)
 }

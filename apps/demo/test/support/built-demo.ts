@@ -143,8 +143,8 @@ export function planTrace(events: readonly SessionEvent[], section: string): str
         const source = data.source as { kind: string; form?: string }
         if (source.kind === 'plugin' && source.form === 'notice') {
           trace.push(`notice:${(data.content as { text: string }[])[0]!.text}`)
-        } else if (source.kind === 'plugin' && source.form === 'guidance') {
-          trace.push('guidance')
+        } else if (source.kind === 'plugin' && (source.form === 'guidance' || source.form === 'guidance-again')) {
+          trace.push(source.form)
         }
         break
       }

@@ -1,3 +1,4 @@
+import { lstatSync, type Stats } from 'node:fs'
 import { createConnection, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { AnswerInboxError, openQuestionsOf, type AnswerInbox, type AnswerResult, type AnswerSubmission, type OpenAsks, type SessionEvent } from '@planmode/seams'
@@ -5,6 +6,7 @@ import { messageOf } from '../error-text.js'
 import { newId } from '../ids.js'
 import { readLogEvents } from '../session/jsonl-read.js'
 import { checkAnswerer, checkAnswers, questionStateOf, SessionLogError, verdictOfLog } from '@planmode/store'
+import { untrustedChannel } from './channel-trust.js'
 import { announcementOf, readAnnouncement, writerState, type Announcement } from './local-announce.js'
 import { readLine } from './local-wire.js'
 
@@ -82,7 +84,7 @@ class LocalAnswerInbox implements AnswerInbox {
     if (!checked.ok) return refused('INVALID_ANSWER', `the answer does not fit question ${questionId} of session ${sessionId}: ${checked.problem}; nothing was sent and the question is still open`)
     if (signal?.aborted === true) return refused('UNAVAILABLE', 'the submission was aborted before it was sent; nothing was sent')
     const announced = this.writer(sessionId)
-    if (typeof announced === 'string') return (await this.again(sessionId, questionId, id)) ?? refused('NO_WRITER', announced)
+    if ('code' in announced) return (await this.again(sessionId, questionId, id)) ?? refused(announced.code, announced.message)
     let socket: Socket
     try {
       socket = await connect(announced.socket)
@@ -107,20 +109,34 @@ class LocalAnswerInbox implements AnswerInbox {
     return this.settle(sessionId, questionId, id, announced, signal)
   }
 
-  /** The announced writer of `sessionId`, or why there is none to reach. */
-  private writer(sessionId: string): Announcement | string {
-    const file = announcementOf(this.logOf(sessionId))
-    let announced: ReturnType<typeof readAnnouncement>
+  /**
+   * The announced writer of `sessionId`, when its channel may be trusted
+   * (channel-trust.ts) and its process still runs; else why there is none
+   * to reach (`NO_WRITER`), or why what is there must not get the answer
+   * (`UNAVAILABLE`). Never waits on what is at the announcement's path.
+   */
+  private writer(sessionId: string): Announcement | { readonly code: 'NO_WRITER' | 'UNAVAILABLE'; readonly message: string } {
+    const log = this.logOf(sessionId)
+    const file = announcementOf(log)
+    const noWriter = (message: string) => ({ code: 'NO_WRITER' as const, message })
+    const untrusted = (why: string) => ({ code: 'UNAVAILABLE' as const, message: `the answer channel of session ${sessionId} cannot be trusted: ${why}; nothing was sent` })
+    let read: ReturnType<typeof readAnnouncement>
+    let logStats: Stats
     try {
-      announced = readAnnouncement(file)
+      read = readAnnouncement(file)
+      logStats = lstatSync(log)
     } catch (error) {
-      return `the answer channel of session ${sessionId} cannot be read (${messageOf(error)})`
+      return untrusted(`it cannot be read (${messageOf(error)})`)
     }
-    if (announced === undefined) return `no process waits for answers to session ${sessionId} (no ${file}): the process that asked has ended, and the next process to open the session settles its questions interrupted`
-    if (announced === 'unreadable' || announced.session !== sessionId) return `${file} is not an answer channel announcement of session ${sessionId}`
+    if (read === undefined) return noWriter(`no process waits for answers to session ${sessionId} (no ${file}): the process that asked has ended, and the next process to open the session settles its questions interrupted`)
+    if ('unreadable' in read) return untrusted(`${read.unreadable}, not an announcement of its writer`)
+    const announced = read.announcement
+    if (announced.session !== sessionId) return untrusted(`${file} announces session ${announced.session}`)
     const state = writerState(announced)
-    if (state === 'gone') return `no process waits for answers to session ${sessionId}: process ${announced.pid}, which announced its channel, has ended (the next process to open the session settles its questions interrupted)`
-    if (state === 'elsewhere') return `session ${sessionId} is written on host ${announced.host}: its answer channel cannot be reached from here`
+    if (state === 'gone') return noWriter(`no process waits for answers to session ${sessionId}: process ${announced.pid}, which announced its channel, has ended (the next process to open the session settles its questions interrupted)`)
+    if (state === 'elsewhere') return noWriter(`session ${sessionId} is written on host ${announced.host}: its answer channel cannot be reached from here`)
+    const why = untrustedChannel(read, logStats)
+    if (why !== undefined) return untrusted(why)
     return announced
   }
 
@@ -165,7 +181,7 @@ class LocalAnswerInbox implements AnswerInbox {
       throw new AnswerInboxError(refusal.code === 'UNKNOWN_SESSION' ? 'UNKNOWN_SESSION' : 'UNAVAILABLE', refusal.message)
     }
     const open = openQuestionsOf(events).map((event) => ({ ...event.data, seq: event.seq }))
-    return { open, writer: typeof this.writer(sessionId) !== 'string' }
+    return { open, writer: !('code' in this.writer(sessionId)) }
   }
 }
 

@@ -1,22 +1,24 @@
 import { timingSafeEqual } from 'node:crypto'
-import { chmod, stat, unlink } from 'node:fs/promises'
+import { chmod, chown, lstat, stat } from 'node:fs/promises'
 import { createServer, type Server, type Socket } from 'node:net'
 import type { Logger } from '@planmode/context'
 import type { Session } from '@planmode/seams'
 import { questionStateOf, verdictOfLog, type AnswerDecision, type IncomingAnswer } from '@planmode/store'
 import { messageOf } from '../error-text.js'
-import { announcementFor, announcementOf, channelMode, readAnnouncement, writeAnnouncement, writerState, type Announcement } from './local-announce.js'
+import { announcementFor, announcementMode, announcementOf, socketMode, writeAnnouncement, type Announcement } from './local-announce.js'
 import { readLine, WireError, writeLine } from './local-wire.js'
-import { removeOwn, served } from './served-channels.js'
-import { isChannelSocket, newSocketPath } from './socket-folder.js'
+import { removeOwn, served, type ServedChannel } from './served-channels.js'
+import { newSocketPath } from './socket-folder.js'
 
 // The local answer channel of one session while asks of it are open in this
 // process: a unix socket and its announcement (local-announce.ts).
 // - Each connection carries one request; its answer goes to the ask it
 //   names (which decides it, see the user-questions runtime), or, when no
 //   ask of this process has that question open, is refused from the log.
-// - A channel replaces a stale announcement of its session (a dead writer's)
-//   and removes the socket it names.
+// - A channel replaces whatever announcement its session has (a dead
+//   writer's, or a file someone planted: it is never read, only renamed
+//   over), and never removes the socket an old one names: that may be
+//   anyone's. The socket and the announcement get the log's group.
 // - `stop` takes no more connections, lets every answer being decided get
 //   its reply, then removes the socket and the announcement.
 
@@ -33,7 +35,7 @@ export class SessionChannel {
   private readonly deciding = new Set<Promise<unknown>>()
   private readonly connections = new Set<Socket>()
   private server: Server | undefined
-  private announcement: Announcement | undefined
+  private channel: ServedChannel | undefined
   private readonly file: string
 
   constructor(
@@ -44,13 +46,9 @@ export class SessionChannel {
     this.file = announcementOf(log)
   }
 
-  /** Listens on a new socket, then announces it (replacing a stale announcement). */
+  /** Listens on a new socket with the log's group and bits, then announces it (replacing any announcement there). */
   async start(folder: string): Promise<void> {
-    const mode = channelMode((await stat(this.log)).mode)
-    const stale = readAnnouncement(this.file)
-    if (typeof stale === 'object' && isChannelSocket(stale.socket) && writerState(stale) === 'gone') {
-      await unlink(stale.socket).catch(() => {})
-    }
+    const log = await stat(this.log)
     const socket = newSocketPath(folder)
     const server = createServer((connection) => this.serve(connection))
     await new Promise<void>((resolve, reject) => {
@@ -63,11 +61,19 @@ export class SessionChannel {
     server.on('error', (error) => this.logger.warn(`user-questions: the answer channel of session ${this.session.id} failed: ${error.message}`))
     this.server = server
     try {
+      const made = await lstat(socket)
+      // The log's group, or no group access at all when this process may not give it that group.
+      const mode = await chown(socket, -1, log.gid).then(
+        () => socketMode(log.mode),
+        () => socketMode(log.mode) & 0o600,
+      )
       await chmod(socket, mode)
       const announcement = announcementFor(this.session.id, socket)
-      await writeAnnouncement(this.file, announcement, mode)
-      this.announcement = announcement
-      served().set(this.file, announcement)
+      const channel: ServedChannel = { announcement, socket: { dev: made.dev, ino: made.ino } }
+      // In the table before the file exists: a signal that ends the process meanwhile removes both.
+      served().set(this.file, channel)
+      this.channel = channel
+      await writeAnnouncement(this.file, announcement, announcementMode(log.mode), log.gid)
     } catch (error) {
       await this.stop()
       throw error
@@ -78,9 +84,10 @@ export class SessionChannel {
   async stop(): Promise<void> {
     const server = this.server
     this.server = undefined
-    if (this.announcement !== undefined) {
-      served().delete(this.file)
-      removeOwn(this.file, this.announcement)
+    if (this.channel !== undefined) {
+      if (served().get(this.file) === this.channel) served().delete(this.file)
+      removeOwn(this.file, this.channel)
+      this.channel = undefined
     }
     const closed = server === undefined ? Promise.resolve() : new Promise<void>((resolve) => server.close(() => resolve()))
     await this.idle()
@@ -127,7 +134,7 @@ export class SessionChannel {
       await writeLine(connection, { status: 'refused', code: 'INVALID_ANSWER', message: 'the request is not a JSON object; nothing was applied' })
       return
     }
-    const announcement = this.announcement
+    const announcement: Announcement | undefined = this.channel?.announcement
     if (request.v !== 1 || announcement === undefined || !tokenMatches(request.token, announcement.token) || request.session !== this.session.id) {
       await writeLine(connection, {
         status: 'refused',

@@ -1,7 +1,7 @@
 import type { Disposer, Logger, Plugin } from '@planmode/context'
 import type { Agent, AskRequest, QuestionSettled, UserAnswer, UserQuestionProvider, UserQuestions } from '@planmode/seams'
 import { UserQuestionError } from '@planmode/seams'
-import { NOTHING_OPENED, type OpenedQuestion } from '@planmode/store'
+import { answerTextProblem, NOTHING_OPENED, type OpenedQuestion } from '@planmode/store'
 import { messageOf } from '../error-text.js'
 import { newId } from '../ids.js'
 import { untilAborted } from '../until-aborted.js'
@@ -36,6 +36,18 @@ function rejected(questionId: string, error: unknown, signal: AbortSignal | unde
   return cancelled ? { questionId, outcome: 'cancelled' } : { questionId, outcome: 'failed', error: messageOf(error) }
 }
 
+/**
+ * The refusal of the writer's own provider's answers when their text may
+ * not be logged (SPEC §22.4), or `undefined`. Answers from other processes
+ * were checked when they were offered (`AskRace.offer`).
+ */
+function unloggable(winner: AskWinner): UserQuestionError | undefined {
+  if (winner.kind !== 'local') return undefined
+  const problem = answerTextProblem(winner.answers)
+  if (problem === undefined) return undefined
+  return new UserQuestionError('INVALID_ANSWER', `the answer cannot be logged: ${problem.message}`, { member: problem.member })
+}
+
 /** A signal that aborts when `signal` (if any) or `lost` does. */
 function anySignal(signal: AbortSignal | undefined, lost: AbortSignal): AbortSignal {
   return signal === undefined ? lost : AbortSignal.any([signal, lost])
@@ -43,9 +55,10 @@ function anySignal(signal: AbortSignal | undefined, lost: AbortSignal): AbortSig
 
 /**
  * Logs how an ask ended. A failing append rejects with the append's error:
- * the caller learns the ask is not settled in the log (it stays open there,
- * and the next writer to open the session settles it `interrupted`), and
- * what the provider gave goes to `logger.error`, so nothing is lost.
+ * the caller learns the ask is not settled in the log (the store owes it a
+ * settlement: `failed` at its next successful append, or `interrupted` by
+ * the next writer to open the session), and what the provider gave goes to
+ * `logger.error`, so nothing is lost.
  */
 async function logSettled(agent: Agent, settled: QuestionSettled, logger: Logger, race: AskRace): Promise<void> {
   try {
@@ -79,11 +92,20 @@ async function logSettled(agent: Agent, settled: QuestionSettled, logger: Logger
  * settles, `question/settled`: `answered` with the provider's answers (and
  * `by`, the first one an answer names), `cancelled` for `ASK_CANCELLED` or
  * an aborted signal (at the abort, not when the provider gives up), `failed`
- * with the message of any other rejection. A failing `question/settled`
- * append rejects the ask with the append's error, whatever the provider
- * did: the question stays open in the log (the next writer to open the
- * session settles it `interrupted`), and `logger.error` gets the settlement
- * that could not be logged, answers included.
+ * with the message of any other rejection. The provider's answers are
+ * checked first (SPEC §22.4, `@planmode/store`'s `answerTextProblem`):
+ * answers whose text may not be logged (a lone surrogate or U+0000 in any
+ * string, a `by` that is not a name a person may have) settle the ask
+ * `failed`, log nothing of the answers, and reject it with
+ * `UserQuestionError` `INVALID_ANSWER` (its `member` names the member at
+ * fault). Answers from other processes are checked when they arrive
+ * (`checkAnswers`, `checkAnswerer`): a bad one is refused `INVALID_ANSWER`
+ * and the question stays open. A failing `question/settled` append rejects
+ * the ask with the append's error, whatever the provider did, and
+ * `logger.error` gets the settlement that could not be logged, answers
+ * included; the store owes the question a settlement (`failed`, at its
+ * next successful append; `interrupted` by the next writer to open the
+ * session, if this one never appends again).
  *
  * @public
  */
@@ -154,6 +176,12 @@ export const userQuestionsPlugin: Plugin = {
           race.end()
           await logSettled(agent, rejected(questionId, error, signal), ctx.logger, race).finally(() => desk.opened.close())
           throw error
+        }
+        const refused = unloggable(winner)
+        if (refused !== undefined) {
+          // Nothing of the answers is logged: the ask failed, as a provider's rejection does.
+          await logSettled(agent, { questionId, outcome: 'failed', error: refused.message }, ctx.logger, race).finally(() => desk.opened.close())
+          throw refused
         }
         await logSettled(agent, answered(questionId, winner), ctx.logger, race).finally(() => desk.opened.close())
         return winner.answers

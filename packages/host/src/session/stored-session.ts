@@ -1,5 +1,5 @@
 import type { Session, SessionEvent, SessionEventMap, SessionEventType } from '@planmode/seams'
-import { AppendQueue, SessionLogError, type Durability, type HostSession, type PendingAppend } from '@planmode/store'
+import { AppendQueue, OwedSettlements, SessionLogError, type Durability, type HostSession, type PendingAppend } from '@planmode/store'
 import { eventOf } from './event-line.js'
 import type { JsonlWriter } from './jsonl-writer.js'
 import type { SessionLock } from './session-lock.js'
@@ -13,6 +13,9 @@ import type { SessionLock } from './session-lock.js'
 //   (joins `events`, is announced) only once written, and synced when the
 //   durability asks for it. A failed write fails the whole batch and leaves
 //   the file as it was.
+// - A question whose `question/settled` append failed is owed a settlement
+//   (@planmode/store's OwedSettlements): the next batch settles it `failed`
+//   first, so it is never left open in the log with nobody waiting for it.
 // - `close` refuses appends at once, lets the queued ones land, syncs, and
 //   releases the lock last.
 
@@ -30,6 +33,8 @@ export class StoredSession implements HostSession {
   readonly events: SessionEvent[]
   /** Appends waiting for the next batch (group commit: one write, at most one fsync per batch). */
   private readonly appends = new AppendQueue((batch) => this.commit(batch))
+  /** Questions whose settlement could not be appended: settled `failed` by the next batch. */
+  private readonly owed = new OwedSettlements()
   /** Set when `close` starts: appends made from then on are refused; earlier ones still land. */
   closing = false
   closed = false
@@ -55,7 +60,7 @@ export class StoredSession implements HostSession {
 
   append<T extends SessionEventType>(type: T, data: SessionEventMap[T]): Promise<SessionEvent<T>> {
     if (this.closing) return Promise.reject(new SessionLogError('CLOSED', `session ${this.id} is closed`, { file: this.file }))
-    return this.appends.add(type, data) as Promise<SessionEvent<T>>
+    return this.owed.watch(type, data, this.appends.add(type, data)) as Promise<SessionEvent<T>>
   }
 
   /**
@@ -65,7 +70,9 @@ export class StoredSession implements HostSession {
    * sync fails every append of the batch and leaves the file as it was.
    * Returns the pending sync, if there is one; never rejects.
    */
-  private commit(batch: PendingAppend[]): Promise<void> | undefined {
+  private commit(appends: PendingAppend[]): Promise<void> | undefined {
+    const owed = this.owed.due(this.events)
+    const batch = owed.length === 0 ? appends : [...owed, ...appends]
     const events = this.events
     const base = events.length
     const accepted: PendingAppend[] = []
