@@ -40,11 +40,12 @@ export type PlanStepContributor = (
 
 /**
  * The guidance text as a function of the agent and its log as of after the
- * flush (see {@link PlanModeController.setGuidance}).
+ * flush (see {@link PlanModeController.setGuidance}); a message instead of
+ * a text is added as it is (plan-policy's re-entry line, SPEC §24).
  *
  * @public
  */
-export type PlanGuidanceText = (agent: Agent, log: PlanLog) => string
+export type PlanGuidanceText = (agent: Agent, log: PlanLog) => string | UserMessage
 
 /** The message `logger.warn` gets when a contributor of {@link PlanModeController.contribute} fails. */
 const CONTRIBUTION_FAILED = 'plan-mode: a layer failed to contribute its messages to the step; the step goes on without them'
@@ -104,7 +105,7 @@ export class StepContributions {
     const guidance = this.guidances.at(-1)
     if (guidance === undefined || !log.active || log.guided) return undefined
     const text = typeof guidance.text === 'string' ? guidance.text : guidance.text(agent, log)
-    return planModeGuidance(text)
+    return typeof text === 'string' ? planModeGuidance(text) : text
   }
 
   /**
