@@ -82,6 +82,34 @@ export class WireRecorder {
       .filter((params) => sessionId === undefined || params.sessionId === sessionId)
   }
 
+  /**
+   * Records a transcript of both directions, one JSON-RPC message a line,
+   * as a client program prints it (`acpx --format json`): requests and
+   * notifications by their method, responses by the side whose request is
+   * pending with that id.
+   */
+  feed(lines: readonly string[]): void {
+    const pending = { agent: new Set<string>(), client: new Set<string>() }
+    for (const line of lines) {
+      let message: WireMessage['message']
+      try {
+        message = JSON.parse(line) as WireMessage['message']
+      } catch {
+        continue
+      }
+      const id = JSON.stringify(message.id)
+      if (message.method !== undefined) {
+        const from = Object.hasOwn(AGENT_SENDS, message.method) ? 'agent' : 'client'
+        if (message.id !== undefined) pending[from].add(id)
+        this.record(from, line)
+      } else {
+        const from = pending.client.has(id) ? 'agent' : 'client'
+        pending[from === 'agent' ? 'client' : 'agent'].delete(id)
+        this.record(from, line)
+      }
+    }
+  }
+
   private record(from: 'agent' | 'client', line: string): void {
     let message: WireMessage['message']
     try {
