@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { scaledMs } from '@planmode/testkit'
+import { dropSchema, freshSchemaName, pgTestUrl, scaledMs } from '@planmode/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { spawnAgent, type ChildAgent } from './support/child-agent.js'
 import { clientView } from './support/client-view.js'
@@ -77,6 +77,34 @@ describe('pnpm acp: the demo offline planner as an ACP agent', () => {
     expect(Object.values(view.calls).some((call) => call.kind === 'read' && call.status === 'completed')).toBe(true)
     expect(client.wire.problems).toEqual([])
     expect(await agent.stop()).toBe(0)
+  })
+
+  it('--store postgres://…: sessions in PostgreSQL; a new agent process loads one and replays it as it was', async () => {
+    const schema = freshSchemaName('acp')
+    const store = ['--offline', '--store', pgTestUrl(), '--schema', schema]
+    try {
+      const first = spawnAgent(process.execPath, [demoAgent, ...store], { env: env() })
+      running.add(first)
+      await first.client.initialize()
+      const { sessionId } = await first.client.agent.request('session/new', { cwd: dir, mcpServers: [] })
+      await first.client.agent.request('session/set_mode', { sessionId, modeId: 'plan' })
+      const turn = first.client.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Add due dates to tasks' }] })
+      ;(await first.client.nextPermission()).respond({ outcome: { outcome: 'selected', optionId: 'approve' } })
+      expect(await turn).toEqual({ stopReason: 'end_turn' })
+      const live = clientView(first.client.updates(sessionId))
+      expect(await first.stop()).toBe(0)
+
+      const second = spawnAgent(process.execPath, [demoAgent, ...store], { env: env() })
+      running.add(second)
+      await second.client.initialize()
+      expect((await second.client.agent.request('session/list', {})).sessions.map((info) => info.sessionId)).toEqual([sessionId])
+      await second.client.agent.request('session/load', { sessionId, cwd: dir, mcpServers: [] })
+      expect(clientView(second.client.updates(sessionId))).toEqual(live)
+      for (const agent of [first, second]) expect(agent.client.wire.problems).toEqual([])
+      expect(await second.stop()).toBe(0)
+    } finally {
+      await dropSchema(pgTestUrl(), schema)
+    }
   })
 
   describe(`with ${ACPX} (a headless ACP client from the npm registry), under ${NODE}`, () => {

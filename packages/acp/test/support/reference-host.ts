@@ -39,6 +39,8 @@ export interface AcpHostOptions {
   readonly acp?: Omit<AcpConfig, 'agents'>
   /** More tools. */
   readonly tools?: readonly ToolDefinition<never, unknown>[]
+  /** The agents' step limit. */
+  readonly maxSteps?: number
 }
 
 /** The reference host with every plan layer and `@planmode/acp`, over scripted models. */
@@ -58,7 +60,7 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
   const ctx = new Context({ logger })
   const model = createScriptedModel(options.script ?? [], { chunkSize: 64 })
   const models = Object.fromEntries(Object.entries(options.models ?? {}).map(([id, script]) => [id, createScriptedModel(script, { modelId: id, chunkSize: 64 })]))
-  ctx.plugin(hostPlugin, { model, models, retryDelayMs: 0, ...(options.dir === undefined ? {} : { dir: options.dir, durability: 'never' as const }) })
+  ctx.plugin(hostPlugin, { model, models, retryDelayMs: 0, ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }), ...(options.dir === undefined ? {} : { dir: options.dir, durability: 'never' as const }) })
   ctx.plugin(planCorePlugin)
   ctx.plugin(planPolicyPlugin, { section: RECOMMENDED_PLAN_SECTION })
   ctx.plugin(planCommandsPlugin)
