@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs'
 import { defineConfig } from 'tsup'
+
+const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string }
 
 export default defineConfig({
   entry: { index: 'src/index.ts' },
@@ -7,4 +10,6 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: 'es2022',
+  // agentInfo.version of `initialize`: the version this build is.
+  define: { __PLANMODE_ACP_VERSION__: JSON.stringify(version) },
 })

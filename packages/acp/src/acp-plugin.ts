@@ -1,11 +1,14 @@
 import type { Plugin } from '@planmode/context'
 import type {} from '@planmode/plan-core'
-import { version } from '../package.json'
 import { resolveAcpConfig, type AcpConfig } from './acp-config.js'
 import { AcpServerInstance, type AcpServer } from './acp-server.js'
 import type { AcpSessionStore } from './ports.js'
 import { ReviewAsks } from './review-asks.js'
 import { SessionHub } from './session-hub.js'
+
+// The package's version, written in by the build (tsup's `define`); `source` when run from the sources.
+declare const __PLANMODE_ACP_VERSION__: string | undefined
+const version = typeof __PLANMODE_ACP_VERSION__ === 'string' ? __PLANMODE_ACP_VERSION__ : 'source'
 
 declare module '@planmode/context' {
   interface Services {
