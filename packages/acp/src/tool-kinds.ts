@@ -24,7 +24,8 @@ const NAMED_KINDS: readonly (readonly [RegExp, ToolKind])[] = [
 /**
  * The ACP kind of a call of `name`: `switch_mode` for `exit_plan_mode` and
  * `enter_plan_mode`, `think` for `update_plan`; else the kind of the tool's
- * own presentation (`read`, `edit`, `execute`); else `read` for a tool
+ * own presentation (`read`, `edit`, `execute`; a `read` tool whose name
+ * says `search` or `fetch` is that); else `read` for a tool
  * annotated `readOnlyHint: true` whose name says nothing more precise
  * (`search` for a searching one); else the first kind its name suggests;
  * else `other`.
@@ -32,8 +33,10 @@ const NAMED_KINDS: readonly (readonly [RegExp, ToolKind])[] = [
 export function toolKind(name: string, tool: ToolDefinition<never, unknown> | undefined, presented: string | undefined): ToolKind {
   if (name === EXIT_PLAN_MODE || name === ENTER_PLAN_MODE) return 'switch_mode'
   if (name === UPDATE_PLAN) return 'think'
-  if (presented === 'read' || presented === 'edit' || presented === 'execute') return presented
   const named = NAMED_KINDS.find(([pattern]) => pattern.test(name))?.[1]
+  // A presentation knows three kinds; a reading tool whose name says more (search, fetch) keeps the finer one.
+  if (presented === 'read') return named === 'search' || named === 'fetch' ? named : 'read'
+  if (presented === 'edit' || presented === 'execute') return presented
   if (tool?.annotations?.readOnlyHint === true) return named === 'search' || named === 'fetch' || named === 'think' ? named : 'read'
   if (tool?.annotations?.destructiveHint === true && named === undefined) return 'edit'
   return named ?? 'other'
