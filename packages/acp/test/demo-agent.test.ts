@@ -163,6 +163,8 @@ describe('pnpm acp: the demo offline planner as an ACP agent', () => {
       expect(messages(refused.lines).at(-1)?.error?.message).toBe('Invalid params: unknown mode id "architect": this agent\'s modes are "default" and "plan"')
       const prompted = await acpx('--approve-all', 'prompt', '/plan Add due dates to tasks')
       expect(prompted.code).toBe(0)
+      // acpx reconnects to the saved session with session/resume (advertised), then prompts.
+      expect(messages(prompted.lines).some((message) => message.method === 'session/resume')).toBe(true)
       const listed = await acpx('sessions', 'list')
       const sessions = (messages(listed.lines).at(-1) as { sessions?: { title?: string | null }[] } | undefined)?.sessions
       expect(sessions).toHaveLength(1)
