@@ -108,8 +108,9 @@ describe('pnpm acp: the demo offline planner as an ACP agent', () => {
   })
 
   describe(`with ${ACPX} (a headless ACP client from the npm registry), under ${NODE}`, () => {
-    const acpx = async (...args: string[]): Promise<{ code: number; lines: string[]; stderr: string }> => {
-      const agentCommand = `${process.execPath} ${demoAgent} --offline --session-dir ${join(dir, 'acpx-sessions')}`
+    /** Runs acpx against `pnpm acp` whose sessions are in `<dir>/<sessions>` (one folder per test: `session/list` lists only its own). */
+    const acpxIn = async (sessions: string, ...args: string[]): Promise<{ code: number; lines: string[]; stderr: string }> => {
+      const agentCommand = `${process.execPath} ${demoAgent} --offline --session-dir ${join(dir, sessions)}`
       try {
         const { stdout, stderr } = await run('npx', ['-y', '-p', NODE, '-p', ACPX, '--', 'acpx', '--agent', agentCommand, '--cwd', dir, '--ttl', '1', '--format', 'json', ...args], {
           env: env(),
@@ -132,7 +133,7 @@ describe('pnpm acp: the demo offline planner as an ACP agent', () => {
     })
 
     it('exec: one prompt runs the whole arc, its review approved by acpx --approve-all, every message the agent sent valid', async () => {
-      const { code, lines, stderr } = await acpx('--approve-all', 'exec', '/plan Add due dates to tasks')
+      const { code, lines, stderr } = await acpxIn('exec-sessions', '--approve-all', 'exec', '/plan Add due dates to tasks')
       expect({ code, stderr: code === 0 ? '' : stderr }).toEqual({ code: 0, stderr: '' })
       const wire = new WireRecorder()
       wire.feed(lines)
@@ -152,6 +153,7 @@ describe('pnpm acp: the demo offline planner as an ACP agent', () => {
     })
 
     it('a persistent session: sessions new, set-mode, set mode (the config option), a mode id the agent refuses, a prompt after acpx reconnects, sessions list', async () => {
+      const acpx = (...args: string[]) => acpxIn('persistent-sessions', ...args)
       const created = await acpx('sessions', 'new')
       expect(created.code).toBe(0)
       const planMode = await acpx('set-mode', 'plan')
