@@ -47,10 +47,21 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-/** The environment of a run: no key (the offline planner answers), a home of the test's own (acpx keeps its sessions there). */
+/**
+ * The environment of a run: this one (npx needs what npm was configured
+ * with), with a home of the test's own (acpx keeps its sessions there) and
+ * npm's own configuration and cache where they were. The agent runs with
+ * --offline, so no key in the environment reaches a model.
+ */
 const env = (): NodeJS.ProcessEnv => {
-  const clean: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: join(dir, 'home'), npm_config_cache: process.env.npm_config_cache ?? join(process.env.HOME ?? dir, '.npm'), npm_config_update_notifier: 'false' }
-  return clean
+  const home = process.env.HOME ?? dir
+  return {
+    ...process.env,
+    HOME: join(dir, 'home'),
+    npm_config_userconfig: process.env.npm_config_userconfig ?? join(home, '.npmrc'),
+    npm_config_cache: process.env.npm_config_cache ?? join(home, '.npm'),
+    npm_config_update_notifier: 'false',
+  }
 }
 
 describe('pnpm acp: the demo offline planner as an ACP agent', () => {
