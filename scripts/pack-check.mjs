@@ -1,14 +1,19 @@
 // Meets every package the way our users will: packed, installed with plain npm
-// into a fresh project outside the workspace, then imported from ESM, required
-// from CJS and type-checked from a consumer .ts file. Also runs publint and
-// attw on each tarball and checks the manifest rules of CONTRIBUTING.md.
+// into a fresh project outside the workspace (with the line `pnpm pack:local`
+// prints, and the `ai` major of the Node that runs it: 6 on Node 20, 7 on 22
+// and later), then imported from ESM, required from CJS, type-checked from a
+// consumer .ts file, and the AI SDK adapter's README example run. Also runs
+// publint and attw on each tarball and checks the manifest rules of
+// CONTRIBUTING.md.
 //   node scripts/pack-check.mjs            every public package (needs `pnpm build` first)
 //   node scripts/pack-check.mjs context    only the named packages
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, copyFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { entriesOf, exportsFor } from './manifest.mjs'
+import { aiMajorFor, installArgs, packPackage } from './pack-local.mjs'
 
 const root = resolve(import.meta.dirname, '..')
 const only = process.argv.slice(2)
@@ -27,6 +32,7 @@ function namedByPendingChangeset(name) {
 }
 
 const fail = (pkg, message) => problems.push(`${pkg}: ${message}`)
+const rootEngines = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).engines.node
 
 const packages = readdirSync(join(root, 'packages'))
   .filter((name) => existsSync(join(root, 'packages', name, 'package.json')))
@@ -45,14 +51,15 @@ for (const { name, dir, manifest } of packages) {
     fail(manifest.name, 'exports drifted from the tsup entry map: run `node scripts/manifest.mjs packages/' + name + '`')
   }
   if (manifest.sideEffects !== false) fail(manifest.name, '`sideEffects` must be false')
+  // The Node versions we test (CONTRIBUTING.md, "Tooling") are the ones every package says it supports.
+  if (manifest.engines?.node !== rootEngines) fail(manifest.name, `engines.node is ${JSON.stringify(manifest.engines?.node)}, not the workspace's ${JSON.stringify(rootEngines)}`)
   if (manifest.type !== 'module') fail(manifest.name, '`type` must be "module"')
   for (const entry of Object.keys(entries)) {
     for (const ext of ['js', 'cjs', 'd.ts', 'd.cts']) {
       if (!existsSync(join(dir, 'dist', `${entry}.${ext}`))) fail(manifest.name, `dist/${entry}.${ext} is missing (run \`pnpm build\`)`)
     }
   }
-  const packed = run('pnpm', ['pack', '--pack-destination', tarballs], dir).trim().split('\n').pop()
-  const tarball = resolve(dir, packed)
+  const tarball = packPackage(dir, tarballs)
   const listing = run('tar', ['-tzf', tarball], work).split('\n').filter(Boolean)
   const stray = listing.filter((file) => !/^package\/(dist\/|README\.md$|CHANGELOG\.md$|LICENSE$|package\.json$)/.test(file))
   if (stray.length > 0) fail(manifest.name, `ships files outside dist/README: ${stray.join(', ')}`)
@@ -94,7 +101,14 @@ const project = join(work, 'consumer')
 mkdirSync(project)
 writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'planmode-consumer', private: true, version: '0.0.0' }, null, 2))
 const files = readdirSync(tarballs).map((file) => join(tarballs, file))
-run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...files, `typescript@${JSON.parse(readFileSync(join(root, 'node_modules/typescript/package.json'), 'utf8')).version}`, '@types/node@20'], project)
+// The line `pnpm pack:local` prints (every tarball, and the `ai` major of this Node), then the consumer's tools.
+const nodeMajor = process.versions.node.split('.')[0]
+const aiMajor = aiMajorFor()
+console.log(`  installing into a fresh project on Node ${process.versions.node}: npm install <${files.length} tarballs> ai@${aiMajor}`)
+run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...installArgs(files)], project)
+run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--save-dev', `typescript@${JSON.parse(readFileSync(join(root, 'node_modules/typescript/package.json'), 'utf8')).version}`, `@types/node@${nodeMajor}`], project)
+const installedAi = JSON.parse(readFileSync(join(project, 'node_modules/ai/package.json'), 'utf8')).version
+if (Number(installedAi.split('.')[0]) !== aiMajor) fail('consumer', `npm installed ai@${installedAi}, not ai@${aiMajor}`)
 
 const specifiers = packages.flatMap(({ dir, manifest }) =>
   Object.keys(entriesOf(dir)).map((entry) => (entry === 'index' ? manifest.name : `${manifest.name}/${entry}`)),
@@ -126,10 +140,13 @@ for (const { name } of packages) {
     fail(`@planmode/${name}`, `no consumer file at scripts/pack-consumer/${name}.ts`)
   }
 }
+const moduleKind = aiMajor >= 7 ? 'NodeNext' : 'Node16'
 writeFileSync(
   join(project, 'tsconfig.json'),
   JSON.stringify({
-    compilerOptions: { target: 'ES2022', module: 'Node16', moduleResolution: 'Node16', strict: true, noEmit: true, types: ['node'], skipLibCheck: false },
+    // With `ai` 7 (ESM only) a CommonJS file type-checks under `nodenext` (TypeScript 5.8 or later: require of ESM, as
+    // Node 22 does), not `node16` (TS1479); packages/ai-sdk's README says so.
+    compilerOptions: { target: 'ES2022', module: moduleKind, moduleResolution: moduleKind, strict: true, noEmit: true, types: ['node'], skipLibCheck: false },
     include: ['*.mts', '*.cts'],
   }),
 )
@@ -139,8 +156,26 @@ try {
 } catch (error) {
   fail('consumer', `tsc failed:\n${error.stdout}${error.stderr}`)
 }
-// packages/ai-sdk's README says: with exactOptionalPropertyTypes too, the only errors are TS2344s in `ai`'s own
-// dist/index.d.ts (none in a planmode package). Check both halves, so the sentence changes when `ai` does.
+// The AI SDK adapter's README example (its offline block, packages/ai-sdk/test/offline.ts) runs in the consumer as a
+// user would run it, against the `ai` just installed, and prints what the README says it prints.
+if (packages.some((p) => p.name === 'ai-sdk')) {
+  const ts = createRequire(join(project, 'package.json'))('typescript')
+  const example = readFileSync(join(root, 'packages/ai-sdk/test/offline.ts'), 'utf8')
+  writeFileSync(join(project, 'readme-example.mjs'), ts.transpileModule(example, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText)
+  const expected = ['Done: --verbose is parsed. { active: false }', '[ true, false ]']
+  try {
+    const printed = run('node', ['readme-example.mjs'], project).trimEnd().split('\n')
+    if (JSON.stringify(printed) !== JSON.stringify(expected)) fail('@planmode/ai-sdk', `the README example printed ${JSON.stringify(printed)}, not ${JSON.stringify(expected)} (ai@${installedAi})`)
+    else console.log(`  ran the @planmode/ai-sdk README example with ai@${installedAi}: ${printed.join(' / ')}`)
+  } catch (error) {
+    fail('@planmode/ai-sdk', `the README example failed with ai@${installedAi}:\n${error.stdout}${error.stderr}`)
+  }
+}
+
+// packages/ai-sdk's README says: with exactOptionalPropertyTypes too, the only errors are in the AI SDK's own
+// declarations (with `ai` 6, TS2344s in ai's dist/index.d.ts; with 7, TS2344s and a TS2420 in ai's and
+// @ai-sdk/provider-utils' declarations), none in a planmode package. Check both halves, so the sentence changes
+// when `ai` does.
 if (packages.some((p) => p.name === 'ai-sdk')) {
   writeFileSync(join(project, 'tsconfig.exact.json'), JSON.stringify({ extends: './tsconfig.json', compilerOptions: { exactOptionalPropertyTypes: true } }))
   let exact = ''
@@ -150,10 +185,11 @@ if (packages.some((p) => p.name === 'ai-sdk')) {
     exact = `${error.stdout}${error.stderr}`
   }
   const errors = [...exact.matchAll(/^(\S+?)\(\d+,\d+\): error (TS\d+)/gm)].map((match) => `${match[1]} ${match[2]}`)
-  const foreign = errors.filter((error) => !/^node_modules\/ai\/dist\/index\.d\.m?ts TS2344$/.test(error))
-  if (errors.length === 0) fail('@planmode/ai-sdk', 'ai\'s declarations now compile with exactOptionalPropertyTypes and skipLibCheck: false: update the README paragraph "skipLibCheck: false"')
-  else if (foreign.length > 0) fail('consumer', `with exactOptionalPropertyTypes, errors outside ai's own declarations:\n${exact}`)
-  else console.log(`  with exactOptionalPropertyTypes: ${errors.length} error(s), all TS2344 in ai's own declarations (as packages/ai-sdk's README says)`)
+  const sdk = aiMajor >= 7 ? /^node_modules\/(ai\/dist\/index-\w+\.d\.ts TS(2344|2420)|(.+\/)?@ai-sdk\/provider-utils\/dist\/index\.d\.ts TS2344)$/ : /^node_modules\/ai\/dist\/index\.d\.m?ts TS2344$/
+  const foreign = errors.filter((error) => !sdk.test(error))
+  if (errors.length === 0) fail('@planmode/ai-sdk', `ai@${installedAi}'s declarations now compile with exactOptionalPropertyTypes and skipLibCheck: false: update the README paragraph "skipLibCheck: false"`)
+  else if (foreign.length > 0) fail('consumer', `with exactOptionalPropertyTypes and ai@${installedAi}, errors outside the AI SDK's own declarations:\n${exact}`)
+  else console.log(`  with exactOptionalPropertyTypes: ${errors.length} error(s), all in the AI SDK's own declarations (ai@${installedAi}, as packages/ai-sdk's README says)`)
 }
 
 if (problems.length > 0) {

@@ -6,6 +6,8 @@
  *   --no-append        skip the store append-throughput job
  *   --no-cache         skip the prompt-cache job
  *   --cache-only       only the prompt-cache job (with --results: only its block in RESULTS.md changes)
+ *   --history-only     only the plan-history scale job (10 to 20,000 revisions; with --results: only its block changes)
+ *   --history-before F with --history-only: also measure the planHistory unit of F (an older build's dist/index.js)
  *   --no-pg            skip the PostgreSQL job (a full run includes it; quick mode leaves it out)
  *   --pg-only          only the PostgreSQL job (with --results: only its block changes; --size sets the cold-open size)
  *   --results FILE     also write the markdown report (bench/RESULTS.md)
@@ -35,6 +37,9 @@ import {
 import type { CacheResult } from './cache-rows.js'
 import { fullReport, parseSaved, type CacheOnlySave, type Report, type Saved } from './saved.js'
 import { cacheBlock, cacheMissing, cacheSummary, cacheTable, hasCacheBlock, replaceCacheBlock, trackedLines } from './cache-report.js'
+import { HISTORY_BLOCK_END, HISTORY_BLOCK_START, historyBlock, historySummary, historyTable } from './history-report.js'
+import type { HistoryScaleResult } from './history-scale.js'
+import { hasMarkedBlock, replaceMarkedBlock } from './marked-block.js'
 import { PG_CHILD, pgChild, pgJob, type PgResult } from './pg-rows.js'
 import { pgMissing, pgTable, replacePgBlock } from './pg-report.js'
 
@@ -439,6 +444,8 @@ async function main(): Promise<number> {
       'no-append': { type: 'boolean', default: false },
       'no-cache': { type: 'boolean', default: false },
       'cache-only': { type: 'boolean', default: false },
+      'history-only': { type: 'boolean', default: false },
+      'history-before': { type: 'string' },
       'no-pg': { type: 'boolean', default: false },
       'pg-only': { type: 'boolean', default: false },
       results: { type: 'string' },
@@ -484,6 +491,18 @@ async function main(): Promise<number> {
     return missing.length > 0 ? 1 : 0
   }
   const effort = values.quick ? 'quick' : 'full'
+  if (values['history-only']) {
+    const before = values['history-before'] === undefined ? [] : ['--before', values['history-before']]
+    const history = (await job(['history', '--effort', effort, ...before])) as HistoryScaleResult
+    console.log(['### planHistory at 10 to 20,000 revisions', '', ...historyTable(history), '', ...historySummary(history)].join('\n'))
+    if (values.results !== undefined) {
+      const text = await readFile(values.results, 'utf8')
+      if (!hasMarkedBlock(text, HISTORY_BLOCK_START, HISTORY_BLOCK_END)) console.error(`bench: ${values.results} has no plan-history block (its start and end markers); it was not written there`)
+      else await writeFile(values.results, replaceMarkedBlock(text, HISTORY_BLOCK_START, HISTORY_BLOCK_END, historyBlock(history)))
+    }
+    if (values.json !== undefined) await writeFile(values.json, JSON.stringify(history, null, 2) + '\n')
+    return 0
+  }
   if (values['pg-only']) return pgOnly(effort, values.size, values.results, values.json)
   // Quick mode (`pnpm bench:quick`, part of `pnpm test`) leaves PostgreSQL out: a fresh machine may have no server.
   const withPg = effort === 'full' && !values['no-pg']

@@ -10,6 +10,7 @@
  *   node --expose-gc dist/run.js append --effort full|quick --dir D
  *   node --expose-gc dist/run.js flat   --size N --effort full|quick --dir D   (1k vs N, one process)
  *   node dist/run.js cache                                 (the prompt-cache session, cache-rows.ts)
+ *   node --expose-gc dist/run.js history --effort full|quick [--before FILE]   (planHistory at 10–20,000 revisions, history-scale.ts)
  *   node dist/run.js jsonl --size N --out FILE   (just write a generated log)
  *
  * Progress goes to stderr; the result is the last stdout line, `@@result <json>`.
@@ -29,6 +30,7 @@ import { ROWS, type FlatResult, type MemoryResult, type RowResult, type SizeResu
 import { appendRows, jsonlLoad } from './store-rows.js'
 import { hostRows } from './host-rows.js'
 import { cacheRows } from './cache-rows.js'
+import { historyScale } from './history-scale.js'
 import { heapBreakdown } from './heap-breakdown.js'
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} }
@@ -97,6 +99,7 @@ const { positionals, values } = parseArgs({
     effort: { type: 'string', default: 'full' },
     dir: { type: 'string' },
     out: { type: 'string' },
+    before: { type: 'string' },
   },
 })
 const job = positionals[0]
@@ -111,6 +114,11 @@ if (job === 'jsonl') {
 if (job === 'cache') {
   // No files and no timing: the scripted session through the host loop and a loopback server.
   done(await cacheRows())
+  process.exit(0)
+}
+if (job === 'history') {
+  // No files: synthetic sessions of 10 to 20,000 revisions, and an older build of the unit beside ours when given.
+  done(await historyScale(effort, values.before))
   process.exit(0)
 }
 const dir = values.dir

@@ -18,7 +18,7 @@ import { chooseModel, chooseModels, type ModelChoice } from './terminal/model-ch
 import type { LanguageModelV3 } from '@ai-sdk/provider'
 import { revisionLine } from './terminal/plans-command.js'
 import { enterApproveLabel, ReviewDraft } from './terminal/review-answer.js'
-import { keepSampleWorkspace } from './workspace/sample-workspace.js'
+import { isSampleProject, keepSampleWorkspace } from './workspace/sample-workspace.js'
 import { printableLine } from './render/printable.js'
 
 /** The streams and environment the interactive host runs with. */
@@ -284,6 +284,8 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
       models,
       // Every review offers a fresh session too: the host carries it out and the terminal follows the new session.
       freshSessions: true,
+      // The sample project's tests decide whether a step that names tests is done (SPEC §25); never over a workspace of your own.
+      verifyTests: isSampleProject(workspace),
       renderer,
       style,
       answer,
@@ -307,6 +309,7 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
     `guidance:  ${options.placement === 'transcript' ? 'a transcript message (the system prompt and tools never change)' : 'in the system prompt (--placement transcript sends it as a message)'}`,
   )
   renderer.info(`guard:     ${options.guard ? 'on: tools that are not read-only are refused in plan mode' : 'off: plan mode guides, nothing is blocked (--guard refuses edits)'}`)
+  if (isSampleProject(workspace)) renderer.info("checks:    a step that names tests is done only when the sample project's tests pass (node --test)")
   const planFile = active.ctx.get('planFile')
   if (planFile !== undefined) renderer.info(`plan file: ${planFile.pathOf(active.session.id)}`)
   renderer.info(

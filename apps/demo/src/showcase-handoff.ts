@@ -5,11 +5,9 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { LanguageModelV3 } from '@ai-sdk/provider'
 import type { PlanProgressView } from '@planmode/plan-progress/types'
 import type { SessionEvent, UserAnswer, UserQuestion } from '@planmode/seams'
-import type { Style } from './render/style.js'
-import { TranscriptRenderer, type TranscriptOutput } from './render/transcript.js'
+import { stageRenderer, type StageInput } from './showcase-stage.js'
 import { createDemoHost, type DemoHost, type QuestionAnswerer } from './terminal/demo-host.js'
 import { handoffChoices } from './terminal/handoff-choices.js'
 import { chooseModels } from './terminal/model-choice.js'
@@ -21,19 +19,7 @@ export const SHOWCASE_MODEL_GOAL = 'Add a `tasks clear` command that removes fin
 export const SHOWCASE_MODELS = ['fast', 'careful'] as const
 
 /** What the stages need from the showcase around them. */
-export interface HandoffStagesInput {
-  readonly out: TranscriptOutput
-  readonly style: Style
-  readonly section: string
-  readonly sessionDir: string
-  /** A fresh copy of the sample project, for this session alone. */
-  readonly workspace: string
-  /** The default model (the offline planner). */
-  readonly model: LanguageModelV3
-  /** Records a stage (and warns on the renderer last given to `useRenderer` when it did not happen). */
-  readonly check: (name: string, ok: boolean) => void
-  /** Makes `renderer` the showcase's current one. */
-  readonly useRenderer: (renderer: TranscriptRenderer) => void
+export interface HandoffStagesInput extends StageInput {
   /** The goal stage 12 plans (the showcase's due-dates goal): carried out for real in the fresh session. */
   readonly goal: string
 }
@@ -78,13 +64,7 @@ const fullyDone = (view: PlanProgressView | undefined, total: number): boolean =
 export async function runHandoffStages(input: HandoffStagesInput): Promise<HandoffStagesResult> {
   const { style, section, sessionDir, workspace, check } = input
   let host: DemoHost | undefined
-  const renderer = new TranscriptRenderer({
-    out: input.out,
-    style,
-    planSection: section,
-    present: (name, args) => host?.ctx.get('tools')?.get(name)?.presentCall?.(args as never),
-  })
-  input.useRenderer(renderer)
+  const renderer = stageRenderer(input, () => host)
   // `pnpm start --offline --models fast,careful`: each a model of the default's source, the offline planner reporting that id.
   const models = chooseModels(SHOWCASE_MODELS, { offline: true }, section, {}, 0)
   const planDir = join(sessionDir, 'plans')
@@ -225,14 +205,23 @@ export async function runHandoffStages(input: HandoffStagesInput): Promise<Hando
   // Both sessions reopen from their logs, as `pnpm start --resume <id> --models fast,careful` does.
   host = await createDemoHost({ ...options, resume: handing.id })
   const reopenedLatest = host.history()?.revisions.at(-1)
-  renderer.info(`reopened ${handing.id}: latest plan ${reopenedLatest === undefined ? '(none)' : revisionLine(reopenedLatest)}; progress tracked here: ${host.progress()?.plan === null ? 'none (the fresh session tracks it)' : 'yes'}`)
-  const handingOk = reopenedLatest?.toolCallId === freshExit?.id && reopenedLatest?.status === 'approved' && host.progress()?.plan === null
+  const handingState = host.planState()
+  renderer.info(
+    `reopened ${handing.id}: ${renderer.badge(host.badge())}, planMode.get → ${JSON.stringify(handingState)}; latest plan ${reopenedLatest === undefined ? '(none)' : revisionLine(reopenedLatest)}; progress tracked here: ${host.progress()?.plan === null ? 'none (the fresh session tracks it)' : 'yes'}`,
+  )
+  // SPEC §22.2: the approval's exit was logged right after that turn ended, so the badge, the controller and the log agree: off.
+  const handingOk =
+    reopenedLatest?.toolCallId === freshExit?.id &&
+    reopenedLatest?.status === 'approved' &&
+    host.progress()?.plan === null &&
+    JSON.stringify(handingState) === JSON.stringify({ active: false }) &&
+    host.badge() === 'off'
   await host.close()
   host = await createDemoHost({ ...options, resume: fresh.id })
   const reopened = host.progress()
   renderer.info(`reopened ${fresh.id}: carries out “${host.origin()?.title ?? '?'}” from ${host.origin()?.session ?? '?'}; plan ${reopened?.done ?? 0}/${reopened?.total ?? 0}; model ${host.modelId() ?? 'default'}`)
   check(
-    'both sessions reopen from their logs: the handing one with its approved plan, the fresh one with its progress and model',
+    'both sessions reopen from their logs: the handing one with its approved plan and plan mode off, the fresh one with its progress and model',
     handingOk && host.origin()?.session === handing.id && fullyDone(reopened, 5) && host.modelId() === 'careful' && host.resumedModel?.kind === 'model',
   )
   await host.close()

@@ -11,6 +11,7 @@ import { diffPlans } from '@planmode/plan-projection/client'
 import { createDemoHost, type DemoHost, type QuestionAnswerer } from './terminal/demo-host.js'
 import { revisionLine } from './terminal/plans-command.js'
 import { runHandoffStages } from './showcase-handoff.js'
+import { runVerifyStage } from './showcase-verify.js'
 import { copySampleWorkspace, sampleWorkspaceDir } from './workspace/sample-workspace.js'
 import { makeScratchDir, removeScratchDir } from './workspace/scratch-dir.js'
 
@@ -66,6 +67,10 @@ export interface ShowcaseResult {
   readonly workspace: string
   /** The third session's copy of the sample project (the fresh session carries the plan out there). */
   readonly handoffWorkspace: string
+  /** The fourth session's log (stage 13: a step marked done too early, refused by the step check). */
+  readonly verifySessionFile: string | undefined
+  /** The fourth session's copy of the sample project (its tests decide the steps). */
+  readonly verifyWorkspace: string
   /** The temporary folders removed at the end (none with `keep`). */
   readonly removed: readonly string[]
 }
@@ -115,10 +120,11 @@ const LEAVING = 'The user switched this session back to the default mode.'
 export async function runShowcase(options: ShowcaseOptions): Promise<ShowcaseResult> {
   const workspace = copySampleWorkspace()
   const handoffWorkspace = copySampleWorkspace()
+  const verifyWorkspace = copySampleWorkspace()
   const sessionDir = options.sessionDir ?? makeScratchDir('planmode-demo-sessions-')
-  const temporary = options.keep === true ? [] : [workspace, handoffWorkspace, ...(options.sessionDir === undefined ? [sessionDir] : [])]
+  const temporary = options.keep === true ? [] : [workspace, handoffWorkspace, verifyWorkspace, ...(options.sessionDir === undefined ? [sessionDir] : [])]
   try {
-    return { ...(await showcase(options, workspace, handoffWorkspace, sessionDir, temporary)), removed: temporary }
+    return { ...(await showcase(options, { workspace, handoffWorkspace, verifyWorkspace }, sessionDir, temporary)), removed: temporary }
   } finally {
     for (const dir of temporary) removeScratchDir(dir)
   }
@@ -126,8 +132,7 @@ export async function runShowcase(options: ShowcaseOptions): Promise<ShowcaseRes
 
 async function showcase(
   options: ShowcaseOptions,
-  workspace: string,
-  handoffWorkspace: string,
+  { workspace, handoffWorkspace, verifyWorkspace }: { workspace: string; handoffWorkspace: string; verifyWorkspace: string },
   sessionDir: string,
   temporary: readonly string[],
 ): Promise<Omit<ShowcaseResult, 'removed'>> {
@@ -483,6 +488,8 @@ async function showcase(
     },
     goal: SHOWCASE_GOAL,
   })
+  // 13: a step is done when the checks say so (SPEC §25).
+  const verifySessionFile = await runVerifyStage({ out: options.out, style, section, sessionDir, workspace: verifyWorkspace, model, check, useRenderer: (next) => (renderer = next) })
 
   const ok = stages.every((stage) => stage.ok)
   renderer.stage('Done')
@@ -493,15 +500,17 @@ async function showcase(
     renderer.info(`third session file: ${handoff.sessionFile ?? '(in memory)'}`)
     renderer.info(`fresh session file: ${handoff.freshSessionFile ?? '(none)'}`)
     renderer.info(`plan file: ${handoff.planFile ?? '(none)'}`)
+    renderer.info(`fourth session file: ${verifySessionFile ?? '(in memory)'}`)
   }
   if (!temporary.includes(workspace)) renderer.info(`workspace:    ${workspace}`)
   if (!temporary.includes(handoffWorkspace)) renderer.info(`workspace of the third session: ${handoffWorkspace}`)
+  if (!temporary.includes(verifyWorkspace)) renderer.info(`workspace of the fourth session: ${verifyWorkspace}`)
   if (temporary.length > 0) {
     const what = temporary.includes(sessionDir) ? 'the workspace copies and the session logs were' : 'the workspace copies were'
     renderer.info(`${what} temporary and are removed now (--keep keeps them${temporary.includes(sessionDir) ? '; --session-dir DIR keeps the logs' : ''})`)
   }
   const summary = ok
-    ? `✓ ${stages.length}/${stages.length} stages: ${exits.length} plans (${exits.length - 1} revision), a line comment, approved as edited, history diffed and saved, ${new Set(changed.map((result) => result.toolCallId)).size} changes, tests green, a pending /plan recovered after reopening and applied at the next step, notices only at a step, an entry the model asked for, guidance in the transcript, a write refused by the guard, a helper agent in inherited plan mode that reported back, a plan approved with another model, the plan file with its progress, a fresh session that carried a plan out with update_plan.`
+    ? `✓ ${stages.length}/${stages.length} stages: ${exits.length} plans (${exits.length - 1} revision), a line comment, approved as edited, history diffed and saved, ${new Set(changed.map((result) => result.toolCallId)).size} changes, tests green, a pending /plan recovered after reopening and applied at the next step, notices only at a step, an entry the model asked for, guidance in the transcript, a write refused by the guard, a helper agent in inherited plan mode that reported back, a plan approved with another model, the plan file with its progress, a fresh session that carried a plan out with update_plan, a step marked done too early refused until the tests passed.`
     : `✗ ${stages.filter((stage) => !stage.ok).length} of ${stages.length} stages missing: ${stages
         .filter((stage) => !stage.ok)
         .map((stage) => stage.name)
@@ -518,5 +527,7 @@ async function showcase(
     planFile: handoff.planFile,
     workspace,
     handoffWorkspace,
+    verifySessionFile,
+    verifyWorkspace,
   }
 }

@@ -30,7 +30,7 @@ describe('the launcher (`pnpm demo`, `pnpm start`)', () => {
     expect(stderr).toMatch(/^(building planmode[^\n]*\n)?$/)
     expect(stdout.startsWith('\n── planmode demo: plan, review, revise, approve, implement, resume ──\n')).toBe(true)
     expect(stdout).not.toMatch(/turbo|telemetry|Tasks:|Build success|dist\//i)
-    expect(stdout.trimEnd().split('\n').at(-1)).toMatch(/^✓ 36\/36 stages/)
+    expect(stdout.trimEnd().split('\n').at(-1)).toMatch(/^✓ 39\/39 stages/)
   }, 180_000)
 
   it('shows the build output when the build fails, and starts nothing', async () => {
@@ -170,7 +170,7 @@ describe('pnpm demo (built, as a child process)', () => {
     expect(stdout).toContain('[plan: on] › /plan off')
     expect(stdout).toContain('[plan: pending → on] plan 7/7 › What would you change next?')
     // Each prompt line: the badge, then the tracked plan's progress and the handoff model when there are any.
-    expect(stdout.match(/^\[plan: (on|off|pending → on|pending → off)\] ((plan \d+\/\d+)( · model \S+)? |model \S+ )?› /gm)?.length).toBe(23)
+    expect(stdout.match(/^\[plan: (on|off|pending → on|pending → off)\] ((plan \d+\/\d+)( · model \S+)? |model \S+ )?› /gm)?.length).toBe(25)
     // Exploration, the plan as markdown, the review and its choices.
     expect(stdout).toContain('→ list_files .')
     expect(stdout).toContain('→ read_file src/tasks.js')
@@ -231,16 +231,17 @@ describe('pnpm demo (built, as a child process)', () => {
     expect(stdout).toContain('    ┆   helper Findings on “How are tasks stored on disk?”:\n')
     expect(stdout).toContain('  assistant The helper reported back:\n            Findings on “How are tasks stored on disk?”:\n')
     const files = readdirSync(sessionDir).filter((name) => name.endsWith('.jsonl'))
-    // Two sessions of stages 1-9, the helper's, and the third session of stages 10-12 with the fresh one it handed a plan to.
-    expect(files).toHaveLength(5)
+    // Two sessions of stages 1-9, the helper's, the third session of stages 10-12 with the fresh one it handed a plan to, and stage 13's.
+    expect(files).toHaveLength(6)
     const file = /^ {2}session file: (\S+)$/m.exec(stdout)![1]!
     const secondFile = /^ {2}second session file: (\S+)$/m.exec(stdout)![1]!
     const helperFile = /^ {2}helper session file: (\S+)$/m.exec(stdout)![1]!
     const thirdFile = /^ {2}third session file: (\S+)$/m.exec(stdout)![1]!
     const freshFile = /^ {2}fresh session file: (\S+)$/m.exec(stdout)![1]!
-    expect(files.map((name) => join(sessionDir, name)).sort()).toEqual([file, secondFile, helperFile, thirdFile, freshFile].sort())
+    const fourthFile = /^ {2}fourth session file: (\S+)$/m.exec(stdout)![1]!
+    expect(files.map((name) => join(sessionDir, name)).sort()).toEqual([file, secondFile, helperFile, thirdFile, freshFile, fourthFile].sort())
     expect(stdout.trimEnd().split('\n').at(-1)).toMatch(
-      /^✓ 36\/36 stages: 2 plans \(1 revision\), a line comment, approved as edited, history diffed and saved, .*, notices only at a step, an entry the model asked for, guidance in the transcript, a write refused by the guard, a helper agent in inherited plan mode that reported back, a plan approved with another model, the plan file with its progress, a fresh session that carried a plan out with update_plan\.$/,
+      /^✓ 39\/39 stages: 2 plans \(1 revision\), a line comment, approved as edited, history diffed and saved, .*, notices only at a step, an entry the model asked for, guidance in the transcript, a write refused by the guard, a helper agent in inherited plan mode that reported back, a plan approved with another model, the plan file with its progress, a fresh session that carried a plan out with update_plan, a step marked done too early refused until the tests passed\.$/,
     )
 
     const events = readSession(file)

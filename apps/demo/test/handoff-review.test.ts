@@ -248,7 +248,9 @@ describe('the model a reopened session goes on with', () => {
   })
 
   it('a handoff model that --models no longer names is unknown; a request to an unknown model changes nothing', () => {
-    expect(loggedModel([approved({ model: 'fast' }), header('planmode-offline:fast')], {}, fallback)).toEqual({ kind: 'unknown', name: 'fast' })
+    expect(loggedModel([approved({ model: 'fast' })], {}, fallback)).toEqual({ kind: 'unknown', name: 'fast' })
+    // Once a request went to it, the host resumes from the header, and warns itself when --models lacks it.
+    expect(loggedModel([approved({ model: 'fast' }), header('planmode-offline:fast')], {}, fallback)).toEqual({ kind: 'default' })
     expect(loggedModel([approved({ model: 'fast' }), header('planmode-offline:fast'), header('planmode-offline:planner-1')], {}, fallback)).toEqual({ kind: 'default' })
     expect(loggedModel([header('other:model')], models, fallback)).toEqual({ kind: 'default' })
   })

@@ -132,8 +132,10 @@ describe('pnpm start: an approval into a fresh session', () => {
     const exitId = exit?.type === 'tool-call' ? exit.toolCallId : ''
     expect(ofType(first, 'plan/review').map((event) => data(event).handoff)).toEqual([{ fresh: true, model: 'careful' }])
     const resultAt = first.findIndex((event) => event.type === 'tool/result' && event.data.toolCallId === exitId)
-    expect(first.slice(resultAt + 1).map((event) => event.type)).toEqual(['step/end', 'turn/end'])
-    expect(first.at(-1)?.data).toMatchObject({ reason: 'completed' })
+    // SPEC §22.2: the approval's exit is logged right after the turn/end, so this session's log says plan mode is off.
+    expect(first.slice(resultAt + 1).map((event) => event.type as string)).toEqual(['step/end', 'turn/end', 'plan/mode'])
+    expect(first.at(-2)?.data).toMatchObject({ reason: 'completed' })
+    expect(first.at(-1)?.data).toEqual({ active: false, cause: 'review' })
 
     // The fresh session: plan/handoff first, the workspace, then a turn whose first message is the handoff's, no user's.
     const second = readSession(fresh)
@@ -158,7 +160,12 @@ describe('pnpm start: an approval into a fresh session', () => {
     const reopenA = await runScript('start', ['--offline', '--models', 'fast,careful', '--resume', a, '--session-dir', sessionDir], lines('/plans progress', '/quit'))
     expect(reopenA.code).toBe(0)
     expect(reopenA.stdout).toContain('  latest plan: #1  “Plan: due dates for tasks”  approved (1 in all; /plans lists them)\n')
-    expect(reopenA.stdout).toContain('/plans progress\n  no approved plan is tracked in this session')
+    // The start lines, the badge and /plans progress agree with the log: plan mode is off, and the plan is tracked in b.
+    expect(reopenA.stdout).toMatch(/ {2}resumed \d+ events; plan mode off\n/)
+    expect(reopenA.stdout).not.toContain('pending')
+    expect(reopenA.stdout).toContain(
+      `[plan: off] › /plans progress\n  the plan approved here, “Plan: due dates for tasks”, is carried out in session ${b}, which tracks its steps: /plans progress there lists them (--resume ${b} reopens it)\n`,
+    )
     const reopenB = await runScript('start', ['--offline', '--models', 'fast,careful', '--resume', b, '--session-dir', sessionDir], lines('/quit'))
     expect(reopenB.code).toBe(0)
     expect(reopenB.stdout).toContain(`  workspace: ${workspace} (from the session log)\n`)

@@ -1,6 +1,8 @@
-// Stages 10-12 of `pnpm demo` (src/showcase-handoff.ts), run in-process through the real host: an
-// approval with a model, the plan file with its progress, an approval into a fresh session that carries
-// the plan out with update_plan. The stages check themselves against the logs; this reads the logs again.
+// Stages 10-13 of `pnpm demo` (src/showcase-handoff.ts, src/showcase-verify.ts), run in-process through the
+// real host: an approval with a model, the plan file with its progress, an approval into a fresh session that
+// carries the plan out with update_plan, and a step marked done too early that the step check refuses until
+// the sample project's tests pass (SPEC §25). The stages check themselves against the logs; this reads the
+// logs again.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
@@ -14,13 +16,13 @@ const sessionDir = mkdtempSync(join(tmpdir(), 'planmode-showcase-handoff-'))
 afterAll(() => rmSync(sessionDir, { recursive: true, force: true }))
 const data = (event: SessionEvent | undefined): Record<string, unknown> => (event?.data ?? {}) as unknown as Record<string, unknown>
 
-describe('the showcase stages of the handoff, the plan file and progress', () => {
+describe('the showcase stages of the handoff, the plan file, progress and the step check', () => {
   it('all happen, in order, and the logs they leave say what they claim', async () => {
     let out = ''
     const result = await runShowcase({ out: { write: (chunk: string) => (out += chunk) }, color: false, sessionDir })
     expect(result.stages.filter((stage) => !stage.ok)).toEqual([])
     expect(result.ok).toBe(true)
-    expect(result.stages).toHaveLength(36)
+    expect(result.stages).toHaveLength(39)
     expect(result.stages.slice(27).map((stage) => stage.name)).toEqual([
       'the review offers the handoff: Approve with fast or careful, or in a fresh session',
       'approved with fast: the record names it, and from the next step the request header names planmode-offline:fast',
@@ -30,14 +32,18 @@ describe('the showcase stages of the handoff, the plan file and progress', () =>
       'the new session starts with plan/handoff, and its first turn with the handoff message, no user message',
       'there update_plan tracks the plan step by step until every step is done (plan/progress in its log)',
       'the fresh session did the work: the workspace tests pass',
-      'both sessions reopen from their logs: the handing one with its approved plan, the fresh one with its progress and model',
+      'both sessions reopen from their logs: the handing one with its approved plan and plan mode off, the fresh one with its progress and model',
+      'update_plan marked the tests step done before the code existed: refused with the failing tests, nothing logged',
+      'the model read the refusal, wrote the code, and marked the step done again: the checks passed, plan 3/3',
+      'the sample project’s tests pass, the new ones included',
     ])
     const stages = out.split('\n').filter((line) => line.startsWith('── '))
-    expect(stages.slice(-5)).toEqual([
+    expect(stages.slice(-6)).toEqual([
       '── 10. Approve with a model: the next steps use it (--models fast,careful) ──',
       '── 11. The plan as a file (--plan-dir): its front matter and text follow the latest revision and its progress ──',
       '── 12. Approve into a fresh session: a new session carries the plan out, with update_plan ──',
       expect.stringMatching(/^── fresh session s_\S+: “Plan: due dates for tasks” ──$/),
+      '── 13. A step is done when the checks say so: marked done too early, refused, fixed, marked again ──',
       '── Done ──',
     ])
     expect(out).toContain('  (the reviewer picks 4. Approve with fast)\n  reviewer › Approve\n    with model fast\n')
@@ -63,8 +69,41 @@ describe('the showcase stages of the handoff, the plan file and progress', () =>
     const file = readFileSync(result.planFile!, 'utf8')
     expect(file).toMatch(/^---\nsession: "s_\S+"\nrev: 2\nstatus: "approved"\ntitle: "Plan: due dates for tasks"\n---\n# Plan: due dates for tasks\n/)
     expect(result.planFile).toBe(join(sessionDir, 'plans', `${basename(result.handoffSessionFile!, '.jsonl')}.md`))
-    // Both workspace copies were temporary.
-    expect(result.removed).toEqual(expect.arrayContaining([result.workspace, result.handoffWorkspace]))
+    // The handing session's log says plan mode is off right after its turn (SPEC §22.2).
+    expect(third.slice(-2).map((event) => event.type as string)).toEqual(['turn/end', 'plan/mode'])
+    expect(third.at(-1)?.data).toEqual({ active: false, cause: 'review' })
+
+    // The fourth session (stage 13): `update_plan` marks step 1 (the tests) done too early and is refused with the
+    // failing tests, nothing logged for it; the model writes the code and the same step is marked done again.
+    const fourth = readSession(result.verifySessionFile!)
+    const updates = fourth.flatMap((event) =>
+      event.type === 'assistant/message' ? event.data.content.flatMap((block) => (block.type === 'tool-call' && block.toolName === 'update_plan' ? [{ id: block.toolCallId, input: block.input }] : [])) : [],
+    )
+    const resultOf = (id: string) => fourth.find((event) => event.type === 'tool/result' && event.data.toolCallId === id)
+    const texts = updates.map((call) => {
+      const found = resultOf(call.id)
+      return found?.type === 'tool/result' ? `${found.data.isError ? 'error' : 'ok'}: ${found.data.content.map((block) => block.text).join('').split('\n')[0]}` : 'none'
+    })
+    expect(updates.map((call) => call.input)).toEqual([
+      { updates: [{ step: 1, status: 'in_progress' }] },
+      { updates: [{ step: 1, status: 'done' }] },
+      { updates: [{ step: 1, status: 'done' }, { step: 2, status: 'done' }, { step: 3, status: 'done' }] },
+    ])
+    expect(texts).toEqual(['ok: Plan progress: 0/3.', 'error: Error: update_plan: step 1 is not done:', 'ok: Plan progress: 3/3.'])
+    const refused = resultOf(updates[1]!.id)
+    expect(refused?.type === 'tool/result' && refused.data.content[0]?.text).toMatch(
+      /\n- the workspace's tests fail \(node --test: 3 of 6 failed — “reopen makes a finished task open again” \(list\.reopen is not a function\); “reopen refuses an unknown id”; “tasks undo <id> reopens a task”\)$/,
+    )
+    const progress = fourth.filter((event) => (event.type as string) === 'plan/progress').map((event) => data(event))
+    expect(progress.map((item) => item.toolCallId)).toEqual([updates[0]!.id, updates[2]!.id])
+    const between = fourth.slice(fourth.indexOf(refused!), fourth.indexOf(resultOf(updates[2]!.id)!))
+    expect(between.filter((event) => event.type === 'tool/result' && event.data.toolName === 'edit_file' && !event.data.isError)).toHaveLength(3)
+    expect(out).toContain('  → update_plan 1 done\n    ✗ step 1 is not done: the workspace\'s tests fail (node --test: 3 of 6 failed — ')
+    expect(out).toContain('  assistant The check refused step 1: ')
+
+    // Every workspace copy was temporary.
+    expect(result.removed).toEqual(expect.arrayContaining([result.workspace, result.handoffWorkspace, result.verifyWorkspace]))
     expect(existsSync(result.handoffWorkspace)).toBe(false)
+    expect(existsSync(result.verifyWorkspace)).toBe(false)
   })
 })

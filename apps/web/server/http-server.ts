@@ -99,7 +99,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   // The host is composed once the port is known: its leases name this server by its URL.
   let host!: WebHost
   let started = false
-  const streams = new SessionStreams({ keepAliveMs, streamBufferLimit })
+  const streams = new SessionStreams({ keepAliveMs, streamBufferLimit, followers: options.store !== undefined })
   const sockets = new Set<Socket>()
   let hosts = new Set<string>()
   const publicOrigin = options.publicUrl === undefined ? undefined : new URL(options.publicUrl)

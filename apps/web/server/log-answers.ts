@@ -1,12 +1,12 @@
 // Answers to the questions of the log: on a server that follows the session (or on the writer, for a question its own
 // provider does not hold), an answer goes to the session's writer through the store's answer inbox, never by a takeover.
-import type { AnswerRefusalCode, QuestionAnswerer, SessionEvent, UserQuestion } from '@planmode/seams'
-import { checkAnswers } from './answer-check.js'
+import type { AnswerInbox, AnswerRefusalCode, QuestionAnswerer, SessionEvent } from '@planmode/seams'
+import { settledAt } from './logged-questions.js'
 import type { OpenSession } from './open-session.js'
 import type { SettleResult } from './question-broker.js'
-import { reviewerMayAnswer } from './shared-comments.js'
+import { reviewerMayAnswer, withSharedComments } from './shared-comments.js'
+import { checkPersonAnswers } from './person-answers.js'
 import type { RequestUser } from './users.js'
-import type { WebHost } from './web-host.js'
 
 /** How long an answer waits for the writer's reply before it is reported as of unknown fate (a 502). */
 const SUBMIT_WAIT_MS = 30_000
@@ -21,33 +21,6 @@ const REFUSAL_STATUS: Readonly<Record<AnswerRefusalCode, 400 | 404 | 409 | 503>>
   NO_WRITER: 409,
   WRITER_GONE: 409,
   UNAVAILABLE: 503,
-}
-
-/**
- * The `questionId` the log gave the ask of `questions` (the host logs
- * `question/asked` before it asks the provider): the latest open ask whose
- * questions are these, by reference or else by value.
- */
-export function loggedQuestionId(events: readonly SessionEvent[], questions: readonly UserQuestion[]): string | undefined {
-  const json = JSON.stringify(questions)
-  let byValue: string | undefined
-  for (let index = events.length - 1; index >= 0; index--) {
-    const event = events[index]!
-    if (event.type !== 'question/asked') continue
-    if (settledAt(events, event.data.questionId, index) !== undefined) continue
-    if (event.data.question === questions) return event.data.questionId
-    if (byValue === undefined && JSON.stringify(event.data.question) === json) byValue = event.data.questionId
-  }
-  return byValue
-}
-
-/** The `question/settled` of `questionId` after index `from`, if the log has one. */
-function settledAt(events: readonly SessionEvent[], questionId: string, from: number): SessionEvent<'question/settled'> | undefined {
-  for (let index = events.length - 1; index > from; index--) {
-    const event = events[index]!
-    if (event.type === 'question/settled' && event.data.questionId === questionId) return event
-  }
-  return undefined
 }
 
 /** Who answered, for a person: the name, else the id, else "someone". */
@@ -72,25 +45,29 @@ function settledRefusal(questionId: string, settled: SessionEvent<'question/sett
  * open → checked against its questions as the writer's tabs are (400, a
  * reviewer's 403), then sent to the writer through `answerInbox.submit`
  * with `user`'s `by` (the answers themselves carry none: the settlement's
- * `by` names the user; comments shared on the writer's tabs are not added). A refusal is a 409 (400, 404, 503 for some codes) with
+ * `by` names the user), the review's shared comments first with their
+ * authors (an approval while comments are shared is a 400). A refusal is a 409 (400, 404, 503 for some codes) with
  * the inbox's code and message; no lease is taken.
  */
-export async function answerFromLog(host: WebHost, open: OpenSession, questionId: string, raw: unknown, user: RequestUser): Promise<SettleResult> {
+export async function answerFromLog(inbox: AnswerInbox | undefined, open: OpenSession, questionId: string, raw: unknown, user: RequestUser): Promise<SettleResult> {
+  // What the writer committed until now (a comment shared a moment ago there, say) is read before the answer is judged.
+  await open.catchUp()
   const events = open.session.events
   const askedAt = events.findIndex((event) => event.type === 'question/asked' && event.data.questionId === questionId)
   if (askedAt < 0) return { ok: false, status: 404, error: `no question ${questionId} in session ${open.id}` }
   const settled = settledAt(events, questionId, askedAt)
   if (settled !== undefined) return settledRefusal(questionId, settled)
   const questions = (events[askedAt] as SessionEvent<'question/asked'>).data.question
-  const checked = checkAnswers(questions, raw)
-  if (typeof checked === 'string') return { ok: false, status: 400, error: checked }
+  const checked = checkPersonAnswers(questions, raw, user.by)
+  if (!checked.ok) return { ok: false, status: 400, error: checked.problem }
   if (user.role !== 'owner') {
-    const refused = reviewerMayAnswer(questions, checked, user)
+    const refused = reviewerMayAnswer(questions, checked.answers, user)
     if (refused !== undefined) return { ok: false, status: 403, error: refused, code: 'OWNERS_ONLY' }
   }
-  // The inbox takes who answers with the submission, not in the answers (nor in their comments): the writer logs it as the settlement's `by`.
-  const answers = checked
-  const inbox = host.ctx.get('answerInbox')
+  // The comments shared on the review (from the log) go with the answer, each with its author; an approval over them is a 400.
+  // Who answers goes with the submission, not in the answers: the writer logs it as the settlement's `by`.
+  const answers = withSharedComments(questions, checked.answers, open.commentsOf(questionId), user)
+  if (typeof answers === 'string') return { ok: false, status: 400, error: answers }
   if (inbox === undefined) return { ok: false, status: 503, code: 'UNAVAILABLE', error: `this server's session store takes no answers from other processes: answer question ${questionId} on the server that writes session ${open.id}` }
   const result = await inbox.submit({ sessionId: open.id, questionId, answers, ...(user.by === undefined ? {} : { by: user.by }), signal: AbortSignal.timeout(SUBMIT_WAIT_MS) })
   if (result.status === 'accepted') return { ok: true }

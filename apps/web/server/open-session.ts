@@ -1,11 +1,39 @@
-import { SessionLogError, type HostAgent, type HostSession } from '@planmode/host'
-import type { CommandResult, ProjectionSnapshot, Session, SessionEvent, UserContentBlock, UserMessage } from '@planmode/seams'
+import type { Logger } from '@planmode/context'
+import type { HostAgent } from '@planmode/host'
+import { SessionLogError, type HostSession } from '@planmode/store'
+import type { CommandRegistry, CommandResult, ProjectionSnapshot, Session, SessionEvent, SessionProjectionRegistry, UserContentBlock, UserMessage } from '@planmode/seams'
 import type { FollowerSession } from '@planmode/store-postgres'
 import { NotLeaseHolderError } from './not-lease-holder-error.js'
 import { attachments, type PostedImage } from './posted-images.js'
-import { SessionQuestions, type PendingQuestion, type QuestionOutcome } from './question-broker.js'
-import type { SessionAccess, SessionFeedItem, SessionRole } from './session-feed.js'
-import type { WebHost } from './web-host.js'
+import { SessionQuestions, type PendingQuestion, type QuestionOutcome, type SettleResult } from './question-broker.js'
+import { REVIEW_COMMENT_EVENT, REVIEW_COMMENT_REMOVED_EVENT, type SharedComment } from './review-comments.js'
+import type { EventPresentation, SessionAccess, SessionFeedItem, SessionRole } from './session-feed.js'
+import { shareComment } from './shared-comments.js'
+import type { RequestUser } from './users.js'
+
+/** What the leases of sessions in PostgreSQL hear from an open session: whether streams watch it, and that its writer lost the lease. */
+export interface LeaseWatch {
+  /** A stream subscribed to `entry`: it stays open. */
+  watched(entry: OpenSession): void
+  /** A stream of `entry` ended: a follower nobody watches is closed after a grace. */
+  unwatched(entry: OpenSession): void
+  /** The writer of `entry` lost its lease (`agent` noticed): it follows the session from now on. */
+  leaseLost(entry: OpenSession, agent: HostAgent | undefined): Promise<void>
+}
+
+/** What every open session uses of the host: the projections, the commands, the tools' cards, the logger and, with PostgreSQL, the leases. */
+export interface FeedServices {
+  /** The projection registry (the frames and snapshots). */
+  readonly projections: SessionProjectionRegistry
+  /** The command registry (`/plan` and the others). */
+  readonly commands: CommandRegistry
+  /** How a UI may show the tool calls or result of an event. */
+  readonly present: (event: SessionEvent) => EventPresentation | undefined
+  /** Where a failed listener or prompt is told. */
+  readonly logger: Logger
+  /** The leases, when the sessions live in PostgreSQL. */
+  readonly leases?: LeaseWatch
+}
 
 /** Whether the events leave a turn open (a `turn/start` after the last `turn/end`). */
 function openTurn(events: readonly SessionEvent[]): boolean {
@@ -29,6 +57,8 @@ export class OpenSession {
   readonly questions: SessionQuestions
   /** The asks the log leaves open as of the last frame (the `questions` projection), by `questionId`. */
   private shownQuestions = new Map<string, PendingQuestion>()
+  /** The JSON of the comments shared on each shown question as of the last frame (the `reviewComments` projection). */
+  private shownComments = new Map<string, string>()
   private readonly listeners = new Set<(item: SessionFeedItem) => void>()
   /** The JSON of the projection values last sent in a frame. */
   private lastValues: string
@@ -41,9 +71,9 @@ export class OpenSession {
   private holderName: string | null
   private holderUnknown = false
 
-  /** Wraps a session the host opened (see {@link WebHost.openSession}): with its agent as the writer, without one as a follower. */
+  /** Wraps a session the registry opened: with its agent as the writer, without one as a follower. */
   constructor(
-    private readonly host: WebHost,
+    private readonly services: FeedServices,
     session: HostSession | FollowerSession,
     agent: HostAgent | undefined,
     holder: string | null,
@@ -54,25 +84,42 @@ export class OpenSession {
     this.holderName = holder
     this.holderUnknown = holderUnknown && agent === undefined
     this.lastSeq = session.events.at(-1)?.seq ?? -1
-    this.questions = new SessionQuestions(session.id, {
-      closed: () => {},
-      commented: (id, comments) => this.emit({ kind: 'question-comments', id, comments }),
-    })
+    this.questions = new SessionQuestions(session.id)
     const snapshot = this.snapshot()
     this.lastValues = JSON.stringify(snapshot.values)
     this.shownQuestions = this.openAsks(snapshot)
+    this.shownComments = this.commentsShown(snapshot)
   }
 
   /**
    * The questions open in the log, oldest first, as the tabs get them: the
    * `questions` projection's open asks (the same on every server at the same
-   * seq), each with the comments shared on it here.
+   * seq), each with the comments shared on it (the log's `reviewComments`).
    */
   pending(): PendingQuestion[] {
+    const shared = this.snapshot().values.reviewComments ?? {}
     return [...this.shownQuestions.values()].map((question) => {
-      const comments = this.questions.commentsOf(question.id)
+      const comments = Object.hasOwn(shared, question.id) ? shared[question.id]! : []
       return comments.length === 0 ? question : { ...question, comments }
     })
+  }
+
+  /** The comments shared on open question `questionId` as of the last event this server holds, oldest first. */
+  commentsOf(questionId: string): readonly SharedComment[] {
+    const shared = this.snapshot().values.reviewComments ?? {}
+    return Object.hasOwn(shared, questionId) ? shared[questionId]! : []
+  }
+
+  /** A follower reads what the writer committed since its last event (comments shared a moment ago included); a writer has it all. */
+  async catchUp(): Promise<void> {
+    const follower = this.current as Partial<FollowerSession>
+    if (this.currentAgent === undefined && typeof follower.catchUp === 'function') await follower.catchUp()
+  }
+
+  /** The JSON of the comments of every shown question in `snapshot`. */
+  private commentsShown(snapshot: ProjectionSnapshot): Map<string, string> {
+    const shared = snapshot.values.reviewComments ?? {}
+    return new Map([...this.shownQuestions.keys()].map((id) => [id, JSON.stringify(Object.hasOwn(shared, id) ? shared[id] : [])]))
   }
 
   /**
@@ -145,7 +192,7 @@ export class OpenSession {
     return this.currentAgent === undefined ? Promise.resolve() : (this.current as HostSession).settled()
   }
 
-  /** The writer's agent; a follower throws {@link NotLeaseHolderError} (the host's `writable` never returns one). */
+  /** The writer's agent; a follower throws {@link NotLeaseHolderError} (the registry's `writable` never returns one). */
   writer(): HostAgent {
     if (this.currentAgent === undefined) throw new NotLeaseHolderError(this.id, this.holderName)
     return this.currentAgent
@@ -197,15 +244,20 @@ export class OpenSession {
 
   /** Every projection value as of the last event. */
   snapshot(): ProjectionSnapshot {
-    return this.host.ctx.require('sessionProjections').snapshot(this.session)
+    return this.services.projections.snapshot(this.session)
+  }
+
+  /** How a UI may show the tool calls or result of `event` (`presentCall` / `presentResult` of the registered tool). */
+  present(event: SessionEvent): EventPresentation | undefined {
+    return this.services.present(event)
   }
 
   /** Subscribes to the feed; returns the unsubscribe. */
   subscribe(listener: (item: SessionFeedItem) => void): () => void {
     this.listeners.add(listener)
-    this.host.watched(this)
+    this.services.leases?.watched(this)
     return () => {
-      if (this.listeners.delete(listener)) this.host.unwatched(this)
+      if (this.listeners.delete(listener)) this.services.leases?.unwatched(this)
     }
   }
 
@@ -229,7 +281,7 @@ export class OpenSession {
   private push(event: SessionEvent): void {
     this.lastSeq = event.seq
     if (event.type === 'assistant/message' || event.type === 'step/start' || event.type === 'step/end' || event.type === 'turn/end') this.streaming = undefined
-    const presentation = this.host.present(event)
+    const presentation = this.services.present(event)
     this.emit({ kind: 'append', event, ...(presentation === undefined ? {} : { presentation }) })
   }
 
@@ -243,13 +295,25 @@ export class OpenSession {
     this.syncQuestions(snapshot)
   }
 
-  /** Tells the streams which shown questions closed (`question-closed`) and which opened (`question`) since they were last told. */
+  /**
+   * Tells the streams which shown questions closed (`question-closed`),
+   * which opened (`question`, with their comments) and whose shared comments
+   * changed (`question-comments`) since they were last told.
+   */
   private syncQuestions(snapshot: ProjectionSnapshot = this.snapshot()): void {
     const before = this.shownQuestions
+    const commentsBefore = this.shownComments
     const now = this.openAsks(snapshot)
     this.shownQuestions = now
+    this.shownComments = this.commentsShown(snapshot)
+    const shared = snapshot.values.reviewComments ?? {}
+    const commentsOf = (id: string): readonly SharedComment[] => (Object.hasOwn(shared, id) ? shared[id]! : [])
     for (const id of before.keys()) if (!now.has(id)) this.emit({ kind: 'question-closed', id, outcome: this.closedAs(id) })
-    for (const [id, question] of now) if (!before.has(id)) this.emit({ kind: 'question', question })
+    for (const [id, question] of now) {
+      const comments = commentsOf(id)
+      if (!before.has(id)) this.emit({ kind: 'question', question: comments.length === 0 ? question : { ...question, comments } })
+      else if (commentsBefore.get(id) !== this.shownComments.get(id)) this.emit({ kind: 'question-comments', id, comments })
+    }
   }
 
   /** Called by the host for each streamed text part of this session's agent. */
@@ -269,17 +333,59 @@ export class OpenSession {
     }
     agent.prompt(message).catch((error: unknown) => {
       // The lease went while the turn started: this server follows the session from now on.
-      if (SessionLogError.isInstance(error) && error.code === 'LEASE_LOST') void this.host.leaseLost(this, agent)
+      if (SessionLogError.isInstance(error) && error.code === 'LEASE_LOST') void this.services.leases?.leaseLost(this, agent)
       // BUSY when a follow-up got in first: steer instead, so the message is not lost.
       else if (!agent.disposed) agent.steer(message)
-      else this.host.logger.warn(`session ${this.id}: prompt failed: ${error instanceof Error ? error.message : String(error)}`)
+      else this.services.logger.warn(`session ${this.id}: prompt failed: ${error instanceof Error ? error.message : String(error)}`)
     })
     return { steered: false }
   }
 
   /** Runs a slash command line (the writer only); `undefined` for an unknown command (nothing logged). */
   command(line: string, images: readonly PostedImage[]): Promise<CommandResult | undefined> {
-    return this.host.ctx.require('commands').execute({ agent: this.writer(), line, attachments: attachments(images) })
+    return this.services.commands.execute({ agent: this.writer(), line, attachments: attachments(images) })
+  }
+
+  /**
+   * Shares a comment `raw` (`{ line, text }`) from `user` on the open plan
+   * review `questionId` (the writer only): checked against the logged
+   * question (`shareComment`: a 400 when it is wrong), then appended as
+   * `web/review-comment`, so every tab of every server gets it from the log,
+   * and the answer carries it with its author.
+   */
+  async comment(questionId: string, raw: unknown, user: RequestUser): Promise<SettleResult & { readonly comment?: SharedComment }> {
+    const session = this.writerSession()
+    const question = this.shownQuestions.get(questionId)
+    if (question === undefined) return this.notOpen(questionId)
+    const shared = shareComment(question.request.questions, this.commentsOf(questionId), raw, user)
+    if (typeof shared === 'string') return { ok: false, status: 400, error: shared }
+    await session.append(REVIEW_COMMENT_EVENT, { questionId, comment: shared })
+    return { ok: true, comment: shared }
+  }
+
+  /** Removes shared comment `commentId` of the open question `questionId` (the writer only): its author may, and any owner. Logged as `web/review-comment-removed`. */
+  async uncomment(questionId: string, commentId: string, user: RequestUser): Promise<SettleResult> {
+    const session = this.writerSession()
+    if (!this.shownQuestions.has(questionId)) return this.notOpen(questionId)
+    const comment = this.commentsOf(questionId).find((held) => held.id === commentId)
+    if (comment === undefined) return { ok: false, status: 404, error: `no comment ${JSON.stringify(commentId)} on question ${questionId}` }
+    if (user.role !== 'owner' && comment.by?.id !== user.by?.id) {
+      return { ok: false, status: 403, error: `only its author (${comment.by?.name ?? 'someone else'}) or an owner can remove that comment`, code: 'OWNERS_ONLY' }
+    }
+    await session.append(REVIEW_COMMENT_REMOVED_EVENT, { questionId, commentId, ...(user.by === undefined ? {} : { by: user.by }) })
+    return { ok: true }
+  }
+
+  /** The refusal for a question that is not open: 409 when the log settled it, else 404. */
+  private notOpen(questionId: string): SettleResult {
+    const asked = this.current.events.some((event) => event.type === 'question/asked' && event.data.questionId === questionId)
+    return asked ? { ok: false, status: 409, error: `question ${questionId} is already closed` } : { ok: false, status: 404, error: `no question ${questionId} in session ${this.id}` }
+  }
+
+  /** The session this server writes; a follower throws {@link NotLeaseHolderError}. */
+  private writerSession(): HostSession {
+    this.writer()
+    return this.current as HostSession
   }
 
   /** Cancels the running turn (the writer only); resolves with whether one was running. */
@@ -295,7 +401,7 @@ export class OpenSession {
       try {
         listener(item)
       } catch (error) {
-        this.host.logger.warn(`session ${this.id}: a feed listener failed: ${error instanceof Error ? error.message : String(error)}`)
+        this.services.logger.warn(`session ${this.id}: a feed listener failed: ${error instanceof Error ? error.message : String(error)}`)
       }
     }
   }

@@ -1,6 +1,5 @@
-import { cpSync, existsSync, mkdirSync, statSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { dirname, join, resolve } from 'node:path'
+import { statSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { loadSection, parsePlacement, parseRequiredSections, type Placement } from '@planmode/demo/cli-args'
 
@@ -16,8 +15,10 @@ export interface WebCliOptions {
   readonly store?: PostgresStoreOption
   /** `--public-url`: the address other servers and users are sent to (default: the listening origin). */
   readonly publicUrl?: string
-  /** `--workspace`, resolved; absent for the default. */
+  /** `--workspace`, resolved: the one folder every session works in; absent for the default (a copy per session). */
   readonly workspace?: string
+  /** `--workspaces`, resolved: where each session's copy of the sample project goes; absent for the default. */
+  readonly workspaces?: string
   /** `--section-file`: the plan-mode guidance text. */
   readonly sectionFile?: string
   /** `--base-url`: an OpenAI-compatible server. */
@@ -55,8 +56,8 @@ export interface PostgresStoreOption {
 /** The default session folder, under the working directory. */
 export const DEFAULT_SESSION_DIR = join('.planmode', 'web-sessions')
 
-/** The default workspace with `--store` (there is no session folder to hold it), under the working directory. */
-export const DEFAULT_STORE_WORKSPACE = join('.planmode', 'web-workspace')
+/** The default folder of the sessions' workspaces with `--store` (there is no session folder to hold them), under the working directory. */
+export const DEFAULT_STORE_WORKSPACES = join('.planmode', 'web-workspaces')
 
 /** The default PostgreSQL schema of `--store`. */
 export const DEFAULT_SCHEMA = 'planmode'
@@ -74,8 +75,10 @@ export const WEB_USAGE = `usage: pnpm web [options]
   --schema <name>         the PostgreSQL schema with --store (default ${DEFAULT_SCHEMA}; created on start)
   --public-url <url>      this server's address as other servers and users reach it (http:// or https://; default
                           the listening origin, loopback-only: give it when the servers run on several machines)
-  --workspace <dir>       the folder the agent's tools work in (default: <session-dir>/workspace, a copy of the sample
-                          project; with --store, ${DEFAULT_STORE_WORKSPACE})
+  --workspaces <dir>      where each session gets its own copy of the sample project to work in, <dir>/<session id>
+                          (default <session-dir>/workspaces; with --store ${DEFAULT_STORE_WORKSPACES}, which servers sharing
+                          a database should share)
+  --workspace <dir>       every session works in this one folder instead (their edits meet)
   --section-file <file>   plan-mode guidance text (default: RECOMMENDED_PLAN_SECTION)
   --placement <where>     system (the system prompt, default) or transcript (one message; prompt cache kept)
   --guard                 refuse tools that are not read-only while plan mode is on (plan-guard)
@@ -114,6 +117,7 @@ export function parseWebCli(argv: readonly string[], cwd = process.cwd()): WebCl
       schema: { type: 'string' },
       'public-url': { type: 'string' },
       workspace: { type: 'string' },
+      workspaces: { type: 'string' },
       'section-file': { type: 'string' },
       placement: { type: 'string' },
       guard: { type: 'boolean', default: false },
@@ -138,6 +142,9 @@ export function parseWebCli(argv: readonly string[], cwd = process.cwd()): WebCl
     throw new Error('--store and --session-dir are two places for the sessions: give one (--store for PostgreSQL, --session-dir for JSONL files)')
   }
   if (values.schema !== undefined && values.store === undefined) throw new Error('--schema names a PostgreSQL schema: it needs --store <url>')
+  if (values.workspace !== undefined && values.workspaces !== undefined) {
+    throw new Error('--workspace (one folder for every session) and --workspaces (a copy per session in that folder) are two choices: give one')
+  }
   let store: PostgresStoreOption | undefined
   if (values.store !== undefined) {
     if (!/^postgres(ql)?:\/\/\S+$/.test(values.store)) throw new Error(`--store takes a postgres:// (or postgresql://) URL, not ${JSON.stringify(redactUrl(values.store))}`)
@@ -152,6 +159,7 @@ export function parseWebCli(argv: readonly string[], cwd = process.cwd()): WebCl
     ...(publicUrl === undefined ? {} : { publicUrl }),
     ...(store === undefined ? { sessionDir: resolve(cwd, values['session-dir'] ?? DEFAULT_SESSION_DIR) } : { store }),
     workspace: values.workspace === undefined ? undefined : resolve(cwd, values.workspace),
+    ...(values.workspaces === undefined ? {} : { workspaces: resolve(cwd, values.workspaces) }),
     sectionFile: values['section-file'],
     baseUrl: values['base-url'],
     model: values.model,
@@ -200,27 +208,20 @@ export function tokenFromEnv(env: Readonly<Record<string, string | undefined>>):
   return raw
 }
 
-/** The sample project shipped with `@planmode/demo` (`apps/demo/workspace`). */
-export function sampleWorkspaceDir(): string {
-  return join(dirname(createRequire(import.meta.url).resolve('@planmode/demo/package.json')), 'workspace')
-}
-
 /**
- * The workspace folder: `--workspace` (which must be a directory), else
- * `<sessionDir>/workspace`, copied from the sample project the first time,
- * so every session of the folder and every restart work in the same files.
+ * Where the sessions work: `--workspace` (which must be a directory), the
+ * one folder every session shares; else the folder each session's own copy
+ * of the sample project goes in — `--workspaces`, else `<sessionDir>/workspaces`
+ * beside the session logs, or `.planmode/web-workspaces` with `--store` —
+ * so a restart finds each session's files again.
  */
-export function resolveWorkspace(options: Pick<WebCliOptions, 'workspace' | 'sessionDir'>, cwd = process.cwd()): string {
+export function resolveWorkspace(options: Pick<WebCliOptions, 'workspace' | 'workspaces' | 'sessionDir'>, cwd = process.cwd()): { readonly workspace: string } | { readonly workspaces: string } {
   if (options.workspace !== undefined) {
     if (statSync(options.workspace, { throwIfNoEntry: false })?.isDirectory() !== true) throw new Error(`--workspace ${options.workspace} is not a directory`)
-    return options.workspace
+    return { workspace: options.workspace }
   }
-  const target = options.sessionDir === undefined ? resolve(cwd, DEFAULT_STORE_WORKSPACE) : join(options.sessionDir, 'workspace')
-  if (!existsSync(target)) {
-    mkdirSync(dirname(target), { recursive: true })
-    cpSync(sampleWorkspaceDir(), target, { recursive: true })
-  }
-  return target
+  if (options.workspaces !== undefined) return { workspaces: options.workspaces }
+  return { workspaces: options.sessionDir === undefined ? resolve(cwd, DEFAULT_STORE_WORKSPACES) : join(options.sessionDir, 'workspaces') }
 }
 
 /** The query parameters of a PostgreSQL URL that carry a secret. */
@@ -278,3 +279,6 @@ export function parsePublicUrl(raw: string): string {
 
 /** `--section-file`'s text, or the recommended section (the demo's reader). */
 export { loadSection }
+
+/** The sample project shipped with `@planmode/demo`, what each session's workspace is a copy of (see `session-workspaces.ts`). */
+export { sampleWorkspaceDir } from './session-workspaces.js'

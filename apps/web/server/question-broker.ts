@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { UserQuestionError, type QuestionAnswerer, type UserAnswer, type UserQuestion } from '@planmode/seams'
-import { checkAnswers } from './answer-check.js'
-import { reviewerMayAnswer, shareComment, withAuthors, type SharedComment } from './shared-comments.js'
+import { checkPersonAnswers } from './person-answers.js'
+import type { SharedComment } from './review-comments.js'
+import { reviewerMayAnswer, withAuthors } from './shared-comments.js'
 import type { RequestUser } from './users.js'
 
 /** A question waiting for a browser tab, as the API sends it. */
@@ -12,24 +13,12 @@ export interface PendingQuestion {
   readonly sessionId: string
   /** The seams' `AskRequest` without the agent and the signal. */
   readonly request: { readonly questions: readonly UserQuestion[] }
-  /** The comments reviewers shared on the open plan review so far, oldest first (absent while there are none). */
+  /** The comments people shared on the open plan review so far, oldest first (absent while there are none). */
   readonly comments?: readonly SharedComment[]
 }
 
 /** How a pending question closed. */
 export type QuestionOutcome = 'answered' | 'dismissed' | 'aborted'
-
-/**
- * What the broker tells the session's listeners. The tabs see a question
- * open and close from the log (`OpenSession`); the broker only says how a
- * question it held closed, and what reviewers comment.
- */
-export interface QuestionListener {
-  /** A question closed here (answered, dismissed or aborted). */
-  closed(id: string, outcome: QuestionOutcome): void
-  /** The shared comments of an open question changed (one added or removed): all of them now. */
-  commented(id: string, comments: readonly SharedComment[]): void
-}
 
 /** The result of an answer, a dismissal or a comment: done, or refused with a status and a message (nothing changed). */
 export type SettleResult =
@@ -38,8 +27,6 @@ export type SettleResult =
 
 interface Waiting {
   readonly question: PendingQuestion
-  /** The comments shared on it so far (`shareComment`), oldest first. */
-  comments: readonly SharedComment[]
   resolve(answers: readonly UserAnswer[]): void
   reject(error: Error): void
 }
@@ -53,16 +40,8 @@ export class SessionQuestions {
   private readonly waiting = new Map<string, Waiting>()
   private readonly outcomes = new Map<string, QuestionOutcome>()
 
-  /** The questions of session `sessionId`; `listener` hears every opening and closing. */
-  constructor(
-    private readonly sessionId: string,
-    private readonly listener: QuestionListener,
-  ) {}
-
-  /** The open questions, oldest first, each with its shared comments when there are some. */
-  pending(): PendingQuestion[] {
-    return [...this.waiting.values()].map((entry) => (entry.comments.length === 0 ? entry.question : { ...entry.question, comments: entry.comments }))
-  }
+  /** The questions of session `sessionId`. */
+  constructor(private readonly sessionId: string) {}
 
   /**
    * Opens a question and waits for a tab; rejects `ASK_ABORTED` when
@@ -78,7 +57,6 @@ export class SessionQuestions {
       }
       this.waiting.set(question.id, {
         question,
-        comments: [],
         resolve: (answers) => {
           signal?.removeEventListener('abort', onAbort)
           resolve(answers)
@@ -97,11 +75,6 @@ export class SessionQuestions {
     return this.waiting.has(id)
   }
 
-  /** The comments shared on question `id` while it waits here (none otherwise). */
-  commentsOf(id: string): readonly SharedComment[] {
-    return this.waiting.get(id)?.comments ?? []
-  }
-
   /** How question `id` closed here, when it did. */
   outcomeOf(id: string): QuestionOutcome | undefined {
     return this.outcomes.get(id)
@@ -110,53 +83,24 @@ export class SessionQuestions {
   /**
    * Answers question `id` with `raw` from `user` (checked first: a bad answer
    * is a 400, an answer a reviewer may not give a 403, and the question stays
-   * open). The answers passed on carry `user`'s `by`; the plan review's
-   * shared comments come first among its comments, each with its author.
+   * open). The answers passed on carry `user`'s `by`; the comments `shared`
+   * on the plan review (from the log) come first among its comments, each
+   * with its author, and an approval while there are some is a 400.
    */
-  answer(id: string, raw: unknown, user: RequestUser): SettleResult {
+  answer(id: string, raw: unknown, user: RequestUser, shared: readonly SharedComment[]): SettleResult {
     const entry = this.waiting.get(id)
     if (entry === undefined) return this.missing(id)
     const questions = entry.question.request.questions
-    const checked = checkAnswers(questions, raw)
-    if (typeof checked === 'string') return { ok: false, status: 400, error: checked }
+    const checked = checkPersonAnswers(questions, raw, user.by)
+    if (!checked.ok) return { ok: false, status: 400, error: checked.problem }
     if (user.role !== 'owner') {
-      const refused = reviewerMayAnswer(questions, checked, user)
+      const refused = reviewerMayAnswer(questions, checked.answers, user)
       if (refused !== undefined) return { ok: false, status: 403, error: refused, code: 'OWNERS_ONLY' }
     }
-    const merged = withAuthors(questions, checked, entry.comments, user)
+    const merged = withAuthors(questions, checked.answers, shared, user)
     if (typeof merged === 'string') return { ok: false, status: 400, error: merged }
     this.close(id, 'answered')
     entry.resolve(merged)
-    return { ok: true }
-  }
-
-  /**
-   * Shares a comment `raw` (`{ line, text }`) from `user` on the open plan
-   * review `id`: kept with the question (not logged) and pushed to every
-   * tab, until the review is answered — then it is among the answer's
-   * comments, with its author — or closes otherwise (it is dropped).
-   */
-  comment(id: string, raw: unknown, user: RequestUser): SettleResult & { readonly comment?: SharedComment } {
-    const entry = this.waiting.get(id)
-    if (entry === undefined) return this.missing(id)
-    const shared = shareComment(entry.question.request.questions, entry.comments, raw, user)
-    if (typeof shared === 'string') return { ok: false, status: 400, error: shared }
-    entry.comments = [...entry.comments, shared]
-    this.listener.commented(id, entry.comments)
-    return { ok: true, comment: shared }
-  }
-
-  /** Removes shared comment `commentId` of question `id`: its author may, and any owner. */
-  uncomment(id: string, commentId: string, user: RequestUser): SettleResult {
-    const entry = this.waiting.get(id)
-    if (entry === undefined) return this.missing(id)
-    const comment = entry.comments.find((held) => held.id === commentId)
-    if (comment === undefined) return { ok: false, status: 404, error: `no comment ${JSON.stringify(commentId)} on question ${id}` }
-    if (user.role !== 'owner' && comment.by?.id !== user.by?.id) {
-      return { ok: false, status: 403, error: `only its author (${comment.by?.name ?? 'someone else'}) or an owner can remove that comment`, code: 'OWNERS_ONLY' }
-    }
-    entry.comments = entry.comments.filter((held) => held !== comment)
-    this.listener.commented(id, entry.comments)
     return { ok: true }
   }
 
@@ -177,7 +121,6 @@ export class SessionQuestions {
   private close(id: string, outcome: QuestionOutcome): boolean {
     if (!this.waiting.delete(id)) return false
     this.outcomes.set(id, outcome)
-    this.listener.closed(id, outcome)
     return true
   }
 }

@@ -1,11 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { SessionLogError } from '@planmode/host'
-import { checkAnswerShape } from './answer-check.js'
+import { SessionLogError } from '@planmode/store'
 import { HttpError } from './http-error.js'
 import { checkMembers, readJson, sendJson } from './json-body.js'
 import { answerFromLog } from './log-answers.js'
 import type { OpenSession } from './open-session.js'
-import { checkReviewerAnswerShape, requireOwner } from './permissions.js'
+import { requireOwner } from './permissions.js'
 import { parseImages } from './posted-images.js'
 import type { SettleResult } from './question-broker.js'
 import { eventPage, listSessions, parsePage, parseTail, sessionPage } from './session-reads.js'
@@ -52,7 +51,7 @@ export async function routeApi(request: IncomingMessage, response: ServerRespons
   if (resource !== 'sessions' || rest.length > 0) throw new HttpError(404, `no such endpoint: ${method} ${url.pathname}`)
 
   if (id === undefined) {
-    if (method === 'GET') return sendJson(response, 200, { sessions: await listSessions(host) })
+    if (method === 'GET') return sendJson(response, 200, { sessions: await listSessions(host.sessions, (known) => host.get(known), host.titles) })
     requireOwner(user, 'start a session')
     // A plan goes to a fresh session through its review (SPEC §18: an approval with `handoff.fresh`), not through here.
     checkMembers(await readJson(request, api.bodyLimit), [])
@@ -66,19 +65,19 @@ export async function routeApi(request: IncomingMessage, response: ServerRespons
     const tail = parseTail(url.searchParams.get('tail'), api.defaultTail)
     const open = await openSession(host, id)
     await host.refreshLease(open)
-    return sendJson(response, 200, sessionPage(host, open, tail))
+    return sendJson(response, 200, sessionPage(open, tail))
   }
   if (action === 'events') {
     if (qid !== undefined) throw new HttpError(404, `no such endpoint: ${method} ${url.pathname}`)
     if (method !== 'GET') throw new HttpError(405, 'events takes GET')
     const { before, limit } = parsePage(url.searchParams, api.defaultTail)
     const open = await openSession(host, id)
-    return sendJson(response, 200, eventPage(host, open, before, limit))
+    return sendJson(response, 200, eventPage(open, before, limit))
   }
   if (action === 'stream') {
     if (method !== 'GET' || qid !== undefined) throw new HttpError(404, `no such endpoint: ${method} ${url.pathname}`)
     const open = await openSession(host, id)
-    return streams.open(host, open, request, response, url)
+    return streams.open(open, request, response, url)
   }
   if (method !== 'POST') throw new HttpError(405, `${action} takes POST`)
 
@@ -118,13 +117,9 @@ export async function routeApi(request: IncomingMessage, response: ServerRespons
       if (sub !== undefined && sub !== 'dismiss') break
       if (sub === 'dismiss') requireOwner(user, 'dismiss a question')
       const body = await readJson(request, api.bodyLimit)
-      // The body first: bad input is a 400 with nothing changed (no takeover, nothing logged).
-      if (sub === undefined) {
-        checkMembers(body, ['answers'])
-        const wrong = checkAnswerShape(body.answers)
-        if (wrong !== undefined) throw new HttpError(400, wrong)
-        checkReviewerAnswerShape(user, body.answers as Record<string, unknown>[])
-      } else checkMembers(body, [])
+      // The body first: bad input is a 400 with nothing changed (no takeover, nothing logged). The answers themselves are
+      // checked against the question they answer (the host's checker), where it waits or in the log.
+      checkMembers(body, sub === undefined ? ['answers'] : [])
       const result = sub === undefined ? await answer(host, id, qid, body.answers, user) : await write(host, id, (open) => open.questions.dismiss(qid))
       if (!result.ok) throw settleError(result)
       return sendJson(response, 200, { ok: true })
@@ -135,22 +130,22 @@ export async function routeApi(request: IncomingMessage, response: ServerRespons
 
 /**
  * `POST …/questions/:qid/comment` `{ line, text }` → 201 `{ comment }` (shared
- * on the open plan review, pushed to every tab) and `…/uncomment` `{ id }` →
- * `{ ok: true }` (its author or an owner). Every user may; the question lives
- * on the writer, so on a follower this is a write like an answer.
+ * on the open plan review: logged, so every tab of every server gets it) and
+ * `…/uncomment` `{ id }` → `{ ok: true }` (its author or an owner). Every
+ * user may; it is appended to the log, so on a follower it is a write.
  */
 async function comment(request: IncomingMessage, response: ServerResponse, api: ApiContext, id: string, qid: string, sub: 'comment' | 'uncomment', user: RequestUser): Promise<void> {
   const body = await readJson(request, api.bodyLimit)
   if (sub === 'comment') {
     checkMembers(body, ['line', 'text'])
-    const result = await write(api.host, id, (open) => open.questions.comment(qid, body, user))
+    const result = await write(api.host, id, (open) => open.comment(qid, body, user))
     if (!result.ok) throw settleError(result)
     return sendJson(response, 201, { comment: result.comment })
   }
   checkMembers(body, ['id'])
   const commentId = body.id
   if (typeof commentId !== 'string' || commentId === '') throw new HttpError(400, 'id must be the id of a shared comment')
-  const result = await write(api.host, id, (open) => open.questions.uncomment(qid, commentId, user))
+  const result = await write(api.host, id, (open) => open.uncomment(qid, commentId, user))
   if (!result.ok) throw settleError(result)
   return sendJson(response, 200, { ok: true })
 }
@@ -163,8 +158,8 @@ async function comment(request: IncomingMessage, response: ServerResponse, api: 
  */
 async function answer(host: WebHost, id: string, qid: string, raw: unknown, user: RequestUser): Promise<SettleResult> {
   const open = await openSession(host, id)
-  if (open.role === 'writer' && open.questions.holds(qid)) return open.questions.answer(qid, raw, user)
-  return answerFromLog(host, open, qid, raw, user)
+  if (open.role === 'writer' && open.questions.holds(qid)) return open.questions.answer(qid, raw, user, open.commentsOf(qid))
+  return answerFromLog(host.answerInbox, open, qid, raw, user)
 }
 
 /** The HTTP error of a refused answer, dismissal or comment: its status, message, `code` and (`ALREADY_ANSWERED`) `by`. */

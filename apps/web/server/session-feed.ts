@@ -1,6 +1,6 @@
 import type { ProjectionSnapshot, SessionEvent, ToolPresentation } from '@planmode/seams'
 import type { PendingQuestion, QuestionOutcome } from './question-broker.js'
-import type { SharedComment } from './shared-comments.js'
+import type { SharedComment } from './review-comments.js'
 
 /** How a UI may show the tool calls of an `assistant/message` or the outcome of a `tool/result`. */
 export interface EventPresentation {

@@ -1,42 +1,21 @@
-import type { Context, Logger } from '@planmode/context'
-import { SessionLogError, type HostAgent, type HostSession } from '@planmode/host'
+import type { Logger } from '@planmode/context'
+import type { HostAgent } from '@planmode/host'
+import { SessionLogError, type HostSession } from '@planmode/store'
 import type { FollowerSession, PostgresSession, PostgresSessionStore } from '@planmode/store-postgres'
 import { NotLeaseHolderError } from './not-lease-holder-error.js'
-import type { OpenSession } from './open-session.js'
+import type { LeaseWatch, OpenSession } from './open-session.js'
+import type { SessionTable } from './session-table.js'
+import type { SessionWriting } from './session-writing.js'
 
 /** How long a followed session with no stream stays open by default, in ms: a tab that reloads finds it still open. */
 export const FOLLOWER_IDLE_MS = 30_000
 
-/** What {@link SessionLeases} needs of the host that holds the sessions open. */
-export interface LeaseHost {
-  /** The context the agents are created in. */
-  readonly ctx: Context
-  /** Where the takeovers and demotions are told. */
-  readonly logger: Logger
-  /** This server's name in the leases it takes. */
-  readonly self: string
-  /** Whether the host is closing. */
-  closed(): boolean
-  /** Throws while the host is closing. */
-  refuseClosed(): void
-  /** The open session `id`, if it is open. */
-  get(id: string): OpenSession | undefined
-  /** The sessions held open. */
-  loaded(): readonly OpenSession[]
-  /** Drops `entry` from the open sessions (when it is still the one held for its id). */
-  forget(entry: OpenSession): void
-  /** `agent` writes `entry` now (its streamed text and questions go there). */
-  bind(agent: HostAgent, entry: OpenSession): void
-  /** `agent` writes nothing any more. */
-  unbind(agent: HostAgent): void
-  /** Creates the agent of a session this server writes now. */
-  createAgent(session: HostSession): HostAgent
-  /** Logs `demo/workspace` when the session's last one names another folder. */
-  logWorkspace(session: HostSession): Promise<void>
-}
-
 /** Options of {@link SessionLeases}. */
 export interface SessionLeasesOptions {
+  /** This server's name in the leases it takes. */
+  readonly self: string
+  /** Where the takeovers and demotions are told. */
+  readonly logger: Logger
   /** How often, in ms, the leases are read again (default 2000; 0 = only on requests). */
   readonly leaseCheckMs?: number
   /** How long a followed session with no stream stays open, in ms (default {@link FOLLOWER_IDLE_MS}). */
@@ -50,7 +29,7 @@ export interface SessionLeasesOptions {
  * closing of followers no stream watches. One takeover or demotion per
  * session at a time.
  */
-export class SessionLeases {
+export class SessionLeases implements LeaseWatch {
   /** The takeover or demotion under way, by session id. */
   private readonly promoting = new Map<string, Promise<void>>()
   /** The close timers of followed sessions no stream watches. */
@@ -59,7 +38,10 @@ export class SessionLeases {
 
   constructor(
     private readonly store: PostgresSessionStore,
-    private readonly host: LeaseHost,
+    /** The open sessions, shared with the registry. */
+    private readonly table: SessionTable,
+    /** What a takeover does to start writing: the agent, the workspace in the log. */
+    private readonly writing: SessionWriting,
     private readonly options: SessionLeasesOptions,
   ) {}
 
@@ -125,7 +107,7 @@ export class SessionLeases {
     const id = entry.id
     const running = this.promoting.get(id)
     if (running !== undefined) return running.catch(() => {})
-    if (agent === undefined || entry.agent !== agent || this.host.closed()) return Promise.resolve()
+    if (agent === undefined || entry.agent !== agent || this.table.closed) return Promise.resolve()
     const demotion = this.demote(entry, agent).finally(() => this.promoting.delete(id))
     this.promoting.set(id, demotion)
     return demotion
@@ -134,7 +116,7 @@ export class SessionLeases {
   private async demote(entry: OpenSession, agent: HostAgent): Promise<void> {
     const store = this.store
     const writer = entry.session as HostSession
-    this.host.unbind(agent)
+    this.table.unbind(agent)
     agent.dispose()
     await store.close(writer).catch(() => {})
     let follower: FollowerSession
@@ -142,16 +124,16 @@ export class SessionLeases {
       follower = await store.follow(entry.id)
     } catch (error) {
       // Not followed again: the next request opens the session anew.
-      this.host.forget(entry)
+      this.table.forget(entry)
       throw error
     }
     const { holder, unknown } = await this.holderOf(entry.id)
-    if (this.host.closed()) {
+    if (this.table.closed) {
       await store.close(follower)
       return
     }
     entry.demote(follower, holder, unknown)
-    this.host.logger.warn(`session ${entry.id}: this server lost its lease (${holder === null ? 'nobody holds it now' : `${holder} holds it`}); it follows the session read-only now`)
+    this.options.logger.warn(`session ${entry.id}: this server lost its lease (${holder === null ? 'nobody holds it now' : `${holder} holds it`}); it follows the session read-only now`)
     this.armIdle(entry)
   }
 
@@ -159,7 +141,7 @@ export class SessionLeases {
   private async takeOver(entry: OpenSession): Promise<void> {
     const store = this.store
     const id = entry.id
-    this.host.refuseClosed()
+    this.table.refuseClosed()
     const lease = await store.lease(id)
     if (lease.held) {
       entry.noteHolder(lease.holder ?? null)
@@ -175,26 +157,26 @@ export class SessionLeases {
       entry.noteHolder(holder, unknown)
       throw new NotLeaseHolderError(id, holder)
     }
-    if (this.host.closed()) {
+    if (this.table.closed) {
       await store.close(session)
-      this.host.refuseClosed()
+      this.table.refuseClosed()
     }
     const follower = entry.session
     let agent: HostAgent
     try {
       // plan-core meets this session object for the first time and rebuilds its plan state from the log (SPEC §9).
-      agent = this.host.createAgent(session)
+      agent = this.writing.createAgent(session)
     } catch (error) {
       // Give the lease back: the session stays followed.
       await store.close(session).catch(() => {})
       throw error
     }
     this.disarmIdle(id)
-    this.host.bind(agent, entry)
-    entry.become(session, agent, this.host.self)
+    this.table.bind(agent, entry)
+    entry.become(session, agent, this.options.self)
     await store.close(follower)
-    this.host.logger.info(`session ${id}: taken over (its lease was free); this server writes it now`)
-    await this.host.logWorkspace(session)
+    this.options.logger.info(`session ${id}: taken over (its lease was free); this server writes it now`)
+    await this.writing.logWorkspace(session)
   }
 
   /** Reads the lease of a followed session again and tells its streams when the holder changed. */
@@ -208,7 +190,7 @@ export class SessionLeases {
   private scheduleLeaseCheck(): void {
     const every = this.options.leaseCheckMs ?? 2000
     this.leaseTimer = setTimeout(() => {
-      const entries = this.host.loaded()
+      const entries = this.table.all()
       const watched = entries.filter((entry) => entry.role === 'follower' && entry.watched > 0)
       const written = entries.filter((entry) => entry.role === 'writer')
       void Promise.allSettled([
@@ -218,7 +200,7 @@ export class SessionLeases {
           if (!(await this.holdsLease(entry))) await this.leaseLost(entry, agent)
         }),
       ]).then(() => {
-        if (!this.host.closed()) this.scheduleLeaseCheck()
+        if (!this.table.closed) this.scheduleLeaseCheck()
       })
     }, every)
     this.leaseTimer.unref()
@@ -236,7 +218,7 @@ export class SessionLeases {
 
   /** Closes the follower `entry` after the grace unless a stream watches it by then. */
   armIdle(entry: OpenSession): void {
-    if (this.host.closed() || entry.role !== 'follower' || entry.watched > 0) return
+    if (this.table.closed || entry.role !== 'follower' || entry.watched > 0) return
     this.disarmIdle(entry.id)
     const timer = setTimeout(() => {
       this.idle.delete(entry.id)
@@ -254,8 +236,8 @@ export class SessionLeases {
 
   /** Closes a follower no stream watches (it is opened again on the next request). */
   private async closeIdle(entry: OpenSession): Promise<void> {
-    if (this.host.closed() || this.host.get(entry.id) !== entry || entry.role !== 'follower' || entry.watched > 0 || this.promoting.has(entry.id)) return
-    this.host.forget(entry)
+    if (this.table.closed || this.table.get(entry.id) !== entry || entry.role !== 'follower' || entry.watched > 0 || this.promoting.has(entry.id)) return
+    this.table.forget(entry)
     await this.store.close(entry.session).catch(() => {})
   }
 }

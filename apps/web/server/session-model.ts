@@ -2,7 +2,7 @@
 // shows the same at the same asOfSeq and a reload or a restart shows it again.
 import type { Plugin } from '@planmode/context'
 import type { ProjectionUnit, SessionEvent, StandardSchemaV1 } from '@planmode/seams'
-import type {} from '@planmode/plan-tool'
+import { handoffModelOf } from '@planmode/plan-tool'
 
 /**
  * The wire value of `sessionModel`: `model` is the `provider:modelId` of
@@ -23,26 +23,6 @@ declare module '@planmode/seams' {
     /** The model of the session's requests, from `@planmode/web`. */
     sessionModel: SessionModelView
   }
-}
-
-/**
- * The model id the latest handoff chose for the agent of the session that
- * logged `event`, or `undefined` when the event chooses none: an approval
- * with a `model` and without `fresh` (with `fresh` the model goes with the
- * new session), or the `plan/handoff` that starts a handed-on session.
- */
-export function handoffModelOf(event: SessionEvent): string | undefined {
-  if (event.type === 'plan/handoff') return typeof event.data.model === 'string' ? event.data.model : undefined
-  if (event.type !== 'plan/review' || event.data.outcome !== 'approved') return undefined
-  const handoff = event.data.handoff
-  return handoff?.fresh !== true && typeof handoff?.model === 'string' ? handoff.model : undefined
-}
-
-/** The model id the latest handoff of `events` chose for this session's agent, if any (the agent of a reopened session gets it back). */
-export function chosenModel(events: readonly SessionEvent[]): string | undefined {
-  let chosen: string | undefined
-  for (const event of events) chosen = handoffModelOf(event) ?? chosen
-  return chosen
 }
 
 const isNullableString = (value: unknown): boolean => value === null || typeof value === 'string'

@@ -1,32 +1,38 @@
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
+import type { SessionStore } from '@planmode/store'
 import type { SessionEvent } from '@planmode/seams'
 import { HttpError } from './http-error.js'
 import type { OpenSession } from './open-session.js'
-import type { WebHost } from './web-host.js'
+import type { SessionTitles } from './session-titles.js'
 
 const MAX_TAIL = 100_000
 
 /**
  * `GET /api/sessions`: every session of the store, newest activity first,
- * with details (event count, last seq, title, running, role) for those this
- * server has open.
+ * with its title (read from the log of a session this server has not opened,
+ * `titles`) and details (event count, last seq, running, role) for those
+ * this server has open.
  */
-export async function listSessions(host: WebHost) {
-  const ids = await host.sessions.list()
-  const dir = host.sessions.dir
-  const rows = ids.map((id) => {
-    const open = host.get(id)
-    const file = dir === undefined ? undefined : join(dir, `${id}.jsonl`)
-    const stat = file === undefined ? undefined : statSync(file, { throwIfNoEntry: false })
-    const events = open?.session.events
-    return {
-      id,
-      open: open !== undefined,
-      updatedAt: stat?.mtimeMs ?? events?.at(-1)?.time ?? createdAt(id) ?? 0,
-      ...(events === undefined ? {} : { events: events.length, updatedSeq: events.at(-1)?.seq ?? -1, title: titleOf(events), running: open!.running, role: open!.role }),
-    }
-  })
+export async function listSessions(sessions: SessionStore, openOf: (id: string) => OpenSession | undefined, titles: SessionTitles) {
+  const ids = await sessions.list()
+  const dir = sessions.dir
+  const rows = await Promise.all(
+    ids.map(async (id) => {
+      const open = openOf(id)
+      const file = dir === undefined ? undefined : join(dir, `${id}.jsonl`)
+      const stat = file === undefined ? undefined : statSync(file, { throwIfNoEntry: false })
+      const events = open?.session.events
+      const title = await titles.titleOf(id, events)
+      return {
+        id,
+        open: open !== undefined,
+        updatedAt: stat?.mtimeMs ?? events?.at(-1)?.time ?? createdAt(id) ?? 0,
+        ...(title === undefined ? {} : { title }),
+        ...(events === undefined ? {} : { events: events.length, updatedSeq: events.at(-1)?.seq ?? -1, running: open!.running, role: open!.role }),
+      }
+    }),
+  )
   return rows.sort((a, b) => b.updatedAt - a.updatedAt || a.id.localeCompare(b.id))
 }
 
@@ -35,7 +41,7 @@ export async function listSessions(host: WebHost) {
  * their tool presentations, the projection snapshot as of the last event,
  * the open questions, whether a turn runs and the text streamed so far.
  */
-export function sessionPage(host: WebHost, open: OpenSession, tail: number) {
+export function sessionPage(open: OpenSession, tail: number) {
   const events = open.session.events
   const partial = open.partial()
   const shown = tail === 0 ? [] : events.slice(-tail)
@@ -49,7 +55,7 @@ export function sessionPage(host: WebHost, open: OpenSession, tail: number) {
     firstSeq: shown[0]?.seq ?? (events.at(-1)?.seq ?? -1) + 1,
     lastSeq: events.at(-1)?.seq ?? -1,
     earlier: events.length - shown.length,
-    presentations: presentationsOf(host, shown),
+    presentations: presentationsOf(open, shown),
     snapshot: open.snapshot(),
     questions: open.pending(),
     running: open.running,
@@ -66,7 +72,7 @@ export function sessionPage(host: WebHost, open: OpenSession, tail: number) {
  * it is read: a client holding the events from `before` on gets, with the
  * page, every event from `firstSeq` on, none twice.
  */
-export function eventPage(host: WebHost, open: OpenSession, before: number, limit: number) {
+export function eventPage(open: OpenSession, before: number, limit: number) {
   const events = open.session.events
   const last = events.at(-1)?.seq ?? -1
   if (before > last + 1) throw new HttpError(400, `before ${before} is past the end of the session (its last seq is ${last})`)
@@ -80,7 +86,7 @@ export function eventPage(host: WebHost, open: OpenSession, before: number, limi
     firstSeq: shown[0]?.seq ?? before,
     lastSeq: last,
     earlier: start,
-    presentations: presentationsOf(host, shown),
+    presentations: presentationsOf(open, shown),
   }
 }
 
@@ -97,28 +103,13 @@ function firstAtOrAfter(events: readonly SessionEvent[], seq: number): number {
 }
 
 /** The tools' cards of `events`, by seq (events without one are left out). */
-function presentationsOf(host: WebHost, events: readonly SessionEvent[]): Record<string, unknown> {
+function presentationsOf(open: OpenSession, events: readonly SessionEvent[]): Record<string, unknown> {
   const presentations: Record<string, unknown> = {}
   for (const event of events) {
-    const presentation = host.present(event)
+    const presentation = open.present(event)
     if (presentation !== undefined) presentations[String(event.seq)] = presentation
   }
   return presentations
-}
-
-/** The first user text of the session (≤ 80 chars), else the title of the plan it was handed (SPEC §18), else its first `/command` with arguments. */
-function titleOf(events: readonly SessionEvent[]): string | undefined {
-  for (const event of events) {
-    if (event.type !== 'user/message' || event.data.source.kind !== 'user') continue
-    const text = event.data.content.find((block) => block.type === 'text')
-    if (text?.type === 'text') return text.text.slice(0, 80)
-  }
-  const first = events[0]
-  if (first?.type === 'plan/handoff') return first.data.title.slice(0, 80)
-  for (const event of events) {
-    if (event.type === 'command/run' && event.data.args.trim() !== '' && event.data.args.trim() !== 'off') return `/${event.data.name}${event.data.args}`.slice(0, 80)
-  }
-  return undefined
 }
 
 /** When a session whose id the stores generated (`s_<base-36 ms>_<hex>`) was created, else `undefined`. */

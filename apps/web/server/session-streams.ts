@@ -4,7 +4,6 @@ import type { SessionListChange } from './handed-off.js'
 import { HttpError } from './http-error.js'
 import type { OpenSession } from './open-session.js'
 import type { SessionFeedItem } from './session-feed.js'
-import type { WebHost } from './web-host.js'
 
 /** Options of {@link SessionStreams}. */
 export interface SessionStreamsOptions {
@@ -12,6 +11,8 @@ export interface SessionStreamsOptions {
   readonly keepAliveMs: number
   /** Bytes a stream may have waiting for a slow reader before it is closed. */
   readonly streamBufferLimit: number
+  /** Whether a session may be followed (sessions in PostgreSQL): the opening burst then says who writes it (`role`). */
+  readonly followers: boolean
 }
 
 /**
@@ -27,7 +28,7 @@ export class SessionStreams {
   constructor(private readonly options: SessionStreamsOptions) {}
 
   /** Opens a stream of `open` on `response`; a bad `from` / `Last-Event-ID` is a 400 before anything is written. */
-  open(host: WebHost, open: OpenSession, request: IncomingMessage, response: ServerResponse, url: URL): void {
+  open(open: OpenSession, request: IncomingMessage, response: ServerResponse, url: URL): void {
     const events = open.session.events
     const last = events.at(-1)?.seq ?? -1
     const header = request.headers['last-event-id']
@@ -41,10 +42,10 @@ export class SessionStreams {
     response.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' })
     response.write('retry: 1000\n\n')
     // Replay and subscribe in one synchronous stretch: no event can land in between.
-    for (const event of events) if (event.seq > from) writeItem(response, { kind: 'append', event, ...withPresentation(host, event) })
+    for (const event of events) if (event.seq > from) writeItem(response, { kind: 'append', event, ...withPresentation(open, event) })
     writeItem(response, { kind: 'frame', snapshot: open.snapshot() })
     // Only sessions in PostgreSQL have followers: there the burst says who writes the session.
-    if (host.store !== undefined) writeItem(response, { kind: 'role', access: open.access() })
+    if (this.options.followers) writeItem(response, { kind: 'role', access: open.access() })
     const partial = open.partial()
     if (partial !== undefined) writeOpening(response, { kind: 'partial', ...partial })
     const pending = open.pending()
@@ -83,8 +84,8 @@ export class SessionStreams {
   }
 }
 
-function withPresentation(host: WebHost, event: SessionEvent) {
-  const presentation = host.present(event)
+function withPresentation(open: OpenSession, event: SessionEvent) {
+  const presentation = open.present(event)
   return presentation === undefined ? {} : { presentation }
 }
 

@@ -1,20 +1,9 @@
 // Several people on one plan review: the comments they share before anyone decides, who may answer what, and the
 // answer that goes on to the agent with everyone's name on it.
 import { randomUUID } from 'node:crypto'
-import type { QuestionAnswerer, UserAnswer, UserAnswerComment, UserQuestion } from '@planmode/seams'
+import { isWellFormedText, type UserAnswer, type UserAnswerComment, type UserQuestion } from '@planmode/seams'
+import type { SharedComment } from './review-comments.js'
 import type { RequestUser } from './users.js'
-
-/** A comment shared on an open plan review: kept with the question, pushed to every tab, passed on with the answer. */
-export interface SharedComment {
-  /** The server's id of the comment (the `:cid` of its removal). */
-  readonly id: string
-  /** The 1-based line of the plan it is about. */
-  readonly line: number
-  /** The remark. */
-  readonly text: string
-  /** Who wrote it (absent without `--users`). */
-  readonly by?: QuestionAnswerer
-}
 
 /** The labels of a plan-review intent that matter here. */
 interface ReviewIntent {
@@ -58,7 +47,7 @@ export function reviewerMayAnswer(questions: readonly UserQuestion[], answers: r
   const selected = answers[0]!.selected
   if (selected.includes(intent.approve)) return refuse('approve a plan')
   if (intent.stop !== undefined && selected.includes(intent.stop)) return refuse('stop planning')
-  if (intent.keep === undefined || selected.length !== 1 || selected[0] !== intent.keep) return refuse(`answer a plan review with anything but ${JSON.stringify(intent.keep ?? 'Keep planning')}`)
+  if (intent.keep === undefined || selected.length !== 1 || selected[0] !== intent.keep) return refuse(`answer with anything but ${JSON.stringify(intent.keep ?? 'Keep planning')}`)
   if (answers[0]!.edit !== undefined) return refuse('edit a plan')
   return undefined
 }
@@ -79,26 +68,28 @@ export function shareComment(questions: readonly UserQuestion[], held: readonly 
   const lineCount = (review.question.detail ?? '').split('\n').length
   if (!Number.isInteger(line) || (line as number) < 1 || (line as number) > lineCount) return `line must be a line of the plan (1–${lineCount})`
   if (typeof text !== 'string' || text.trim() === '') return 'text must be a non-blank string'
+  if (!isWellFormedText(text)) return 'text must be well-formed Unicode text without U+0000'
   if (text.length > MAX_COMMENT_TEXT) return `text is longer than ${MAX_COMMENT_TEXT} characters`
   if (held.length >= MAX_SHARED_COMMENTS) return `this review already holds ${MAX_SHARED_COMMENTS} comments`
   return { id: `c_${randomUUID()}`, line: line as number, text, ...(user.by === undefined ? {} : { by: user.by }) }
 }
 
 /**
- * The answers as they go on to the agent: each with `user`'s `by` (when
- * the user has one), and the plan review's answer with the shared comments
- * first (each with its author), then the sender's own (with the sender's
- * `by`). An approval while comments are shared is refused (a message):
+ * The answers with the comments shared on the plan review: its answer gets
+ * the shared comments first (each with its author), then the sender's own
+ * (with `user`'s `by`, when the user has one); the other answers are as
+ * given. An approval while comments are shared is refused (a message):
  * approving sends no comments (SPEC §6.8), so they are sent with Keep
- * planning or removed first.
+ * planning or removed first. What an answer from another server sends (its
+ * sender is named with the submission).
  */
-export function withAuthors(questions: readonly UserQuestion[], answers: readonly UserAnswer[], shared: readonly SharedComment[], user: RequestUser): UserAnswer[] | string {
+export function withSharedComments(questions: readonly UserQuestion[], answers: readonly UserAnswer[], shared: readonly SharedComment[], user: RequestUser): UserAnswer[] | string {
   const review = reviewIntentOf(questions)
   const by = user.by === undefined ? {} : { by: user.by }
   const out: UserAnswer[] = []
   for (const answer of answers) {
     if (review === undefined || answer.id !== review.question.id) {
-      out.push({ ...answer, ...by })
+      out.push(answer)
       continue
     }
     if (shared.length > 0 && answer.selected.includes(review.intent.approve)) {
@@ -113,7 +104,19 @@ export function withAuthors(questions: readonly UserQuestion[], answers: readonl
       ...(answer.comments ?? []).map((comment) => ({ ...comment, ...by })),
     ]
     const { comments: _own, ...rest } = answer
-    out.push({ ...rest, ...(comments.length === 0 ? {} : { comments }), ...by })
+    out.push({ ...rest, ...(comments.length === 0 ? {} : { comments }) })
   }
   return out
+}
+
+/**
+ * The answers as they go on to the agent from this server's own provider:
+ * {@link withSharedComments}, each answer then carrying `user`'s `by` (when
+ * the user has one).
+ */
+export function withAuthors(questions: readonly UserQuestion[], answers: readonly UserAnswer[], shared: readonly SharedComment[], user: RequestUser): UserAnswer[] | string {
+  const merged = withSharedComments(questions, answers, shared, user)
+  if (typeof merged === 'string' || user.by === undefined) return merged
+  const by = user.by
+  return merged.map((answer) => ({ ...answer, by }))
 }

@@ -1,5 +1,6 @@
 // `--users users.json`: each user's own access token, mapped to who they are and what they may do.
 import { readFileSync } from 'node:fs'
+import { isPersonName } from '@planmode/seams'
 import { sameToken } from './security.js'
 import { TOKEN_SHAPE } from './options.js'
 
@@ -36,9 +37,16 @@ export const ANONYMOUS_OWNER: RequestUser = Object.freeze({ role: 'owner' })
 
 const MAX_FIELD = 200
 
-/** A non-blank string of at most {@link MAX_FIELD} characters with no control characters (it is shown and printed). */
-const isField = (value: unknown): value is string =>
-  typeof value === 'string' && value.trim() !== '' && value.length <= MAX_FIELD && !/[\u0000-\u001f\u007f]/.test(value)
+/**
+ * A string of at most {@link MAX_FIELD} characters that a person may be
+ * called (SPEC §22.4, the seams' `isPersonName`): a visible character, no
+ * control character, U+0000, lone surrogate or bidirectional control. It is
+ * shown in every tab, printed and logged as `by`.
+ */
+const isField = (value: unknown): value is string => typeof value === 'string' && value.length <= MAX_FIELD && isPersonName(value)
+
+/** What {@link isField} asks, as a refusal says it. */
+const FIELD_RULE = `a non-blank string of at most ${MAX_FIELD} characters, without control characters, U+0000, lone surrogates or bidirectional controls`
 
 /**
  * The keys of a JSON text's top-level object, in order, duplicates kept
@@ -114,9 +122,9 @@ export function parseUsers(text: string, source: string): WebUser[] {
     const extra = Object.keys(entry).find((key) => key !== 'id' && key !== 'name' && key !== 'role')
     if (extra !== undefined) return fail(`${where}: unknown member ${JSON.stringify(extra)} (a user is { "id", "name", "role" })`)
     const { id, name, role } = entry
-    if (!isField(id)) return fail(`${where}: "id" must be a non-blank string of at most ${MAX_FIELD} characters, without control characters`)
+    if (!isField(id)) return fail(`${where}: "id" must be ${FIELD_RULE}`)
     const who = `user ${JSON.stringify(id)}`
-    if (!isField(name)) return fail(`${who}: "name" must be a non-blank string of at most ${MAX_FIELD} characters, without control characters`)
+    if (!isField(name)) return fail(`${who}: "name" must be ${FIELD_RULE}`)
     if (typeof role !== 'string' || !(WEB_ROLES as readonly string[]).includes(role)) {
       return fail(`${who}: "role" must be ${WEB_ROLES.map((known) => JSON.stringify(known)).join(' or ')}, not ${JSON.stringify(role)}`)
     }

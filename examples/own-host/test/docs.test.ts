@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it, vi } from 'vitest'
+import { HOST_DUTIES } from '@planmode/host-conformance'
 
 const root = fileURLToPath(new URL('../../../', import.meta.url))
 const page = readFileSync(`${root}docs/own-host.md`, 'utf8')
@@ -98,6 +99,12 @@ describe('docs/own-host.md', () => {
         .filter((line) => line.trim() !== '' && !line.trim().startsWith('//')).length
     const lines = HOST_FILES.reduce((sum, file) => sum + code(readFileSync(`${example}src/${file}`, 'utf8')), 0)
     expect(page).toContain(`The host is ${lines} lines of code (blank lines and comments not counted,\nimports counted) in ${WORDS[HOST_FILES.length]} files`)
+  })
+
+  it("section 13's table sends every duty the kit checks to a section of the page", () => {
+    const check = page.slice(page.indexOf('## 13. Check your host'), page.indexOf('## 14.'))
+    const rows = check.match(/^\| `[^\n]*\]\(#[^\n]*$/gm) ?? []
+    for (const { duty } of HOST_DUTIES) expect(rows.some((row) => row.split('|')[1]!.includes(`\`${duty}\``)), `no row of section 13 names ${duty}`).toBe(true)
   })
 
   it('links only to headings of the page', () => {

@@ -16,7 +16,7 @@ import type { ConformanceEnvironment, ConformanceHost, HostFactory } from '@plan
 import type { Agent, Session } from '@planmode/seams'
 // The package itself (its `.` entry), not a relative import: a second copy of the adapter's module state
 // (the running agents per session) would be bundled into this entry otherwise.
-import { createPlanModeAgent, type PlanModeAgent } from '@planmode/ai-sdk'
+import { createPlanModeAgent, type PlanModeAgent, type PlanModeFreshSessions, type PlanModeModels } from '@planmode/ai-sdk'
 import type { ToolSet } from 'ai'
 
 /**
@@ -98,7 +98,11 @@ const MODES: readonly AiSdkConformanceMode[] = ['generate', 'stream']
  *
  * @remarks
  * Per case: `setup` builds the context and the store; `createAgent` makes a
- * new session and an agent over it (with `owner`, a child);
+ * new session and an agent over it (with `owner`, a child), with the
+ * handoff options wired to the case (SPEC §18: `models` are the kit's
+ * `environment.models`, and a fresh session comes from `createSession` and
+ * runs its first turn as a prompt runs), so the handoff duties are checked
+ * too;
  * `openAgent` (only with `openSession`) reopens a logged session; `prompt`
  * runs one turn through `generate`, or through `stream` consumed to its
  * end, and resolves once `turn/end` is logged (a `generate` whose pre-step
@@ -133,8 +137,23 @@ export function aiSdkHostFactory(options: AiSdkConformanceOptions): HostFactory 
     const setup = await options.setup(environment)
     const { context, openSession } = setup
     const planners = new Map<Agent, PlanModeAgent>()
+    /** One turn of `planner`, as this mode runs it (no text: a fresh session's first turn). */
+    const run = async (planner: PlanModeAgent, text?: string): Promise<unknown> => {
+      if (mode === 'generate') return planner.generate(text)
+      await (await planner.stream(text)).consumeStream()
+      await planner.idle()
+      return undefined
+    }
+    const fresh: PlanModeFreshSessions = {
+      session: () => setup.createSession(),
+      start: (planner) => {
+        planners.set(planner.agent, planner)
+        return run(planner)
+      },
+    }
+    const models = environment.models as PlanModeModels
     const make = (session: Session, owner?: Agent): Agent => {
-      const planner = createPlanModeAgent({ ...agentOptions, ctx: context, session, model: environment.model, ...(owner === undefined ? {} : { owner }) })
+      const planner = createPlanModeAgent({ ...agentOptions, ctx: context, session, model: environment.model, models, fresh, ...(owner === undefined ? {} : { owner }) })
       planners.set(planner.agent, planner)
       return planner.agent
     }
@@ -147,13 +166,7 @@ export function aiSdkHostFactory(options: AiSdkConformanceOptions): HostFactory 
       context,
       createAgent: async (create) => make(await setup.createSession(), create?.owner),
       ...(openSession === undefined ? {} : { openAgent: async (sessionId: string) => make(await openSession.call(setup, sessionId)) }),
-      async prompt(agent, text) {
-        const target = planner(agent)
-        if (mode === 'generate') return target.generate(text)
-        await (await target.stream(text)).consumeStream()
-        await target.idle()
-        return undefined
-      },
+      prompt: async (agent, text) => run(planner(agent), text),
       async close() {
         for (const each of planners.values()) each.dispose()
         if (setup.close === undefined) context.dispose()

@@ -10,6 +10,8 @@
 import type {} from '@planmode/seams'
 
 export { AI_SDK_SYSTEM_SECTION, createPlanModeAgent } from './plan-mode-agent.js'
+export { APPROVAL_DENIED, APPROVAL_NOT_ANSWERED, pendingApprovals } from './approvals.js'
+export type { PlanModeApprovalRequest, PlanModeApprovalResponse, PlanModePendingApproval } from './approvals.js'
 // Defined once, in the seams: the error text of older logs' interrupted turns (now closed with reason 'interrupted').
 export { INTERRUPTED_TURN_ERROR } from '@planmode/seams'
 export type {
@@ -20,6 +22,7 @@ export type {
   PlanModeFreshSessions,
   PlanModeGenerateResult,
   PlanModeModels,
+  PlanModePrompt,
   PlanModeStreamResult,
 } from './plan-mode-agent.js'
 export { PlanModeAgentError } from './plan-mode-agent-error.js'

@@ -1,3 +1,5 @@
+import { CodedError } from '@planmode/context'
+
 const marker = Symbol.for('@planmode/ai-sdk/PlanModeAgentError')
 
 /**
@@ -5,11 +7,12 @@ const marker = Symbol.for('@planmode/ai-sdk/PlanModeAgentError')
  * turn runs), `DISPOSED` (any call after `dispose()`), `REJECTED` (an
  * `agent/pre-step` listener rejected a step; the turn ended `rejected`),
  * `NOTHING_TO_SEND` (a call with no prompt, no queued message and an empty
- * transcript).
+ * transcript), `UNKNOWN_APPROVAL` (a `tool-approval-response` naming no
+ * call the session's log waits for; nothing is logged).
  *
  * @public
  */
-export type PlanModeAgentErrorCode = 'BUSY' | 'DISPOSED' | 'REJECTED' | 'NOTHING_TO_SEND'
+export type PlanModeAgentErrorCode = 'BUSY' | 'DISPOSED' | 'REJECTED' | 'NOTHING_TO_SEND' | 'UNKNOWN_APPROVAL'
 
 /**
  * The error of a {@link PlanModeAgent}. Branch on `code`; test with
@@ -27,22 +30,19 @@ export type PlanModeAgentErrorCode = 'BUSY' | 'DISPOSED' | 'REJECTED' | 'NOTHING
  *
  * @public
  */
-export class PlanModeAgentError extends Error {
-  /** Why the call failed; branch on it. */
-  readonly code: PlanModeAgentErrorCode
+export class PlanModeAgentError extends CodedError<PlanModeAgentErrorCode> {
   /** For `REJECTED`: the reason the pre-step decision gave. */
   readonly reason: string | undefined
   private readonly [marker] = true
 
   constructor(code: PlanModeAgentErrorCode, message: string, options?: { reason?: string; cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause })
+    super(code, message, options)
     this.name = 'PlanModeAgentError'
-    this.code = code
     this.reason = options?.reason
   }
 
   /** True for any `PlanModeAgentError`, from any copy of this package. */
-  static isInstance(error: unknown): error is PlanModeAgentError {
-    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[marker] === true
+  static override isInstance(error: unknown): error is PlanModeAgentError {
+    return CodedError.hasMarker(error, marker)
   }
 }

@@ -6,6 +6,7 @@ import {
   type CallSettings,
   type ModelMessage,
   type TextStreamPart,
+  type ToolModelMessage,
   type ToolSet,
 } from 'ai'
 import type { Context, Disposer } from '@planmode/context'
@@ -18,7 +19,7 @@ import { SteeredQueue } from './steered.js'
 import type { PlanModeLanguageModel, PlanModeProviderOptions } from './sdk-types.js'
 import { ownToolsOf } from './tool-set.js'
 import { transcriptMessages } from './transcript.js'
-import { endTurn, failedOutcome, finishedOutcome, openTurn, type TurnRun } from './turn.js'
+import { endTurn, failedOutcome, finishedOutcome, openTurn, type SettledApproval, type TurnRun } from './turn.js'
 
 /**
  * The prefix of the system-prompt section the `system` option registers: the
@@ -48,9 +49,12 @@ export interface PlanModeAgentOptions {
    * catalog (listed in the `request/header`, logged, run one after another
    * through the `tool/execute` waterfall, so plan-guard applies), but not
    * registered in the registry, so other agents on the context neither see
-   * nor collide with them. Each needs `execute`; `needsApproval` and
-   * provider-defined tools are refused, and so is a name the registry
-   * already holds.
+   * nor collide with them. Each needs `execute`; provider-defined tools are
+   * refused, and so is a name the registry already holds. A tool with
+   * `needsApproval` asks as in the SDK (the call ends with a
+   * `tool-approval-request`; the next call answers it, see
+   * {@link PlanModePrompt}), after the `tool/execute` waterfall admitted the
+   * call: plan-guard refuses a call before anyone is asked.
    */
   readonly tools?: ToolSet
   /**
@@ -115,6 +119,18 @@ export interface PlanModeFreshSessions {
   start?(agent: PlanModeAgent, from: PlanModeAgent): unknown
 }
 
+/**
+ * What a call sends: a prompt (text, or a seams `UserMessage`), or the AI
+ * SDK's tool message of `tool-approval-response` parts, which answers the
+ * approvals the session's log waits for (`pendingApprovals`): each approved
+ * call runs, each denied one gets a failed result, then the model goes on.
+ * Whatever a call sends, it settles every approval still waiting: the ones
+ * it does not answer are denied ({@link APPROVAL_NOT_ANSWERED}).
+ *
+ * @public
+ */
+export type PlanModePrompt = string | UserMessage | ToolModelMessage
+
 /** AI SDK call settings passed through to `generateText` / `streamText` (temperature, headers, `abortSignal`, …). @public */
 export interface PlanModeCallOptions extends CallSettings {
   /** Provider-specific options, as in `generateText`. */
@@ -158,21 +174,25 @@ export interface PlanModeAgent {
   /**
    * Runs one turn through `generateText`: logs `turn/start` and the prompt
    * (when given), then every step as SPEC §1 and §3.3 say, and `turn/end`.
-   * Without a prompt the turn sends what is queued and logged. Rejects with
-   * the SDK's error (after logging `turn/end` `error` or `cancelled`), or a
-   * {@link PlanModeAgentError}: `REJECTED` (a pre-step rejected a step),
-   * `BUSY`, `DISPOSED`, `NOTHING_TO_SEND`.
+   * Without a prompt the turn sends what is queued and logged; with a tool
+   * message it answers the approvals the log waits for
+   * ({@link PlanModePrompt}). Rejects with the SDK's error (after logging
+   * `turn/end` `error` or `cancelled`), or a {@link PlanModeAgentError}:
+   * `REJECTED` (a pre-step rejected a step), `BUSY`, `DISPOSED`,
+   * `NOTHING_TO_SEND`, `UNKNOWN_APPROVAL`.
    */
-  generate(prompt?: string | UserMessage, options?: PlanModeCallOptions): Promise<PlanModeGenerateResult>
+  generate(prompt?: PlanModePrompt, options?: PlanModeCallOptions): Promise<PlanModeGenerateResult>
   /**
    * Runs one turn through `streamText`. Resolves once the turn is open and
    * the stream started; consume the result (any of its streams, or
    * `consumeStream()`): the turn ends, with its `turn/end` logged, when the
    * stream does (`idle()` resolves then). Rejections as for `generate`
    * before the stream starts; after, a rejected step or a failure ends the
-   * stream with an `error` part.
+   * stream with an `error` part. When the call settled approvals, the
+   * stream opens (after its `start` part) with their calls' `tool-result`
+   * or `tool-output-denied` parts.
    */
-  stream(prompt?: string | UserMessage, options?: PlanModeCallOptions): Promise<PlanModeStreamResult>
+  stream(prompt?: PlanModePrompt, options?: PlanModeCallOptions): Promise<PlanModeStreamResult>
   /**
    * Runs a `/name args` line through the `commands` registry (which logs
    * `command/run` and `command/done`), between calls or during one. Resolves
@@ -416,10 +436,16 @@ export function createPlanModeAgent(options: PlanModeAgentOptions): PlanModeAgen
 function checkModels(models: unknown): void {
   if (models === undefined || typeof models === 'function') return
   const plain = typeof models === 'object' && models !== null && !Array.isArray(models)
-  const bad = plain ? Object.entries(models).find(([, model]) => (model as { specificationVersion?: unknown } | undefined)?.specificationVersion !== 'v3') : undefined
+  const bad = plain ? Object.entries(models).find(([, model]) => !isLanguageModel(model)) : undefined
   if (!plain || bad !== undefined) {
-    throw new TypeError(`@planmode/ai-sdk: models must be a map of model id → LanguageModelV3, or a function resolving an id${bad === undefined ? '' : ` (models["${bad[0]}"] is not a v3 model)`}`)
+    throw new TypeError(`@planmode/ai-sdk: models must be a map of model id → language model (v3 or v4), or a function resolving an id${bad === undefined ? '' : ` (models["${bad[0]}"] is not a v3 or v4 model)`}`)
   }
+}
+
+/** Whether a value is a language model of a specification the adapter takes (v3 with `ai` 6 or 7, v4 with `ai` 7). */
+function isLanguageModel(model: unknown): model is PlanModeLanguageModel {
+  const version = (model as { specificationVersion?: unknown } | undefined)?.specificationVersion
+  return version === 'v3' || version === 'v4'
 }
 
 /** The model `id` resolves to, or `undefined` (with a warning saying why). */
@@ -431,8 +457,8 @@ function resolveModel(models: PlanModeModels | undefined, id: string, warn: (mes
     warn(`the \`models\` resolver threw for "${id}"`, error)
     return undefined
   }
-  if (model?.specificationVersion === 'v3') return model
-  warn(`a handoff chose model "${id}", which the \`models\` option does not resolve to an AI SDK v3 model; it is not used`)
+  if (isLanguageModel(model)) return model
+  warn(`a handoff chose model "${id}", which the \`models\` option does not resolve to an AI SDK v3 or v4 model; it is not used`)
   return undefined
 }
 
@@ -469,6 +495,12 @@ function turnEndTransform(core: AgentCore, run: TurnRun): TransformStream<TextSt
         failureShown = true
         return
       }
+      if (part.type === 'start') {
+        controller.enqueue(part)
+        // The approvals this call settled: their calls' outcomes, as the SDK streams a call's.
+        for (const settled of run.settled.splice(0)) controller.enqueue(settledPart(settled))
+        return
+      }
       if (part.type === 'finish') finished = true
       else if (part.type === 'abort') aborted = true
       else if (part.type === 'error') {
@@ -495,4 +527,11 @@ function turnEndTransform(core: AgentCore, run: TurnRun): TransformStream<TextSt
     },
   }
   return new TransformStream(transformer)
+}
+
+/** The stream part of an approval a call settled: the call's result, or the SDK's denial part. */
+function settledPart({ response, toolName, input, result }: SettledApproval): TextStreamPart<ToolSet> {
+  const { toolCallId } = response
+  const part = response.approved ? { type: 'tool-result', toolCallId, toolName, input, output: result } : { type: 'tool-output-denied', toolCallId, toolName }
+  return part as TextStreamPart<ToolSet>
 }

@@ -66,7 +66,10 @@ export function prepareStepOf(core: AgentCore, run: TurnRun) {
     run.unanswered.clear()
     return {
       model: core.wrap(core.model),
-      system: system === '' ? undefined : system,
+      // Every step names its own system text, and an empty list when there is none. Left out, `ai` 6
+      // falls back to the call's own (none), but `ai` 7 carries the previous step's override forward:
+      // the plan section would outlive the approval that removed it.
+      system: system === '' ? [] : system,
       messages: withSdkMetadata(transcriptMessages(session.events), messages, run.initialAssistants),
       activeTools: tools.map((schema) => schema.name),
     }
@@ -93,9 +96,10 @@ export function answerSinkOf(core: AgentCore): () => AnswerSink | undefined {
 }
 
 /**
- * The `onStepFinish` of a turn: after the step's calls, a failed result for
- * every call the SDK did not run (with the SDK's error when it has one),
- * then `step/end`. The SDK ignores what `onStepFinish` throws, so a refused
+ * The `onStepFinish` of a turn: after the step's calls, an
+ * `ai-sdk/approval-request` for every call that waits for approval, a failed
+ * result for every other call the SDK did not run (with the SDK's error when
+ * it has one), then `step/end`. The SDK ignores what `onStepFinish` throws, so a refused
  * append fails the turn here ({@link failRun}); the open step is then
  * closed by the turn's end.
  */
@@ -107,6 +111,13 @@ export function onStepFinishOf(core: AgentCore, run: TurnRun) {
       await run.chain
       run.lastCalls = result.toolCalls.length
       if (run.failure !== undefined) return
+      // A call that waits for approval is not failed: the log keeps the request, and the next call answers it.
+      for (const part of result.content) {
+        if (part.type !== 'tool-approval-request' || !run.unanswered.has(part.toolCall.toolCallId)) continue
+        const { toolCallId, toolName } = part.toolCall
+        run.unanswered.delete(toolCallId)
+        await core.session.append('ai-sdk/approval-request', { approvalId: part.approvalId, toolCallId, toolName })
+      }
       for (const [toolCallId, toolName] of [...run.unanswered]) {
         const problem = result.content.find((part) => part.type === 'tool-error' && part.toolCallId === toolCallId)
         const text = problem !== undefined && problem.type === 'tool-error' ? messageOf(problem.error) : 'the call did not run'

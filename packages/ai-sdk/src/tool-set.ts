@@ -5,6 +5,18 @@ import type { JsonSchema, ToolDefinition, ToolExecuteDecision, ToolExecution, To
 /** Runs one call of a turn and logs its `tool/result`; the agent serializes them. */
 export type RunCall = (name: string, input: unknown, toolCallId: string, signal: AbortSignal | undefined) => Promise<ToolResult>
 
+/** What the SDK hands a tool's `needsApproval` function besides the input. */
+export interface ApprovalQuestion {
+  readonly toolCallId: string
+  readonly messages: ModelMessage[]
+}
+
+/** Whether one call of a tool needs the person's approval before it runs. */
+export type ApprovalCheck = (input: unknown, question: ApprovalQuestion) => Promise<boolean>
+
+/** The approval check of a tool of the call's catalog, `undefined` for a tool that never asks. */
+export type ApprovalGate = (name: string) => ApprovalCheck | undefined
+
 /** The text of a failed call, as the registry words it. */
 export const CANCELLED_BEFORE_START = 'the call was cancelled before it started'
 
@@ -30,6 +42,8 @@ export interface OwnTool {
   readonly definition: ToolDefinition<unknown, unknown>
   /** The tool's own schema check (zod defaults and transforms apply); `undefined` when the schema has none. */
   validate(input: unknown): Promise<{ readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly message: string }>
+  /** The tool's own `needsApproval`, as a check; `undefined` when the tool never asks. */
+  readonly needsApproval: ApprovalCheck | undefined
 }
 
 /**
@@ -39,12 +53,15 @@ export interface OwnTool {
  * that runs the call and logs the result. The model reads the logged text
  * (`toModelOutput`: `text`, or `error-text` for a failed result).
  */
-export function toolSetOf(schemas: readonly ToolSchema[], run: RunCall): ToolSet {
+export function toolSetOf(schemas: readonly ToolSchema[], run: RunCall, gate: ApprovalGate): ToolSet {
   const set: ToolSet = {}
   for (const schema of schemas) {
+    const check = gate(schema.name)
     set[schema.name] = tool<unknown, ToolResult>({
       description: schema.description,
       inputSchema: jsonSchema<unknown>(schema.parameters as JSONSchema7),
+      // The SDK asks before it runs the call: an approval request ends the call, the answer comes with the next one.
+      ...(check === undefined ? {} : { needsApproval: (input: unknown, { toolCallId, messages }: ApprovalQuestion) => check(input, { toolCallId, messages }) }),
       execute: (input, options) => run(schema.name, input, options.toolCallId, options.abortSignal),
       toModelOutput: ({ output }) => (output.isError ? { type: 'error-text', value: resultText(output) } : { type: 'text', value: resultText(output) }),
     })
@@ -72,12 +89,22 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as Record<symbol, unknown>)[Symbol.asyncIterator] === 'function'
 }
 
+/** A tool's `needsApproval` as a check, `undefined` when it never asks (absent or `false`). */
+function approvalCheckOf(needsApproval: unknown): ApprovalCheck | undefined {
+  if (needsApproval === undefined || needsApproval === false) return undefined
+  if (needsApproval === true) return async () => true
+  if (typeof needsApproval !== 'function') throw new TypeError(`needsApproval must be a boolean or a function, got ${typeof needsApproval}`)
+  const decide = needsApproval as (input: unknown, question: ApprovalQuestion) => unknown
+  return async (input, question) => (await decide(input, question)) === true
+}
+
 /**
  * The agent's own tools, kept by the agent (not registered in the `tools`
  * registry, so other agents on the context neither see nor collide with
  * them). Throws, naming the tool, for what the adapter cannot run: a
- * provider-defined tool, a tool without `execute`, one with `needsApproval`,
- * one whose input schema resolves asynchronously.
+ * provider-defined tool, a tool without `execute`, one whose input schema
+ * resolves asynchronously, a `needsApproval` that is neither a boolean nor
+ * a function.
  */
 export function ownToolsOf(tools: ToolSet, messages: () => ModelMessage[]): Map<string, OwnTool> {
   const own = new Map<string, OwnTool>()
@@ -86,10 +113,11 @@ export function ownToolsOf(tools: ToolSet, messages: () => ModelMessage[]): Map<
     if (sdkTool.type === 'provider') throw new TypeError(`@planmode/ai-sdk: tool "${name}" is provider-defined; only tools with an execute function can be used`)
     const execute = sdkTool.execute
     if (typeof execute !== 'function') throw new TypeError(`@planmode/ai-sdk: tool "${name}" has no execute function; the adapter runs every tool it sends`)
-    if (sdkTool.needsApproval !== undefined && sdkTool.needsApproval !== false) {
-      throw new TypeError(
-        `@planmode/ai-sdk: tool "${name}" sets needsApproval, which the adapter does not support (the approval would end the call mid-turn); ask the person through the userQuestions service inside execute instead`,
-      )
+    let needsApproval: ApprovalCheck | undefined
+    try {
+      needsApproval = approvalCheckOf(sdkTool.needsApproval)
+    } catch (error) {
+      throw new TypeError(`@planmode/ai-sdk: tool "${name}": ${messageOf(error)}`)
     }
     const schema = asSchema(sdkTool.inputSchema)
     const parameters = schema.jsonSchema
@@ -112,6 +140,7 @@ export function ownToolsOf(tools: ToolSet, messages: () => ModelMessage[]): Map<
         const checked = await schema.validate(input)
         return checked.success ? { ok: true, value: checked.value } : { ok: false, message: `invalid arguments for tool "${name}": ${checked.error.message}` }
       },
+      needsApproval,
     })
   }
   return own
@@ -123,26 +152,29 @@ function render(value: unknown): string {
   return JSON.stringify(value)
 }
 
+/** Whether a call of an own tool may run (with its checked input), or the failed result it gets instead. */
+export type Admission = { readonly kind: 'run'; readonly value: unknown } | { readonly kind: 'fail'; readonly result: ToolResult }
+
 /**
- * Runs one of the agent's own tools as the registry runs its tools: the
- * input check, then the `tool/execute` waterfall (so plan-guard applies),
- * then the tool. Never rejects: invalid input, a refusal, a listener that
- * throws (fails closed, reported through `logger.error`) or a thrown error
- * becomes a failed result, `Error: <message>`; a call whose signal is
- * aborted before the tool starts fails with
+ * What runs before one of the agent's own tools, as the registry does it for
+ * its tools: the input check, then the `tool/execute` waterfall (so
+ * plan-guard applies). Never rejects: invalid input, a refusal or a listener
+ * that throws (fails closed, reported through `logger.error`) is a failed
+ * result; a call whose signal is aborted before the tool starts fails with
  * `Error: the call was cancelled before it started`.
  */
-export async function executeOwnTool(ctx: Context, own: OwnTool, input: unknown, execution: ToolExecution): Promise<ToolResult> {
+export async function admitOwnTool(ctx: Context, own: OwnTool, input: unknown, execution: ToolExecution): Promise<Admission> {
   const name = own.definition.name
+  const fail = (message: string): Admission => ({ kind: 'fail', result: failed(message) })
   let value: unknown
   try {
     const checked = await own.validate(input)
-    if (!checked.ok) return failed(checked.message)
+    if (!checked.ok) return fail(checked.message)
     value = checked.value
   } catch (error) {
-    return failed(messageOf(error))
+    return fail(messageOf(error))
   }
-  if (execution.signal.aborted) return failed(CANCELLED_BEFORE_START)
+  if (execution.signal.aborted) return fail(CANCELLED_BEFORE_START)
   let decision: ToolExecuteDecision
   try {
     decision = await ctx.waterfall(
@@ -152,14 +184,30 @@ export async function executeOwnTool(ctx: Context, own: OwnTool, input: unknown,
     )
   } catch (error) {
     ctx.logger.error(`tool ${name}: a tool/execute listener threw; the call fails closed and the tool does not run`, error)
-    return failed(messageOf(error))
+    return fail(messageOf(error))
   }
-  if (execution.signal.aborted) return failed(CANCELLED_BEFORE_START)
+  if (execution.signal.aborted) return fail(CANCELLED_BEFORE_START)
   if (decision?.kind !== 'run') {
-    if (decision?.kind === 'refuse' && typeof decision.message === 'string') return failed(decision.message)
+    if (decision?.kind === 'refuse' && typeof decision.message === 'string') return fail(decision.message)
     ctx.logger.error(`tool ${name}: a tool/execute decision was neither run nor refuse; the call fails closed`, decision)
-    return failed(`the call to tool "${name}" was refused by an invalid tool/execute decision`)
+    return fail(`the call to tool "${name}" was refused by an invalid tool/execute decision`)
   }
+  return { kind: 'run', value }
+}
+
+/**
+ * Runs one of the agent's own tools as the registry runs its tools:
+ * {@link admitOwnTool}, then the tool. Never rejects: what the admission
+ * refuses, or a thrown error, becomes a failed result, `Error: <message>`.
+ */
+export async function executeOwnTool(ctx: Context, own: OwnTool, input: unknown, execution: ToolExecution): Promise<ToolResult> {
+  const admission = await admitOwnTool(ctx, own, input, execution)
+  return admission.kind === 'fail' ? admission.result : runAdmitted(ctx, own, admission.value, execution)
+}
+
+/** Runs an own tool whose call was admitted, with its checked input. */
+export async function runAdmitted(ctx: Context, own: OwnTool, value: unknown, execution: ToolExecution): Promise<ToolResult> {
+  const name = own.definition.name
   try {
     const output = await own.definition.execute(value, execution)
     return { isError: false, content: [{ type: 'text', text: render(output) }], value: output }

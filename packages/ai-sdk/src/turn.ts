@@ -1,9 +1,10 @@
 import { closeInterruptedTurn, nextTurn, openTurnOf, type ToolResult, type ToolSchema, type TurnEndReason, type UserMessage } from '@planmode/seams'
-import type { ToolSet } from 'ai'
+import type { ToolModelMessage, ToolSet } from 'ai'
 import { abortError, freshSessions, runningOn, type AgentCore, type FreshHandoff } from './agent-core.js'
+import { approvalAnswersOf, deniedResult, isToolMessage, pendingApprovals, type PlanModeApprovalResponse } from './approvals.js'
 import { jsonValue } from './json-value.js'
 import { PlanModeAgentError } from './plan-mode-agent-error.js'
-import { catalogOf, executeOwnTool, failed, messageOf, toolSetOf } from './tool-set.js'
+import { admitOwnTool, catalogOf, executeOwnTool, failed, messageOf, toolSetOf, type ApprovalGate } from './tool-set.js'
 import { transcriptMessages } from './transcript.js'
 
 /** One running turn: one `generate` or `stream` call. */
@@ -38,7 +39,26 @@ export interface TurnRun {
   readonly markEnded: () => void
   /** Fresh sessions a handoff asked for during the turn: the turn takes no further step, and they start once it ended. */
   readonly freshes: FreshHandoff[]
+  /**
+   * Results decided before the SDK ran a call: a call of a tool with
+   * `needsApproval` that the `tool/execute` waterfall refused when the SDK
+   * asked whether it needs an approval (so nobody is asked), by call id.
+   */
+  readonly decided: Map<string, ToolResult>
+  /** The approvals this call settled before its first step, with their calls' results (a stream opens with them). */
+  readonly settled: SettledApproval[]
 }
+
+/** An approval a call settled, and the result its call got. */
+export interface SettledApproval {
+  readonly response: PlanModeApprovalResponse
+  readonly toolName: string
+  readonly input: unknown
+  readonly result: ToolResult
+}
+
+/** What a call sends: a prompt, or the SDK's tool message of approval responses. */
+export type TurnPrompt = string | UserMessage | ToolModelMessage
 
 /** How a turn ended, for its `turn/end`. */
 export interface TurnOutcome {
@@ -87,11 +107,14 @@ function assistantCount(messages: readonly { role: string }[]): number {
  * agent of this process is running, and a call with nothing to send; closes
  * a turn the log leaves open when no agent of this process owns it (a dead
  * process's); snapshots the tool catalog (the registry's, plus the agent's
- * own tools) into the call's tool set; logs `turn/start`, then (with a
- * prompt) the messages steered while no turn ran and the prompt. A failure
- * after `turn/start` logs `turn/end` `error` (when the store takes it).
+ * own tools) into the call's tool set; logs `turn/start`; settles every
+ * approval the log waits for (the tool message's responses; the rest as not
+ * answered): `ai-sdk/approval-response`, then the call's result (an approved
+ * call runs now); then (with a prompt) the messages steered while no turn
+ * ran and the prompt. A failure after `turn/start` logs `turn/end` `error`
+ * (when the store takes it).
  */
-export async function openTurn(core: AgentCore, prompt: string | UserMessage | undefined, outer: AbortSignal | undefined): Promise<TurnRun> {
+export async function openTurn(core: AgentCore, sent: TurnPrompt | undefined, outer: AbortSignal | undefined): Promise<TurnRun> {
   const { agent, session, ctx } = core
   if (core.disposed) throw new PlanModeAgentError('DISPOSED', `agent ${agent.id} is disposed`)
   if (core.current !== undefined) throw new PlanModeAgentError('BUSY', `agent ${agent.id} is running turn ${core.current.turn}`)
@@ -100,8 +123,12 @@ export async function openTurn(core: AgentCore, prompt: string | UserMessage | u
   if (other !== undefined && otherRun !== undefined && !other.disposed) {
     throw new PlanModeAgentError('BUSY', `session ${session.id} is running turn ${otherRun.turn} of agent ${other.agent.id}`)
   }
+  // Every call settles the approvals the log waits for: with the responses it sends, else as not answered.
+  const pending = pendingApprovals(session.events)
+  const answers = isToolMessage(sent) ? approvalAnswersOf(sent, pending) : new Map()
+  const prompt = isToolMessage(sent) ? undefined : sent
   const initial = transcriptMessages(session.events)
-  if (prompt === undefined && core.steered.size === 0 && initial.length === 0 && !freshSessions.has(session)) {
+  if (prompt === undefined && answers.size === 0 && core.steered.size === 0 && initial.length === 0 && !freshSessions.has(session)) {
     throw new PlanModeAgentError('NOTHING_TO_SEND', `agent ${agent.id}: nothing to send (no prompt, no queued message, an empty transcript)`)
   }
   const controller = new AbortController()
@@ -139,6 +166,8 @@ export async function openTurn(core: AgentCore, prompt: string | UserMessage | u
     ended,
     markEnded,
     freshes: [],
+    decided: new Map(),
+    settled: [],
   }
   // Claimed before the first await, so a second call (of this agent or another on the session) sees it.
   core.current = run
@@ -154,10 +183,26 @@ export async function openTurn(core: AgentCore, prompt: string | UserMessage | u
     // Only with a turn open: an open question with none is this process's own (the store settled the dead ones at open).
     if (openTurnOf(session.events) !== undefined) await closeInterruptedTurn(session, (message) => ctx.logger.warn(`agent ${agent.id}: ${message}`))
     run.turn = nextTurn(session.events)
-    run.toolSet = toolSetOf(schemas, (name, input, toolCallId, signal) => runToolCall(core, run, name, input, toolCallId, signal))
+    run.toolSet = toolSetOf(schemas, (name, input, toolCallId, signal) => runToolCall(core, run, name, input, toolCallId, signal), approvalGate(core, run))
     await session.append('turn/start', { turn: run.turn })
     started = true
     freshSessions.delete(session)
+    for (const request of pending) {
+      const answer = answers.get(request.approvalId)
+      const response: PlanModeApprovalResponse = {
+        approvalId: request.approvalId,
+        toolCallId: request.toolCallId,
+        approved: answer?.approved === true,
+        ...(answer?.reason === undefined ? {} : { reason: answer.reason }),
+        answered: answer !== undefined,
+      }
+      await session.append('ai-sdk/approval-response', response)
+      // An approved call runs now, through the waterfall as any call does: the mode of this moment decides.
+      const result = response.approved
+        ? await runToolCall(core, run, request.toolName, request.input, request.toolCallId, undefined)
+        : await logDenied(core, run, request.toolCallId, request.toolName, deniedResult(response))
+      run.settled.push({ response, toolName: request.toolName, input: request.input, result })
+    }
     if (prompt !== undefined) {
       // Messages steered while no turn ran (the message of `/plan <message>`) were typed before this
       // prompt: they go first, in order. Without a prompt they are the first step's proposal instead.
@@ -196,9 +241,13 @@ function runToolCall(core: AgentCore, run: TurnRun, name: string, input: unknown
     const execution = { agent: core.agent, signal: signal ?? run.controller.signal, toolCallId }
     const own = core.ownTools.get(name)
     const registry = core.ctx.get('tools')
+    const decided = run.decided.get(toolCallId)
+    run.decided.delete(toolCallId)
     const result = run.controller.signal.aborted
       ? failed('the turn was cancelled before this call ran')
-      : own !== undefined
+      : decided !== undefined
+        ? decided
+        : own !== undefined
         ? await executeOwnTool(core.ctx, own, input, execution)
         : registry !== undefined
           ? await registry.execute(name, input, execution)
@@ -215,6 +264,43 @@ function runToolCall(core: AgentCore, run: TurnRun, name: string, input: unknown
   })
   run.chain = next.catch(() => undefined)
   return next
+}
+
+/** Logs the failed result of a call whose approval was denied (a refused append fails the turn). */
+async function logDenied(core: AgentCore, run: TurnRun, toolCallId: string, toolName: string, result: ToolResult): Promise<ToolResult> {
+  await logToolResult(core, run, toolCallId, toolName, result)
+  return result
+}
+
+/**
+ * The approval checks of a turn's calls (the SDK's `needsApproval`), for the
+ * agent's own tools that have one: the tool's own `needsApproval` first;
+ * when it asks, the call is admitted as it would be run (input check, the
+ * `tool/execute` waterfall) before anyone is asked. A call the admission
+ * refuses needs no approval: it fails with the refusal (plan-guard's text
+ * in plan mode), which {@link runToolCall} takes from `run.decided`. A
+ * `needsApproval` that throws fails the call the same way.
+ */
+function approvalGate(core: AgentCore, run: TurnRun): ApprovalGate {
+  return (name) => {
+    const own = core.ownTools.get(name)
+    const asks = own?.needsApproval
+    if (own === undefined || asks === undefined) return undefined
+    return async (input, question) => {
+      let needed: boolean
+      try {
+        needed = await asks(input, question)
+      } catch (error) {
+        run.decided.set(question.toolCallId, failed(`needsApproval of tool "${name}" failed: ${messageOf(error)}`))
+        return false
+      }
+      if (!needed) return false
+      const admission = await admitOwnTool(core.ctx, own, input, { agent: core.agent, signal: run.controller.signal, toolCallId: question.toolCallId })
+      if (admission.kind === 'run') return true
+      run.decided.set(question.toolCallId, admission.result)
+      return false
+    }
+  }
 }
 
 /**

@@ -57,8 +57,7 @@ describeHostConformance(
       maxSteps: 10,
     },
   }),
-  // The subpath's factory does not wire handoffs yet (test/handoff-conformance.test.ts runs those duties).
-  { describe, it, skip: ['handoff-model', 'handoff-fresh'] },
+  { describe, it },
 )
 
 describe('aiSdkHostFactory', () => {

@@ -4,9 +4,6 @@ import { Context } from '@planmode/context'
 import { commandsPlugin, sessionProjectionsPlugin, sessionStorePlugin, systemPromptPlugin, toolsPlugin, userQuestionsPlugin } from '@planmode/host'
 import { describeHostConformance } from '@planmode/host-conformance'
 
-/** The factory of this subpath does not wire handoffs (SPEC §18) yet: test/handoff-conformance.test.ts runs those duties over a factory that does. */
-const HANDOFF_DUTIES = ['handoff-model', 'handoff-fresh'] as const
-
 /** One case's composition: @planmode/host's runtimes and JSONL store (no agent loop), the logs under the case's directory. Put yours here. */
 function setup({ dir }: { readonly dir: string }): AiSdkConformanceSetup {
   const context = new Context({ logger: { debug() {}, info() {}, warn() {}, error() {} } })
@@ -16,5 +13,5 @@ function setup({ dir }: { readonly dir: string }): AiSdkConformanceSetup {
   return { context, createSession: () => sessions.create(), openSession: (id) => sessions.open(id) }
 }
 
-describeHostConformance('@planmode/ai-sdk (generateText)', aiSdkHostFactory({ setup }), { describe, it, skip: HANDOFF_DUTIES })
-describeHostConformance('@planmode/ai-sdk (streamText)', aiSdkHostFactory({ setup, mode: 'stream' }), { describe, it, skip: HANDOFF_DUTIES })
+describeHostConformance('@planmode/ai-sdk (generateText)', aiSdkHostFactory({ setup }), { describe, it })
+describeHostConformance('@planmode/ai-sdk (streamText)', aiSdkHostFactory({ setup, mode: 'stream' }), { describe, it })

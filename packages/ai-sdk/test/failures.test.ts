@@ -159,9 +159,9 @@ describe('failure paths', () => {
     const ctx = host.ctx
     expect(() => createPlanModeAgent({ ctx, session, model, maxSteps: 0 })).toThrow('maxSteps must be a positive integer, got 0')
     const ok = tool({ description: 'Fine.', inputSchema: jsonSchema({ type: 'object', properties: {} }), execute: async () => 'ok' })
-    expect(() =>
-      createPlanModeAgent({ ctx, session, model, tools: { ok, risky: tool({ description: 'Risky.', inputSchema: ok.inputSchema, needsApproval: true, execute: async () => 'x' }) } }),
-    ).toThrow('tool "risky" sets needsApproval')
+    // needsApproval is a boolean or a function, as the SDK types it; anything else cannot be asked.
+    const odd = { ...tool({ description: 'Odd.', inputSchema: ok.inputSchema, execute: async () => 'x' }), needsApproval: 'yes' } as unknown as typeof ok
+    expect(() => createPlanModeAgent({ ctx, session, model, tools: { ok, odd } })).toThrow('tool "odd": needsApproval must be a boolean or a function, got string')
     expect(() => createPlanModeAgent({ ctx, session, model, tools: { client: tool({ description: 'Client side.', inputSchema: ok.inputSchema }) } })).toThrow(
       'tool "client" has no execute function',
     )

@@ -1,6 +1,6 @@
 // The README's Compose blocks, type-checked here: test/readme.test.ts checks that each of them is a run of lines of this
 // file (indentation aside) and runs streamedPlan.
-import { createPlanModeAgent, type PlanModeAgent, type PlanModeLanguageModel } from '@planmode/ai-sdk'
+import { createPlanModeAgent, pendingApprovals, type PlanModeAgent, type PlanModeLanguageModel } from '@planmode/ai-sdk'
 import type { Context } from '@planmode/context'
 import type { Session } from '@planmode/seams'
 import { jsonSchema, tool, type Tool } from 'ai'
@@ -51,4 +51,12 @@ export function plannerWithHelper(ctx: Context, session: Session, model: PlanMod
   })
   planner = createPlanModeAgent({ ctx, session, model, tools: { explore } })
   return planner
+}
+
+/** The SDK's tool approval: a call that asks ends the SDK call, and the next call answers it (here, approves it). */
+export async function approveWaiting(planner: PlanModeAgent): Promise<void> {
+  const asked = await planner.generate('Write the release notes.')     // ends with a tool-approval-request
+  const [waiting] = pendingApprovals(planner.agent.session.events)      // the log keeps it, across restarts too
+  await planner.generate({ role: 'tool', content: [{ type: 'tool-approval-response', approvalId: waiting!.approvalId, approved: true }] })
+  void asked
 }

@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from 'vitest'
-import type { GenerateTextResult, ModelMessage, StreamTextResult, ToolSet } from 'ai'
+import type { GenerateTextResult, ModelMessage, StreamTextResult, ToolModelMessage, ToolSet } from 'ai'
 import type { PlanModeAgent, PlanModeAgentOptions, PlanModeCallOptions } from '@planmode/ai-sdk'
 import type { Agent, CommandResult, UserMessage } from '@planmode/seams'
 
@@ -11,8 +11,9 @@ describe('@planmode/ai-sdk types', () => {
     expectTypeOf<ReturnType<PlanModeAgent['messages']>>().toEqualTypeOf<ModelMessage[]>()
   })
 
-  it('takes a prompt as text or a seams user message, and the SDK’s call settings', () => {
-    expectTypeOf<PlanModeAgent['generate']>().parameter(0).toEqualTypeOf<string | UserMessage | undefined>()
+  it('takes a prompt as text, a seams user message or the SDK’s tool message of approval responses, and the SDK’s call settings', () => {
+    expectTypeOf<PlanModeAgent['generate']>().parameter(0).toEqualTypeOf<string | UserMessage | ToolModelMessage | undefined>()
+    expectTypeOf<PlanModeAgent['stream']>().parameter(0).toEqualTypeOf<string | UserMessage | ToolModelMessage | undefined>()
     expectTypeOf<PlanModeCallOptions>().toHaveProperty('temperature')
     expectTypeOf<PlanModeCallOptions>().toHaveProperty('abortSignal')
     expectTypeOf<PlanModeCallOptions>().not.toHaveProperty('prepareStep')

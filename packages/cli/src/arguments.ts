@@ -3,13 +3,21 @@ import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { QuestionAnswerer, UserAnswerComment } from '@planmode/seams'
 
-/** Where the sessions are: a folder of JSONL logs, or a PostgreSQL schema. */
-export type StoreChoice = { readonly kind: 'dir'; readonly dir: string } | { readonly kind: 'postgres'; readonly url: string; readonly schema: string | undefined }
+/**
+ * Where the sessions are: a folder of JSONL logs, or a PostgreSQL schema.
+ * `flags` are the options that chose it, as a printed command line repeats
+ * them (empty for the default folder and for `PLANMODE_STORE`; a password in
+ * a `--store` URL is not repeated).
+ */
+export type StoreChoice = ({ readonly kind: 'dir'; readonly dir: string } | { readonly kind: 'postgres'; readonly url: string; readonly schema: string | undefined }) & {
+  readonly flags: readonly string[]
+}
 
 /** A command line `planmode` can run. */
 export type Command =
   | { readonly kind: 'help' }
-  | { readonly kind: 'questions'; readonly store: StoreChoice; readonly session: string; readonly json: boolean }
+  /** `session` absent: every session of the store with an open question. */
+  | { readonly kind: 'questions'; readonly store: StoreChoice; readonly session: string | undefined; readonly json: boolean }
   | {
       readonly kind: 'answer'
       readonly store: StoreChoice
@@ -60,10 +68,25 @@ function storeOf(values: { store?: string; dir?: string; schema?: string }, env:
   const url = values.store ?? (values.dir === undefined ? env.PLANMODE_STORE || undefined : undefined)
   if (url !== undefined) {
     if (!/^postgres(?:ql)?:\/\//.test(url)) throw new UsageError(`--store takes a postgres:// URL, got ${JSON.stringify(url)} (a folder of JSONL sessions is --dir)`)
-    return { kind: 'postgres', url, schema: values.schema }
+    const flags = [...(values.store === undefined ? [] : ['--store', withoutPassword(values.store)]), ...(values.schema === undefined ? [] : ['--schema', values.schema])]
+    return { kind: 'postgres', url, schema: values.schema, flags }
   }
   if (values.schema !== undefined) throw new UsageError('--schema goes with --store (PostgreSQL)')
-  return { kind: 'dir', dir: resolve(values.dir ?? DEFAULT_DIR) }
+  const dir = resolve(values.dir ?? DEFAULT_DIR)
+  return { kind: 'dir', dir, flags: values.dir === undefined ? [] : ['--dir', dir] }
+}
+
+/** A `--store` URL as it may be printed: its password, if any, replaced by `****` (PLANMODE_STORE keeps it out of sight). */
+function withoutPassword(url: string): string {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return url
+  }
+  if (parsed.password === '') return url
+  parsed.password = '****'
+  return parsed.href
 }
 
 function byOf(text: string | undefined): QuestionAnswerer | undefined {
@@ -109,11 +132,11 @@ export function parseCommand(argv: readonly string[], env: Record<string, string
   const store = storeOf(values, env)
   const json = values.json === true
   if (command === 'questions') {
-    if (rest.length !== 1) throw new UsageError('usage: planmode questions <session> [--store postgres://… | --dir <folder>]')
+    if (rest.length > 1) throw new UsageError('usage: planmode questions [<session>] [--store postgres://… | --dir <folder>]')
     const answerOnly = ['feedback', 'comment', 'edit-file', 'fresh', 'model', 'option', 'text', 'by', 'timeout'] as const
     const stray = answerOnly.find((name) => values[name] !== undefined)
     if (stray !== undefined) throw new UsageError(`--${stray} goes with planmode answer`)
-    return { kind: 'questions', store, session: rest[0]!, json }
+    return { kind: 'questions', store, session: rest[0], json }
   }
   if (command !== 'answer') throw new UsageError(`unknown command ${JSON.stringify(command)}: planmode questions | answer | help`)
   const [session, questionId, decision, ...extra] = rest

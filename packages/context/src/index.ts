@@ -7,6 +7,7 @@
  */
 export { Context } from './context.js'
 export type { ContextOptions, Fiber, Plugin } from './context.js'
+export { CodedError } from './coded-error.js'
 export { MissingServiceError } from './errors.js'
 export { consoleLogger } from './logger.js'
 export type {

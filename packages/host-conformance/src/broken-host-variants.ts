@@ -1,53 +1,13 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Prompt } from '@ai-sdk/provider'
 import type { Context } from '@planmode/context'
-import type { Agent, PreStepDecision, Session, SessionEvent, SessionEventMap, SessionEventType, UserAnswer } from '@planmode/seams'
-import type { HostDuty } from './duties.js'
+import type { Agent, PreStepDecision, Session, SessionEvent, SessionEventMap, UserAnswer } from '@planmode/seams'
+import type { BrokenHostVariant } from './broken-host-variant.js'
 import type { ConformanceHost, HostFactory } from './host-adapter.js'
 import { CHILD_VARIANTS } from './child-variants.js'
 import { QUESTION_VARIANTS } from './question-variants.js'
 import { HANDOFF_VARIANTS } from './handoff-variants.js'
 import { compactionVariants } from './compaction-variants.js'
-
-/**
- * A deliberately broken wrapper of a host, breaking one duty: run the kit
- * against `wrap(yourFactory)` and the cases of `duty` must fail, naming it.
- *
- * @public
- */
-export interface BrokenHostVariant {
-  /** The duty the wrapper breaks (the one the kit must name). */
-  readonly duty: HostDuty
-  /** A short name, e.g. `omits command/run args`. */
-  readonly name: string
-  /**
-   * A fragment of the message the kit fails with when it catches this
-   * variant (after `duty "<duty>": `), the same for every host the variant
-   * breaks.
-   */
-  readonly failure: string
-  /** Wraps a factory; the host it builds breaks `duty` and nothing on purpose beyond it. */
-  wrap<A extends Agent>(factory: HostFactory<A>): HostFactory<A>
-}
-
-type Append = Session['append']
-type AppendFilter = (type: SessionEventType, data: unknown, session: Session, append: Append) => Promise<SessionEvent> | undefined
-
-/** An event as an append that writes nothing would return it. */
-function unwritten(session: Session, type: SessionEventType, data: unknown): Promise<SessionEvent> {
-  return Promise.resolve({ type, seq: session.events.length, time: Date.now(), data } as SessionEvent)
-}
-
-const patched = new WeakSet<Session>()
-
-/** Replaces `session.append` in place: `filter` may handle an append itself (return a promise) or leave it (undefined). */
-function patchAppend(session: Session, filter: AppendFilter): void {
-  if (patched.has(session)) return
-  patched.add(session)
-  const original = session.append.bind(session) as Append
-  const append = (<T extends SessionEventType>(type: T, data: SessionEventMap[T]) =>
-    (filter(type, data, session, original) ?? original(type, data)) as Promise<SessionEvent<T>>) as Append
-  Object.defineProperty(session, 'append', { value: append, configurable: true, writable: true })
-}
+import { adapterWith, hidingOpened, patchAppend, reopenedAs, unwritten, type AppendFilter } from './variant-wrappers.js'
 
 /**
  * Makes `session.events` a different array object each time the log grew
@@ -80,22 +40,11 @@ function newEventsArrayOnAppend(session: Session): void {
   })
 }
 
-/** `host` with some members replaced; every member is bound, so a class instance works too. */
-function adapterWith<A extends Agent>(host: ConformanceHost<A>, overrides: Partial<Omit<ConformanceHost<A>, 'context'>>): ConformanceHost<A> {
-  const openAgent = overrides.openAgent ?? host.openAgent?.bind(host)
-  const close = overrides.close ?? host.close?.bind(host)
-  const compact = overrides.compact ?? host.compact?.bind(host)
-  return {
-    context: host.context,
-    createAgent: overrides.createAgent ?? host.createAgent.bind(host),
-    prompt: overrides.prompt ?? host.prompt.bind(host),
-    ...(openAgent === undefined ? {} : { openAgent }),
-    ...(close === undefined ? {} : { close }),
-    ...(compact === undefined ? {} : { compact }),
-  }
-}
-
-/** A factory whose hosts are changed by `change` once built, and whose agents' sessions are patched by `filter` (an append filter, or a function patching the session). */
+/**
+ * A factory whose hosts are changed by `change` once built, and whose agents' sessions are patched by `filter` (an append filter, or a function patching the session).
+ * An append filter also reaches the sessions the host creates itself (a handoff's fresh session) from their first
+ * `session/event` on: a host that breaks a duty breaks it in every session it writes.
+ */
 function wrapHost<A extends Agent>(
   factory: HostFactory<A>,
   change: (host: ConformanceHost<A>) => ConformanceHost<A> = (host) => host,
@@ -104,6 +53,7 @@ function wrapHost<A extends Agent>(
   return async (environment) => {
     const host = change(await factory(environment))
     if (filter === undefined) return host
+    if (typeof filter === 'function') host.context.on('session/event', ({ session }) => patchAppend(session, filter), { prepend: true })
     const patch = (agent: A): A => {
       if (typeof filter === 'function') patchAppend(agent.session, filter)
       else filter.session(agent.session)
@@ -137,60 +87,8 @@ function neverClosesAnOpenTurn<A extends Agent>(factory: HostFactory<A>): HostFa
     if ((type === 'turn/end' || type === 'step/end') && turn !== undefined && !turns.has(turn)) return unwritten(session, type, data)
     return undefined
   }
-  // Per case directory and session id: how long the log was when the host that wrote it was closed.
-  const lengthAtClose = new Map<string, number>()
-  return async (environment) => {
-    const host = await factory(environment)
-    const key = (id: string): string => `${environment.dir}\u0000${id}`
-    const sessions = new Set<Session>()
-    const track = (agent: A): A => {
-      patchAppend(agent.session, refuseForeignClosing)
-      sessions.add(agent.session)
-      return agent
-    }
-    const open = host.openAgent?.bind(host)
-    return adapterWith(host, {
-      createAgent: async (options) => track(await host.createAgent(options)),
-      ...(open === undefined
-        ? {}
-        : {
-            openAgent: async (id: string) => {
-              const agent = track(await open(id))
-              const known = lengthAtClose.get(key(id))
-              return known === undefined ? agent : hidingClosing(agent, known)
-            },
-          }),
-      close: async () => {
-        for (const session of sessions) lengthAtClose.set(key(session.id), session.events.length)
-        await host.close?.()
-      },
-    })
-  }
-}
-
-/**
- * `agent` as one whose session hides the `step/end` and `turn/end` events
- * past `known` (those its store appended while opening the log); the agent's
- * own code keeps its real session. `agent` itself when there are none.
- */
-function hidingClosing<A extends Agent>(agent: A, known: number): A {
-  const session = agent.session
-  const hidden = new Set<SessionEvent>(session.events.slice(known).filter((event) => event.type === 'step/end' || event.type === 'turn/end'))
-  if (hidden.size === 0) return agent
-  const view: Session = {
-    id: session.id,
-    get events() {
-      return session.events.filter((event) => !hidden.has(event))
-    },
-    append: ((type, data) => session.append(type, data)) as Append,
-  }
-  return new Proxy(agent, {
-    get(target, property) {
-      if (property === 'session') return view
-      const value = Reflect.get(target, property, target) as unknown
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value
-    },
-  })
+  const closing = (event: SessionEvent): boolean => event.type === 'step/end' || event.type === 'turn/end'
+  return reopenedAs(factory, (agent, known) => hidingOpened(agent, known, closing), refuseForeignClosing)
 }
 
 /** Replaces `name` of the service `service` of `ctx` in place. */

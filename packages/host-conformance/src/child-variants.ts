@@ -1,6 +1,7 @@
 import type { Agent, PreStepPayload, ToolExecution, ToolRegistry } from '@planmode/seams'
-import type { BrokenHostVariant } from './broken-host-variants.js'
+import type { BrokenHostVariant } from './broken-host-variant.js'
 import type { ConformanceHost, HostFactory } from './host-adapter.js'
+import { adapterWith } from './variant-wrappers.js'
 
 /** `agent` as a host that forgot its owner would hand it on: the same id, session and methods, no `owner`. */
 function withoutOwner(agent: Agent): Agent {
@@ -24,14 +25,10 @@ function onFirstAgent<A extends Agent>(factory: HostFactory<A>, change: (host: C
       return agent
     }
     const openAgent = host.openAgent?.bind(host)
-    const close = host.close?.bind(host)
-    return {
-      context: host.context,
+    return adapterWith(host, {
       createAgent: async (options) => first(await host.createAgent(options)),
-      prompt: host.prompt.bind(host),
       ...(openAgent === undefined ? {} : { openAgent: async (id: string) => first(await openAgent(id)) }),
-      ...(close === undefined ? {} : { close }),
-    }
+    })
   }
 }
 

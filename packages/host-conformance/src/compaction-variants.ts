@@ -1,6 +1,6 @@
 import type { LanguageModelV3, LanguageModelV3Prompt } from '@ai-sdk/provider'
 import type { Agent } from '@planmode/seams'
-import type { BrokenHostVariant } from './broken-host-variants.js'
+import type { BrokenHostVariant } from './broken-host-variant.js'
 import type { ConformanceHost, HostFactory } from './host-adapter.js'
 
 /** The wrappers of `broken-host-variants.ts` this variant builds on (passed in, so neither file imports the other at run time). */

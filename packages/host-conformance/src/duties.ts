@@ -88,7 +88,8 @@ const BASE_DUTIES: readonly HostDutyInfo[] = [
   {
     duty: 'child-questions',
     kind: 'host',
-    means: 'the userQuestions seam refuses an agent owned by a live agent with UserQuestionError NOT_ROOT_AGENT, without asking the provider; a root agent reaches the provider',
+    means:
+      'the userQuestions seam refuses an agent owned by a live agent with UserQuestionError NOT_ROOT_AGENT, without asking the provider; a root agent reaches the provider; every tool call runs with its calling agent (ToolExecution.agent), so a sub-agent tool starts its child as that agent\'s',
     dependsOn: ['services', 'turns-and-steps'],
   },
   {

@@ -1,5 +1,5 @@
 import type { Agent } from '@planmode/seams'
-import type { BrokenHostVariant } from './broken-host-variants.js'
+import type { BrokenHostVariant } from './broken-host-variant.js'
 import type { HostFactory } from './host-adapter.js'
 
 /**
@@ -30,6 +30,21 @@ export const HANDOFF_VARIANTS: readonly BrokenHostVariant[] = [
           if (event.seq === 0 && event.type === 'plan/handoff') {
             void session.append('user/message', { content: [{ type: 'text', text: 'Go on.' }], source: { kind: 'user' } }).catch(() => undefined)
           }
+        })
+        return host
+      },
+  },
+  {
+    duty: 'handoff-fresh',
+    name: "switches the handing agent's model too when a fresh handoff chose one",
+    failure: "a model chosen with a fresh session is the new session's agent's only: the handing agent's next turn must go on with its own model",
+    wrap:
+      <A extends Agent>(factory: HostFactory<A>): HostFactory<A> =>
+      async (environment) => {
+        const host = await factory(environment)
+        // As a host that applies the chosen model to the handing agent whatever else the handoff asks: the same event without `fresh`.
+        host.context.on('agent/handoff', ({ agent, toolCallId, model, fresh }) => {
+          if (fresh !== undefined && model !== undefined) host.context.emit('agent/handoff', { agent, toolCallId, model })
         })
         return host
       },

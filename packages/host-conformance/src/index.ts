@@ -23,7 +23,7 @@ export type { ConformanceEnvironment, ConformanceHost, HostConformanceOptions, H
 export { hostConformanceCases } from './host-conformance-cases.js'
 export type { HostConformanceCase } from './host-conformance-cases.js'
 export { BROKEN_HOST_VARIANTS } from './broken-host-variants.js'
-export type { BrokenHostVariant } from './broken-host-variants.js'
+export type { BrokenHostVariant } from './broken-host-variant.js'
 export { HostConformanceError } from './host-conformance-error.js'
 export { clientAdapterCases } from './cases/client-adapter-cases.js'
 export type { ClientAdapterCase } from './cases/client-adapter-cases.js'

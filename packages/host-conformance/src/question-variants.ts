@@ -1,37 +1,26 @@
-import type { Agent, Session, SessionEvent, SessionEventMap, SessionEventType } from '@planmode/seams'
-import type { BrokenHostVariant } from './broken-host-variants.js'
-import type { ConformanceHost, HostFactory } from './host-adapter.js'
+import type { Agent, SessionEvent, SessionEventType } from '@planmode/seams'
+import type { BrokenHostVariant } from './broken-host-variant.js'
+import type { HostFactory } from './host-adapter.js'
+import { adapterWith, hidingOpened, patchAppend, reopenedAs, unwritten } from './variant-wrappers.js'
 
-const patched = new WeakSet<Session>()
-
-/** Replaces `session.append` in place so that appends of `type` write nothing (they resolve as if written). */
-function dropAppends(session: Session, type: SessionEventType): void {
-  if (patched.has(session)) return
-  patched.add(session)
-  const original = session.append.bind(session)
-  const append = <T extends SessionEventType>(kind: T, data: SessionEventMap[T]): Promise<SessionEvent<T>> =>
-    kind === type ? Promise.resolve({ type: kind, seq: session.events.length, time: Date.now(), data } as SessionEvent<T>) : original(kind, data)
-  Object.defineProperty(session, 'append', { value: append, configurable: true, writable: true })
-}
-
-/** A factory whose agents' sessions never log `type`. */
+/** A factory whose agents' sessions never log `type` (the appends resolve as if written). */
 function neverLogs(type: SessionEventType) {
   return <A extends Agent>(factory: HostFactory<A>): HostFactory<A> =>
     async (environment) => {
       const host = await factory(environment)
-      const patch = (agent: A): A => (dropAppends(agent.session, type), agent)
-      const openAgent = host.openAgent?.bind(host)
-      const close = host.close?.bind(host)
-      const wrapped: ConformanceHost<A> = {
-        context: host.context,
-        createAgent: async (options) => patch(await host.createAgent(options)),
-        prompt: host.prompt.bind(host),
-        ...(openAgent === undefined ? {} : { openAgent: async (id: string) => patch(await openAgent(id)) }),
-        ...(close === undefined ? {} : { close }),
+      const patch = (agent: A): A => {
+        patchAppend(agent.session, (kind, data, session) => (kind === type ? unwritten(session, kind, data) : undefined))
+        return agent
       }
-      return wrapped
+      const openAgent = host.openAgent?.bind(host)
+      return adapterWith(host, {
+        createAgent: async (options) => patch(await host.createAgent(options)),
+        ...(openAgent === undefined ? {} : { openAgent: async (id: string) => patch(await openAgent(id)) }),
+      })
     }
 }
+
+const interruptedSettlement = (event: SessionEvent): boolean => event.type === 'question/settled' && event.data.outcome === 'interrupted'
 
 /** The deliberately broken wrappers of duty `questions-in-log` (part of `BROKEN_HOST_VARIANTS`). */
 export const QUESTION_VARIANTS: readonly BrokenHostVariant[] = [
@@ -46,5 +35,13 @@ export const QUESTION_VARIANTS: readonly BrokenHostVariant[] = [
     name: 'never logs question/settled',
     failure: 'the ask must be settled by exactly one question/settled',
     wrap: neverLogs('question/settled'),
+  },
+  {
+    duty: 'questions-in-log',
+    // As a host whose store hands the reopened log out as the dead process left it, and whose loop settles the
+    // open asks before its next turn: the settlements the store appended at open show only once a turn starts.
+    name: 'settles an ask its process left open only when the next turn starts',
+    failure: 'an ask left open when its host went away must be settled at open',
+    wrap: (factory) => reopenedAs(factory, (agent, known) => hidingOpened(agent, known, interruptedSettlement, { untilTurnStarts: true })),
   },
 ]

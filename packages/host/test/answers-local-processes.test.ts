@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Context } from '@planmode/context'
 import { localAnswers, sessionStorePlugin } from '@planmode/host'
 import type { AnswerResult, QuestionSettled, SessionEvent } from '@planmode/seams'
-import { killAll, startChild as start } from './child-process.js'
+import { REVIEW_QUESTION, startChild, stopChildren } from '@planmode/testkit'
 import { bundleChild, recordingLogger } from './helpers.js'
 
 /**
@@ -20,19 +20,6 @@ import { bundleChild, recordingLogger } from './helpers.js'
  * accepted exactly when the log's settlement names it, none is applied
  * twice, none to another question, and every result is definite.
  */
-
-const REVIEW = {
-  id: 'plan-review',
-  header: 'Plan review',
-  question: 'Approve this plan and leave plan mode?',
-  detail: '# Plan\n\n1. read\n2. change',
-  options: [
-    { label: 'Approve', description: 'leave plan mode' },
-    { label: 'Keep planning', description: 'revise' },
-    { label: 'Stop planning', description: 'leave without approving' },
-  ],
-  intent: { kind: 'plan-review', approve: 'Approve', keep: 'Keep planning', stop: 'Stop planning', editable: true, comments: true },
-}
 
 const writerSource = `
 import { Context } from '@planmode/context'
@@ -62,7 +49,7 @@ ctx.require('userQuestions').registerProvider({
   }),
 })
 const agent = { id: 'writer-agent', session, steer() {}, inject() {} }
-const answers = await ctx.require('userQuestions').ask({ agent, questions: [${JSON.stringify(REVIEW)}] })
+const answers = await ctx.require('userQuestions').ask({ agent, questions: [${JSON.stringify(REVIEW_QUESTION)}] })
 process.stdout.write('answered ' + JSON.stringify(answers) + '\\n')
 await sessions.close(session)
 ctx.dispose()
@@ -91,7 +78,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'planmode-answers-proc-'))
 })
 afterAll(async () => {
-  killAll()
+  stopChildren()
   if (dir !== undefined) await rm(dir, { recursive: true, force: true })
 })
 
@@ -120,7 +107,7 @@ const approve = [{ id: 'plan-review', selected: ['Approve'] }]
 describe('answers between processes over the JSONL store', () => {
   it('a writer killed after it took an answer and before it logged it: the submitter hears WRITER_GONE, the next open settles the question interrupted', async () => {
     const id = 'killed-before-log'
-    const writer = start(writerFile, [dir, id, 'kill-before-log'])
+    const writer = startChild(writerFile, [dir, id, 'kill-before-log'])
     const questionId = await writer.line(/^asked (\S+)$/m)
     const announcement = JSON.parse(await readFile(join(dir, `${id}.jsonl.answers`), 'utf8')) as { socket: string }
     const result = await localAnswers({ dir }).submit({ sessionId: id, questionId, answers: approve, by: { id: 'ada' } })
@@ -135,7 +122,7 @@ describe('answers between processes over the JSONL store', () => {
     expect(await localAnswers({ dir }).submit({ sessionId: id, questionId, answers: approve })).toMatchObject({ status: 'refused', code: 'QUESTION_CLOSED', message: expect.stringContaining('interrupted') })
     // The next writer's channel replaces the stale announcement, and leaves the socket it named: that may be anyone's
     // (the sweep of the writer's own socket folder removes it once nobody listens on it for a minute).
-    const next = start(writerFile, [dir, id, 'plain'])
+    const next = startChild(writerFile, [dir, id, 'plain'])
     const second = await next.line(/^asked (\S+)$/m)
     expect(existsSync(announcement.socket)).toBe(true)
     expect(JSON.parse(await readFile(join(dir, `${id}.jsonl.answers`), 'utf8')).socket).not.toBe(announcement.socket)
@@ -147,7 +134,7 @@ describe('answers between processes over the JSONL store', () => {
 
   it('a writer killed after it logged the answer, before it replied: the submitter hears accepted from the log, and the next open settles nothing more', async () => {
     const id = 'killed-after-log'
-    const writer = start(writerFile, [dir, id, 'kill-after-log'])
+    const writer = startChild(writerFile, [dir, id, 'kill-after-log'])
     const questionId = await writer.line(/^asked (\S+)$/m)
     const result = await localAnswers({ dir }).submit({ sessionId: id, questionId, answers: approve, by: { id: 'ada', name: 'Ada' } })
     expect(result).toMatchObject({ status: 'accepted', questionId })
@@ -170,16 +157,16 @@ describe('answers between processes over the JSONL store', () => {
       // Rounds cycle through: killed before it logs the answer it took, killed right after, killed at a random
       // moment, answered at the writer's own terminal (racing the submitters), and left alone.
       const mode = (['kill-before-log', 'kill-after-log', 'random', 'local', 'plain'] as const)[round % 5]!
-      const writer = start(writerFile, [dir, id, mode === 'kill-before-log' || mode === 'kill-after-log' ? mode : 'plain'])
+      const writer = startChild(writerFile, [dir, id, mode === 'kill-before-log' || mode === 'kill-after-log' ? mode : 'plain'])
       const questionId = await writer.line(/^asked (\S+)$/m)
-      const submitters = labels.map((label, index) => start(submitterFile, [dir, id, questionId, label, `user-${round}-${index}`]))
+      const submitters = labels.map((label, index) => startChild(submitterFile, [dir, id, questionId, label, `user-${round}-${index}`]))
       await Promise.all(submitters.map((submitter) => submitter.line(/^(ready)$/m)))
       for (const submitter of submitters) submitter.child.stdin!.write('go\n')
       if (mode === 'local') setTimeout(() => writer.child.stdin!.write('local\n'), Math.floor(Math.random() * 40))
       if (mode === 'random') setTimeout(() => writer.child.kill('SIGKILL'), Math.floor(Math.random() * 150))
       const results = (await Promise.all(submitters.map((submitter) => submitter.line(/^result (.+)$/m)))).map((line) => JSON.parse(line) as AnswerResult)
       const exit = await writer.exited
-      if (mode === 'local' || mode === 'plain') expect(exit.code, writer.stderr()).toBe(0)
+      if (mode === 'local' || mode === 'plain') expect(exit.code, writer.output()).toBe(0)
       else if (mode !== 'random') expect(exit.signal).toBe('SIGKILL')
       const events = await reopen(id)
       const settlements = settlementsOf(events, questionId)

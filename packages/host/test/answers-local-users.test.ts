@@ -7,7 +7,7 @@ import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AnswerResult, OpenAsks } from '@planmode/seams'
-import { killAll, startChild, type Child } from './child-process.js'
+import { REVIEW_QUESTION, startChild, stopChildren, type StartedChild as Child } from '@planmode/testkit'
 import { bundleChild } from './helpers.js'
 
 /**
@@ -27,17 +27,6 @@ const hasTools = existsSync('/usr/sbin/useradd') && existsSync('/usr/sbin/userde
 /** A bound on work that either finishes at once or hangs forever (a read blocked on a FIFO): it detects the hang, it measures nothing. */
 const HANG_MS = 30_000
 
-const REVIEW = {
-  id: 'plan-review',
-  header: 'Plan review',
-  question: 'Approve this plan and leave plan mode?',
-  detail: '# Plan\n\n1. read\n2. change',
-  options: [
-    { label: 'Approve', description: 'leave plan mode' },
-    { label: 'Keep planning', description: 'revise' },
-  ],
-  intent: { kind: 'plan-review', approve: 'Approve', keep: 'Keep planning' },
-}
 
 // The writer: the JSONL store and the user-questions runtime, from their own source files (a bundle that needs
 // nothing from node_modules, so a copy runs anywhere). It opens or creates the session, says `ready`, asks when told
@@ -69,7 +58,7 @@ ctx.require('userQuestions').registerProvider({
 process.stdout.write('ready\\n')
 await next('ask')
 const agent = { id: 'writer-agent', session, steer() {}, inject() {} }
-const answers = await ctx.require('userQuestions').ask({ agent, questions: [${JSON.stringify(REVIEW)}] })
+const answers = await ctx.require('userQuestions').ask({ agent, questions: [${JSON.stringify(REVIEW_QUESTION)}] })
 process.stdout.write('answered ' + JSON.stringify(answers) + '\\n')
 await sessions.close(session)
 ctx.dispose()
@@ -216,7 +205,7 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  killAll()
+  stopChildren()
   for (const user of users.splice(0)) spawnSync('userdel', [user.name])
   if (work !== undefined) await rm(work, { recursive: true, force: true })
 })
@@ -227,7 +216,7 @@ describe.skipIf(!isRoot || !hasTools)(
     it('a FIFO planted as the announcement blocks nothing: `planmode questions` and a submission return, and the writer opens its channel over it', async () => {
       const dir = await folder('fifo')
       const id = 'fifo'
-      await writeFile(join(dir, `${id}.jsonl`), JSON.stringify({ type: 'question/asked', seq: 0, time: 0, data: { questionId: 'q0', agent: 'a', question: [REVIEW] } }) + '\n')
+      await writeFile(join(dir, `${id}.jsonl`), JSON.stringify({ type: 'question/asked', seq: 0, time: 0, data: { questionId: 'q0', agent: 'a', question: [REVIEW_QUESTION] } }) + '\n')
       execFileSync('mkfifo', [join(dir, `${id}.jsonl.answers`)])
       const listed = await submitter(dir, id, 'questions')
       expect(listed).toMatchObject({ open: [{ questionId: 'q0' }], writer: false })

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Context } from '@planmode/context'
 import { localAnswers, sessionStorePlugin } from '@planmode/host'
 import type { AnswerResult, QuestionAnswerer, QuestionSettled, SessionEvent, UserAnswer } from '@planmode/seams'
-import { killAll, startChild } from './child-process.js'
+import { REVIEW_QUESTION, startChild, stopChildren } from '@planmode/testkit'
 import { bundleChild, recordingLogger } from './helpers.js'
 
 /**
@@ -25,18 +25,6 @@ import { bundleChild, recordingLogger } from './helpers.js'
  * writer settles it `interrupted`.
  */
 
-const REVIEW = {
-  id: 'plan-review',
-  header: 'Plan review',
-  question: 'Approve this plan and leave plan mode?',
-  detail: '# Plan\n\n1. read\n2. change',
-  options: [
-    { label: 'Approve', description: 'leave plan mode' },
-    { label: 'Keep planning', description: 'revise' },
-    { label: 'Stop planning', description: 'leave without approving' },
-  ],
-  intent: { kind: 'plan-review', approve: 'Approve', keep: 'Keep planning', stop: 'Stop planning', editable: true, comments: true },
-}
 
 // Modes: `wait` asks and waits for an answer from another process; `big-local` answers at its own terminal (when the
 // parent writes `local`) with feedback too large for the file size limit the parent sets, then appends an event when the
@@ -65,7 +53,7 @@ ctx.require('userQuestions').registerProvider({
 })
 const agent = { id: 'writer-agent', session, steer() {}, inject() {} }
 try {
-  const answers = await ctx.require('userQuestions').ask({ agent, questions: [${JSON.stringify(REVIEW)}] })
+  const answers = await ctx.require('userQuestions').ask({ agent, questions: [${JSON.stringify(REVIEW_QUESTION)}] })
   process.stdout.write('answered ' + JSON.stringify(answers) + '\\n')
 } catch (error) {
   process.stdout.write('rejected ' + (error.code ?? error.message) + '\\n')
@@ -86,7 +74,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'planmode-person-text-'))
 })
 afterAll(async () => {
-  killAll()
+  stopChildren()
   if (dir !== undefined) await rm(dir, { recursive: true, force: true })
 })
 

@@ -7,26 +7,17 @@ import { planFilePlugin } from '@planmode/plan-file'
 import { planHistoryPlugin } from '@planmode/plan-projection'
 import { planToolPlugin } from '@planmode/plan-tool'
 import { afterEach, expect, it } from 'vitest'
+import { readmeMirror } from '@planmode/testkit'
 import { removeTemp, tempDir } from './support.js'
 
 afterEach(removeTemp)
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
-const self = readFileSync(new URL(import.meta.url), 'utf8')
-
-/** The lines of `text` that are not imports, blank lines dropped, with `indent` leading spaces removed. */
-const body = (text: string, indent = 0) =>
-  text
-    .split('\n')
-    .map((line) => line.slice(Math.min(indent, line.length - line.trimStart().length)))
-    .filter((line) => line.trim() !== '' && !line.startsWith('import '))
 
 it('runs the README composition example, which is the code below', async () => {
-  const block = /## Compose\n\n```ts\n([\s\S]*?)```/.exec(readme)![1]!
-  const start = self.indexOf('// readme:start\n')
-  const mirrored = self.slice(start + '// readme:start\n'.length, self.lastIndexOf('    // readme:end'))
-  expect(body(block)).toEqual(body(mirrored, 4))
-  for (const line of block.split('\n').filter((line) => line.startsWith('import '))) expect(self).toContain(line)
+  const mirror = readmeMirror(new URL('../README.md', import.meta.url), new URL(import.meta.url), { block: /## Compose\n\n```ts\n([\s\S]*?)```/ })
+  expect(mirror.block).toEqual(mirror.mirrored)
+  expect(mirror.missingImports).toEqual([])
 
   const plansDir = join(tempDir(), 'plans')
   const example = async () => {

@@ -11,25 +11,15 @@ import { planProgressPlugin, planProgressProjectionPlugin } from '@planmode/plan
 import { UPDATE_PLAN } from '@planmode/plan-progress'
 import type { ToolResult } from '@planmode/seams'
 import { expect, it } from 'vitest'
+import { readmeMirror } from '@planmode/testkit'
 import { approve } from './support.js'
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
-const self = readFileSync(new URL(import.meta.url), 'utf8')
-
-/** The lines of `text` that are not imports, blank lines dropped, with `indent` leading spaces removed. */
-const body = (text: string, indent = 0) =>
-  text
-    .split('\n')
-    .map((line) => line.slice(Math.min(indent, line.length - line.trimStart().length)))
-    .filter((line) => line.trim() !== '' && !line.startsWith('import '))
-
 /** Checks that the README's `index`th ts block is the code between `// <name>:start` and `// <name>:end` here, imports aside. */
 function mirrors(index: number, name: string, indent: number): void {
-  const block = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)][index]![1]!
-  const start = self.indexOf(`// ${name}:start\n`)
-  const mirrored = self.slice(start + `// ${name}:start\n`.length, self.lastIndexOf(`// ${name}:end`))
-  expect(body(block)).toEqual(body(mirrored, indent))
-  for (const line of block.split('\n').filter((line) => line.startsWith('import '))) expect(self).toContain(line)
+  const mirror = readmeMirror(new URL('../README.md', import.meta.url), new URL(import.meta.url), { block: index, marker: name, indent })
+  expect(mirror.block).toEqual(mirror.mirrored)
+  expect(mirror.missingImports).toEqual([])
 }
 
 it('runs the README composition example, which is the code below', async () => {

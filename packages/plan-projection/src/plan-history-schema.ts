@@ -98,6 +98,62 @@ function revisionsIssues(revisions: readonly unknown[], issues: StandardSchemaV1
   if (sound && isObject(first)) lastChecked.set(first, revisions.slice())
 }
 
+/**
+ * The histories whose every revision passed {@link isSoundRevision} when the unit made it (and was frozen
+ * by it, down to the comments), by the history's token: an object each `initial()` state makes, carried by
+ * every state folded from it. A revision that fails takes its history's token out, for good; a token the
+ * unit did not make (the new object a JSON copy of a state holds) was never in. The views of any other
+ * history are checked in full.
+ */
+const soundHistories = new WeakSet<object>()
+
+/** The unit's own views, each with its history's token. */
+const ownViews = new WeakMap<object, object>()
+
+const isCount = (value: unknown, least: number): boolean => Number.isInteger(value) && (value as number) >= least
+const isOptionalString = (value: Record<string, unknown>, key: string): boolean => !(key in value) || typeof value[key] === 'string'
+
+/**
+ * Whether a revision the unit made passes the check ({@link revisionIssues} finds nothing): the same rules
+ * for every member's value, read without building the issues. The unit makes revisions only from object
+ * literals of the members a revision has, so their keys are not read again; it freezes them down to the
+ * comments.
+ */
+export function isSoundRevision(revision: Record<string, unknown>): boolean {
+  return (
+    isCount(revision['rev'], 1) &&
+    isCount(revision['seq'], 0) &&
+    typeof revision['toolCallId'] === 'string' &&
+    typeof revision['title'] === 'string' &&
+    typeof revision['plan'] === 'string' &&
+    typeof revision['status'] === 'string' &&
+    STATUSES.has(revision['status']) &&
+    isOptionalString(revision, 'approvedPlan') &&
+    isOptionalString(revision, 'feedback') &&
+    (!('comments' in revision) || (Array.isArray(revision['comments']) && revision['comments'].every(isWireComment))) &&
+    (!('by' in revision) || isWireReviewer(revision['by'])) &&
+    (!('unattended' in revision) || revision['unattended'] === true)
+  )
+}
+
+/** A new history's token, sound until a revision of it fails the check. */
+export function soundHistory(): object {
+  const token = {}
+  soundHistories.add(token)
+  return token
+}
+
+/** Takes `token`'s history out of the sound ones when `revision`, which the unit just made, fails the check. */
+export function checkMade(token: object, revision: object): void {
+  if (!isSoundRevision(revision as Record<string, unknown>)) soundHistories.delete(token)
+}
+
+/** Records `view` as the unit's view of a state of `token`'s history: the schema accepts it without reading it while that history is sound. */
+export function ownView<V extends object>(view: V, token: object): V {
+  ownViews.set(view, token)
+  return view
+}
+
 /** Validates a `planHistory` wire value: exactly `{ revisions: PlanRevision[] }`. */
 export const planHistorySchema: StandardSchemaV1<unknown, PlanHistoryView> = {
   '~standard': {
@@ -105,6 +161,9 @@ export const planHistorySchema: StandardSchemaV1<unknown, PlanHistoryView> = {
     vendor: '@planmode/plan-projection',
     validate(value) {
       if (!isObject(value)) return { issues: [{ message: 'expected an object' }] }
+      // The unit's own view of a sound list: every revision in it was checked when the unit made it, and is frozen.
+      const token = ownViews.get(value)
+      if (token !== undefined && soundHistories.has(token)) return { value: value as unknown as PlanHistoryView }
       const issues: StandardSchemaV1.Issue[] = []
       const revisions = value['revisions']
       if (!Array.isArray(revisions)) issues.push(issue('expected an array', ['revisions']))

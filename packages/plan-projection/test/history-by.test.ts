@@ -95,7 +95,7 @@ describe('planHistory: by (who decided, who commented)', () => {
     expect(validate({ revisions: [forged] })).toHaveProperty('issues')
   })
 
-  it('the state version says revisions carry by (states folded before are refolded)', () => {
-    expect(planHistory.stateVersion).toBe(2)
+  it('the state version moved on when revisions gained by, and again when the state became a persistent list (states folded before are refolded)', () => {
+    expect(planHistory.stateVersion).toBe(3)
   })
 })

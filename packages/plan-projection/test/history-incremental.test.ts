@@ -120,10 +120,19 @@ describe('planHistory: what the schema accepts without a second walk stays true'
     expect(validate(view)).toEqual({ value: view })
   })
 
-  it('an array changed after it passed is checked again where it changed: what it is compared with is the schema\'s own copy', () => {
+  it('the unit’s own value cannot be changed: its revisions array is frozen, as are the revisions', () => {
     const view = planHistory.view(cold(place([message(call('a', '# A'), call('b', '# B'))])))
+    expect(Object.isFrozen(view)).toBe(true)
+    expect(Object.isFrozen(view.revisions)).toBe(true)
+    expect(() => ((view.revisions as unknown as unknown[])[1] = { rev: 0 })).toThrow(TypeError)
     expect(validate(view)).toEqual({ value: view })
-    const revisions = view.revisions as unknown as unknown[]
+  })
+
+  it('an array changed after it passed is checked again where it changed: what it is compared with is the schema\'s own copy', () => {
+    const own = planHistory.view(cold(place([message(call('a', '# A'), call('b', '# B'))])))
+    const view = { revisions: [...own.revisions] }
+    expect(validate(view)).toEqual({ value: view })
+    const revisions = view.revisions as unknown[]
     const good = revisions[1]
     revisions[1] = { ...(good as object), status: 'rejected' }
     expect(validate(view)).toEqual({ issues: [{ message: 'expected a revision status', path: ['revisions', 1, 'status'] }] })

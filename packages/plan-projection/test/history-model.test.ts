@@ -123,4 +123,26 @@ describe('planHistory incremental replay equals a plain fold (fast-check)', () =
       { numRuns: 300 },
     )
   })
+
+  it('on long logs whose revisions fill several of the persistent list’s leaves (over 32 revisions), at checkpoints and at the end', () => {
+    // Every tenth body is preceded by a call of its own, so every log holds well over 32 revisions.
+    const spined = fc
+      .array(body, { minLength: 600, maxLength: 1_800 })
+      .map((list) => list.flatMap((item, i) => (i % 10 === 0 ? [message(call(`s${i}`, `# Spine ${i}`)), item] : [item])))
+    fc.assert(
+      fc.property(spined, (bodies) => {
+        const events = place(bodies)
+        let state = planHistory.initial()
+        events.forEach((event, at) => {
+          state = planHistory.apply(state, event)
+          if (at % 150 !== 149 && at !== events.length - 1) return
+          const view = planHistory.view(state)
+          expect(view.revisions).toEqual(model(bodies.slice(0, at + 1)))
+          expect(planHistory.schema['~standard'].validate(view)).toEqual({ value: view })
+        })
+        expect(state.revisions.size).toBeGreaterThan(32)
+      }),
+      { numRuns: 12 },
+    )
+  })
 })

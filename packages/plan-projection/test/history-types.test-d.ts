@@ -1,7 +1,7 @@
 import type { PlanHistoryView as ViewFromClient, PlanRevision as FromClient, PlanDiffLine, PlanReviewer } from '@planmode/plan-projection/client'
 import { diffPlans } from '@planmode/plan-projection/client'
 import type { PlanHistoryView as ViewFromTypes, PlanRevision as FromTypes, PlanReviewer as ReviewerFromTypes, PlanRevisionStatus } from '@planmode/plan-projection/types'
-import type { PlanHistoryState, PlanRevision as FromIndex } from '@planmode/plan-projection'
+import type { PersistentList, PlanHistoryState, PlanRevision as FromIndex } from '@planmode/plan-projection'
 import type { ProjectionKey, ProjectionSnapshot, SessionProjectionMap } from '@planmode/seams'
 import { describe, expectTypeOf, it } from 'vitest'
 
@@ -11,7 +11,7 @@ describe('planHistory types (§15)', () => {
     expectTypeOf<FromIndex>().toEqualTypeOf<FromTypes>()
     expectTypeOf<ViewFromClient>().toEqualTypeOf<ViewFromTypes>()
     expectTypeOf<ViewFromTypes>().toEqualTypeOf<{ readonly revisions: readonly FromTypes[] }>()
-    expectTypeOf<PlanHistoryState['revisions']>().toEqualTypeOf<readonly FromTypes[]>()
+    expectTypeOf<PlanHistoryState['revisions']>().toEqualTypeOf<PersistentList<FromTypes>>()
   })
 
   it('a revision has the §15 fields', () => {

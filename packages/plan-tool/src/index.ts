@@ -31,5 +31,6 @@ export type { EnterPlanModeInput, EnterPlanModeOutput, PlanEnterIntent } from '.
 export type { PlanHandoffChoice, PlanReviewEventData, PlanReviewOutcome, PlanReviewedPayload } from './review-record.js'
 export { PLAN_HANDOFF_FORM, PLAN_HANDOFF_INTRO, planHandoffMessage } from './handoff.js'
 export type { PlanHandoffEventData } from './handoff.js'
+export { handoffModelOf, handoffModelToResume } from './handoff-model.js'
 export type { PlanValidatePayload } from './plan-validate.js'
 export { planToolPlugin } from './plugin.js'

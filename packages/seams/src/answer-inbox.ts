@@ -1,3 +1,4 @@
+import { CodedError } from '@planmode/context'
 import type { QuestionAsked } from './question-log.js'
 import type { QuestionAnswerer, UserAnswer } from './user-questions.js'
 
@@ -158,19 +159,16 @@ const marker = Symbol.for('@planmode/seams/AnswerInboxError')
  *
  * @public
  */
-export class AnswerInboxError extends Error {
-  /** Why; branch on it. */
-  readonly code: 'UNKNOWN_SESSION' | 'UNAVAILABLE'
+export class AnswerInboxError extends CodedError<'UNKNOWN_SESSION' | 'UNAVAILABLE'> {
   private readonly [marker] = true
 
   constructor(code: 'UNKNOWN_SESSION' | 'UNAVAILABLE', message: string, options?: { cause?: unknown }) {
-    super(message, options)
+    super(code, message, options)
     this.name = 'AnswerInboxError'
-    this.code = code
   }
 
   /** True for any `AnswerInboxError`, from any copy of this package. */
-  static isInstance(error: unknown): error is AnswerInboxError {
-    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[marker] === true
+  static override isInstance(error: unknown): error is AnswerInboxError {
+    return CodedError.hasMarker(error, marker)
   }
 }

@@ -1,3 +1,5 @@
+import { CodedError } from '@planmode/context'
+
 const marker = Symbol.for('@planmode/seams/UserQuestionError')
 
 /**
@@ -37,9 +39,7 @@ export type UserQuestionErrorCode = 'ASK_CANCELLED' | 'ASK_ABORTED' | 'NO_PROVID
  *
  * @public
  */
-export class UserQuestionError extends Error {
-  /** Why the ask failed; branch on it. */
-  readonly code: UserQuestionErrorCode
+export class UserQuestionError extends CodedError<UserQuestionErrorCode> {
   /**
    * With `INVALID_ANSWER`: the member of the answers whose text may not be
    * logged, as `personTextProblem` names it (`answers[0].custom`,
@@ -49,14 +49,13 @@ export class UserQuestionError extends Error {
   private readonly [marker] = true
 
   constructor(code: UserQuestionErrorCode, message: string, options?: { cause?: unknown; member?: string }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause })
+    super(code, message, options)
     this.name = 'UserQuestionError'
-    this.code = code
     this.member = options?.member
   }
 
   /** True for any `UserQuestionError`, from any copy of this package. */
-  static isInstance(error: unknown): error is UserQuestionError {
-    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[marker] === true
+  static override isInstance(error: unknown): error is UserQuestionError {
+    return CodedError.hasMarker(error, marker)
   }
 }

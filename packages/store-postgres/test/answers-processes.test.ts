@@ -2,9 +2,8 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AnswerResult, QuestionSettled, SessionEvent } from '@planmode/seams'
-import { assertBuilt, boundedWork, type WorkLane } from '@planmode/testkit'
+import { assertBuilt, boundedWork, REVIEW_QUESTION, startChild, stopChildren, type StartedChild, type WorkLane } from '@planmode/testkit'
 import { postgresAnswers } from '../src/index.js'
-import { killAll, start as startChild } from './support/children.js'
 import { pgFile } from './support/stores.js'
 
 /**
@@ -25,7 +24,6 @@ const here = dirname(fileURLToPath(import.meta.url))
 const writerFile = join(here, 'answers-writer-child.mjs')
 const submitterFile = join(here, 'answers-submitter-child.mjs')
 const db = pgFile('answers_proc')
-const start = (file: string, args: readonly string[]) => startChild(file, args, db.url())
 const ROUNDS = 10
 /** How long one step (a child starting and asking, answers coming back, a reopen) may take on an idle machine, times the load factor. */
 const STEP_MS = 30_000
@@ -34,8 +32,12 @@ beforeAll(() => {
   assertBuilt('answers between processes test', ['context', 'seams', 'host', 'store-postgres'])
 })
 afterAll(() => {
-  killAll()
+  stopChildren()
 })
+
+/** A child over the test's database; the writer gets the review it asks as JSON. */
+const start = (file: string, args: readonly string[]): StartedChild =>
+  startChild(file, args, { env: { PLANMODE_PG_URL: db.url(), PLANMODE_TEST_REVIEW: JSON.stringify(REVIEW_QUESTION) } })
 
 async function rows(id: string): Promise<SessionEvent[]> {
   const found = await db.admin<{ seq: string; time: number; type: string; data: unknown }>(`SELECT seq, time, type, data FROM "${db.schema}".events WHERE session_id = $1 ORDER BY seq`, [id])

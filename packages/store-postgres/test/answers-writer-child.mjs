@@ -1,5 +1,6 @@
 // A writer for answers-processes.test.ts, run with plain `node` over the BUILT
-// packages (`pnpm build` first); the database comes from env PLANMODE_PG_URL.
+// packages (`pnpm build` first); the database comes from env PLANMODE_PG_URL,
+// the review it asks from env PLANMODE_TEST_REVIEW (JSON).
 //
 //   node answers-writer-child.mjs <schema> <sessionId> <mode>
 //
@@ -46,18 +47,8 @@ root.require('userQuestions').registerProvider({
     signal?.addEventListener('abort', () => reject(signal.reason), { once: true })
   }),
 })
-const review = {
-  id: 'plan-review',
-  header: 'Plan review',
-  question: 'Approve this plan and leave plan mode?',
-  detail: '# Plan\n\n1. read\n2. change',
-  options: [
-    { label: 'Approve', description: 'leave plan mode' },
-    { label: 'Keep planning', description: 'revise' },
-    { label: 'Stop planning', description: 'leave without approving' },
-  ],
-  intent: { kind: 'plan-review', approve: 'Approve', keep: 'Keep planning', stop: 'Stop planning', editable: true, comments: true },
-}
+// The review to ask, as the parent test passes it (testkit's REVIEW_QUESTION).
+const review = JSON.parse(process.env.PLANMODE_TEST_REVIEW)
 const agent = { id: 'writer-agent', session, steer() {}, async inject() {} }
 const answers = await root.require('userQuestions').ask({ agent, questions: [review] })
 process.stdout.write(`answered ${JSON.stringify(answers)}\n`)

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import type { Context } from '@planmode/context'
 import { userQuestionsPlugin } from '@planmode/host'
-import { UserQuestionError, type Agent, type AnswerResult, type QuestionSettled, type Session, type SessionEvent, type UserAnswer, type UserQuestion } from '@planmode/seams'
+import { UserQuestionError, type Agent, type AnswerResult, type QuestionSettled, type Session, type SessionEvent, type UserAnswer } from '@planmode/seams'
 import pg from 'pg'
 import { postgresAnswers, setup, SCHEMA_VERSION } from '../src/index.js'
+import { REVIEW_QUESTION } from '@planmode/testkit'
 import { pgFile } from './support/stores.js'
 
 // Answers to a session's questions from processes that do not hold its
@@ -14,18 +15,6 @@ import { pgFile } from './support/stores.js'
 
 const db = pgFile('answers')
 
-const REVIEW: UserQuestion = {
-  id: 'plan-review',
-  header: 'Plan review',
-  question: 'Approve this plan and leave plan mode?',
-  detail: '# Plan\n\n1. read\n2. change',
-  options: [
-    { label: 'Approve', description: 'leave plan mode' },
-    { label: 'Keep planning', description: 'revise' },
-    { label: 'Stop planning', description: 'leave without approving' },
-  ],
-  intent: { kind: 'plan-review', approve: 'Approve', keep: 'Keep planning', stop: 'Stop planning', editable: true, comments: true },
-}
 const approve = [{ id: 'plan-review', selected: ['Approve'] }]
 const agentOver = (session: Session): Agent => ({ id: 'writer-agent', session, steer() {}, async inject() {} })
 
@@ -45,7 +34,7 @@ async function ask(ctx: Context, session: Session, signal?: AbortSignal) {
   const before = session.events.length
   const pending = ctx
     .require('userQuestions')
-    .ask({ agent: agentOver(session), questions: [REVIEW], ...(signal === undefined ? {} : { signal }) })
+    .ask({ agent: agentOver(session), questions: [REVIEW_QUESTION], ...(signal === undefined ? {} : { signal }) })
     .then(
       (answers) => ({ answers }),
       (error: unknown) => ({ error }),
@@ -150,7 +139,7 @@ describe('answers from any process over PostgreSQL', () => {
     await cancelled.pending
     expect(await inbox.submit({ sessionId: 'refusals', questionId: cancelled.questionId, answers: approve })).toMatchObject({ status: 'refused', code: 'QUESTION_CLOSED', message: expect.stringContaining('cancelled') })
     const open = await ask(w.ctx, w.session)
-    expect(await inbox.questions('refusals')).toEqual({ writer: true, open: [{ questionId: open.questionId, agent: 'writer-agent', question: [REVIEW], seq: expect.any(Number) }] })
+    expect(await inbox.questions('refusals')).toEqual({ writer: true, open: [{ questionId: open.questionId, agent: 'writer-agent', question: [REVIEW_QUESTION], seq: expect.any(Number) }] })
     await expect(inbox.questions('no-such')).rejects.toMatchObject({ code: 'UNKNOWN_SESSION' })
     // The writer goes away without settling (its store ends under the waiting ask): nobody holds the lease.
     await w.store.end()
@@ -166,7 +155,7 @@ describe('answers from any process over PostgreSQL', () => {
     // A writer holding the lease with an ask open in its log that nothing here takes answers for: the answer waits.
     const w = db.process()
     const session = await w.store.create({ id: 'writer-dies' })
-    await session.append('question/asked', { questionId: 'q_waiting', agent: 'writer-agent', question: [REVIEW] })
+    await session.append('question/asked', { questionId: 'q_waiting', agent: 'writer-agent', question: [REVIEW_QUESTION] })
     const submitter = postgresAnswers({ connection: db.url(), schema: db.schema, pollMs: 50 })
     try {
       const submitted = submitter.submit({ sessionId: 'writer-dies', questionId: 'q_waiting', answers: approve, by: { id: 'ada' } })
@@ -191,8 +180,8 @@ describe('answers from any process over PostgreSQL', () => {
   it('answers a dead writer left pending are decided by the next writer at open: accepted when it logged them, else WRITER_GONE', async () => {
     const w = db.process()
     const session = await w.store.create({ id: 'left-pending' })
-    await session.append('question/asked', { questionId: 'q_logged', agent: 'writer-agent', question: [REVIEW] })
-    await session.append('question/asked', { questionId: 'q_open', agent: 'writer-agent', question: [REVIEW] })
+    await session.append('question/asked', { questionId: 'q_logged', agent: 'writer-agent', question: [REVIEW_QUESTION] })
+    await session.append('question/asked', { questionId: 'q_open', agent: 'writer-agent', question: [REVIEW_QUESTION] })
     // The writer logged a_logged's answer, then died before it marked the row.
     const logged = await session.append('question/settled', { questionId: 'q_logged', outcome: 'answered', answer: approve, submission: 'a_logged' })
     const insert = (id: string, questionId: string) =>

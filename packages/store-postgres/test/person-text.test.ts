@@ -7,9 +7,8 @@ import { createScriptedModel, hostPlugin, userQuestionsPlugin, type HostAgent } 
 import { planCorePlugin } from '@planmode/plan-core'
 import { EXIT_PLAN_MODE, EXIT_PLAN_MODE_MESSAGES, planToolPlugin } from '@planmode/plan-tool'
 import type { AnswerResult, QuestionAnswerer, QuestionSettled, SessionEvent, UserAnswer } from '@planmode/seams'
-import { assertBuilt, recordingLogger, scaledMs } from '@planmode/testkit'
+import { assertBuilt, recordingLogger, REVIEW_QUESTION, scaledMs, startChild, stopChildren } from '@planmode/testkit'
 import { asPostgresStore, postgresAnswers, postgresSessions } from '../src/index.js'
-import { killAll, start as startChild } from './support/children.js'
 import { append, pgFile } from './support/stores.js'
 
 /**
@@ -26,14 +25,15 @@ import { append, pgFile } from './support/stores.js'
 const here = dirname(fileURLToPath(import.meta.url))
 const writerFile = join(here, 'person-text-writer-child.mjs')
 const db = pgFile('person_text')
-const start = (mode: string, id: string) => startChild(writerFile, [db.schema, id, mode], db.url())
+const start = (mode: string, id: string) =>
+  startChild(writerFile, [db.schema, id, mode], { env: { PLANMODE_PG_URL: db.url(), PLANMODE_TEST_REVIEW: JSON.stringify(REVIEW_QUESTION) } })
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 beforeAll(() => {
   assertBuilt('person text over PostgreSQL test', ['context', 'seams', 'store', 'host', 'store-postgres'])
 })
 afterAll(() => {
-  killAll()
+  stopChildren()
 })
 
 async function events(id: string): Promise<SessionEvent[]> {

@@ -1,5 +1,6 @@
 import type { UserAnswer, UserAnswerComment, UserAnswerHandoff, UserQuestion } from '@planmode/seams'
 import { answerTextProblem } from './answer-text.js'
+import { checkAnswerer } from './answerer.js'
 
 /** What {@link checkAnswers} found: the clean answers, or what is wrong with them. @public */
 export type AnswerCheck = { readonly ok: true; readonly answers: UserAnswer[] } | { readonly ok: false; readonly problem: string }
@@ -24,14 +25,17 @@ function commentsOf(question: UserQuestion, value: unknown, at: string): UserAns
   for (const [index, comment] of value.entries()) {
     const where = `${at}.comments[${index}]`
     if (!isRecord(comment)) return `${where} must be an object { line, text }`
-    const extra = Object.keys(comment).find((key) => key !== 'line' && key !== 'text')
+    const extra = Object.keys(comment).find((key) => key !== 'line' && key !== 'text' && key !== 'by')
     if (extra !== undefined) return `${where} has an unknown member ${JSON.stringify(extra)}`
     const { line, text } = comment
     if (typeof line !== 'number' || !Number.isInteger(line) || line < 1 || line > lines) {
       return `${where}.line must be a line of the question's detail (1 to ${lines}), got ${JSON.stringify(line)}`
     }
     if (typeof text !== 'string' || blank(text)) return `${where}.text must be a non-blank string`
-    list.push({ line, text })
+    // A comment may name its author when several people commented on one review (the seams' UserAnswerComment.by).
+    const author = comment.by === undefined ? undefined : checkAnswerer(comment.by)
+    if (author !== undefined && !author.ok) return `${where}.${author.problem}`
+    list.push(author?.by === undefined ? { line, text } : { line, text, by: author.by })
   }
   return list
 }
@@ -94,7 +98,9 @@ function checkOne(question: UserQuestion, item: Record<string, unknown>, at: str
  * is applied or logged: an array with exactly one answer per question (by
  * `id`, none missing, repeated or unknown), each an object with only the
  * members of `UserAnswer` (`by` excluded: who answered comes with the
- * submission, see {@link checkAnswerer}); `selected` distinct option labels
+ * submission, see {@link checkAnswerer}; a comment may name its own
+ * author, `{ line, text, by? }`, checked as {@link checkAnswerer} checks
+ * `by`); `selected` distinct option labels
  * of its question (at most one unless `multiSelect`); `custom` a string,
  * and required (non-blank) when nothing is selected; `edit`, `comments`
  * and `handoff` only where a `plan-review` intent takes them (`editable`,

@@ -36,6 +36,8 @@ export type SessionLogErrorCode =
   | 'OUTCOME_UNKNOWN'
   | 'SCHEMA'
 
+import { CodedError } from '@planmode/context'
+
 // The key it had when the class lived in `@planmode/host`: errors of older copies still pass `isInstance`.
 const marker = Symbol.for('@planmode/host/SessionLogError')
 
@@ -45,9 +47,7 @@ const marker = Symbol.for('@planmode/host/SessionLogError')
  *
  * @public
  */
-export class SessionLogError extends Error {
-  /** What went wrong. */
-  readonly code: SessionLogErrorCode
+export class SessionLogError extends CodedError<SessionLogErrorCode> {
   /** The log file, when there is one. */
   readonly file: string | undefined
   /** The 1-based line of the file, for `CORRUPT_LINE` and `SEQ_ORDER`. */
@@ -59,15 +59,14 @@ export class SessionLogError extends Error {
     message: string,
     options: { file?: string; line?: number; cause?: unknown } = {},
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    super(code, message, options)
     this.name = 'SessionLogError'
-    this.code = code
     this.file = options.file
     this.line = options.line
   }
 
   /** True for any `SessionLogError`, from any copy of this package (or of `@planmode/host` before 0.3, where it lived). */
-  static isInstance(error: unknown): error is SessionLogError {
-    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[marker] === true
+  static override isInstance(error: unknown): error is SessionLogError {
+    return CodedError.hasMarker(error, marker)
   }
 }

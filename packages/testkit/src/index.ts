@@ -1,7 +1,12 @@
 /**
- * Test helpers shared by the plan layers' tests: the whole reference host
- * with a scripted model and a recording logger, plus small readers of logs
- * and model requests. Private to the workspace; never published.
+ * The repository's shared test helpers, one home for what tests would
+ * otherwise write again: the whole reference host with a scripted model and
+ * a recording logger, small readers of logs and model requests, PostgreSQL
+ * per test file, bounded work, child processes read line by line, a plan
+ * review to ask, and the check that a README's example is the code a test
+ * runs. Private to the workspace; never published. `@planmode/host` is a
+ * peer: the tests that use these helpers provide it, so the host's own tests
+ * can use them too without a dependency cycle.
  */
 import { Context, type Logger } from '@planmode/context'
 import {
@@ -106,3 +111,6 @@ export {
 export { assertBuilt } from './built.js'
 export { LOAD_FACTOR_ENV, loadFactor, machineLoad, scaledMs } from './load.js'
 export { boundedWork, StuckWorkError, type BoundedWorkOptions, type LaneOptions, type Work, type WorkLane } from './work.js'
+export { runChild, startChild, stopChildren, type ChildExit, type ChildOptions, type StartedChild } from './child-process.js'
+export { REVIEW_QUESTION } from './review-question.js'
+export { readmeMirror, type ReadmeMirror } from './readme-mirror.js'

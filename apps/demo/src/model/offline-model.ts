@@ -13,8 +13,8 @@ import { asksToPlanFirst, carelessPath, goalOf } from './plan-first.js'
 import { writePlan } from './plan-writer.js'
 import { ENTER_TOOL, EXIT_TOOL, foldPlanning, type Episode, type PlanningState } from './planning-state.js'
 import { readPrompt, type ReadItem } from './prompt-reader.js'
-import { finishAll, UPDATE_TOOL, updateBefore } from './plan-progress.js'
-import { pickRecipe, type PlannedCall } from './recipes.js'
+import { finishAll, refusedStep, UPDATE_TOOL, updateBefore, type ReadStep } from './plan-progress.js'
+import { pickRecipe, type PlannedCall, type Recipe } from './recipes.js'
 
 /** Options of {@link createOfflineModel}. */
 export interface OfflineModelOptions {
@@ -197,7 +197,7 @@ function explore(episode: Episode, hasExitTool: boolean): OfflineAction {
  * first step of this batch is in progress; once every batch ran, one more
  * step marks what is still open done (unless a change failed).
  */
-function implement(episode: Episode, progress: PlanningState['progress'], hasUpdateTool: boolean): OfflineAction {
+function implement(episode: Episode, progress: PlanningState['progress'], hasUpdateTool: boolean, refused: ReturnType<typeof refusedStep>): OfflineAction {
   if (episode.handedOff && episode.listed === undefined) {
     // A fresh session knows only the plan: a look at the workspace first, as a real model would.
     const title = /^#{1,6}\s+(.*)$/m.exec(episode.approvedEdit ?? '')?.[1]?.trim() ?? 'the plan'
@@ -210,9 +210,10 @@ function implement(episode: Episode, progress: PlanningState['progress'], hasUpd
   const before = new Set(submitted.split('\n').map((line) => line.trim()))
   const added = episode.approvedEdit === undefined ? [] : plan.split('\n').filter((line) => line.trim() !== '' && !before.has(line.trim()))
   const feedback = [...episode.feedback, ...added]
-  const steps = recipe.implementation(feedback, plan, episode.goal)
   const done = episode.implementationSteps
   const tracked = hasUpdateTool ? progress : undefined
+  if (recipe.testFirst !== undefined && tracked !== undefined) return testFirst(recipe, tracked, done, refused, feedback)
+  const steps = recipe.implementation(feedback, plan, episode.goal)
   if (done < steps.length) {
     const first = episode.handedOff
       ? "I've seen the workspace, so I am carrying the plan out now, step by step."
@@ -232,6 +233,33 @@ function implement(episode: Episode, progress: PlanningState['progress'], hasUpd
         .map((result) => `- ${result.text}`)
         .join('\n')}\nThe workspace may differ from what I planned against; tell me how to proceed.`,
     )
+  }
+  return say(`Done. ${recipe.summary(feedback)}`)
+}
+
+/**
+ * Carries out a test-first recipe on a tracked plan (see `Recipe.testFirst`),
+ * one model step each: the tests, with their step in progress; that step
+ * marked done at once (too early: the code is not written); then, reading
+ * the refusal a host that checks steps sends (SPEC §25), the code; then
+ * every open step marked done again; then the summary. A refusal the code
+ * did not fix is said, not retried.
+ */
+function testFirst(recipe: Recipe, tracked: readonly ReadStep[], done: number, refused: ReturnType<typeof refusedStep>, feedback: readonly string[]): OfflineAction {
+  const plan = recipe.testFirst!
+  const update = (status: string): PlannedCall => ({ name: UPDATE_TOOL, input: { updates: [{ step: plan.step, status }] } })
+  if (done === 0) return { text: 'The plan is approved. Tests first: I am writing them before the code.', calls: [update('in_progress'), ...plan.tests] }
+  if (done === 1) return { text: `The tests are written, so step ${plan.step} is done.`, calls: [update('done')] }
+  if (done === 2) {
+    const why = refused === undefined ? '' : ` The check refused step ${refused.step}: ${refused.problems[0] ?? 'it is not done'}. The tests exercise code I have not written yet, so I am writing it now.`
+    return { text: `${why === '' ? `Step ${plan.step} is marked; now the code.` : why.trim()}`, calls: [...plan.code] }
+  }
+  if (done === 3) {
+    const finish = finishAll(tracked)
+    if (finish !== undefined) return { text: `The code is in place: marking step ${plan.step} done again, and the rest.`, calls: [finish] }
+  }
+  if (refused !== undefined) {
+    return say(`The check still refuses step ${refused.step}:\n${refused.problems.map((problem) => `- ${problem}`).join('\n')}\nI could not make it pass; tell me how to proceed.`)
   }
   return say(`Done. ${recipe.summary(feedback)}`)
 }
@@ -282,7 +310,8 @@ export function decide(options: LanguageModelV3CallOptions, modelOptions: Offlin
     if (inPlanMode && episode.implementationSteps > 0) {
       return act(say("Plan mode is on again, so I've stopped making changes. Tell me what to plan next."))
     }
-    return act(implement(episode, state.progress, hasUpdateTool))
+    const refused = lastResults(last).flatMap((result) => (result.name === UPDATE_TOOL && result.isError ? [refusedStep(result.text.replace(/^Error: /, ''))] : [])).find((item) => item !== undefined)
+    return act(implement(episode, state.progress, hasUpdateTool, refused))
   }
 
   const exitResult = lastResults(last).some((result) => result.name === EXIT_TOOL)

@@ -87,3 +87,21 @@ export function finishAll(steps: readonly ReadStep[]): PlannedCall | undefined {
   const updates = steps.filter(open).map((step) => ({ step: step.step, status: 'done' }))
   return updates.length === 0 ? undefined : { name: UPDATE_TOOL, input: { updates } }
 }
+
+const NOT_DONE = /^(?:Error: )?update_plan: step (\d+) is not done:/
+
+/**
+ * A refused completion (SPEC §25): an `update_plan` result that says a step
+ * is not done, with the problems the host's checks listed, one per
+ * `- <problem>` line; `undefined` for any other text.
+ */
+export function refusedStep(text: string): { readonly step: number; readonly problems: readonly string[] } | undefined {
+  const match = NOT_DONE.exec(text)
+  if (match === null) return undefined
+  const problems = text
+    .split('\n')
+    .slice(1)
+    .filter((line) => line.startsWith('- '))
+    .map((line) => line.slice(2).trim())
+  return { step: Number(match[1]), problems }
+}

@@ -1,4 +1,5 @@
 import { keywords } from './keywords.js'
+import { asksForUndo, undoRecipe } from './undo-recipe.js'
 
 /** A tool call the offline model will make. */
 export interface PlannedCall {
@@ -26,6 +27,13 @@ export interface Recipe {
   implementation(feedback: readonly string[], plan: string, goal: string): PlannedCall[][]
   /** The closing summary once the implementation ran. */
   summary(feedback: readonly string[]): string
+  /**
+   * Carried out tests first, when the host tracks the plan: `tests` are
+   * written and plan step `step` marked done at once, before `code` exists
+   * (a host that checks steps, SPEC §25, refuses it); then `code`, and the
+   * steps are marked again.
+   */
+  readonly testFirst?: { readonly step: number; readonly tests: readonly PlannedCall[]; readonly code: readonly PlannedCall[] }
 }
 
 const wantsOverdue = (feedback: readonly string[]): boolean => feedback.some((text) => /overdue|past due|late\b/i.test(text))
@@ -264,5 +272,6 @@ export function genericRecipe(goal: string, listed: readonly string[] = []): Rec
 /** Picks the recipe for a goal: the scripted one on the sample workspace, else the generic one. */
 export function pickRecipe(goal: string, listed: readonly string[] | undefined): Recipe {
   const sample = ['src/tasks.js', 'src/format.js', 'src/cli.js'].every((file) => listed?.includes(file) === true)
-  return sample && /\bdue\b|deadline/i.test(goal) ? dueDatesRecipe : genericRecipe(goal, listed)
+  if (sample && /\bdue\b|deadline/i.test(goal)) return dueDatesRecipe
+  return sample && asksForUndo(goal) ? undoRecipe : genericRecipe(goal, listed)
 }

@@ -2,6 +2,8 @@
 // transcript: the messages the model reads, the update_plan call and its result. The terminal shows the
 // step list itself only on request (`/plans progress`).
 
+import { refusedStep } from '../model/plan-progress.js'
+
 const HANDOFF_INTRO = 'Carry out this approved plan:'
 const COUNT = /^Plan progress: (\d+)\/(\d+)\.$/m
 
@@ -49,4 +51,11 @@ export function updatePlanResultLine(text: string): string {
   if (count === undefined) return text.split('\n')[0]!
   const active = /^\[>\] (\d+)\. /m.exec(text)?.[1]
   return `plan ${count}${active === undefined ? '' : `, step ${active} in progress`}`
+}
+
+/** A refused `update_plan` (SPEC §25): which step is not done, and the problems the checks gave, on one line. */
+export function refusedUpdateLine(text: string): string | undefined {
+  const found = refusedStep(text.replace(/^Error: /, ''))
+  if (found === undefined) return undefined
+  return `step ${found.step} is not done: ${found.problems.join('; ') || 'the checks refused it'}`
 }

@@ -2,7 +2,7 @@ import { isInterruptedTurnEnd, type CommandResult, type RequestHeader, type Sess
 import { fill } from './fill.js'
 import { renderMarkdown } from './markdown.js'
 import { printable, printableData, printableLine } from './printable.js'
-import { handoffMessageLine, progressMessageLine, updatePlanCallTitle, updatePlanResultLine } from './progress-lines.js'
+import { handoffMessageLine, progressMessageLine, refusedUpdateLine, updatePlanCallTitle, updatePlanResultLine } from './progress-lines.js'
 import { writeAnswers, writeReviewCard, type CardOutput, type EarlierRevision } from './review-card.js'
 import type { Style } from './style.js'
 
@@ -312,6 +312,10 @@ export class TranscriptRenderer {
           const lines = text.trimEnd().split('\n').length
           this.hanging(`  ${s.cyan('ⓘ guidance')} ${s.dim('(to the model)')} `, '  ⓘ guidance (to the model) '.length, `the ${this.sectionName} as a transcript message (${lines} line${lines === 1 ? '' : 's'})`)
         }
+        // SPEC §24: coming back to plan mode with a section already logged costs one line.
+        else if (source.kind === 'plugin' && source.form === 'guidance-again') {
+          this.hanging(`  ${s.cyan('ⓘ guidance')} ${s.dim('(to the model)')} `, '  ⓘ guidance (to the model) '.length, `one line pointing back to the ${this.sectionName} sent earlier: “${text}”`)
+        }
         else if (source.kind === 'plugin' && source.form === 'handoff') this.hanging(`  ${s.cyan('ⓘ handoff')} ${s.dim('(to the model)')} `, '  ⓘ handoff (to the model) '.length, handoffMessageLine(text))
         else if (source.kind === 'plugin' && source.form === 'progress') this.hanging(`  ${s.cyan('ⓘ progress')} ${s.dim('(to the model)')} `, '  ⓘ progress (to the model) '.length, progressMessageLine(event.data.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n')))
         else if (source.kind === 'plugin') this.line(`  ${s.cyan(`ⓘ ${source.plugin}`)} ${text}`)
@@ -344,6 +348,12 @@ export class TranscriptRenderer {
         }
         if (event.data.toolName === UPDATE_PLAN && !event.data.isError) {
           this.line(`    ${s.dim(`← ${updatePlanResultLine(text)}`)}`)
+          return
+        }
+        // A completion the host's checks refused (SPEC §25): the step and every problem, whole.
+        const refused = event.data.toolName === UPDATE_PLAN ? refusedUpdateLine(text) : undefined
+        if (refused !== undefined) {
+          this.resultLine(s.red('✗'), refused)
           return
         }
         // A refusal (plan-guard's, a path outside the workspace) is shown whole.

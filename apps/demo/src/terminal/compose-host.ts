@@ -4,6 +4,7 @@ import type { PlanPolicyPlacement } from '@planmode/plan-policy'
 import { presetPlugin } from '@planmode/preset'
 import type { AssemblyInput } from '@planmode/seams'
 import { HELPER_PROMPT_OPENING } from '../model/helper.js'
+import { testsVerifierPlugin } from '../workspace/tests-verifier.js'
 import { workspaceToolsPlugin } from '../workspace/workspace-tools.js'
 
 /**
@@ -62,12 +63,20 @@ export interface ComposePlanHostOptions {
   /** Offer "carry it out in a fresh session" in the review (plan-tool's `handoff.fresh`, SPEC §18). */
   readonly freshSessions?: boolean
   readonly workspace: string
+  /**
+   * Compose the demo's step check (`@planmode/demo/tests-verifier`, SPEC
+   * §25): a step whose text names tests is done only when the workspace's
+   * tests pass (`node --test`). Only over a workspace meant to run the
+   * model's code, such as the copy of the sample project.
+   */
+  readonly verifyTests?: boolean
 }
 
 /**
  * Composes, on `ctx`, `@planmode/preset` (the reference host and every plan
- * layer, plan-guard and plan-file when asked for) and the demo's workspace
- * tools: what the terminal host, the web server and the ACP agent share.
+ * layer, plan-guard and plan-file when asked for), the demo's workspace
+ * tools and, with `verifyTests`, its step check: what the terminal host, the
+ * web server and the ACP agent share.
  * The caller adds its own base prompt and user-questions provider.
  */
 export function composePlanHost(ctx: Context, options: ComposePlanHostOptions): void {
@@ -88,4 +97,5 @@ export function composePlanHost(ctx: Context, options: ComposePlanHostOptions): 
   })
   // The demo's workspace tools (read-only ones annotated so).
   ctx.plugin(workspaceToolsPlugin, { root: options.workspace })
+  if (options.verifyTests === true) ctx.plugin(testsVerifierPlugin, { root: options.workspace })
 }

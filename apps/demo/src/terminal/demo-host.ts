@@ -12,7 +12,9 @@ import { earlierRevision } from './earlier-revision.js'
 import { badgeOf, type PlanBadge, type PromptStatus, type TranscriptRenderer } from '../render/transcript.js'
 import { basePromptSection, composePlanHost } from './compose-host.js'
 import { interruptedCallIds, lastTurnInterrupted, type InterruptedTurn } from './interrupted-turns.js'
-import { runPlansCommand, type PlanOrigin } from './plans-command.js'
+import { handedTo } from './handed-to.js'
+import { runPlansCommand, type PlanOrigin, type ProgressTracking } from './plans-command.js'
+import { refusedSteps } from './refused-steps.js'
 import { loggedModel, type LoggedModel } from './session-model.js'
 import { WORKSPACE_EVENT } from './workspace-event.js'
 import { EXPLORE_EVENT } from '../workspace/explore-tool.js'
@@ -39,6 +41,8 @@ export interface DemoHostOptions {
   readonly models?: Readonly<Record<string, LanguageModelV3>>
   /** Offer "Approve in a fresh session" in the review (SPEC §18): the host then follows the new session. */
   readonly freshSessions?: boolean
+  /** Compose the step check (SPEC §25): a step naming tests is done only when the workspace's tests pass. */
+  readonly verifyTests?: boolean
   readonly renderer: TranscriptRenderer
   /** The transcript's style (`/plans diff` colours with it). */
   readonly style: Style
@@ -231,6 +235,13 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
     const data = first!.data as { from?: { session?: unknown }; title?: unknown }
     return { session: String(data.from?.session), title: typeof data.title === 'string' ? data.title : 'Plan' }
   }
+  /** What `/plans progress` shows besides the projection: refused completions (SPEC §25), a plan handed to a fresh session (SPEC §18). */
+  const trackingOf = (): ProgressTracking => {
+    const events = current.session.events
+    const handed = handedTo(events, current.session.id, options.sessionDir)
+    const title = handed === undefined ? undefined : snapshot()?.planHistory?.revisions.find((revision) => revision.toolCallId === handed.toolCallId)?.title
+    return { refused: refusedSteps(events, progress()), ...(handed === undefined ? {} : { handedTo: handed }), ...(title === undefined ? {} : { title }) }
+  }
   const modelId = (): string | undefined => {
     const model = current.agent.model
     if (model === options.model) return undefined
@@ -305,7 +316,16 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
         return 'ok'
       }
       if (text === '/plans' || text.startsWith('/plans ')) {
-        const result = runPlansCommand(text.slice('/plans'.length), snapshot()?.planHistory, options.style, process.cwd(), interruptedCallIds(current.session.events), progress(), origin())
+        const result = runPlansCommand(
+          text.slice('/plans'.length),
+          snapshot()?.planHistory,
+          options.style,
+          process.cwd(),
+          interruptedCallIds(current.session.events),
+          progress(),
+          origin(),
+          trackingOf(),
+        )
         if (result.refused === true) renderer.warn(result.lines.join('\n'))
         else renderer.block(result.lines.join('\n'))
         if (result.markdown !== undefined) renderer.markdown(result.markdown)

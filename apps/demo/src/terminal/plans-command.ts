@@ -4,6 +4,7 @@ import type { PlanProgressView } from '@planmode/plan-progress/types'
 import { diffPlans, type PlanHistoryView, type PlanRevision } from '@planmode/plan-projection/client'
 import { printable, printableLine } from '../render/printable.js'
 import type { Style } from '../render/style.js'
+import type { HandedTo } from './handed-to.js'
 
 /** Usage of `/plans`. */
 export const PLANS_USAGE = 'usage: /plans | /plans show <N> | /plans diff <A> <B> | /plans save [N] <file> | /plans progress'
@@ -14,6 +15,18 @@ export interface PlanOrigin {
   readonly title: string
 }
 
+const NO_REFUSALS: ReadonlyMap<number, readonly string[]> = new Map()
+
+/** What `/plans progress` shows besides the `planProgress` value: refused completions, and where a plan approved into a fresh session went. */
+export interface ProgressTracking {
+  /** The steps whose completion the checks refused (SPEC §25), with the problems. */
+  readonly refused?: ReadonlyMap<number, readonly string[]>
+  /** The latest approval handed the plan to a fresh session (SPEC §18): it is tracked there. */
+  readonly handedTo?: HandedTo
+  /** The title of the plan that approval approved. */
+  readonly title?: string
+}
+
 /** The marks of a step's status, as update_plan renders them (SPEC §17 rule 6). */
 const MARKS = { done: '[x]', skipped: '[-]', in_progress: '[>]', pending: '[ ]' } as const
 
@@ -22,8 +35,16 @@ const MARKS = { done: '[x]', skipped: '[-]', in_progress: '[>]', pending: '[ ]' 
  * the `planProgress` projection), the step in progress marked, a note after
  * its step; or why nothing is tracked.
  */
-export function progressLines(progress: PlanProgressView | undefined, style: Style): PlansOutput {
+export function progressLines(progress: PlanProgressView | undefined, style: Style, tracking: ProgressTracking = {}): PlansOutput {
+  const refused = tracking.refused ?? NO_REFUSALS
   if (progress === undefined || progress.plan === null) {
+    const handed = tracking.handedTo
+    if (handed !== undefined) {
+      const where = handed.session === undefined ? 'a fresh session' : `session ${printableLine(handed.session)}`
+      const title = tracking.title === undefined ? 'the plan approved here' : `the plan approved here, “${printableLine(tracking.title)}”,`
+      const resume = handed.session === undefined ? '' : ` (--resume ${printableLine(handed.session)} reopens it)`
+      return { lines: [`${title} is carried out in ${where}, which tracks its steps: /plans progress there lists them${resume}`] }
+    }
     return { lines: ['no approved plan is tracked in this session (once you approve a plan, its steps are tracked here with update_plan)'] }
   }
   const title = printableLine(progress.plan.title)
@@ -35,6 +56,9 @@ export function progressLines(progress: PlanProgressView | undefined, style: Sty
     if (step.status === 'in_progress') lines.push(`${style.bold(row)}  ${style.yellow('← in progress')}${note}`)
     else if (step.status === 'pending') lines.push(`${style.dim(row)}${note}`)
     else lines.push(`${row}${note}`)
+    // A completion the host's checks refused (SPEC §25): what was refused, and why.
+    const problems = refused.get(step.step)
+    if (problems !== undefined) lines.push(`      ${style.red('✗ marked done, refused:')} ${problems.map(printableLine).join('; ') || 'the checks said it is not done'}`)
   }
   return { lines }
 }
@@ -72,7 +96,9 @@ const refuse = (text: string): PlansOutput => ({ lines: [text], refused: true })
  * `save [N] <file>` (the approved text when the user edited it, else the
  * plan as presented; relative to `cwd`). `interrupted` holds the calls an
  * interrupted turn left unanswered: their open reviews show as `interrupted`.
- * `progress` is the `planProgress` value (`/plans progress`); `origin` names
+ * `progress` is the `planProgress` value (`/plans progress`), `tracking`
+ * what it shows besides (refused completions, a plan handed to a fresh
+ * session); `origin` names
  * the session a handed-on plan came from (a session without revisions says so).
  */
 export function runPlansCommand(
@@ -83,6 +109,7 @@ export function runPlansCommand(
   interrupted: ReadonlySet<string> = NONE,
   progress?: PlanProgressView,
   origin?: PlanOrigin,
+  tracking?: ProgressTracking,
 ): PlansOutput {
   const revisions = history?.revisions ?? []
   const words = args.trim() === '' ? [] : args.trim().split(/\s+/)
@@ -102,7 +129,7 @@ export function runPlansCommand(
   }
   if (sub === 'progress') {
     if (rest.length !== 0) return refuse(PLANS_USAGE)
-    return progressLines(progress, style)
+    return progressLines(progress, style, tracking)
   }
   if (sub === 'show') {
     if (rest.length !== 1) return refuse(PLANS_USAGE)

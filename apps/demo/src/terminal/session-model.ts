@@ -1,4 +1,5 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider'
+import { handoffModelToResume } from '@planmode/plan-tool'
 import type { SessionEvent } from '@planmode/seams'
 
 /** What the log says about the model a session goes on with (see {@link loggedModel}). */
@@ -13,32 +14,19 @@ export type LoggedModel =
 const nameOf = (model: LanguageModelV3): string => `${model.provider}:${model.modelId}`
 
 /**
- * The model a reopened session goes on with, read from its log: the latest
- * of a `plan/handoff` that chose a model (a fresh session's first event), an
- * approved `plan/review` whose handoff chose one in the session itself (SPEC
- * §18: its agent switched to it), and a `request/header` whose model
- * (`provider:modelId`) is the default's or one of `models`' (a request to a
- * model neither names changes nothing). The reference host creates a
- * reopened session's agent with its default model; the terminal passes this
- * one instead, so a plan handed to a model is carried on with it.
+ * The model a reopened session goes on with, read from its log by
+ * plan-tool's one rule (`handoffModelToResume`): the latest handoff's model
+ * while no request has gone out since (a fresh session's `plan/handoff`, an
+ * approval that chose a model here); after that, the model the last
+ * `request/header` names, which the reference host itself resumes from its
+ * `models` (this only says which of `--models` it is, for the terminal to
+ * print). A handoff model that `--models` does not name now is `unknown`.
  */
 export function loggedModel(events: readonly SessionEvent[], models: Readonly<Record<string, LanguageModelV3>>, fallback: LanguageModelV3): LoggedModel {
-  let found: LoggedModel = { kind: 'default' }
-  const byId = (id: string): LoggedModel => (Object.hasOwn(models, id) ? { kind: 'model', id } : { kind: 'unknown', name: id })
-  for (const event of events) {
-    const type = event.type as string
-    const data = event.data as unknown as Record<string, unknown>
-    if (type === 'plan/handoff' && typeof data.model === 'string') found = byId(data.model)
-    else if (type === 'plan/review' && data.outcome === 'approved') {
-      const handoff = data.handoff as { fresh?: unknown; model?: unknown } | undefined
-      if (handoff !== undefined && handoff.fresh !== true && typeof handoff.model === 'string') found = byId(handoff.model)
-    } else if (type === 'request/header' && typeof data.model === 'string') {
-      // A request to the default model, or to one of the handoff models; one to a model neither names tells nothing
-      // (the default may differ from run to run, and a handoff model may be missing from --models now).
-      const id = Object.keys(models).find((key) => nameOf(models[key]!) === data.model)
-      if (data.model === nameOf(fallback)) found = { kind: 'default' }
-      else if (id !== undefined) found = { kind: 'model', id }
-    }
-  }
-  return found
+  const handedTo = handoffModelToResume(events)
+  if (handedTo !== undefined) return Object.hasOwn(models, handedTo) ? { kind: 'model', id: handedTo } : { kind: 'unknown', name: handedTo }
+  const header = events.findLast((event) => event.type === 'request/header')?.data as { model?: unknown } | undefined
+  if (typeof header?.model !== 'string' || header.model === nameOf(fallback)) return { kind: 'default' }
+  const id = Object.keys(models).find((key) => nameOf(models[key]!) === header.model)
+  return id === undefined ? { kind: 'default' } : { kind: 'model', id }
 }

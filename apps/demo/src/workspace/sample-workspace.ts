@@ -46,3 +46,12 @@ export function keepSampleWorkspace(parent: string): string {
   cpSync(sampleWorkspaceDir(), target, { recursive: true })
   return target
 }
+
+/** Whether `dir` is a copy of the sample project (its `package.json` names `tiny-tasks`): the demo runs its tests to check steps. */
+export function isSampleProject(dir: string): boolean {
+  try {
+    return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown }).name === 'tiny-tasks'
+  } catch {
+    return false
+  }
+}

@@ -1,6 +1,6 @@
-// An approved (or stopped) review leaves plan mode at the session's next step (SPEC §6, §9): until that step logs
-// `plan/mode`, the `plan` projection still says active. After an approval with a fresh session (SPEC §18) no step
-// follows in that turn, so the wait lasts until the next message; the chip says "leaving…" meanwhile.
+// An approved (or stopped) review leaves plan mode at the session's next step (SPEC §6, §9), or when the turn ends
+// first (SPEC §22.2: after an approval into a fresh session): until then the `plan` projection still says active, and
+// the chip says "leaving…" for that moment.
 import type { PlanProjection, SessionEvent } from './wire.js'
 
 /** Whether the events held end with a review that left plan mode (approved or stopped) and no `plan/mode` after it. */

@@ -70,12 +70,19 @@ export interface SessionAccess {
   readonly holderUnknown?: true
 }
 
+/** A step whose completion the checks refused (SPEC §25): the `refusedSteps` projection (apps/web/server/refused-steps.ts), by step. */
+export interface RefusedStep {
+  readonly toolCallId: string
+  readonly problems: readonly string[]
+}
+
 /** The projection values the client knows. */
 export interface ProjectionValues {
   readonly plan?: PlanProjection
   readonly planHistory?: PlanHistoryView
   readonly planProgress?: PlanProgressView
   readonly sessionModel?: SessionModelView
+  readonly refusedSteps?: Readonly<Record<string, RefusedStep>>
   readonly [key: string]: unknown
 }
 

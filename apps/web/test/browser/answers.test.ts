@@ -88,13 +88,17 @@ describe.sequential('two servers, one review', () => {
       async () => `tab A at asOfSeq ${await asOfSeq(tabA)}, tab B at ${await asOfSeq(tabB)}`,
     )
     // The same panel: its title, revision and text.
-    const shown = async (tab: Page) => ({ title: await byId(tab, 'plan-review-title').innerText(), rev: await byId(tab, 'plan-review-rev').innerText(), text: await byId(tab, 'plan-review').innerText() })
+    const shown = async (tab: Page) => ({ title: await byId(tab, 'plan-review-title').innerText(), rev: await byId(tab, 'plan-review-rev').innerText(), text: await byId(tab, 'plan-review-plan').innerText() })
     expect(await shown(tabB)).toEqual(await shown(tabA))
+    // Every decision is offered on B (an answer goes to A through the inbox); a dismissal is a write, so B does not offer it.
+    for (const decision of ['plan-review-approve', 'plan-review-keep', 'plan-review-stop']) expect(await byId(tabB, decision).count(), decision).toBe(1)
+    expect(await byId(tabB, 'plan-review-dismiss').count()).toBe(0)
+    expect(await byId(tabA, 'plan-review-dismiss').count()).toBe(1)
     await snap(tabA, 'two-servers-review-on-a')
     await snap(tabB, 'two-servers-review-on-b')
   })
 
-  it('B approves: both panels close from the log, the log has one settlement naming Otto, and B still follows', async () => {
+  it('B approves: both panels close from the log, the log has one settlement naming Otto, both transcripts name him, and B still follows', async () => {
     const question = (await reviewId(tabB))!
     await byId(byId(tabB, 'plan-review'), 'plan-review-approve').click()
     await waitNoReview(tabB, question)
@@ -107,6 +111,12 @@ describe.sequential('two servers, one review', () => {
     expect(settled).toHaveLength(1)
     expect(settled[0].data).toMatchObject({ questionId: question, outcome: 'answered', answer: [{ id: 'plan-review', selected: ['Approve'] }], by: { id: 'otto', name: 'Otto' }, submission: expect.any(String) })
     expect(events.find((event) => event.type === 'plan/review').data).toMatchObject({ outcome: 'approved', by: { id: 'otto', name: 'Otto' } })
+    // The transcripts on both servers name who answered, and that the answer came from another process.
+    for (const tab of [tabA, tabB]) {
+      const row = byId(tab, 'review-outcome').last()
+      await soon(row).toContainText('approved by Otto (sent from another process)')
+      expect(await byId(row, 'answered-by').getAttribute('data-remote')).toBe('true')
+    }
     await soon(byId(tabB, 'session')).toHaveAttribute('data-role', 'follower')
     expect((await api(serverB, OTTO, `/api/sessions/${session}`)).body).toMatchObject({ role: 'follower', holder: serverA.origin, questions: [] })
     await until(

@@ -106,7 +106,7 @@ describe.sequential('approve with a model in a fresh session', () => {
     await snap(tabA, 'handoff-new-session')
   })
 
-  it('the old session shows where its plan went, lists the new session, and tracks nothing itself', async () => {
+  it('the old session shows where its plan went, leaves plan mode when its turn ends, lists the new session, and tracks nothing itself', async () => {
     const link = byId(tabB, 'handed-off')
     await link.waitFor()
     await soon(link).toHaveAttribute('data-session', fresh)
@@ -115,8 +115,13 @@ describe.sequential('approve with a model in a fresh session', () => {
     // A tab on another session lists it too.
     await soon(tabC.locator(`${tid('session-item')}[data-session-id="${fresh}"]`)).toHaveCount(1)
     await waitIdle(tabB)
-    // The approval left plan mode here too; no step ran after it, so the switch waits for this session's next step.
-    await waitChip(tabB, 'leaving')
+    // The approval left plan mode here too: no step ran after it, and the turn's end commits the exit (SPEC §22.2), so
+    // the chip goes off at once instead of saying "leaving…" until the next message; the log says so right after turn/end.
+    await waitChip(tabB, 'off')
+    const old = (await server.api(`/api/sessions/${session}?tail=100000`)).body.events as { type: string; data: any }[]
+    const end = old.findIndex((event) => event.type === 'turn/end')
+    expect(old[end + 1]).toMatchObject({ type: 'plan/mode', data: { active: false } })
+    await soon(tabB.locator(`${tid('plan-mode-switch')}[data-active="false"]`).last()).toBeVisible()
     expect(await byId(tabB, 'plan-progress').count()).toBe(0)
     // Nothing was carried out here: no change tool ran after the approval.
     const cards = (await toolCards(tabB)).map((card) => card.tool)

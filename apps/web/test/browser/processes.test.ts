@@ -92,24 +92,20 @@ describe.sequential('tabs on two server processes', () => {
     await snap(tabF, 'follower-implemented')
   })
 
-  it('a message sent from the follower tab is refused, naming the writer; nothing is logged', async () => {
-    const before = await transcriptShape(tabW)
-    const input = byId(tabF, 'composer-input')
-    await input.fill('hello from the other server')
-    await byId(tabF, 'composer-send').click()
-    const error = byId(tabF, 'composer-error')
-    await soon(error).toContainText(`written by the server at ${writer.origin}`)
-    // The message stays in the composer to be sent elsewhere or later.
-    await soon(input).toHaveValue('hello from the other server')
+  it('the follower tab offers no Send, Attach or Stop turn: its composer says which server writes the session', async () => {
+    await soon(byId(tabF, 'composer-read-only')).toContainText(`Read-only here: ${writer.origin} writes this session`)
+    for (const control of ['composer-send', 'composer-attach', 'composer-cancel']) expect(await byId(tabF, control).count(), control).toBe(0)
+    expect(await byId(tabF, 'composer-input').isDisabled()).toBe(true)
+    // The plan chip's × would send /plan off: not offered either.
+    await send(tabW, '/plan Add priorities to tasks')
+    await waitChip(tabF, 'on')
+    expect(await byId(tabF, 'plan-chip-off').count()).toBe(0)
     await snap(tabF, 'follower-refused')
-    await input.fill('')
-    expect(await transcriptShape(tabW)).toEqual(before)
+    await waitReview(tabW, 2)
     await agree()
   })
 
   it('a pending /plan off on the writer shows as "leaving" in both tabs', async () => {
-    await send(tabW, '/plan Add priorities to tasks')
-    await waitReview(tabW, 2)
     await send(tabW, '/plan off')
     await soon(byId(tabW, 'command-result')).toContainText('Leaving plan mode (applies from the next step).')
     await waitChip(tabW, 'leaving')

@@ -79,7 +79,7 @@ afterAll(async () => {
 })
 
 describe.sequential('an owner and a reviewer', () => {
-  it('each tab says who it is; the reviewer is told what a reviewer does and cannot send messages', async () => {
+  it('each tab says who it is; the reviewer is told what a reviewer does, cannot send messages and is offered no New session', async () => {
     await soon(byId(ownerTab, 'whoami')).toHaveText('Olga (owner)')
     await soon(byId(reviewerTab, 'whoami')).toHaveText('Rita (reviewer)')
     await soon(byId(reviewerTab, 'reviewer-notice')).toContainText('Only owners send messages, approve or stop planning.')
@@ -87,6 +87,9 @@ describe.sequential('an owner and a reviewer', () => {
     await byId(reviewerTab, 'composer-input').fill('I approve, go ahead')
     await soon(byId(reviewerTab, 'composer-send')).toBeDisabled()
     await byId(reviewerTab, 'composer-input').fill('')
+    // Only owners start sessions: the reviewer is not offered the button the server would refuse.
+    await soon(byId(ownerTab, 'session-new')).toBeVisible()
+    expect(await byId(reviewerTab, 'session-new').count()).toBe(0)
   })
 
   it('the owner enters plan mode; the reviewer sees the review with Approve and Stop planning disabled, saying only owners can', async () => {

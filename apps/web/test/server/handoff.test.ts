@@ -2,7 +2,7 @@
 // handoff is checked against that offer, an approval with a model switches this session's next steps, one with a
 // fresh session starts a new session there (listed, announced on every stream, linked from the old one) whose first
 // turn runs with the chosen model and ticks the plan's steps with update_plan; a restart keeps the chosen model.
-import { cpSync } from 'node:fs'
+import { cpSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { chooseModels } from '@planmode/demo/model-choice'
 import { RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
@@ -66,18 +66,17 @@ describe('the review offers a handoff', () => {
     expect(other.question.request.questions[0].intent.handoff).toEqual({ fresh: true, models: [] })
   })
 
-  it('an answer choosing what was not offered, or a handoff without the approval, is a 400 and the question stays open', async () => {
+  it('an answer choosing what was not offered is a 400 and the question stays open', async () => {
     const server = await start()
     const { id, question, stream } = await reviewed(server)
     const before = (await call(server, 'GET', `/api/sessions/${id}`)).body.events.length
     const refused: [Record<string, unknown>, RegExp][] = [
-      [{ selected: ['Approve'], handoff: { model: 'slow' } }, /handoff\.model: "slow" is not offered \(offered: fast, careful\)/],
-      [{ selected: ['Approve'], handoff: { model: 'FAST' } }, /"FAST" is not offered/],
-      [{ selected: ['Keep planning'], custom: 'more', handoff: { fresh: true } }, /handoff goes with "Approve" only/],
+      [{ selected: ['Approve'], handoff: { model: 'slow' } }, /handoff\.model: "slow" is not a model the question offers/],
+      [{ selected: ['Approve'], handoff: { model: 'FAST' } }, /"FAST" is not a model the question offers/],
       [{ selected: ['Approve'], handoff: { fresh: 'yes' } }, /handoff\.fresh must be a boolean/],
       [{ selected: ['Approve'], handoff: { model: 3 } }, /handoff\.model must be a string/],
       [{ selected: ['Approve'], handoff: { fresh: true, later: 1 } }, /handoff has an unknown member "later"/],
-      [{ selected: ['Approve'], handoff: [true] }, /handoff must be \{ fresh\?: boolean, model\?: string \}/],
+      [{ selected: ['Approve'], handoff: [true] }, /handoff must be an object \{ fresh\?, model\? \}/],
     ]
     for (const [body, message] of refused) {
       const reply = await answer(server, id, question.id, body)
@@ -195,6 +194,26 @@ describe('approving with a handoff', () => {
     const last = next.frames().at(-1)!.values
     expect(last.planProgress).toMatchObject({ plan: { title: 'Plan: due dates for tasks' }, done: 5, total: 5, active: null })
     expect(last.sessionModel).toEqual({ model: 'planmode-offline:fast', chosen: null })
+  })
+
+  it('a fresh session whose server died before its first request is reopened on the chosen model (the log has no header yet)', async () => {
+    const sessionDir = tempDir('planmode-web-handoff-dead-')
+    const server = await start({ sessionDir })
+    const { id, question, stream } = await reviewed(server)
+    expect((await answer(server, id, question.id, { selected: ['Approve'], handoff: { fresh: true, model: 'fast' } })).status).toBe(200)
+    const fresh = ((await waitForEvent(stream, (event) => event.type === 'web/handed-off')).data as { session: string }).session
+    await waitForEvent(await open(server, fresh), turnEnded(1))
+    await servers.splice(0).at(0)!.close()
+    // The log as a process that died before its first request would have left it: nothing from the first header on.
+    const log = readLog(sessionDir, fresh)
+    const kept = log.slice(0, log.findIndex((event) => event.type === 'request/header'))
+    expect(kept[0]).toMatchObject({ type: 'plan/handoff', data: { model: 'fast' } })
+    writeFileSync(join(sessionDir, `${fresh}.jsonl`), kept.map((event) => `${JSON.stringify(event)}\n`).join(''))
+    const again = await start({ sessionDir })
+    const resumed = await open(again, fresh)
+    expect((await post(again, `/api/sessions/${fresh}/prompt`, { text: 'go on' })).status).toBe(202)
+    await waitForEvent(resumed, turnEnded(2))
+    expect(headers(readLog(sessionDir, fresh))).toEqual(['planmode-offline:fast'])
   })
 
   it('over PostgreSQL: another server follows both sessions live, and takes the new one over with its chosen model', async () => {

@@ -129,7 +129,9 @@ describe('the server process', () => {
     const after = readLog(sessionDir, id)
     expect(after.slice(0, log.length)).toEqual(log)
     expect(after.filter((event) => (event.type as string) === 'demo/workspace')).toHaveLength(1)
-    expect(existsSync(join(sessionDir, 'workspace', 'src', 'tasks.js'))).toBe(true)
+    // The session's own copy of the sample project, beside the logs, named in its log.
+    expect(after.find((event) => (event.type as string) === 'demo/workspace')!.data).toEqual({ root: join(sessionDir, 'workspaces', id) })
+    expect(existsSync(join(sessionDir, 'workspaces', id, 'src', 'tasks.js'))).toBe(true)
   })
 
   it('--plan-dir: the plan file appears once a plan is submitted (open while it is reviewed), and says approved after the approval', async () => {
@@ -160,6 +162,34 @@ describe('the server process', () => {
       expect(readdirSync(planDir)).toEqual([`${id}.md`])
     } finally {
       server.process.kill('SIGKILL')
+    }
+  })
+
+  it('Ctrl+C on a terminal, under the shell a package manager runs it with: the sessions close and the shell exits 0', async () => {
+    // pnpm runs `pnpm web` as `sh -c "node scripts/run-web.mjs …"`; a non-interactive dash dies of the terminal's SIGINT
+    // before the server has closed anything, so pnpm said "Command failed". Here the same chain on a pseudo-terminal
+    // (util-linux `script`): Ctrl+C is typed, and the shell lives to print the server's exit code.
+    const cwd = tempDir('planmode-web-ctrl-c-')
+    const command = `sh -c 'node ${JSON.stringify(join(REPO, 'scripts/run-web.mjs'))} --port 0 --session-dir sessions; echo shell-exit=$?'`
+    const child = spawn('script', ['-qefc', command, '/dev/null'], { cwd, env: childEnv(), stdio: ['pipe', 'pipe', 'pipe'] })
+    let output = ''
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const onData = (chunk: Buffer): void => {
+          output += chunk.toString()
+          if (/planmode web: http:\/\/127\.0\.0\.1:\d+\/\?token=/.test(output)) resolve()
+        }
+        child.stdout.on('data', onData)
+        child.stderr.on('data', onData)
+        void exited.then((code) => reject(new Error(`exited (${code}) before the URL line:\n${output}`)))
+      })
+      child.stdin.write('\x03')
+      expect(await exited).toBe(0)
+      expect(output).toContain('planmode web: Ctrl+C, closing the sessions…')
+      expect(output).toMatch(/shell-exit=0/)
+    } finally {
+      child.kill('SIGKILL')
     }
   })
 

@@ -78,3 +78,58 @@ describe('reviewers on a follower', () => {
     }
   })
 })
+
+describe('shared comments on two servers', () => {
+  it('a comment shared on the writer shows on the follower, blocks an Approve there, and goes with a Keep planning sent from there, each with its author; an edited approval from there is applied', async () => {
+    const id = (await post(as(writer, OLGA), '/api/sessions', {})).body.id as string
+    const onWriter = await SseClient.open(as(writer, OLGA), `/api/sessions/${id}/stream?from=-1`)
+    const onFollower = await SseClient.open(as(follower, RITA), `/api/sessions/${id}/stream?from=-1`)
+    try {
+      await post(as(writer, OLGA), `/api/sessions/${id}/command`, { line: '/plan Add due dates to tasks' })
+      const question = (await onWriter.waitFor((item) => item.event === 'question')).data
+      const base = `/api/sessions/${id}/questions/${question.id}`
+      await onFollower.waitFor((item) => item.event === 'question' && item.data.id === question.id)
+      const rita = (await post(as(writer, RITA), `${base}/comment`, { line: 1, text: 'A shorter title, please.' })).body.comment
+      const olga = (await post(as(writer, OLGA), `${base}/comment`, { line: 2, text: 'And the README.' })).body.comment
+      // The follower's tabs get them from the log, like the writer's.
+      const pushed = await onFollower.waitFor((item) => item.event === 'question-comments' && item.data.comments.length === 2)
+      expect(pushed.data).toEqual({ id: question.id, comments: [rita, olga] })
+      expect((await call(as(follower, OLGA), 'GET', `/api/sessions/${id}`)).body.questions[0].comments).toEqual([rita, olga])
+      const logged = (await call(as(writer, OLGA), 'GET', `/api/sessions/${id}?tail=100000`)).body.events as SessionEvent[]
+      // An owner's Approve is refused on every server while comments are shared.
+      for (const server of [follower, writer]) {
+        const over = await post(as(server, OLGA), base, { answers: [{ id: 'plan-review', selected: ['Approve'] }] })
+        expect(over.status).toBe(400)
+        expect(over.body.error).toBe('this review has 2 shared comments (by Rita, Olga): send them with "Keep planning", or remove them to approve')
+      }
+      expect((await call(as(writer, OLGA), 'GET', `/api/sessions/${id}?tail=100000`)).body.events).toEqual(logged)
+      // Rita keeps planning from the follower: the shared comments go first, each with its author, then her own.
+      const kept = await post(as(follower, RITA), base, { answers: [{ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 3, text: 'Which file?' }] }] })
+      expect(kept.status, JSON.stringify(kept.body)).toBe(200)
+      const review = await waitForEvent(onWriter, (event) => event.type === 'plan/review')
+      expect(review.data).toEqual({
+        toolCallId: expect.any(String),
+        outcome: 'keep-planning',
+        by: { id: 'rita', name: 'Rita' },
+        comments: [
+          { line: 1, text: 'A shorter title, please.', by: { id: 'rita', name: 'Rita' } },
+          { line: 2, text: 'And the README.', by: { id: 'olga', name: 'Olga' } },
+          { line: 3, text: 'Which file?', by: { id: 'rita', name: 'Rita' } },
+        ],
+      })
+      // The revision starts with no comment, on both servers.
+      const second = (await onFollower.waitFor((item) => item.event === 'question' && item.data.id !== question.id)).data
+      expect(second.comments).toBeUndefined()
+      // An owner approves an edited plan from the follower: an edit is part of the answer, so it goes to the writer too.
+      const edit = '# Due dates, smaller\n\n1. Store the date.\n'
+      const approved = await post(as(follower, OLGA), `/api/sessions/${id}/questions/${second.id}`, { answers: [{ id: 'plan-review', selected: ['Approve'], edit }] })
+      expect(approved.status, JSON.stringify(approved.body)).toBe(200)
+      const record = await waitForEvent(onWriter, (event) => event.type === 'plan/review' && event.seq > review.seq)
+      expect(record.data).toMatchObject({ outcome: 'approved', by: { id: 'olga', name: 'Olga' }, plan: edit })
+      await waitForEvent(onWriter, turnEnded(1))
+    } finally {
+      onWriter.close()
+      onFollower.close()
+    }
+  })
+})

@@ -124,8 +124,8 @@ describe('reviewers and owners (--users)', () => {
     try {
       const base = `/api/sessions/${id}/questions/${question.id}`
       const lines = (question.request.questions[0].detail as string).split('\n').length
-      // Shared comments: kept with the question, pushed to every tab, never logged on their own.
-      const logged = (await logOf(id)).length
+      // Shared comments: logged with the question's id, so every tab of every server gets them from the log.
+      const before = (await logOf(id)).length
       const rita = await post(as(RITA), `${base}/comment`, { line: 1, text: 'A shorter title, please.' })
       expect(rita.status).toBe(201)
       expect(rita.body.comment).toEqual({ id: expect.stringMatching(/^c_/), line: 1, text: 'A shorter title, please.', by: by(RITA) })
@@ -139,6 +139,11 @@ describe('reviewers and owners (--users)', () => {
       const theirs = await post(as(SAM), `${base}/uncomment`, { id: rita.body.comment.id })
       expect(theirs.status).toBe(403)
       expect(theirs.body).toEqual({ error: 'only its author (Rita) or an owner can remove that comment', code: 'OWNERS_ONLY' })
+      const shared = (await logOf(id)).slice(before)
+      expect(shared.map((event) => event.type)).toEqual(['web/review-comment', 'web/review-comment', 'web/review-comment', 'web/review-comment-removed'])
+      expect(shared[0]!.data).toEqual({ questionId: question.id, comment: rita.body.comment })
+      expect(shared[3]!.data).toEqual({ questionId: question.id, commentId: dropped.body.comment.id, by: by(SAM) })
+      const logged = (await logOf(id)).length
       // Bad comments are 400s and change nothing.
       for (const [body, message] of [
         [{ line: 0, text: 'x' }, `line must be a line of the plan (1–${lines})`],

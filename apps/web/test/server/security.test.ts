@@ -281,9 +281,9 @@ describe('bad input gets a clear 4xx with nothing changed', () => {
         [[{ id: 'plan-review', selected: 'Approve' }], /array of option labels/],
         [[{ id: 'plan-review', selected: ['Approve'], custom: 3 }], /custom must be a string/],
         [[{ id: 'plan-review', selected: ['Approve'], edit: 3 }], /edit must be a string/],
-        [[{ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 0, text: 'x' }] }], /is not a line of the detail/],
-        [[{ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 1.5, text: 'x' }] }], /line: integer/],
-        [[{ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 1, text: ' ' }] }], /text is empty/],
+        [[{ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 0, text: 'x' }] }], /comments\[0\]\.line must be a line of the question's detail/],
+        [[{ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 1.5, text: 'x' }] }], /comments\[0\]\.line must be a line of the question's detail/],
+        [[{ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 1, text: ' ' }] }], /comments\[0\]\.text must be a non-blank string/],
         [[{ id: 'plan-review', selected: ['Approve'], vote: 1 }], /unknown member "vote"/],
         [[{ id: 'plan-review', selected: ['Approve'] }, { id: 'plan-review', selected: ['Approve'] }], /answered twice/],
       ]

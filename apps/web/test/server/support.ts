@@ -23,15 +23,16 @@ export function cleanup(): void {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true })
 }
 
-/** Starts the real server in-process with the offline model, a temp session dir and a copy of the sample workspace. */
+/** Starts the real server in-process with the offline model, a temp session dir and a copy of the sample workspace (shared by its sessions, unless `workspaces` asks for one per session). */
 export async function startTestServer(options: Partial<WebServerOptions> = {}): Promise<WebServer> {
   const sessionDir = options.sessionDir ?? tempDir('planmode-web-sessions-')
-  const workspace = options.workspace ?? join(tempDir('planmode-web-ws-'), 'ws')
-  if (options.workspace === undefined) cpSync(sampleWorkspaceDir(), workspace, { recursive: true })
+  // One shared copy of the sample project, unless the test asks for a copy per session (`workspaces`).
+  const shared = options.workspaces !== undefined ? undefined : (options.workspace ?? join(tempDir('planmode-web-ws-'), 'ws'))
+  if (shared !== undefined && options.workspace === undefined) cpSync(sampleWorkspaceDir(), shared, { recursive: true })
   const section = options.section ?? RECOMMENDED_PLAN_SECTION
   return startWebServer({
     sessionDir,
-    workspace,
+    ...(shared === undefined ? {} : { workspace: shared }),
     section,
     model: options.model ?? chooseModel({ offline: true }, section).model,
     keepAliveSeconds: 0,

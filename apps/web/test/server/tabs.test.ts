@@ -6,6 +6,8 @@ import { planProgressProjectionPlugin } from '@planmode/plan-progress'
 import type { SessionEvent } from '@planmode/seams'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { WebServer } from '../../server/http-server.js'
+import { refusedStepsPlugin } from '../../server/refused-steps.js'
+import { reviewCommentsPlugin } from '../../server/review-comments.js'
 import { sessionModelPlugin } from '../../server/session-model.js'
 import { call, cleanup, post, readLog, SseClient, startTestServer, turnEnded, waitForEvent } from './support.js'
 
@@ -34,6 +36,8 @@ async function coldValues(events: readonly SessionEvent[], seq: number): Promise
   ctx.plugin(planHistoryPlugin)
   ctx.plugin(planProgressProjectionPlugin)
   ctx.plugin(sessionModelPlugin)
+  ctx.plugin(reviewCommentsPlugin)
+  ctx.plugin(refusedStepsPlugin)
   ctx.plugin(questionsProjectionPlugin)
   try {
     const source = { id: 'copy', events: events.filter((event) => event.seq <= seq) } as never

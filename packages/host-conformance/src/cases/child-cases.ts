@@ -88,6 +88,7 @@ const childQuestionsInTool: CaseSpec = {
     const parent = await h.agent()
     await h.command(parent, '/plan')
     let child: Agent | undefined
+    let ranWithoutAgent = false
     const childPreSteps: PreStepPayload[] = []
     h.context.on('agent/pre-step', async (payload, next) => {
       if (payload.agent.id !== parent.id) childPreSteps.push(payload)
@@ -100,7 +101,10 @@ const childQuestionsInTool: CaseSpec = {
       annotations: { readOnlyHint: true },
       async execute({ question }, execution) {
         const caller = execution.agent
-        if (caller === undefined) throw new Error('conformance_explore ran without its calling agent')
+        if (caller === undefined) {
+          ranWithoutAgent = true
+          throw new Error('conformance_explore ran without its calling agent')
+        }
         child = await h.agent(caller)
         await h.within(`prompt(child, ${JSON.stringify(question)}) from the owner's tool call`, () => h.host.prompt(child!, question))
         const said = ofType(child.session.events, 'assistant/message').flatMap((event) => event.data.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])))
@@ -113,7 +117,16 @@ const childQuestionsInTool: CaseSpec = {
       { text: CHILD_REPORT },
       { text: 'the owner goes on' },
     )
-    await h.prompt(parent, 'ask a child')
+    // A tool run without its calling agent cannot start a child of it: that, not the steps it left unscripted, is what broke.
+    const prompted = await h.prompt(parent, 'ask a child').then(
+      () => undefined,
+      (error: unknown) => error,
+    )
+    h.check(
+      !ranWithoutAgent,
+      `the host must run every tool call with its calling agent (ToolExecution.agent): a sub-agent tool starts the child as a child of that agent, and the child's questions are refused by its owner; the kit's ${KIT_EXPLORE_TOOL} ran without one. Log: ${logSummary(h.events(parent))}`,
+    )
+    if (prompted !== undefined) throw prompted
     h.check(child !== undefined, `the owner's tool call must run (it starts the child). Log: ${logSummary(h.events(parent))}`)
     h.check(child.owner?.id === parent.id, `createAgent({ owner }) from a tool call must return a child of the calling agent; its owner is ${String(child.owner?.id)}`)
     const firstOwner = childPreSteps[0]?.agent.owner

@@ -134,12 +134,30 @@ const handoffModel: CaseSpec = {
   },
 }
 
+/**
+ * A model chosen with `fresh` is the new session's (SPEC §18): the handing
+ * agent goes on, in its own session's next turn, with the model it had.
+ */
+async function checkHandingAgentKeepsItsModel(h: Harness, origin: Agent): Promise<void> {
+  const before = origin.session.events.length
+  h.script({ text: 'still here, on the model I had' })
+  await h.prompt(origin, 'one more thing in this session')
+  const index = h.model.requests.length - 1
+  const own = `${h.model.provider}:${h.model.modelId}`
+  const headers = ofType(origin.session.events.slice(before), 'request/header')
+  h.check(
+    modelOf(h, index) === own && headers.every((event) => event.data.model === own),
+    () =>
+      `a model chosen with a fresh session is the new session's agent's only: the handing agent's next turn must go on with its own model (${own}); its request went to ${modelOf(h, index)}${headers.length === 0 ? '' : `, its request/header names ${headers.map((event) => event.data.model).join(', ')}`}. Log: ${logSummary(origin.session.events)}`,
+  )
+}
+
 /** The fresh-session cases: without a model, the new session's agent uses the handing agent's; with one, that one. */
 function freshCase(withModel: boolean): CaseSpec {
   return {
     duty: 'handoff-fresh',
     title: withModel
-      ? 'fresh with a model: plan/handoff names the model, and the new session’s requests go to it'
+      ? 'fresh with a model: plan/handoff names the model, and the new session’s requests go to it; the handing agent keeps its own model'
       : 'fresh: no further request in the approving turn; a new session starts with plan/handoff and a first turn with no user message, whose request carries the handoff message',
     async body(h: Harness) {
       await h.start()
@@ -211,6 +229,13 @@ function freshCase(withModel: boolean): CaseSpec {
           'the new session starts in the default mode: no plan/mode on, and no plan guidance in its request',
         )
         const header = ofType(fresh, 'request/header')[0]
+        const firstStart = fresh.findIndex((event) => event.type === 'step/start')
+        h.checkDuty(
+          'request-header',
+          header !== undefined && fresh.indexOf(header) < firstStart,
+          () =>
+            `every session's first request is preceded by its request/header (reason 'initial'), the new session of a handoff too (the case reads which model it went to there); its log has ${header === undefined ? 'none' : `one at ${fresh.indexOf(header)}, after its first step/start`}. Log: ${logSummary(fresh)}`,
+        )
         const want = withModel ? HANDOFF_MODEL_NAME : modelOf(h, 0)
         // The chosen model is resolved from the environment's models as for a switch in the session (handoff-model):
         // a host that resolves none keeps the handing agent's model in the new session too.
@@ -228,6 +253,7 @@ function freshCase(withModel: boolean): CaseSpec {
               ? `the new session's agent must use the model chosen at the review (${HANDOFF_MODEL_NAME}, the environment's models["${HANDOFF_MODEL_ID}"]): its request went to ${modelOf(h, 1)}, its request/header names ${header?.data.model}`
               : `without a model chosen, the new session's agent uses the handing agent's model (${want}): its request went to ${modelOf(h, 1)}, its request/header names ${header?.data.model}`,
         )
+        if (withModel) await checkHandingAgentKeepsItsModel(h, origin)
       } finally {
         watch.stop()
       }

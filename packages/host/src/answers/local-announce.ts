@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs'
-import { open, rename, unlink } from 'node:fs/promises'
+import { rename, unlink } from 'node:fs/promises'
 import { kindOf } from '../session/jsonl-read.js'
+import { writeTempBeside } from '../session/temp-beside.js'
 import { identityProblem, processState, thisProcess, type ProcessIdentity } from '../session/process-identity.js'
 
 // Where the local answer channel of a JSONL session is, and who may reach it.
@@ -138,22 +139,14 @@ export const socketMode = (logMode: number): number => logMode & 0o660
  * `file`: the rename replaces it.
  */
 export async function writeAnnouncement(file: string, announcement: Announcement, mode: number, gid: number): Promise<void> {
-  const temp = `${file}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`
-  const handle = await open(temp, 'wx', 0o600)
-  try {
-    await handle.writeFile(JSON.stringify(announcement) + '\n')
-    // The umask must not decide who may read the token: the log's bits and group do.
+  // The umask must not decide who may read the token: the log's bits and group do.
+  const temp = await writeTempBeside(file, JSON.stringify(announcement) + '\n', 0o600, async (handle) => {
     const granted = await handle.chown(-1, gid).then(
       () => mode,
       () => mode & 0o700,
     )
     await handle.chmod(granted)
-  } catch (error) {
-    await handle.close().catch(() => {})
-    await unlink(temp).catch(() => {})
-    throw error
-  }
-  await handle.close()
+  })
   try {
     await rename(temp, file)
   } catch (error) {

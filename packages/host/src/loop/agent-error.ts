@@ -1,3 +1,5 @@
+import { CodedError } from '@planmode/context'
+
 /** Codes of {@link AgentError}. @public */
 export type AgentErrorCode = 'BUSY' | 'DISPOSED'
 
@@ -8,17 +10,15 @@ const marker = Symbol.for('@planmode/host/AgentError')
  *
  * @public
  */
-export class AgentError extends Error {
-  /** `BUSY`: `prompt` while a turn runs. `DISPOSED`: the agent was disposed. */
-  readonly code: AgentErrorCode
+export class AgentError extends CodedError<AgentErrorCode> {
   private readonly [marker] = true
+  /** @param code - `BUSY`: `prompt` while a turn runs. `DISPOSED`: the agent was disposed. */
   constructor(code: AgentErrorCode, message: string) {
-    super(message)
+    super(code, message)
     this.name = 'AgentError'
-    this.code = code
   }
   /** True for any `AgentError`, from any copy of this package. */
-  static isInstance(error: unknown): error is AgentError {
-    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[marker] === true
+  static override isInstance(error: unknown): error is AgentError {
+    return CodedError.hasMarker(error, marker)
   }
 }

@@ -1,3 +1,5 @@
+import { CodedError } from '@planmode/context'
+
 const marker = Symbol.for('@planmode/host/ModelTimeoutError')
 
 /** Which limit a {@link ModelTimeoutError} hit. @public */
@@ -12,11 +14,12 @@ function duration(ms: number): string {
  * for `streamIdleTimeoutMs` (`idle`), or the whole request outlived
  * `requestTimeoutMs` (`request`). Retryable: it reaches the
  * `agent/request-error` waterfall with `retryable: true`, and when no retry
- * is left its message ends the turn.
+ * is left its message ends the turn. Its code is always `MODEL_TIMEOUT`;
+ * `kind` says which limit.
  *
  * @public
  */
-export class ModelTimeoutError extends Error {
+export class ModelTimeoutError extends CodedError<'MODEL_TIMEOUT'> {
   /** The limit that was hit. */
   readonly kind: ModelTimeoutKind
   /** The limit, in milliseconds. */
@@ -26,6 +29,7 @@ export class ModelTimeoutError extends Error {
   private readonly [marker] = true
   constructor(kind: ModelTimeoutKind, timeoutMs: number) {
     super(
+      'MODEL_TIMEOUT',
       kind === 'idle'
         ? `the model sent nothing for ${duration(timeoutMs)} (streamIdleTimeoutMs); the request was cancelled`
         : `the model request did not finish within ${duration(timeoutMs)} (requestTimeoutMs); the request was cancelled`,
@@ -35,7 +39,7 @@ export class ModelTimeoutError extends Error {
     this.timeoutMs = timeoutMs
   }
   /** True for any `ModelTimeoutError`, from any copy of this package. */
-  static isInstance(error: unknown): error is ModelTimeoutError {
-    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[marker] === true
+  static override isInstance(error: unknown): error is ModelTimeoutError {
+    return CodedError.hasMarker(error, marker)
   }
 }

@@ -1,4 +1,4 @@
-import type { Disposer, Plugin } from '@planmode/context'
+import { CodedError, type Disposer, type Plugin } from '@planmode/context'
 import type { Session, SessionEvent, SessionInvariant, SessionInvariantRegistry } from '@planmode/seams'
 import { messageOf } from '../error-text.js'
 
@@ -18,11 +18,12 @@ const violationMarker = Symbol.for('@planmode/host/InvariantViolationError')
 /**
  * Thrown when an event breaks a registered invariant: by `append` (nothing is
  * written), by `open` (the log on disk breaks it), or by `register` (a loaded
- * session already breaks the new check).
+ * session already breaks the new check). Its code is always
+ * `INVARIANT_VIOLATION`; `owner` says whose check refused.
  *
  * @public
  */
-export class InvariantViolationError extends Error {
+export class InvariantViolationError extends CodedError<'INVARIANT_VIOLATION'> {
   /** The owner the check was registered under. */
   readonly owner: string
   /** The session the event belongs to. */
@@ -34,7 +35,7 @@ export class InvariantViolationError extends Error {
   private readonly [violationMarker] = true
 
   constructor(owner: string, session: Session, event: SessionEvent, reason: string) {
-    super(`invariant "${owner}" refused ${event.type} (session ${session.id}, seq ${event.seq}): ${reason}`)
+    super('INVARIANT_VIOLATION', `invariant "${owner}" refused ${event.type} (session ${session.id}, seq ${event.seq}): ${reason}`)
     this.name = 'InvariantViolationError'
     this.owner = owner
     this.sessionId = session.id
@@ -43,8 +44,8 @@ export class InvariantViolationError extends Error {
   }
 
   /** True for any `InvariantViolationError`, from any copy of this package. */
-  static isInstance(error: unknown): error is InvariantViolationError {
-    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[violationMarker] === true
+  static override isInstance(error: unknown): error is InvariantViolationError {
+    return CodedError.hasMarker(error, violationMarker)
   }
 }
 

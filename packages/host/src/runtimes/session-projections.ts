@@ -1,4 +1,4 @@
-import type { Disposer, Plugin } from '@planmode/context'
+import { CodedError, type Disposer, type Plugin } from '@planmode/context'
 import type {
   ProjectionChange,
   ProjectionSnapshot,
@@ -12,23 +12,24 @@ const viewMarker = Symbol.for('@planmode/host/ProjectionViewError')
 
 /**
  * A projection view that failed its unit's schema (or validated
- * asynchronously). The view never leaves the host.
+ * asynchronously). The view never leaves the host. Its code is always
+ * `INVALID_VIEW`; `key` names the unit.
  *
  * @public
  */
-export class ProjectionViewError extends Error {
+export class ProjectionViewError extends CodedError<'INVALID_VIEW'> {
   /** The unit's key. */
   readonly key: string
   private readonly [viewMarker] = true
   constructor(key: string, detail: string) {
-    super(`projection "${key}": ${detail}`)
+    super('INVALID_VIEW', `projection "${key}": ${detail}`)
     this.name = 'ProjectionViewError'
     this.key = key
   }
 
   /** True for any `ProjectionViewError`, from any copy of this package. */
-  static isInstance(error: unknown): error is ProjectionViewError {
-    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[viewMarker] === true
+  static override isInstance(error: unknown): error is ProjectionViewError {
+    return CodedError.hasMarker(error, viewMarker)
   }
 }
 

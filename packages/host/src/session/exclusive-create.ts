@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto'
 import { link, open, unlink } from 'node:fs/promises'
+import { writeTempBeside } from './temp-beside.js'
 
 // Rule 1 of session-lock.ts: a file that appears with its whole content or
 // not at all, created by exactly one of any number of racing processes.
@@ -16,18 +16,8 @@ const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV'])
  * empty file to fill in).
  */
 export async function createExclusive(path: string, content: string, durable: boolean): Promise<boolean> {
-  const temp = `${path}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`
-  const handle = await open(temp, 'wx')
-  try {
-    await handle.writeFile(content)
-    // Without it a power loss can leave the lock linked but empty (then LOCK_UNREADABLE until deleted).
-    if (durable) await handle.datasync()
-  } catch (error) {
-    await handle.close().catch(() => {})
-    await unlink(temp).catch(() => {})
-    throw error
-  }
-  await handle.close()
+  // Without the datasync a power loss can leave the lock linked but empty (then LOCK_UNREADABLE until deleted).
+  const temp = await writeTempBeside(path, content, 0o666, durable ? (handle) => handle.datasync() : undefined)
   try {
     await link(temp, path)
     return true

@@ -31,13 +31,38 @@ export interface ComposerSend {
   command(line: string, images: readonly ImageUpload[]): Promise<CommandResult | null>
 }
 
+/** What the empty composer says: what a message would do now. */
+function placeholderOf(running: boolean, waiting: 'review' | 'question' | undefined, readOnly: boolean): string {
+  if (readOnly) return 'Read-only here: messages are sent from the page of the server that writes this session'
+  if (waiting === 'review') return 'The plan review above waits for you…'
+  if (waiting === 'question') return 'The question above waits for you…'
+  return running ? 'Steer the running turn… (/plan, /plan off, /plan <message>)' : 'Message… (/plan, /plan off, /plan <message>)'
+}
+
 /**
  * The composer: a message (Enter sends, Shift+Enter breaks the line), or a
  * slash command such as `/plan`, `/plan off`, `/plan <message>`, with image
  * attachments from the file picker or pasted. The command's reply is shown
  * under it.
  */
-export function Composer({ send, running, onCancel, closed = false }: { send: ComposerSend; running: boolean; onCancel: () => Promise<void>; /** The tab lost its server for good: nothing can be sent from here. */ closed?: boolean }) {
+export function Composer({
+  send,
+  running,
+  onCancel,
+  closed = false,
+  waiting,
+  readOnly,
+}: {
+  send: ComposerSend
+  running: boolean
+  onCancel: () => Promise<void>
+  /** The tab lost its server for good: nothing can be sent from here. */
+  closed?: boolean
+  /** The turn waits for the person: a plan review, or another question, shown above. */
+  waiting?: 'review' | 'question'
+  /** Why nothing can be sent from this page (another server writes the session): said in place of the controls it would refuse. */
+  readOnly?: string
+}) {
   const [text, setText] = useState('')
   const [images, setImages] = useState<Attachment[]>([])
   const [reply, setReply] = useState<{ text: string; error: boolean } | null>(null)
@@ -143,7 +168,8 @@ export function Composer({ send, running, onCancel, closed = false }: { send: Co
           data-testid="composer-input"
           value={text}
           rows={2}
-          placeholder={running ? 'Steer the running turn… (/plan, /plan off, /plan <message>)' : 'Message… (/plan, /plan off, /plan <message>)'}
+          placeholder={placeholderOf(running, waiting, readOnly !== undefined)}
+          disabled={readOnly !== undefined}
           onChange={(event) => setText(event.target.value)}
           onKeyDown={onKeyDown}
           onPaste={onPaste}
@@ -164,20 +190,29 @@ export function Composer({ send, running, onCancel, closed = false }: { send: Co
             void attach(files)
           }}
         />
-        <button type="button" className="secondary" data-testid="composer-attach" onClick={() => fileInput.current?.click()} disabled={action.busy || closed} aria-label="Attach images">
-          Attach
-        </button>
-        <button type="submit" data-testid="composer-send" disabled={closed || action.busy || (text.trim() === '' && images.length === 0)}>
-          {action.busy ? 'Sending…' : 'Send'}
-        </button>
-        {running && !closed && (
+        {readOnly === undefined && (
+          <>
+            <button type="button" className="secondary" data-testid="composer-attach" onClick={() => fileInput.current?.click()} disabled={action.busy || closed} aria-label="Attach images">
+              Attach
+            </button>
+            <button type="submit" data-testid="composer-send" disabled={closed || action.busy || (text.trim() === '' && images.length === 0)}>
+              {action.busy ? 'Sending…' : 'Send'}
+            </button>
+          </>
+        )}
+        {running && !closed && readOnly === undefined && (
           <button type="button" className="secondary" data-testid="composer-cancel" disabled={cancel.busy} onClick={() => void cancel.run(onCancel)}>
             Stop turn
           </button>
         )}
       </div>
-      <p id={`${inputId}-hint`} className="hint">
-        Enter sends, Shift+Enter starts a new line. Paste or attach images.
+      <p id={`${inputId}-hint`} className="hint" data-testid={readOnly === undefined ? 'composer-hint' : 'composer-read-only'}>
+        {readOnly ??
+          (waiting === 'review'
+            ? 'The review above waits for your decision; a message sent now reaches the model only after it (Chat about it talks it over instead).'
+            : waiting === 'question'
+              ? 'The question above waits for your answer; a message sent now reaches the model only after it.'
+              : 'Enter sends, Shift+Enter starts a new line. Paste or attach images.')}
       </p>
       <ErrorLine error={attachError} testId="composer-attach-error" />
       <ErrorLine error={action.error} testId="composer-error" />

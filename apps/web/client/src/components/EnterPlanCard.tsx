@@ -7,7 +7,20 @@ import { ErrorLine } from './ErrorLine.js'
 import { Markdown } from './Markdown.js'
 
 /** The `enter_plan_mode` question (`plan-enter`): Enter plan mode, or Not now with an optional note. */
-export function EnterPlanCard({ sessionId, pending, question, onClosed }: { sessionId: string; pending: PendingQuestion; question: UserQuestion; onClosed: (id: string, why?: string) => void }) {
+export function EnterPlanCard({
+  sessionId,
+  pending,
+  question,
+  onClosed,
+  writerElsewhere = null,
+}: {
+  sessionId: string
+  pending: PendingQuestion
+  question: UserQuestion
+  onClosed: (id: string, why?: string) => void
+  /** The server that writes the session when it is another one: a dismissal is a write, so "Chat about it" is not offered here. */
+  writerElsewhere?: string | null
+}) {
   const approve = (question.intent as { approve?: unknown } | undefined)?.approve
   const yes = typeof approve === 'string' ? approve : (question.options[0]?.label ?? 'Enter plan mode')
   const no = question.options.find((option) => option.label !== yes)?.label ?? 'Not now'
@@ -36,9 +49,11 @@ export function EnterPlanCard({ sessionId, pending, question, onClosed }: { sess
         <button type="button" data-testid="plan-enter-decline" disabled={action.busy} onClick={() => send([{ id: question.id, selected: [no], ...(note.trim() !== '' ? { custom: note.trim() } : {}) }])}>
           {no}
         </button>
-        <button type="button" className="secondary" data-testid="plan-enter-dismiss" disabled={action.busy} onClick={() => send(null)}>
-          Chat about it
-        </button>
+        {writerElsewhere === null && (
+          <button type="button" className="secondary" data-testid="plan-enter-dismiss" disabled={action.busy} onClick={() => send(null)}>
+            Chat about it
+          </button>
+        )}
       </div>
       {note.trim() !== '' && <p className="hint">A note goes with {no}; clear it to enter plan mode.</p>}
       <ErrorLine error={action.error} testId="plan-enter-error" />

@@ -7,7 +7,18 @@ import { ErrorLine } from './ErrorLine.js'
 import { Markdown } from './Markdown.js'
 
 /** Any question the client has no special panel for: its options (one or several) and custom text, for every question of the request. */
-export function GenericQuestion({ sessionId, pending, onClosed }: { sessionId: string; pending: PendingQuestion; onClosed: (id: string, why?: string) => void }) {
+export function GenericQuestion({
+  sessionId,
+  pending,
+  onClosed,
+  writerElsewhere = null,
+}: {
+  sessionId: string
+  pending: PendingQuestion
+  onClosed: (id: string, why?: string) => void
+  /** The server that writes the session when it is another one: a dismissal is a write, so Dismiss is not offered here. */
+  writerElsewhere?: string | null
+}) {
   const questions = pending.request.questions
   const [selected, setSelected] = useState<Record<string, string[]>>({})
   const [custom, setCustom] = useState<Record<string, string>>({})
@@ -72,9 +83,11 @@ export function GenericQuestion({ sessionId, pending, onClosed }: { sessionId: s
         <button type="button" className="primary" data-testid="question-submit" disabled={action.busy || !answered} onClick={submit}>
           Answer
         </button>
-        <button type="button" className="secondary" data-testid="question-dismiss" disabled={action.busy} onClick={() => void action.run(() => sendAnswer(sessionId, pending.id, null, onClosed))}>
-          Dismiss
-        </button>
+        {writerElsewhere === null && (
+          <button type="button" className="secondary" data-testid="question-dismiss" disabled={action.busy} onClick={() => void action.run(() => sendAnswer(sessionId, pending.id, null, onClosed))}>
+            Dismiss
+          </button>
+        )}
       </div>
       <ErrorLine error={action.error} testId="question-error" />
       </div>

@@ -37,12 +37,14 @@ export function HandoffFromRow({ seq, data }: { seq: number; data: PlanHandoffEv
 const PLUGIN_MESSAGES: Readonly<Record<string, string>> = {
   handoff: 'The approved plan, sent to the model',
   progress: 'Plan progress, sent to the model',
+  // SPEC §24: plan mode on again with the guidance already in the conversation costs one line.
+  'guidance-again': 'Plan-mode guidance: one line pointing back to the guidance sent earlier',
 }
 
-/** Whether a plugin message is one {@link PluginMessageRow} shows: plan-tool's handoff message, plan-progress's tracking message or reminder. */
+/** Whether a plugin message is one {@link PluginMessageRow} shows: plan-tool's handoff message, plan-progress's tracking message or reminder, plan-policy's re-entry line. */
 export const isPlanMessage = (form: string | undefined): boolean => form !== undefined && Object.hasOwn(PLUGIN_MESSAGES, form)
 
-/** plan-tool's handoff message or plan-progress's message (SPEC §17, §18): what the model was told, collapsed. */
+/** plan-tool's handoff message, plan-progress's message or plan-policy's re-entry line (SPEC §17, §18, §24): what the model was told, collapsed. */
 export function PluginMessageRow({ seq, form, text }: { seq: number; form: string; text: string }) {
   return (
     <details className="guidance plan-message" data-testid="plan-message" data-form={form} data-seq={seq}>

@@ -1,4 +1,5 @@
 import { progressCount, progressLine, progressSummary, STEP_MARK, STEP_STATUS, type ShownProgress } from '../progress-view.js'
+import type { RefusedStep } from '../wire.js'
 import { Markdown } from './Markdown.js'
 
 /**
@@ -25,13 +26,27 @@ export function ProgressCount({ progress, open, onToggle }: { progress: ShownPro
   )
 }
 
+/** A completion the checks refused (SPEC §25), under its step: that it is not done, and why. */
+function RefusedCompletion({ step, refusal }: { step: number; refusal: RefusedStep }) {
+  return (
+    <div className="step-refused" data-testid="plan-progress-refused" data-step={step} data-call={refusal.toolCallId} role="note">
+      <strong>Marked done, but the checks refused it:</strong>
+      <ul>
+        {refusal.problems.map((problem, index) => (
+          <li key={index}>{problem}</li>
+        ))}
+      </ul>
+    </div>
+  )
+}
+
 /**
  * The approved plan's checklist (the `planProgress` projection, SPEC §17):
  * each step with its status, the one in progress marked, the model's notes
  * under their steps. Live: it changes with every frame, the same in every
  * tab at the same `asOfSeq`.
  */
-export function PlanProgressPanel({ progress, onHide }: { progress: ShownProgress; onHide: () => void }) {
+export function PlanProgressPanel({ progress, refused = {}, onHide }: { progress: ShownProgress; refused?: Readonly<Record<string, RefusedStep>>; onHide: () => void }) {
   return (
     <aside
       className="progress-panel"
@@ -78,6 +93,7 @@ export function PlanProgressPanel({ progress, onHide }: { progress: ShownProgres
                   {step.note}
                 </p>
               )}
+              {Object.hasOwn(refused, String(step.step)) && <RefusedCompletion step={step.step} refusal={refused[String(step.step)]!} />}
             </div>
           </li>
         ))}

@@ -1,7 +1,7 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'react'
 import { download, planFileName, planTitle } from '../markdown.js'
 import { focusUnlessTyping } from '../focus.js'
-import { isReviewer, OWNERS_ONLY_TITLE, personName, useMe } from '../me.js'
+import { isReviewer, namedUsers, OWNERS_ONLY_TITLE, personName, useMe } from '../me.js'
 import { approveLabel, handoffAnswer, type HandoffChoice as Choice } from '../handoff-follow.js'
 import { revisionsFor } from '../review-revisions.js'
 import { useAction } from '../use-action.js'
@@ -43,6 +43,7 @@ export function PlanReview({
   onFreshApproval,
   currentModel,
   onShowHistory,
+  writerElsewhere = null,
 }: {
   sessionId: string
   pending: PendingQuestion
@@ -54,6 +55,13 @@ export function PlanReview({
   /** The id of the model the session uses now, for the handoff's model choice. */
   currentModel: string | undefined
   onShowHistory: () => void
+  /**
+   * The server that writes the session when it is another one: sharing or
+   * removing a comment and "Chat about it" are writes there, so the lines
+   * view only shows the comments (and says where to add one) and "Chat about
+   * it" is not offered; the decisions themselves are answers, sent from here.
+   */
+  writerElsewhere?: string | null
 }) {
   const intent = question.intent as unknown as ReviewIntent
   const plan = question.detail ?? ''
@@ -68,7 +76,12 @@ export function PlanReview({
   const me = useMe()
   const reviewer = isReviewer(me)
   const comments = useReviewComments(sessionId, pending, me)
+  // Shared comments (named users) are logged by the server that writes the session: from a follower they are read here only.
+  const commentsElsewhere = writerElsewhere !== null && namedUsers(me) ? writerElsewhere : null
   const [activeLine, setActiveLine] = useState<number | null>(null)
+  // The line whose new comment should be brought into view once it shows.
+  const [added, setAdded] = useState<{ line: number; count: number } | null>(null)
+  const view_ = useRef<HTMLDivElement>(null)
   const [draft, setDraft] = useState('')
   const [localError, setLocalError] = useState<string | null>(null)
   const [handoff, setHandoff] = useState<Choice>({ fresh: false, model: '' })
@@ -114,17 +127,29 @@ export function PlanReview({
 
   const addComment = () => {
     if (activeLine === null || draft.trim() === '') return
-    void comments.add(activeLine, draft.trim()).then((added) => {
-      if (!added) return
+    const line = activeLine
+    const before = comments.list.filter((comment) => comment.line === line).length
+    void comments.add(line, draft.trim()).then((done) => {
+      if (!done) return
       setDraft('')
       setActiveLine(null)
+      setAdded({ line, count: before + 1 })
     })
   }
+
+  // A comment just added stays in view: once it shows under its line, that line's last comment is scrolled into view.
+  useEffect(() => {
+    if (added === null) return
+    const shown = view_.current?.querySelectorAll<HTMLElement>(`[data-testid="line-comment"][data-line="${added.line}"]`)
+    if (shown === undefined || shown.length < added.count) return
+    shown[shown.length - 1]!.scrollIntoView({ block: 'nearest' })
+    setAdded(null)
+  }, [added, comments.list])
 
   const shownPlan = isEdited ? edited : plan
 
   return (
-    <section className="panel review" data-testid="plan-review" data-question-id={pending.id} aria-labelledby={`${ids}-title`}>
+    <section className="panel review" data-testid="plan-review" data-question-id={pending.id} data-reveal={pending.id} aria-labelledby={`${ids}-title`}>
       <header className="panel-head">
         <h2 id={`${ids}-title`} ref={heading} tabIndex={-1}>
           {question.header}: <span data-testid="plan-review-title">{title}</span>
@@ -172,10 +197,15 @@ export function PlanReview({
         ))}
       </div>
 
-      <div id={`${ids}-view`} role="tabpanel" className="review-view">
+      <div id={`${ids}-view`} role="tabpanel" className="review-view" ref={view_}>
         {view === 'plan' && <Markdown text={shownPlan} testId="plan-review-plan" className="plan" />}
+        {view === 'lines' && commentsElsewhere !== null && (
+          <p className="hint" data-testid="plan-review-comments-elsewhere">
+            Comments are added on the page of {commentsElsewhere}, which writes this session; here you read them, and they go with whichever answer decides.
+          </p>
+        )}
         {view === 'lines' && (
-          <ol className="plan-lines" data-testid="plan-review-lines" aria-label="Plan lines: choose one to comment on it">
+          <ol className="plan-lines" data-testid="plan-review-lines" aria-label={commentsElsewhere === null ? 'Plan lines: choose one to comment on it' : 'Plan lines and their comments'}>
             {lines.map((text, index) => {
               const line = index + 1
               const here = comments.list.filter((comment) => comment.line === line)
@@ -188,6 +218,7 @@ export function PlanReview({
                     data-line={line}
                     aria-label={`Line ${line}: ${text || '(blank)'}${here.length > 0 ? `, ${here.length} comment${here.length === 1 ? '' : 's'}` : ''}`}
                     aria-expanded={activeLine === line}
+                    disabled={commentsElsewhere !== null}
                     onClick={() => {
                       setActiveLine(activeLine === line ? null : line)
                       setDraft('')
@@ -199,7 +230,7 @@ export function PlanReview({
                   {here.map((comment) => (
                     <div key={comment.key} className="line-comment" data-testid="line-comment" data-line={line} data-by={comment.by?.id}>
                       <span><span className="comment-mark">{personName(comment.by) ?? 'Comment'}:</span> {comment.text}</span>
-                      {comment.removable && (
+                      {comment.removable && commentsElsewhere === null && (
                         <button
                           type="button"
                           className="link"
@@ -259,8 +290,9 @@ export function PlanReview({
         <textarea id={`${ids}-feedback`} data-testid="plan-review-feedback" rows={2} value={feedback} onChange={(event) => setFeedback(event.target.value)} readOnly={busy} />
       </div>
 
-      <div className="panel-footer">
       {intent.handoff !== undefined && <HandoffChoice offer={intent.handoff} value={handoff} onChange={setHandoff} currentModel={currentModel} disabled={busy} idPrefix={ids} />}
+
+      <div className="panel-footer">
       <div className="actions" role="group" aria-label="Review decision">
         <button type="button" className="primary" data-testid="plan-review-approve" disabled={busy || hasNotes || reviewer} title={reviewer ? OWNERS_ONLY_TITLE : undefined} aria-describedby={hasNotes && !reviewer ? `${ids}-approve-hint` : undefined} onClick={approve}>
           {approveLabel(intent.approve, isEdited, intent.handoff === undefined ? { fresh: false, model: '' } : handoff)}
@@ -275,16 +307,18 @@ export function PlanReview({
             {stopLabel}
           </button>
         )}
-        <button
-          type="button"
-          className="secondary"
-          data-testid="plan-review-dismiss"
-          disabled={busy || reviewer}
-          title={reviewer ? 'Only owners can dismiss the review to chat' : undefined}
-          onClick={() => void answer(null)}
-        >
-          Chat about it
-        </button>
+        {writerElsewhere === null && (
+          <button
+            type="button"
+            className="secondary"
+            data-testid="plan-review-dismiss"
+            disabled={busy || reviewer}
+            title={reviewer ? 'Only owners can dismiss the review to chat' : undefined}
+            onClick={() => void answer(null)}
+          >
+            Chat about it
+          </button>
+        )}
       </div>
       {hasNotes && !reviewer && (
         <p className="hint" id={`${ids}-approve-hint`}>

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react'
 import { ApiError, api } from '../api.js'
+import { isReviewer, useMe } from '../me.js'
 import { useAction } from '../use-action.js'
 import type { SessionSummary } from '../wire.js'
 import { ErrorLine } from './ErrorLine.js'
@@ -18,11 +19,13 @@ function sessionTooltip(session: SessionSummary): string {
     .join('\n')
 }
 
-/** The sessions on the server (in its order: latest activity first), and a button for a new one. */
+/** The sessions on the server (in its order: latest activity first), and a button for a new one (owners only). */
 export function SessionList({ current, onOpen, activity = 0 }: { current: string | null; onOpen: (id: string) => void; activity?: number }) {
   const [sessions, setSessions] = useState<readonly SessionSummary[] | null>(null)
   const [loadError, setLoadError] = useState<string | null>(null)
   const create = useAction()
+  // Only owners start sessions (the server refuses a reviewer's with 403): a reviewer is not offered the button.
+  const reviewer = isReviewer(useMe())
   /** The server listed the sessions at least once. */
   const listed = useRef(false)
   const refresh = useCallback(async () => {
@@ -56,21 +59,23 @@ export function SessionList({ current, onOpen, activity = 0 }: { current: string
   }, [refresh, current, activity])
   return (
     <nav className="sessions" aria-label="Sessions" data-testid="session-list">
-      <button
-        type="button"
-        className="primary new-session"
-        data-testid="session-new"
-        disabled={create.busy}
-        onClick={() =>
-          void create.run(async () => {
-            const { id } = await api.createSession()
-            onOpen(id)
-            await refresh()
-          })
-        }
-      >
-        {create.busy ? 'Creating…' : 'New session'}
-      </button>
+      {!reviewer && (
+        <button
+          type="button"
+          className="primary new-session"
+          data-testid="session-new"
+          disabled={create.busy}
+          onClick={() =>
+            void create.run(async () => {
+              const { id } = await api.createSession()
+              onOpen(id)
+              await refresh()
+            })
+          }
+        >
+          {create.busy ? 'Creating…' : 'New session'}
+        </button>
+      )}
       <ErrorLine error={create.error} testId="session-new-error" />
       <ErrorLine error={loadError} testId="session-list-error" />
       {sessions !== null && sessions.length === 0 && <p className="empty">No sessions yet.</p>}

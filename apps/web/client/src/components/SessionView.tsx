@@ -8,7 +8,7 @@ import { shownProgress } from '../progress-view.js'
 import { modelIdOf, modelLabel } from '../session-model-label.js'
 import { useAction } from '../use-action.js'
 import { useFollowHandoff } from '../use-follow-handoff.js'
-import type { PlanHistoryView, PlanProjection } from '../wire.js'
+import type { PendingQuestion, PlanHistoryView, PlanProjection, SessionAccess } from '../wire.js'
 import { Composer, type ComposerSend } from './Composer.js'
 import { EnterPlanCard } from './EnterPlanCard.js'
 import { ErrorLine } from './ErrorLine.js'
@@ -18,6 +18,25 @@ import { PlanChip } from './PlanChip.js'
 import { PlanProgressPanel, ProgressCount } from './PlanProgress.js'
 import { PlanReview } from './PlanReview.js'
 import { Transcript } from './Transcript.js'
+
+/** A question whose one question is a plan review (`intent.kind: 'plan-review'` with its approve label). */
+function isReviewQuestion(pending: PendingQuestion): boolean {
+  const only = pending.request.questions.length === 1 ? pending.request.questions[0] : undefined
+  return only?.intent?.kind === 'plan-review' && typeof (only.intent as { approve?: unknown }).approve === 'string'
+}
+
+/** What the open turn waits for: a plan review, another question, or nothing. */
+function waitingFor(questions: readonly PendingQuestion[]): 'review' | 'question' | undefined {
+  if (questions.length === 0) return undefined
+  return questions.some(isReviewQuestion) ? 'review' : 'question'
+}
+
+/** The server that writes this session when it is another one (so a write from here is refused), else `null`. */
+function writerElsewhere(access: SessionAccess | null): string | null {
+  if (access?.role !== 'follower') return null
+  if (access.holder !== null) return access.holder
+  return access.holderUnknown === true ? 'another server' : null
+}
 
 /** One open session: header with the plan chip, transcript, pending questions, composer, history drawer. */
 export function SessionView({ id, onOpenSession, onActivity }: { id: string; onOpenSession: (id: string) => void; onActivity?: () => void }) {
@@ -85,6 +104,10 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
   const notice = roleNotice(state.access)
   // A reviewer (--users) reads, comments on plans and keeps planning; the server refuses the rest, so it is not offered.
   const reviewer = isReviewer(useMe())
+  // Another server writes the session: every write from here would be refused (answers go through, from the log).
+  const readOnly = writerElsewhere(state.access)
+  const waiting = running && !turnOver ? waitingFor(state.questions) : undefined
+  const firstReview = state.questions.find((pending) => isReviewQuestion(pending))
 
   return (
     <div className="session" data-testid="session" data-session-id={id} data-status={state.status} data-as-of-seq={state.frame.asOfSeq} data-running={String(running)} data-role={state.access?.role ?? 'writer'} data-server-gone={String(state.serverGone)}>
@@ -92,7 +115,7 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
         <h1 className="session-title">
           Session <code data-testid="session-id">{id}</code>
         </h1>
-        <PlanChip plan={chipPlan(plan, state.events)} busy={chipAction.busy || state.serverGone || reviewer} onOff={() => void chipAction.run(() => writing(() => api.command(id, '/plan off', [])))} />
+        <PlanChip plan={chipPlan(plan, state.events)} busy={chipAction.busy || state.serverGone || reviewer} offered={readOnly === null} onOff={() => void chipAction.run(() => writing(() => api.command(id, '/plan off', [])))} />
         {progress !== null && <ProgressCount progress={progress} open={progressOpen} onToggle={() => setProgressOpen((open) => !open)} />}
         {model !== null && (
           <span className={`model-label ${model.chosen ? 'chosen' : ''}`} data-testid="session-model" data-model={state.frame.values.sessionModel?.model ?? ''} data-chosen={state.frame.values.sessionModel?.chosen ?? ''} title={model.title}>
@@ -100,7 +123,7 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
           </span>
         )}
         <span className={`connection conn-${state.status}`} data-testid="connection" role="status">
-          {state.serverGone ? 'server gone' : state.status === 'live' ? (running ? 'working…' : 'live') : state.status}
+          {state.serverGone ? 'server gone' : state.status === 'live' ? (waiting === 'review' ? 'waiting for your review' : waiting === 'question' ? 'waiting for your answer' : running ? 'working…' : 'live') : state.status}
         </span>
         <button type="button" ref={historyButton} className="secondary" data-testid="history-open" onClick={() => setHistoryOpen((open) => !open)} aria-expanded={historyOpen}>
           Plans{history !== undefined && history.revisions.length > 0 ? ` (${history.revisions.length})` : ''}
@@ -135,7 +158,7 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
           {state.error}
         </p>
       )}
-      <div className="session-body">
+      <div className={`session-body ${historyOpen ? 'drawer-open' : ''}`}>
         <main className="session-main">
           <Transcript
             events={state.events}
@@ -146,35 +169,48 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
             openTurnOver={turnOver}
             presentations={state.presentations}
             streaming={state.streaming}
+            reveal={firstReview?.id}
+            after={
+              <>
+                <p className="visually-hidden" role="status" data-testid="questions-status">
+                  {state.questions.length === 0 ? '' : `${state.questions.length} question${state.questions.length === 1 ? '' : 's'} waiting for your answer`}
+                </p>
+                <div className="questions" role="region" aria-label="Questions waiting for you">
+                  {state.questions.map((pending) => {
+                    const only = pending.request.questions.length === 1 ? pending.request.questions[0] : undefined
+                    const kind = only?.intent?.kind
+                    if (only !== undefined && isReviewQuestion(pending))
+                      return (
+                        <PlanReview
+                          key={pending.id}
+                          sessionId={id}
+                          pending={pending}
+                          question={only}
+                          history={history}
+                          onClosed={onClosed}
+                          onFreshApproval={handoff.follow}
+                          currentModel={currentModel === null ? undefined : modelIdOf(currentModel)}
+                          onShowHistory={() => setHistoryOpen(true)}
+                          writerElsewhere={readOnly}
+                        />
+                      )
+                    if (only !== undefined && kind === 'plan-enter') return <EnterPlanCard key={pending.id} sessionId={id} pending={pending} question={only} onClosed={onClosed} writerElsewhere={readOnly} />
+                    return <GenericQuestion key={pending.id} sessionId={id} pending={pending} onClosed={onClosed} writerElsewhere={readOnly} />
+                  })}
+                </div>
+              </>
+            }
           />
-          <p className="visually-hidden" role="status" data-testid="questions-status">
-            {state.questions.length === 0 ? '' : `${state.questions.length} question${state.questions.length === 1 ? '' : 's'} waiting for your answer`}
-          </p>
-          <div className="questions" role="region" aria-label="Questions waiting for you">
-            {state.questions.map((pending) => {
-              const only = pending.request.questions.length === 1 ? pending.request.questions[0] : undefined
-              const kind = only?.intent?.kind
-              if (only !== undefined && kind === 'plan-review' && typeof (only.intent as { approve?: unknown }).approve === 'string')
-                return (
-                  <PlanReview
-                    key={pending.id}
-                    sessionId={id}
-                    pending={pending}
-                    question={only}
-                    history={history}
-                    onClosed={onClosed}
-                    onFreshApproval={handoff.follow}
-                    currentModel={currentModel === null ? undefined : modelIdOf(currentModel)}
-                    onShowHistory={() => setHistoryOpen(true)}
-                  />
-                )
-              if (only !== undefined && kind === 'plan-enter') return <EnterPlanCard key={pending.id} sessionId={id} pending={pending} question={only} onClosed={onClosed} />
-              return <GenericQuestion key={pending.id} sessionId={id} pending={pending} onClosed={onClosed} />
-            })}
-          </div>
-          <Composer send={send} running={running} closed={state.serverGone || reviewer} onCancel={async () => void (await writing(() => api.cancel(id)))} />
+          <Composer
+            send={send}
+            running={running}
+            closed={state.serverGone || reviewer}
+            waiting={waiting}
+            {...(readOnly === null ? {} : { readOnly: `Read-only here: ${readOnly} writes this session; send messages, commands and Stop turn from its page. Questions and reviews are answered here.` })}
+            onCancel={async () => void (await writing(() => api.cancel(id)))}
+          />
         </main>
-        {progress !== null && progressOpen && <PlanProgressPanel progress={progress} onHide={() => setProgressOpen(false)} />}
+        {progress !== null && progressOpen && <PlanProgressPanel progress={progress} refused={state.frame.values.refusedSteps ?? {}} onHide={() => setProgressOpen(false)} />}
         {historyOpen && <HistoryDrawer history={history} turnLive={running && !turnOver} onClose={closeHistory} />}
       </div>
     </div>

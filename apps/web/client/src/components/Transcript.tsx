@@ -89,6 +89,26 @@ function HelperWork({ report }: { report: HelperReport }) {
   )
 }
 
+type Settled = Extract<SessionEvent, { type: 'question/settled' }>['data']
+
+/** What an answer chose, in words: the selected labels and the typed text. */
+function answerWords(answers: Settled['answer']): string {
+  const parts = (answers ?? []).flatMap((answer) => [...answer.selected, ...(answer.custom === undefined || answer.custom.trim() === '' ? [] : [`“${answer.custom.trim()}”`])])
+  return parts.length === 0 ? '(nothing chosen)' : parts.join(', ')
+}
+
+/** ` by Rita`, and ` (sent from another process)` for an answer another server or the `planmode` command sent. */
+function AnsweredBy({ by, remote }: { by: Settled['by']; remote: boolean }) {
+  if (by === undefined && !remote) return null
+  const name = by === undefined ? undefined : by.name !== undefined && by.name !== '' ? by.name : by.id
+  return (
+    <span className="answered-by" data-testid="answered-by" data-by={by?.id ?? ''} data-remote={String(remote)}>
+      {name === undefined ? '' : ` by ${name}`}
+      {remote ? ' (sent from another process)' : ''}
+    </span>
+  )
+}
+
 const REVIEW_STATUS: Record<string, string> = {
   approved: 'approved',
   'keep-planning': 'kept planning',
@@ -144,7 +164,13 @@ function ToolCard({
       {helper !== undefined && <HelperWork report={helper} />}
       {helper === undefined && result !== undefined && resultBody !== '' && (
         <div className="tool-result" data-testid="tool-card-result">
-          {resultPresentation !== undefined ? (
+          {review !== undefined ? (
+            // A review's answer is the user's decision, not a failure: what the model was told, without the loop's "Error:".
+            <>
+              <span className="result-label">The model was told: </span>
+              <span className="pre review-told">{textOf(result.content).replace(/^Error: /, '')}</span>
+            </>
+          ) : resultPresentation !== undefined ? (
             <>
               {resultPresentation.title !== shown.title && <strong>{resultPresentation.title}: </strong>}
               <Markdown text={resultBody} />
@@ -196,6 +222,8 @@ export function Transcript({
   openTurnOver = false,
   presentations,
   streaming,
+  after,
+  reveal,
 }: {
   events: readonly SessionEvent[]
   /** How many events of the log come before the first one held. */
@@ -209,28 +237,47 @@ export function Transcript({
   openTurnOver?: boolean
   presentations: ReadonlyMap<number, PresentationWire>
   streaming: readonly DeltaFrame[]
+  /** What follows the transcript in the same scrolling column (the questions waiting for an answer): read in one scroll, not a box of its own. */
+  after?: ReactNode
+  /**
+   * The `data-reveal` value of an element of `after` to bring to the top of
+   * the view when it appears (a plan review, to be read from its start);
+   * while it is there the view does not follow the end, and once it goes the
+   * view follows the end again.
+   */
+  reveal?: string
 }) {
-  const { results, commands, calls, reviews, ended, openTurn } = useMemo(() => {
+  const { results, commands, calls, reviews, ended, openTurn, answeredBy, reviewAsks } = useMemo(() => {
     const results = new Map<string, { data: ToolResultData; seq: number }>()
     const ended = new Set<number>()
     const commands = new Map<string, Extract<SessionEvent, { type: 'command/done' }>['data']>()
     const calls = new Set<string>()
     const reviews = new Map<string, string>()
+    // Who answered each review (the settlement logged just before its plan/review), and which asks are plan reviews.
+    const answeredBy = new Map<number, Settled>()
+    const reviewAsks = new Set<string>()
+    let lastSettled: Settled | undefined
     for (const event of events) {
       if (event.type === 'plan/review' && !reviews.has(event.data.toolCallId)) reviews.set(event.data.toolCallId, event.data.outcome)
+      if (event.type === 'question/asked' && event.data.question.some((question) => question.intent?.kind === 'plan-review')) reviewAsks.add(event.data.questionId)
+      else if (event.type === 'question/settled') lastSettled = event.data
+      else if (event.type === 'plan/review' && lastSettled?.outcome === 'answered') answeredBy.set(event.seq, lastSettled)
       if (event.type === 'tool/result') results.set(event.data.toolCallId, { data: event.data, seq: event.seq })
       else if (event.type === 'turn/end') ended.add(event.data.turn)
       else if (event.type === 'command/done') commands.set(event.data.commandId, event.data)
       else if (event.type === 'assistant/message')
         for (const block of event.data.content) if (block.type === 'tool-call') calls.add(block.toolCallId)
     }
-    return { results, commands, calls, reviews, ended, openTurn: openTurnOf(events) }
+    return { results, commands, calls, reviews, ended, openTurn: openTurnOf(events), answeredBy, reviewAsks }
   }, [events])
 
   // Follow the end of the transcript while the reader is there (also when the panel below grows or shrinks).
   const scroller = useRef<HTMLDivElement>(null)
   const content = useRef<HTMLDivElement>(null)
+  const below = useRef<HTMLDivElement>(null)
   const pinned = useRef(true)
+  /** A revealed element (`reveal`) is open: the view does not go back to following the end until it closes. */
+  const holding = useRef(false)
   // Near the top with earlier events in the log: load the page before (the latest props, read from the scroll handler).
   const paged = useRef({ earlier, paging, onLoadEarlier })
   paged.current = { earlier, paging, onLoadEarlier }
@@ -245,7 +292,8 @@ export function Transcript({
     // only the reader scrolling up lets go of the end (a panel appearing below shrinks the view without that)
     let last = element.scrollTop
     const onScroll = () => {
-      if (element.scrollHeight - element.scrollTop - element.clientHeight < 80) pinned.current = true
+      // While a revealed review is open the view stays where it was put (or where the reader takes it).
+      if (!holding.current && element.scrollHeight - element.scrollTop - element.clientHeight < 80) pinned.current = true
       else if (element.scrollTop < last) pinned.current = false
       last = element.scrollTop
       nearTop()
@@ -256,6 +304,7 @@ export function Transcript({
     })
     observer.observe(element)
     if (content.current !== null) observer.observe(content.current)
+    if (below.current !== null) observer.observe(below.current)
     return () => {
       element.removeEventListener('scroll', onScroll)
       observer.disconnect()
@@ -278,6 +327,24 @@ export function Transcript({
     if (pinned.current) element.scrollTop = element.scrollHeight
     else if (measured !== null && firstHeld !== undefined && firstHeld < measured.first) element.scrollTop = measured.top + (element.scrollHeight - measured.height)
   }, [events, streaming, firstHeld])
+  // A review appearing is read from its start: its top comes to the top of the view, which stops following the end
+  // (before any resize observer could pull it down again); when it goes, the view follows the end again.
+  useLayoutEffect(() => {
+    const element = scroller.current
+    if (element === null) return
+    if (reveal === undefined) {
+      if (!holding.current) return
+      holding.current = false
+      pinned.current = true
+      element.scrollTop = element.scrollHeight
+      return
+    }
+    const target = element.querySelector<HTMLElement>(`[data-reveal="${CSS.escape(reveal)}"]`)
+    if (target === null) return
+    holding.current = true
+    pinned.current = false
+    element.scrollTop += target.getBoundingClientRect().top - element.getBoundingClientRect().top - 8
+  }, [reveal])
   // A page that did not fill the view above the reader: load the next one (also when the whole tail fits the view).
   useEffect(() => {
     if (paging === 'idle') nearTop()
@@ -396,12 +463,23 @@ export function Transcript({
           rows.push(
             <div key={key} className={`review-outcome outcome-${event.data.outcome}`} data-testid="review-outcome" data-outcome={event.data.outcome} data-seq={key}>
               Plan review: {event.data.outcome}
+              <AnsweredBy by={event.data.by ?? answeredBy.get(key)?.by} remote={answeredBy.get(key)?.submission !== undefined} />
               {event.data.plan !== undefined && ' (edited)'}
               {event.data.feedback !== undefined && <> — “{event.data.feedback}”</>}
               {event.data.comments !== undefined && ` · ${event.data.comments.length} comment${event.data.comments.length === 1 ? '' : 's'}`}
               {handoffWords(event.data.handoff)}
             </div>,
           )
+          break
+        case 'question/settled':
+          // A plan review's answer is its plan/review row; any other answered question says what was chosen, and by whom.
+          if (event.data.outcome === 'answered' && !reviewAsks.has(event.data.questionId))
+            rows.push(
+              <div key={key} className="review-outcome question-answered" data-testid="question-answered" data-seq={key} data-remote={String(event.data.submission !== undefined)}>
+                Answered: {answerWords(event.data.answer)}
+                <AnsweredBy by={event.data.by} remote={event.data.submission !== undefined} />
+              </div>,
+            )
           break
         case 'web/handed-off':
           rows.push(<HandedOffRow key={key} seq={key} session={event.data.session} />)
@@ -430,11 +508,11 @@ export function Transcript({
         </div>,
       )
     return rows
-  }, [events, presentations, results, commands, calls, reviews, ended, openTurnOver, openTurn])
+  }, [events, presentations, results, commands, calls, reviews, ended, openTurnOver, openTurn, answeredBy, reviewAsks])
 
   return (
-    <div className="transcript" ref={scroller} data-testid="transcript" role="log" aria-label="Transcript" aria-live="polite" aria-relevant="additions">
-      <div className="transcript-content" ref={content}>
+    <div className="transcript" ref={scroller} data-testid="transcript">
+      <div className="transcript-content" ref={content} role="log" aria-label="Transcript" aria-live="polite" aria-relevant="additions">
       {earlier > 0 && (
         <p className="earlier" data-testid="earlier-events" data-earlier={earlier} data-paging={paging}>
           {paging === 'loading' ? (
@@ -459,6 +537,7 @@ export function Transcript({
         </div>
       ))}
       </div>
+      {after !== undefined && <div ref={below}>{after}</div>}
     </div>
   )
 }
