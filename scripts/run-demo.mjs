@@ -23,8 +23,8 @@ const args = process.argv.slice(2)
 const build = args[0] === '--build'
 if (build) args.shift()
 const name = args.shift()
-if (name !== 'demo' && name !== 'start') {
-  console.error('usage: node scripts/run-demo.mjs [--build] <demo|start> [args…]')
+if (name !== 'demo' && name !== 'start' && name !== 'acp') {
+  console.error('usage: node scripts/run-demo.mjs [--build] <demo|start|acp> [args…]')
   process.exit(2)
 }
 // The demo entries read their arguments from process.argv.

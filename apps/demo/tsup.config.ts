@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup'
 
 export default defineConfig({
-  entry: { demo: 'src/demo.ts', start: 'src/start.ts' },
+  entry: { demo: 'src/demo.ts', start: 'src/start.ts', acp: 'src/acp/main.ts' },
   format: ['esm'],
   platform: 'node',
   target: 'node20',
