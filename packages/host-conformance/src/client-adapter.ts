@@ -1,5 +1,5 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider'
-import type { Context } from '@planmode/context'
+import { CodedError, type Context } from '@planmode/context'
 
 /**
  * The duties of an adapter that serves plan mode to a client over a
@@ -99,19 +99,19 @@ const marker = Symbol.for('@planmode/host-conformance/ClientAdapterConformanceEr
  *
  * @public
  */
-export class ClientAdapterConformanceError extends Error {
+export class ClientAdapterConformanceError extends CodedError<'DUTY_BROKEN'> {
   /** The duty the adapter broke. */
   readonly duty: ClientAdapterDuty
   private readonly [marker] = true
 
   constructor(duty: ClientAdapterDuty, message: string, options?: { cause?: unknown }) {
-    super(`duty "${duty}": ${message}`, options)
+    super('DUTY_BROKEN', `duty "${duty}": ${message}`, options)
     this.name = 'ClientAdapterConformanceError'
     this.duty = duty
   }
 
   /** True for any `ClientAdapterConformanceError`, from any copy of this package. */
-  static isInstance(error: unknown): error is ClientAdapterConformanceError {
-    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[marker] === true
+  static override isInstance(error: unknown): error is ClientAdapterConformanceError {
+    return CodedError.hasMarker(error, marker)
   }
 }
