@@ -34,7 +34,11 @@ export interface AcpFreshSessionEventData {
 
 /** The working directory a session's log names (its last `acp/session`), if any. */
 export function loggedCwd(session: Session): string | undefined {
-  const events = session.events
+  return loggedCwdOf(session.events)
+}
+
+/** {@link loggedCwd} of a log's events. */
+export function loggedCwdOf(events: readonly SessionEvent[]): string | undefined {
   for (let index = events.length - 1; index >= 0; index--) {
     const event = events[index]!
     if (event.type === 'acp/session') return (event as SessionEvent<'acp/session'>).data.cwd

@@ -2,7 +2,7 @@ import { agent, PROTOCOL_VERSION, RequestError, type AgentApp, type SessionInfo,
 import type { Context } from '@planmode/context'
 import type {} from '@planmode/plan-core'
 import type { SessionEvent } from '@planmode/seams'
-import { loggedCwd } from './acp-events.js'
+import { loggedCwdOf } from './acp-events.js'
 import type { ClientLink } from './client-link.js'
 import { LogUpdates } from './log-updates.js'
 import { ACP_MODE_CONFIG_ID, configOptions, isModeId, modeState } from './modes.js'
@@ -106,23 +106,29 @@ export function agentApp(link: ClientLink, deps: AgentAppDeps): AgentApp {
     const store = deps.store()
     let session = store.get(id)
     let opened = false
-    if (session === undefined) {
+    let events: readonly SessionEvent[]
+    if (session !== undefined) events = session.events
+    else {
       try {
-        session = await store.open(id)
-        opened = true
+        // Read without the writer's hold where the store can: another process may be writing the session.
+        if (store.read !== undefined) events = await store.read(id)
+        else {
+          session = await store.open(id)
+          opened = true
+          events = session.events
+        }
       } catch {
-        // Written by another process, or unreadable: listed by its id alone.
+        // Unreadable: listed by its id alone.
         return { sessionId: id, cwd: deps.cwd }
       }
     }
-    const events = session.events
     const info: SessionInfo = {
       sessionId: id,
-      cwd: loggedCwd(session) ?? deps.cwd,
+      cwd: loggedCwdOf(events) ?? deps.cwd,
       title: sessionTitle(events),
       ...(events.length === 0 ? {} : { updatedAt: new Date(events[events.length - 1]!.time).toISOString() }),
     }
-    if (opened && hub.get(id) === undefined) await store.close(session).catch(() => undefined)
+    if (opened && session !== undefined && hub.get(id) === undefined) await store.close(session).catch(() => undefined)
     return info
   }
 

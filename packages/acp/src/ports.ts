@@ -1,4 +1,4 @@
-import type { Agent, Session, UserMessage } from '@planmode/seams'
+import type { Agent, Session, SessionEvent, UserMessage } from '@planmode/seams'
 
 /**
  * The root agent of one session, as `@planmode/acp` drives it: the seams'
@@ -75,4 +75,11 @@ export interface AcpSessionStore {
   get(id: string): Session | undefined
   /** Releases a session this store has open. */
   close(session: Session): Promise<void>
+  /**
+   * The events of a session without taking its hold (the session-store
+   * contract's optional `read`): `session/list` titles a session another
+   * process is writing by it. Without it, such a session is listed by its
+   * id alone.
+   */
+  read?(id: string): Promise<readonly SessionEvent[]>
 }

@@ -255,3 +255,26 @@ describe('one writer per session', () => {
     await expect(store().sessions.open('held')).rejects.toThrow(/process 1 on elsewhere/)
   })
 })
+
+describe('read: a session without its writer hold', () => {
+  it('reads a log another process holds, as a reopen would (a torn last line left out), and changes nothing', async () => {
+    const file = await writeLog('held', [line(0), line(1), '{"type":"test/ev'])
+    await writeFile(`${file}.lock`, JSON.stringify({ pid: process.ppid, host: hostname(), token: 'x', since: 0 }))
+    const before = await readFile(file, 'utf8')
+    const { sessions } = store()
+    await expect(sessions.open('held')).rejects.toMatchObject({ code: 'LOCKED' })
+    expect((await sessions.read!('held')).map((event) => event.seq)).toEqual([0, 1])
+    expect(await readFile(file, 'utf8')).toBe(before)
+    expect(JSON.parse(await readFile(`${file}.lock`, 'utf8'))).toMatchObject({ pid: process.ppid })
+  })
+
+  it('gives an open session its own events, refuses an unknown or malformed id, and needs a folder', async () => {
+    const { sessions } = store()
+    const session = await sessions.create()
+    await session.append('user/message', text('hi'))
+    expect(await sessions.read!(session.id)).toBe(session.events)
+    await expect(sessions.read!('s_missing')).rejects.toMatchObject({ code: 'NOT_FOUND' })
+    await expect(sessions.read!('../escape')).rejects.toMatchObject({ code: 'INVALID_ID' })
+    await expect(store({}).sessions.read!('s_any')).rejects.toMatchObject({ code: 'NOT_FOUND' })
+  })
+})

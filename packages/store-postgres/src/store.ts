@@ -263,6 +263,19 @@ class Store implements PostgresSessionStore {
     return this.track(id, this.load(id), false)
   }
 
+  async read(id: string): Promise<readonly SessionEvent[]> {
+    this.alive()
+    checkSessionId(id)
+    const loaded = this.writers.get(id)
+    if (loaded !== undefined) return loaded.events
+    await this.db.ready()
+    // Up to the head the row shows now: every committed event, none half-written, and no lease taken.
+    const found = await this.db.query<{ head: string }>(`cannot read session ${id}`, `SELECT head FROM ${this.db.table.sessions} WHERE id = $1`, [id])
+    const head = found.rows[0]?.head
+    if (head === undefined) throw new SessionLogError('NOT_FOUND', `session ${id} not found in schema ${this.schema}`)
+    return readAll(this.db, id, Number(head))
+  }
+
   /** Takes the lease of session `id` (the lock, then the epoch), reads its log and closes the turn it leaves open. */
   private async load(id: string): Promise<WriterSession> {
     await this.db.ready()

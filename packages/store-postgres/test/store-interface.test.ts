@@ -44,6 +44,22 @@ describe('create, open, get, loaded, list, close', () => {
     expect(next.seq).toBe(2)
   })
 
+  it('read gives the committed log of a session another store writes, without its lease; an open one its own events', async () => {
+    const a = db.process().store
+    const b = db.process().store
+    const session = await a.create({ id: 'read-1' })
+    await append(session, 'custom/a', { n: 1 })
+    await append(session, 'custom/b', { n: 2 })
+    await expect(b.open('read-1')).rejects.toMatchObject({ code: 'LOCKED' })
+    expect(plain(await b.read('read-1'))).toEqual(plain(session.events))
+    expect(await a.read('read-1')).toBe(session.events)
+    // The writer still holds its lease: its next append commits after the read.
+    expect((await append(session, 'custom/c', {})).seq).toBe(2)
+    expect((await b.read('read-1')).map((event) => event.seq)).toEqual([0, 1, 2])
+    await expect(b.read('read-missing')).rejects.toMatchObject({ code: 'NOT_FOUND' })
+    await expect(b.read('a/b')).rejects.toMatchObject({ code: 'INVALID_ID' })
+  })
+
   it('list is sorted and holds every session of the schema, from any store', async () => {
     const a = db.process().store
     const b = db.process().store

@@ -1,4 +1,4 @@
-import type { Session } from '@planmode/seams'
+import type { Session, SessionEvent } from '@planmode/seams'
 
 /**
  * When a store makes an append durable: after every append, after each
@@ -89,6 +89,16 @@ export interface SessionStore {
   fork(session: Session, end?: number, options?: CreateSessionOptions): Promise<HostSession>
   /** Ids of every session the store holds (open or not), sorted. */
   list(): Promise<string[]>
+  /**
+   * The events of session `id` as a reopen would read them, without taking
+   * its single-writer hold and without changing anything: for a process
+   * that only reads (a session list and its titles) while another process
+   * may be writing the session. A session this store has open gives its
+   * `events`. Rejects as `open` does when the log cannot be read
+   * (`NOT_FOUND`, `INVALID_ID`, `UNREADABLE`, `CORRUPT_LINE`, `SEQ_ORDER`).
+   * Optional: a store without it is read by opening the session.
+   */
+  read?(id: string): Promise<readonly SessionEvent[]>
   /** The session `id`, if this store has it open. */
   get(id: string): HostSession | undefined
   /** Every session this store has open. */

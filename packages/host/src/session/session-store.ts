@@ -13,7 +13,7 @@ import {
   type SessionStore,
 } from '@planmode/store'
 import { newId } from '../ids.js'
-import { copyLine } from './jsonl-read.js'
+import { copyLine, readLogEvents } from './jsonl-read.js'
 import { JsonlWriter, openLog } from './jsonl-writer.js'
 import { refuseLinked } from './linked-file.js'
 import { SessionLock } from './session-lock.js'
@@ -161,6 +161,17 @@ class Store implements SessionStore, SessionHost {
     const events = copies.map((copy) => copy.event)
     const lines = copies.map((copy) => copy.line)
     return this.createWith(options.id ?? newId('s'), events, lines.length === 0 ? '' : lines.join('\n') + '\n')
+  }
+
+  async read(id: string): Promise<readonly SessionEvent[]> {
+    this.alive()
+    checkSessionId(id)
+    const loaded = this.sessions.get(id)
+    if (loaded !== undefined) return loaded.events
+    const file = this.fileOf(id)
+    if (file === undefined) throw new SessionLogError('NOT_FOUND', `session ${id} not found (the store keeps sessions in memory only)`)
+    await refuseLinked(id, file, 'open')
+    return readLogEvents(file)
   }
 
   async open(id: string): Promise<HostSession> {
