@@ -20,7 +20,13 @@ export default defineConfig({
     },
   },
   test: {
-    include: ['packages/*/test/**/*.test.ts', 'apps/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts', 'bench/test/**/*.test.ts', 'scripts/test/**/*.test.ts'],
+    include: [
+      'packages/*/test/**/*.test.ts',
+      'apps/*/test/**/*.test.ts',
+      'examples/*/test/**/*.test.ts',
+      'bench/test/**/*.test.ts',
+      'scripts/test/**/*.test.ts',
+    ],
     typecheck: {
       enabled: true,
       include: ['packages/*/test/**/*.test-d.ts'],

@@ -19,7 +19,12 @@ const root = resolve(import.meta.dirname, '..')
 const only = process.argv.slice(2)
 const bin = (name) => join(root, 'node_modules', '.bin', name)
 const run = (cmd, args, cwd, quiet = true) =>
-  execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit', env: { ...process.env, FORCE_COLOR: '0' } })
+  execFileSync(cmd, args, {
+    cwd,
+    encoding: 'utf8',
+    stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+    env: { ...process.env, FORCE_COLOR: '0' },
+  })
 
 const problems = []
 
@@ -36,7 +41,11 @@ const rootEngines = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 
 const packages = readdirSync(join(root, 'packages'))
   .filter((name) => existsSync(join(root, 'packages', name, 'package.json')))
-  .map((name) => ({ name, dir: join(root, 'packages', name), manifest: JSON.parse(readFileSync(join(root, 'packages', name, 'package.json'), 'utf8')) }))
+  .map((name) => ({
+    name,
+    dir: join(root, 'packages', name),
+    manifest: JSON.parse(readFileSync(join(root, 'packages', name, 'package.json'), 'utf8')),
+  }))
   .filter((p) => !p.manifest.private && (only.length === 0 || only.includes(p.name)))
 
 const work = mkdtempSync(join(tmpdir(), 'planmode-pack-'))
@@ -47,12 +56,16 @@ console.log(`pack-check: ${packages.length} package(s) in ${work}`)
 for (const { name, dir, manifest } of packages) {
   const entries = entriesOf(dir)
   const expected = JSON.stringify(exportsFor(entries, false))
-  if (JSON.stringify(manifest.publishConfig?.exports) !== expected || JSON.stringify(manifest.exports) !== JSON.stringify(exportsFor(entries, true))) {
+  if (
+    JSON.stringify(manifest.publishConfig?.exports) !== expected ||
+    JSON.stringify(manifest.exports) !== JSON.stringify(exportsFor(entries, true))
+  ) {
     fail(manifest.name, 'exports drifted from the tsup entry map: run `node scripts/manifest.mjs packages/' + name + '`')
   }
   if (manifest.sideEffects !== false) fail(manifest.name, '`sideEffects` must be false')
   // The Node versions we test (CONTRIBUTING.md, "Tooling") are the ones every package says it supports.
-  if (manifest.engines?.node !== rootEngines) fail(manifest.name, `engines.node is ${JSON.stringify(manifest.engines?.node)}, not the workspace's ${JSON.stringify(rootEngines)}`)
+  if (manifest.engines?.node !== rootEngines)
+    fail(manifest.name, `engines.node is ${JSON.stringify(manifest.engines?.node)}, not the workspace's ${JSON.stringify(rootEngines)}`)
   if (manifest.type !== 'module') fail(manifest.name, '`type` must be "module"')
   for (const entry of Object.keys(entries)) {
     for (const ext of ['js', 'cjs', 'd.ts', 'd.cts']) {
@@ -64,7 +77,8 @@ for (const { name, dir, manifest } of packages) {
   const stray = listing.filter((file) => !/^package\/(dist\/|README\.md$|CHANGELOG\.md$|LICENSE$|package\.json$)/.test(file))
   if (stray.length > 0) fail(manifest.name, `ships files outside dist/README: ${stray.join(', ')}`)
   const packedManifest = JSON.parse(run('tar', ['-xzOf', tarball, 'package/package.json'], work))
-  if (JSON.stringify(packedManifest).includes('@planmode/source')) fail(manifest.name, 'the packed manifest still names the @planmode/source condition')
+  if (JSON.stringify(packedManifest).includes('@planmode/source'))
+    fail(manifest.name, 'the packed manifest still names the @planmode/source condition')
   if (JSON.stringify(packedManifest).includes('workspace:')) fail(manifest.name, 'the packed manifest still has a workspace: range')
   // The release dry run: what `changeset publish` would upload is the version changesets cut, with its
   // CHANGELOG.md, and each peer range is the manifest's (scripts/peer-floors.mjs) without `workspace:`.
@@ -75,12 +89,16 @@ for (const { name, dir, manifest } of packages) {
   } else if (!listing.includes('package/CHANGELOG.md')) fail(manifest.name, 'the tarball has no CHANGELOG.md (run `pnpm release:version`)')
   for (const [peer, range] of Object.entries(manifest.peerDependencies ?? {})) {
     const packedRange = packedManifest.peerDependencies?.[peer]
-    if (packedRange !== range.replace(/^workspace:/, '')) fail(manifest.name, `peer ${peer} packed as ${packedRange}, not ${range.replace(/^workspace:/, '')}`)
+    if (packedRange !== range.replace(/^workspace:/, ''))
+      fail(manifest.name, `peer ${peer} packed as ${packedRange}, not ${range.replace(/^workspace:/, '')}`)
   }
   for (const [dependency, range] of Object.entries(manifest.dependencies ?? {})) {
     const target = range === 'workspace:^' ? packages.find((p) => p.manifest.name === dependency) : undefined
     if (target !== undefined && packedManifest.dependencies?.[dependency] !== `^${target.manifest.version}`) {
-      fail(manifest.name, `dependency ${dependency} packed as ${packedManifest.dependencies?.[dependency]}, not ^${target.manifest.version}`)
+      fail(
+        manifest.name,
+        `dependency ${dependency} packed as ${packedManifest.dependencies?.[dependency]}, not ^${target.manifest.version}`,
+      )
     }
   }
   try {
@@ -106,7 +124,19 @@ const nodeMajor = process.versions.node.split('.')[0]
 const aiMajor = aiMajorFor()
 console.log(`  installing into a fresh project on Node ${process.versions.node}: npm install <${files.length} tarballs> ai@${aiMajor}`)
 run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...installArgs(files)], project)
-run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--save-dev', `typescript@${JSON.parse(readFileSync(join(root, 'node_modules/typescript/package.json'), 'utf8')).version}`, `@types/node@${nodeMajor}`], project)
+run(
+  'npm',
+  [
+    'install',
+    '--no-audit',
+    '--no-fund',
+    '--loglevel=error',
+    '--save-dev',
+    `typescript@${JSON.parse(readFileSync(join(root, 'node_modules/typescript/package.json'), 'utf8')).version}`,
+    `@types/node@${nodeMajor}`,
+  ],
+  project,
+)
 const installedAi = JSON.parse(readFileSync(join(project, 'node_modules/ai/package.json'), 'utf8')).version
 if (Number(installedAi.split('.')[0]) !== aiMajor) fail('consumer', `npm installed ai@${installedAi}, not ai@${aiMajor}`)
 
@@ -115,7 +145,9 @@ const specifiers = packages.flatMap(({ dir, manifest }) =>
 )
 writeFileSync(
   join(project, 'esm.mjs'),
-  specifiers.map((s, i) => `import * as m${i} from '${s}'\nconsole.log('import ${s}: ' + Object.keys(m${i}).length + ' export(s)')`).join('\n') + '\n',
+  specifiers
+    .map((s, i) => `import * as m${i} from '${s}'\nconsole.log('import ${s}: ' + Object.keys(m${i}).length + ' export(s)')`)
+    .join('\n') + '\n',
 )
 writeFileSync(
   join(project, 'cjs.cjs'),
@@ -146,7 +178,15 @@ writeFileSync(
   JSON.stringify({
     // With `ai` 7 (ESM only) a CommonJS file type-checks under `nodenext` (TypeScript 5.8 or later: require of ESM, as
     // Node 22 does), not `node16` (TS1479); packages/ai-sdk's README says so.
-    compilerOptions: { target: 'ES2022', module: moduleKind, moduleResolution: moduleKind, strict: true, noEmit: true, types: ['node'], skipLibCheck: false },
+    compilerOptions: {
+      target: 'ES2022',
+      module: moduleKind,
+      moduleResolution: moduleKind,
+      strict: true,
+      noEmit: true,
+      types: ['node'],
+      skipLibCheck: false,
+    },
     include: ['*.mts', '*.cts'],
   }),
 )
@@ -161,11 +201,15 @@ try {
 if (packages.some((p) => p.name === 'ai-sdk')) {
   const ts = createRequire(join(project, 'package.json'))('typescript')
   const example = readFileSync(join(root, 'packages/ai-sdk/test/offline.ts'), 'utf8')
-  writeFileSync(join(project, 'readme-example.mjs'), ts.transpileModule(example, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText)
+  writeFileSync(
+    join(project, 'readme-example.mjs'),
+    ts.transpileModule(example, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText,
+  )
   const expected = ['Done: --verbose is parsed. { active: false }', '[ true, false ]']
   try {
     const printed = run('node', ['readme-example.mjs'], project).trimEnd().split('\n')
-    if (JSON.stringify(printed) !== JSON.stringify(expected)) fail('@planmode/ai-sdk', `the README example printed ${JSON.stringify(printed)}, not ${JSON.stringify(expected)} (ai@${installedAi})`)
+    if (JSON.stringify(printed) !== JSON.stringify(expected))
+      fail('@planmode/ai-sdk', `the README example printed ${JSON.stringify(printed)}, not ${JSON.stringify(expected)} (ai@${installedAi})`)
     else console.log(`  ran the @planmode/ai-sdk README example with ai@${installedAi}: ${printed.join(' / ')}`)
   } catch (error) {
     fail('@planmode/ai-sdk', `the README example failed with ai@${installedAi}:\n${error.stdout}${error.stderr}`)
@@ -177,7 +221,10 @@ if (packages.some((p) => p.name === 'ai-sdk')) {
 // @ai-sdk/provider-utils' declarations), none in a planmode package. Check both halves, so the sentence changes
 // when `ai` does.
 if (packages.some((p) => p.name === 'ai-sdk')) {
-  writeFileSync(join(project, 'tsconfig.exact.json'), JSON.stringify({ extends: './tsconfig.json', compilerOptions: { exactOptionalPropertyTypes: true } }))
+  writeFileSync(
+    join(project, 'tsconfig.exact.json'),
+    JSON.stringify({ extends: './tsconfig.json', compilerOptions: { exactOptionalPropertyTypes: true } }),
+  )
   let exact = ''
   try {
     run(join(project, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.exact.json'], project)
@@ -185,11 +232,22 @@ if (packages.some((p) => p.name === 'ai-sdk')) {
     exact = `${error.stdout}${error.stderr}`
   }
   const errors = [...exact.matchAll(/^(\S+?)\(\d+,\d+\): error (TS\d+)/gm)].map((match) => `${match[1]} ${match[2]}`)
-  const sdk = aiMajor >= 7 ? /^node_modules\/(ai\/dist\/index-\w+\.d\.ts TS(2344|2420)|(.+\/)?@ai-sdk\/provider-utils\/dist\/index\.d\.ts TS2344)$/ : /^node_modules\/ai\/dist\/index\.d\.m?ts TS2344$/
+  const sdk =
+    aiMajor >= 7
+      ? /^node_modules\/(ai\/dist\/index-\w+\.d\.ts TS(2344|2420)|(.+\/)?@ai-sdk\/provider-utils\/dist\/index\.d\.ts TS2344)$/
+      : /^node_modules\/ai\/dist\/index\.d\.m?ts TS2344$/
   const foreign = errors.filter((error) => !sdk.test(error))
-  if (errors.length === 0) fail('@planmode/ai-sdk', `ai@${installedAi}'s declarations now compile with exactOptionalPropertyTypes and skipLibCheck: false: update the README paragraph "skipLibCheck: false"`)
-  else if (foreign.length > 0) fail('consumer', `with exactOptionalPropertyTypes and ai@${installedAi}, errors outside the AI SDK's own declarations:\n${exact}`)
-  else console.log(`  with exactOptionalPropertyTypes: ${errors.length} error(s), all in the AI SDK's own declarations (ai@${installedAi}, as packages/ai-sdk's README says)`)
+  if (errors.length === 0)
+    fail(
+      '@planmode/ai-sdk',
+      `ai@${installedAi}'s declarations now compile with exactOptionalPropertyTypes and skipLibCheck: false: update the README paragraph "skipLibCheck: false"`,
+    )
+  else if (foreign.length > 0)
+    fail('consumer', `with exactOptionalPropertyTypes and ai@${installedAi}, errors outside the AI SDK's own declarations:\n${exact}`)
+  else
+    console.log(
+      `  with exactOptionalPropertyTypes: ${errors.length} error(s), all in the AI SDK's own declarations (ai@${installedAi}, as packages/ai-sdk's README says)`,
+    )
 }
 
 if (problems.length > 0) {

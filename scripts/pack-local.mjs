@@ -37,7 +37,11 @@ function pnpmCommand() {
  */
 export function packPackage(dir, destination) {
   const [command, ...args] = pnpmCommand()
-  const output = execFileSync(command, [...args, 'pack', '--pack-destination', destination], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+  const output = execFileSync(command, [...args, 'pack', '--pack-destination', destination], {
+    cwd: dir,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   return resolve(dir, output.trim().split('\n').pop())
 }
 
@@ -73,5 +77,5 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathS
   console.log(`\n${packed.length} tarballs in ${destination}. In your project (Node ${process.versions.node}), install them all with:\n`)
   console.log(installLine(packed.map((p) => p.tarball)))
   console.log('\nEvery public package is on the line, so npm finds each planmode dependency among the tarballs, not on the registry.')
-  console.log('`ai` is the AI SDK adapter\'s peer: ai@6 runs on Node 20, ai@7 needs Node 22 or later.')
+  console.log("`ai` is the AI SDK adapter's peer: ai@6 runs on Node 20, ai@7 needs Node 22 or later.")
 }

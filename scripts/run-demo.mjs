@@ -69,7 +69,9 @@ if (build) {
   clearTimeout(timer)
   if (shown && tty) process.stderr.write('\r\u001b[2K')
   if (code !== 0) {
-    process.stderr.write(`${output}${output.endsWith('\n') || output === '' ? '' : '\n'}\nplanmode: the build failed (exit code ${code}); its output is above. \`pnpm ${name}\` needs a working build.\n`)
+    process.stderr.write(
+      `${output}${output.endsWith('\n') || output === '' ? '' : '\n'}\nplanmode: the build failed (exit code ${code}); its output is above. \`pnpm ${name}\` needs a working build.\n`,
+    )
     process.exit(code)
   }
 }

@@ -42,7 +42,9 @@ if (build) {
   const { code, output } = await runBuild()
   clearTimeout(timer)
   if (code !== 0) {
-    process.stderr.write(`${output}${output.endsWith('\n') || output === '' ? '' : '\n'}\nplanmode: the build failed (exit code ${code}); its output is above. \`pnpm web\` needs a working build.\n`)
+    process.stderr.write(
+      `${output}${output.endsWith('\n') || output === '' ? '' : '\n'}\nplanmode: the build failed (exit code ${code}); its output is above. \`pnpm web\` needs a working build.\n`,
+    )
     process.exit(code)
   }
 }

@@ -31,15 +31,19 @@ export function folderOf(path) {
  * whose report differs from the base with no changeset of the pull request naming it.
  */
 export function problemsOf({ stale, changed, named }) {
-  const problems = stale.map((path) => `\`${path}\` is stale: the code's public surface is not what it says. Run \`pnpm api\` and commit it.`)
-  for (const name of changed) if (!named.includes(name)) problems.push(`\`${name}\`'s public surface changed and no changeset of this pull request names it: add one (\`pnpm changeset\`).`)
+  const problems = stale.map(
+    (path) => `\`${path}\` is stale: the code's public surface is not what it says. Run \`pnpm api\` and commit it.`,
+  )
+  for (const name of changed)
+    if (!named.includes(name))
+      problems.push(`\`${name}\`'s public surface changed and no changeset of this pull request names it: add one (\`pnpm changeset\`).`)
   return problems
 }
 
 /** The comment: the problems first, then each package's report diff. */
 export function markdownOf({ diffs, problems }) {
   const lines = ['## API report changes', '']
-  if (diffs.length === 0) lines.push('No package\'s public surface changed.', '')
+  if (diffs.length === 0) lines.push("No package's public surface changed.", '')
   for (const problem of problems) lines.push(`- :x: ${problem}`)
   if (problems.length > 0) lines.push('')
   let budget = MAX_DIFF
@@ -78,7 +82,9 @@ function main([baseSha, output]) {
     byPackage.set(name, `${byPackage.get(name) ?? ''}${git('diff', '--no-color', base, '--', path)}`)
   }
   const diffs = [...byPackage].map(([name, diff]) => ({ name, diff }))
-  const changesets = git('diff', '--name-only', '--diff-filter=AM', base, 'HEAD', '--', '.changeset/*.md').split('\n').filter((path) => path !== '' && !path.endsWith('README.md'))
+  const changesets = git('diff', '--name-only', '--diff-filter=AM', base, 'HEAD', '--', '.changeset/*.md')
+    .split('\n')
+    .filter((path) => path !== '' && !path.endsWith('README.md'))
   const named = changesets.flatMap((path) => changesetPackages(readFileSync(join(root, path), 'utf8')))
   const problems = problemsOf({ stale, changed: [...byPackage.keys()], named })
   const markdown = markdownOf({ diffs, problems })

@@ -97,7 +97,8 @@ function reentryLines(transcript: CacheVariant): string[] {
 function beforeAfterLines(before: CacheVariant | undefined, transcript: CacheVariant, none: CacheVariant): string[] {
   if (before === undefined) return []
   const r = (v: CacheVariant): string => times(v.provider.miss / none.provider.miss)
-  const lostBoth = before.provider.lost === 0 && transcript.provider.lost === 0 && before.provider.breaks === 0 && transcript.provider.breaks === 0
+  const lostBoth =
+    before.provider.lost === 0 && transcript.provider.lost === 0 && before.provider.breaks === 0 && transcript.provider.breaks === 0
   return [
     `- **before and after SPEC §24**, the same 40-switch session against the no-switch session, billed again in provider order: before (the whole ${int(before.entries?.full.maxBeyondNotice ?? 0)}-byte guidance message at each of ${before.guidance} entries) ${r(before)}, after (${transcript.guidance} whole, ${transcript.again ?? 0} re-entry lines) ${r(transcript)}; ${kib(before.provider.miss - transcript.provider.miss)} less billed. The prefix is byte-identical to the previous request at every request in both: ${lostBoth ? 'yes' : 'NO'} (${before.provider.breaks} and ${transcript.provider.breaks} requests lose cached bytes)`,
   ]
@@ -118,7 +119,10 @@ export function cacheSummary(result: CacheResult): string[] {
   const mark = (r: number): string => (r <= TRANSCRIPT_TARGET ? 'met' : 'MISSED')
   const r = transcript.provider.miss / none.provider.miss
   const newOnly = (transcript.provider.miss - transcript.planBytes) / none.provider.miss
-  const netZero = result.netZero === undefined || result.netZero.length === 0 ? '' : `; the last cycle also makes the moves that re-send nothing (${result.netZero.join(', ')})`
+  const netZero =
+    result.netZero === undefined || result.netZero.length === 0
+      ? ''
+      : `; the last cycle also makes the moves that re-send nothing (${result.netZero.join(', ')})`
   const lines = [
     `Session: ${result.turns} turns, ${result.steps} model requests, switches: ${kinds}${netZero}; the last request is ${kib(none.provider.last)} without switches, ${kib(transcript.provider.last)} with 'transcript'; guidance section ${result.sectionBytes} bytes.`,
     '',
@@ -169,7 +173,16 @@ export function trackedLines(result: CacheResult): string[] {
 /** The cache table and summary as the RESULTS.md block holds them (markers included). */
 export function cacheBlock(result: CacheResult): string {
   const tracked = trackedLines(result)
-  return [CACHE_BLOCK_START, '', ...cacheTable(result), '', ...cacheSummary(result), ...(tracked.length === 0 ? [] : ['', ...tracked]), '', CACHE_BLOCK_END].join('\n')
+  return [
+    CACHE_BLOCK_START,
+    '',
+    ...cacheTable(result),
+    '',
+    ...cacheSummary(result),
+    ...(tracked.length === 0 ? [] : ['', ...tracked]),
+    '',
+    CACHE_BLOCK_END,
+  ].join('\n')
 }
 
 /** Whether `text` holds a complete cache block (the start marker, then the end marker). */
@@ -192,7 +205,10 @@ export function cacheMissing(result: CacheResult | undefined): string[] {
     if (v === undefined || v.provider.requests === 0 || !figures.every(Number.isFinite)) missing.push(`cache/${id}`)
   }
   const t = result.tracked
-  const figures = t === undefined ? [] : [t.provider.miss, t.provider.missAny, t.provider.sent, t.provider.lost, t.raw.miss, t.track.bytes, t.remind.bytes]
+  const figures =
+    t === undefined
+      ? []
+      : [t.provider.miss, t.provider.missAny, t.provider.sent, t.provider.lost, t.raw.miss, t.track.bytes, t.remind.bytes]
   if (t === undefined || t.provider.requests === 0 || !figures.every(Number.isFinite)) missing.push('cache/tracked')
   return missing
 }

@@ -129,7 +129,12 @@ const FORMS = ['guidance', 'again', 'entering', 'leaving'] as const
  */
 function messageParts(messages: readonly unknown[], section: string): PlanMessageBytes {
   const forms = { guidance: section, again: PLAN_GUIDANCE_AGAIN, entering: noticeText(true), leaving: noticeText(false) } as const
-  const out = { guidance: { count: 0, bytes: 0 }, again: { count: 0, bytes: 0 }, entering: { count: 0, bytes: 0 }, leaving: { count: 0, bytes: 0 } }
+  const out = {
+    guidance: { count: 0, bytes: 0 },
+    again: { count: 0, bytes: 0 },
+    entering: { count: 0, bytes: 0 },
+    leaving: { count: 0, bytes: 0 },
+  }
   for (const message of messages as ReadonlyArray<{ role?: unknown; content?: unknown }>) {
     if (message.role !== 'user' || typeof message.content !== 'string') continue
     for (const form of FORMS) {
@@ -208,7 +213,13 @@ export const CACHE_VARIANT_IDS: readonly CacheVariantId[] = ['system', 'before',
  */
 export function runVariant(variant: CacheVariantId, script = cacheScript()): Promise<CacheSessionRun> {
   if (variant === 'before') {
-    return runCacheSession({ script, placement: 'transcript', fullGuidance: true, enter: 'Enter plan mode', toolErrors: SWITCHING_TOOL_ERRORS })
+    return runCacheSession({
+      script,
+      placement: 'transcript',
+      fullGuidance: true,
+      enter: 'Enter plan mode',
+      toolErrors: SWITCHING_TOOL_ERRORS,
+    })
   }
   // With no switch the placement makes no difference (plan mode stays off); 'system' is the default.
   if (variant === 'no-switch') {
@@ -216,7 +227,12 @@ export function runVariant(variant: CacheVariantId, script = cacheScript()): Pro
   }
   if (variant === 'minimum') {
     // The cycles without switches call exit_plan_mode in the default mode and decline enter_plan_mode.
-    return runCacheSession({ script: minimumSwitches(script), placement: 'transcript', enter: 'Enter plan mode', toolErrors: NO_SWITCH_TOOL_ERRORS })
+    return runCacheSession({
+      script: minimumSwitches(script),
+      placement: 'transcript',
+      enter: 'Enter plan mode',
+      toolErrors: NO_SWITCH_TOOL_ERRORS,
+    })
   }
   return runCacheSession({ script, placement: variant satisfies Placement, enter: 'Enter plan mode', toolErrors: SWITCHING_TOOL_ERRORS })
 }
@@ -241,7 +257,17 @@ export async function cacheRows(): Promise<CacheResult> {
     const messages = planMessages(run.events)
     const planParts = planMessageParts(run.requests[run.requests.length - 1]!.body, run.section)
     const entries = entryBytes(run.requests, run.section)
-    variants.push({ id, label: LABELS[id], provider, raw, switches: switchesOf(run.events), ...messages, planBytes: planParts.total, planParts, entries })
+    variants.push({
+      id,
+      label: LABELS[id],
+      provider,
+      raw,
+      switches: switchesOf(run.events),
+      ...messages,
+      planBytes: planParts.total,
+      planParts,
+      entries,
+    })
     sectionBytes = Buffer.byteLength(run.section, 'utf8')
   }
   const tracked = await trackedRows()

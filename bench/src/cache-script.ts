@@ -154,9 +154,13 @@ export function cacheScript(): CacheScript {
         calls: [{ name: 'enter_plan_mode', args: { reason: `${topic} spans several modules` } }],
       })
     }
-    if (entry === 'mid-turn /plan') steps.push({ text: `Let me look at ${topic} first.`, calls: read(`src/${area}/index.ts`), during: ['/plan'] })
+    if (entry === 'mid-turn /plan')
+      steps.push({ text: `Let me look at ${topic} first.`, calls: read(`src/${area}/index.ts`), during: ['/plan'] })
     // In plan mode now.
-    steps.push({ text: 'Reading the entry point and its helpers.', calls: read(`src/${area}/${entry === 'mid-turn /plan' ? 'util' : 'index'}.ts`) })
+    steps.push({
+      text: 'Reading the entry point and its helpers.',
+      calls: read(`src/${area}/${entry === 'mid-turn /plan' ? 'util' : 'index'}.ts`),
+    })
     steps.push({ calls: read(`src/${area}/types.ts`), ...(exit === 'mid-turn /plan off' ? { during: ['/plan off'] } : {}) })
     if (exit === 'approved exit') {
       steps.push({ calls: [{ name: 'exit_plan_mode', args: { plan } }] })
@@ -210,7 +214,10 @@ function netZeroCycle(cycle: number, turns: ScriptTurn[], points: NetZeroPoint[]
       prompt: 'Tidy the lint rules.',
       steps: [
         { text: 'Looking at the lint rules first.', calls: read('src/lint/index.ts'), during: ['/plan', '/plan off'] },
-        { text: 'The rules are spread over several files; I would like to plan this first.', calls: [{ name: 'enter_plan_mode', args: { reason: 'the lint rules span several files' } }] },
+        {
+          text: 'The rules are spread over several files; I would like to plan this first.',
+          calls: [{ name: 'enter_plan_mode', args: { reason: 'the lint rules span several files' } }],
+        },
         { text: 'Understood; the lint rules are tidied in place.' },
       ],
       answers: { enter: 'Not now' },
@@ -220,7 +227,14 @@ function netZeroCycle(cycle: number, turns: ScriptTurn[], points: NetZeroPoint[]
       [1, 'declined entry'],
     ],
   )
-  turn({ before: ['/plan'], prompt: 'Plan how to split the lint rules into one file per rule.', steps: [{ calls: read('src/lint/rules.ts') }, { text: `Here is the plan:\n\n${plan}` }] }, [])
+  turn(
+    {
+      before: ['/plan'],
+      prompt: 'Plan how to split the lint rules into one file per rule.',
+      steps: [{ calls: read('src/lint/rules.ts') }, { text: `Here is the plan:\n\n${plan}` }],
+    },
+    [],
+  )
   turn(
     {
       before: ['/plan off', '/plan'],
@@ -237,7 +251,13 @@ function netZeroCycle(cycle: number, turns: ScriptTurn[], points: NetZeroPoint[]
       [1, 'Stop planning'],
     ],
   )
-  turn({ prompt: 'Run the tests for the lint rules.', steps: [{ calls: read('test/lint.test.ts') }, { text: 'The tests of the lint rules pass.' }] }, [])
+  turn(
+    {
+      prompt: 'Run the tests for the lint rules.',
+      steps: [{ calls: read('test/lint.test.ts') }, { text: 'The tests of the lint rules pass.' }],
+    },
+    [],
+  )
 }
 
 /**

@@ -84,7 +84,13 @@ function pieces(text: string, parts: number): string[] {
 /** The SSE `data:` lines of one answer: role, text deltas, tool-call deltas (name first, arguments in pieces), finish. */
 export function answerChunks(answer: ScriptedAnswer, id: string, model: string, callIds: () => string): string[] {
   const chunk = (delta: Record<string, unknown>, finish: string | null = null): string =>
-    JSON.stringify({ id, object: 'chat.completion.chunk', created: 1_764_547_200, model, choices: [{ index: 0, delta, finish_reason: finish }] })
+    JSON.stringify({
+      id,
+      object: 'chat.completion.chunk',
+      created: 1_764_547_200,
+      model,
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    })
   const lines = [chunk({ role: 'assistant', content: '' })]
   for (const piece of pieces(answer.text ?? '', 3)) lines.push(chunk({ content: piece }))
   const calls = answer.calls ?? []
@@ -106,7 +112,9 @@ export async function startChatServer(options: ChatServerOptions): Promise<ChatS
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const raw = await readBody(req)
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }))
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }))
       return
     }
     const body = JSON.parse(raw) as ChatBody
@@ -114,7 +122,9 @@ export async function startChatServer(options: ChatServerOptions): Promise<ChatS
     const answer = queue.shift()
     if (answer === undefined) {
       // Not retryable (400): the session asked for more answers than the script holds.
-      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'the script has no answer left' } }))
+      res
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'the script has no answer left' } }))
       return
     }
     if (answer.during !== undefined) await options.onDuring?.(answer.during)

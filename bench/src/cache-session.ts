@@ -56,9 +56,9 @@ export interface CacheSessionRun {
 
 /** The deployment's own system prompt: the section every request starts with. */
 export const BASE_SYSTEM = [
-  'You are a coding agent working in the user\'s repository through the tools you are given.',
+  "You are a coding agent working in the user's repository through the tools you are given.",
   'Read before you change anything. Keep changes small and focused on what was asked, and say what you changed and why.',
-  'Match the style of the surrounding code. Prefer the project\'s existing helpers to new ones.',
+  "Match the style of the surrounding code. Prefer the project's existing helpers to new ones.",
   'Run the tests that cover what you touched, and report failures as they are.',
   'When something is ambiguous, say what you assumed.',
 ].join('\n')
@@ -95,9 +95,11 @@ export async function runCacheSession(options: CacheSessionOptions): Promise<Cac
   const { script, placement } = options
   const section = options.section ?? RECOMMENDED_PLAN_SECTION
   const problems: string[] = []
-  const note = (level: string) => (message: string, ...rest: unknown[]) => {
-    problems.push(`${level}: ${message}${rest.length > 0 ? ` ${rest.map(String).join(' ')}` : ''}`)
-  }
+  const note =
+    (level: string) =>
+    (message: string, ...rest: unknown[]) => {
+      problems.push(`${level}: ${message}${rest.length > 0 ? ` ${rest.map(String).join(' ')}` : ''}`)
+    }
   const logger: Logger = { debug() {}, info() {}, warn: note('warn'), error: note('error') }
   const root = new Context({ logger })
   let agent: HostAgent | undefined
@@ -109,7 +111,9 @@ export async function runCacheSession(options: CacheSessionOptions): Promise<Cac
       const result = await root.require('commands').execute({ agent: agent!, line, attachments: [] })
       const want = replies[i]!
       if (result?.kind !== 'success' || result.text !== want) {
-        throw new Error(`cache bench: ${line} (${idle ? 'idle' : 'mid-turn'}) replied ${JSON.stringify(result)}, expected ${JSON.stringify(want)}`)
+        throw new Error(
+          `cache bench: ${line} (${idle ? 'idle' : 'mid-turn'}) replied ${JSON.stringify(result)}, expected ${JSON.stringify(want)}`,
+        )
       }
     }
   }
@@ -130,13 +134,21 @@ export async function runCacheSession(options: CacheSessionOptions): Promise<Cac
     tools.register<{ path: string }, string>({
       name: 'read',
       description: 'Reads a file of the repository and returns its text.',
-      parameters: { type: 'object', properties: { path: { type: 'string', description: 'Path from the repository root.' } }, required: ['path'] },
+      parameters: {
+        type: 'object',
+        properties: { path: { type: 'string', description: 'Path from the repository root.' } },
+        required: ['path'],
+      },
       execute: ({ path }) => fileText(path),
     })
     tools.register<{ path: string }, string>({
       name: 'write',
       description: 'Writes a file of the repository (creates or replaces it).',
-      parameters: { type: 'object', properties: { path: { type: 'string', description: 'Path from the repository root.' } }, required: ['path'] },
+      parameters: {
+        type: 'object',
+        properties: { path: { type: 'string', description: 'Path from the repository root.' } },
+        required: ['path'],
+      },
       execute: ({ path }) => `wrote ${path}`,
     })
     const asked: AskRequest[] = []
@@ -157,7 +169,9 @@ export async function runCacheSession(options: CacheSessionOptions): Promise<Cac
       if (turn.before !== undefined) await commands(turn.before, true)
       const outcome = await agent.prompt(turn.prompt)
       if (outcome.reason !== 'completed' || outcome.steps !== turn.steps.length) {
-        throw new Error(`cache bench: turn ${index + 1} ended ${JSON.stringify(outcome)} after ${outcome.steps} of ${turn.steps.length} steps`)
+        throw new Error(
+          `cache bench: turn ${index + 1} ended ${JSON.stringify(outcome)} after ${outcome.steps} of ${turn.steps.length} steps`,
+        )
       }
     }
     if (server.remaining() !== 0) throw new Error(`cache bench: ${server.remaining()} scripted answers were never asked for`)

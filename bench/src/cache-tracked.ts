@@ -78,20 +78,35 @@ export function trackedScript(): CacheScript {
         { calls: [read('src/store/open.ts')] },
         { calls: [{ name: 'exit_plan_mode', args: { plan: TRACKED_PLAN_STEPS } }] },
         answer('Starting with step 1.', progress({ step: 1, status: 'in_progress' }), write('src/store/index.ts')),
-        answer('Step 1 is in; on to step 2.', progress({ step: 1, status: 'done' }, { step: 2, status: 'in_progress' }), write('src/store/append.ts')),
+        answer(
+          'Step 1 is in; on to step 2.',
+          progress({ step: 1, status: 'done' }, { step: 2, status: 'in_progress' }),
+          write('src/store/append.ts'),
+        ),
         answer('Steps 1 and 2 are in place; step 3 is next.'),
       ],
     }),
     turn({
       prompt: 'Go on with step 3.',
-      steps: [answer('Step 2 is done; step 3 now.', progress({ step: 2, status: 'done' }, { step: 3, status: 'in_progress' }), write('src/store/open.ts')), answer('open() and list() use the cache.')],
+      steps: [
+        answer(
+          'Step 2 is done; step 3 now.',
+          progress({ step: 2, status: 'done' }, { step: 3, status: 'in_progress' }),
+          write('src/store/open.ts'),
+        ),
+        answer('open() and list() use the cache.'),
+      ],
     }),
     turn({ prompt: 'Is the build green?', steps: [{ calls: [read('test/store.test.ts')] }, answer('The build is green.')] }),
     turn({ prompt: 'What did the tests say about open()?', steps: [answer('They pass; open() reads the cache when it is warm.')] }),
     turn({
       prompt: 'Finish the plan.',
       steps: [
-        answer('Step 3 is done; writing the tests.', progress({ step: 3, status: 'done' }, { step: 4, status: 'in_progress' }), write('test/store.test.ts')),
+        answer(
+          'Step 3 is done; writing the tests.',
+          progress({ step: 3, status: 'done' }, { step: 4, status: 'in_progress' }),
+          write('test/store.test.ts'),
+        ),
         { calls: [progress({ step: 4, status: 'done', note: 'a cold and a warm open' })] },
         answer('All four steps are done.'),
       ],
@@ -112,7 +127,11 @@ export function trackedScript(): CacheScript {
     turn({
       prompt: 'Carry on.',
       steps: [
-        answer('Step 2 is done; now the client.', progress({ step: 2, status: 'done' }, { step: 3, status: 'in_progress' }), write('src/retry/client.ts')),
+        answer(
+          'Step 2 is done; now the client.',
+          progress({ step: 2, status: 'done' }, { step: 3, status: 'in_progress' }),
+          write('src/retry/client.ts'),
+        ),
         { calls: [progress({ step: 3, status: 'done' })] },
         answer('Done: only idempotent requests are retried.'),
       ],
@@ -131,7 +150,10 @@ export function progressPoints(events: readonly SessionEvent[]): ProgressPoint[]
     if (event.type !== 'user/message' || event.data.source?.kind !== 'plugin' || event.data.source.form !== 'progress') continue
     const text = event.data.content.map((block) => (block.type === 'text' ? block.text : '')).join('')
     const kind = progressKind(text)
-    if (kind === undefined) throw new Error(`cache bench, tracked plan: a progress message that is neither the first-step message nor a reminder: ${JSON.stringify(text.slice(0, 80))}`)
+    if (kind === undefined)
+      throw new Error(
+        `cache bench, tracked plan: a progress message that is neither the first-step message nor a reminder: ${JSON.stringify(text.slice(0, 80))}`,
+      )
     out.push({ kind, turn })
   }
   return out
@@ -163,20 +185,28 @@ export function progressMessageBytes(body: ChatBody): { readonly track: MessageB
  * provider-order bytes starting with all of the previous request's (the
  * first request that does not is named).
  */
-export function checkTrackedRun(run: Pick<CacheSessionRun, 'events' | 'requests'>, expected: readonly ProgressPoint[] = TRACKED_PROGRESS): void {
+export function checkTrackedRun(
+  run: Pick<CacheSessionRun, 'events' | 'requests'>,
+  expected: readonly ProgressPoint[] = TRACKED_PROGRESS,
+): void {
   const points = progressPoints(run.events)
   if (JSON.stringify(points) !== JSON.stringify(expected)) {
-    throw new Error(`cache bench, tracked plan: the progress messages came at ${JSON.stringify(points)}, expected ${JSON.stringify(expected)}`)
+    throw new Error(
+      `cache bench, tracked plan: the progress messages came at ${JSON.stringify(points)}, expected ${JSON.stringify(expected)}`,
+    )
   }
   const last = run.requests.at(-1)
   const seen = last === undefined ? undefined : progressMessageBytes(last.body)
   const want = { track: expected.filter((p) => p.kind === 'track').length, remind: expected.filter((p) => p.kind === 'remind').length }
   if (seen === undefined || seen.track.count !== want.track || seen.remind.count !== want.remind) {
-    throw new Error(`cache bench, tracked plan: the last request carries ${JSON.stringify({ track: seen?.track.count, remind: seen?.remind.count })} progress messages, expected ${JSON.stringify(want)}`)
+    throw new Error(
+      `cache bench, tracked plan: the last request carries ${JSON.stringify({ track: seen?.track.count, remind: seen?.remind.count })} progress messages, expected ${JSON.stringify(want)}`,
+    )
   }
   const calls = run.events.filter((event) => event.type === 'tool/result' && event.data.toolName === UPDATE_PLAN).length
   const logged = run.events.filter((event) => event.type === 'plan/progress').length
-  if (calls === 0 || logged !== calls) throw new Error(`cache bench, tracked plan: ${calls} update_plan calls logged ${logged} plan/progress events`)
+  if (calls === 0 || logged !== calls)
+    throw new Error(`cache bench, tracked plan: ${calls} update_plan calls logged ${logged} plan/progress events`)
   const bytes = run.requests.map((request) => providerOrder(request.body))
   for (let i = 1; i < bytes.length; i++) {
     const previous = bytes[i - 1]!

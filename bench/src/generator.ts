@@ -11,7 +11,8 @@ export interface PlanModeData {
 }
 
 /** Any event the generator writes: a seams event or `plan/mode`. */
-export type BenchEvent = SessionEvent | { readonly type: 'plan/mode'; readonly seq: number; readonly time: number; readonly data: PlanModeData }
+export type BenchEvent =
+  SessionEvent | { readonly type: 'plan/mode'; readonly seq: number; readonly time: number; readonly data: PlanModeData }
 
 /** Options of {@link generateLog}. */
 export interface GenerateOptions {
@@ -131,7 +132,12 @@ export function* generateLog(options: GenerateOptions): Generator<BenchEvent> {
 
   const userText = (): SessionEventMap['user/message'] => ({ content: [{ type: 'text', text: text(20, 300) }], source: { kind: 'user' } })
   const notice = (on: boolean): SessionEventMap['user/message'] => ({
-    content: [{ type: 'text', text: on ? 'The user switched this session to plan mode.' : 'The user switched this session back to the default mode.' }],
+    content: [
+      {
+        type: 'text',
+        text: on ? 'The user switched this session to plan mode.' : 'The user switched this session back to the default mode.',
+      },
+    ],
     source: { kind: 'plugin', plugin: 'plan-mode', form: 'notice', summary: on ? 'Plan mode on' : 'Plan mode off' },
   })
 
@@ -209,9 +215,20 @@ export function* generateLog(options: GenerateOptions): Generator<BenchEvent> {
       for (const call of calls) {
         if (call.toolName === 'exit_plan_mode') {
           pending = { active: false, narrate: false }
-          yield ev('tool/result', { toolCallId: call.toolCallId, toolName: call.toolName, isError: false, content: [{ type: 'text', text: 'The plan is approved; plan mode is left.' }], value: { approved: true } })
+          yield ev('tool/result', {
+            toolCallId: call.toolCallId,
+            toolName: call.toolName,
+            isError: false,
+            content: [{ type: 'text', text: 'The plan is approved; plan mode is left.' }],
+            value: { approved: true },
+          })
         } else {
-          yield ev('tool/result', { toolCallId: call.toolCallId, toolName: call.toolName, isError: false, content: [{ type: 'text', text: text(60, 500) }] })
+          yield ev('tool/result', {
+            toolCallId: call.toolCallId,
+            toolName: call.toolName,
+            isError: false,
+            content: [{ type: 'text', text: text(60, 500) }],
+          })
         }
       }
       yield ev('step/end', { turn, step })

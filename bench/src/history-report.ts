@@ -24,7 +24,8 @@ function times(value: number): string {
 }
 
 /** `row` at `count` revisions, or undefined. */
-const at = (rows: readonly HistoryScaleRow[] | undefined, count: number): HistoryScaleRow | undefined => rows?.find((row) => row.revisions === count)
+const at = (rows: readonly HistoryScaleRow[] | undefined, count: number): HistoryScaleRow | undefined =>
+  rows?.find((row) => row.revisions === count)
 
 /** The tables: one line per revision count, then one per replayed log, this tree beside the older build when there is one. */
 export function historyTable(result: HistoryScaleResult): string[] {
@@ -36,9 +37,17 @@ export function historyTable(result: HistoryScaleResult): string[] {
       : ['| revisions | change: before → after | viewed change: before → after |', '| ---: | ---: | ---: |']
   for (const row of result.ours.rows) {
     const was = at(old?.rows, row.revisions)
-    lines.push(`| ${row.revisions.toLocaleString('en-US')} | ${pair(was && ns(was.change), ns(row.change))} | ${pair(was && ns(was.viewed), ns(row.viewed))} |`)
+    lines.push(
+      `| ${row.revisions.toLocaleString('en-US')} | ${pair(was && ns(was.change), ns(row.change))} | ${pair(was && ns(was.viewed), ns(row.viewed))} |`,
+    )
   }
-  lines.push('', old === undefined ? '| generated log | cold replay | plan unit | ratio |' : '| generated log | cold replay: before → after | plan unit | ratio: before → after |', '| ---: | ---: | ---: | ---: |')
+  lines.push(
+    '',
+    old === undefined
+      ? '| generated log | cold replay | plan unit | ratio |'
+      : '| generated log | cold replay: before → after | plan unit | ratio: before → after |',
+    '| ---: | ---: | ---: | ---: |',
+  )
   for (const row of result.ours.replays) {
     const was = old?.replays.find((other) => other.events === row.events)
     lines.push(
@@ -64,18 +73,24 @@ const slowest = (replays: readonly HistoryReplayRow[]): number => Math.min(...re
 export function historySummary(result: HistoryScaleResult): string[] {
   const mark = (ok: boolean): string => (ok ? 'met' : 'MISSED')
   const lines: string[] = []
-  for (const [label, unit] of [['after', result.ours], ['before', result.before]] as const) {
+  for (const [label, unit] of [
+    ['after', result.ours],
+    ['before', result.before],
+  ] as const) {
     if (unit === undefined) continue
     const change = growth(unit.rows, 'change')
     const viewed = growth(unit.rows, 'viewed')
     const replay = slowest(unit.replays)
     const verdict =
-      label === 'after' ? ` (goals: ≤ ${FLAT_GOAL}x ${mark(change.at2k <= FLAT_GOAL)}, ${mark(viewed.at2k <= FLAT_GOAL)}; replay ≥ ${REPLAY_GOAL}x ${mark(replay >= REPLAY_GOAL)})` : ''
+      label === 'after'
+        ? ` (goals: ≤ ${FLAT_GOAL}x ${mark(change.at2k <= FLAT_GOAL)}, ${mark(viewed.at2k <= FLAT_GOAL)}; replay ≥ ${REPLAY_GOAL}x ${mark(replay >= REPLAY_GOAL)})`
+        : ''
     lines.push(
       `- ${label}: a change at 2,000 revisions costs ${times(change.at2k)} one at 10 (${times(change.at20k)} at 20,000); a viewed change ${times(viewed.at2k)} (${times(viewed.at20k)}); the cold replay at least ${times(replay)} the plan unit's rate${verdict}`,
     )
   }
-  if (result.beforeFrom !== undefined) lines.push(`- before: the unit of ${result.beforeFrom}, measured in the same process, beside ours at every row`)
+  if (result.beforeFrom !== undefined)
+    lines.push(`- before: the unit of ${result.beforeFrom}, measured in the same process, beside ours at every row`)
   return lines
 }
 

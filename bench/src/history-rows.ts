@@ -36,15 +36,27 @@ export function historySession(count: number): SessionEvent[] {
     const last = rev === count
     out.push({
       type: 'assistant/message',
-      data: { turn: rev, step: 1, content: [{ type: 'tool-call', toolCallId: id, toolName: 'exit_plan_mode', input: { plan: samplePlan(rev, 30) } }] },
+      data: {
+        turn: rev,
+        step: 1,
+        content: [{ type: 'tool-call', toolCallId: id, toolName: 'exit_plan_mode', input: { plan: samplePlan(rev, 30) } }],
+      },
     })
     out.push({
       type: 'plan/review',
       data: last
         ? { toolCallId: id, outcome: 'approved' }
-        : { toolCallId: id, outcome: 'keep-planning', feedback: 'Split step 3 and say how it is tested.', comments: [{ line: 5, text: 'Which tests?' }] },
+        : {
+            toolCallId: id,
+            outcome: 'keep-planning',
+            feedback: 'Split step 3 and say how it is tested.',
+            comments: [{ line: 5, text: 'Which tests?' }],
+          },
     })
-    out.push({ type: 'tool/result', data: { toolCallId: id, toolName: 'exit_plan_mode', isError: !last, content: [{ type: 'text', text: 'r' }] } })
+    out.push({
+      type: 'tool/result',
+      data: { toolCallId: id, toolName: 'exit_plan_mode', isError: !last, content: [{ type: 'text', text: 'r' }] },
+    })
   }
   return out.map((e, seq) => ({ ...e, seq, time: 0 }) as unknown as SessionEvent)
 }
@@ -63,11 +75,7 @@ export function wireSize(count = 50): { view: number; plans: number } {
  * The planHistory rows for one log (SPEC §15): live per-event cost, cold
  * replay speed, and the wire value's size for 50 revisions.
  */
-export async function historyRows(
-  events: readonly SessionEvent[],
-  effort: Effort,
-  report: (row: RowResult) => void,
-): Promise<void> {
+export async function historyRows(events: readonly SessionEvent[], effort: Effort, report: (row: RowResult) => void): Promise<void> {
   const n = events.length
   // Live: the state folded up to the last 1000 events, then one apply per
   // appended event, plus view and schema check when the state changed (what

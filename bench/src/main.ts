@@ -108,11 +108,9 @@ function speedup(row: RowResult): number {
 function job(args: string[]): Promise<unknown> {
   const t0 = Date.now()
   return new Promise<unknown>((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--expose-gc', '--max-old-space-size=16384', join(here, 'run.js'), ...args],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    )
+    const child = spawn(process.execPath, ['--expose-gc', '--max-old-space-size=16384', join(here, 'run.js'), ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let out = ''
     let err = ''
     child.stdout.on('data', (d: Buffer) => (out += d.toString()))
@@ -272,7 +270,9 @@ function issueTargets(report: Report, large: SizeResult): string[] {
   if (hops !== undefined) {
     const worst = Math.max(...Object.values(hops))
     lines.push(
-      `- A \`set\` that appends nothing settles after ${Object.entries(hops).map(([k, v]) => `${v} promise hop${v === 1 ? '' : 's'} (${k})`).join(', ')} (target 0: ${mark(worst === 0)})`,
+      `- A \`set\` that appends nothing settles after ${Object.entries(hops)
+        .map(([k, v]) => `${v} promise hop${v === 1 ? '' : 's'} (${k})`)
+        .join(', ')} (target 0: ${mark(worst === 0)})`,
     )
   }
   const replay = find('host-proj-replay')
@@ -298,7 +298,9 @@ function issueTargets(report: Report, large: SizeResult): string[] {
   }
   const inflight = report.append.find((a) => a.id === 'append-inflight-32')
   if (one !== undefined && inflight !== undefined) {
-    lines.push(`- One session with 32 appends in flight under \`append\`: ${rate(inflight.rate)}, ${ratio(inflight.rate / one.rate)} the one-at-a-time rate (group commit)`)
+    lines.push(
+      `- One session with 32 appends in flight under \`append\`: ${rate(inflight.rate)}, ${ratio(inflight.rate / one.rate)} the one-at-a-time rate (group commit)`,
+    )
   }
   return lines
 }
@@ -335,7 +337,10 @@ function compare(before: Report, after: Report): string[] {
     const cell = (r: RowResult | undefined): string => (r === undefined ? 'n/a' : f(r.ours))
     // Faster is > 1x for both kinds of row.
     const gain = x === undefined || y === undefined ? 'n/a' : ratio(spec.unit === 'rate' ? y.ours / x.ours : x.ours / y.ours)
-    const extra = spec.id === 'jsonl-load' ? ' (ours/raw: ' + [x, y].map((r) => (r === undefined ? 'n/a' : `${((r.ours / r.baseline) * 100).toFixed(0)}%`)).join(' → ') + ')' : ''
+    const extra =
+      spec.id === 'jsonl-load'
+        ? ' (ours/raw: ' + [x, y].map((r) => (r === undefined ? 'n/a' : `${((r.ours / r.baseline) * 100).toFixed(0)}%`)).join(' → ') + ')'
+        : ''
     lines.push(`| ${spec.label}${extra} | ${cell(x)} | ${cell(y)} | ${gain} faster |`)
   }
   const hb = before.hops?.find((h) => h.size === size)?.hops
@@ -347,7 +352,9 @@ function compare(before: Report, after: Report): string[] {
     const x = before.append.find((r) => r.id === row.id)
     const y = after.append.find((r) => r.id === row.id)
     const gain = x === undefined || y === undefined ? 'n/a' : `${ratio(y.rate / x.rate)} faster`
-    lines.push(`| store append: ${row.id} (${row.sessions} session${row.sessions === 1 ? '' : 's'}, ${row.inflight} in flight) | ${x === undefined ? 'n/a' : rate(x.rate)} | ${y === undefined ? 'n/a' : rate(y.rate)} | ${gain} |`)
+    lines.push(
+      `| store append: ${row.id} (${row.sessions} session${row.sessions === 1 ? '' : 's'}, ${row.inflight} in flight) | ${x === undefined ? 'n/a' : rate(x.rate)} | ${y === undefined ? 'n/a' : rate(y.rate)} | ${gain} |`,
+    )
   }
   const one = (r: Report): number | undefined => {
     const x = r.append.find((q) => q.id === 'append')
@@ -358,11 +365,15 @@ function compare(before: Report, after: Report): string[] {
   const ma = after.memory.find((m) => m.size === size)
   if (mb !== undefined || ma !== undefined) {
     const gain = mb === undefined || ma === undefined ? 'n/a' : `${ratio(mb.peakRss / ma.peakRss)} smaller`
-    lines.push(`| peak RSS, store load + plan layers | ${mb === undefined ? 'n/a' : mib(mb.peakRss)} | ${ma === undefined ? 'n/a' : mib(ma.peakRss)} | ${gain} |`)
+    lines.push(
+      `| peak RSS, store load + plan layers | ${mb === undefined ? 'n/a' : mib(mb.peakRss)} | ${ma === undefined ? 'n/a' : mib(ma.peakRss)} | ${gain} |`,
+    )
   }
   const ob = one(before)
   const oa = one(after)
-  lines.push(`| 32 sessions / 1 session under \`append\` | ${ob === undefined ? 'n/a' : ratio(ob)} | ${oa === undefined ? 'n/a' : ratio(oa)} | |`)
+  lines.push(
+    `| 32 sessions / 1 session under \`append\` | ${ob === undefined ? 'n/a' : ratio(ob)} | ${oa === undefined ? 'n/a' : ratio(oa)} | |`,
+  )
   lines.push('')
   return lines
 }
@@ -405,7 +416,12 @@ function render(report: Report, before?: Report): string {
  * and puts the cache table into the findings' cache block when the run has one. With `text` undefined
  * (`--cache-only`) the generated part is left as it was and only the cache block changes.
  */
-async function writeResults(file: string, text: string | undefined, cache: CacheResult | undefined, pg?: { result: PgResult; machine: Report['machine'] }): Promise<void> {
+async function writeResults(
+  file: string,
+  text: string | undefined,
+  cache: CacheResult | undefined,
+  pg?: { result: PgResult; machine: Report['machine'] },
+): Promise<void> {
   let previous = ''
   try {
     previous = await readFile(file, 'utf8')
@@ -416,12 +432,14 @@ async function writeResults(file: string, text: string | undefined, cache: Cache
     out = `${RESULTS_HEADER}\n${text}\n${at >= 0 ? previous.slice(at) : ''}`
   }
   if (cache !== undefined) {
-    if (!hasCacheBlock(out)) console.error(`bench: ${file} has no cache block (its start and end markers); the cache table was not written there`)
+    if (!hasCacheBlock(out))
+      console.error(`bench: ${file} has no cache block (its start and end markers); the cache table was not written there`)
     out = replaceCacheBlock(out, cacheBlock(cache))
   }
   if (pg !== undefined) {
     const replaced = replacePgBlock(out, pgTable(pg.result, pg.machine))
-    if (!replaced.found) console.error(`bench: ${file} has no PostgreSQL block (its start and end markers); the PostgreSQL tables were not written there`)
+    if (!replaced.found)
+      console.error(`bench: ${file} has no PostgreSQL block (its start and end markers); the PostgreSQL tables were not written there`)
     out = replaced.text
   }
   await writeFile(file, out)
@@ -461,9 +479,20 @@ async function main(): Promise<number> {
       'no-instructions': { type: 'boolean', default: false },
     },
   })
-  const trees = (values['before-tree'] ?? []).map((entry): PrestepTree => ({ name: entry.split('=')[0]!, dir: entry.slice(entry.indexOf('=') + 1) }))
+  const trees = (values['before-tree'] ?? []).map((entry): PrestepTree => ({
+    name: entry.split('=')[0]!,
+    dir: entry.slice(entry.indexOf('=') + 1),
+  }))
   const prestep = (effort: 'full' | 'quick', sizes: readonly number[]) =>
-    runPrestep({ here, sizes, effort, before: trees, instructions: effort === 'full' && !values['no-instructions'], results: values.results, machine: machineNow })
+    runPrestep({
+      here,
+      sizes,
+      effort,
+      before: trees,
+      instructions: effort === 'full' && !values['no-instructions'],
+      results: values.results,
+      machine: machineNow,
+    })
   const before = values.before === undefined ? undefined : fullReport(await readSaved(values.before), values.before, '--before')
   if (values['from-json'] !== undefined) {
     // Re-render a saved run (e.g. after a change to the report's layout).
@@ -495,7 +524,15 @@ async function main(): Promise<number> {
     const cache = (await job(['cache'])) as CacheResult
     console.log(cacheLines(cache).join('\n'))
     if (values.results !== undefined) await writeResults(values.results, undefined, cache)
-    if (values.json !== undefined) await writeFile(values.json, JSON.stringify({ cacheOnly: true, date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), cache } satisfies CacheOnlySave, null, 2) + '\n')
+    if (values.json !== undefined)
+      await writeFile(
+        values.json,
+        JSON.stringify(
+          { cacheOnly: true, date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), cache } satisfies CacheOnlySave,
+          null,
+          2,
+        ) + '\n',
+      )
     const missing = cacheMissing(cache)
     if (missing.length > 0) console.error(`bench: missing rows: ${missing.join(', ')}`)
     return missing.length > 0 ? 1 : 0
@@ -507,7 +544,8 @@ async function main(): Promise<number> {
     console.log(['### planHistory at 10 to 20,000 revisions', '', ...historyTable(history), '', ...historySummary(history)].join('\n'))
     if (values.results !== undefined) {
       const text = await readFile(values.results, 'utf8')
-      if (!hasMarkedBlock(text, HISTORY_BLOCK_START, HISTORY_BLOCK_END)) console.error(`bench: ${values.results} has no plan-history block (its start and end markers); it was not written there`)
+      if (!hasMarkedBlock(text, HISTORY_BLOCK_START, HISTORY_BLOCK_END))
+        console.error(`bench: ${values.results} has no plan-history block (its start and end markers); it was not written there`)
       else await writeFile(values.results, replaceMarkedBlock(text, HISTORY_BLOCK_START, HISTORY_BLOCK_END, historyBlock(history)))
     }
     if (values.json !== undefined) await writeFile(values.json, JSON.stringify(history, null, 2) + '\n')
@@ -515,7 +553,11 @@ async function main(): Promise<number> {
   }
   if (values['pg-only']) return pgOnly(effort, values.size, values.results, values.json)
   if (values['prestep-only']) {
-    const sizes = values.size ? values.size.flatMap((s) => s.split(',')).map(parseSize) : effort === 'quick' ? [1_000, 10_000] : [1_000, 1_000_000]
+    const sizes = values.size
+      ? values.size.flatMap((s) => s.split(',')).map(parseSize)
+      : effort === 'quick'
+        ? [1_000, 10_000]
+        : [1_000, 1_000_000]
     const { missing } = await prestep(effort, sizes)
     if (missing.length > 0) console.error(`bench: missing rows: ${missing.join(', ')}`)
     return missing.length > 0 ? 1 : 0
@@ -586,7 +628,9 @@ async function main(): Promise<number> {
     await rm(dir, { recursive: true, force: true })
   }
   ;(report as { seconds: number }).seconds = (Date.now() - started) / 1000
-  report.machine.load += ` → ${loadavg().map((x) => x.toFixed(1)).join(' ')}`
+  report.machine.load += ` → ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')}`
 
   const missing: string[] = []
   for (const size of sizes) {
@@ -599,7 +643,8 @@ async function main(): Promise<number> {
     }
     if (!report.memory.some((m) => m.size === size)) missing.push(`${sizeName(size)}/peak-rss`)
     const hops = report.hops?.find((h) => h.size === size)?.hops
-    for (const k of ['noop', 'queued', 'cancelled']) if (hops === undefined || !Number.isFinite(hops[k])) missing.push(`${sizeName(size)}/hops-${k}`)
+    for (const k of ['noop', 'queued', 'cancelled'])
+      if (hops === undefined || !Number.isFinite(hops[k])) missing.push(`${sizeName(size)}/hops-${k}`)
   }
   if (sizes.includes(1000) && Math.max(...sizes) > 1000) {
     for (const spec of ROWS.filter((r) => r.perCall)) {
@@ -644,7 +689,9 @@ function machineNow(): Report['machine'] {
     memory: `${Math.round(totalmem() / 2 ** 30)} GiB`,
     node: process.versions.node,
     platform: `${process.platform}-${process.arch}`,
-    load: loadavg().map((x) => x.toFixed(1)).join(' '),
+    load: loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' '),
   }
 }
 
@@ -658,7 +705,12 @@ function pgLines(pg: PgResult, machine: Report['machine']): string[] {
  * `--results` only its block in RESULTS.md changes; `--json` saves a report
  * with no sizes and the job's figures, which `--from-json` re-renders.
  */
-async function pgOnly(effort: 'full' | 'quick', size: string[] | undefined, results: string | undefined, json: string | undefined): Promise<number> {
+async function pgOnly(
+  effort: 'full' | 'quick',
+  size: string[] | undefined,
+  results: string | undefined,
+  json: string | undefined,
+): Promise<number> {
   const events = size === undefined ? (effort === 'quick' ? 10_000 : 1_000_000) : parseSize(size.flatMap((x) => x.split(','))[0]!)
   const started = Date.now()
   const dir = await mkdtemp(join(tmpdir(), 'planmode-bench-'))
@@ -669,11 +721,23 @@ async function pgOnly(effort: 'full' | 'quick', size: string[] | undefined, resu
   } finally {
     await rm(dir, { recursive: true, force: true })
   }
-  machine.load += ` → ${loadavg().map((x) => x.toFixed(1)).join(' ')}`
+  machine.load += ` → ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')}`
   console.log(pgLines(pg, machine).join('\n'))
   if (results !== undefined) await writeResults(results, undefined, undefined, { result: pg, machine })
   if (json !== undefined) {
-    const report: WithPg = { machine, date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), effort, sizes: [], memory: [], append: [], flat: undefined, seconds: (Date.now() - started) / 1000, pg }
+    const report: WithPg = {
+      machine,
+      date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+      effort,
+      sizes: [],
+      memory: [],
+      append: [],
+      flat: undefined,
+      seconds: (Date.now() - started) / 1000,
+      pg,
+    }
     await writeFile(json, JSON.stringify(report, null, 2) + '\n')
   }
   const missing = pgMissing(pg)

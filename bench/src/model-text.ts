@@ -15,7 +15,13 @@ import { getEncoding } from 'js-tiktoken'
 import llama3Tokenizer from 'llama3-tokenizer-js'
 import { planModeNotice } from '@planmode/plan-core'
 import { PLAN_GUIDANCE_AGAIN, RECOMMENDED_CHILD_SECTION, RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
-import { createUpdatePlanTool, planProgressMessage, renderPlanProgress, UPDATE_PLAN_MESSAGES, type PlanProgressStep } from '@planmode/plan-progress'
+import {
+  createUpdatePlanTool,
+  planProgressMessage,
+  renderPlanProgress,
+  UPDATE_PLAN_MESSAGES,
+  type PlanProgressStep,
+} from '@planmode/plan-progress'
 
 const o200k = getEncoding('o200k_base')
 const cl100k = getEncoding('cl100k_base')
@@ -30,7 +36,11 @@ interface Reading {
 /** A user message of `text` as a chat-completions body carries it. */
 const userMessage = (what: string, text: string): Reading => ({ what, text, wire: JSON.stringify({ role: 'user', content: text }) })
 /** A tool result of `text` (for the call `call_1`) as a chat-completions body carries it. */
-const toolResult = (what: string, text: string): Reading => ({ what, text, wire: JSON.stringify({ role: 'tool', tool_call_id: 'call_1', content: text }) })
+const toolResult = (what: string, text: string): Reading => ({
+  what,
+  text,
+  wire: JSON.stringify({ role: 'tool', tool_call_id: 'call_1', content: text }),
+})
 
 const bytes = (text: string): number => Buffer.byteLength(text, 'utf8')
 const tokens = (text: string): [number, number, number] => [
@@ -48,7 +58,9 @@ function table(title: string, readings: readonly Reading[]): string[] {
   ]
   for (const reading of readings) {
     const [a, b, c] = tokens(reading.text)
-    lines.push(`| ${reading.what} | ${bytes(reading.text).toLocaleString('en-US')} | ${bytes(reading.wire).toLocaleString('en-US')} | ${a} | ${b} | ${c} |`)
+    lines.push(
+      `| ${reading.what} | ${bytes(reading.text).toLocaleString('en-US')} | ${bytes(reading.wire).toLocaleString('en-US')} | ${a} | ${b} | ${c} |`,
+    )
   }
   return lines
 }
@@ -56,7 +68,10 @@ function table(title: string, readings: readonly Reading[]): string[] {
 const noticeText = (active: boolean): string => (planModeNotice(active).content[0] as { text: string }).text
 
 const policy: Reading[] = [
-  userMessage('`RECOMMENDED_PLAN_SECTION` as the guidance message (`transcript`: the first entry; `system`: in every plan-mode request)', RECOMMENDED_PLAN_SECTION),
+  userMessage(
+    '`RECOMMENDED_PLAN_SECTION` as the guidance message (`transcript`: the first entry; `system`: in every plan-mode request)',
+    RECOMMENDED_PLAN_SECTION,
+  ),
   userMessage('the re-entry line, `guidance-again` (`transcript`: every later entry with the same section)', PLAN_GUIDANCE_AGAIN),
   userMessage("the entering notice (plan-core's; before the guidance or the line of a `/plan` entry)", noticeText(true)),
   userMessage("the leaving notice (plan-core's)", noticeText(false)),
@@ -69,17 +84,31 @@ const STEPS: readonly PlanProgressStep[] = [
   { step: 3, text: 'Test it.', status: 'pending' },
 ]
 const tool = createUpdatePlanTool()
-const toolText = JSON.stringify({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } })
+const toolText = JSON.stringify({
+  type: 'function',
+  function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+})
 const messageText = (message: ReturnType<typeof planProgressMessage>): string => (message.content[0] as { text: string }).text
 const refusal = `Error: ${UPDATE_PLAN_MESSAGES.notDone(2)}\n- the tests fail: not ok 1 - cache returns the stored value`
 
 const progress: Reading[] = [
   { what: 'the `update_plan` catalog entry (every request, both modes)', text: toolText, wire: toolText },
-  userMessage('the tracking message, three short steps (once per approved plan)', messageText(planProgressMessage(UPDATE_PLAN_MESSAGES.track, STEPS))),
-  userMessage('the reminder, three short steps (at most once a turn)', messageText(planProgressMessage(UPDATE_PLAN_MESSAGES.remind, STEPS))),
-  toolResult('an `update_plan` result, three short steps', renderPlanProgress([{ ...STEPS[0]!, status: 'done' }, { ...STEPS[1]!, status: 'in_progress' }, STEPS[2]!])),
+  userMessage(
+    'the tracking message, three short steps (once per approved plan)',
+    messageText(planProgressMessage(UPDATE_PLAN_MESSAGES.track, STEPS)),
+  ),
+  userMessage(
+    'the reminder, three short steps (at most once a turn)',
+    messageText(planProgressMessage(UPDATE_PLAN_MESSAGES.remind, STEPS)),
+  ),
+  toolResult(
+    'an `update_plan` result, three short steps',
+    renderPlanProgress([{ ...STEPS[0]!, status: 'done' }, { ...STEPS[1]!, status: 'in_progress' }, STEPS[2]!]),
+  ),
   toolResult('a refused step (`plan/verify`), the lead line alone', `Error: ${UPDATE_PLAN_MESSAGES.notDone(2)}`),
   toolResult("a refused step with one problem (the README's verifier)", refusal),
 ]
 
-console.log([...table('plan-policy: what the model reads', policy), '', ...table('plan-progress: what the model reads', progress)].join('\n'))
+console.log(
+  [...table('plan-policy: what the model reads', policy), '', ...table('plan-progress: what the model reads', progress)].join('\n'),
+)

@@ -30,4 +30,3 @@ export function openTurnEvents(log: readonly BenchEvent[]): BenchEvent[] {
     { type: 'step/end', seq: ++seq, time, data: { turn: turn + 1, step: 1 } },
   ]
 }
-

@@ -71,5 +71,7 @@ export async function analyzeEvents(url: string, schema: string): Promise<void> 
 
 /** Bytes of the events table of `schema`, indexes and TOAST included. */
 export async function eventsBytes(url: string, schema: string): Promise<number> {
-  return withClient(url, async (client) => Number((await client.query(`SELECT pg_total_relation_size($1) AS n`, [`"${schema}".events`])).rows[0]!['n']))
+  return withClient(url, async (client) =>
+    Number((await client.query(`SELECT pg_total_relation_size($1) AS n`, [`"${schema}".events`])).rows[0]!['n']),
+  )
 }

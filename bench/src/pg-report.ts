@@ -43,7 +43,12 @@ export function pgTable(pg: PgResult, machine: { cpu: string; cores: number; loa
     '| --- | ---: | ---: | ---: | ---: | ---: |',
   ]
   for (const row of pg.append) {
-    const label = row.inflight === 1 ? (row.sessions === 1 ? 'one session' : `${row.sessions} sessions at once`) : 'one session, pipelined (group commit)'
+    const label =
+      row.inflight === 1
+        ? row.sessions === 1
+          ? 'one session'
+          : `${row.sessions} sessions at once`
+        : 'one session, pipelined (group commit)'
     lines.push(`| ${label} | ${row.sessions} | ${row.inflight} | ${rate(row.pg)} | ${rate(row.jsonl)} | ${times(row.pg / row.jsonl)} |`)
   }
   const f = pg.follow
@@ -80,14 +85,25 @@ function verdict(pg: PgResult): string[] {
   const lines: string[] = []
   for (const row of pg.append) {
     const r = row.pg / row.jsonl
-    const what = row.inflight === 1 ? `${row.sessions} session${row.sessions === 1 ? '' : 's'}, each append awaited` : `one session with ${row.inflight} appends in flight`
-    lines.push(`- appends, ${what}: ${r >= 1 ? `**PostgreSQL wins**, ${times(r)}` : `**the file wins**, ${times(1 / r)}`} (${rate(row.pg)} vs ${rate(row.jsonl)})`)
+    const what =
+      row.inflight === 1
+        ? `${row.sessions} session${row.sessions === 1 ? '' : 's'}, each append awaited`
+        : `one session with ${row.inflight} appends in flight`
+    lines.push(
+      `- appends, ${what}: ${r >= 1 ? `**PostgreSQL wins**, ${times(r)}` : `**the file wins**, ${times(1 / r)}`} (${rate(row.pg)} vs ${rate(row.jsonl)})`,
+    )
   }
-  lines.push(`- a follower in another process sees a commit ${ms(pg.follow.fromAck.p50)} after the writer's acknowledgement at the median (p99 ${ms(pg.follow.fromAck.p99)}); the JSONL store has no followers in other processes`)
+  lines.push(
+    `- a follower in another process sees a commit ${ms(pg.follow.fromAck.p50)} after the writer's acknowledgement at the median (p99 ${ms(pg.follow.fromAck.p99)}); the JSONL store has no followers in other processes`,
+  )
   const o = pg.open
   const r = o.jsonl.seconds / o.pg.seconds
-  lines.push(`- cold open right after the bulk insert, before the table has statistics: PostgreSQL ${o.pgStale.seconds.toFixed(2)} s, ${times(o.pgStale.seconds / o.jsonl.seconds)} the file's time`)
-  lines.push(`- cold open (after \`ANALYZE\`): ${r >= 1 ? `**PostgreSQL wins**, ${times(r)}` : `**the file wins**, ${times(1 / r)}`} (${o.pg.seconds.toFixed(2)} s vs ${o.jsonl.seconds.toFixed(2)} s)`)
+  lines.push(
+    `- cold open right after the bulk insert, before the table has statistics: PostgreSQL ${o.pgStale.seconds.toFixed(2)} s, ${times(o.pgStale.seconds / o.jsonl.seconds)} the file's time`,
+  )
+  lines.push(
+    `- cold open (after \`ANALYZE\`): ${r >= 1 ? `**PostgreSQL wins**, ${times(r)}` : `**the file wins**, ${times(1 / r)}`} (${o.pg.seconds.toFixed(2)} s vs ${o.jsonl.seconds.toFixed(2)} s)`,
+  )
   return lines
 }
 

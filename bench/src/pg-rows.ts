@@ -136,7 +136,6 @@ function done(result: unknown): void {
 
 const gc = (): void => (globalThis as { gc?: () => void }).gc?.()
 
-
 /**
  * Every {@link PG_APPEND_ROWS} row on both stores: rounds of a time budget
  * (full: 3 of 1 s, quick: 1 of 0.25 s), the rows and the stores taking
@@ -193,7 +192,9 @@ async function followJob(url: string, schema: string, effort: Effort, self: stri
   const { store } = pgStore(url, schema, 'bench-writer')
   const session = await store.create({ id: 'follow' })
   await session.append('plan/mode' as SessionEventType, { active: false } as never)
-  const child: ChildProcess = spawn(process.execPath, [self, PG_CHILD, 'follower', '--url', url, '--schema', schema], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+  const child: ChildProcess = spawn(process.execPath, [self, PG_CHILD, 'follower', '--url', url, '--schema', schema], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  })
   const seen = new Map<number, bigint>()
   let wake: (() => void) | undefined
   let exited: Error | undefined
@@ -328,7 +329,9 @@ export async function pgChild(argv: readonly string[]): Promise<number> {
 function child<T>(self: string, args: string[]): Promise<T> {
   const t0 = Date.now()
   return new Promise<T>((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--expose-gc', '--max-old-space-size=16384', self, PG_CHILD, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const proc = spawn(process.execPath, ['--expose-gc', '--max-old-space-size=16384', self, PG_CHILD, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let out = ''
     let err = ''
     proc.stdout.on('data', (d: Buffer) => (out += d.toString()))
@@ -343,7 +346,9 @@ function child<T>(self: string, args: string[]): Promise<T> {
         reject(new Error(`bench: pg job "${args[0]}" failed (exit ${code})\n${err.slice(-4000)}`))
         return
       }
-      process.stderr.write(`bench:   pg ${args[0]}${args[0] === 'open' ? ` ${args[args.indexOf('--store') + 1]}` : ''} done in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`)
+      process.stderr.write(
+        `bench:   pg ${args[0]}${args[0] === 'open' ? ` ${args[args.indexOf('--store') + 1]}` : ''} done in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`,
+      )
       resolve(JSON.parse(line.slice('@@result '.length)) as T)
     })
   })
@@ -352,7 +357,13 @@ function child<T>(self: string, args: string[]): Promise<T> {
 function side(runs: OpenRun[], events: number): PgOpenSide {
   const mid = <T>(xs: T[], key: (x: T) => number): number => xs.map(key).sort((a, b) => a - b)[(xs.length - 1) >> 1]!
   const ns = mid(runs, (r) => r.ns)
-  return { seconds: ns / 1e9, rate: (events * 1e9) / ns, rssDelta: mid(runs, (r) => r.rssDelta), heapDelta: mid(runs, (r) => r.heapDelta), runs: runs.length }
+  return {
+    seconds: ns / 1e9,
+    rate: (events * 1e9) / ns,
+    rssDelta: mid(runs, (r) => r.rssDelta),
+    heapDelta: mid(runs, (r) => r.heapDelta),
+    runs: runs.length,
+  }
 }
 
 /**
@@ -366,7 +377,9 @@ export async function pgJob(self: string, dir: string, effort: Effort, openEvent
   const url = pgUrl()
   const schema = freshSchema()
   const server = await serverInfo(url).catch((error: unknown) => {
-    throw new Error(`bench: cannot reach PostgreSQL at ${redact(url)} (set PLANMODE_PG_URL, or run with --no-pg): ${(error as Error).message}`)
+    throw new Error(
+      `bench: cannot reach PostgreSQL at ${redact(url)} (set PLANMODE_PG_URL, or run with --no-pg): ${(error as Error).message}`,
+    )
   })
   await setup({ connection: url, schema })
   try {
@@ -398,11 +411,21 @@ export async function pgJob(self: string, dir: string, effort: Effort, openEvent
       poolSize: POOL,
       append,
       follow,
-      open: { events: openEvents, jsonlBytes: fill.jsonlBytes, tableBytes, fillSeconds: fill.fillSeconds, pgStale: side([stale], openEvents), pg: side(pg, openEvents), jsonl: side(jsonl, openEvents) },
+      open: {
+        events: openEvents,
+        jsonlBytes: fill.jsonlBytes,
+        tableBytes,
+        fillSeconds: fill.fillSeconds,
+        pgStale: side([stale], openEvents),
+        pg: side(pg, openEvents),
+        jsonl: side(jsonl, openEvents),
+      },
       seconds: (Date.now() - started) / 1000,
     }
   } finally {
-    await dropSchema(url, schema).catch((error: unknown) => console.error(`bench: could not drop schema ${schema}: ${(error as Error).message}`))
+    await dropSchema(url, schema).catch((error: unknown) =>
+      console.error(`bench: could not drop schema ${schema}: ${(error as Error).message}`),
+    )
   }
 }
 

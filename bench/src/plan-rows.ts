@@ -2,14 +2,7 @@ import { Context, type Logger } from '@planmode/context'
 import { foldPlanMode, planCorePlugin, type PlanModeController } from '@planmode/plan-core'
 import { planPolicyPlugin, RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
 import { planProjection } from '@planmode/plan-projection'
-import type {
-  Agent,
-  PreStepDecision,
-  PreStepPayload,
-  SessionEvent,
-  SystemPromptRegistry,
-  SystemPromptSection,
-} from '@planmode/seams'
+import type { Agent, PreStepDecision, PreStepPayload, SessionEvent, SystemPromptRegistry, SystemPromptSection } from '@planmode/seams'
 import {
   BaselineController,
   foldPlanModeScan,
@@ -327,11 +320,7 @@ function planCases(log: readonly BenchEvent[], stack: ReturnType<typeof compose>
 }
 
 /** Runs every plan row for one log; `report` is called as each row finishes. */
-export async function planRows(
-  log: readonly BenchEvent[],
-  effort: Effort,
-  report: (row: RowResult) => void,
-): Promise<void> {
+export async function planRows(log: readonly BenchEvent[], effort: Effort, report: (row: RowResult) => void): Promise<void> {
   const stack = compose()
   for (const make of planCases(log, stack)) {
     const c = make()

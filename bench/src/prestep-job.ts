@@ -60,9 +60,24 @@ function medianOf(values: readonly number[]): number {
 }
 
 /** Runs `prestep-child.js` (this tree's bench code) with `args`, loading `tree`'s packages when it has a `dir`; resolves with its `@@result`. */
-function child(here: string, tree: PrestepTree, args: readonly string[], node: readonly string[], wrap?: readonly string[], onLine?: (line: string, pid: number) => void): Promise<unknown> {
+function child(
+  here: string,
+  tree: PrestepTree,
+  args: readonly string[],
+  node: readonly string[],
+  wrap?: readonly string[],
+  onLine?: (line: string, pid: number) => void,
+): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const command = [...(wrap ?? []), process.execPath, ...node, '--import', join(here, 'tree-loader.js'), join(here, 'prestep-child.js'), ...args]
+    const command = [
+      ...(wrap ?? []),
+      process.execPath,
+      ...node,
+      '--import',
+      join(here, 'tree-loader.js'),
+      join(here, 'prestep-child.js'),
+      ...args,
+    ]
     const process_ = spawn(command[0]!, command.slice(1), {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, PLANMODE_BENCH_TREE: tree.dir ?? '' },
@@ -86,7 +101,8 @@ function child(here: string, tree: PrestepTree, args: readonly string[], node: r
     process_.on('error', reject)
     process_.on('close', (code) => {
       const line = out.split('\n').find((l) => l.startsWith('@@result '))
-      if (code !== 0 || line === undefined) reject(new Error(`bench prestep (${tree.name}) "${args.join(' ')}" failed (exit ${code})\n${err.slice(-3000)}`))
+      if (code !== 0 || line === undefined)
+        reject(new Error(`bench prestep (${tree.name}) "${args.join(' ')}" failed (exit ${code})\n${err.slice(-3000)}`))
       else resolve(JSON.parse(line.slice('@@result '.length)))
     })
   })
@@ -104,7 +120,13 @@ async function callgrindMissing(): Promise<string | undefined> {
 }
 
 /** One instruction child: its windows' counts, by row (instructions per call). */
-async function instructions(here: string, tree: PrestepTree, dir: string, size: number, variant: PrestepVariant): Promise<{ layers: readonly string[]; perCall: Partial<Record<PrestepRowId, number>> }> {
+async function instructions(
+  here: string,
+  tree: PrestepTree,
+  dir: string,
+  size: number,
+  variant: PrestepVariant,
+): Promise<{ layers: readonly string[]; perCall: Partial<Record<PrestepRowId, number>> }> {
   const out = await mkdtemp(join(dir, 'cg-'))
   const go = join(out, 'go')
   const switchOn = async (pid: number): Promise<void> => {
@@ -124,8 +146,13 @@ async function instructions(here: string, tree: PrestepTree, dir: string, size: 
       },
     )) as PrestepWindows
     await switching
-    const dumps = (await readdir(out)).filter((name) => /^cg\.\d+\.\d+$/.test(name)).sort((a, b) => Number(a.split('.')[2]) - Number(b.split('.')[2]))
-    if (dumps.length !== result.labels.length) throw new Error(`bench prestep: ${dumps.length} callgrind dumps for ${result.labels.length} windows (${tree.name}, ${variant}, ${size})`)
+    const dumps = (await readdir(out))
+      .filter((name) => /^cg\.\d+\.\d+$/.test(name))
+      .sort((a, b) => Number(a.split('.')[2]) - Number(b.split('.')[2]))
+    if (dumps.length !== result.labels.length)
+      throw new Error(
+        `bench prestep: ${dumps.length} callgrind dumps for ${result.labels.length} windows (${tree.name}, ${variant}, ${size})`,
+      )
     const counts = await Promise.all(
       dumps.map(async (name) => {
         const text = await readFile(join(out, name), 'utf8')
@@ -180,7 +207,12 @@ export async function prestepJob(options: {
       for (const tree of trees) {
         for (const variant of VARIANTS) {
           process.stderr.write(`bench:   prestep ${tree.name} ${variant} ${size} (round ${round + 1}/${rounds}) …\n`)
-          const result = (await child(here, tree, ['time', '--size', String(size), '--variant', variant, '--effort', effort, '--dir', dir], ['--expose-gc', '--max-old-space-size=16384'])) as PrestepTimes
+          const result = (await child(
+            here,
+            tree,
+            ['time', '--size', String(size), '--variant', variant, '--effort', effort, '--dir', dir],
+            ['--expose-gc', '--max-old-space-size=16384'],
+          )) as PrestepTimes
           layers[`${tree.name}/${variant}`] = result.layers
           for (const [row, ns] of Object.entries(result.ns)) {
             const key = `${tree.name}|${variant}|${size}|${row}`
@@ -210,7 +242,16 @@ export async function prestepJob(options: {
     }
   }
   for (const size of sizes) await rm(join(dir, `p${size}.jsonl`), { force: true })
-  return { trees, sizes, effort, rounds, layers, time, ...(ir === undefined ? {} : { ir }), ...(irSkipped === undefined ? {} : { irSkipped }) }
+  return {
+    trees,
+    sizes,
+    effort,
+    rounds,
+    layers,
+    time,
+    ...(ir === undefined ? {} : { ir }),
+    ...(irSkipped === undefined ? {} : { irSkipped }),
+  }
 }
 
 /** Rows every run must print (the smoke test fails on a missing one). */

@@ -36,13 +36,29 @@ type Figures = Record<string, Record<string, Record<string, Partial<Record<Prest
 
 function tableOf(result: PrestepResult, figures: Figures, size: number, cell: (value: number | undefined) => string): string[] {
   const others = result.trees.filter((tree) => tree.name !== 'this')
-  const head = ['row', 'variant', ...result.trees.map((tree) => `${tree.name}${tree.commit === undefined ? '' : ` \`${tree.commit}\``}`), ...others.map((tree) => `${tree.name} / this`)]
-  const lines = [`| ${head.join(' | ')} |`, `| --- | --- | ${head.slice(2).map(() => '---:').join(' | ')} |`]
+  const head = [
+    'row',
+    'variant',
+    ...result.trees.map((tree) => `${tree.name}${tree.commit === undefined ? '' : ` \`${tree.commit}\``}`),
+    ...others.map((tree) => `${tree.name} / this`),
+  ]
+  const lines = [
+    `| ${head.join(' | ')} |`,
+    `| --- | --- | ${head
+      .slice(2)
+      .map(() => '---:')
+      .join(' | ')} |`,
+  ]
   for (const row of PRESTEP_ROWS) {
     for (const variant of ['core', 'layers']) {
       const of = (tree: string): number | undefined => figures[tree]?.[variant]?.[String(size)]?.[row.id]
       const ours = of('this')
-      const cells = [row.label, variant, ...result.trees.map((tree) => cell(of(tree.name))), ...others.map((tree) => against(ours, of(tree.name)))]
+      const cells = [
+        row.label,
+        variant,
+        ...result.trees.map((tree) => cell(of(tree.name))),
+        ...others.map((tree) => against(ours, of(tree.name))),
+      ]
       lines.push(`| ${cells.join(' | ')} |`)
     }
   }
@@ -53,7 +69,8 @@ function tableOf(result: PrestepResult, figures: Figures, size: number, cell: (v
 function targets(result: PrestepResult): string[] {
   const size = String(Math.max(...result.sizes))
   const S = sizeLabel(Number(size))
-  const at = (figures: Figures | undefined, tree: string, variant: string, row: PrestepRowId): number | undefined => figures?.[tree]?.[variant]?.[size]?.[row]
+  const at = (figures: Figures | undefined, tree: string, variant: string, row: PrestepRowId): number | undefined =>
+    figures?.[tree]?.[variant]?.[size]?.[row]
   const lines: string[] = []
   const before = result.trees.find((tree) => tree.name === 'part2') ?? result.trees.find((tree) => tree.name !== 'this')
   if (before !== undefined) {
@@ -66,37 +83,70 @@ function targets(result: PrestepResult): string[] {
       const theirs = at(figures, before.name, 'layers', 'ps-step-none')
       if (ours === undefined || theirs === undefined) continue
       const change = (ours / theirs - 1) * 100
-      const mark = verdict ? `target: what it cost before part three; ${ours <= theirs * 1.1 ? 'met, within 10%' : 'MISSED'}` : 'shown, not judged: time moves with the load'
-      lines.push(`- A pre-step with nothing to append or say, every layer composed, at ${S}: ${unit(ours)} (${what}) against ${unit(theirs)} in ${before.name}: ${change >= 0 ? '+' : ''}${change.toFixed(0)}% (${mark})`)
+      const mark = verdict
+        ? `target: what it cost before part three; ${ours <= theirs * 1.1 ? 'met, within 10%' : 'MISSED'}`
+        : 'shown, not judged: time moves with the load'
+      lines.push(
+        `- A pre-step with nothing to append or say, every layer composed, at ${S}: ${unit(ours)} (${what}) against ${unit(theirs)} in ${before.name}: ${change >= 0 ? '+' : ''}${change.toFixed(0)}% (${mark})`,
+      )
     }
   }
   const floor = at(result.time, 'this', 'layers', 'ps-append')
   const floorIr = at(result.ir, 'this', 'layers', 'ps-append')
-  if (floor !== undefined) lines.push(`- The floor, one store append of plan/mode awaited (its \`session/event\` listeners included), at ${S}: ${time(floor)}${floorIr === undefined ? '' : ` (${count(floorIr)} instructions)`}`)
+  if (floor !== undefined)
+    lines.push(
+      `- The floor, one store append of plan/mode awaited (its \`session/event\` listeners included), at ${S}: ${time(floor)}${floorIr === undefined ? '' : ` (${count(floorIr)} instructions)`}`,
+    )
   for (const row of PRESTEP_ROWS) {
     const ns = at(result.time, 'this', 'layers', row.id)
     if (ns === undefined || row.id === 'ps-append') continue
     const appends = row.id === 'ps-commit' || row.id === 'ps-cycle'
     const ir = at(result.ir, 'this', 'layers', row.id)
     let split = ''
-    if (appends && floorIr !== undefined && ir !== undefined) split = `; beyond the append: ${count(ir - floorIr)} instructions of ${count(ir)} (${((1 - floorIr / ir) * 100).toFixed(0)}%)`
-    lines.push(`- ${row.label}, every layer, at ${S}: ${time(ns)}${split} (target ≤ 3 µs: ${ns <= 3000 ? 'met' : appends ? 'MISSED, the append alone is the floor above' : 'MISSED'})`)
+    if (appends && floorIr !== undefined && ir !== undefined)
+      split = `; beyond the append: ${count(ir - floorIr)} instructions of ${count(ir)} (${((1 - floorIr / ir) * 100).toFixed(0)}%)`
+    lines.push(
+      `- ${row.label}, every layer, at ${S}: ${time(ns)}${split} (target ≤ 3 µs: ${ns <= 3000 ? 'met' : appends ? 'MISSED, the append alone is the floor above' : 'MISSED'})`,
+    )
   }
   return lines
 }
 
 /** The block: what was measured, then per size the instruction and time tables, then the targets. */
-export function prestepBlock(result: PrestepResult, machine: { readonly cpu: string; readonly cores: number; readonly load: string }, date: string): string {
+export function prestepBlock(
+  result: PrestepResult,
+  machine: { readonly cpu: string; readonly cores: number; readonly load: string },
+  date: string,
+): string {
   const out = [START, '']
   out.push(`- Date: ${date}; machine: ${machine.cpu}, ${machine.cores} cores; load average at start → end: ${machine.load}`)
-  out.push(`- Trees: ${result.trees.map((tree) => `${tree.name}${tree.commit === undefined ? '' : ` (${tree.commit})`}`).join(', ')}; \`layers\` composes: ${Object.entries(result.layers).filter(([key]) => key.endsWith('/layers')).map(([key, list]) => `${key.split('/')[0]}: ${list.join(', ') || 'nothing'}`).join('; ')}`)
-  out.push(`- Time: the median of ${result.rounds} round${result.rounds === 1 ? '' : 's'}, the trees taking turns (effort ${result.effort}); instructions: ${result.ir === undefined ? `not measured (${result.irSkipped})` : 'callgrind, per call, (least window of 2K calls − least window of K calls) / K'}`)
+  out.push(
+    `- Trees: ${result.trees.map((tree) => `${tree.name}${tree.commit === undefined ? '' : ` (${tree.commit})`}`).join(', ')}; \`layers\` composes: ${Object.entries(
+      result.layers,
+    )
+      .filter(([key]) => key.endsWith('/layers'))
+      .map(([key, list]) => `${key.split('/')[0]}: ${list.join(', ') || 'nothing'}`)
+      .join('; ')}`,
+  )
+  out.push(
+    `- Time: the median of ${result.rounds} round${result.rounds === 1 ? '' : 's'}, the trees taking turns (effort ${result.effort}); instructions: ${result.ir === undefined ? `not measured (${result.irSkipped})` : 'callgrind, per call, (least window of 2K calls − least window of K calls) / K'}`,
+  )
   out.push('')
   for (const size of result.sizes) {
     if (result.ir !== undefined) {
-      out.push(`#### ${sizeLabel(size)} events: instructions per call (callgrind; "X / this" above 1x: this tree runs fewer)`, '', ...tableOf(result, result.ir, size, count), '')
+      out.push(
+        `#### ${sizeLabel(size)} events: instructions per call (callgrind; "X / this" above 1x: this tree runs fewer)`,
+        '',
+        ...tableOf(result, result.ir, size, count),
+        '',
+      )
     }
-    out.push(`#### ${sizeLabel(size)} events: time per call (median; "X / this" above 1x: this tree is faster)`, '', ...tableOf(result, result.time, size, time), '')
+    out.push(
+      `#### ${sizeLabel(size)} events: time per call (median; "X / this" above 1x: this tree is faster)`,
+      '',
+      ...tableOf(result, result.time, size, time),
+      '',
+    )
   }
   out.push(...targets(result), '', END)
   return out.join('\n')

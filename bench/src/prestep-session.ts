@@ -74,7 +74,11 @@ async function composeLayers(ctx: Context): Promise<string[]> {
     composed.push(name.replace('@planmode/', ''))
   }
   const plugin = (module: Record<string, unknown>, key: string): AnyPlugin | undefined => module[key] as AnyPlugin | undefined
-  await load('@planmode/plan-policy', (m) => void ctx.plugin(plugin(m, 'planPolicyPlugin')!, { section: 'PLAN MODE: explore, then present a plan.', placement: 'transcript' }))
+  await load(
+    '@planmode/plan-policy',
+    (m) =>
+      void ctx.plugin(plugin(m, 'planPolicyPlugin')!, { section: 'PLAN MODE: explore, then present a plan.', placement: 'transcript' }),
+  )
   await load('@planmode/plan-progress', (m) => {
     ctx.plugin(plugin(m, 'planProgressPlugin')!)
     const unit = plugin(m, 'planProgressProjectionPlugin')
@@ -189,4 +193,3 @@ export async function openPrestep(dir: string, size: number, variant: PrestepVar
     },
   }
 }
-

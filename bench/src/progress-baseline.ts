@@ -38,7 +38,12 @@ export function approvedPlanScan(events: Log): ScannedPlan | null {
         break
       case 'assistant/message':
         for (const block of (d['content'] as unknown[]) ?? []) {
-          if (isObject(block) && block['toolName'] === 'exit_plan_mode' && isObject(block['input']) && typeof block['input']['plan'] === 'string') {
+          if (
+            isObject(block) &&
+            block['toolName'] === 'exit_plan_mode' &&
+            isObject(block['input']) &&
+            typeof block['input']['plan'] === 'string'
+          ) {
             calls.set(block['toolCallId'] as string, block['input']['plan'])
           }
         }
@@ -55,7 +60,13 @@ export function approvedPlanScan(events: Log): ScannedPlan | null {
       case 'tool/result': {
         const id = d['toolCallId'] as string
         const value = d['value']
-        if (d['toolName'] === 'exit_plan_mode' && d['isError'] === false && !recorded.has(id) && isObject(value) && value['approved'] === true) {
+        if (
+          d['toolName'] === 'exit_plan_mode' &&
+          d['isError'] === false &&
+          !recorded.has(id) &&
+          isObject(value) &&
+          value['approved'] === true
+        ) {
           const text = typeof value['plan'] === 'string' ? value['plan'] : (calls.get(id) ?? '')
           plan = { id, text, title: planTitle(text), at: i }
         }
@@ -72,7 +83,8 @@ export function approvedPlanScan(events: Log): ScannedPlan | null {
   let steps: readonly PlanProgressStep[] = planSteps(plan.text)
   for (let i = plan.at + 1; i < events.length; i++) {
     const e = events[i]!
-    if ((e.type as string) === 'plan/progress' && (e.data as unknown as Data)['plan'] === plan.id) steps = (e.data as unknown as { steps: PlanProgressStep[] }).steps
+    if ((e.type as string) === 'plan/progress' && (e.data as unknown as Data)['plan'] === plan.id)
+      steps = (e.data as unknown as { steps: PlanProgressStep[] }).steps
   }
   return { toolCallId: plan.id, title: plan.title, steps, at: plan.at }
 }
@@ -88,19 +100,23 @@ export function progressDueScan(events: Log, turn: number, next: boolean): strin
     const source = (e.data as unknown as { source?: Data }).source
     if (e.type === 'user/message' && source?.['plugin'] === 'plan-mode' && source['form'] === 'progress') announced = true
   }
-  if (!announced) return `Track the approved plan with update_plan: mark a step in_progress when you start it and done when it is finished.\n${renderPlanProgress(plan.steps)}`
+  if (!announced)
+    return `Track the approved plan with update_plan: mark a step in_progress when you start it and done when it is finished.\n${renderPlanProgress(plan.steps)}`
   let started = -1
-  for (let i = events.length - 1; i >= 0; i--) if (events[i]!.type === 'turn/start') {
-    started = i
-    break
-  }
-  const first = started >= 0 && (events[started]!.data as { turn: number }).turn === turn && !events.slice(started).some((e) => e.type === 'step/start')
+  for (let i = events.length - 1; i >= 0; i--)
+    if (events[i]!.type === 'turn/start') {
+      started = i
+      break
+    }
+  const first =
+    started >= 0 && (events[started]!.data as { turn: number }).turn === turn && !events.slice(started).some((e) => e.type === 'step/start')
   if (!first) return undefined
   let ended = -1
-  for (let i = started - 1; i >= 0; i--) if (events[i]!.type === 'turn/end') {
-    ended = i
-    break
-  }
+  for (let i = started - 1; i >= 0; i--)
+    if (events[i]!.type === 'turn/end') {
+      ended = i
+      break
+    }
   let from = ended
   while (from > 0 && events[from]!.type !== 'turn/start') from--
   const progressed = ended >= 0 && events.slice(from, ended).some((e) => (e.type as string) === 'plan/progress')
@@ -114,7 +130,8 @@ export async function baselineUpdate(
   toolCallId: string,
   updates: readonly { step: number; status: PlanStepStatus; note?: string }[],
 ): Promise<{ done: number; total: number }> {
-  if (foldPlanModeScan(session.events)) throw new Error('update_plan tracks an approved plan; plan mode is on, so none is being carried out yet.')
+  if (foldPlanModeScan(session.events))
+    throw new Error('update_plan tracks an approved plan; plan mode is on, so none is being carried out yet.')
   const plan = approvedPlanScan(session.events)
   if (plan === null || plan.steps.length === 0) throw new Error('There is no approved plan with steps to track.')
   const steps = plan.steps.slice()

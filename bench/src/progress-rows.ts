@@ -24,7 +24,10 @@ export const TRACKED_PLAN = [
   '',
   '## Steps',
   '',
-  ...Array.from({ length: 8 }, (_, i) => `${i + 1}. Change \`src/client/part-${i + 1}.ts\` so that step ${i + 1} of the cache works,\n   with its tests.`),
+  ...Array.from(
+    { length: 8 },
+    (_, i) => `${i + 1}. Change \`src/client/part-${i + 1}.ts\` so that step ${i + 1} of the cache works,\n   with its tests.`,
+  ),
   '',
   '## Verification',
   '',
@@ -50,15 +53,29 @@ export function trackedTail(log: readonly BenchEvent[]): BenchEvent[] {
   const time = log[log.length - 1]!.time
   const ev = (type: string, data: unknown): BenchEvent => ({ type, seq: ++seq, time, data }) as unknown as BenchEvent
   const id = 'tracked-exit'
-  const steps = Array.from({ length: 8 }, (_, i) => ({ step: i + 1, text: `Change \`src/client/part-${i + 1}.ts\` so that step ${i + 1} of the cache works, with its tests.`, status: i === 0 ? 'in_progress' : 'pending' }))
+  const steps = Array.from({ length: 8 }, (_, i) => ({
+    step: i + 1,
+    text: `Change \`src/client/part-${i + 1}.ts\` so that step ${i + 1} of the cache works, with its tests.`,
+    status: i === 0 ? 'in_progress' : 'pending',
+  }))
   const user = (text: string, source: unknown) => ev('user/message', { content: [{ type: 'text', text }], source })
   return [
     ev('turn/start', { turn: turn + 1 }),
     user('add a cache', { kind: 'user' }),
     ev('step/start', { turn: turn + 1, step: 1 }),
-    ev('assistant/message', { turn: turn + 1, step: 1, content: [{ type: 'tool-call', toolCallId: id, toolName: 'exit_plan_mode', input: { plan: TRACKED_PLAN } }] }),
+    ev('assistant/message', {
+      turn: turn + 1,
+      step: 1,
+      content: [{ type: 'tool-call', toolCallId: id, toolName: 'exit_plan_mode', input: { plan: TRACKED_PLAN } }],
+    }),
     ev('plan/review', { toolCallId: id, outcome: 'approved' }),
-    ev('tool/result', { toolCallId: id, toolName: 'exit_plan_mode', isError: false, content: [{ type: 'text', text: 'approved' }], value: { approved: true } }),
+    ev('tool/result', {
+      toolCallId: id,
+      toolName: 'exit_plan_mode',
+      isError: false,
+      content: [{ type: 'text', text: 'approved' }],
+      value: { approved: true },
+    }),
     ev('step/end', { turn: turn + 1, step: 1 }),
     ev('plan/mode', { active: false, cause: 'review' }),
     user('Track the approved plan with update_plan: …', { kind: 'plugin', plugin: 'plan-mode', form: 'progress' }),
@@ -115,8 +132,14 @@ export function progressCases(
       const ours = benchAgent('progress-update', tracked.slice())
       const base = benchAgent('progress-update-b', tracked.slice())
       const flips: { step: number; status: PlanStepStatus }[][] = [
-        [{ step: 1, status: 'done' }, { step: 2, status: 'in_progress' }],
-        [{ step: 1, status: 'in_progress' }, { step: 2, status: 'pending' }],
+        [
+          { step: 1, status: 'done' },
+          { step: 2, status: 'in_progress' },
+        ],
+        [
+          { step: 1, status: 'in_progress' },
+          { step: 2, status: 'pending' },
+        ],
       ]
       let a = 0
       let b = 0
@@ -189,7 +212,8 @@ export function progressCases(
         baseline: {
           fn: async () => {
             await baselineFlush(base)
-            if (progressDueScan(base.session.events, turn, false) !== undefined) throw new Error('progress-step baseline: a message was due')
+            if (progressDueScan(base.session.events, turn, false) !== undefined)
+              throw new Error('progress-step baseline: a message was due')
           },
         },
       }

@@ -128,8 +128,7 @@ else if (job === 'load') {
   // A process of its own: no generated log in the heap to slow either side's GC.
   const load = await jsonlLoad(dir, `s${size}`, size, effort)
   done({ id: 'jsonl-load', ours: load.ours, baseline: load.raw } satisfies RowResult)
-}
-else if (job === 'host') done(await hostRows(dir, size, effort))
+} else if (job === 'host') done(await hostRows(dir, size, effort))
 else if (job === 'memory') await memory(size, dir)
 else if (job === 'heap') done(await heapBreakdown(dir, `s${size}`))
 else if (job === 'append') done(await appendRows(dir, effort))
@@ -137,5 +136,4 @@ else if (job === 'flat') {
   const ids = ROWS.filter((r) => r.perCall).map((r) => r.id)
   const rows = await flatRows(makeLog({ events: 1000, seed: 1 }), makeLog({ events: size, seed: 1 }), ids, effort)
   done({ small: 1000, large: size, rows } satisfies FlatResult)
-}
-else throw new Error(`unknown job ${String(job)}`)
+} else throw new Error(`unknown job ${String(job)}`)

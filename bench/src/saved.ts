@@ -48,7 +48,13 @@ export function parseSaved(text: string, file: string): Saved {
   }
   if (isObject(value) && value['cacheOnly'] === true && isCacheResult(value['cache'])) return { kind: 'cache', cache: value['cache'] }
   if (isCacheResult(value)) return { kind: 'cache', cache: value }
-  if (isObject(value) && isObject(value['machine']) && Array.isArray(value['sizes']) && Array.isArray(value['memory']) && Array.isArray(value['append'])) {
+  if (
+    isObject(value) &&
+    isObject(value['machine']) &&
+    Array.isArray(value['sizes']) &&
+    Array.isArray(value['memory']) &&
+    Array.isArray(value['append'])
+  ) {
     return { kind: 'report', report: value as unknown as Report }
   }
   throw new Error(`bench: ${file} is not a run saved by --json (neither a full report nor a --cache-only result)`)

@@ -30,12 +30,7 @@ export async function rawParse(file: string): Promise<unknown[]> {
  * The two alternate, so drift on a shared machine hits both alike; each
  * side's median run counts. Returns both throughputs in events/s.
  */
-export async function jsonlLoad(
-  dir: string,
-  id: string,
-  events: number,
-  effort: Effort,
-): Promise<{ ours: number; raw: number }> {
+export async function jsonlLoad(dir: string, id: string, events: number, effort: Effort): Promise<{ ours: number; raw: number }> {
   const runs = effort === 'quick' ? 1 : events >= 1_000_000 ? 3 : events >= 100_000 ? 5 : 15
   const { store, ctx } = openStore(dir, 'never')
   const file = join(dir, `${id}.jsonl`)

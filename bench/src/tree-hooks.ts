@@ -21,7 +21,8 @@ export function initialize(data: { tree?: string } | undefined): void {
 type Next = (specifier: string, context: { parentURL?: string; conditions?: readonly string[] }) => Promise<unknown>
 
 export function resolve(specifier: string, context: { parentURL?: string; conditions?: readonly string[] }, next: Next): Promise<unknown> {
-  if (tree === undefined || !specifier.startsWith('@planmode/') || (context.parentURL ?? '').startsWith(treeUrl)) return next(specifier, context)
+  if (tree === undefined || !specifier.startsWith('@planmode/') || (context.parentURL ?? '').startsWith(treeUrl))
+    return next(specifier, context)
   const name = specifier.split('/')[1]!
   return next(specifier, { ...context, parentURL: pathToFileURL(join(tree, 'packages', name, 'package.json')).href })
 }

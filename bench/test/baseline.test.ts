@@ -92,10 +92,8 @@ describe('baseline', () => {
       const r2 = await baseline.set(asBase, active)
       expect(r2).toBe(r1)
       expect(baseline.get(asBase)).toEqual(planMode.get(ours))
-      const decision = await ctx.waterfall(
-        'agent/pre-step',
-        { agent: ours, turn: 99_999, step: 2, signal, messages: [] },
-        () => Promise.resolve({ kind: 'enter', messages: [] }),
+      const decision = await ctx.waterfall('agent/pre-step', { agent: ours, turn: 99_999, step: 2, signal, messages: [] }, () =>
+        Promise.resolve({ kind: 'enter', messages: [] }),
       )
       const messages = await baseline.flush(asBase, [])
       expect(decision.kind === 'enter' ? decision.messages : []).toEqual(messages)

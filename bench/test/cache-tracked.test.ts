@@ -7,7 +7,14 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { measureRequests, providerOrder } from '../src/cache-measure.js'
 import type { CapturedRequest } from '../src/cache-server.js'
 import { runCacheSession, type CacheSessionRun } from '../src/cache-session.js'
-import { checkTrackedRun, progressMessageBytes, progressPoints, TRACKED_PROGRESS, trackedRows, trackedScript } from '../src/cache-tracked.js'
+import {
+  checkTrackedRun,
+  progressMessageBytes,
+  progressPoints,
+  TRACKED_PROGRESS,
+  trackedRows,
+  trackedScript,
+} from '../src/cache-tracked.js'
 
 const userTexts = (request: CapturedRequest): string[] =>
   request.body.messages.filter((m) => (m as { role: string }).role === 'user').map((m) => (m as { content: string }).content)
@@ -52,7 +59,10 @@ describe('the tracked-plan session', () => {
     // A reminder is its turn's first request: right after the user's prompt.
     for (const { request, kind } of arrivals.filter((a) => a.kind === 'remind')) {
       const texts = userTexts(run.requests[request]!)
-      expect(trackedScript().turns.some((turn) => turn.prompt === texts.at(-2)), `${kind} at request ${request + 1}`).toBe(true)
+      expect(
+        trackedScript().turns.some((turn) => turn.prompt === texts.at(-2)),
+        `${kind} at request ${request + 1}`,
+      ).toBe(true)
     }
     expect(() => checkTrackedRun(run)).not.toThrow()
   })
@@ -65,9 +75,13 @@ describe('the tracked-plan session', () => {
       const body = { ...request.body, messages }
       return { raw: JSON.stringify(body), body }
     })
-    expect(() => checkTrackedRun({ events: run.events, requests: broken })).toThrow(/request 5 of \d+ keeps only \d+ of the previous request's \d+ bytes/)
+    expect(() => checkTrackedRun({ events: run.events, requests: broken })).toThrow(
+      /request 5 of \d+ keeps only \d+ of the previous request's \d+ bytes/,
+    )
     expect(() => checkTrackedRun(run, TRACKED_PROGRESS.slice(1))).toThrow(/the progress messages came at/)
-    expect(() => checkTrackedRun({ events: run.events, requests: run.requests.slice(0, -1).concat(run.requests[0]!) })).toThrow(/the last request carries/)
+    expect(() => checkTrackedRun({ events: run.events, requests: run.requests.slice(0, -1).concat(run.requests[0]!) })).toThrow(
+      /the last request carries/,
+    )
   })
 
   it('the job measures it: no cached byte lost, the progress messages counted', async () => {

@@ -10,9 +10,36 @@ import { ENTER_PLAN_MODE_MESSAGES, EXIT_PLAN_MODE_MESSAGES } from '@planmode/pla
 import type { SessionEvent } from '@planmode/seams'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { checkCanonical, commonPrefix, costs, measureRequests, providerOrder, totals } from '../src/cache-measure.js'
-import { entryBytes, NO_SWITCH_TOOL_ERRORS, planMessageBytes, planMessageParts, planMessages, runVariant, scriptKinds, switchesOf } from '../src/cache-rows.js'
-import { cacheScript, ENTRY_KINDS, EXIT_KINDS, minimumCycles, minimumSwitches, withoutSwitches, type CacheScript } from '../src/cache-script.js'
-import { CACHE_BLOCK_END, CACHE_BLOCK_START, cacheBlock, cacheMissing, cacheSummary, cacheTable, hasCacheBlock, replaceCacheBlock, trackedLines } from '../src/cache-report.js'
+import {
+  entryBytes,
+  NO_SWITCH_TOOL_ERRORS,
+  planMessageBytes,
+  planMessageParts,
+  planMessages,
+  runVariant,
+  scriptKinds,
+  switchesOf,
+} from '../src/cache-rows.js'
+import {
+  cacheScript,
+  ENTRY_KINDS,
+  EXIT_KINDS,
+  minimumCycles,
+  minimumSwitches,
+  withoutSwitches,
+  type CacheScript,
+} from '../src/cache-script.js'
+import {
+  CACHE_BLOCK_END,
+  CACHE_BLOCK_START,
+  cacheBlock,
+  cacheMissing,
+  cacheSummary,
+  cacheTable,
+  hasCacheBlock,
+  replaceCacheBlock,
+  trackedLines,
+} from '../src/cache-report.js'
 import type { CacheResult } from '../src/cache-rows.js'
 import { answerChunks, startChatServer, type CapturedRequest } from '../src/cache-server.js'
 import { expectedReplies, runCacheSession, type CacheSessionRun } from '../src/cache-session.js'
@@ -69,13 +96,17 @@ function once(variant: 'system' | 'before' | 'transcript' | 'minimum' | 'no-swit
   let run: Promise<CacheSessionRun> | undefined
   return () => (run ??= runVariant(variant))
 }
-const sessions = { system: once('system'), before: once('before'), transcript: once('transcript'), minimum: once('minimum'), 'no-switch': once('no-switch') }
+const sessions = {
+  system: once('system'),
+  before: once('before'),
+  transcript: once('transcript'),
+  minimum: once('minimum'),
+  'no-switch': once('no-switch'),
+}
 
 /** The text of each user message of a request body. */
 function userTexts(request: CapturedRequest): string[] {
-  return request.body.messages
-    .filter((m) => (m as { role: string }).role === 'user')
-    .map((m) => (m as { content: string }).content)
+  return request.body.messages.filter((m) => (m as { role: string }).role === 'user').map((m) => (m as { content: string }).content)
 }
 
 /** The messages request `i` adds after request `i - 1`'s (the prefix property makes them its tail). */
@@ -94,7 +125,12 @@ describe('the cache bench script', () => {
       expect(turn.steps.slice(0, -1).every((step) => (step.calls?.length ?? 0) > 0)).toBe(true)
       expect(turn.steps[turn.steps.length - 1]!.calls).toBeUndefined()
     }
-    expect(script.netZero.map((p) => p.kind)).toEqual(['mid-turn /plan reversed', 'declined entry', 'idle /plan off + /plan', 'Stop planning'])
+    expect(script.netZero.map((p) => p.kind)).toEqual([
+      'mid-turn /plan reversed',
+      'declined entry',
+      'idle /plan off + /plan',
+      'Stop planning',
+    ])
     expect(new Set(script.netZero.map((p) => p.cycle))).toEqual(new Set([18]))
     const plain = withoutSwitches(script)
     expect(plain.turns.map((t) => t.prompt)).toEqual(script.turns.map((t) => t.prompt))
@@ -108,7 +144,8 @@ describe('the cache bench script', () => {
     const script = cacheScript()
     const keep = minimumCycles(script)
     const kept = script.cycles.filter((_, c) => keep.has(c))
-    const count = (kinds: readonly string[]): number => kept.filter(({ entry, exit }) => kinds.includes(entry) || kinds.includes(exit)).length
+    const count = (kinds: readonly string[]): number =>
+      kept.filter(({ entry, exit }) => kinds.includes(entry) || kinds.includes(exit)).length
     expect(kept).toHaveLength(12)
     expect(count(['idle /plan', 'mid-turn /plan'])).toBe(6)
     expect(count(['enter_plan_mode'])).toBe(6)
@@ -157,7 +194,10 @@ describe("placement 'transcript' keeps every request's prefix; 'system' does not
     expect(switchesOf(system.events)).toEqual(want)
     expect(new Set(transcript.tools)).toEqual(new Set(['read', 'write', 'exit_plan_mode', 'enter_plan_mode']))
     // The net-zero cycle's declined entry and its stopped review are asked too.
-    expect(transcript.asked.map((a) => a.questions[0]!.id).sort()).toEqual([...Array(7).fill('plan-enter'), ...Array(7).fill('plan-review')])
+    expect(transcript.asked.map((a) => a.questions[0]!.id).sort()).toEqual([
+      ...Array(7).fill('plan-enter'),
+      ...Array(7).fill('plan-review'),
+    ])
     // 13 entering and 12 leaving /plan commands, but the first (/plan before the first request) is told by no notice
     // (SPEC §3.4), and the idle pair /plan off + /plan is told by none either.
     // SPEC §24: the section once, at the first entry; every later entry reads the re-entry line.
@@ -172,7 +212,11 @@ describe("placement 'transcript' keeps every request's prefix; 'system' does not
     const { requests } = transcript
     for (let i = 1; i < requests.length; i++) expect(keepsPrefix(requests, i), `request ${i + 1}`).toBe(true)
     const system0 = JSON.stringify(requests[0]!.body.messages[0])
-    expect(requests.every((r) => JSON.stringify(r.body.messages[0]) === system0 && JSON.stringify(r.body.tools) === JSON.stringify(requests[0]!.body.tools))).toBe(true)
+    expect(
+      requests.every(
+        (r) => JSON.stringify(r.body.messages[0]) === system0 && JSON.stringify(r.body.tools) === JSON.stringify(requests[0]!.body.tools),
+      ),
+    ).toBe(true)
     expect(system0).not.toContain('# Plan mode')
     expect(measureRequests(requests).provider).toMatchObject({ lost: 0, breaks: 0 })
   })
@@ -190,7 +234,14 @@ describe("placement 'transcript' keeps every request's prefix; 'system' does not
       // A change of mode tells by its last switch; no switch, or switches that cancel out, tell nothing (SPEC §3.4, §13).
       const last = mode[i] === mode[i - 1] ? undefined : kinds.at(-1)
       // Every entry after the first (request 0, which read the section) reads the re-entry line (SPEC §24).
-      const told = last === 'on/user' ? [ENTERING, PLAN_GUIDANCE_AGAIN] : last === 'on/model' ? [PLAN_GUIDANCE_AGAIN] : last === 'off/user' ? [LEAVING] : []
+      const told =
+        last === 'on/user'
+          ? [ENTERING, PLAN_GUIDANCE_AGAIN]
+          : last === 'on/model'
+            ? [PLAN_GUIDANCE_AGAIN]
+            : last === 'off/user'
+              ? [LEAVING]
+              : []
       expect(keepsPrefix(requests, i), `request ${i + 1} after ${kinds.join(', ') || 'no switch'}`).toBe(true)
       // What the request adds besides the user's own prompt (an idle switch comes with the turn's first message).
       const added = userTexts(requests[i]!)
@@ -215,7 +266,8 @@ describe("placement 'transcript' keeps every request's prefix; 'system' does not
       expect(added.length, where).toBeGreaterThan(0)
       for (const message of added) {
         // The model's own messages (its answer and the tool results), or the user's prompt: no notice, no guidance.
-        const ok = message.role === 'assistant' || message.role === 'tool' || (message.role === 'user' && prompts.has(message.content as string))
+        const ok =
+          message.role === 'assistant' || message.role === 'tool' || (message.role === 'user' && prompts.has(message.content as string))
         expect(ok, `${where}: ${JSON.stringify(message).slice(0, 120)}`).toBe(true)
       }
       const switches = eventsBefore(events, i).filter((e) => e.type === 'plan/mode')
@@ -227,14 +279,23 @@ describe("placement 'transcript' keeps every request's prefix; 'system' does not
       }
       if (kind === 'declined entry') expect(results, where).toEqual([`Error: ${ENTER_PLAN_MODE_MESSAGES.declined}`])
       if (kind === 'idle /plan off + /plan') {
-        expect(switches.map((e) => `${e.data.active ? 'on' : 'off'}/${e.data.cause ?? 'user'}`), where).toEqual(['off/user', 'on/user'])
+        expect(
+          switches.map((e) => `${e.data.active ? 'on' : 'off'}/${e.data.cause ?? 'user'}`),
+          where,
+        ).toEqual(['off/user', 'on/user'])
         expect([mode[i - 1], mode[i]], where).toEqual([true, true])
         // The previous turn's last answer, then the new turn's prompt: nothing from the two commands.
-        expect(added.map((m) => m.role), where).toEqual(['assistant', 'user'])
+        expect(
+          added.map((m) => m.role),
+          where,
+        ).toEqual(['assistant', 'user'])
       }
       if (kind === 'Stop planning') {
         // Plan mode ends, told by the tool result alone (SPEC §3.4: no leaving notice).
-        expect(switches.map((e) => `${e.data.active ? 'on' : 'off'}/${e.data.cause}`), where).toEqual(['off/review'])
+        expect(
+          switches.map((e) => `${e.data.active ? 'on' : 'off'}/${e.data.cause}`),
+          where,
+        ).toEqual(['off/review'])
         expect([mode[i - 1], mode[i]], where).toEqual([true, false])
         expect(results, where).toEqual([`Error: ${EXIT_PLAN_MODE_MESSAGES.stopped}`])
       }
@@ -276,12 +337,16 @@ describe('the no-switch session', () => {
     const transcript = await sessions.transcript()
     const section = transcript.section
     const planTexts = new Set([section, PLAN_GUIDANCE_AGAIN, ENTERING, LEAVING])
-    const last = (run: CacheSessionRun): Array<Record<string, unknown>> => run.requests.at(-1)!.body.messages as Array<Record<string, unknown>>
+    const last = (run: CacheSessionRun): Array<Record<string, unknown>> =>
+      run.requests.at(-1)!.body.messages as Array<Record<string, unknown>>
     const kept = last(transcript).filter((m) => !(m['role'] === 'user' && planTexts.has(m['content'] as string)))
     const plain = last(a)
     expect(kept).toHaveLength(plain.length)
     const planCalls = new Set(
-      plain.flatMap((m) => (m['tool_calls'] as Array<{ id: string; function: { name: string } }> | undefined) ?? []).filter((c) => c.function.name.endsWith('_plan_mode')).map((c) => c.id),
+      plain
+        .flatMap((m) => (m['tool_calls'] as Array<{ id: string; function: { name: string } }> | undefined) ?? [])
+        .filter((c) => c.function.name.endsWith('_plan_mode'))
+        .map((c) => c.id),
     )
     // The 18 cycles' 12 plan-tool calls, and the net-zero cycle's declined entry and stopped review.
     expect(planCalls.size).toBe(14)
@@ -318,7 +383,7 @@ describe('the no-switch session', () => {
 })
 
 describe('SPEC §24: the re-entry line, before and after', () => {
-  it("before (the section handed to plan-core as a plain text): the whole section at each of the 19 entries, every prefix kept", async () => {
+  it('before (the section handed to plan-core as a plain text): the whole section at each of the 19 entries, every prefix kept', async () => {
     const before = await sessions.before()
     expect(planMessages(before.events)).toEqual({ notices: 24, guidance: 19, again: 0 })
     for (let i = 1; i < before.requests.length; i++) expect(keepsPrefix(before.requests, i), `request ${i + 1}`).toBe(true)
@@ -332,7 +397,10 @@ describe('SPEC §24: the re-entry line, before and after', () => {
   it('after: every re-entry adds its notice and the line, at most 200 bytes beyond the notice on the wire; only the first entry sends the section', async () => {
     const run = await sessions.transcript()
     const entries = entryBytes(run.requests, run.section)
-    expect(entries.full).toEqual({ count: 1, maxBeyondNotice: Buffer.byteLength(`${JSON.stringify({ role: 'user', content: run.section })}\n`) })
+    expect(entries.full).toEqual({
+      count: 1,
+      maxBeyondNotice: Buffer.byteLength(`${JSON.stringify({ role: 'user', content: run.section })}\n`),
+    })
     expect(entries.again.count).toBe(18)
     expect(entries.again.maxBeyondNotice).toBe(Buffer.byteLength(`${JSON.stringify({ role: 'user', content: PLAN_GUIDANCE_AGAIN })}\n`))
     expect(entries.again.maxBeyondNotice).toBeLessThanOrEqual(200)
@@ -352,7 +420,11 @@ describe('SPEC §24: the re-entry line, before and after', () => {
 
   it('the report prints the before/after line and the re-entry verdict, MISSED above the budget', () => {
     const totals = (miss: number) => ({ requests: 3, sent: 10 * miss, miss, missAny: miss, lost: 0, breaks: 0, last: miss })
-    const v = (id: 'system' | 'before' | 'transcript' | 'minimum' | 'no-switch', miss: number, maxBeyondNotice = 147): CacheResult['variants'][number] => ({
+    const v = (
+      id: 'system' | 'before' | 'transcript' | 'minimum' | 'no-switch',
+      miss: number,
+      maxBeyondNotice = 147,
+    ): CacheResult['variants'][number] => ({
       id,
       label: id,
       provider: totals(miss),
@@ -364,12 +436,23 @@ describe('SPEC §24: the re-entry line, before and after', () => {
       planBytes: 100,
       entries: { full: { count: 1, maxBeyondNotice: 1874 }, again: { count: 18, maxBeyondNotice, maxNotice: 73 } },
     })
-    const result = (transcript: CacheResult['variants'][number]): CacheResult => ({ steps: 3, turns: 1, kinds: {}, variants: [v('system', 4000), v('before', 1340), transcript, v('no-switch', 1000)], sectionBytes: 1820, ms: 1 })
+    const result = (transcript: CacheResult['variants'][number]): CacheResult => ({
+      steps: 3,
+      turns: 1,
+      kinds: {},
+      variants: [v('system', 4000), v('before', 1340), transcript, v('no-switch', 1000)],
+      sectionBytes: 1820,
+      ms: 1,
+    })
     const text = cacheSummary(result(v('transcript', 1060))).join('\n')
-    expect(text).toContain('before (the whole 1,874-byte guidance message at each of 19 entries) 1.34x, after (1 whole, 18 re-entry lines) 1.06x')
+    expect(text).toContain(
+      'before (the whole 1,874-byte guidance message at each of 19 entries) 1.34x, after (1 whole, 18 re-entry lines) 1.06x',
+    )
     expect(text).toContain('18 re-entries sent the line, each adding at most 147 bytes beyond its notice (notices up to 73 bytes) — met')
     expect(text).toContain('(goal ≤ 1.08x: met)')
-    expect(cacheSummary(result(v('transcript', 1060, 201))).join('\n')).toContain('at most 201 bytes beyond its notice (notices up to 73 bytes) — MISSED')
+    expect(cacheSummary(result(v('transcript', 1060, 201))).join('\n')).toContain(
+      'at most 201 bytes beyond its notice (notices up to 73 bytes) — MISSED',
+    )
   })
 })
 
@@ -451,7 +534,12 @@ describe('the loopback server', () => {
       expect(lines.at(-1)).toBe('data: [DONE]')
       const chunks = lines.slice(0, -1).map((l) => JSON.parse(l.slice('data: '.length)))
       expect(chunks.map((c) => c.choices[0].delta.content ?? '').join('')).toBe('hello there')
-      expect(chunks.flatMap((c) => c.choices[0].delta.tool_calls ?? []).map((t) => t.function.arguments).join('')).toBe('{"path":"a"}')
+      expect(
+        chunks
+          .flatMap((c) => c.choices[0].delta.tool_calls ?? [])
+          .map((t) => t.function.arguments)
+          .join(''),
+      ).toBe('{"path":"a"}')
       expect(chunks.at(-1).choices[0].finish_reason).toBe('tool_calls')
       expect(server.requests).toEqual([{ raw, body: { model: 'm', messages: [] } }])
       expect(server.remaining()).toBe(0)
@@ -468,8 +556,23 @@ describe('the loopback server', () => {
     const ids = (): string => `call_${++n}`
     const stop = answerChunks({ text: 'ok' }, 'x', 'm', ids).map((c) => JSON.parse(c))
     expect(stop.at(-1).choices[0].finish_reason).toBe('stop')
-    const two = answerChunks({ calls: [{ name: 'a', args: {} }, { name: 'b', args: {} }] }, 'x', 'm', ids).map((c) => JSON.parse(c))
-    expect(two.flatMap((c) => c.choices[0].delta.tool_calls ?? []).filter((t) => t.id !== undefined).map((t) => [t.index, t.id])).toEqual([
+    const two = answerChunks(
+      {
+        calls: [
+          { name: 'a', args: {} },
+          { name: 'b', args: {} },
+        ],
+      },
+      'x',
+      'm',
+      ids,
+    ).map((c) => JSON.parse(c))
+    expect(
+      two
+        .flatMap((c) => c.choices[0].delta.tool_calls ?? [])
+        .filter((t) => t.id !== undefined)
+        .map((t) => [t.index, t.id]),
+    ).toEqual([
       [0, 'call_1'],
       [1, 'call_2'],
     ])
@@ -477,16 +580,26 @@ describe('the loopback server', () => {
 })
 
 describe('the session runner refuses a session that does not go as scripted', () => {
-  const one = (turns: Array<Omit<CacheScript['turns'][number], 'cycle'>>): CacheScript => ({ turns: turns.map((t) => ({ cycle: 0, ...t })), cycles: [], netZero: [] })
+  const one = (turns: Array<Omit<CacheScript['turns'][number], 'cycle'>>): CacheScript => ({
+    turns: turns.map((t) => ({ cycle: 0, ...t })),
+    cycles: [],
+    netZero: [],
+  })
 
   it('a mid-turn /plan that does not queue (plan mode already on)', async () => {
-    const script = one([{ before: ['/plan'], prompt: 'go', steps: [{ calls: [{ name: 'read', args: { path: 'a' } }], during: ['/plan'] }, { text: 'done' }] }])
-    await expect(runCacheSession({ script, placement: 'system', enter: 'Not now' })).rejects.toThrow(/\/plan \(mid-turn\) replied .*already on/)
+    const script = one([
+      { before: ['/plan'], prompt: 'go', steps: [{ calls: [{ name: 'read', args: { path: 'a' } }], during: ['/plan'] }, { text: 'done' }] },
+    ])
+    await expect(runCacheSession({ script, placement: 'system', enter: 'Not now' })).rejects.toThrow(
+      /\/plan \(mid-turn\) replied .*already on/,
+    )
   })
 
   it('an idle /plan off + /plan where plan mode is off (the first line does not commit)', async () => {
     const script = one([{ before: ['/plan off', '/plan'], prompt: 'go', steps: [{ text: 'done' }] }])
-    await expect(runCacheSession({ script, placement: 'system', enter: 'Not now' })).rejects.toThrow(/\/plan off \(idle\) replied .*already inactive/)
+    await expect(runCacheSession({ script, placement: 'system', enter: 'Not now' })).rejects.toThrow(
+      /\/plan off \(idle\) replied .*already inactive/,
+    )
   })
 
   it('a turn that takes fewer steps than scripted, leaving answers unasked', async () => {
@@ -501,16 +614,36 @@ describe('the session runner refuses a session that does not go as scripted', ()
 
   it("a turn's own answer overrides the session's: Stop planning fails the call, and fails the run unless allowed", async () => {
     const script = one([
-      { before: ['/plan'], prompt: 'plan it', steps: [{ calls: [{ name: 'exit_plan_mode', args: { plan: '# P\n\n1. do it' } }] }, { text: 'stopped' }], answers: { review: 'Stop planning' } },
+      {
+        before: ['/plan'],
+        prompt: 'plan it',
+        steps: [{ calls: [{ name: 'exit_plan_mode', args: { plan: '# P\n\n1. do it' } }] }, { text: 'stopped' }],
+        answers: { review: 'Stop planning' },
+      },
     ])
-    await expect(runCacheSession({ script, placement: 'transcript', enter: 'Not now' })).rejects.toThrow(/tool exit_plan_mode failed: .*ended planning/)
-    const run = await runCacheSession({ script, placement: 'transcript', enter: 'Not now', toolErrors: [`Error: ${EXIT_PLAN_MODE_MESSAGES.stopped}`] })
+    await expect(runCacheSession({ script, placement: 'transcript', enter: 'Not now' })).rejects.toThrow(
+      /tool exit_plan_mode failed: .*ended planning/,
+    )
+    const run = await runCacheSession({
+      script,
+      placement: 'transcript',
+      enter: 'Not now',
+      toolErrors: [`Error: ${EXIT_PLAN_MODE_MESSAGES.stopped}`],
+    })
     expect(switchesOf(run.events)).toEqual({ 'on/user': 1, 'off/review': 1 })
   })
 })
 
 describe('the cache report', () => {
-  const totalsOf = (miss: number): ReturnType<typeof totals> => ({ requests: 3, sent: 10 * miss, miss, missAny: miss / 2, lost: 0, breaks: 0, last: miss })
+  const totalsOf = (miss: number): ReturnType<typeof totals> => ({
+    requests: 3,
+    sent: 10 * miss,
+    miss,
+    missAny: miss / 2,
+    lost: 0,
+    breaks: 0,
+    last: miss,
+  })
   const variant = (id: 'system' | 'transcript' | 'minimum' | 'no-switch', miss: number): CacheResult['variants'][number] => ({
     id,
     label: id,
@@ -521,7 +654,14 @@ describe('the cache report', () => {
     guidance: 1,
     planBytes: 100,
   })
-  const result = (variants: CacheResult['variants']): CacheResult => ({ steps: 3, turns: 1, kinds: { 'idle /plan': 1 }, variants, sectionBytes: 90, ms: 1 })
+  const result = (variants: CacheResult['variants']): CacheResult => ({
+    steps: 3,
+    turns: 1,
+    kinds: { 'idle /plan': 1 },
+    variants,
+    sectionBytes: 90,
+    ms: 1,
+  })
   const tracked = (miss: number): NonNullable<CacheResult['tracked']> => ({
     label: 'tracked',
     turns: 2,
@@ -539,12 +679,16 @@ describe('the cache report', () => {
     expect(trackedLines(result(all))).toEqual([])
     expect(cacheBlock(result(all))).not.toContain('tracked')
     const block = cacheBlock({ ...result(all), tracked: tracked(9000) })
-    expect(block).toContain('| tracked | 3 | 87.9 KiB | 8.8 KiB | 4.4 KiB | 0.0 KiB | 0 of 2 | 1 after an approval, 2 reminders (0.9 KiB) | 4 | 17.6 KiB |')
+    expect(block).toContain(
+      '| tracked | 3 | 87.9 KiB | 8.8 KiB | 4.4 KiB | 0.0 KiB | 0 of 2 | 1 after an approval, 2 reminders (0.9 KiB) | 4 | 17.6 KiB |',
+    )
     expect(block).toContain("previous request's whole input: yes (0 of 2 requests lose cached bytes")
     expect(block).toContain('1 × 300 bytes after an approval, 2 × 300 bytes of reminders, 10.0% of what the session bills again')
     expect(block.indexOf('| tracked |')).toBeLessThan(block.indexOf(CACHE_BLOCK_END))
     const broken = tracked(9000)
-    expect(trackedLines({ ...result(all), tracked: { ...broken, provider: { ...broken.provider, lost: 5, breaks: 1 } } }).join('\n')).toContain('whole input: NO (1 of 2')
+    expect(
+      trackedLines({ ...result(all), tracked: { ...broken, provider: { ...broken.provider, lost: 5, breaks: 1 } } }).join('\n'),
+    ).toContain('whole input: NO (1 of 2')
   })
 
   it('replaces only the marked block, and leaves a text without one as it is', () => {
@@ -554,7 +698,7 @@ describe('the cache report', () => {
     expect(out.startsWith('# R\n\nbefore\n')).toBe(true)
     expect(out.endsWith('\nafter\n')).toBe(true)
     expect(out).not.toContain('stale-block-text')
-    expect(out).toContain("| transcript | 3 | 10.2 KiB | 1.0 KiB | 1.04x |")
+    expect(out).toContain('| transcript | 3 | 10.2 KiB | 1.0 KiB | 1.04x |')
     expect(out).toContain('(goal ≤ 1.08x: met)')
     expect(hasCacheBlock(text) && hasCacheBlock(out)).toBe(true)
     expect(hasCacheBlock(`${CACHE_BLOCK_END}\n${CACHE_BLOCK_START}`)).toBe(false)
@@ -563,21 +707,32 @@ describe('the cache report', () => {
   })
 
   it('says MISSED above the target, and names a missing variant or figure', () => {
-    expect(cacheSummary(result([variant('system', 4000), variant('transcript', 1100), variant('no-switch', 1000)])).join('\n')).toContain('(goal ≤ 1.08x: MISSED)')
+    expect(cacheSummary(result([variant('system', 4000), variant('transcript', 1100), variant('no-switch', 1000)])).join('\n')).toContain(
+      '(goal ≤ 1.08x: MISSED)',
+    )
     expect(cacheMissing(undefined)).toEqual(['cache'])
-    expect(cacheMissing(result([variant('system', 1), variant('no-switch', NaN)]))).toEqual(['cache/transcript', 'cache/minimum', 'cache/no-switch', 'cache/tracked'])
+    expect(cacheMissing(result([variant('system', 1), variant('no-switch', NaN)]))).toEqual([
+      'cache/transcript',
+      'cache/minimum',
+      'cache/no-switch',
+      'cache/tracked',
+    ])
     const all = [variant('system', 1), variant('transcript', 1), variant('minimum', 1), variant('no-switch', 1)]
     expect(cacheMissing({ ...result(all), tracked: tracked(1) })).toEqual([])
     expect(cacheMissing(result(all))).toEqual(['cache/tracked'])
     expect(cacheMissing({ ...result(all), tracked: tracked(NaN) })).toEqual(['cache/tracked'])
-    expect(cacheMissing({ ...result([variant('system', 1), variant('transcript', 1), variant('no-switch', 1)]), tracked: tracked(1) })).toEqual(['cache/minimum'])
+    expect(
+      cacheMissing({ ...result([variant('system', 1), variant('transcript', 1), variant('no-switch', 1)]), tracked: tracked(1) }),
+    ).toEqual(['cache/minimum'])
   })
 
   it('prints both bounds, the target and the re-billing-only figure side by side, and the figures the findings quote', () => {
     const parts = { guidance: { count: 2, bytes: 200 }, entering: { count: 1, bytes: 10 }, leaving: { count: 1, bytes: 12 }, total: 222 }
     const transcript = { ...variant('transcript', 1340), planBytes: 222, planParts: parts }
     const r = result([variant('system', 4000), transcript, variant('minimum', 1200), variant('no-switch', 1000)])
-    expect(cacheTable(r)[0]).toContain('| billed again vs the previous request | vs no switches | billed again vs any earlier request | vs no switches |')
+    expect(cacheTable(r)[0]).toContain(
+      '| billed again vs the previous request | vs no switches | billed again vs any earlier request | vs no switches |',
+    )
     expect(cacheTable(r)[2]).toMatch(/^\| system \| 3 \| 39\.1 KiB \| 3\.9 KiB \| 4\.00x \| 2\.0 KiB \| 4\.00x \|/)
     const text = cacheSummary(r).join('\n')
     expect(text).toContain("**SPEC §24's goal**: 'transcript' vs no switches, billed again in provider order: 1.34x (goal ≤ 1.08x: MISSED)")
@@ -588,13 +743,24 @@ describe('the cache report', () => {
     // 0.05 × 1000 - 22 bytes of notices - 118 bytes of tool results < 0: no guidance size meets it.
     expect(text).toContain('impossible')
     expect(text).toContain("'transcript' 1.20x the no-switch session (goal ≤ 1.08x: MISSED)")
-    expect(text).toContain('4.00x against the previous request only (a cache keeping one entry: the upper bound), 4.00x against any earlier request')
+    expect(text).toContain(
+      '4.00x against the previous request only (a cache keeping one entry: the upper bound), 4.00x against any earlier request',
+    )
   })
 })
 
 describe('saved runs (--json, read by --from-json and --before)', () => {
   const cache: CacheResult = { steps: 3, turns: 1, kinds: {}, variants: [], sectionBytes: 1, ms: 1 }
-  const report = { machine: { cpu: 'c', cores: 1, memory: '1 GiB', node: '20', platform: 'p', load: '0' }, date: 'd', effort: 'quick', sizes: [], memory: [], append: [], flat: undefined, seconds: 1 }
+  const report = {
+    machine: { cpu: 'c', cores: 1, memory: '1 GiB', node: '20', platform: 'p', load: '0' },
+    date: 'd',
+    effort: 'quick',
+    sizes: [],
+    memory: [],
+    append: [],
+    flat: undefined,
+    seconds: 1,
+  }
 
   it('reads a --cache-only run (and the bare cache result written before), and a full report', () => {
     expect(parseSaved(JSON.stringify({ cacheOnly: true, date: 'd', cache }), 'a.json')).toEqual({ kind: 'cache', cache })
@@ -608,6 +774,8 @@ describe('saved runs (--json, read by --from-json and --before)', () => {
     expect(() => parseSaved('{', 'x.json')).toThrow(/^bench: x\.json is not JSON/)
     expect(() => parseSaved('{"variants": 1}', 'x.json')).toThrow(/^bench: x\.json is not a run saved by --json/)
     expect(() => parseSaved('[]', 'x.json')).toThrow(/not a run saved by --json/)
-    expect(() => fullReport(parseSaved(JSON.stringify(cache), 'c.json'), 'c.json', '--before')).toThrow(/^bench: --before needs a full run saved with --json, and c\.json is a --cache-only run/)
+    expect(() => fullReport(parseSaved(JSON.stringify(cache), 'c.json'), 'c.json', '--before')).toThrow(
+      /^bench: --before needs a full run saved with --json, and c\.json is a --cache-only run/,
+    )
   })
 })

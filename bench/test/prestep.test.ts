@@ -22,21 +22,24 @@ afterAll(async () => {
 })
 
 describe('the pre-step rows', () => {
-  it.each<PrestepVariant>(['core', 'layers'])('%s: each row does what it says, idle rows then mid-turn ones, on the JSONL store', async (variant) => {
-    const bench = await openPrestep(dir, 2_000, variant)
-    if (variant === 'layers') expect(bench.layers).toEqual(['plan-policy', 'plan-progress', 'plan-tool', 'plan-projection'])
-    let opened = false
-    for (const row of PRESTEP_ROWS) {
-      if (!row.idle && !opened) {
-        await bench.openTurn()
-        opened = true
+  it.each<PrestepVariant>(['core', 'layers'])(
+    '%s: each row does what it says, idle rows then mid-turn ones, on the JSONL store',
+    async (variant) => {
+      const bench = await openPrestep(dir, 2_000, variant)
+      if (variant === 'layers') expect(bench.layers).toEqual(['plan-policy', 'plan-progress', 'plan-tool', 'plan-projection'])
+      let opened = false
+      for (const row of PRESTEP_ROWS) {
+        if (!row.idle && !opened) {
+          await bench.openTurn()
+          opened = true
+        }
+        // Each call throws when it did not do what the row measures (appended nothing, said something, …).
+        for (let i = 0; i < 5; i++) await bench.call(row.id).fn()
+        if (opened) await bench.settle()
       }
-      // Each call throws when it did not do what the row measures (appended nothing, said something, …).
-      for (let i = 0; i < 5; i++) await bench.call(row.id).fn()
-      if (opened) await bench.settle()
-    }
-    await bench.close()
-  })
+      await bench.close()
+    },
+  )
 })
 
 describe('the tree loader', () => {
@@ -67,7 +70,10 @@ describe('the block', () => {
     layers: { '1000': Object.fromEntries(PRESTEP_ROWS.map((row, i) => [row.id, (i + 1) * 110 * scale])) },
   })
   const result: PrestepResult = {
-    trees: [{ name: 'this', commit: 'aaaaaaa' }, { name: 'part2', dir: '/t', commit: 'bbbbbbb' }],
+    trees: [
+      { name: 'this', commit: 'aaaaaaa' },
+      { name: 'part2', dir: '/t', commit: 'bbbbbbb' },
+    ],
     sizes: [1000],
     effort: 'full',
     rounds: 3,
@@ -87,7 +93,9 @@ describe('the block', () => {
   it('replaces its own block and adds a section when there is none', () => {
     const block = prestepBlock(result, { cpu: 'cpu', cores: 2, load: '1' }, 'd')
     const added = replacePrestepBlock('# Results\n\n## Findings\n\ntext\n', block)
-    expect(added).toMatch(/## Findings\n\ntext\n\n## The pre-step rows: plan calls on the JSONL store, before and after\n\n<!-- prestep:start/)
+    expect(added).toMatch(
+      /## Findings\n\ntext\n\n## The pre-step rows: plan calls on the JSONL store, before and after\n\n<!-- prestep:start/,
+    )
     const again = replacePrestepBlock(added, prestepBlock({ ...result, rounds: 1 }, { cpu: 'cpu', cores: 2, load: '1' }, 'd'))
     expect(again.match(/prestep:start/g)).toHaveLength(1)
     expect(again).toContain('the median of 1 round,')

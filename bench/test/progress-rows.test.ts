@@ -21,7 +21,12 @@ describe('plan-progress bench rows', () => {
   it('the tail leaves an eight-step plan tracked, one step in progress; the baseline scan finds the same plan and steps', () => {
     const events = tracked()
     const view = planProgress.view((events as readonly SessionEvent[]).reduce(planProgress.apply, planProgress.initial()))
-    expect(view).toMatchObject({ plan: { toolCallId: 'tracked-exit', title: 'Add a cache to the API client' }, total: 8, active: 1, done: 0 })
+    expect(view).toMatchObject({
+      plan: { toolCallId: 'tracked-exit', title: 'Add a cache to the API client' },
+      total: 8,
+      active: 1,
+      done: 0,
+    })
     const scanned = approvedPlanScan(events)!
     expect({ toolCallId: scanned.toolCallId, title: scanned.title, steps: scanned.steps }).toEqual({ ...view.plan, steps: view.steps })
   })
@@ -39,7 +44,9 @@ describe('plan-progress bench rows', () => {
     ctx.plugin(planProgressPlugin)
     const due = async (events: BenchEvent[], turn: number, step: number) => {
       const agent = benchAgent(`a${turn}.${step}.${events.length}`, events)
-      const decision = await ctx.waterfall('agent/pre-step', { agent, turn, step, signal, messages: [] }, () => Promise.resolve({ kind: 'enter', messages: [] }))
+      const decision = await ctx.waterfall('agent/pre-step', { agent, turn, step, signal, messages: [] }, () =>
+        Promise.resolve({ kind: 'enter', messages: [] }),
+      )
       return decision.kind === 'enter' ? decision.messages.map((m: UserMessage) => (m.content[0] as { text: string }).text)[0] : undefined
     }
     const events = tracked()
@@ -48,14 +55,21 @@ describe('plan-progress bench rows', () => {
     expect(progressDueScan(events, turn, false)).toBeUndefined()
     // a turn ended with no progress, then a new one opens: the reminder
     let seq = events.at(-1)!.seq
-    const next = [...events, { type: 'turn/end', seq: ++seq, time: 0, data: { turn, reason: 'completed' } }, { type: 'turn/start', seq: ++seq, time: 0, data: { turn: turn + 1 } }] as BenchEvent[]
+    const next = [
+      ...events,
+      { type: 'turn/end', seq: ++seq, time: 0, data: { turn, reason: 'completed' } },
+      { type: 'turn/start', seq: ++seq, time: 0, data: { turn: turn + 1 } },
+    ] as BenchEvent[]
     const reminder = await due(next.slice(), turn + 1, 1)
     expect(reminder).toMatch(/^The approved plan still has open steps/)
     expect(progressDueScan(next, turn + 1, false)).toBe(reminder)
   })
 
   it('update_plan and the baseline append the same plan/progress and return the same value', async () => {
-    const updates = [{ step: 1, status: 'done' as const }, { step: 2, status: 'in_progress' as const }]
+    const updates = [
+      { step: 1, status: 'done' as const },
+      { step: 2, status: 'in_progress' as const },
+    ]
     const ours = benchAgent('u', tracked())
     const base = benchAgent('ub', tracked())
     const value = await createUpdatePlanTool().execute({ updates }, { agent: ours, signal, toolCallId: 'same' })

@@ -30,4 +30,5 @@ export async function run(agent: PlanModeAgent): Promise<string> {
 }
 export const history = (session: Session): ModelMessage[] => transcriptMessages(session.events)
 export const section: string = AI_SDK_SYSTEM_SECTION
-export const factory = (setup: (environment: { readonly dir: string }) => AiSdkConformanceSetup): HostFactory => aiSdkHostFactory({ setup, mode: 'stream', agent: { maxSteps: 5 } })
+export const factory = (setup: (environment: { readonly dir: string }) => AiSdkConformanceSetup): HostFactory =>
+  aiSdkHostFactory({ setup, mode: 'stream', agent: { maxSteps: 5 } })

@@ -1,7 +1,14 @@
 // Type-checked as ESM (.mts) and CJS (.cts) against the installed tarball.
 import { Context } from '@planmode/context'
 import { planCorePlugin } from '@planmode/plan-core'
-import { planFilePlugin, planFileText, resolveConfig, type PlanFileConfig, type PlanFileContent, type PlanFileService } from '@planmode/plan-file'
+import {
+  planFilePlugin,
+  planFileText,
+  resolveConfig,
+  type PlanFileConfig,
+  type PlanFileContent,
+  type PlanFileService,
+} from '@planmode/plan-file'
 
 const config: PlanFileConfig = resolveConfig({ dir: 'plans' })
 const ctx = new Context()

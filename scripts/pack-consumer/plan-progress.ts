@@ -27,5 +27,9 @@ export function progress(snapshot: ProjectionSnapshot): PlanProgressView | undef
   return value
 }
 export const sample: SessionProjectionMap['planProgress'] = { plan: null, steps: [], done: 0, total: 0, active: null }
-export const event: SessionEventMap['plan/progress'] = { toolCallId: 'u', plan: 'x', steps: [{ step: 1, text: 'One.', status: 'done' }] } satisfies PlanProgressEventData
+export const event: SessionEventMap['plan/progress'] = {
+  toolCallId: 'u',
+  plan: 'x',
+  steps: [{ step: 1, text: 'One.', status: 'done' }],
+} satisfies PlanProgressEventData
 export const input: UpdatePlanInput = { updates: [{ step: 1, status: 'in_progress' }] }

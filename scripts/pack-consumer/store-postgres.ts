@@ -18,7 +18,12 @@ import {
   type SetupResult,
 } from '@planmode/store-postgres'
 
-const config: PostgresSessionsConfig = { connection: { host: '127.0.0.1', database: 'app' }, schema: 'planmode', holder: 'http://127.0.0.1:4173', poolSize: 4 }
+const config: PostgresSessionsConfig = {
+  connection: { host: '127.0.0.1', database: 'app' },
+  schema: 'planmode',
+  holder: 'http://127.0.0.1:4173',
+  poolSize: 4,
+}
 export const sessions: Plugin<void> = postgresSessions(config)
 export const host: Pick<HostConfig, 'sessions'> = { sessions }
 export const plugin: Plugin<PostgresSessionsConfig> = postgresSessionsPlugin

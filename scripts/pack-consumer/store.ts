@@ -59,16 +59,24 @@ export async function open(session: HostSession): Promise<void> {
 export function decide(answer: IncomingAnswer, events: readonly SessionEvent[]): AnswerDecision {
   const state: QuestionState = questionStateOf(events, answer.questionId)
   const verdict = verdictOfLog(state, 's_1', answer.questionId, answer.submission, false)
-  if (verdict !== undefined && verdict.status !== 'unknown') return verdict.status === 'accepted' ? { status: 'accepted', seq: verdict.seq } : verdict
+  if (verdict !== undefined && verdict.status !== 'unknown')
+    return verdict.status === 'accepted' ? { status: 'accepted', seq: verdict.seq } : verdict
   if (state.state !== 'open') return { status: 'unknown' }
   const who: AnswererCheck = checkAnswerer(answer.by)
   const checked: AnswerCheck = checkAnswers(state.asked.question, answer.answers)
-  if (!who.ok || !checked.ok) return { status: 'refused', code: 'INVALID_ANSWER', message: who.ok ? (checked.ok ? '' : checked.problem) : `${answererText(undefined)}: ${who.problem}` }
+  if (!who.ok || !checked.ok)
+    return {
+      status: 'refused',
+      code: 'INVALID_ANSWER',
+      message: who.ok ? (checked.ok ? '' : checked.problem) : `${answererText(undefined)}: ${who.problem}`,
+    }
   return { status: 'unknown' }
 }
 
 // SPEC §22.4 for the writer's own provider, and the settlements a session owes.
-export const problem: { readonly member: string; readonly message: string } | undefined = answerTextProblem([{ id: 'q', selected: [], custom: 'x' }])
+export const problem: { readonly member: string; readonly message: string } | undefined = answerTextProblem([
+  { id: 'q', selected: [], custom: 'x' },
+])
 export const owed = new OwedSettlements()
 export function batch(events: readonly SessionEvent[], appends: PendingAppend[]): PendingAppend[] {
   return [...owed.due(events), ...appends]

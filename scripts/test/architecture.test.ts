@@ -17,7 +17,9 @@ interface Row {
 }
 
 /** The rows of the page's package table: `| [`@planmode/x`](../packages/x) | tier | what | install with |`. */
-const rows: Row[] = [...page.matchAll(/^\| \[`(@planmode\/[\w-]+)`\]\(\.\.\/(packages\/[\w-]+)\) \| ([^|]+) \| [^|]+ \| ([^|]+) \|$/gm)].map((match) => ({
+const rows: Row[] = [
+  ...page.matchAll(/^\| \[`(@planmode\/[\w-]+)`\]\(\.\.\/(packages\/[\w-]+)\) \| ([^|]+) \| [^|]+ \| ([^|]+) \|$/gm),
+].map((match) => ({
   name: match[1]!,
   folder: match[2]!,
   tier: match[3]!.trim(),
@@ -33,9 +35,12 @@ interface Manifest {
 
 describe('docs/architecture.md', () => {
   it('has one row per folder of packages/, with the name its manifest has', () => {
-    const folders = readdirSync(join(root, 'packages')).filter((name) => !name.startsWith('.')).map((name) => `packages/${name}`)
+    const folders = readdirSync(join(root, 'packages'))
+      .filter((name) => !name.startsWith('.'))
+      .map((name) => `packages/${name}`)
     expect(rows.map((row) => row.folder).sort(), 'a folder of packages/ without a row, or a row without a folder').toEqual(folders.sort())
-    for (const row of rows) expect(row.name, row.folder).toBe((JSON.parse(readFileSync(join(root, row.folder, 'package.json'), 'utf8')) as Manifest).name)
+    for (const row of rows)
+      expect(row.name, row.folder).toBe((JSON.parse(readFileSync(join(root, row.folder, 'package.json'), 'utf8')) as Manifest).name)
   })
 
   it("puts each package in the tier the import rule's table gives it", () => {
@@ -46,7 +51,7 @@ describe('docs/architecture.md', () => {
     }
   })
 
-  it("says what each package is installed with: its required peer dependencies ((nothing), or private)", () => {
+  it('says what each package is installed with: its required peer dependencies ((nothing), or private)', () => {
     for (const row of rows) {
       const manifest = JSON.parse(readFileSync(join(root, row.folder, 'package.json'), 'utf8')) as Manifest
       if (manifest.private === true) {

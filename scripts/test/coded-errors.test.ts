@@ -33,8 +33,18 @@ export function errorClassesOf(where: string, text: string): ErrorClass[] {
         where,
         name,
         base: heritage === undefined ? undefined : heritage.expression.getText(source),
-        hasIsInstance: members.some((member) => ts.isMethodDeclaration(member) && member.name.getText(source) === 'isInstance' && member.modifiers?.some((modifier) => modifier.kind === ts.SyntaxKind.StaticKeyword) === true),
-        hasMarker: members.some((member) => ts.isPropertyDeclaration(member) && ts.isComputedPropertyName(member.name) && member.initializer?.kind === ts.SyntaxKind.TrueKeyword),
+        hasIsInstance: members.some(
+          (member) =>
+            ts.isMethodDeclaration(member) &&
+            member.name.getText(source) === 'isInstance' &&
+            member.modifiers?.some((modifier) => modifier.kind === ts.SyntaxKind.StaticKeyword) === true,
+        ),
+        hasMarker: members.some(
+          (member) =>
+            ts.isPropertyDeclaration(member) &&
+            ts.isComputedPropertyName(member.name) &&
+            member.initializer?.kind === ts.SyntaxKind.TrueKeyword,
+        ),
       },
     ]
   })
@@ -43,12 +53,22 @@ export function errorClassesOf(where: string, text: string): ErrorClass[] {
 /** Every `…Error` class of the published packages' public surface: declared in their source, exported in their API reports. */
 function publicErrorClasses(): ErrorClass[] {
   return workspacePackages(root)
-    .filter((pkg) => pkg.folder.startsWith('packages/') && (JSON.parse(readFileSync(join(root, pkg.folder, 'package.json'), 'utf8')) as { private?: boolean }).private !== true)
+    .filter(
+      (pkg) =>
+        pkg.folder.startsWith('packages/') &&
+        (JSON.parse(readFileSync(join(root, pkg.folder, 'package.json'), 'utf8')) as { private?: boolean }).private !== true,
+    )
     .flatMap((pkg) => {
       const etc = join(root, pkg.folder, 'etc')
       const reports = existsSync(etc) ? readdirSync(etc).filter((file) => file.endsWith('.api.md')) : []
-      const exported = new Set(reports.flatMap((file) => [...readFileSync(join(etc, file), 'utf8').matchAll(/^export (?:abstract )?class (\w+)/gm)].map((match) => match[1]!)))
-      return pkg.files.flatMap((file) => errorClassesOf(file, readFileSync(join(root, file), 'utf8'))).filter((each) => exported.has(each.name))
+      const exported = new Set(
+        reports.flatMap((file) =>
+          [...readFileSync(join(etc, file), 'utf8').matchAll(/^export (?:abstract )?class (\w+)/gm)].map((match) => match[1]!),
+        ),
+      )
+      return pkg.files
+        .flatMap((file) => errorClassesOf(file, readFileSync(join(root, file), 'utf8')))
+        .filter((each) => exported.has(each.name))
     })
 }
 
@@ -56,9 +76,12 @@ function publicErrorClasses(): ErrorClass[] {
 function problemsOf(classes: readonly ErrorClass[]): string[] {
   const byName = new Map(classes.map((each) => [each.name, each]))
   const coded = (each: ErrorClass, seen = new Set<string>()): boolean =>
-    each.base === 'CodedError' || (each.base !== undefined && !seen.has(each.name) && byName.has(each.base) && coded(byName.get(each.base)!, seen.add(each.name)))
+    each.base === 'CodedError' ||
+    (each.base !== undefined && !seen.has(each.name) && byName.has(each.base) && coded(byName.get(each.base)!, seen.add(each.name)))
   return classes.flatMap((each) => [
-    ...(each.name === 'CodedError' || coded(each) ? [] : [`${each.where}: ${each.name} extends ${each.base ?? 'nothing'}, not CodedError of @planmode/context`]),
+    ...(each.name === 'CodedError' || coded(each)
+      ? []
+      : [`${each.where}: ${each.name} extends ${each.base ?? 'nothing'}, not CodedError of @planmode/context`]),
     ...(each.hasIsInstance ? [] : [`${each.where}: ${each.name} has no static isInstance`]),
     ...(each.hasMarker ? [] : [`${each.where}: ${each.name} carries no marker of its own (a computed member set to true)`]),
   ])

@@ -24,7 +24,8 @@ describe('the repository', () => {
       return TIERS.find((tier) => tier.holds(pkg.name, pkg.folder))?.name
     }
     for (const pkg of packages) expect(tierOf(pkg.name), pkg.name).toBeDefined()
-    for (const layer of ['plan-policy', 'plan-commands', 'plan-tool', 'plan-projection', 'plan-guard', 'plan-progress', 'plan-file']) expect(tierOf(`@planmode/${layer}`)).toBe('layers')
+    for (const layer of ['plan-policy', 'plan-commands', 'plan-tool', 'plan-projection', 'plan-guard', 'plan-progress', 'plan-file'])
+      expect(tierOf(`@planmode/${layer}`)).toBe('layers')
     expect(tierOf('@planmode/plan-core')).toBe('core')
     expect(tierOf('@planmode/store')).toBe('core')
     expect(tierOf('@planmode/host')).toBe('host side')
@@ -44,7 +45,9 @@ describe('the repository', () => {
   it("the host's agent loop reads top-down: agents-plugin → agent → turn → step → request, tool-batch, transcript", async () => {
     const { readFileSync } = await import('node:fs')
     const imports = (file: string): string[] =>
-      importsOf(readFileSync(join(root, `packages/host/src/loop/${file}.ts`), 'utf8')).filter((each) => !each.typeOnly).map((each) => each.specifier)
+      importsOf(readFileSync(join(root, `packages/host/src/loop/${file}.ts`), 'utf8'))
+        .filter((each) => !each.typeOnly)
+        .map((each) => each.specifier)
     expect(imports('agents-plugin')).toContain('./agent.js')
     expect(imports('agent')).toContain('./turn.js')
     expect(imports('turn')).toContain('./step.js')
@@ -90,7 +93,15 @@ describe('the import reader', () => {
     ])
     expect(cyclesOf(cyclic)).toEqual(expect.arrayContaining([['step.ts', 'turn.ts'], ['self.ts']]))
     expect(cyclesOf(cyclic)).toHaveLength(2)
-    expect(cyclesOf(new Map([['a.ts', ['b.ts', 'c.ts']], ['b.ts', ['c.ts']], ['c.ts', []]]))).toEqual([])
+    expect(
+      cyclesOf(
+        new Map([
+          ['a.ts', ['b.ts', 'c.ts']],
+          ['b.ts', ['c.ts']],
+          ['c.ts', []],
+        ]),
+      ),
+    ).toEqual([])
   })
 })
 
@@ -107,7 +118,7 @@ const manifest = (name: string, dependencies: readonly string[] = []): string =>
 
 /** A clean workspace: the base, plan-core and the store, two layers, the host, the cli and an app, each importing what it may. */
 const CLEAN: Files = {
-  'pnpm-workspace.yaml': "packages:\n  - packages/*\n  - apps/*\n",
+  'pnpm-workspace.yaml': 'packages:\n  - packages/*\n  - apps/*\n',
   'packages/context/package.json': manifest('@planmode/context'),
   'packages/context/src/index.ts': 'export const context = 1\n',
   'packages/seams/package.json': manifest('@planmode/seams', ['@planmode/context']),
@@ -122,14 +133,16 @@ const CLEAN: Files = {
   'packages/plan-tool/package.json': manifest('@planmode/plan-tool', ['@planmode/plan-core']),
   'packages/plan-tool/src/index.ts': "import { core } from '@planmode/plan-core'\nexport const tool = core\n",
   'packages/plan-policy/package.json': manifest('@planmode/plan-policy', ['@planmode/plan-core']),
-  'packages/plan-policy/src/index.ts': "import { core } from '@planmode/plan-core'\n// import { tool } from '@planmode/plan-tool' (a comment is no import)\nexport const policy = core\n",
+  'packages/plan-policy/src/index.ts':
+    "import { core } from '@planmode/plan-core'\n// import { tool } from '@planmode/plan-tool' (a comment is no import)\nexport const policy = core\n",
   'packages/host/package.json': manifest('@planmode/host', ['@planmode/seams', '@planmode/store']),
   'packages/host/src/index.ts': "import { writer } from '@planmode/store'\nexport const host = writer\n",
   'packages/host/test/host.test.ts': "import { tool } from '@planmode/plan-tool'\nexport const planMode = tool\n",
   'packages/cli/package.json': manifest('@planmode/cli', ['@planmode/host']),
   'packages/cli/src/index.ts': "import { host } from '@planmode/host'\nexport const cli = host\n",
   'apps/demo/package.json': manifest('@planmode/demo', ['@planmode/host', '@planmode/plan-tool']),
-  'apps/demo/src/main.ts': "import { host } from '@planmode/host'\nimport { tool } from '@planmode/plan-tool'\nexport const demo = [host, tool]\n",
+  'apps/demo/src/main.ts':
+    "import { host } from '@planmode/host'\nimport { tool } from '@planmode/plan-tool'\nexport const demo = [host, tool]\n",
 }
 
 function workspace(changes: Files): string {
@@ -148,8 +161,12 @@ describe('a planted violation fails the check, naming it', () => {
   })
 
   it('a layer importing another layer', () => {
-    const problems = importGraphProblems(workspace({ 'packages/plan-policy/src/index.ts': "import { tool } from '@planmode/plan-tool'\nexport const policy = tool\n" }))
-    expect(problems).toEqual(['packages/plan-policy/src/index.ts: @planmode/plan-policy imports @planmode/plan-tool, against the arrows (two packages of tier layers never import each other)'])
+    const problems = importGraphProblems(
+      workspace({ 'packages/plan-policy/src/index.ts': "import { tool } from '@planmode/plan-tool'\nexport const policy = tool\n" }),
+    )
+    expect(problems).toEqual([
+      'packages/plan-policy/src/index.ts: @planmode/plan-policy imports @planmode/plan-tool, against the arrows (two packages of tier layers never import each other)',
+    ])
   })
 
   it('a plan package importing a host package, in its source or its manifest', () => {
@@ -168,17 +185,24 @@ describe('a planted violation fails the check, naming it', () => {
   })
 
   it('a type-only back-edge between packages', () => {
-    const problems = importGraphProblems(workspace({ 'packages/seams/src/index.ts': "import type { host } from '@planmode/host'\nexport type Seam = typeof host\n" }))
-    expect(problems).toContain('packages/seams/src/index.ts: @planmode/seams imports @planmode/host, against the arrows (host side is above base)')
+    const problems = importGraphProblems(
+      workspace({ 'packages/seams/src/index.ts': "import type { host } from '@planmode/host'\nexport type Seam = typeof host\n" }),
+    )
+    expect(problems).toContain(
+      'packages/seams/src/index.ts: @planmode/seams imports @planmode/host, against the arrows (host side is above base)',
+    )
   })
 
   it('the host importing a plan package, or naming plan mode', () => {
     const problems = importGraphProblems(
-      workspace({ 'packages/host/src/index.ts': "import { core } from '@planmode/plan-core'\nexport const host = core\nexport const hint = 'planMode'\n" }),
+      workspace({
+        'packages/host/src/index.ts':
+          "import { core } from '@planmode/plan-core'\nexport const host = core\nexport const hint = 'planMode'\n",
+      }),
     )
     expect(problems).toEqual([
       'packages/host/src/index.ts: @planmode/host imports @planmode/plan-core (the host is plan-agnostic)',
-      'packages/host/src/index.ts:1: the host names plan mode (import { core } from \'@planmode/plan-core\'); it stays plan-agnostic',
+      "packages/host/src/index.ts:1: the host names plan mode (import { core } from '@planmode/plan-core'); it stays plan-agnostic",
       "packages/host/src/index.ts:3: the host names plan mode (export const hint = 'planMode'); it stays plan-agnostic",
     ])
   })
@@ -195,18 +219,27 @@ describe('a planted violation fails the check, naming it', () => {
   })
 
   it('a cycle between packages of a tier whose packages may import each other', () => {
-    const problems = importGraphProblems(workspace({ 'packages/host/src/index.ts': "import { cli } from '@planmode/cli'\nexport const host = cli\n" }))
+    const problems = importGraphProblems(
+      workspace({ 'packages/host/src/index.ts': "import { cli } from '@planmode/cli'\nexport const host = cli\n" }),
+    )
     expect(problems).toEqual(['an import cycle between packages: @planmode/cli ↔ @planmode/host'])
   })
 
   it('a package in no tier', () => {
-    const problems = importGraphProblems(workspace({ 'packages/mystery/package.json': manifest('@planmode/mystery'), 'packages/mystery/src/index.ts': 'export {}\n' }))
-    expect(problems).toEqual(['@planmode/mystery (packages/mystery) is in no tier: place it in the table of scripts/test/import-rules.ts and docs/architecture.md'])
+    const problems = importGraphProblems(
+      workspace({ 'packages/mystery/package.json': manifest('@planmode/mystery'), 'packages/mystery/src/index.ts': 'export {}\n' }),
+    )
+    expect(problems).toEqual([
+      '@planmode/mystery (packages/mystery) is in no tier: place it in the table of scripts/test/import-rules.ts and docs/architecture.md',
+    ])
   })
 
   it('acp importing the host rather than reaching it through the seams', () => {
     const problems = importGraphProblems(
-      workspace({ 'packages/acp/package.json': manifest('@planmode/acp', ['@planmode/host']), 'packages/acp/src/index.ts': "export { host } from '@planmode/host'\n" }),
+      workspace({
+        'packages/acp/package.json': manifest('@planmode/acp', ['@planmode/host']),
+        'packages/acp/src/index.ts': "export { host } from '@planmode/host'\n",
+      }),
     )
     expect(problems).toEqual([
       'packages/acp/package.json: @planmode/acp imports @planmode/host (acp reaches a host through the seams only)',

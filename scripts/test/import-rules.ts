@@ -69,7 +69,11 @@ export const TIERS: readonly Tier[] = [
     ),
   },
   // The private packages that compose everything: the apps, the examples, the benchmarks, the plan layers' joint tests.
-  { name: 'apps', withinTier: true, holds: (name, folder) => /^(apps|examples)\//.test(folder) || folder === 'bench' || name === '@planmode/plan-e2e' },
+  {
+    name: 'apps',
+    withinTier: true,
+    holds: (name, folder) => /^(apps|examples)\//.test(folder) || folder === 'bench' || name === '@planmode/plan-e2e',
+  },
 ]
 
 const PLAN_PACKAGE = /^@planmode\/plan-/
@@ -110,7 +114,9 @@ function codeFiles(root: string, folder: string): string[] {
 
 /** The workspace's packages (the folders `pnpm-workspace.yaml` lists: `dir/*` and plain folders), read from disk. */
 export function workspacePackages(root: string): WorkspacePackage[] {
-  const globs = [...readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8').matchAll(/^\s*-\s*['"]?([\w./*-]+)['"]?\s*$/gm)].map((match) => match[1]!)
+  const globs = [...readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8').matchAll(/^\s*-\s*['"]?([\w./*-]+)['"]?\s*$/gm)].map(
+    (match) => match[1]!,
+  )
   const folders = globs
     .filter((glob) => !glob.includes('@'))
     .flatMap((glob) =>
@@ -122,7 +128,10 @@ export function workspacePackages(root: string): WorkspacePackage[] {
     )
     .filter((folder) => existsSync(join(root, folder, 'package.json')))
   return folders.map((folder) => {
-    const manifest = JSON.parse(readFileSync(join(root, folder, 'package.json'), 'utf8')) as Record<string, Record<string, string> | string | undefined>
+    const manifest = JSON.parse(readFileSync(join(root, folder, 'package.json'), 'utf8')) as Record<
+      string,
+      Record<string, string> | string | undefined
+    >
     const deps = (key: string): string[] => Object.keys((manifest[key] as Record<string, string> | undefined) ?? {})
     return {
       name: manifest.name as string,
@@ -152,13 +161,18 @@ export function importsOf(text: string, fileName = 'file.ts'): ImportOf[] {
       found.push({ specifier: node.moduleSpecifier.text, typeOnly: node.importClause?.isTypeOnly === true })
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier !== undefined && ts.isStringLiteral(node.moduleSpecifier)) {
       found.push({ specifier: node.moduleSpecifier.text, typeOnly: node.isTypeOnly })
-    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference) && ts.isStringLiteral(node.moduleReference.expression)) {
+    } else if (
+      ts.isImportEqualsDeclaration(node) &&
+      ts.isExternalModuleReference(node.moduleReference) &&
+      ts.isStringLiteral(node.moduleReference.expression)
+    ) {
       found.push({ specifier: node.moduleReference.expression.text, typeOnly: node.isTypeOnly })
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
       found.push({ specifier: node.argument.literal.text, typeOnly: true })
     } else if (ts.isCallExpression(node) && node.arguments.length >= 1 && ts.isStringLiteral(node.arguments[0]!)) {
       const callee = node.expression
-      if (callee.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(callee) && callee.text === 'require')) found.push({ specifier: (node.arguments[0] as ts.StringLiteral).text, typeOnly: false })
+      if (callee.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(callee) && callee.text === 'require'))
+        found.push({ specifier: (node.arguments[0] as ts.StringLiteral).text, typeOnly: false })
     }
     ts.forEachChild(node, visit)
   }
@@ -170,7 +184,18 @@ export function importsOf(text: string, fileName = 'file.ts'): ImportOf[] {
 function resolveRelative(root: string, from: string, specifier: string): string | undefined {
   const base = resolve(root, dirname(from), specifier)
   const stem = base.replace(/\.(?:js|mjs|cjs|ts|mts|cts|tsx|jsx)$/, '')
-  const candidates = [base, `${stem}.ts`, `${stem}.tsx`, `${stem}.mts`, `${stem}.cts`, `${stem}.js`, `${stem}.mjs`, `${stem}.cjs`, join(base, 'index.ts'), join(base, 'index.js')]
+  const candidates = [
+    base,
+    `${stem}.ts`,
+    `${stem}.tsx`,
+    `${stem}.mts`,
+    `${stem}.cts`,
+    `${stem}.js`,
+    `${stem}.mjs`,
+    `${stem}.cjs`,
+    join(base, 'index.ts'),
+    join(base, 'index.js'),
+  ]
   const found = candidates.find((file) => existsSync(file) && statSync(file).isFile())
   return found === undefined ? undefined : relative(root, found)
 }
@@ -211,7 +236,8 @@ export function cyclesOf(graph: ReadonlyMap<string, readonly string[]>): string[
 }
 
 /** The package a specifier names (`@planmode/plan-tool/handoff` → `@planmode/plan-tool`), when it is a scoped or plain package name. */
-const packageOf = (specifier: string): string => (specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!)
+const packageOf = (specifier: string): string =>
+  specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!
 
 /** What the repository's import graph breaks, one sentence a violation; empty when it keeps every rule. */
 export function importGraphProblems(root: string, tiers: readonly Tier[] = TIERS): string[] {
@@ -221,7 +247,10 @@ export function importGraphProblems(root: string, tiers: readonly Tier[] = TIERS
   const rank = new Map<string, number>()
   for (const pkg of packages) {
     const at = tiers.findIndex((tier) => tier.holds(pkg.name, pkg.folder))
-    if (at < 0) problems.push(`${pkg.name} (${pkg.folder}) is in no tier: place it in the table of scripts/test/import-rules.ts and docs/architecture.md`)
+    if (at < 0)
+      problems.push(
+        `${pkg.name} (${pkg.folder}) is in no tier: place it in the table of scripts/test/import-rules.ts and docs/architecture.md`,
+      )
     else rank.set(pkg.name, at)
   }
   const arrow = (from: string, to: string, where: string): void => {
@@ -231,7 +260,8 @@ export function importGraphProblems(root: string, tiers: readonly Tier[] = TIERS
       const why = b > a ? `${tiers[b]!.name} is above ${tiers[a]!.name}` : `two packages of tier ${tiers[a]!.name} never import each other`
       problems.push(`${where}: ${from} imports ${to}, against the arrows (${why})`)
     }
-    for (const [importer, target, why] of FORBIDDEN) if (from === importer && target.test(to)) problems.push(`${where}: ${from} imports ${to} (${why})`)
+    for (const [importer, target, why] of FORBIDDEN)
+      if (from === importer && target.test(to)) problems.push(`${where}: ${from} imports ${to} (${why})`)
   }
   const packageGraph = new Map<string, string[]>(packages.map((pkg) => [pkg.name, []]))
   const link = (from: string, to: string): void => {

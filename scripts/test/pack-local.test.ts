@@ -10,7 +10,7 @@ describe('pnpm pack:local', () => {
   })
 
   it('prints one npm install line with every tarball, quoting paths a shell would split', () => {
-    expect(installLine(['/tmp/a/planmode-context-0.2.0.tgz', "/tmp/my dir/planmode-seams-0.2.0.tgz"], '20.20.2')).toBe(
+    expect(installLine(['/tmp/a/planmode-context-0.2.0.tgz', '/tmp/my dir/planmode-seams-0.2.0.tgz'], '20.20.2')).toBe(
       "npm install /tmp/a/planmode-context-0.2.0.tgz '/tmp/my dir/planmode-seams-0.2.0.tgz' ai@6",
     )
   })

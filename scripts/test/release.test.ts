@@ -53,7 +53,12 @@ describe('the release tooling reads what changesets writes', () => {
 
   it('names a peer range that admits a version older than the API it uses', () => {
     const core = { name: '@x/core', dir: '', file: 'core', manifest: { version: '0.3.1' } }
-    const layer = { name: '@x/layer', dir: '', file: 'layer', manifest: { version: '0.1.0', peerDependencies: { '@x/core': 'workspace:>=0.1.0 <1.0.0', other: '^1.0.0' } } }
+    const layer = {
+      name: '@x/layer',
+      dir: '',
+      file: 'layer',
+      manifest: { version: '0.1.0', peerDependencies: { '@x/core': 'workspace:>=0.1.0 <1.0.0', other: '^1.0.0' } },
+    }
     expect(peerFloorProblems([core, layer], () => '0.3.0')).toEqual([
       { name: '@x/layer', file: 'layer', peer: '@x/core', range: 'workspace:>=0.1.0 <1.0.0', needed: '0.3.0', current: '0.3.1' },
     ])
@@ -72,7 +77,9 @@ describe('the released packages', () => {
       // A package new since the last cut: no release yet, and a pending changeset that the next cut versions it by.
       expect(existsSync(file), `${file}: a package at 0.0.0 has not been released, so it has no CHANGELOG.md yet`).toBe(false)
       const pending = readdirSync(join(root, '.changeset')).filter((name) => name.endsWith('.md') && name !== 'README.md')
-      const named = pending.filter((name) => new RegExp(`^['"]${pkg.name}['"]:`, 'm').test(readFileSync(join(root, '.changeset', name), 'utf8')))
+      const named = pending.filter((name) =>
+        new RegExp(`^['"]${pkg.name}['"]:`, 'm').test(readFileSync(join(root, '.changeset', name), 'utf8')),
+      )
       expect(named, `${pkg.name} is at 0.0.0: a pending changeset must name it`).not.toEqual([])
       return
     }

@@ -50,12 +50,19 @@ describe('the workflow linter (actionlint, offline)', () => {
 
 describe('the API report step of the pull-request workflow', () => {
   it('reads the packages a changeset names', () => {
-    expect(changesetPackages("---\n'@planmode/ai-sdk': minor\n\"@planmode/host\": patch\n---\n\nText: patch\n")).toEqual(['@planmode/ai-sdk', '@planmode/host'])
+    expect(changesetPackages('---\n\'@planmode/ai-sdk\': minor\n"@planmode/host": patch\n---\n\nText: patch\n')).toEqual([
+      '@planmode/ai-sdk',
+      '@planmode/host',
+    ])
     expect(changesetPackages('no front matter')).toEqual([])
   })
 
   it('names a stale report and a changed package without a changeset', () => {
-    const problems = problemsOf({ stale: ['packages/host/etc/host.api.md'], changed: ['@planmode/host', '@planmode/seams'], named: ['@planmode/seams'] })
+    const problems = problemsOf({
+      stale: ['packages/host/etc/host.api.md'],
+      changed: ['@planmode/host', '@planmode/seams'],
+      named: ['@planmode/seams'],
+    })
     expect(problems).toHaveLength(2)
     expect(problems[0]).toContain('`packages/host/etc/host.api.md` is stale')
     expect(problems[1]).toContain("`@planmode/host`'s public surface changed and no changeset")
@@ -80,7 +87,10 @@ describe('the API report step of the pull-request workflow', () => {
     const step = () => {
       const outputs = join(dir, 'outputs')
       writeFileSync(outputs, '')
-      execFileSync('node', [join(root, '.github/scripts/api-report-diff.mjs'), base, join(dir, 'report.md')], { cwd: dir, env: { ...process.env, GITHUB_OUTPUT: outputs, GITHUB_STEP_SUMMARY: '' } })
+      execFileSync('node', [join(root, '.github/scripts/api-report-diff.mjs'), base, join(dir, 'report.md')], {
+        cwd: dir,
+        env: { ...process.env, GITHUB_OUTPUT: outputs, GITHUB_STEP_SUMMARY: '' },
+      })
       return { outputs: readFileSync(outputs, 'utf8'), report: readFileSync(join(dir, 'report.md'), 'utf8') }
     }
     let { outputs, report } = step()
@@ -95,7 +105,10 @@ describe('the API report step of the pull-request workflow', () => {
     expect(outputs).toBe('changed=true\nproblems=0\n')
 
     // What `pnpm api` regenerates from the code differs from the committed report.
-    writeFileSync(join(dir, 'packages/x/etc/x.api.md'), 'export function a(): void;\nexport function b(): void;\nexport function c(): void;\n')
+    writeFileSync(
+      join(dir, 'packages/x/etc/x.api.md'),
+      'export function a(): void;\nexport function b(): void;\nexport function c(): void;\n',
+    )
     ;({ outputs, report } = step())
     expect(outputs).toBe('changed=true\nproblems=1\n')
     expect(report).toContain('`packages/x/etc/x.api.md` is stale')

@@ -90,7 +90,8 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
   let copied: string | undefined
   const resumedWorkspace = resumeId === undefined ? undefined : loggedWorkspace(join(sessionDir, `${resumeId}.jsonl`))
   // Read before the host logs this run's workspace.
-  const goneWorkspace = resumeId !== undefined && resumedWorkspace === undefined ? lastLoggedWorkspace(join(sessionDir, `${resumeId}.jsonl`)) : undefined
+  const goneWorkspace =
+    resumeId !== undefined && resumedWorkspace === undefined ? lastLoggedWorkspace(join(sessionDir, `${resumeId}.jsonl`)) : undefined
   if (options.workspace === undefined && resumedWorkspace !== undefined) {
     workspace = resumedWorkspace
   } else if (options.workspace !== undefined) {
@@ -106,7 +107,10 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
 
   let host: DemoHost | undefined
   // On a terminal the prompt stays below the output and typed keys stay on it (see LiveScreen).
-  const screen = tty && wantsLiveScreen(io.stdin, out, io.env) ? new LiveScreen(out, (frame, label) => `${style.cyan(frame)} ${style.dim(label)} `) : undefined
+  const screen =
+    tty && wantsLiveScreen(io.stdin, out, io.env)
+      ? new LiveScreen(out, (frame, label) => `${style.cyan(frame)} ${style.dim(label)} `)
+      : undefined
   let reviewOpen = false
   let repromptQueued = false
   let reprompt: () => void = () => {}
@@ -131,7 +135,11 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
     out: transcript,
     style,
     planSection: section,
-    present: (name, input) => host?.ctx.get('tools')?.get(name)?.presentCall?.(input as never),
+    present: (name, input) =>
+      host?.ctx
+        .get('tools')
+        ?.get(name)
+        ?.presentCall?.(input as never),
     live: screen !== undefined,
     width: screen?.width,
     placement: options.placement,
@@ -222,52 +230,54 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
       // The entry question (SPEC §12) is not a review of a plan.
       const label = enterApproveLabel(question) === undefined ? 'review ›' : 'plan mode? ›'
       for (;;) {
-      if (tty) {
-        reviewOpen = true
-        screen?.setWorking(false)
-        showReadline(`${style.yellow(label)} `, false)
-      }
-      const line = await lines.next(signal, true).finally(() => {
-        reviewOpen = false
-        screen?.hidePrompt()
-        screen?.setWorking(host?.agent.status === 'running')
-        // The model works on the answer: show the prompt with the indicator until output comes.
-        setImmediate(() => reprompt())
-      })
-      if (line === undefined) return undefined
-      if (!tty) out.write(`${style.yellow(label)} ${printableLine(line)}\n`)
-      const typed = line.trim()
-      if (/^\/(plans|help)(\s|$)/.test(typed)) {
-        // The history and the help are read-only: look at them without leaving the review.
-        await host?.submit(line)
-        continue
-      }
-      if (typed.startsWith('/')) {
-        if (host?.isCommand(typed) !== true) {
-          // A mistyped command must not throw the review away.
-          renderer.warn(`unknown command ${printableLine(typed.split(/\s/)[0]!)}: the ${enterApproveLabel(question) === undefined ? 'review' : 'question'} is still open (/help lists the commands)`)
+        if (tty) {
+          reviewOpen = true
+          screen?.setWorking(false)
+          showReadline(`${style.yellow(label)} `, false)
+        }
+        const line = await lines.next(signal, true).finally(() => {
+          reviewOpen = false
+          screen?.hidePrompt()
+          screen?.setWorking(host?.agent.status === 'running')
+          // The model works on the answer: show the prompt with the indicator until output comes.
+          setImmediate(() => reprompt())
+        })
+        if (line === undefined) return undefined
+        if (!tty) out.write(`${style.yellow(label)} ${printableLine(line)}\n`)
+        const typed = line.trim()
+        if (/^\/(plans|help)(\s|$)/.test(typed)) {
+          // The history and the help are read-only: look at them without leaving the review.
+          await host?.submit(line)
           continue
         }
-        // A command dismisses the review; the prompt then runs it.
-        lines.unshift(line)
-        return undefined
+        if (typed.startsWith('/')) {
+          if (host?.isCommand(typed) !== true) {
+            // A mistyped command must not throw the review away.
+            renderer.warn(
+              `unknown command ${printableLine(typed.split(/\s/)[0]!)}: the ${enterApproveLabel(question) === undefined ? 'review' : 'question'} is still open (/help lists the commands)`,
+            )
+            continue
+          }
+          // A command dismisses the review; the prompt then runs it.
+          lines.unshift(line)
+          return undefined
+        }
+        const step = draft.read(line)
+        if (step.kind === 'note') {
+          if (step.refused === true) renderer.warn(step.text)
+          else renderer.hint(step.text)
+          continue
+        }
+        if (step.kind === 'edit') {
+          const edited = await editPlan(draft.edit ?? question.detail ?? '', signal)
+          if (edited === undefined) return undefined
+          renderer.info(draft.setEdit(edited))
+          continue
+        }
+        answers.push(step.answer)
+        break
       }
-      const step = draft.read(line)
-      if (step.kind === 'note') {
-        if (step.refused === true) renderer.warn(step.text)
-        else renderer.hint(step.text)
-        continue
-      }
-      if (step.kind === 'edit') {
-        const edited = await editPlan(draft.edit ?? question.detail ?? '', signal)
-        if (edited === undefined) return undefined
-        renderer.info(draft.setEdit(edited))
-        continue
-      }
-      answers.push(step.answer)
-      break
     }
-  }
     return answers
   }
 
@@ -308,8 +318,11 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
   renderer.info(
     `guidance:  ${options.placement === 'transcript' ? 'a transcript message (the system prompt and tools never change)' : 'in the system prompt (--placement transcript sends it as a message)'}`,
   )
-  renderer.info(`guard:     ${options.guard ? 'on: tools that are not read-only are refused in plan mode' : 'off: plan mode guides, nothing is blocked (--guard refuses edits)'}`)
-  if (isSampleProject(workspace)) renderer.info("checks:    a step that names tests is done only when the sample project's tests pass (node --test)")
+  renderer.info(
+    `guard:     ${options.guard ? 'on: tools that are not read-only are refused in plan mode' : 'off: plan mode guides, nothing is blocked (--guard refuses edits)'}`,
+  )
+  if (isSampleProject(workspace))
+    renderer.info("checks:    a step that names tests is done only when the sample project's tests pass (node --test)")
   const planFile = active.ctx.get('planFile')
   if (planFile !== undefined) renderer.info(`plan file: ${planFile.pathOf(active.session.id)}`)
   renderer.info(
@@ -318,11 +331,15 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
       : 'handoff:   an approval can hand the plan to a fresh session (--models a,b offers models too)',
   )
   if (options.requireSections.length > 0) {
-    renderer.info(`sections:  a plan needs ${options.requireSections.map((name) => `“${name}”`).join(', ')} before it is reviewed; without one it goes back to the model`)
+    renderer.info(
+      `sections:  a plan needs ${options.requireSections.map((name) => `“${name}”`).join(', ')} before it is reviewed; without one it goes back to the model`,
+    )
   }
   if (resumeId !== undefined) {
     const state = active.planState()
-    renderer.info(`resumed ${active.session.events.length} events; plan mode ${state.active ? 'on' : 'off'}${state.pending === undefined ? '' : ` (pending → ${state.pending ? 'on' : 'off'})`}`)
+    renderer.info(
+      `resumed ${active.session.events.length} events; plan mode ${state.active ? 'on' : 'off'}${state.pending === undefined ? '' : ` (pending → ${state.pending ? 'on' : 'off'})`}`,
+    )
     const revisions = active.history()?.revisions ?? []
     // A crashed turn is over (the store closed it when it opened the log): say so, and what it left unanswered.
     const cut = active.lastInterrupted()
@@ -333,22 +350,36 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
           // A review answered before the process ended (its record logged, its result not) is not interrupted.
           const revision = revisions.find((item) => item.toolCallId === call.toolCallId)
           if (revision?.status === 'open') {
-            renderer.ended(`the review of plan #${revision.rev} “${printableLine(revision.title)}” was open then and is interrupted: nothing was answered; type a message to go on`)
+            renderer.ended(
+              `the review of plan #${revision.rev} “${printableLine(revision.title)}” was open then and is interrupted: nothing was answered; type a message to go on`,
+            )
           }
         } else if (call.toolName === 'enter_plan_mode') {
-          renderer.ended('the question whether to enter plan mode was open then and is interrupted: nothing was answered; type a message to go on')
+          renderer.ended(
+            'the question whether to enter plan mode was open then and is interrupted: nothing was answered; type a message to go on',
+          )
         } else renderer.ended(`its call of ${printableLine(call.toolName)} had not finished; the model reads it as failed`)
       }
     }
     const latest = revisions.at(-1)
-    if (latest !== undefined) renderer.info(`latest plan: ${revisionLine(latest, active.interruptedCalls())} (${revisions.length} in all; /plans lists them)`)
+    if (latest !== undefined)
+      renderer.info(`latest plan: ${revisionLine(latest, active.interruptedCalls())} (${revisions.length} in all; /plans lists them)`)
     const origin = active.origin()
-    if (origin !== undefined) renderer.info(`handed on: this session carries out “${printableLine(origin.title)}”, approved in session ${printableLine(origin.session)}`)
+    if (origin !== undefined)
+      renderer.info(
+        `handed on: this session carries out “${printableLine(origin.title)}”, approved in session ${printableLine(origin.session)}`,
+      )
     const tracked = active.progress()
-    if (tracked?.plan != null && tracked.total > 0) renderer.info(`progress:  plan ${tracked.done}/${tracked.total} “${printableLine(tracked.plan.title)}” (/plans progress lists the steps)`)
+    if (tracked?.plan != null && tracked.total > 0)
+      renderer.info(
+        `progress:  plan ${tracked.done}/${tracked.total} “${printableLine(tracked.plan.title)}” (/plans progress lists the steps)`,
+      )
     const resumed = active.resumedModel
     if (resumed?.kind === 'model') renderer.info(`model:     goes on with ${resumed.id}, as the review chose (--models)`)
-    else if (resumed?.kind === 'unknown') renderer.warn(`the review handed this session's plan to model "${printableLine(resumed.name)}", which --models does not name now; the default model goes on (add --models ${printableLine(resumed.name)})`)
+    else if (resumed?.kind === 'unknown')
+      renderer.warn(
+        `the review handed this session's plan to model "${printableLine(resumed.name)}", which --models does not name now; the default model goes on (add --models ${printableLine(resumed.name)})`,
+      )
   }
   if (options.plan) {
     const result = await active.ctx.require('planMode').set(active.agent, true)
@@ -447,7 +478,8 @@ export async function runInteractive(argv: readonly string[], io: InteractiveIo)
   }
   renderer.info(`session saved: ${active.session.file ?? active.session.id}`)
   // The sessions it handed plans on from (SPEC §18) are kept too; --resume reopens each.
-  for (const earlier of active.sessions.slice(0, -1)) renderer.info(`handed off from: ${earlier.file ?? earlier.id} (--resume ${earlier.id} reopens it)`)
+  for (const earlier of active.sessions.slice(0, -1))
+    renderer.info(`handed off from: ${earlier.file ?? earlier.id} (--resume ${earlier.id} reopens it)`)
   if (copied !== undefined) renderer.info(`workspace kept: ${copied} (--resume works in it again)`)
   renderer.info(
     `resume with: ${resumeCommand(active.session.file ?? active.session.id, { placement: options.placement, guard: options.guard, requireSections: options.requireSections, models: options.models })}`,

@@ -36,29 +36,41 @@ export interface HandoffStagesResult {
 
 const typeOf = (event: SessionEvent): string => event.type as string
 const dataOf = (event: SessionEvent | undefined): Record<string, unknown> => (event?.data ?? {}) as unknown as Record<string, unknown>
-const textOf = (event: SessionEvent): string => (event.type === 'user/message' ? event.data.content.map((block) => (block.type === 'text' ? block.text : '')).join('') : '')
+const textOf = (event: SessionEvent): string =>
+  event.type === 'user/message' ? event.data.content.map((block) => (block.type === 'text' ? block.text : '')).join('') : ''
 const exitCalls = (events: readonly SessionEvent[]): { id: string; plan: string; index: number }[] =>
   events.flatMap((event, index) =>
     event.type === 'assistant/message'
       ? event.data.content.flatMap((block) =>
-          block.type === 'tool-call' && block.toolName === 'exit_plan_mode' ? [{ id: block.toolCallId, plan: String((block.input as { plan?: unknown }).plan), index }] : [],
+          block.type === 'tool-call' && block.toolName === 'exit_plan_mode'
+            ? [{ id: block.toolCallId, plan: String((block.input as { plan?: unknown }).plan), index }]
+            : [],
         )
       : [],
   )
-const resultIndex = (events: readonly SessionEvent[], toolCallId: string): number => events.findIndex((event) => event.type === 'tool/result' && event.data.toolCallId === toolCallId)
+const resultIndex = (events: readonly SessionEvent[], toolCallId: string): number =>
+  events.findIndex((event) => event.type === 'tool/result' && event.data.toolCallId === toolCallId)
 const record = (events: readonly SessionEvent[], toolCallId: string): Record<string, unknown> | undefined =>
   events.map(dataOf).find((data, index) => typeOf(events[index]!) === 'plan/review' && data.toolCallId === toolCallId)
 
 /** Whether the `plan/progress` lists of a log move forward one step at a time and end with every step done. */
 function progressedToTheEnd(events: readonly SessionEvent[], plan: string, total: number): boolean {
-  const lists = events.filter((event) => typeOf(event) === 'plan/progress' && dataOf(event).plan === plan).map((event) => dataOf(event).steps as { status: string }[])
+  const lists = events
+    .filter((event) => typeOf(event) === 'plan/progress' && dataOf(event).plan === plan)
+    .map((event) => dataOf(event).steps as { status: string }[])
   if (lists.length < 2) return false
   const done = (steps: { status: string }[]): number => steps.filter((step) => step.status === 'done' || step.status === 'skipped').length
-  const forward = lists.every((steps, at) => steps.length === total && steps.filter((step) => step.status === 'in_progress').length <= 1 && (at === 0 || done(steps) >= done(lists[at - 1]!)))
+  const forward = lists.every(
+    (steps, at) =>
+      steps.length === total &&
+      steps.filter((step) => step.status === 'in_progress').length <= 1 &&
+      (at === 0 || done(steps) >= done(lists[at - 1]!)),
+  )
   return forward && done(lists.at(-1)!) === total
 }
 
-const fullyDone = (view: PlanProgressView | undefined, total: number): boolean => view?.plan != null && view.total === total && view.done === total && view.active === null
+const fullyDone = (view: PlanProgressView | undefined, total: number): boolean =>
+  view?.plan != null && view.total === total && view.done === total && view.active === null
 
 /** Runs stages 10-12 (see the file's head). */
 export async function runHandoffStages(input: HandoffStagesInput): Promise<HandoffStagesResult> {
@@ -75,12 +87,14 @@ export async function runHandoffStages(input: HandoffStagesInput): Promise<Hando
     asked.push(...questions)
     return next === undefined ? undefined : questions.map((question) => ({ id: question.id, ...next(question) }))
   }
-  const choose = (label: string) => (question: UserQuestion): Omit<UserAnswer, 'id'> => {
-    const choices = handoffChoices(question)
-    const at = choices.findIndex((choice) => choice.label === label)
-    renderer.info(`(the reviewer picks ${question.options.length + at + 1}. ${label})`)
-    return { selected: ['Approve'], ...(at < 0 ? {} : { handoff: choices[at]!.handoff }) }
-  }
+  const choose =
+    (label: string) =>
+    (question: UserQuestion): Omit<UserAnswer, 'id'> => {
+      const choices = handoffChoices(question)
+      const at = choices.findIndex((choice) => choice.label === label)
+      renderer.info(`(the reviewer picks ${question.options.length + at + 1}. ${label})`)
+      return { selected: ['Approve'], ...(at < 0 ? {} : { handoff: choices[at]!.handoff }) }
+    }
   const send = async (line: string): Promise<void> => {
     renderer.prompt(host!.badge(), line, host!.status())
     await host!.submit(line)
@@ -91,7 +105,9 @@ export async function runHandoffStages(input: HandoffStagesInput): Promise<Hando
   renderer.stage('10. Approve with a model: the next steps use it (--models fast,careful)')
   host = await createDemoHost(options)
   const handing = host.session
-  renderer.info(`session: ${handing.id} on a fresh copy of the sample project; the review offers the handoff models and a fresh session, and the plan is kept in ${planDir}`)
+  renderer.info(
+    `session: ${handing.id} on a fresh copy of the sample project; the review offers the handoff models and a fresh session, and the plan is kept in ${planDir}`,
+  )
   scripted.push(choose('Approve with fast'))
   await send(`/plan ${SHOWCASE_MODEL_GOAL}`)
   const first = [...handing.events]
@@ -100,8 +116,11 @@ export async function runHandoffStages(input: HandoffStagesInput): Promise<Hando
   check(
     'the review offers the handoff: Approve with fast or careful, or in a fresh session',
     review !== undefined &&
-      JSON.stringify((review.intent as { handoff?: unknown } | undefined)?.handoff) === JSON.stringify({ fresh: true, models: [...SHOWCASE_MODELS] }) &&
-      handoffChoices(review).map((choice) => choice.label).join('|') ===
+      JSON.stringify((review.intent as { handoff?: unknown } | undefined)?.handoff) ===
+        JSON.stringify({ fresh: true, models: [...SHOWCASE_MODELS] }) &&
+      handoffChoices(review)
+        .map((choice) => choice.label)
+        .join('|') ===
         'Approve with fast|Approve with careful|Approve in a fresh session|Approve in a fresh session with fast|Approve in a fresh session with careful',
   )
   const approvedAt = modelExit === undefined ? -1 : resultIndex(first, modelExit.id)
@@ -136,16 +155,23 @@ export async function runHandoffStages(input: HandoffStagesInput): Promise<Hando
   const fileText = planFile !== undefined && existsSync(planFile) ? readFileSync(planFile, 'utf8') : ''
   const [, front = '', body = ''] = /^---\n([\s\S]*?)\n---\n([\s\S]*)$/.exec(fileText) ?? []
   renderer.info(`${planFile ?? '(no plan file)'}:`)
-  renderer.block([...front.split('\n').map((line) => `  ${line}`), `  (then the plan: ${body.trimEnd().split('\n').length} lines)`].join('\n'))
+  renderer.block(
+    [...front.split('\n').map((line) => `  ${line}`), `  (then the plan: ${body.trimEnd().split('\n').length} lines)`].join('\n'),
+  )
   const latest = host.history()?.revisions.at(-1)
-  if (latest !== undefined) renderer.info(`latest plan: ${revisionLine(latest)}; /plans progress: plan ${tracked?.done ?? 0}/${tracked?.total ?? 0}`)
+  if (latest !== undefined)
+    renderer.info(`latest plan: ${revisionLine(latest)}; /plans progress: plan ${tracked?.done ?? 0}/${tracked?.total ?? 0}`)
   check(
     "the plan file's front matter and text are the latest revision's, with its progress",
     latest !== undefined &&
       front ===
-        [`session: ${JSON.stringify(handing.id)}`, `rev: ${latest.rev}`, `status: ${JSON.stringify(latest.status)}`, `title: ${JSON.stringify(latest.title)}`, `progress: ${JSON.stringify(`${tracked?.done}/${tracked?.total}`)}`].join(
-          '\n',
-        ) &&
+        [
+          `session: ${JSON.stringify(handing.id)}`,
+          `rev: ${latest.rev}`,
+          `status: ${JSON.stringify(latest.status)}`,
+          `title: ${JSON.stringify(latest.title)}`,
+          `progress: ${JSON.stringify(`${tracked?.done}/${tracked?.total}`)}`,
+        ].join('\n') &&
       latest.status === 'approved' &&
       body === (latest.approvedPlan ?? latest.plan),
   )
@@ -164,8 +190,13 @@ export async function runHandoffStages(input: HandoffStagesInput): Promise<Hando
     freshExit !== undefined &&
       JSON.stringify(record(second, freshExit.id)?.handoff) === JSON.stringify({ fresh: true, model: 'careful' }) &&
       stopText.startsWith('The user approved the plan and will carry it out in a fresh session.') &&
-      !second.slice(freshAt).some((event) => event.type === 'step/start' || event.type === 'request/header' || event.type === 'assistant/message') &&
-      second.slice(-2).map((event) => event.type).join(' ') === 'turn/end plan/mode', // SPEC §22.2: the exit is logged right after the turn/end
+      !second
+        .slice(freshAt)
+        .some((event) => event.type === 'step/start' || event.type === 'request/header' || event.type === 'assistant/message') &&
+      second
+        .slice(-2)
+        .map((event) => event.type)
+        .join(' ') === 'turn/end plan/mode', // SPEC §22.2: the exit is logged right after the turn/end
   )
   const log = [...fresh.events]
   const origin = dataOf(log[0])
@@ -192,11 +223,19 @@ export async function runHandoffStages(input: HandoffStagesInput): Promise<Hando
   await send('/plans progress')
   check(
     'there update_plan tracks the plan step by step until every step is done (plan/progress in its log)',
-    freshExit !== undefined && progressedToTheEnd(log, freshExit.id, 5) && fullyDone(host.progress(), 5) && host.status().model === 'careful',
+    freshExit !== undefined &&
+      progressedToTheEnd(log, freshExit.id, 5) &&
+      fullyDone(host.progress(), 5) &&
+      host.status().model === 'careful',
   )
   const tests = spawnSync(process.execPath, ['--test'], { cwd: workspace, encoding: 'utf8' })
-  renderer.info(`node --test in this workspace: ${/# pass (\d+)/.exec(tests.stdout)?.[1] ?? '?'} passed, ${/# fail (\d+)/.exec(tests.stdout)?.[1] ?? '?'} failed`)
-  check('the fresh session did the work: the workspace tests pass', tests.status === 0 && readFileSync(join(workspace, 'src/tasks.js'), 'utf8').includes('{ due }'))
+  renderer.info(
+    `node --test in this workspace: ${/# pass (\d+)/.exec(tests.stdout)?.[1] ?? '?'} passed, ${/# fail (\d+)/.exec(tests.stdout)?.[1] ?? '?'} failed`,
+  )
+  check(
+    'the fresh session did the work: the workspace tests pass',
+    tests.status === 0 && readFileSync(join(workspace, 'src/tasks.js'), 'utf8').includes('{ due }'),
+  )
   const sessionFile = handing.file
   const freshSessionFile = fresh.file
   await host.close()
@@ -219,10 +258,16 @@ export async function runHandoffStages(input: HandoffStagesInput): Promise<Hando
   await host.close()
   host = await createDemoHost({ ...options, resume: fresh.id })
   const reopened = host.progress()
-  renderer.info(`reopened ${fresh.id}: carries out “${host.origin()?.title ?? '?'}” from ${host.origin()?.session ?? '?'}; plan ${reopened?.done ?? 0}/${reopened?.total ?? 0}; model ${host.modelId() ?? 'default'}`)
+  renderer.info(
+    `reopened ${fresh.id}: carries out “${host.origin()?.title ?? '?'}” from ${host.origin()?.session ?? '?'}; plan ${reopened?.done ?? 0}/${reopened?.total ?? 0}; model ${host.modelId() ?? 'default'}`,
+  )
   check(
     'both sessions reopen from their logs: the handing one with its approved plan and plan mode off, the fresh one with its progress and model',
-    handingOk && host.origin()?.session === handing.id && fullyDone(reopened, 5) && host.modelId() === 'careful' && host.resumedModel?.kind === 'model',
+    handingOk &&
+      host.origin()?.session === handing.id &&
+      fullyDone(reopened, 5) &&
+      host.modelId() === 'careful' &&
+      host.resumedModel?.kind === 'model',
   )
   await host.close()
   host = undefined

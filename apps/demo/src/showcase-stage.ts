@@ -27,7 +27,11 @@ export function stageRenderer(input: StageInput, host: () => DemoHost | undefine
     out: input.out,
     style: input.style,
     planSection: input.section,
-    present: (name, args) => host()?.ctx.get('tools')?.get(name)?.presentCall?.(args as never),
+    present: (name, args) =>
+      host()
+        ?.ctx.get('tools')
+        ?.get(name)
+        ?.presentCall?.(args as never),
   })
   input.useRenderer(renderer)
   return renderer

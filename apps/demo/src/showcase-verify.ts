@@ -21,21 +21,32 @@ function updateCalls(events: readonly SessionEvent[]): UpdateCall[] {
   const results = new Map<string, { isError: boolean; text: string; index: number }>()
   events.forEach((event, index) => {
     if (event.type === 'tool/result' && event.data.toolName === 'update_plan') {
-      results.set(event.data.toolCallId, { isError: event.data.isError === true, text: event.data.content.map((block) => block.text).join(''), index })
+      results.set(event.data.toolCallId, {
+        isError: event.data.isError === true,
+        text: event.data.content.map((block) => block.text).join(''),
+        index,
+      })
     }
   })
   return events.flatMap((event) =>
     event.type === 'assistant/message'
       ? event.data.content.flatMap((block) =>
           block.type === 'tool-call' && block.toolName === 'update_plan'
-            ? [{ id: block.toolCallId, updates: ((block.input as { updates?: { step: number; status: string }[] }).updates ?? []), result: results.get(block.toolCallId) }]
+            ? [
+                {
+                  id: block.toolCallId,
+                  updates: (block.input as { updates?: { step: number; status: string }[] }).updates ?? [],
+                  result: results.get(block.toolCallId),
+                },
+              ]
             : [],
         )
       : [],
   )
 }
 
-const marksDone = (call: UpdateCall, step: number): boolean => call.updates.some((update) => update.step === step && update.status === 'done')
+const marksDone = (call: UpdateCall, step: number): boolean =>
+  call.updates.some((update) => update.step === step && update.status === 'done')
 
 /** Runs stage 13 (see the file's head). Returns the session's log file. */
 export async function runVerifyStage(input: StageInput): Promise<string | undefined> {
@@ -46,7 +57,9 @@ export async function runVerifyStage(input: StageInput): Promise<string | undefi
   renderer.stage('13. A step is done when the checks say so: marked done too early, refused, fixed, marked again')
   host = await createDemoHost({ sessionDir, workspace, model: input.model, section, renderer, style, answer, verifyTests: true })
   const { session } = host
-  renderer.info(`session: ${session.id} on a fresh copy of the sample project, composed with the step check: a step that names tests is done only when node --test passes there`)
+  renderer.info(
+    `session: ${session.id} on a fresh copy of the sample project, composed with the step check: a step that names tests is done only when node --test passes there`,
+  )
   const send = async (line: string): Promise<void> => {
     renderer.prompt(host!.badge(), line, host!.status())
     await host!.submit(line)
@@ -59,15 +72,24 @@ export async function runVerifyStage(input: StageInput): Promise<string | undefi
   const early = updates.find((call) => marksDone(call, 1))
   const again = updates.find((call) => call !== early && marksDone(call, 1))
   const progressOf = (call: UpdateCall | undefined): boolean =>
-    call !== undefined && events.some((event) => (event.type as string) === 'plan/progress' && (event.data as unknown as { toolCallId?: string }).toolCallId === call.id)
+    call !== undefined &&
+    events.some(
+      (event) => (event.type as string) === 'plan/progress' && (event.data as unknown as { toolCallId?: string }).toolCallId === call.id,
+    )
   check(
     'update_plan marked the tests step done before the code existed: refused with the failing tests, nothing logged',
     early?.result?.isError === true &&
-      /^Error: update_plan: step 1 is not done:\n- the workspace's tests fail \(node --test: \d+ of \d+ failed — “reopen makes a finished task open again”/.test(early.result.text) &&
+      /^Error: update_plan: step 1 is not done:\n- the workspace's tests fail \(node --test: \d+ of \d+ failed — “reopen makes a finished task open again”/.test(
+        early.result.text,
+      ) &&
       !progressOf(early),
   )
   const fixedAt = events.findIndex(
-    (event, index) => index > (early?.result?.index ?? Number.MAX_SAFE_INTEGER) && event.type === 'tool/result' && event.data.toolName === 'edit_file' && !event.data.isError,
+    (event, index) =>
+      index > (early?.result?.index ?? Number.MAX_SAFE_INTEGER) &&
+      event.type === 'tool/result' &&
+      event.data.toolName === 'edit_file' &&
+      !event.data.isError,
   )
   const tracked = host.progress()
   check(
@@ -81,8 +103,13 @@ export async function runVerifyStage(input: StageInput): Promise<string | undefi
       tracked.total === 3,
   )
   const tests = spawnSync(process.execPath, ['--test'], { cwd: workspace, encoding: 'utf8' })
-  renderer.info(`node --test in this workspace: ${/# pass (\d+)/.exec(tests.stdout)?.[1] ?? '?'} passed, ${/# fail (\d+)/.exec(tests.stdout)?.[1] ?? '?'} failed`)
-  check('the sample project’s tests pass, the new ones included', tests.status === 0 && /reopen makes a finished task open again/.test(tests.stdout))
+  renderer.info(
+    `node --test in this workspace: ${/# pass (\d+)/.exec(tests.stdout)?.[1] ?? '?'} passed, ${/# fail (\d+)/.exec(tests.stdout)?.[1] ?? '?'} failed`,
+  )
+  check(
+    'the sample project’s tests pass, the new ones included',
+    tests.status === 0 && /reopen makes a finished task open again/.test(tests.stdout),
+  )
   const file = session.file
   await host.close()
   host = undefined

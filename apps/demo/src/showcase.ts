@@ -82,7 +82,8 @@ function calls(events: readonly SessionEvent[]): (Call & { index: number })[] {
   events.forEach((event, index) => {
     if (event.type !== 'assistant/message') return
     for (const block of event.data.content) {
-      if (block.type === 'tool-call') out.push({ name: block.toolName, input: block.input as Record<string, unknown>, id: block.toolCallId, index })
+      if (block.type === 'tool-call')
+        out.push({ name: block.toolName, input: block.input as Record<string, unknown>, id: block.toolCallId, index })
     }
   })
   return out
@@ -96,11 +97,14 @@ function planModeIndexes(events: readonly SessionEvent[], active: boolean): numb
 
 /** The form of a plan-mode message (`notice` or `guidance`), else `undefined`. */
 function planMessageForm(event: SessionEvent): string | undefined {
-  return event.type === 'user/message' && event.data.source.kind === 'plugin' && event.data.source.plugin === 'plan-mode' ? event.data.source.form : undefined
+  return event.type === 'user/message' && event.data.source.kind === 'plugin' && event.data.source.plugin === 'plan-mode'
+    ? event.data.source.form
+    : undefined
 }
 
 const isNotice = (event: SessionEvent): boolean => planMessageForm(event) === 'notice'
-const textOf = (event: SessionEvent): string => (event.type === 'user/message' ? event.data.content.map((block) => (block.type === 'text' ? block.text : '')).join('') : '')
+const textOf = (event: SessionEvent): string =>
+  event.type === 'user/message' ? event.data.content.map((block) => (block.type === 'text' ? block.text : '')).join('') : ''
 const ENTERING = 'The user switched this session to plan mode.'
 const LEAVING = 'The user switched this session back to the default mode.'
 
@@ -122,7 +126,8 @@ export async function runShowcase(options: ShowcaseOptions): Promise<ShowcaseRes
   const handoffWorkspace = copySampleWorkspace()
   const verifyWorkspace = copySampleWorkspace()
   const sessionDir = options.sessionDir ?? makeScratchDir('planmode-demo-sessions-')
-  const temporary = options.keep === true ? [] : [workspace, handoffWorkspace, verifyWorkspace, ...(options.sessionDir === undefined ? [sessionDir] : [])]
+  const temporary =
+    options.keep === true ? [] : [workspace, handoffWorkspace, verifyWorkspace, ...(options.sessionDir === undefined ? [sessionDir] : [])]
   try {
     return { ...(await showcase(options, { workspace, handoffWorkspace, verifyWorkspace }, sessionDir, temporary)), removed: temporary }
   } finally {
@@ -143,7 +148,11 @@ async function showcase(
     out: options.out,
     style,
     planSection: section,
-    present: (name, input) => host?.ctx.get('tools')?.get(name)?.presentCall?.(input as never),
+    present: (name, input) =>
+      host?.ctx
+        .get('tools')
+        ?.get(name)
+        ?.presentCall?.(input as never),
   })
   // The reviewer's edit: one step added to the revised plan's steps.
   const edited = (plan: string): string => {
@@ -221,10 +230,16 @@ async function showcase(
   check('plan revised to address the feedback', exits.length >= 2 && String(exits[1]!.input.plan).includes(SHOWCASE_FEEDBACK))
   check(
     'a line comment reached the model and the revised plan',
-    exitResults[0]?.content.some((block) => block.text.includes(`\n- line 3: ${SHOWCASE_COMMENT}`)) === true && exits.length >= 2 && String(exits[1]!.input.plan).includes(SHOWCASE_COMMENT),
+    exitResults[0]?.content.some((block) => block.text.includes(`\n- line 3: ${SHOWCASE_COMMENT}`)) === true &&
+      exits.length >= 2 &&
+      String(exits[1]!.input.plan).includes(SHOWCASE_COMMENT),
   )
   check('revised plan approved, plan mode left', approvedAt !== undefined && left !== undefined && left > approvedAt)
-  const approvedText = exitResults.find((result) => !result.isError)?.content.map((block) => block.text).join('') ?? ''
+  const approvedText =
+    exitResults
+      .find((result) => !result.isError)
+      ?.content.map((block) => block.text)
+      .join('') ?? ''
   const reaction = events.slice(approvedAt ?? events.length).find((event) => event.type === 'assistant/message')
   check(
     'the edited plan approved and carried out as edited',
@@ -234,9 +249,14 @@ async function showcase(
       reaction?.type === 'assistant/message' &&
       reaction.data.content.some((block) => block.type === 'text' && block.text.includes('carrying out your version')),
   )
-  const changed = results.filter((result) => ['write_file', 'edit_file'].includes(result.toolName) && approvedAt !== undefined && result.index > approvedAt)
+  const changed = results.filter(
+    (result) => ['write_file', 'edit_file'].includes(result.toolName) && approvedAt !== undefined && result.index > approvedAt,
+  )
   check('plan carried out with write/edit tools', changed.length > 0 && changed.every((result) => !result.isError))
-  check('turn completed', events.some((event) => event.type === 'turn/end' && event.data.reason === 'completed'))
+  check(
+    'turn completed',
+    events.some((event) => event.type === 'turn/end' && event.data.reason === 'completed'),
+  )
 
   renderer.stage('2. Check the work')
   const tests = spawnSync(process.execPath, ['--test'], { cwd: workspace, encoding: 'utf8' })
@@ -261,7 +281,10 @@ async function showcase(
   )
   const exported = join(sessionDir, 'approved-plan.md')
   await send(`/plans save 2 ${exported}`)
-  check('the approved plan exported to a markdown file', existsSync(exported) && approvedEdit !== undefined && readFileSync(exported, 'utf8').trimEnd() === approvedEdit.trimEnd())
+  check(
+    'the approved plan exported to a markdown file',
+    existsSync(exported) && approvedEdit !== undefined && readFileSync(exported, 'utf8').trimEnd() === approvedEdit.trimEnd(),
+  )
 
   renderer.stage('4. /plan typed while the model is answering waits for a step boundary')
   hold = async () => {
@@ -271,7 +294,10 @@ async function showcase(
   }
   await send('thanks!')
   renderer.info(`the turn has ended; the selection still waits for the next step: ${JSON.stringify(host.planState())}`)
-  check('a /plan during a turn is pending after it', host.badge() === 'pending-on' && host.planState().pending === true && !host.planState().active)
+  check(
+    'a /plan during a turn is pending after it',
+    host.badge() === 'pending-on' && host.planState().pending === true && !host.planState().active,
+  )
 
   const sessionFile = session.file
   const eventCount = session.events.length
@@ -285,7 +311,9 @@ async function showcase(
   host = await createDemoHost({ sessionDir, workspace, model, section, renderer, style, answer, resume: id })
   const reopened = host.session.events
   const state = host.planState()
-  renderer.info(`${reopened.length} events recovered; planMode.get → ${JSON.stringify(state)}; plan projection → ${JSON.stringify(host.projection())}`)
+  renderer.info(
+    `${reopened.length} events recovered; planMode.get → ${JSON.stringify(state)}; plan projection → ${JSON.stringify(host.projection())}`,
+  )
   const latest = host.history()?.revisions.at(-1)
   if (latest !== undefined) renderer.info(`latest plan: ${revisionLine(latest)}`)
   check(
@@ -348,26 +376,40 @@ async function showcase(
   )
   const entryCalls = calls(entryEvents)
   const enterCall = entryCalls.find((call) => call.name === 'enter_plan_mode')
-  const enterResult = entryEvents.findIndex((event) => event.type === 'tool/result' && event.data.toolName === 'enter_plan_mode' && !event.data.isError)
+  const enterResult = entryEvents.findIndex(
+    (event) => event.type === 'tool/result' && event.data.toolName === 'enter_plan_mode' && !event.data.isError,
+  )
   check(
     'the model asks to enter plan mode, with its reason',
-    enterCall !== undefined && enterCall.index > leavingAt && typeof enterCall.input.reason === 'string' && enterCall.input.reason.includes('tasks clear'),
+    enterCall !== undefined &&
+      enterCall.index > leavingAt &&
+      typeof enterCall.input.reason === 'string' &&
+      enterCall.input.reason.includes('tasks clear'),
   )
   const enteredAt = entryEvents.findIndex(
-    (event, index) => index > enterResult && (event.type as string) === 'plan/mode' && (event.data as { active?: boolean; cause?: string }).active === true,
+    (event, index) =>
+      index > enterResult && (event.type as string) === 'plan/mode' && (event.data as { active?: boolean; cause?: string }).active === true,
   )
   const enteredData = entryEvents[enteredAt]?.data as { cause?: string } | undefined
-  const planHeaderAt = entryEvents.findIndex((event, index) => index > enteredAt && event.type === 'request/header' && event.data.system.includes(section.trim()))
+  const planHeaderAt = entryEvents.findIndex(
+    (event, index) => index > enteredAt && event.type === 'request/header' && event.data.system.includes(section.trim()),
+  )
   check(
     'the reviewer agrees: the next step runs in plan mode, with no notice',
-    enterResult >= 0 && enteredAt > enterResult && enteredData?.cause === 'model' && planHeaderAt > enteredAt && !entryEvents.slice(enterResult).some(isNotice),
+    enterResult >= 0 &&
+      enteredAt > enterResult &&
+      enteredData?.cause === 'model' &&
+      planHeaderAt > enteredAt &&
+      !entryEvents.slice(enterResult).some(isNotice),
   )
   const entryPlan = entryCalls.find((call) => call.name === 'exit_plan_mode' && call.index > enteredAt)
   check(
     'after entry it explores read-only and presents a plan, as under /plan',
     entryPlan !== undefined &&
       String(entryPlan.input.plan).startsWith('# ') &&
-      entryCalls.some((call) => call.index > enteredAt && call.index < entryPlan.index && ['list_files', 'read_file', 'search'].includes(call.name)) &&
+      entryCalls.some(
+        (call) => call.index > enteredAt && call.index < entryPlan.index && ['list_files', 'read_file', 'search'].includes(call.name),
+      ) &&
       !entryCalls.some((call) => ['write_file', 'edit_file'].includes(call.name)) &&
       scripted.length === 0 &&
       !host.planState().active,
@@ -381,10 +423,16 @@ async function showcase(
     style,
     planSection: section,
     placement: 'transcript',
-    present: (name, input) => host?.ctx.get('tools')?.get(name)?.presentCall?.(input as never),
+    present: (name, input) =>
+      host?.ctx
+        .get('tools')
+        ?.get(name)
+        ?.presentCall?.(input as never),
   })
   host = await createDemoHost({ sessionDir, workspace, model, section, renderer, style, answer, placement: 'transcript', guard: true })
-  renderer.info(`session: ${host.session.id}; the plan section is sent as one transcript message, and tools that are not read-only are refused in plan mode`)
+  renderer.info(
+    `session: ${host.session.id}; the plan section is sent as one transcript message, and tools that are not read-only are refused in plan mode`,
+  )
   await send('hello')
   await send('/plan')
   const guardFrom = host.session.events.length
@@ -422,7 +470,9 @@ async function showcase(
   await send(SHOWCASE_HELPER)
   const asking = host.session.events.slice(helperFrom)
   const exploreCall = calls(asking).find((call) => call.name === 'explore')
-  const exploreResult = asking.flatMap((event) => (event.type === 'tool/result' && event.data.toolName === 'explore' ? [event.data] : []))[0]
+  const exploreResult = asking.flatMap((event) =>
+    event.type === 'tool/result' && event.data.toolName === 'explore' ? [event.data] : [],
+  )[0]
   const report = exploreResult?.value as { session?: unknown; planMode?: unknown; findings?: unknown } | undefined
   const helperId = typeof report?.session === 'string' ? report.session : undefined
   const helperSessionFile = helperId === undefined ? undefined : join(sessionDir, `${helperId}.jsonl`)
@@ -455,7 +505,9 @@ async function showcase(
   const helperResults = helperLog.flatMap((event) => (event.type === 'tool/result' ? [event.data] : []))
   const helperWrite = helperResults.find((result) => result.toolName === 'write_file')
   const lastHelperText = helperLog
-    .flatMap((event) => (event.type === 'assistant/message' ? event.data.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])) : []))
+    .flatMap((event) =>
+      event.type === 'assistant/message' ? event.data.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])) : [],
+    )
     .at(-1)
   check(
     'the helper reads files, its write is refused by the guard, and its report is the tool result',
@@ -489,7 +541,16 @@ async function showcase(
     goal: SHOWCASE_GOAL,
   })
   // 13: a step is done when the checks say so (SPEC §25).
-  const verifySessionFile = await runVerifyStage({ out: options.out, style, section, sessionDir, workspace: verifyWorkspace, model, check, useRenderer: (next) => (renderer = next) })
+  const verifySessionFile = await runVerifyStage({
+    out: options.out,
+    style,
+    section,
+    sessionDir,
+    workspace: verifyWorkspace,
+    model,
+    check,
+    useRenderer: (next) => (renderer = next),
+  })
 
   const ok = stages.every((stage) => stage.ok)
   renderer.stage('Done')
@@ -507,7 +568,9 @@ async function showcase(
   if (!temporary.includes(verifyWorkspace)) renderer.info(`workspace of the fourth session: ${verifyWorkspace}`)
   if (temporary.length > 0) {
     const what = temporary.includes(sessionDir) ? 'the workspace copies and the session logs were' : 'the workspace copies were'
-    renderer.info(`${what} temporary and are removed now (--keep keeps them${temporary.includes(sessionDir) ? '; --session-dir DIR keeps the logs' : ''})`)
+    renderer.info(
+      `${what} temporary and are removed now (--keep keeps them${temporary.includes(sessionDir) ? '; --session-dir DIR keeps the logs' : ''})`,
+    )
   }
   const summary = ok
     ? `✓ ${stages.length}/${stages.length} stages: ${exits.length} plans (${exits.length - 1} revision), a line comment, approved as edited, history diffed and saved, ${new Set(changed.map((result) => result.toolCallId)).size} changes, tests green, a pending /plan recovered after reopening and applied at the next step, notices only at a step, an entry the model asked for, guidance in the transcript, a write refused by the guard, a helper agent in inherited plan mode that reported back, a plan approved with another model, the plan file with its progress, a fresh session that carried a plan out with update_plan, a step marked done too early refused until the tests passed.`

@@ -5,8 +5,14 @@ import { chooseModel } from '../src/terminal/model-choice.js'
 
 const SECTION = 'PLAN MODE: explore read-only, then call exit_plan_mode.'
 const tools = {
-  list_files: tool({ description: 'List files', inputSchema: jsonSchema<{ path?: string }>({ type: 'object', properties: { path: { type: 'string' } } }) }),
-  exit_plan_mode: tool({ description: 'Submit the plan', inputSchema: jsonSchema<{ plan: string }>({ type: 'object', properties: { plan: { type: 'string' } } }) }),
+  list_files: tool({
+    description: 'List files',
+    inputSchema: jsonSchema<{ path?: string }>({ type: 'object', properties: { path: { type: 'string' } } }),
+  }),
+  exit_plan_mode: tool({
+    description: 'Submit the plan',
+    inputSchema: jsonSchema<{ plan: string }>({ type: 'object', properties: { plan: { type: 'string' } } }),
+  }),
 }
 
 describe('the offline model through the AI SDK (ai@6)', () => {

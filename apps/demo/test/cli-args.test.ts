@@ -32,9 +32,13 @@ describe('pnpm start flags', () => {
     expect(parseCli([]).requireSections).toEqual([])
     expect(parseCli(['--require-sections', 'Steps,Verification']).requireSections).toEqual(['Steps', 'Verification'])
     expect(parseCli(['--require-sections=  Steps , Open questions ']).requireSections).toEqual(['Steps', 'Open questions'])
-    expect(() => parseRequiredSections('')).toThrow('--require-sections takes heading names separated by commas ("Steps,Verification"), not ""')
+    expect(() => parseRequiredSections('')).toThrow(
+      '--require-sections takes heading names separated by commas ("Steps,Verification"), not ""',
+    )
     expect(() => parseRequiredSections('Steps,')).toThrow(/not "Steps,"/)
-    expect(() => parseRequiredSections('Steps, steps')).toThrow('--require-sections names "steps" twice (headings are compared case-insensitive)')
+    expect(() => parseRequiredSections('Steps, steps')).toThrow(
+      '--require-sections names "steps" twice (headings are compared case-insensitive)',
+    )
     expect(() => parseCli(['--require-sections'])).toThrow(/--require-sections/)
     expect(START_USAGE).toMatch(/--require-sections <names>\n\s+headings every plan must have before it is reviewed/)
   })

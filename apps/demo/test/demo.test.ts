@@ -5,9 +5,28 @@ import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
 import { RECOMMENDED_CHILD_SECTION, RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { SHOWCASE_CARELESS, SHOWCASE_COMMENT, SHOWCASE_EDIT_STEP, SHOWCASE_FEEDBACK, SHOWCASE_GUARD_REFUSAL, SHOWCASE_HELPER, SHOWCASE_PLAN_FIRST } from '../src/showcase.js'
+import {
+  SHOWCASE_CARELESS,
+  SHOWCASE_COMMENT,
+  SHOWCASE_EDIT_STEP,
+  SHOWCASE_FEEDBACK,
+  SHOWCASE_GUARD_REFUSAL,
+  SHOWCASE_HELPER,
+  SHOWCASE_PLAN_FIRST,
+} from '../src/showcase.js'
 import { wantsLiveScreen, WORKING_FRAMES, WORKING_LABEL } from '../src/terminal/live-screen.js'
-import { childEnv, ensureBuilt, hasScriptPty, onlySessionFile, planTrace, readSession, REPO, runScript, spawnStart, spawnStartOnPty } from './support/built-demo.js'
+import {
+  childEnv,
+  ensureBuilt,
+  hasScriptPty,
+  onlySessionFile,
+  planTrace,
+  readSession,
+  REPO,
+  runScript,
+  spawnStart,
+  spawnStartOnPty,
+} from './support/built-demo.js'
 import { lines, tempFolders } from './support/temp-folders.js'
 import { startChatServer } from './support/chat-server.js'
 
@@ -15,7 +34,10 @@ import { startChatServer } from './support/chat-server.js'
 beforeAll(() => ensureBuilt(), 300_000)
 
 const temp = tempFolders()
-const rootManifest = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { packageManager: string; scripts: Record<string, string> }
+const rootManifest = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
+  packageManager: string
+  scripts: Record<string, string>
+}
 /** The resume command that works with only Node and npm. */
 const npxPnpm = `npx -y ${rootManifest.packageManager}`
 
@@ -24,7 +46,12 @@ describe('the launcher (`pnpm demo`, `pnpm start`)', () => {
     expect(rootManifest.packageManager).toMatch(/^pnpm@\d+\.\d+\.\d+$/)
     expect(rootManifest.scripts.demo).toBe('node scripts/run-demo.mjs --build demo')
     expect(rootManifest.scripts.start).toBe('node scripts/run-demo.mjs --build start')
-    const { code, stdout, stderr } = await runScript('--build demo', ['--session-dir', temp('launcher')], '', childEnv({ TURBO_TELEMETRY_DISABLED: '', DO_NOT_TRACK: '' }))
+    const { code, stdout, stderr } = await runScript(
+      '--build demo',
+      ['--session-dir', temp('launcher')],
+      '',
+      childEnv({ TURBO_TELEMETRY_DISABLED: '', DO_NOT_TRACK: '' }),
+    )
     expect(code).toBe(0)
     // At most the one line a slow build prints; nothing from turbo or tsup.
     expect(stderr).toMatch(/^(building planmode[^\n]*\n)?$/)
@@ -40,8 +67,21 @@ describe('the launcher (`pnpm demo`, `pnpm start`)', () => {
     const require = createRequire(join(REPO, 'package.json'))
     const tsupManifest = require.resolve('tsup/package.json')
     const tsupBin = (JSON.parse(readFileSync(tsupManifest, 'utf8')) as { bin: Record<string, string> }).bin.tsup!
-    const command = [process.execPath, join(dirname(tsupManifest), tsupBin), join(dir, 'broken.ts'), '--out-dir', join(dir, 'out'), '--format', 'esm']
-    const { code, stdout, stderr } = await runScript('--build start', [], '/quit\n', childEnv({ PLANMODE_DEMO_BUILD_COMMAND: JSON.stringify(command) }))
+    const command = [
+      process.execPath,
+      join(dirname(tsupManifest), tsupBin),
+      join(dir, 'broken.ts'),
+      '--out-dir',
+      join(dir, 'out'),
+      '--format',
+      'esm',
+    ]
+    const { code, stdout, stderr } = await runScript(
+      '--build start',
+      [],
+      '/quit\n',
+      childEnv({ PLANMODE_DEMO_BUILD_COMMAND: JSON.stringify(command) }),
+    )
     expect(code).not.toBe(0)
     expect(stdout).toBe('')
     expect(stderr).toContain('broken.ts')
@@ -67,7 +107,9 @@ describe('temporary folders', () => {
     const tmp = temp('tmpdir-demo')
     const { code, stdout } = await runScript('demo', [], '', childEnv({ TMPDIR: tmp }))
     expect(code).toBe(0)
-    expect(stdout).toContain('the workspace copies and the session logs were temporary and are removed now (--keep keeps them; --session-dir DIR keeps the logs)')
+    expect(stdout).toContain(
+      'the workspace copies and the session logs were temporary and are removed now (--keep keeps them; --session-dir DIR keeps the logs)',
+    )
     // The transcript excerpts in the READMEs are lines this run printed (`…` stands for any text).
     const printed = stdout.split(`${tmp}/`).join('/tmp/').split('\n')
     for (const [readme, marker] of [
@@ -77,7 +119,10 @@ describe('temporary folders', () => {
       const excerpt = readFileSync(join(REPO, readme), 'utf8').split(marker)[1]!.split('```text\n')[1]!.split('```')[0]!
       for (const line of excerpt.split('\n').filter((text) => text.trim() !== '' && text.trim() !== '…')) {
         const pattern = new RegExp(`^${line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/…/g, '.*')}$`)
-        expect(printed.some((text) => pattern.test(text)), `${readme}: ${line}`).toBe(true)
+        expect(
+          printed.some((text) => pattern.test(text)),
+          `${readme}: ${line}`,
+        ).toBe(true)
       }
     }
     // The sample project's own tests (run by the showcase) clean up after themselves too.
@@ -86,7 +131,10 @@ describe('temporary folders', () => {
 
   it('pnpm demo interrupted by Ctrl+C (SIGINT) removes them too', async () => {
     const tmp = temp('tmpdir-demo-int')
-    const child = spawn(process.execPath, [join(REPO, 'scripts/run-demo.mjs'), 'demo'], { cwd: REPO, env: childEnv({ TMPDIR: tmp, PLANMODE_DEMO_DELAY_MS: '50' }) })
+    const child = spawn(process.execPath, [join(REPO, 'scripts/run-demo.mjs'), 'demo'], {
+      cwd: REPO,
+      env: childEnv({ TMPDIR: tmp, PLANMODE_DEMO_DELAY_MS: '50' }),
+    })
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
     let output = ''
     await new Promise<void>((resolve) => {
@@ -103,7 +151,10 @@ describe('temporary folders', () => {
 
   it('pnpm demo whose reader goes away (`pnpm demo | head`) exits 0 and removes them too', async () => {
     const tmp = temp('tmpdir-demo-pipe')
-    const child = spawn(process.execPath, [join(REPO, 'scripts/run-demo.mjs'), 'demo'], { cwd: REPO, env: childEnv({ TMPDIR: tmp, PLANMODE_DEMO_DELAY_MS: '20' }) })
+    const child = spawn(process.execPath, [join(REPO, 'scripts/run-demo.mjs'), 'demo'], {
+      cwd: REPO,
+      env: childEnv({ TMPDIR: tmp, PLANMODE_DEMO_DELAY_MS: '20' }),
+    })
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
     let stderr = ''
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
@@ -135,7 +186,12 @@ describe('temporary folders', () => {
     const logged = /workspace: (\S+)/.exec(child.output())![1]!
     expect(dirname(logged)).toBe(join(tmp, 'sessions', 'workspaces'))
     expect(child.output()).toContain(`workspace kept: ${logged} (--resume works in it again)`)
-    const resumed = await runScript('start', ['--resume', onlySessionFile(join(tmp, 'sessions'))], lines('/quit'), childEnv({ TMPDIR: tmp }))
+    const resumed = await runScript(
+      'start',
+      ['--resume', onlySessionFile(join(tmp, 'sessions'))],
+      lines('/quit'),
+      childEnv({ TMPDIR: tmp }),
+    )
     expect(resumed.code).toBe(0)
     expect(resumed.stdout).toContain(`workspace: ${logged} (from the session log)`)
     expect(resumed.stdout).not.toContain('workspace kept:')
@@ -170,7 +226,9 @@ describe('pnpm demo (built, as a child process)', () => {
     expect(stdout).toContain('[plan: on] › /plan off')
     expect(stdout).toContain('[plan: pending → on] plan 7/7 › What would you change next?')
     // Each prompt line: the badge, then the tracked plan's progress and the handoff model when there are any.
-    expect(stdout.match(/^\[plan: (on|off|pending → on|pending → off)\] ((plan \d+\/\d+)( · model \S+)? |model \S+ )?› /gm)?.length).toBe(25)
+    expect(stdout.match(/^\[plan: (on|off|pending → on|pending → off)\] ((plan \d+\/\d+)( · model \S+)? |model \S+ )?› /gm)?.length).toBe(
+      25,
+    )
     // Exploration, the plan as markdown, the review and its choices.
     expect(stdout).toContain('→ list_files .')
     expect(stdout).toContain('→ read_file src/tasks.js')
@@ -181,12 +239,18 @@ describe('pnpm demo (built, as a child process)', () => {
     expect(stdout).toContain(`reviewer › Keep planning: “${SHOWCASE_FEEDBACK}”\n    line 3: ${SHOWCASE_COMMENT}\n`)
     expect(stdout).toContain('_Revision 2: revised after your review._')
     expect(stdout).toContain(`From your review: line 3: ${SHOWCASE_COMMENT}`)
-    expect(stdout).toContain(`(the reviewer edits the plan: adds step “${SHOWCASE_EDIT_STEP}”)\n  reviewer › Approve\n    with an edited plan (`)
+    expect(stdout).toContain(
+      `(the reviewer edits the plan: adds step “${SHOWCASE_EDIT_STEP}”)\n  reviewer › Approve\n    with an edited plan (`,
+    )
     expect(stdout).toContain('✓ The user edited and approved the plan; plan mode is now off. Carry out this version from your next step: …')
     expect(stdout).toContain('assistant You edited the plan before approving it, so I am carrying out your version now (1 line you added).')
     // The history, a diff between the two revisions, the export.
-    expect(stdout).toContain('[plan: off] plan 7/7 › /plans\n  2 plan revisions:\n    #1  “Plan: due dates for tasks”  keep-planning\n    #2  “Plan: due dates for tasks”  approved (edited)\n')
-    expect(stdout).toContain('[plan: off] plan 7/7 › /plans diff 1 2\n  --- #1 “Plan: due dates for tasks”\n  +++ #2 “Plan: due dates for tasks”\n')
+    expect(stdout).toContain(
+      '[plan: off] plan 7/7 › /plans\n  2 plan revisions:\n    #1  “Plan: due dates for tasks”  keep-planning\n    #2  “Plan: due dates for tasks”  approved (edited)\n',
+    )
+    expect(stdout).toContain(
+      '[plan: off] plan 7/7 › /plans diff 1 2\n  --- #1 “Plan: due dates for tasks”\n  +++ #2 “Plan: due dates for tasks”\n',
+    )
     expect(stdout).toContain(`  + 6. From your review: line 3: ${SHOWCASE_COMMENT}\n`)
     expect(stdout).toMatch(/^  - 2\. `src\/format\.js`/m)
     expect(stdout).toContain(`saved #2 “Plan: due dates for tasks” (the edited text the user approved) to ${sessionDir}/approved-plan.md`)
@@ -201,8 +265,12 @@ describe('pnpm demo (built, as a child process)', () => {
     // The reopened session and the closing lines.
     expect(stdout).toContain('planMode.get → {"active":false,"pending":true}; plan projection → {"active":false,"pending":true}')
     // An idle /plan off and /plan say nothing at once; the leaving notice comes with the next step.
-    expect(stdout).toContain('[plan: on] › /plan off\n  ● plan/mode logged: off\n  ↳ Plan mode off.\n\n[plan: off] › /plan\n  ● plan/mode logged: on\n  ↳ Plan mode on. Send /plan off to leave.\n\n[plan: on] › Are you still in plan mode?\n  assistant ')
-    expect(stdout).toContain(`[plan: off] › ${SHOWCASE_PLAN_FIRST}\n  ⓘ notice (to the model) The user switched this session back to the default mode.\n`)
+    expect(stdout).toContain(
+      '[plan: on] › /plan off\n  ● plan/mode logged: off\n  ↳ Plan mode off.\n\n[plan: off] › /plan\n  ● plan/mode logged: on\n  ↳ Plan mode on. Send /plan off to leave.\n\n[plan: on] › Are you still in plan mode?\n  assistant ',
+    )
+    expect(stdout).toContain(
+      `[plan: off] › ${SHOWCASE_PLAN_FIRST}\n  ⓘ notice (to the model) The user switched this session back to the default mode.\n`,
+    )
     // The model asks to enter plan mode: the question, the reviewer's yes, no notice, then planning.
     expect(stdout).toContain('→ enter_plan_mode “You asked to plan first: Add a `tasks clear` command that …”')
     expect(stdout).toContain('  ┌ Plan mode\n')
@@ -222,7 +290,9 @@ describe('pnpm demo (built, as a child process)', () => {
     expect(stdout).toContain('assistant The plan guard refused write_file')
     // The helper agent: its work under the explore call, behind the gutter; the guard refuses its write; the report comes back.
     expect(stdout).toContain(`[plan: on] › ${SHOWCASE_HELPER}\n`)
-    expect(stdout).toContain('  → explore “How are tasks stored on disk? Write your notes to NOTES.md.”\n    ┆ helper agent, a child of this one (session ')
+    expect(stdout).toContain(
+      '  → explore “How are tasks stored on disk? Write your notes to NOTES.md.”\n    ┆ helper agent, a child of this one (session ',
+    )
     expect(stdout).toContain(
       '    ┆   asked → How are tasks stored on disk? Write your notes to NOTES.md.\n    ┆   ● plan/mode logged: on (inherited from the agent that started it)\n    ┆   ⓘ guidance (to the model) the child section as a transcript message (',
     )
@@ -239,7 +309,9 @@ describe('pnpm demo (built, as a child process)', () => {
     const thirdFile = /^ {2}third session file: (\S+)$/m.exec(stdout)![1]!
     const freshFile = /^ {2}fresh session file: (\S+)$/m.exec(stdout)![1]!
     const fourthFile = /^ {2}fourth session file: (\S+)$/m.exec(stdout)![1]!
-    expect(files.map((name) => join(sessionDir, name)).sort()).toEqual([file, secondFile, helperFile, thirdFile, freshFile, fourthFile].sort())
+    expect(files.map((name) => join(sessionDir, name)).sort()).toEqual(
+      [file, secondFile, helperFile, thirdFile, freshFile, fourthFile].sort(),
+    )
     expect(stdout.trimEnd().split('\n').at(-1)).toMatch(
       /^✓ 39\/39 stages: 2 plans \(1 revision\), a line comment, approved as edited, history diffed and saved, .*, notices only at a step, an entry the model asked for, guidance in the transcript, a write refused by the guard, a helper agent in inherited plan mode that reported back, a plan approved with another model, the plan file with its progress, a fresh session that carried a plan out with update_plan, a step marked done too early refused until the tests passed\.$/,
     )
@@ -308,24 +380,57 @@ describe('pnpm demo (built, as a child process)', () => {
     // The helper's own log: its origin, plan mode inherited before its first request (no notice), the child guidance, the refused write.
     const helper = readSession(helperFile)
     expect(helper[0]).toMatchObject({ type: 'demo/explore', data: { parent: { session: basename(secondFile, '.jsonl') } } })
-    expect(planTrace(helper, RECOMMENDED_CHILD_SECTION)).toEqual(['plan/mode:on:inherit', 'guidance', 'header:initial:default', 'refused:write_file', 'turn/end:completed'])
-    const childGuidance = helper.find((event) => event.type === 'user/message' && event.data.source.kind === 'plugin' && event.data.source.form === 'guidance')
-    expect(childGuidance?.type === 'user/message' && childGuidance.data.content).toEqual([{ type: 'text', text: RECOMMENDED_CHILD_SECTION }])
-    const exploreCall = second.flatMap((event) => (event.type === 'assistant/message' ? event.data.content.filter((block) => block.type === 'tool-call' && block.toolName === 'explore') : []))[0]
-    expect(helper[0]?.data).toEqual({ parent: { session: basename(secondFile, '.jsonl'), agent: expect.any(String), toolCallId: exploreCall?.type === 'tool-call' ? exploreCall.toolCallId : '' }, question: 'How are tasks stored on disk? Write your notes to NOTES.md.' })
+    expect(planTrace(helper, RECOMMENDED_CHILD_SECTION)).toEqual([
+      'plan/mode:on:inherit',
+      'guidance',
+      'header:initial:default',
+      'refused:write_file',
+      'turn/end:completed',
+    ])
+    const childGuidance = helper.find(
+      (event) => event.type === 'user/message' && event.data.source.kind === 'plugin' && event.data.source.form === 'guidance',
+    )
+    expect(childGuidance?.type === 'user/message' && childGuidance.data.content).toEqual([
+      { type: 'text', text: RECOMMENDED_CHILD_SECTION },
+    ])
+    const exploreCall = second.flatMap((event) =>
+      event.type === 'assistant/message'
+        ? event.data.content.filter((block) => block.type === 'tool-call' && block.toolName === 'explore')
+        : [],
+    )[0]
+    expect(helper[0]?.data).toEqual({
+      parent: {
+        session: basename(secondFile, '.jsonl'),
+        agent: expect.any(String),
+        toolCallId: exploreCall?.type === 'tool-call' ? exploreCall.toolCallId : '',
+      },
+      question: 'How are tasks stored on disk? Write your notes to NOTES.md.',
+    })
     const report = second.find((event) => event.type === 'tool/result' && event.data.toolName === 'explore')
     const lastWords = helper.filter((event) => event.type === 'assistant/message').at(-1)
-    expect(report?.type === 'tool/result' && report.data.content[0]!.text).toBe(lastWords?.type === 'assistant/message' && lastWords.data.content[0]?.type === 'text' ? lastWords.data.content[0].text : undefined)
-    const guidance = second.find((event) => event.type === 'user/message' && event.data.source.kind === 'plugin' && event.data.source.form === 'guidance')
+    expect(report?.type === 'tool/result' && report.data.content[0]!.text).toBe(
+      lastWords?.type === 'assistant/message' && lastWords.data.content[0]?.type === 'text' ? lastWords.data.content[0].text : undefined,
+    )
+    const guidance = second.find(
+      (event) => event.type === 'user/message' && event.data.source.kind === 'plugin' && event.data.source.form === 'guidance',
+    )
     expect(guidance?.type === 'user/message' && guidance.data.content).toEqual([{ type: 'text', text: RECOMMENDED_PLAN_SECTION }])
     const refused = second.find((event) => event.type === 'tool/result' && event.data.toolName === 'write_file')
-    expect(refused?.type === 'tool/result' && refused.data).toMatchObject({ isError: true, content: [{ type: 'text', text: SHOWCASE_GUARD_REFUSAL }] })
+    expect(refused?.type === 'tool/result' && refused.data).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: SHOWCASE_GUARD_REFUSAL }],
+    })
     const listed = second.find((event) => event.type === 'tool/result' && event.data.toolName === 'list_files')
     expect(listed?.type === 'tool/result' && listed.data.isError).toBe(false)
     // No write or edit before the approval; the steered goal is a user message of the turn.
-    const approved = events.findIndex((event) => event.type === 'tool/result' && event.data.toolName === 'exit_plan_mode' && !event.data.isError)
+    const approved = events.findIndex(
+      (event) => event.type === 'tool/result' && event.data.toolName === 'exit_plan_mode' && !event.data.isError,
+    )
     const mutating = events.flatMap((event, index) =>
-      event.type === 'assistant/message' && event.data.content.some((block) => block.type === 'tool-call' && /write_file|edit_file/.test(block.toolName)) ? [index] : [],
+      event.type === 'assistant/message' &&
+      event.data.content.some((block) => block.type === 'tool-call' && /write_file|edit_file/.test(block.toolName))
+        ? [index]
+        : [],
     )
     expect(mutating.length).toBeGreaterThan(0)
     expect(Math.min(...mutating)).toBeGreaterThan(approved)
@@ -389,19 +494,29 @@ describe('pnpm start: review decisions and the plan history', () => {
     expect(stdout).toContain('From your review: line 3: keep the dates as YYYY-MM-DD')
     expect(stdout).toContain('- "line 1: a shorter title": added as a step of its own.')
     // /plans during the open review keeps it open.
-    expect(stdout).toContain('review › /plans\n  2 plan revisions:\n    #1  “Plan: due dates for tasks”  keep-planning\n    #2  “Plan: due dates for tasks”  open\n')
-    expect(stdout).toContain('review › /plans show 1\n  #1  “Plan: due dates for tasks”  keep-planning\n  comment on line 3: keep the dates as YYYY-MM-DD\n  comment on line 1: a shorter title\n    # Plan: due dates for tasks')
+    expect(stdout).toContain(
+      'review › /plans\n  2 plan revisions:\n    #1  “Plan: due dates for tasks”  keep-planning\n    #2  “Plan: due dates for tasks”  open\n',
+    )
+    expect(stdout).toContain(
+      'review › /plans show 1\n  #1  “Plan: due dates for tasks”  keep-planning\n  comment on line 3: keep the dates as YYYY-MM-DD\n  comment on line 1: a shorter title\n    # Plan: due dates for tasks',
+    )
     expect(stdout).toContain('review › /plans diff 1 2\n  --- #1 “Plan: due dates for tasks”\n  +++ #2 “Plan: due dates for tasks”\n')
     expect(stdout).toContain('  + _Revision 2: revised after your review._\n')
     expect(stdout).toMatch(/^  \d+ lines added, \d+ removed$/m)
     expect(stdout).toContain('review › /plans show 9\n  ! no revision 9: the session has #1-#2')
-    expect(stdout).toContain('review › /plans diff 1\n  ! usage: /plans | /plans show <N> | /plans diff <A> <B> | /plans save [N] <file> | /plans progress\n')
+    expect(stdout).toContain(
+      'review › /plans diff 1\n  ! usage: /plans | /plans show <N> | /plans diff <A> <B> | /plans save [N] <file> | /plans progress\n',
+    )
     // Stop planning: plan mode off, nothing carried out, the model waits.
     expect(stdout).toContain('review › 3\n  reviewer › Stop planning\n')
-    expect(stdout).toContain("The user ended planning without approving the plan. Plan mode is now off: do not carry out the plan; wait for the user's next message.")
+    expect(stdout).toContain(
+      "The user ended planning without approving the plan. Plan mode is now off: do not carry out the plan; wait for the user's next message.",
+    )
     expect(stdout).toContain("assistant Understood: planning is over and I won't carry out that plan. Tell me what you'd like next.")
     // Stopped: no plan is tracked, so no progress beside the badge.
-    expect(stdout).toContain('[plan: off] › /plans\n  2 plan revisions:\n    #1  “Plan: due dates for tasks”  keep-planning\n    #2  “Plan: due dates for tasks”  stopped\n')
+    expect(stdout).toContain(
+      '[plan: off] › /plans\n  2 plan revisions:\n    #1  “Plan: due dates for tasks”  keep-planning\n    #2  “Plan: due dates for tasks”  stopped\n',
+    )
     expect(stdout).not.toMatch(/→ (write_file|edit_file)/)
     const file = onlySessionFile(sessionDir)
     const recorded = reviews(file)
@@ -439,17 +554,23 @@ describe('pnpm start: review decisions and the plan history', () => {
     expect(stdout).toContain('plan mode on (--plan)')
     expect(stdout).toContain('[plan: on] › Add due dates to tasks')
     expect(stdout).toContain('review › e\n  type the edited plan line by line; a line with only "." ends it\n')
-    expect(stdout).toContain(edited.map((line) => `edit › ${line}`.trimEnd() === 'edit ›' ? 'edit › ' : `edit › ${line}`).join('\n'))
-    expect(stdout).toContain('edit › .\n  (edited plan: 4 lines; Approve sends your version)\nreview › 1\n  reviewer › Approve\n    with an edited plan (4 lines)\n')
+    expect(stdout).toContain(edited.map((line) => (`edit › ${line}`.trimEnd() === 'edit ›' ? 'edit › ' : `edit › ${line}`)).join('\n'))
+    expect(stdout).toContain(
+      'edit › .\n  (edited plan: 4 lines; Approve sends your version)\nreview › 1\n  reviewer › Approve\n    with an edited plan (4 lines)\n',
+    )
     expect(stdout).toContain('✓ The user edited and approved the plan; plan mode is now off. Carry out this version from your next step: …')
-    expect(stdout).toContain('assistant You edited the plan before approving it, so I am carrying out your version now (3 lines you added).')
+    expect(stdout).toContain(
+      'assistant You edited the plan before approving it, so I am carrying out your version now (3 lines you added).',
+    )
     expect(stdout).toMatch(/assistant Done\. Tasks now take an optional due date/)
     expect(readFileSync(join(out, 'approved.md'), 'utf8')).toBe(`${edited.join('\n')}\n`)
     expect(readFileSync(join(out, 'first.md'), 'utf8')).toBe(`${edited.join('\n')}\n`)
     expect(stdout).toContain(`saved #1 “Plan: due dates for tasks” (the edited text the user approved) to ${join(out, 'approved.md')}`)
     expect(stdout).toContain('! no revision 2: the session has #1-#1')
     expect(existsSync(join(out, 'none.md'))).toBe(false)
-    expect(stdout).toContain('#1  “Plan: due dates for tasks”  approved (edited)\n  approved as edited by the user (this text; /plans save writes it):')
+    expect(stdout).toContain(
+      '#1  “Plan: due dates for tasks”  approved (edited)\n  approved as edited by the user (this text; /plans save writes it):',
+    )
     expect(stdout).toContain('    # My due dates plan')
     const file = onlySessionFile(sessionDir)
     expect(reviews(file)).toEqual([expect.objectContaining({ outcome: 'approved', plan: edited.join('\n') })])
@@ -472,7 +593,16 @@ describe('pnpm start driven through piped stdin', () => {
     const { code, stdout, stderr } = await runScript(
       'start',
       ['--session-dir', sessionDir],
-      lines('/plan', '/plan off', '/plan', 'Add due dates to tasks', 'Keep planning: also flag overdue tasks', 'Approve', '/plan off', '/quit'),
+      lines(
+        '/plan',
+        '/plan off',
+        '/plan',
+        'Add due dates to tasks',
+        'Keep planning: also flag overdue tasks',
+        'Approve',
+        '/plan off',
+        '/quit',
+      ),
       childEnv({ TMPDIR: tmp }),
     )
     expect(stderr).toBe('')
@@ -530,11 +660,19 @@ describe('pnpm start driven through piped stdin', () => {
     const workspace = temp('resume-workspace')
     cpSync(join(REPO, 'apps/demo/workspace'), workspace, { recursive: true })
     // Run 1: plan, dismiss the review with a command (an empty line only reminds of the choices), quit in plan mode.
-    const first = await runScript('start', ['--session-dir', sessionDir, '--workspace', workspace], lines('/plan', 'Add due dates to tasks', '', '/plan', '/quit'))
+    const first = await runScript(
+      'start',
+      ['--session-dir', sessionDir, '--workspace', workspace],
+      lines('/plan', 'Add due dates to tasks', '', '/plan', '/quit'),
+    )
     expect(first.code).toBe(0)
     expect(first.stdout).toContain("assistant Understood: I'm staying in plan mode and waiting for your message.")
     const file = onlySessionFile(sessionDir)
-    expect(readSession(file).some((event) => event.type === 'tool/result' && /dismissed the plan review/i.test(event.data.content[0]?.text ?? ''))).toBe(true)
+    expect(
+      readSession(file).some(
+        (event) => event.type === 'tool/result' && /dismissed the plan review/i.test(event.data.content[0]?.text ?? ''),
+      ),
+    ).toBe(true)
 
     // Run 2, by path: the badge is on from the first prompt; a message revises the plan, which is approved.
     const second = await runScript('start', ['--resume', file], lines('Keep it small please', '1', '/quit'))
@@ -570,7 +708,9 @@ describe('pnpm start driven through piped stdin', () => {
     expect(child.output()).toContain('session saved:')
     expect(leftIn(tmp)).toEqual([])
     const events = readSession(onlySessionFile(sessionDir))
-    expect(events.filter((event) => event.type === 'turn/end').map((event) => event.type === 'turn/end' && event.data.reason)).toEqual(['cancelled'])
+    expect(events.filter((event) => event.type === 'turn/end').map((event) => event.type === 'turn/end' && event.data.reason)).toEqual([
+      'cancelled',
+    ])
   })
 
   it('kill -9 while a review is open, then --resume: the turn and the review show as interrupted (a log closed the new way and the old way), and the next message revises the plan', async () => {
@@ -585,7 +725,9 @@ describe('pnpm start driven through piped stdin', () => {
     const cut = readSession(file)
     // The log as the killed process left it: turn 1 open, its exit_plan_mode call without a result.
     expect(cut.some((event) => event.type === 'turn/end')).toBe(false)
-    const exitCall = cut.flatMap((event) => (event.type === 'assistant/message' ? event.data.content : [])).find((block) => block.type === 'tool-call' && block.toolName === 'exit_plan_mode')
+    const exitCall = cut
+      .flatMap((event) => (event.type === 'assistant/message' ? event.data.content : []))
+      .find((block) => block.type === 'tool-call' && block.toolName === 'exit_plan_mode')
     expect(exitCall).toBeDefined()
     expect(cut.some((event) => event.type === 'tool/result' && event.data.toolName === 'exit_plan_mode')).toBe(false)
     const interruptedLines =
@@ -617,14 +759,18 @@ describe('pnpm start driven through piped stdin', () => {
     expect(resumed.stderr).toBe('')
     expect(resumed.code).toBe(0)
     const out = resumed.stdout
-    expect(out).toMatch(/^  ! session store: closing turn 1 of session s_\S+, left open by a process that ended mid-turn \(reason interrupted\)$/m)
+    expect(out).toMatch(
+      /^  ! session store: closing turn 1 of session s_\S+, left open by a process that ended mid-turn \(reason interrupted\)$/m,
+    )
     expect(out).toContain(interruptedLines)
     expect(out).not.toMatch(/“Plan: due dates for tasks”  open/)
     expect(out).toContain('[plan: on] › /plans\n  1 plan revision:\n    #1  “Plan: due dates for tasks”  interrupted\n')
     expect(out).toContain('[plan: on] › Keep it small please')
     expect(out).toContain('_Revision 2: revised after your review._')
     expect(out).toContain('review › 1\n  reviewer › Approve\n')
-    expect(out).toContain('  2 plan revisions:\n    #1  “Plan: due dates for tasks”  interrupted\n    #2  “Plan: due dates for tasks”  approved\n')
+    expect(out).toContain(
+      '  2 plan revisions:\n    #1  “Plan: due dates for tasks”  interrupted\n    #2  “Plan: due dates for tasks”  approved\n',
+    )
     const events = readSession(file)
     expect(events.filter((event) => event.type === 'turn/end').map((event) => event.type === 'turn/end' && event.data)).toEqual([
       { turn: 1, reason: 'interrupted' },
@@ -656,12 +802,20 @@ describe('pnpm start driven through piped stdin', () => {
         '  ■ the question whether to enter plan mode was open then and is interrupted: nothing was answered; type a message to go on\n',
     )
     expect(resumed.stdout).toContain("[plan: off] › hello\n  assistant Hello! I'm planmode's offline demo model.")
-    expect(planTrace(readSession(file), RECOMMENDED_PLAN_SECTION)).toEqual(['header:initial:default', 'turn/end:interrupted', 'turn/end:completed'])
+    expect(planTrace(readSession(file), RECOMMENDED_PLAN_SECTION)).toEqual([
+      'header:initial:default',
+      'turn/end:interrupted',
+      'turn/end:completed',
+    ])
   })
 
   it('a slash command during a review dismisses it, then runs', async () => {
     const sessionDir = temp('review-command')
-    const { code, stdout } = await runScript('start', ['--session-dir', sessionDir], lines('/plan Add due dates to tasks', '/plan off', '/quit'))
+    const { code, stdout } = await runScript(
+      'start',
+      ['--session-dir', sessionDir],
+      lines('/plan Add due dates to tasks', '/plan off', '/quit'),
+    )
     expect(code).toBe(0)
     expect(stdout).toContain('review › /plan off\n  (review dismissed)')
     // Piped, one turn at a time: the command waits for the turn to end, so the model still was in plan mode when it answered.
@@ -683,7 +837,11 @@ describe('pnpm start driven through piped stdin', () => {
     const sessionDir = temp('section')
     const sectionFile = join(temp('section-file'), 'section.md')
     writeFileSync(sectionFile, 'CUSTOM PLAN GUIDANCE: read only, then call exit_plan_mode.\n')
-    const { code } = await runScript('start', ['--session-dir', sessionDir, '--section-file', sectionFile], lines('/plan Add due dates to tasks', '/quit'))
+    const { code } = await runScript(
+      'start',
+      ['--session-dir', sessionDir, '--section-file', sectionFile],
+      lines('/plan Add due dates to tasks', '/quit'),
+    )
     expect(code).toBe(0)
     const header = readSession(onlySessionFile(sessionDir)).find((event) => event.type === 'request/header')
     expect(header?.type === 'request/header' && header.data.system).toContain('CUSTOM PLAN GUIDANCE')
@@ -696,24 +854,38 @@ describe('pnpm start: the model asks to enter plan mode, --placement, --guard', 
 
   it('a plan-first request: the entry question, a refused note with Enter plan mode, then yes; the plan follows, then the work', async () => {
     const sessionDir = temp('enter-yes')
-    const { code, stdout, stderr } = await runScript('start', ['--session-dir', sessionDir], lines("Let's plan first: add due dates to tasks", 'sure', 'go on then', '1: sure', 'yes', '1', '/quit'))
+    const { code, stdout, stderr } = await runScript(
+      'start',
+      ['--session-dir', sessionDir],
+      lines("Let's plan first: add due dates to tasks", 'sure', 'go on then', '1: sure', 'yes', '1', '/quit'),
+    )
     expect(stderr).toBe('')
     expect(code).toBe(0)
-    expect(stdout).toContain('  guidance:  in the system prompt (--placement transcript sends it as a message)\n  guard:     off: plan mode guides, nothing is blocked (--guard refuses edits)\n')
+    expect(stdout).toContain(
+      '  guidance:  in the system prompt (--placement transcript sends it as a message)\n  guard:     off: plan mode guides, nothing is blocked (--guard refuses edits)\n',
+    )
     expect(stdout).toContain('→ enter_plan_mode “You asked to plan first: Add due dates to tasks. In plan …”')
     expect(stdout).toContain('  ┌ Plan mode\n\n    You asked to plan first: Add due dates to tasks. In plan mode I only read the workspace')
     expect(stdout).toContain('  │ Switch this session to plan mode?\n  │   1. Enter plan mode — ')
-    expect(stdout).toContain('  └ answer with a number or a label (yes agrees, no declines); 2: <note> declines with a note for the agent; a /command dismisses\n')
+    expect(stdout).toContain(
+      '  └ answer with a number or a label (yes agrees, no declines); 2: <note> declines with a note for the agent; a /command dismisses\n',
+    )
     // No `e` / `c` hint: the entry question has no plan to edit or comment on.
     const question = stdout.slice(stdout.indexOf('┌ Plan mode'), stdout.indexOf('you › Enter plan mode'))
     expect(question).not.toContain('`e` edits the plan')
     expect(question).not.toContain('comments on a line')
     // Words that are not an option are refused, not sent as a decline with that note.
-    expect(stdout).toContain('plan mode? › sure\n  ! “sure” is not one of the choices. Type 1 to agree, 2 to decline, or 2: <note> to decline with a note.\nplan mode? › go on then\n  ! “go on then” is not one of the choices.')
+    expect(stdout).toContain(
+      'plan mode? › sure\n  ! “sure” is not one of the choices. Type 1 to agree, 2 to decline, or 2: <note> to decline with a note.\nplan mode? › go on then\n  ! “go on then” is not one of the choices.',
+    )
     // `yes` agrees, as 1 does.
-    expect(stdout).toContain('plan mode? › 1: sure\n  ! Enter plan mode takes no note: the agent would read it as a decline. Type 1 to agree, 2 to decline, or 2: <note> to decline with a note.\nplan mode? › yes\n  you › Enter plan mode\n')
+    expect(stdout).toContain(
+      'plan mode? › 1: sure\n  ! Enter plan mode takes no note: the agent would read it as a decline. Type 1 to agree, 2 to decline, or 2: <note> to decline with a note.\nplan mode? › yes\n  you › Enter plan mode\n',
+    )
     expect(stdout).not.toContain('reviewer › Enter plan mode')
-    expect(stdout).toContain('    ✓ The user agreed to plan mode. From your next step, explore and plan, then present the plan with exit_plan_mode.\n  ● plan/mode logged: on\n  · request header: plan section added to the system prompt\n')
+    expect(stdout).toContain(
+      '    ✓ The user agreed to plan mode. From your next step, explore and plan, then present the plan with exit_plan_mode.\n  ● plan/mode logged: on\n  · request header: plan section added to the system prompt\n',
+    )
     expect(stdout).toContain('     3  Goal: Add due dates to tasks\n')
     expect(stdout).toContain('review › 1\n  reviewer › Approve\n')
     expect(stdout).toMatch(/assistant Done\. Tasks now take an optional due date/)
@@ -732,16 +904,31 @@ describe('pnpm start: the model asks to enter plan mode, --placement, --guard', 
 
   it('declined with a note, then an empty line (the choices again) and a command that dismisses: plan mode stays off and the model says so', async () => {
     const sessionDir = temp('enter-no')
-    const { code, stdout } = await runScript('start', ['--session-dir', sessionDir], lines('Make a plan to add due dates', '2: not today', 'plan it first: add due dates', '', '/plan off', '/quit'))
+    const { code, stdout } = await runScript(
+      'start',
+      ['--session-dir', sessionDir],
+      lines('Make a plan to add due dates', '2: not today', 'plan it first: add due dates', '', '/plan off', '/quit'),
+    )
     expect(code).toBe(0)
-    expect(stdout).toContain('plan mode? › 2: not today\n  you › Not now: “not today”\n    ↺ The user declined plan mode; continue in the default mode. Their note: not today\n')
+    expect(stdout).toContain(
+      'plan mode? › 2: not today\n  you › Not now: “not today”\n    ↺ The user declined plan mode; continue in the default mode. Their note: not today\n',
+    )
     expect(stdout).toContain('assistant Understood: no plan mode (your note: “not today”).')
-    expect(stdout).toContain('plan mode? › \n  (still waiting for your answer: type 1 (Enter plan mode) or 2 (Not now))\nplan mode? › /plan off\n  (question dismissed)\n')
+    expect(stdout).toContain(
+      'plan mode? › \n  (still waiting for your answer: type 1 (Enter plan mode) or 2 (Not now))\nplan mode? › /plan off\n  (question dismissed)\n',
+    )
     expect(stdout).toContain('    ↺ The user dismissed the question to speak; stop here and wait for their message.\n')
     expect(stdout).toContain('  ↳ Plan mode is already inactive.')
     expect(stdout).toContain("assistant Understood: I'll wait for your message.")
     const trace = planTrace(readSession(onlySessionFile(sessionDir)), RECOMMENDED_PLAN_SECTION)
-    expect(trace).toEqual(['header:initial:default', 'enter:declined', 'turn/end:completed', 'enter:dismissed', 'turn/end:completed', '/plan off'])
+    expect(trace).toEqual([
+      'header:initial:default',
+      'enter:declined',
+      'turn/end:completed',
+      'enter:dismissed',
+      'turn/end:completed',
+      '/plan off',
+    ])
   })
 
   it('--placement transcript: one request header for the whole session, the guidance a message, after /plan and after an entry', async () => {
@@ -749,13 +936,26 @@ describe('pnpm start: the model asks to enter plan mode, --placement, --guard', 
     const { code, stdout, stderr } = await runScript(
       'start',
       ['--session-dir', sessionDir, '--placement', 'transcript'],
-      lines('hello', "Let's plan first: add due dates to tasks", '1', '2: also flag overdue tasks', '1', '/plan', 'Add a clear command', '/plan off', 'thanks', '/quit'),
+      lines(
+        'hello',
+        "Let's plan first: add due dates to tasks",
+        '1',
+        '2: also flag overdue tasks',
+        '1',
+        '/plan',
+        'Add a clear command',
+        '/plan off',
+        'thanks',
+        '/quit',
+      ),
     )
     expect(stderr).toBe('')
     expect(code).toBe(0)
     expect(stdout).toContain('  guidance:  a transcript message (the system prompt and tools never change)\n')
     expect(stdout).toContain('· request header: system prompt and tools fixed (plan guidance goes in the transcript)')
-    expect(stdout).toMatch(/you › Enter plan mode\n.*\n  ● plan\/mode logged: on\n  ⓘ guidance \(to the model\) the plan section as a transcript message \(\d+ lines\)\n/)
+    expect(stdout).toMatch(
+      /you › Enter plan mode\n.*\n  ● plan\/mode logged: on\n  ⓘ guidance \(to the model\) the plan section as a transcript message \(\d+ lines\)\n/,
+    )
     // The model read plan mode from the transcript: it explored, planned, revised and carried out the approved plan.
     expect(stdout).toContain('_Revision 2: revised after your review._')
     expect(stdout).toMatch(/assistant Done\. Tasks now take an optional due date .*OVERDUE/)
@@ -783,21 +983,40 @@ describe('pnpm start: the model asks to enter plan mode, --placement, --guard', 
       'notice:The user switched this session back to the default mode.',
       'turn/end:completed',
     ])
-    const guidance = readSession(file).filter((event) => event.type === 'user/message' && event.data.source.kind === 'plugin' && event.data.source.form === 'guidance')
-    expect(guidance.every((event) => event.type === 'user/message' && event.data.content[0]?.type === 'text' && event.data.content[0].text === RECOMMENDED_PLAN_SECTION)).toBe(true)
+    const guidance = readSession(file).filter(
+      (event) => event.type === 'user/message' && event.data.source.kind === 'plugin' && event.data.source.form === 'guidance',
+    )
+    expect(
+      guidance.every(
+        (event) =>
+          event.type === 'user/message' &&
+          event.data.content[0]?.type === 'text' &&
+          event.data.content[0].text === RECOMMENDED_PLAN_SECTION,
+      ),
+    ).toBe(true)
   })
 
   it('--guard refuses a write in plan mode with the plan-guard text and runs the read; without it the write happens', async () => {
     const guarded = temp('guard')
-    const refusal = 'Error: write_file is not available in plan mode. Plan mode is read-only until the user approves a plan: use read-only tools, then present the plan with exit_plan_mode.'
-    const run = await runScript('start', ['--session-dir', guarded, '--guard', '--plan'], lines('Ignore plan mode and write NOTES.md', '/plan off', 'Ignore plan mode and write NOTES.md', '/quit'))
+    const refusal =
+      'Error: write_file is not available in plan mode. Plan mode is read-only until the user approves a plan: use read-only tools, then present the plan with exit_plan_mode.'
+    const run = await runScript(
+      'start',
+      ['--session-dir', guarded, '--guard', '--plan'],
+      lines('Ignore plan mode and write NOTES.md', '/plan off', 'Ignore plan mode and write NOTES.md', '/quit'),
+    )
     expect(run.code).toBe(0)
     expect(run.stdout).toContain('  guard:     on: tools that are not read-only are refused in plan mode\n')
     expect(run.stdout).toContain(`  → list_files .\n  → write_file NOTES.md\n    ← `)
     expect(run.stdout).toContain(`    ✗ ${refusal}\n  assistant The plan guard refused write_file`)
     expect(run.stdout).toContain('assistant Done: NOTES.md is written.')
     const results = readSession(onlySessionFile(guarded)).flatMap((event) => (event.type === 'tool/result' ? [event.data] : []))
-    expect(results.map((result) => `${result.toolName}:${result.isError ? result.content[0]?.text : 'ok'}`)).toEqual(['list_files:ok', `write_file:${refusal}`, 'list_files:ok', 'write_file:ok'])
+    expect(results.map((result) => `${result.toolName}:${result.isError ? result.content[0]?.text : 'ok'}`)).toEqual([
+      'list_files:ok',
+      `write_file:${refusal}`,
+      'list_files:ok',
+      'write_file:ok',
+    ])
 
     const open = temp('unguarded')
     const unguarded = await runScript('start', ['--session-dir', open, '--plan'], lines('Ignore plan mode and write NOTES.md', '/quit'))
@@ -809,9 +1028,15 @@ describe('pnpm start: the model asks to enter plan mode, --placement, --guard', 
 
   it('--require-sections: a plan without a required section goes back to the model, which adds it and submits again; only the revision is reviewed', async () => {
     const sessionDir = temp('sections')
-    const run = await runScript('start', ['--session-dir', sessionDir, '--require-sections', 'Steps, Verification,Rollback'], lines('/plan Add due dates to tasks', '1', '/quit'))
+    const run = await runScript(
+      'start',
+      ['--session-dir', sessionDir, '--require-sections', 'Steps, Verification,Rollback'],
+      lines('/plan Add due dates to tasks', '1', '/quit'),
+    )
     expect(run.code).toBe(0)
-    expect(run.stdout).toContain('  sections:  a plan needs “Steps”, “Verification”, “Rollback” before it is reviewed; without one it goes back to the model\n')
+    expect(run.stdout).toContain(
+      '  sections:  a plan needs “Steps”, “Verification”, “Rollback” before it is reviewed; without one it goes back to the model\n',
+    )
     expect(run.stdout).toContain(
       '  → exit_plan_mode “Plan: due dates for tasks”\n    ↺ The plan is not ready for review: missing section "Rollback"\n  assistant The plan check sent my plan back before review (it said: missing section "Rollback"). Here it is again with that fixed.\n  → exit_plan_mode “Plan: due dates for tasks”\n',
     )
@@ -833,14 +1058,22 @@ describe('pnpm start: the model asks to enter plan mode, --placement, --guard', 
     ])
     // The exit tool's description names the sections (SPEC §20), in every header: the catalog stays the same.
     const headers = events.flatMap((event) => (event.type === 'request/header' ? [event.data] : []))
-    expect(headers[0]!.tools.find((tool) => tool.name === 'exit_plan_mode')?.description).toMatch(/ The plan must have these sections: Steps, Verification, Rollback\.$/)
+    expect(headers[0]!.tools.find((tool) => tool.name === 'exit_plan_mode')?.description).toMatch(
+      / The plan must have these sections: Steps, Verification, Rollback\.$/,
+    )
     expect(new Set(headers.map((header) => JSON.stringify(header.tools))).size).toBe(1)
     // The record is of the second call only; the refused one records nothing (SPEC §11).
     const reviews = events.filter((event) => (event.type as string) === 'plan/review')
     expect(reviews).toHaveLength(1)
-    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe(`  resume with: ${npxPnpm} start --resume ${file} --require-sections Steps,Verification,Rollback`)
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe(
+      `  resume with: ${npxPnpm} start --resume ${file} --require-sections Steps,Verification,Rollback`,
+    )
     // The sections the offline model always writes pass at once: nothing goes back.
-    const passing = await runScript('start', ['--session-dir', temp('sections-pass'), '--require-sections', 'Steps,Verification'], lines('/plan Add due dates to tasks', '1', '/quit'))
+    const passing = await runScript(
+      'start',
+      ['--session-dir', temp('sections-pass'), '--require-sections', 'Steps,Verification'],
+      lines('/plan Add due dates to tasks', '1', '/quit'),
+    )
     expect(passing.code).toBe(0)
     expect(passing.stdout).not.toContain('not ready for review')
     // A flag value it cannot use: refused with the usage.
@@ -854,7 +1087,11 @@ describe('pnpm start: the model asks to enter plan mode, --placement, --guard', 
 
   it('explore: a helper agent inherits plan mode, works under the call and reports back; without --guard its write happens; in the default mode it starts in the default mode', async () => {
     const sessionDir = temp('explore')
-    const run = await runScript('start', ['--session-dir', sessionDir, '--plan'], lines(SHOWCASE_HELPER, '/plan off', 'Ask a helper: where are tasks formatted?', '/quit'))
+    const run = await runScript(
+      'start',
+      ['--session-dir', sessionDir, '--plan'],
+      lines(SHOWCASE_HELPER, '/plan off', 'Ask a helper: where are tasks formatted?', '/quit'),
+    )
     expect(run.code).toBe(0)
     const logs = readdirSync(sessionDir)
       .filter((name) => name.endsWith('.jsonl'))
@@ -862,22 +1099,41 @@ describe('pnpm start: the model asks to enter plan mode, --placement, --guard', 
     const isHelper = (events: readonly { type: string }[]): boolean => events[0]?.type === 'demo/explore'
     const parentFile = logs.find((log) => !isHelper(log.events))!.file
     const parent = readSession(parentFile)
-    const calls = parent.flatMap((event) => (event.type === 'assistant/message' ? event.data.content.filter((block) => block.type === 'tool-call' && block.toolName === 'explore') : []))
+    const calls = parent.flatMap((event) =>
+      event.type === 'assistant/message'
+        ? event.data.content.filter((block) => block.type === 'tool-call' && block.toolName === 'explore')
+        : [],
+    )
     expect(calls).toHaveLength(2)
-    const helpers = new Map(logs.filter((log) => isHelper(log.events)).map((log) => [(log.events[0]!.data as { parent: { toolCallId: string } }).parent.toolCallId, log.events]))
+    const helpers = new Map(
+      logs
+        .filter((log) => isHelper(log.events))
+        .map((log) => [(log.events[0]!.data as { parent: { toolCallId: string } }).parent.toolCallId, log.events]),
+    )
     expect(helpers.size).toBe(2)
     const [first, second] = calls.map((call) => helpers.get(call.type === 'tool-call' ? call.toolCallId : '')!)
     // In plan mode: inherited at the first step, the child section in the system prompt, the write not blocked (no guard).
     expect(planTrace(first!, RECOMMENDED_CHILD_SECTION)).toEqual(['plan/mode:on:inherit', 'header:initial:plan', 'turn/end:completed'])
     expect(run.stdout).toContain('    ┆   · request header: the system prompt includes the child section\n')
-    expect(run.stdout).toContain('    ┆          I wrote NOTES.md although plan mode is on: plan mode is guidance, and nothing blocked the write.\n')
+    expect(run.stdout).toContain(
+      '    ┆          I wrote NOTES.md although plan mode is on: plan mode is guidance, and nothing blocked the write.\n',
+    )
     const workspace = /workspace: (\S+)/.exec(run.stdout)![1]!
     expect(readFileSync(join(workspace, 'NOTES.md'), 'utf8')).toMatch(/^# Notes: How are tasks stored on disk\?\n/)
     // In the default mode: nothing inherited, no child section.
     expect(planTrace(second!, RECOMMENDED_CHILD_SECTION)).toEqual(['header:initial:default', 'turn/end:completed'])
     expect(run.stdout).toContain('    ┆   → read_file src/format.js\n')
     // Each helper's report is its explore result, and the helper's origin names the parent's call.
-    expect([first![0]!.data, second![0]!.data]).toEqual(calls.map((call) => ({ parent: { session: basename(parentFile!, '.jsonl'), agent: expect.any(String), toolCallId: call.type === 'tool-call' ? call.toolCallId : '' }, question: expect.any(String) })))
+    expect([first![0]!.data, second![0]!.data]).toEqual(
+      calls.map((call) => ({
+        parent: {
+          session: basename(parentFile!, '.jsonl'),
+          agent: expect.any(String),
+          toolCallId: call.type === 'tool-call' ? call.toolCallId : '',
+        },
+        question: expect.any(String),
+      })),
+    )
     expect(parent.some((event) => (event.type as string) === 'demo/explore')).toBe(false)
     const results = parent.flatMap((event) => (event.type === 'tool/result' && event.data.toolName === 'explore' ? [event.data] : []))
     expect(results.map((result) => (result.value as { planMode: boolean }).planMode)).toEqual([true, false])
@@ -920,9 +1176,15 @@ describe('pnpm start: the model asks to enter plan mode, --placement, --guard', 
     const systemDir = temp('resume-system')
     const planned = await runScript('start', ['--session-dir', systemDir, '--plan'], lines('Are you in plan mode?', '/quit'))
     expect(planned.code).toBe(0)
-    const moved = await runScript('start', ['--resume', onlySessionFile(systemDir), '--placement', 'transcript'], lines('Are you still in plan mode?', '/quit'))
+    const moved = await runScript(
+      'start',
+      ['--resume', onlySessionFile(systemDir), '--placement', 'transcript'],
+      lines('Are you still in plan mode?', '/quit'),
+    )
     expect(moved.code).toBe(0)
-    expect(moved.stdout).toMatch(/\[plan: on\] › Are you still in plan mode\?\n  ⓘ guidance \(to the model\) the plan section as a transcript message \(\d+ lines\)\n  · request header: plan section removed from the system prompt\n/)
+    expect(moved.stdout).toMatch(
+      /\[plan: on\] › Are you still in plan mode\?\n  ⓘ guidance \(to the model\) the plan section as a transcript message \(\d+ lines\)\n  · request header: plan section removed from the system prompt\n/,
+    )
     expect(moved.stdout).not.toContain('request header: changed')
   })
 
@@ -991,14 +1253,26 @@ describe('pnpm start with a real model over the OpenAI-compatible protocol', () 
       expect(names(1)).toEqual(expect.arrayContaining(['exit_plan_mode', 'list_files', 'read_file', 'search', 'write_file', 'edit_file']))
 
       const trace = planTrace(readSession(onlySessionFile(sessionDir)), RECOMMENDED_PLAN_SECTION)
-      expect(trace).toEqual(['/plan Add a notes file', 'plan/mode:on', 'header:initial:plan', 'review:approved', 'plan/mode:off', 'header:change:default', 'turn/end:completed'])
+      expect(trace).toEqual([
+        '/plan Add a notes file',
+        'plan/mode:on',
+        'header:initial:plan',
+        'review:approved',
+        'plan/mode:off',
+        'header:change:default',
+        'turn/end:completed',
+      ])
     } finally {
       await server.close()
     }
   })
 
   it('refuses --base-url without a model id', async () => {
-    const { stdout, code } = await runScript('start', ['--base-url', 'http://127.0.0.1:9/v1', '--session-dir', temp('nomodel')], lines('/quit'))
+    const { stdout, code } = await runScript(
+      'start',
+      ['--base-url', 'http://127.0.0.1:9/v1', '--session-dir', temp('nomodel')],
+      lines('/quit'),
+    )
     expect(code).not.toBe(0)
     expect(stdout).toMatch(/--base-url needs --model/)
   })
@@ -1014,76 +1288,83 @@ describe('pnpm start on a terminal', () => {
     expect(wantsLiveScreen({}, {}, {})).toBe(false)
   })
 
-  it.skipIf(!hasScriptPty())('`e` opens the plan in $EDITOR on a terminal, reads it back, deletes it, and Approve sends the edit', async () => {
-    const tmp = temp('tty-editor')
-    mkdirSync(join(tmp, 'sessions'))
-    // The "editor": records the file it was given and what it held, then rewrites it.
-    const editor = join(tmp, 'editor.mjs')
-    writeFileSync(
-      editor,
-      [
-        "import { readFileSync, writeFileSync } from 'node:fs'",
-        'const file = process.argv[2]',
-        `writeFileSync(${JSON.stringify(join(tmp, 'seen.json'))}, JSON.stringify({ file, text: readFileSync(file, 'utf8') }))`,
-        "writeFileSync(file, '# Edited in the editor\\n\\n1. Only the --due flag.\\n')",
-      ].join('\n'),
-    )
-    const child = spawnStartOnPty(
-      ['--session-dir', join(tmp, 'sessions'), '--plan'],
-      childEnv({ TMPDIR: tmp, NO_COLOR: '1', TERM: 'xterm-256color', EDITOR: `${process.execPath} ${editor}` }),
-    )
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
-    await child.waitFor('[plan: on] › ')
-    child.stdin.write('Add due dates to tasks\r')
-    await child.waitFor('review › ')
-    child.stdin.write('e\r')
-    await child.waitFor('(edited plan: 3 lines; Approve sends your version)')
-    child.stdin.write('1\r')
-    await child.waitFor(/assistant Done\./)
-    child.stdin.write('/quit\r')
-    expect(await exited).toBe(0)
-    const seen = JSON.parse(readFileSync(join(tmp, 'seen.json'), 'utf8')) as { file: string; text: string }
-    expect(seen.text).toMatch(/^# Plan: due dates for tasks\n/)
-    expect(existsSync(seen.file)).toBe(false)
-    const output = child.output()
-    expect(output).toContain('carrying out your version now')
-    const file = onlySessionFile(join(tmp, 'sessions'))
-    const record = readSession(file).find((event) => (event.type as string) === 'plan/review')
-    expect(record?.data).toMatchObject({ outcome: 'approved', plan: '# Edited in the editor\n\n1. Only the --due flag.' })
-  })
+  it.skipIf(!hasScriptPty())(
+    '`e` opens the plan in $EDITOR on a terminal, reads it back, deletes it, and Approve sends the edit',
+    async () => {
+      const tmp = temp('tty-editor')
+      mkdirSync(join(tmp, 'sessions'))
+      // The "editor": records the file it was given and what it held, then rewrites it.
+      const editor = join(tmp, 'editor.mjs')
+      writeFileSync(
+        editor,
+        [
+          "import { readFileSync, writeFileSync } from 'node:fs'",
+          'const file = process.argv[2]',
+          `writeFileSync(${JSON.stringify(join(tmp, 'seen.json'))}, JSON.stringify({ file, text: readFileSync(file, 'utf8') }))`,
+          "writeFileSync(file, '# Edited in the editor\\n\\n1. Only the --due flag.\\n')",
+        ].join('\n'),
+      )
+      const child = spawnStartOnPty(
+        ['--session-dir', join(tmp, 'sessions'), '--plan'],
+        childEnv({ TMPDIR: tmp, NO_COLOR: '1', TERM: 'xterm-256color', EDITOR: `${process.execPath} ${editor}` }),
+      )
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+      await child.waitFor('[plan: on] › ')
+      child.stdin.write('Add due dates to tasks\r')
+      await child.waitFor('review › ')
+      child.stdin.write('e\r')
+      await child.waitFor('(edited plan: 3 lines; Approve sends your version)')
+      child.stdin.write('1\r')
+      await child.waitFor(/assistant Done\./)
+      child.stdin.write('/quit\r')
+      expect(await exited).toBe(0)
+      const seen = JSON.parse(readFileSync(join(tmp, 'seen.json'), 'utf8')) as { file: string; text: string }
+      expect(seen.text).toMatch(/^# Plan: due dates for tasks\n/)
+      expect(existsSync(seen.file)).toBe(false)
+      const output = child.output()
+      expect(output).toContain('carrying out your version now')
+      const file = onlySessionFile(join(tmp, 'sessions'))
+      const record = readSession(file).find((event) => (event.type as string) === 'plan/review')
+      expect(record?.data).toMatchObject({ outcome: 'approved', plan: '# Edited in the editor\n\n1. Only the --due flag.' })
+    },
+  )
 
-  it.skipIf(!hasScriptPty())('shows a working indicator and keeps typed keys on the prompt while the reply streams', async () => {
-    const tmp = temp('tty-tmpdir')
-    mkdirSync(join(tmp, 'sessions'))
-    const child = spawnStartOnPty(
-      ['--session-dir', join(tmp, 'sessions')],
-      childEnv({ TMPDIR: tmp, NO_COLOR: '1', TERM: 'xterm-256color', PLANMODE_DEMO_DELAY_MS: '40' }),
-    )
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
-    await child.waitFor('[plan: off] › ')
-    child.stdin.write('hello\r')
-    await child.waitFor('assistant Hello!')
-    // Typed while the reply streams.
-    child.stdin.write('abc')
-    await child.waitFor('review.')
-    child.stdin.write('\r')
-    await child.waitFor(/\[plan: off\] › abc\r?\n/)
-    child.stdin.write('/quit\r')
-    expect(await exited).toBe(0)
-    const output = child.output()
-    const frames = WORKING_FRAMES.join('')
-    // The indicator is drawn on the prompt line before any text streams (the request is in flight).
-    const indicator = new RegExp(`[${frames}] ${WORKING_LABEL} \\[plan: off\\] › `)
-    expect(output).toMatch(indicator)
-    expect(output.search(indicator)).toBeLessThan(output.indexOf('assistant Hello!'))
-    // The typed keys only ever appear on the prompt line, never inside the streamed reply.
-    // (readline echoes a key at the cursor: leave out cursor moves and visibility switches.)
-    const pieces = output.replace(/\u001b\[(\d+G|\?25[hl])/g, '').split('abc')
-    expect(pieces.length).toBeGreaterThan(1)
-    expect(pieces.slice(0, -1).every((before) => before.endsWith('› '))).toBe(true)
-    expect(output).toContain(`resume with: ${npxPnpm} start --resume ${join(tmp, 'sessions')}`)
-    expect(leftIn(tmp)).toEqual(['sessions'])
-  }, 60_000)
+  it.skipIf(!hasScriptPty())(
+    'shows a working indicator and keeps typed keys on the prompt while the reply streams',
+    async () => {
+      const tmp = temp('tty-tmpdir')
+      mkdirSync(join(tmp, 'sessions'))
+      const child = spawnStartOnPty(
+        ['--session-dir', join(tmp, 'sessions')],
+        childEnv({ TMPDIR: tmp, NO_COLOR: '1', TERM: 'xterm-256color', PLANMODE_DEMO_DELAY_MS: '40' }),
+      )
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+      await child.waitFor('[plan: off] › ')
+      child.stdin.write('hello\r')
+      await child.waitFor('assistant Hello!')
+      // Typed while the reply streams.
+      child.stdin.write('abc')
+      await child.waitFor('review.')
+      child.stdin.write('\r')
+      await child.waitFor(/\[plan: off\] › abc\r?\n/)
+      child.stdin.write('/quit\r')
+      expect(await exited).toBe(0)
+      const output = child.output()
+      const frames = WORKING_FRAMES.join('')
+      // The indicator is drawn on the prompt line before any text streams (the request is in flight).
+      const indicator = new RegExp(`[${frames}] ${WORKING_LABEL} \\[plan: off\\] › `)
+      expect(output).toMatch(indicator)
+      expect(output.search(indicator)).toBeLessThan(output.indexOf('assistant Hello!'))
+      // The typed keys only ever appear on the prompt line, never inside the streamed reply.
+      // (readline echoes a key at the cursor: leave out cursor moves and visibility switches.)
+      const pieces = output.replace(/\u001b\[(\d+G|\?25[hl])/g, '').split('abc')
+      expect(pieces.length).toBeGreaterThan(1)
+      expect(pieces.slice(0, -1).every((before) => before.endsWith('› '))).toBe(true)
+      expect(output).toContain(`resume with: ${npxPnpm} start --resume ${join(tmp, 'sessions')}`)
+      expect(leftIn(tmp)).toEqual(['sessions'])
+    },
+    60_000,
+  )
 })
 
 describe('pnpm start --plan-dir (plan-file)', () => {
@@ -1104,14 +1385,22 @@ describe('pnpm start --plan-dir (plan-file)', () => {
     const file = join(planDir, `${id}.md`)
     expect(child.output()).toContain(`  plan file: ${file}\n`)
     const open = await appears(file)
-    expect(open).toMatch(new RegExp(`^---\\nsession: "${id}"\\nrev: 1\\nstatus: "open"\\ntitle: "Plan: due dates for tasks"\\n---\\n# Plan: due dates for tasks\\n`))
+    expect(open).toMatch(
+      new RegExp(
+        `^---\\nsession: "${id}"\\nrev: 1\\nstatus: "open"\\ntitle: "Plan: due dates for tasks"\\n---\\n# Plan: due dates for tasks\\n`,
+      ),
+    )
     child.stdin.write('1\n')
     await child.waitFor('reviewer › Approve')
     child.stdin.end('/quit\n')
     expect(await exited).toBe(0)
     const approved = readFileSync(file, 'utf8')
     // Carried out and tracked to the end: the front matter gains the progress (SPEC §19).
-    expect(approved).toBe(open.replace('status: "open"', 'status: "approved"').replace('title: "Plan: due dates for tasks"\n', 'title: "Plan: due dates for tasks"\nprogress: "5/5"\n'))
+    expect(approved).toBe(
+      open
+        .replace('status: "open"', 'status: "approved"')
+        .replace('title: "Plan: due dates for tasks"\n', 'title: "Plan: due dates for tasks"\nprogress: "5/5"\n'),
+    )
     expect(readdirSync(planDir)).toEqual([`${id}.md`])
   })
 })

@@ -21,7 +21,8 @@ afterEach(() => {
 
 const SECTION = RECOMMENDED_PLAN_SECTION
 const GOAL = 'Add due dates to tasks'
-const REFUSAL = 'Error: write_file is not available in plan mode. Plan mode is read-only until the user approves a plan: use read-only tools, then present the plan with exit_plan_mode.'
+const REFUSAL =
+  'Error: write_file is not available in plan mode. Plan mode is read-only until the user approves a plan: use read-only tools, then present the plan with exit_plan_mode.'
 
 interface Composed {
   readonly ctx: Context
@@ -33,7 +34,15 @@ interface Composed {
 }
 
 /** The demo's composition (what `pnpm start` runs) with the offline model and a provider that answers from `answers`. */
-async function compose(options: { requiredSections?: string[]; guard?: boolean; placement?: 'system' | 'transcript'; model?: LanguageModelV3; answers?: Omit<UserAnswer, 'id'>[] } = {}): Promise<Composed> {
+async function compose(
+  options: {
+    requiredSections?: string[]
+    guard?: boolean
+    placement?: 'system' | 'transcript'
+    model?: LanguageModelV3
+    answers?: Omit<UserAnswer, 'id'>[]
+  } = {},
+): Promise<Composed> {
   const sessionDir = mkdtempSync(join(tmpdir(), 'planmode-demo-helper-'))
   const workspace = copySampleWorkspace()
   dirs.push(sessionDir, workspace)
@@ -74,10 +83,18 @@ const exitResults = (events: readonly SessionEvent[]) =>
   events.flatMap((event) => (event.type === 'tool/result' && event.data.toolName === 'exit_plan_mode' ? [event.data.content[0]!.text] : []))
 const exitPlans = (events: readonly SessionEvent[]) =>
   events.flatMap((event) =>
-    event.type === 'assistant/message' ? event.data.content.flatMap((block) => (block.type === 'tool-call' && block.toolName === 'exit_plan_mode' ? [String((block.input as { plan: string }).plan)] : [])) : [],
+    event.type === 'assistant/message'
+      ? event.data.content.flatMap((block) =>
+          block.type === 'tool-call' && block.toolName === 'exit_plan_mode' ? [String((block.input as { plan: string }).plan)] : [],
+        )
+      : [],
   )
 const lastText = (events: readonly SessionEvent[]) =>
-  events.flatMap((event) => (event.type === 'assistant/message' ? event.data.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])) : [])).at(-1)
+  events
+    .flatMap((event) =>
+      event.type === 'assistant/message' ? event.data.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])) : [],
+    )
+    .at(-1)
 
 describe('the offline model and the plan checks (SPEC §20)', () => {
   it('reads the not-ready failure, adds each missing section, submits again; only the revision is reviewed', async () => {
@@ -107,7 +124,11 @@ describe('the offline model and the plan checks (SPEC §20)', () => {
     const checked: string[] = []
     host.ctx.on('plan/validate', async (payload, next) => {
       checked.push(payload.plan)
-      return next(payload.plan.includes('From the plan check: name who reviews the change') ? payload : { ...payload, problems: [...payload.problems, 'name who reviews the change'] })
+      return next(
+        payload.plan.includes('From the plan check: name who reviews the change')
+          ? payload
+          : { ...payload, problems: [...payload.problems, 'name who reviews the change'] },
+      )
     })
     await host.ctx.require('commands').execute({ agent: host.agent, line: `/plan ${GOAL}` })
     await host.agent.idle()
@@ -120,19 +141,26 @@ describe('the offline model and the plan checks (SPEC §20)', () => {
 
   it('stops after a check fails twice with the same problems, and says what it cannot fix', async () => {
     const host = await compose()
-    host.ctx.on('plan/validate', async (payload, next) => next({ ...payload, problems: [...payload.problems, 'the change needs a ticket number'] }))
+    host.ctx.on('plan/validate', async (payload, next) =>
+      next({ ...payload, problems: [...payload.problems, 'the change needs a ticket number'] }),
+    )
     await host.ctx.require('commands').execute({ agent: host.agent, line: `/plan ${GOAL}` })
     await host.agent.idle()
     const events = host.agent.session.events
     expect(exitResults(events)).toHaveLength(2)
-    expect(lastText(events)).toBe('The plan check still finds a problem I cannot fix myself:\n- the change needs a ticket number\nTell me how to change the plan, or leave plan mode with `/plan off`.')
+    expect(lastText(events)).toBe(
+      'The plan check still finds a problem I cannot fix myself:\n- the change needs a ticket number\nTell me how to change the plan, or leave plan mode with `/plan off`.',
+    )
     expect(host.asked).toHaveLength(0)
     expect(host.ctx.require('planMode').get(host.agent).active).toBe(true)
     host.ctx.dispose()
   })
 
   it('reads the problem lines of a not-ready text, and nothing from other texts', () => {
-    expect(notReadyProblems('Error: The plan is not ready for review:\n- missing section "A"\n- too short')).toEqual(['missing section "A"', 'too short'])
+    expect(notReadyProblems('Error: The plan is not ready for review:\n- missing section "A"\n- too short')).toEqual([
+      'missing section "A"',
+      'too short',
+    ])
     expect(notReadyProblems('Error: The user chose to keep planning; revise the plan and present it again.')).toEqual([])
   })
 })
@@ -144,11 +172,16 @@ describe('explore: a helper agent (SPEC §21)', () => {
     await host.agent.prompt('Ask a helper: how are tasks stored on disk? Write your notes to NOTES.md.')
     const [parent, helper] = host.sessions()
     expect(parent).toBe(host.sessions()[0])
-    const call = host.agent.session.events.flatMap((event) => (event.type === 'assistant/message' ? event.data.content.filter((block) => block.type === 'tool-call') : []))[0]
+    const call = host.agent.session.events.flatMap((event) =>
+      event.type === 'assistant/message' ? event.data.content.filter((block) => block.type === 'tool-call') : [],
+    )[0]
     expect(call).toMatchObject({ toolName: 'explore', input: { question: 'How are tasks stored on disk? Write your notes to NOTES.md.' } })
     expect(helper![0]).toMatchObject({
       type: EXPLORE_EVENT,
-      data: { parent: { session: host.agent.session.id, agent: host.agent.id, toolCallId: call?.type === 'tool-call' ? call.toolCallId : '' }, question: 'How are tasks stored on disk? Write your notes to NOTES.md.' },
+      data: {
+        parent: { session: host.agent.session.id, agent: host.agent.id, toolCallId: call?.type === 'tool-call' ? call.toolCallId : '' },
+        question: 'How are tasks stored on disk? Write your notes to NOTES.md.',
+      },
     })
     const inherit = helper!.findIndex((event) => (event.type as string) === 'plan/mode')
     const header = helper!.findIndex((event) => event.type === 'request/header')
@@ -158,7 +191,9 @@ describe('explore: a helper agent (SPEC §21)', () => {
     expect(system.startsWith(HELPER_PROMPT_OPENING)).toBe(true)
     expect(system).toContain(RECOMMENDED_CHILD_SECTION.trim())
     expect(system).not.toContain(SECTION.trim())
-    const results = helper!.flatMap((event) => (event.type === 'tool/result' ? [[event.data.toolName, event.data.isError ? event.data.content[0]!.text : 'ok']] : []))
+    const results = helper!.flatMap((event) =>
+      event.type === 'tool/result' ? [[event.data.toolName, event.data.isError ? event.data.content[0]!.text : 'ok']] : [],
+    )
     expect(results).toEqual([
       ['list_files', 'ok'],
       ['read_file', 'ok'],
@@ -168,10 +203,19 @@ describe('explore: a helper agent (SPEC §21)', () => {
       ['write_file', REFUSAL],
     ])
     expect(existsSync(join(host.workspace, 'NOTES.md'))).toBe(false)
-    const result = host.agent.session.events.find((event): event is SessionEvent<'tool/result'> => event.type === 'tool/result' && event.data.toolName === 'explore')!
+    const result = host.agent.session.events.find(
+      (event): event is SessionEvent<'tool/result'> => event.type === 'tool/result' && event.data.toolName === 'explore',
+    )!
     const value = result.data.value as ExploreValue
     expect(value).toMatchObject({ session: expect.any(String), planMode: true, reason: 'completed' })
-    expect(value.calls.map((entry) => `${entry.tool}:${entry.status}`)).toEqual(['list_files:done', 'read_file:done', 'read_file:done', 'read_file:done', 'search:done', 'write_file:refused'])
+    expect(value.calls.map((entry) => `${entry.tool}:${entry.status}`)).toEqual([
+      'list_files:done',
+      'read_file:done',
+      'read_file:done',
+      'read_file:done',
+      'search:done',
+      'write_file:refused',
+    ])
     expect(result.data.content[0]!.text).toBe(lastText(helper!))
     expect(value.findings).toBe(lastText(helper!))
     expect(value.findings).toContain('`src/store.js`: Loading and saving tasks.json.')
@@ -195,22 +239,43 @@ describe('explore: a helper agent (SPEC §21)', () => {
     const scripted: LanguageModelV3 = createOfflineModel({ planSection: SECTION })
     const sessions = host.ctx.require('sessions')
     const session = await sessions.create()
-    const child = host.ctx.require('agents').create({ session, owner: parent, model: { ...scripted, doStream: async (options) => {
-      const asked = options.prompt.some((message) => message.role === 'tool')
-      if (asked) return scripted.doStream(options)
-      const stream = new ReadableStream({
-        start(controller) {
-          controller.enqueue({ type: 'stream-start', warnings: [] })
-          controller.enqueue({ type: 'tool-call', toolCallId: 'c1', toolName: 'exit_plan_mode', input: JSON.stringify({ plan: '# A plan\n\n## Steps\n1. x' }) })
-          controller.enqueue({ type: 'tool-call', toolCallId: 'c2', toolName: 'enter_plan_mode', input: '{}' })
-          controller.enqueue({ type: 'finish', finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } } })
-          controller.close()
+    const child = host.ctx.require('agents').create({
+      session,
+      owner: parent,
+      model: {
+        ...scripted,
+        doStream: async (options) => {
+          const asked = options.prompt.some((message) => message.role === 'tool')
+          if (asked) return scripted.doStream(options)
+          const stream = new ReadableStream({
+            start(controller) {
+              controller.enqueue({ type: 'stream-start', warnings: [] })
+              controller.enqueue({
+                type: 'tool-call',
+                toolCallId: 'c1',
+                toolName: 'exit_plan_mode',
+                input: JSON.stringify({ plan: '# A plan\n\n## Steps\n1. x' }),
+              })
+              controller.enqueue({ type: 'tool-call', toolCallId: 'c2', toolName: 'enter_plan_mode', input: '{}' })
+              controller.enqueue({
+                type: 'finish',
+                finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+                usage: {
+                  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+                  outputTokens: { total: 1, text: 1, reasoning: 0 },
+                },
+              })
+              controller.close()
+            },
+          })
+          return { stream }
         },
-      })
-      return { stream }
-    } } })
+      },
+    })
     await child.prompt('look around')
-    const results = session.events.flatMap((event) => (event.type === 'tool/result' ? [[event.data.toolName, event.data.content[0]!.text]] : []))
+    const results = session.events.flatMap((event) =>
+      event.type === 'tool/result' ? [[event.data.toolName, event.data.content[0]!.text]] : [],
+    )
     expect(results[0]![0]).toBe('exit_plan_mode')
     expect(results[0]![1]).toMatch(/^Error: agent .* is a child of agent .* and cannot ask the user/)
     expect(results[1]).toEqual(['enter_plan_mode', 'Error: plan mode is already on'])
@@ -228,10 +293,19 @@ describe('explore: a helper agent (SPEC §21)', () => {
     expect(helper.some((event) => (event.type as string) === 'plan/mode')).toBe(false)
     const header = helper.find((event): event is SessionEvent<'request/header'> => event.type === 'request/header')!
     expect(header.data.system).not.toContain(RECOMMENDED_CHILD_SECTION.trim())
-    expect(helper.some((event) => event.type === 'tool/result' && event.data.toolName === 'read_file' && (event.data.value as string).startsWith('// How a task is printed'))).toBe(true)
+    expect(
+      helper.some(
+        (event) =>
+          event.type === 'tool/result' &&
+          event.data.toolName === 'read_file' &&
+          (event.data.value as string).startsWith('// How a task is printed'),
+      ),
+    ).toBe(true)
     expect(readFileSync(join(host.workspace, 'NOTES.md'), 'utf8')).toMatch(/^# Notes: Where are tasks formatted\?\n\n- /)
     expect(lastText(helper)).toMatch(/My notes are in NOTES\.md\.$/)
-    const value = host.agent.session.events.flatMap((event) => (event.type === 'tool/result' && event.data.toolName === 'explore' ? [event.data.value as ExploreValue] : []))[0]!
+    const value = host.agent.session.events.flatMap((event) =>
+      event.type === 'tool/result' && event.data.toolName === 'explore' ? [event.data.value as ExploreValue] : [],
+    )[0]!
     expect(value.planMode).toBe(false)
     expect(presentExploreValue(value)).toContain('— default mode; session `')
     host.ctx.dispose()
@@ -241,8 +315,14 @@ describe('explore: a helper agent (SPEC §21)', () => {
     const host = await compose()
     const tools = host.ctx.require('tools')
     const signal = new AbortController().signal
-    expect(await tools.execute('explore', { question: 'why?' }, { signal, toolCallId: 't1' })).toMatchObject({ isError: true, content: [{ text: 'Error: explore requires a calling agent' }] })
-    expect(await tools.execute('explore', { question: '  ' }, { agent: host.agent, signal, toolCallId: 't2' })).toMatchObject({ isError: true, content: [{ text: 'Error: explore needs a non-empty question' }] })
+    expect(await tools.execute('explore', { question: 'why?' }, { signal, toolCallId: 't1' })).toMatchObject({
+      isError: true,
+      content: [{ text: 'Error: explore requires a calling agent' }],
+    })
+    expect(await tools.execute('explore', { question: '  ' }, { agent: host.agent, signal, toolCallId: 't2' })).toMatchObject({
+      isError: true,
+      content: [{ text: 'Error: explore needs a non-empty question' }],
+    })
     const child = host.ctx.require('agents').create({ session: await host.ctx.require('sessions').create(), owner: host.agent })
     expect(await tools.execute('explore', { question: 'why?' }, { agent: child, signal, toolCallId: 't3' })).toMatchObject({
       isError: true,
@@ -275,7 +355,9 @@ describe('explore: a helper agent (SPEC §21)', () => {
     await host.agent.cancel()
     expect((await turn).reason).toBe('cancelled')
     const helper = host.sessions()[1]!
-    expect(helper.filter((event) => event.type === 'turn/end').map((event) => (event.data as { reason: string }).reason)).toEqual(['cancelled'])
+    expect(helper.filter((event) => event.type === 'turn/end').map((event) => (event.data as { reason: string }).reason)).toEqual([
+      'cancelled',
+    ])
     host.ctx.dispose()
   })
 

@@ -52,7 +52,14 @@ describe('interrupted turns of a log', () => {
 })
 
 describe('a review left open by an interrupted turn', () => {
-  const revision = (rev: number, toolCallId: string, status: PlanRevision['status']): PlanRevision => ({ rev, toolCallId, seq: rev, title: `Plan ${rev}`, plan: `# Plan ${rev}`, status })
+  const revision = (rev: number, toolCallId: string, status: PlanRevision['status']): PlanRevision => ({
+    rev,
+    toolCallId,
+    seq: rev,
+    title: `Plan ${rev}`,
+    plan: `# Plan ${rev}`,
+    status,
+  })
   const history: PlanHistoryView = { revisions: [revision(1, 'c2', 'open'), revision(2, 'c5', 'open'), revision(3, 'c9', 'approved')] }
   const interrupted = interruptedCallIds(events)
 

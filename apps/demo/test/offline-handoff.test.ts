@@ -49,12 +49,18 @@ async function handOff(goal: string, root: string, handoff: UserAnswer['handoff'
 
 /** Each step's tool calls, by name, in order. */
 const callsPerStep = (session: Session): string[][] =>
-  session.events.flatMap((event) => (event.type === 'assistant/message' ? [event.data.content.flatMap((block) => (block.type === 'tool-call' ? [block.toolName] : []))] : []))
+  session.events.flatMap((event) =>
+    event.type === 'assistant/message' ? [event.data.content.flatMap((block) => (block.type === 'tool-call' ? [block.toolName] : []))] : [],
+  )
 const texts = (session: Session): string[] =>
-  session.events.flatMap((event) => (event.type === 'assistant/message' ? event.data.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])) : []))
+  session.events.flatMap((event) =>
+    event.type === 'assistant/message' ? event.data.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])) : [],
+  )
 const updates = (session: Session): unknown[] =>
   session.events.flatMap((event) =>
-    event.type === 'assistant/message' ? event.data.content.flatMap((block) => (block.type === 'tool-call' && block.toolName === UPDATE_PLAN ? [block.input] : [])) : [],
+    event.type === 'assistant/message'
+      ? event.data.content.flatMap((block) => (block.type === 'tool-call' && block.toolName === UPDATE_PLAN ? [block.input] : []))
+      : [],
   )
 
 describe('the offline model carries out a plan handed to a fresh session', () => {
@@ -65,17 +71,42 @@ describe('the offline model carries out a plan handed to a fresh session', () =>
     expect(callsPerStep(agent.session).at(-1)).toEqual(['exit_plan_mode'])
     expect(callsPerStep(agent.session).flat()).not.toContain('edit_file')
     expect(fresh.model.modelId).toBe('careful')
-    expect(callsPerStep(fresh.session)).toEqual([['list_files'], [UPDATE_PLAN, 'edit_file', 'edit_file', 'edit_file'], [UPDATE_PLAN, 'edit_file', 'write_file', 'edit_file'], [UPDATE_PLAN], []])
+    expect(callsPerStep(fresh.session)).toEqual([
+      ['list_files'],
+      [UPDATE_PLAN, 'edit_file', 'edit_file', 'edit_file'],
+      [UPDATE_PLAN, 'edit_file', 'write_file', 'edit_file'],
+      [UPDATE_PLAN],
+      [],
+    ])
     expect(updates(fresh.session)).toEqual([
       { updates: [{ step: 1, status: 'in_progress' }] },
-      { updates: [{ step: 1, status: 'done' }, { step: 2, status: 'done' }, { step: 3, status: 'done' }, { step: 4, status: 'in_progress' }] },
-      { updates: [{ step: 4, status: 'done' }, { step: 5, status: 'done' }] },
+      {
+        updates: [
+          { step: 1, status: 'done' },
+          { step: 2, status: 'done' },
+          { step: 3, status: 'done' },
+          { step: 4, status: 'in_progress' },
+        ],
+      },
+      {
+        updates: [
+          { step: 4, status: 'done' },
+          { step: 5, status: 'done' },
+        ],
+      },
     ])
     const results = fresh.session.events.flatMap((event) => (event.type === 'tool/result' ? [event.data] : []))
     expect(results.filter((result) => result.isError)).toEqual([])
-    expect(texts(fresh.session)[0]).toBe('I\'m carrying out the approved plan “Plan: due dates for tasks” handed to this session. First, a look at the workspace.')
+    expect(texts(fresh.session)[0]).toBe(
+      "I'm carrying out the approved plan “Plan: due dates for tasks” handed to this session. First, a look at the workspace.",
+    )
     expect(texts(fresh.session).at(-1)).toMatch(/^Done\. Tasks now take an optional due date/)
-    expect(ctx.require('sessionProjections').snapshot(fresh.session).values.planProgress).toMatchObject({ plan: { title: 'Plan: due dates for tasks' }, done: 5, total: 5, active: null })
+    expect(ctx.require('sessionProjections').snapshot(fresh.session).values.planProgress).toMatchObject({
+      plan: { title: 'Plan: due dates for tasks' },
+      done: 5,
+      total: 5,
+      active: null,
+    })
     expect(readFileSync(join(root, 'src/tasks.js'), 'utf8')).toContain('add(title, { due } = {})')
   })
 

@@ -38,7 +38,12 @@ async function simulate(goal: string, reviews: { selected: string[]; custom?: st
       role: 'assistant',
       content: [
         ...(text === '' ? [] : [{ type: 'text' as const, text }]),
-        ...calls.map((call) => ({ type: 'tool-call' as const, toolCallId: call.toolCallId, toolName: call.toolName, input: JSON.parse(call.input) })),
+        ...calls.map((call) => ({
+          type: 'tool-call' as const,
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          input: JSON.parse(call.input),
+        })),
       ],
     })
     if (calls.length === 0) {
@@ -74,7 +79,12 @@ async function simulate(goal: string, reviews: { selected: string[]; custom?: st
           value = `Error: ${(error as Error).message}`
         }
       }
-      results.push({ type: 'tool-result' as const, toolCallId: call.toolCallId, toolName: call.toolName, output: { type: 'text' as const, value } })
+      results.push({
+        type: 'tool-result' as const,
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        output: { type: 'text' as const, value },
+      })
       if (isError) trace.push(`error:${value.slice(0, 50)}`)
     }
     history.push({ role: 'tool', content: results })
@@ -93,7 +103,9 @@ describe('offline planning model', () => {
     expect(trace).toContain('plan:# Plan: due dates for tasks')
     const plans = history.flatMap((message) =>
       message.role === 'assistant'
-        ? message.content.flatMap((part) => (part.type === 'tool-call' && part.toolName === 'exit_plan_mode' ? [(part.input as { plan: string }).plan] : []))
+        ? message.content.flatMap((part) =>
+            part.type === 'tool-call' && part.toolName === 'exit_plan_mode' ? [(part.input as { plan: string }).plan] : [],
+          )
         : [],
     )
     expect(plans).toHaveLength(2)
@@ -149,20 +161,33 @@ describe('offline planning model', () => {
     const explored: LanguageModelV3Prompt = [
       ...goal,
       { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'list_files', input: {} }] },
-      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'list_files', output: { type: 'text', value: 'src/tasks.js' } }] },
+      {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'list_files', output: { type: 'text', value: 'src/tasks.js' } }],
+      },
     ]
     const notice = (text: string): LanguageModelV3Prompt[number] => ({ role: 'user', content: [{ type: 'text', text }] })
     // /plan off while planning: the model waits instead of answering an old message.
-    expect(await text('You are a coding agent.', [...explored, notice('The user switched this session back to the default mode.')])).toMatch(/^Plan mode is off, so I'll wait/)
+    expect(
+      await text('You are a coding agent.', [...explored, notice('The user switched this session back to the default mode.')]),
+    ).toMatch(/^Plan mode is off, so I'll wait/)
     // /plan while carrying out an approved plan: the model stops changing files.
     const implementing: LanguageModelV3Prompt = [
       ...explored,
       { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c2', toolName: 'exit_plan_mode', input: { plan: '# Plan' } }] },
-      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c2', toolName: 'exit_plan_mode', output: { type: 'text', value: 'Approved.' } }] },
+      {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'c2', toolName: 'exit_plan_mode', output: { type: 'text', value: 'Approved.' } }],
+      },
       { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c3', toolName: 'write_file', input: { path: 'a', content: 'b' } }] },
-      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c3', toolName: 'write_file', output: { type: 'text', value: 'Wrote.' } }] },
+      {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'c3', toolName: 'write_file', output: { type: 'text', value: 'Wrote.' } }],
+      },
     ]
-    expect(await text(SECTION, [...implementing, notice('The user switched this session to plan mode.')])).toMatch(/^Plan mode is on again, so I've stopped/)
+    expect(await text(SECTION, [...implementing, notice('The user switched this session to plan mode.')])).toMatch(
+      /^Plan mode is on again, so I've stopped/,
+    )
   })
 })
 
@@ -178,7 +203,10 @@ describe('what the offline model reads from the review decisions (SPEC §10 text
     ]).episode!
 
   it('line comments after the keep-planning text become feedback, with or without custom text', () => {
-    const withFeedback = submitted('The user chose to keep planning; their feedback: flag overdue\n- line 3: keep ISO dates\n- line 1: shorter', true)
+    const withFeedback = submitted(
+      'The user chose to keep planning; their feedback: flag overdue\n- line 3: keep ISO dates\n- line 1: shorter',
+      true,
+    )
     expect(withFeedback.review).toBe('keep-planning')
     expect(withFeedback.feedback).toEqual(['flag overdue', 'line 3: keep ISO dates', 'line 1: shorter'])
     const commentsOnly = submitted('The user chose to keep planning; revise the plan and present it again.\n- line 3: keep ISO dates', true)
@@ -188,7 +216,10 @@ describe('what the offline model reads from the review decisions (SPEC §10 text
 
   it('an edited approval makes the edit the plan; Stop planning closes the episode', () => {
     const edit = '# Mine\n\n1. only this'
-    const approved = submitted(`The user edited and approved the plan; plan mode is now off. Carry out this version from your next step:\n\n${edit}`, false)
+    const approved = submitted(
+      `The user edited and approved the plan; plan mode is now off. Carry out this version from your next step:\n\n${edit}`,
+      false,
+    )
     expect(approved.approved).toBe(true)
     expect(approved.approvedEdit).toBe(edit)
     expect(submitted('The user approved the plan and plan mode is now off.', false).approvedEdit).toBeUndefined()
@@ -212,7 +243,9 @@ describe('plan first: the offline model asks to enter plan mode (SPEC §12)', ()
     const result = await model.doGenerate({ prompt: [{ role: 'system', content: system }, ...prompt], tools: withTools })
     return {
       text: result.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join(''),
-      calls: result.content.flatMap((part) => (part.type === 'tool-call' ? [{ name: part.toolName, input: JSON.parse(part.input) as Record<string, unknown> }] : [])),
+      calls: result.content.flatMap((part) =>
+        part.type === 'tool-call' ? [{ name: part.toolName, input: JSON.parse(part.input) as Record<string, unknown> }] : [],
+      ),
     }
   }
   const user = (text: string): LanguageModelV3Prompt[number] => ({ role: 'user', content: [{ type: 'text', text }] })
@@ -220,12 +253,28 @@ describe('plan first: the offline model asks to enter plan mode (SPEC §12)', ()
   const entered = (value: string, isError = false): LanguageModelV3Prompt => [
     ...ask,
     { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'enter_plan_mode', input: { reason: 'r' } }] },
-    { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'enter_plan_mode', output: isError ? { type: 'error-text', value } : { type: 'text', value } }] },
+    {
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: 'c1',
+          toolName: 'enter_plan_mode',
+          output: isError ? { type: 'error-text', value } : { type: 'text', value },
+        },
+      ],
+    },
   ]
   const AGREED = 'The user agreed to plan mode. From your next step, explore and plan, then present the plan with exit_plan_mode.'
 
   it('recognises a request to plan first, and takes the goal out of it', () => {
-    for (const text of ["Let's plan first: add a clear command", 'plan it first: add a clear command', 'Add a clear command, but plan it first.', 'Make a plan to add a clear command', 'let us plan: add a clear command']) {
+    for (const text of [
+      "Let's plan first: add a clear command",
+      'plan it first: add a clear command',
+      'Add a clear command, but plan it first.',
+      'Make a plan to add a clear command',
+      'let us plan: add a clear command',
+    ]) {
       expect(asksToPlanFirst(text), text).toBe(true)
       expect(goalOf(text), text).toBe('Add a clear command')
     }
@@ -237,8 +286,17 @@ describe('plan first: the offline model asks to enter plan mode (SPEC §12)', ()
 
   it('in the default mode calls enter_plan_mode with a reason naming the goal; without the tool it points to /plan', async () => {
     const asked = await step('You are a coding agent.', ask)
-    expect(asked.calls).toEqual([{ name: 'enter_plan_mode', input: { reason: expect.stringMatching(/^You asked to plan first: Add a clear command\. In plan mode I only read/) } }])
-    const without = await step('You are a coding agent.', ask, tools.filter((tool) => tool.name !== 'enter_plan_mode'))
+    expect(asked.calls).toEqual([
+      {
+        name: 'enter_plan_mode',
+        input: { reason: expect.stringMatching(/^You asked to plan first: Add a clear command\. In plan mode I only read/) },
+      },
+    ])
+    const without = await step(
+      'You are a coding agent.',
+      ask,
+      tools.filter((tool) => tool.name !== 'enter_plan_mode'),
+    )
     expect(without.calls).toEqual([])
     expect(without.text).toContain('Send `/plan Add a clear command`')
     // Already in plan mode: it just plans.
@@ -253,14 +311,25 @@ describe('plan first: the offline model asks to enter plan mode (SPEC §12)', ()
     const listed: LanguageModelV3Prompt = [
       ...guided,
       { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c2', toolName: 'list_files', input: {} }] },
-      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c2', toolName: 'list_files', output: { type: 'text', value: 'README.md' } }] },
+      {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'c2', toolName: 'list_files', output: { type: 'text', value: 'README.md' } }],
+      },
       { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c3', toolName: 'read_file', input: { path: 'README.md' } }] },
-      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c3', toolName: 'read_file', output: { type: 'text', value: '# demo' } }] },
+      {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'c3', toolName: 'read_file', output: { type: 'text', value: '# demo' } }],
+      },
       { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c4', toolName: 'search', input: { query: 'clear' } }] },
-      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c4', toolName: 'search', output: { type: 'text', value: 'No matches.' } }] },
+      {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'c4', toolName: 'search', output: { type: 'text', value: 'No matches.' } }],
+      },
     ]
     const planned = await step('You are a coding agent.', listed)
-    expect(planned.calls).toEqual([{ name: 'exit_plan_mode', input: { plan: expect.stringMatching(/^# Plan: Add a clear command\n\nGoal: Add a clear command\./) } }])
+    expect(planned.calls).toEqual([
+      { name: 'exit_plan_mode', input: { plan: expect.stringMatching(/^# Plan: Add a clear command\n\nGoal: Add a clear command\./) } },
+    ])
     // The guidance message is not the user's goal or feedback.
     const state = foldPlanning(readPrompt(listed, SECTION).items)
     expect(state.episode?.goal).toBe('Add a clear command.')
@@ -274,24 +343,61 @@ describe('plan first: the offline model asks to enter plan mode (SPEC §12)', ()
     expect(fold([user('Add a clear command')])).toBeUndefined()
     expect(fold(guided)).toBe(true)
     expect(fold([...guided, user('The user switched this session back to the default mode.')])).toBe(false)
-    expect(fold([...guided, user('The user switched this session back to the default mode.'), user('The user switched this session to plan mode.')])).toBe(true)
+    expect(
+      fold([
+        ...guided,
+        user('The user switched this session back to the default mode.'),
+        user('The user switched this session to plan mode.'),
+      ]),
+    ).toBe(true)
     const exit = (value: string, isError: boolean): LanguageModelV3Prompt => [
       ...guided,
       { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'x', toolName: 'exit_plan_mode', input: { plan: '# P' } }] },
-      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'x', toolName: 'exit_plan_mode', output: isError ? { type: 'error-text', value } : { type: 'text', value } }] },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'x',
+            toolName: 'exit_plan_mode',
+            output: isError ? { type: 'error-text', value } : { type: 'text', value },
+          },
+        ],
+      },
     ]
     expect(fold(exit('The user approved the plan.', false))).toBe(false)
-    expect(fold(exit("Error: The user ended planning without approving the plan. Plan mode is now off: do not carry out the plan; wait for the user's next message.", true))).toBe(false)
+    expect(
+      fold(
+        exit(
+          "Error: The user ended planning without approving the plan. Plan mode is now off: do not carry out the plan; wait for the user's next message.",
+          true,
+        ),
+      ),
+    ).toBe(false)
     expect(fold(exit('Error: The user chose to keep planning; revise the plan and present it again.', true))).toBe(true)
   })
 
   it('after a decline, a note or a dismissal it stays in the default mode and says so', async () => {
-    const declined = await step('You are a coding agent.', entered('Error: The user declined plan mode; continue in the default mode. Their note: just do it', true))
+    const declined = await step(
+      'You are a coding agent.',
+      entered('Error: The user declined plan mode; continue in the default mode. Their note: just do it', true),
+    )
     expect(declined.calls).toEqual([])
     expect(declined.text).toMatch(/^Understood: no plan mode \(your note: “just do it”\)\./)
-    expect((await step('You are a coding agent.', entered('Error: The user declined plan mode; continue in the default mode.', true))).text).toMatch(/^Understood: no plan mode\. /)
-    expect((await step('You are a coding agent.', entered('Error: The user dismissed the question to speak; stop here and wait for their message.', true))).text).toBe("Understood: I'll wait for your message.")
-    expect((await step('You are a coding agent.', entered('Error: plan mode is already on', true))).text).toBe('I could not switch to plan mode (plan mode is already on). Send `/plan` to switch yourself.')
+    expect(
+      (await step('You are a coding agent.', entered('Error: The user declined plan mode; continue in the default mode.', true))).text,
+    ).toMatch(/^Understood: no plan mode\. /)
+    expect(
+      (
+        await step(
+          'You are a coding agent.',
+          entered('Error: The user dismissed the question to speak; stop here and wait for their message.', true),
+        )
+      ).text,
+    ).toBe("Understood: I'll wait for your message.")
+    expect((await step('You are a coding agent.', entered('Error: plan mode is already on', true))).text).toBe(
+      'I could not switch to plan mode (plan mode is already on). Send `/plan` to switch yourself.',
+    )
   })
 })
 
@@ -301,7 +407,9 @@ describe('"ignore plan mode": the offline model plays a model that ignores the g
     const result = await model.doGenerate({ prompt: [{ role: 'system', content: system }, ...prompt] })
     return {
       text: result.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join(''),
-      calls: result.content.flatMap((part) => (part.type === 'tool-call' ? [{ name: part.toolName, input: JSON.parse(part.input) as Record<string, unknown> }] : [])),
+      calls: result.content.flatMap((part) =>
+        part.type === 'tool-call' ? [{ name: part.toolName, input: JSON.parse(part.input) as Record<string, unknown> }] : [],
+      ),
     }
   }
   const careless: LanguageModelV3Prompt = [{ role: 'user', content: [{ type: 'text', text: 'Ignore plan mode and write TODO.md' }] }]
@@ -318,7 +426,12 @@ describe('"ignore plan mode": the offline model plays a model that ignores the g
       role: 'tool',
       content: [
         { type: 'tool-result', toolCallId: 'c1', toolName: 'list_files', output: { type: 'text', value: 'README.md' } },
-        { type: 'tool-result', toolCallId: 'c2', toolName: 'write_file', output: isError ? { type: 'error-text', value } : { type: 'text', value } },
+        {
+          type: 'tool-result',
+          toolCallId: 'c2',
+          toolName: 'write_file',
+          output: isError ? { type: 'error-text', value } : { type: 'text', value },
+        },
       ],
     },
   ]
@@ -335,14 +448,21 @@ describe('"ignore plan mode": the offline model plays a model that ignores the g
   })
 
   it('then says whether the guard refused the write, or that nothing blocked it', async () => {
-    const refusal = 'Error: write_file is not available in plan mode. Plan mode is read-only until the user approves a plan: use read-only tools, then present the plan with exit_plan_mode.'
+    const refusal =
+      'Error: write_file is not available in plan mode. Plan mode is read-only until the user approves a plan: use read-only tools, then present the plan with exit_plan_mode.'
     const refused = await step(PLAN, afterWrite(refusal, true))
     expect(refused.calls).toEqual([])
     expect(refused.text).toMatch(/^The plan guard refused write_file: .*TODO\.md was not written/)
-    expect((await step(PLAN, afterWrite('Wrote TODO.md.', false))).text).toMatch(/^I wrote TODO\.md although plan mode is on: plan mode is guidance, not a sandbox.*--guard/)
+    expect((await step(PLAN, afterWrite('Wrote TODO.md.', false))).text).toMatch(
+      /^I wrote TODO\.md although plan mode is on: plan mode is guidance, not a sandbox.*--guard/,
+    )
     expect((await step('You are a coding agent.', afterWrite('Wrote TODO.md.', false))).text).toBe('Done: TODO.md is written.')
     // The next message is a goal again.
-    const next: LanguageModelV3Prompt = [...afterWrite(refusal, true), { role: 'assistant', content: [{ type: 'text', text: 'ok' }] }, { role: 'user', content: [{ type: 'text', text: 'Add due dates' }] }]
+    const next: LanguageModelV3Prompt = [
+      ...afterWrite(refusal, true),
+      { role: 'assistant', content: [{ type: 'text', text: 'ok' }] },
+      { role: 'user', content: [{ type: 'text', text: 'Add due dates' }] },
+    ]
     expect((await step(PLAN, next)).calls).toEqual([{ name: 'list_files', input: {} }])
   })
 })

@@ -71,10 +71,24 @@ describe('the offline model tracks an approved plan with update_plan', () => {
     ])
     expect(updates(agent.session)).toEqual([
       { updates: [{ step: 1, status: 'in_progress' }] },
-      { updates: [{ step: 1, status: 'done' }, { step: 2, status: 'done' }, { step: 3, status: 'done' }, { step: 4, status: 'in_progress' }] },
-      { updates: [{ step: 4, status: 'done' }, { step: 5, status: 'done' }] },
+      {
+        updates: [
+          { step: 1, status: 'done' },
+          { step: 2, status: 'done' },
+          { step: 3, status: 'done' },
+          { step: 4, status: 'in_progress' },
+        ],
+      },
+      {
+        updates: [
+          { step: 4, status: 'done' },
+          { step: 5, status: 'done' },
+        ],
+      },
     ])
-    const results = agent.session.events.flatMap((event) => (event.type === 'tool/result' && event.data.toolName === UPDATE_PLAN ? [event.data] : []))
+    const results = agent.session.events.flatMap((event) =>
+      event.type === 'tool/result' && event.data.toolName === UPDATE_PLAN ? [event.data] : [],
+    )
     expect(results.map((result) => result.isError)).toEqual([false, false, false])
     expect(results.at(-1)!.content[0]!.text.split('\n')[0]).toBe('Plan progress: 5/5.')
     const progress = ctx.require('sessionProjections').snapshot(agent.session).values.planProgress!
@@ -82,7 +96,9 @@ describe('the offline model tracks an approved plan with update_plan', () => {
     // the work itself is unchanged by the tracking
     expect(await readFile(join(root, 'src/tasks.js'), 'utf8')).toContain('add(title, { due } = {})')
     const last = agent.session.events.filter((event) => event.type === 'assistant/message').at(-1)!
-    expect(last.data.content).toEqual([expect.objectContaining({ type: 'text', text: expect.stringMatching(/^Done\. Tasks now take an optional due date/) })])
+    expect(last.data.content).toEqual([
+      expect.objectContaining({ type: 'text', text: expect.stringMatching(/^Done\. Tasks now take an optional due date/) }),
+    ])
   })
 
   it('a generic plan: step 1 in progress beside its one batch, then the rest done', async () => {
@@ -90,7 +106,13 @@ describe('the offline model tracks an approved plan with update_plan', () => {
     await agent.prompt('Rename the CLI to todo')
     expect(updates(agent.session)).toEqual([
       { updates: [{ step: 1, status: 'in_progress' }] },
-      { updates: [{ step: 1, status: 'done' }, { step: 2, status: 'done' }, { step: 3, status: 'done' }] },
+      {
+        updates: [
+          { step: 1, status: 'done' },
+          { step: 2, status: 'done' },
+          { step: 3, status: 'done' },
+        ],
+      },
     ])
   })
 

@@ -28,13 +28,22 @@ const plain = createStyle(false)
 
 describe('/plans over the planHistory value', () => {
   it('lists revisions with number, title and status', () => {
-    expect(runPlansCommand('', history, plain).lines).toEqual(['2 plan revisions:', '  #1  “One”  keep-planning', '  #2  “One”  approved (edited)'])
-    expect(runPlansCommand(' list ', { revisions: [] }, plain).lines).toEqual(['no plans yet in this session (the model presents one with exit_plan_mode)'])
+    expect(runPlansCommand('', history, plain).lines).toEqual([
+      '2 plan revisions:',
+      '  #1  “One”  keep-planning',
+      '  #2  “One”  approved (edited)',
+    ])
+    expect(runPlansCommand(' list ', { revisions: [] }, plain).lines).toEqual([
+      'no plans yet in this session (the model presents one with exit_plan_mode)',
+    ])
     expect(runPlansCommand('', undefined, plain).refused).toBeUndefined()
   })
 
   it('shows one revision with its feedback and comments, and the approved text when edited', () => {
-    expect(runPlansCommand('show 1', history, plain)).toEqual({ lines: ['#1  “One”  keep-planning', 'feedback: more', 'comment on line 3: why a?'], markdown: '# One\n\n1. a\n2. b\n' })
+    expect(runPlansCommand('show 1', history, plain)).toEqual({
+      lines: ['#1  “One”  keep-planning', 'feedback: more', 'comment on line 3: why a?'],
+      markdown: '# One\n\n1. a\n2. b\n',
+    })
     expect(runPlansCommand('show #2', history, plain).markdown).toBe('# Mine\n\n1. c')
   })
 
@@ -48,7 +57,9 @@ describe('/plans over the planHistory value', () => {
   })
 
   it('saves the latest revision or a numbered one as markdown (the approved text when edited)', () => {
-    expect(runPlansCommand('save latest.md', history, plain, dir).lines).toEqual([`saved #2 “One” (the edited text the user approved) to ${join(dir, 'latest.md')}`])
+    expect(runPlansCommand('save latest.md', history, plain, dir).lines).toEqual([
+      `saved #2 “One” (the edited text the user approved) to ${join(dir, 'latest.md')}`,
+    ])
     expect(readFileSync(join(dir, 'latest.md'), 'utf8')).toBe('# Mine\n\n1. c\n')
     runPlansCommand('save 1 first.md', history, plain, dir)
     expect(readFileSync(join(dir, 'first.md'), 'utf8')).toBe('# One\n\n1. a\n2. b\n')
@@ -56,7 +67,10 @@ describe('/plans over the planHistory value', () => {
     expect(failed.refused).toBe(true)
     expect(failed.lines[0]).toMatch(/^cannot write .*x\.md: ENOENT/)
     // An existing file is never overwritten.
-    expect(runPlansCommand('save 2 first.md', history, plain, dir)).toEqual({ lines: [`${join(dir, 'first.md')} exists already; name another file`], refused: true })
+    expect(runPlansCommand('save 2 first.md', history, plain, dir)).toEqual({
+      lines: [`${join(dir, 'first.md')} exists already; name another file`],
+      refused: true,
+    })
     expect(readFileSync(join(dir, 'first.md'), 'utf8')).toBe('# One\n\n1. a\n2. b\n')
   })
 
@@ -66,6 +80,7 @@ describe('/plans over the planHistory value', () => {
     expect(runPlansCommand('save x.md', { revisions: [] }, plain, dir)).toEqual({ lines: ['the session has no plans yet'], refused: true })
     expect(runPlansCommand('diff 1 9', history, plain).lines).toEqual(['no revision 9: the session has #1-#2'])
     // `save 2` names a revision but no file: usage, not a file called `2`.
-    for (const args of ['show', 'diff 1', 'save', 'save 2', 'save #2', 'save 1 2 3', 'frob']) expect(runPlansCommand(args, history, plain)).toEqual({ lines: [PLANS_USAGE], refused: true })
+    for (const args of ['show', 'diff 1', 'save', 'save 2', 'save #2', 'save 1 2 3', 'frob'])
+      expect(runPlansCommand(args, history, plain)).toEqual({ lines: [PLANS_USAGE], refused: true })
   })
 })

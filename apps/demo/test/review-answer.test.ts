@@ -83,11 +83,21 @@ describe('an open review typed line by line (ReviewDraft)', () => {
     expect(trailing.read('c 5 past the end')).toEqual({ kind: 'note', text: 'no line 5: the plan has lines 1-4', refused: true })
     expect(draft.read('2')).toEqual({
       kind: 'answer',
-      answer: { id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 3, text: 'split this' }, { line: 4, text: 'and this one' }] },
+      answer: {
+        id: 'plan-review',
+        selected: ['Keep planning'],
+        comments: [
+          { line: 3, text: 'split this' },
+          { line: 4, text: 'and this one' },
+        ],
+      },
     })
     const free = new ReviewDraft(fullReview)
     free.read('c 1 a better title')
-    expect(free.read('use a Map')).toEqual({ kind: 'answer', answer: { id: 'plan-review', selected: [], custom: 'use a Map', comments: [{ line: 1, text: 'a better title' }] } })
+    expect(free.read('use a Map')).toEqual({
+      kind: 'answer',
+      answer: { id: 'plan-review', selected: [], custom: 'use a Map', comments: [{ line: 1, text: 'a better title' }] },
+    })
   })
 
   it('sends an edit only with Approve, and only when it differs from the plan', () => {
@@ -106,8 +116,14 @@ describe('an open review typed line by line (ReviewDraft)', () => {
     expect(old.editable || old.commentable).toBe(false)
     expect(old.read('e')).toEqual({ kind: 'note', text: 'this review does not take an edited plan', refused: true })
     expect(old.read('c 1 x')).toEqual({ kind: 'note', text: 'this review does not take line comments', refused: true })
-    expect(old.read('  ')).toEqual({ kind: 'note', text: '(still waiting for your answer: type 1 (Approve) or 2 (Keep planning), or what should change)' })
-    expect(new ReviewDraft(fullReview).read('')).toEqual({ kind: 'note', text: '(still waiting for your answer: type 1 (Approve), 2 (Keep planning) or 3 (Stop planning), or what should change)' })
+    expect(old.read('  ')).toEqual({
+      kind: 'note',
+      text: '(still waiting for your answer: type 1 (Approve) or 2 (Keep planning), or what should change)',
+    })
+    expect(new ReviewDraft(fullReview).read('')).toEqual({
+      kind: 'note',
+      text: '(still waiting for your answer: type 1 (Approve), 2 (Keep planning) or 3 (Stop planning), or what should change)',
+    })
   })
 })
 
@@ -119,9 +135,15 @@ describe('words a person types at a review', () => {
     const draft = new ReviewDraft(fullReview)
     draft.read('c 3 fine')
     draft.setEdit('# Plan\n\n1. one')
-    expect(draft.read('yes')).toEqual({ kind: 'answer', answer: { id: 'plan-review', selected: ['Approve'], edit: '# Plan\n\n1. one', comments: [{ line: 3, text: 'fine' }] } })
+    expect(draft.read('yes')).toEqual({
+      kind: 'answer',
+      answer: { id: 'plan-review', selected: ['Approve'], edit: '# Plan\n\n1. one', comments: [{ line: 3, text: 'fine' }] },
+    })
     // With more words it is feedback, as before.
-    expect(new ReviewDraft(fullReview).read('yes but split step 2')).toEqual({ kind: 'answer', answer: { id: 'plan-review', selected: [], custom: 'yes but split step 2' } })
+    expect(new ReviewDraft(fullReview).read('yes but split step 2')).toEqual({
+      kind: 'answer',
+      answer: { id: 'plan-review', selected: [], custom: 'yes but split step 2' },
+    })
   })
 
   it('refuses a bare no (nothing to revise), naming how to keep planning', () => {
@@ -141,7 +163,11 @@ describe('words a person types at a review', () => {
       text: 'the feedback holds U+0000 or a broken character (a lone surrogate), which cannot be logged; nothing was sent: type it again without it',
       refused: true,
     })
-    expect(draft.read('2: half \uD800 a pair')).toMatchObject({ kind: 'note', refused: true, text: expect.stringMatching(/^the feedback holds/) })
+    expect(draft.read('2: half \uD800 a pair')).toMatchObject({
+      kind: 'note',
+      refused: true,
+      text: expect.stringMatching(/^the feedback holds/),
+    })
     expect(draft.read('c 3 bad \u0000')).toMatchObject({ kind: 'note', refused: true, text: expect.stringMatching(/^a comment holds/) })
     expect(draft.comments).toEqual([])
     expect(draft.setEdit('# Plan\n\n1. \uDC00')).toMatch(/^\(the edited plan holds U\+0000 or a broken character/)
@@ -170,33 +196,61 @@ describe('the plan-mode entry question typed line by line (SPEC §12)', () => {
     expect(enterApproveLabel(entry)).toBe('Enter plan mode')
     expect(enterApproveLabel(review)).toBeUndefined()
     expect(new ReviewDraft(entry).read('1')).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Enter plan mode'] } })
-    expect(new ReviewDraft(entry).read('enter plan mode')).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Enter plan mode'] } })
+    expect(new ReviewDraft(entry).read('enter plan mode')).toEqual({
+      kind: 'answer',
+      answer: { id: 'plan-enter', selected: ['Enter plan mode'] },
+    })
     expect(new ReviewDraft(entry).read('2')).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Not now'] } })
-    expect(new ReviewDraft(entry).read('')).toEqual({ kind: 'note', text: '(still waiting for your answer: type 1 (Enter plan mode) or 2 (Not now))' })
+    expect(new ReviewDraft(entry).read('')).toEqual({
+      kind: 'note',
+      text: '(still waiting for your answer: type 1 (Enter plan mode) or 2 (Not now))',
+    })
   })
 
   it('sends a note as custom text with Not now, by number or label', () => {
-    expect(new ReviewDraft(entry).read('2: just fix the typo')).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Not now'], custom: 'just fix the typo' } })
-    expect(new ReviewDraft(entry).read('not now: later')).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Not now'], custom: 'later' } })
+    expect(new ReviewDraft(entry).read('2: just fix the typo')).toEqual({
+      kind: 'answer',
+      answer: { id: 'plan-enter', selected: ['Not now'], custom: 'just fix the typo' },
+    })
+    expect(new ReviewDraft(entry).read('not now: later')).toEqual({
+      kind: 'answer',
+      answer: { id: 'plan-enter', selected: ['Not now'], custom: 'later' },
+    })
   })
 
   it('agrees on yes-words and declines on no-words, alone on the line', () => {
     for (const word of ['y', 'yes', 'Yes', 'ok', 'OKAY', 'lgtm', 'approve', 'yes!']) {
-      expect(new ReviewDraft(entry).read(word), word).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Enter plan mode'] } })
+      expect(new ReviewDraft(entry).read(word), word).toEqual({
+        kind: 'answer',
+        answer: { id: 'plan-enter', selected: ['Enter plan mode'] },
+      })
     }
-    for (const word of ['n', 'no', 'No.', 'nope']) expect(new ReviewDraft(entry).read(word), word).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Not now'] } })
+    for (const word of ['n', 'no', 'No.', 'nope'])
+      expect(new ReviewDraft(entry).read(word), word).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Not now'] } })
   })
 
   it('refuses other text that does not start with an option, with a hint; the question stays open', () => {
     const hint = 'Type 1 to agree, 2 to decline, or 2: <note> to decline with a note.'
     for (const word of ['sure', 'yes please', 'just fix the typo', 'yes: go ahead']) {
-      expect(new ReviewDraft(entry).read(word), word).toEqual({ kind: 'note', text: `“${word}” is not one of the choices. ${hint}`, refused: true })
+      expect(new ReviewDraft(entry).read(word), word).toEqual({
+        kind: 'note',
+        text: `“${word}” is not one of the choices. ${hint}`,
+        refused: true,
+      })
     }
     // `e` and `c N text` are plan-review commands, not commands here.
-    expect(new ReviewDraft(entry).read('c 1 x')).toEqual({ kind: 'note', text: `“c 1 x” is not one of the choices. ${hint}`, refused: true })
+    expect(new ReviewDraft(entry).read('c 1 x')).toEqual({
+      kind: 'note',
+      text: `“c 1 x” is not one of the choices. ${hint}`,
+      refused: true,
+    })
     expect(new ReviewDraft(entry).read('e')).toMatchObject({ kind: 'note', refused: true })
     // A long line is quoted back clipped.
-    expect(new ReviewDraft(entry).read(`please ${'x'.repeat(60)}`)).toEqual({ kind: 'note', text: `“please ${'x'.repeat(32)}…” is not one of the choices. ${hint}`, refused: true })
+    expect(new ReviewDraft(entry).read(`please ${'x'.repeat(60)}`)).toEqual({
+      kind: 'note',
+      text: `“please ${'x'.repeat(32)}…” is not one of the choices. ${hint}`,
+      refused: true,
+    })
     const draft = new ReviewDraft(entry)
     expect(draft.read('sure').kind).toBe('note')
     expect(draft.read('1')).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Enter plan mode'] } })
@@ -204,11 +258,19 @@ describe('the plan-mode entry question typed line by line (SPEC §12)', () => {
 
   it('names the options as the question orders them', () => {
     const swapped: UserQuestion = { ...entry, options: [entry.options[1]!, entry.options[0]!] }
-    expect(new ReviewDraft(swapped).read('sure')).toEqual({ kind: 'note', text: '“sure” is not one of the choices. Type 2 to agree, 1 to decline, or 1: <note> to decline with a note.', refused: true })
+    expect(new ReviewDraft(swapped).read('sure')).toEqual({
+      kind: 'note',
+      text: '“sure” is not one of the choices. Type 2 to agree, 1 to decline, or 1: <note> to decline with a note.',
+      refused: true,
+    })
     expect(new ReviewDraft(swapped).read('yes')).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Enter plan mode'] } })
     expect(new ReviewDraft(swapped).read('no')).toEqual({ kind: 'answer', answer: { id: 'plan-enter', selected: ['Not now'] } })
     const only: UserQuestion = { ...entry, options: [entry.options[0]!] }
-    expect(new ReviewDraft(only).read('sure')).toEqual({ kind: 'note', text: '“sure” is not one of the choices. Type 1 to agree.', refused: true })
+    expect(new ReviewDraft(only).read('sure')).toEqual({
+      kind: 'note',
+      text: '“sure” is not one of the choices. Type 1 to agree.',
+      refused: true,
+    })
     expect(new ReviewDraft(only).read('no')).toMatchObject({ kind: 'note', refused: true })
   })
 

@@ -47,14 +47,23 @@ describe('the showcase stages of the handoff, the plan file, progress and the st
       '── Done ──',
     ])
     expect(out).toContain('  (the reviewer picks 4. Approve with fast)\n  reviewer › Approve\n    with model fast\n')
-    expect(out).toContain('  (the reviewer picks 8. Approve in a fresh session with careful)\n  reviewer › Approve\n    in a fresh session, with model careful\n')
+    expect(out).toContain(
+      '  (the reviewer picks 8. Approve in a fresh session with careful)\n  reviewer › Approve\n    in a fresh session, with model careful\n',
+    )
     expect(out).toContain('\n[plan: off] plan 3/3 · model fast › /plans progress\n')
     expect(out).toContain('\n[plan: off] plan 5/5 · model careful › /plans progress\n')
 
     // The third session: both approvals recorded with what they handed on to.
     const third = readSession(result.handoffSessionFile!)
-    expect(third.filter((event) => (event.type as string) === 'plan/review').map((event) => data(event).handoff)).toEqual([{ model: 'fast' }, { fresh: true, model: 'careful' }])
-    expect(third.filter((event) => event.type === 'user/message' && event.data.source.kind === 'user').map((event) => (event.type === 'user/message' ? event.data.content[0] : undefined))).toEqual([
+    expect(third.filter((event) => (event.type as string) === 'plan/review').map((event) => data(event).handoff)).toEqual([
+      { model: 'fast' },
+      { fresh: true, model: 'careful' },
+    ])
+    expect(
+      third
+        .filter((event) => event.type === 'user/message' && event.data.source.kind === 'user')
+        .map((event) => (event.type === 'user/message' ? event.data.content[0] : undefined)),
+    ).toEqual([
       { type: 'text', text: SHOWCASE_MODEL_GOAL },
       { type: 'text', text: SHOWCASE_GOAL },
     ])
@@ -67,7 +76,9 @@ describe('the showcase stages of the handoff, the plan file, progress and the st
     expect(fresh.filter((event) => event.type === 'request/header').map((event) => data(event).model)).toEqual(['planmode-offline:careful'])
     // The plan file (kept with the session logs): the latest revision is the fresh-session approval, so no progress line.
     const file = readFileSync(result.planFile!, 'utf8')
-    expect(file).toMatch(/^---\nsession: "s_\S+"\nrev: 2\nstatus: "approved"\ntitle: "Plan: due dates for tasks"\n---\n# Plan: due dates for tasks\n/)
+    expect(file).toMatch(
+      /^---\nsession: "s_\S+"\nrev: 2\nstatus: "approved"\ntitle: "Plan: due dates for tasks"\n---\n# Plan: due dates for tasks\n/,
+    )
     expect(result.planFile).toBe(join(sessionDir, 'plans', `${basename(result.handoffSessionFile!, '.jsonl')}.md`))
     // The handing session's log says plan mode is off right after its turn (SPEC §22.2).
     expect(third.slice(-2).map((event) => event.type as string)).toEqual(['turn/end', 'plan/mode'])
@@ -77,17 +88,34 @@ describe('the showcase stages of the handoff, the plan file, progress and the st
     // failing tests, nothing logged for it; the model writes the code and the same step is marked done again.
     const fourth = readSession(result.verifySessionFile!)
     const updates = fourth.flatMap((event) =>
-      event.type === 'assistant/message' ? event.data.content.flatMap((block) => (block.type === 'tool-call' && block.toolName === 'update_plan' ? [{ id: block.toolCallId, input: block.input }] : [])) : [],
+      event.type === 'assistant/message'
+        ? event.data.content.flatMap((block) =>
+            block.type === 'tool-call' && block.toolName === 'update_plan' ? [{ id: block.toolCallId, input: block.input }] : [],
+          )
+        : [],
     )
     const resultOf = (id: string) => fourth.find((event) => event.type === 'tool/result' && event.data.toolCallId === id)
     const texts = updates.map((call) => {
       const found = resultOf(call.id)
-      return found?.type === 'tool/result' ? `${found.data.isError ? 'error' : 'ok'}: ${found.data.content.map((block) => block.text).join('').split('\n')[0]}` : 'none'
+      return found?.type === 'tool/result'
+        ? `${found.data.isError ? 'error' : 'ok'}: ${
+            found.data.content
+              .map((block) => block.text)
+              .join('')
+              .split('\n')[0]
+          }`
+        : 'none'
     })
     expect(updates.map((call) => call.input)).toEqual([
       { updates: [{ step: 1, status: 'in_progress' }] },
       { updates: [{ step: 1, status: 'done' }] },
-      { updates: [{ step: 1, status: 'done' }, { step: 2, status: 'done' }, { step: 3, status: 'done' }] },
+      {
+        updates: [
+          { step: 1, status: 'done' },
+          { step: 2, status: 'done' },
+          { step: 3, status: 'done' },
+        ],
+      },
     ])
     expect(texts).toEqual(['ok: Plan progress: 0/3.', 'error: Error: update_plan: step 1 is not done:', 'ok: Plan progress: 3/3.'])
     const refused = resultOf(updates[1]!.id)
@@ -97,8 +125,10 @@ describe('the showcase stages of the handoff, the plan file, progress and the st
     const progress = fourth.filter((event) => (event.type as string) === 'plan/progress').map((event) => data(event))
     expect(progress.map((item) => item.toolCallId)).toEqual([updates[0]!.id, updates[2]!.id])
     const between = fourth.slice(fourth.indexOf(refused!), fourth.indexOf(resultOf(updates[2]!.id)!))
-    expect(between.filter((event) => event.type === 'tool/result' && event.data.toolName === 'edit_file' && !event.data.isError)).toHaveLength(3)
-    expect(out).toContain('  → update_plan 1 done\n    ✗ step 1 is not done: the workspace\'s tests fail (node --test: 3 of 6 failed — ')
+    expect(
+      between.filter((event) => event.type === 'tool/result' && event.data.toolName === 'edit_file' && !event.data.isError),
+    ).toHaveLength(3)
+    expect(out).toContain("  → update_plan 1 done\n    ✗ step 1 is not done: the workspace's tests fail (node --test: 3 of 6 failed — ")
     expect(out).toContain('  assistant The check refused step 1: ')
 
     // Every workspace copy was temporary.

@@ -38,8 +38,16 @@ test('reopen works', () => {
 
 describe('which steps name tests', () => {
   it('the words test and tests, and test files; nothing else', () => {
-    for (const text of ['`test/undo.test.js`: tests first', 'Run the tests', 'add a test for it', 'npm test passes', 'cover it in `src/x.test.mjs`']) expect(namesTests(text), text).toBe(true)
-    for (const text of ['`src/tasks.js`: reopen(id)', 'README usage line', 'attest the release', 'contest entries', 'latest version']) expect(namesTests(text), text).toBe(false)
+    for (const text of [
+      '`test/undo.test.js`: tests first',
+      'Run the tests',
+      'add a test for it',
+      'npm test passes',
+      'cover it in `src/x.test.mjs`',
+    ])
+      expect(namesTests(text), text).toBe(true)
+    for (const text of ['`src/tasks.js`: reopen(id)', 'README usage line', 'attest the release', 'contest entries', 'latest version'])
+      expect(namesTests(text), text).toBe(false)
   })
 })
 
@@ -51,12 +59,18 @@ describe('runProjectTests: node --test in the workspace', () => {
   it('fails with the count, the failing test by name and its error', async () => {
     const dir = sample()
     writeFileSync(join(dir, 'test', 'reopen.test.js'), FAILING)
-    expect(await runProjectTests(dir)).toEqual({ passed: false, summary: 'node --test: 1 of 4 failed — “reopen works” ((intermediate value).reopen is not a function)' })
+    expect(await runProjectTests(dir)).toEqual({
+      passed: false,
+      summary: 'node --test: 1 of 4 failed — “reopen works” ((intermediate value).reopen is not a function)',
+    })
   })
 
   it('stops a run past its bound and says so; a folder without tests is not a pass', async () => {
     const dir = sample()
-    writeFileSync(join(dir, 'test', 'hang.test.js'), "import { test } from 'node:test'\ntest('hangs', () => new Promise(() => setInterval(() => {}, 1000)))\n")
+    writeFileSync(
+      join(dir, 'test', 'hang.test.js'),
+      "import { test } from 'node:test'\ntest('hangs', () => new Promise(() => setInterval(() => {}, 1000)))\n",
+    )
     const stopped = await runProjectTests(dir, 1500)
     expect(stopped).toEqual({ passed: false, summary: 'node --test did not finish within 2 s and was stopped (SIGKILL)' })
     const empty = mkdtempSync(join(tmpdir(), 'planmode-no-tests-'))
@@ -66,21 +80,31 @@ describe('runProjectTests: node --test in the workspace', () => {
 })
 
 /** The reference host with every plan layer, the workspace tools and the step check, over `workspace`. */
-async function verifiedHost(workspace: string, model: ReturnType<typeof createScriptedModel> | ReturnType<typeof createOfflineModel>, verifyTests = true) {
+async function verifiedHost(
+  workspace: string,
+  model: ReturnType<typeof createScriptedModel> | ReturnType<typeof createOfflineModel>,
+  verifyTests = true,
+) {
   const ctx = new Context({ logger: quiet })
   const sessionDir = mkdtempSync(join(tmpdir(), 'planmode-verify-sessions-'))
   dirs.push(sessionDir)
   composePlanHost(ctx, { sessionDir, model, section: RECOMMENDED_PLAN_SECTION, workspace, verifyTests, maxSteps: 40 })
-  ctx.require('userQuestions').registerProvider({ ask: async ({ questions }) => questions.map((question) => ({ id: question.id, selected: ['Approve'] })) })
+  ctx
+    .require('userQuestions')
+    .registerProvider({ ask: async ({ questions }) => questions.map((question) => ({ id: question.id, selected: ['Approve'] })) })
   const agent: HostAgent = ctx.require('agents').create({ session: await ctx.require('sessions').create() })
   return { ctx, agent }
 }
 
 const PLAN = '# Reopen\n\n## Steps\n1. `src/tasks.js`: add `reopen(id)`.\n2. `test/reopen.test.js`: tests for it.\n'
 const approve: ScriptedResponse[] = [{ toolCalls: [{ toolName: 'exit_plan_mode', input: { plan: PLAN } }] }]
-const mark = (updates: { step: number; status: string }[]): ScriptedResponse => ({ toolCalls: [{ toolName: 'update_plan', input: { updates } }] })
+const mark = (updates: { step: number; status: string }[]): ScriptedResponse => ({
+  toolCalls: [{ toolName: 'update_plan', input: { updates } }],
+})
 const results = (events: readonly SessionEvent[]): string[] =>
-  events.flatMap((event) => (event.type === 'tool/result' && event.data.toolName === 'update_plan' ? [event.data.content.map((block) => block.text).join('')] : []))
+  events.flatMap((event) =>
+    event.type === 'tool/result' && event.data.toolName === 'update_plan' ? [event.data.content.map((block) => block.text).join('')] : [],
+  )
 
 describe('the plan/verify listener through the real host', () => {
   it('refuses a step that names tests while they fail, lets a step that names none through, and passes once they pass', async () => {
@@ -90,7 +114,14 @@ describe('the plan/verify listener through the real host', () => {
       ...approve,
       mark([{ step: 1, status: 'done' }]),
       mark([{ step: 2, status: 'done' }]),
-      { toolCalls: [{ toolName: 'write_file', input: { path: 'test/reopen.test.js', content: "import { test } from 'node:test'\ntest('fine', () => {})\n" } }] },
+      {
+        toolCalls: [
+          {
+            toolName: 'write_file',
+            input: { path: 'test/reopen.test.js', content: "import { test } from 'node:test'\ntest('fine', () => {})\n" },
+          },
+        ],
+      },
       mark([{ step: 2, status: 'done' }]),
       { text: 'Done.' },
     ])
@@ -106,7 +137,16 @@ describe('the plan/verify listener through the real host', () => {
     expect(texts[2]).toMatch(/^Plan progress: 2\/2\./)
     // The checklist shows the refusal on its step while it stands, and not once the step is done.
     const refusedAt = agent.session.events.findIndex((event) => event.type === 'tool/result' && event.data.isError)
-    const view = { plan: { toolCallId: 'x', title: 'Reopen' }, steps: [{ step: 1, text: 'a', status: 'done' as const }, { step: 2, text: 'b', status: 'pending' as const }], done: 1, total: 2, active: null }
+    const view = {
+      plan: { toolCallId: 'x', title: 'Reopen' },
+      steps: [
+        { step: 1, text: 'a', status: 'done' as const },
+        { step: 2, text: 'b', status: 'pending' as const },
+      ],
+      done: 1,
+      total: 2,
+      active: null,
+    }
     const before = refusedSteps(agent.session.events.slice(0, refusedAt + 1), view)
     expect(progressLines(view, createStyle(false), { refused: before }).lines).toEqual([
       'plan 1/2  “Reopen”',
@@ -121,7 +161,18 @@ describe('the plan/verify listener through the real host', () => {
   it('without the check the same calls are done at once (nothing runs the tests)', async () => {
     const workspace = sample()
     writeFileSync(join(workspace, 'test', 'reopen.test.js'), FAILING)
-    const { ctx, agent } = await verifiedHost(workspace, createScriptedModel([...approve, mark([{ step: 1, status: 'done' }, { step: 2, status: 'done' }]), { text: 'Done.' }]), false)
+    const { ctx, agent } = await verifiedHost(
+      workspace,
+      createScriptedModel([
+        ...approve,
+        mark([
+          { step: 1, status: 'done' },
+          { step: 2, status: 'done' },
+        ]),
+        { text: 'Done.' },
+      ]),
+      false,
+    )
     await ctx.require('planMode').set(agent, true)
     await agent.prompt('plan reopen')
     expect(results(agent.session.events)[0]).toMatch(/^Plan progress: 2\/2\./)
@@ -134,10 +185,18 @@ describe('the plan/verify listener through the real host', () => {
     await ctx.require('commands').execute({ agent, line: '/plan Add a `tasks undo <id>` command that reopens a finished task.' })
     await agent.idle()
     const texts = results(agent.session.events)
-    expect(texts.map((text) => text.split('\n')[0])).toEqual(['Plan progress: 0/3.', 'Error: update_plan: step 1 is not done:', 'Plan progress: 3/3.'])
-    const said = agent.session.events.flatMap((event) => (event.type === 'assistant/message' ? event.data.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])) : []))
+    expect(texts.map((text) => text.split('\n')[0])).toEqual([
+      'Plan progress: 0/3.',
+      'Error: update_plan: step 1 is not done:',
+      'Plan progress: 3/3.',
+    ])
+    const said = agent.session.events.flatMap((event) =>
+      event.type === 'assistant/message' ? event.data.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])) : [],
+    )
     expect(said).toContain('The tests are written, so step 1 is done.')
-    expect(said.find((text) => text.startsWith('The check refused step 1: '))).toContain('“reopen makes a finished task open again” (list.reopen is not a function)')
+    expect(said.find((text) => text.startsWith('The check refused step 1: '))).toContain(
+      '“reopen makes a finished task open again” (list.reopen is not a function)',
+    )
     expect((await runProjectTests(workspace)).passed).toBe(true)
     ctx.dispose()
   })

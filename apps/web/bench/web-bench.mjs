@@ -32,7 +32,16 @@ const root = fileURLToPath(new URL('../../../', import.meta.url))
 const SERVER = join(root, 'apps/web/dist/server/main.js')
 const GENERATOR = join(root, 'bench/dist/run.js')
 const CHROMIUM = '/usr/bin/chromium'
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 
 const { values: opts } = parseArgs({
   options: {
@@ -61,9 +70,15 @@ const SEL = {
   entry: '[data-testid="transcript"] [data-seq]',
 }
 
-for (const [what, path] of [['the server', SERVER], ['the bench generator', GENERATOR], ['Chromium', CHROMIUM]]) {
+for (const [what, path] of [
+  ['the server', SERVER],
+  ['the bench generator', GENERATOR],
+  ['Chromium', CHROMIUM],
+]) {
   if (!existsSync(path)) {
-    console.error(`web-bench: ${what} is missing (${path}); run \`pnpm build\` first${what === 'Chromium' ? ' and `apt-get install -y chromium`' : ''}`)
+    console.error(
+      `web-bench: ${what} is missing (${path}); run \`pnpm build\` first${what === 'Chromium' ? ' and `apt-get install -y chromium`' : ''}`,
+    )
     process.exit(1)
   }
 }
@@ -117,7 +132,9 @@ async function api(server, path, body) {
 /** A Node reader of the session's SSE stream from after seq `from`: `waitFor(predicate)` resolves with the wall-clock arrival time of the first matching append and the event's own `time` (when the server appended it). */
 async function sseReader(server, id, from) {
   const controller = new AbortController()
-  const response = await fetch(`${server.origin}/api/sessions/${encodeURIComponent(id)}/stream?from=${from}&token=${server.token}`, { signal: controller.signal })
+  const response = await fetch(`${server.origin}/api/sessions/${encodeURIComponent(id)}/stream?from=${from}&token=${server.token}`, {
+    signal: controller.signal,
+  })
   if (!response.ok) throw new Error(`stream: ${response.status}`)
   const waiters = []
   const frames = []
@@ -133,7 +150,11 @@ async function sseReader(server, id, from) {
           const frame = buffer.slice(0, cut)
           buffer = buffer.slice(cut + 2)
           const type = /^event: (.*)$/m.exec(frame)?.[1]
-          const data = frame.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n')
+          const data = frame
+            .split('\n')
+            .filter((l) => l.startsWith('data: '))
+            .map((l) => l.slice(6))
+            .join('\n')
           if (type === 'frame') frames.push(Buffer.byteLength(data))
           if (type !== 'append' || data === '') continue
           const payload = JSON.parse(data)
@@ -155,7 +176,11 @@ async function sseReader(server, id, from) {
   }
 }
 
-const textOf = (event) => (event?.data?.content ?? []).filter((b) => b.type === 'text').map((b) => b.text).join('')
+const textOf = (event) =>
+  (event?.data?.content ?? [])
+    .filter((b) => b.type === 'text')
+    .map((b) => b.text)
+    .join('')
 
 async function waitIdle(server, id) {
   for (let k = 0; k < 400; k++) {
@@ -190,7 +215,9 @@ const load0 = loadavg()
 let server
 let context
 try {
-  const gen = spawnSync(process.execPath, [GENERATOR, 'jsonl', '--size', String(EVENTS), '--out', join(sessionDir, `${id}.jsonl`)], { encoding: 'utf8' })
+  const gen = spawnSync(process.execPath, [GENERATOR, 'jsonl', '--size', String(EVENTS), '--out', join(sessionDir, `${id}.jsonl`)], {
+    encoding: 'utf8',
+  })
   if (gen.status !== 0) throw new Error(`generator failed: ${gen.stderr}`)
   const logBytes = readFileSync(join(sessionDir, `${id}.jsonl`)).length
   server = await startServer(sessionDir)
@@ -205,7 +232,12 @@ try {
   const lastSeq = tail.json.events.at(-1)?.seq ?? -1
 
   const profile = await mkdtemp(join(tmpdir(), 'planmode-web-bench-chromium-'))
-  context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1280, height: 900 } })
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: FLAGS,
+    viewport: { width: 1280, height: 900 },
+  })
   await context.addInitScript(PAINT_PROBE)
   const pageUrl = (extra = {}) => {
     const url = new URL('/', server.origin)
@@ -224,9 +256,18 @@ try {
     const page = await context.newPage()
     // The warm-up load learns how many entries the tail renders; the timed loads wait for all of them.
     await page.goto(pageUrl({ benchEntries: String(k === 0 ? 1 : rendered) }), { waitUntil: 'commit' })
-    await page.waitForFunction(() => window.__bench?.painted !== undefined, undefined, { timeout: 30_000 }).catch(async (error) => {
-      throw new Error(`${error.message}\npage text: ${(await page.locator('body').textContent().catch(() => '')).slice(0, 600)}`)
-    })
+    await page
+      .waitForFunction(() => window.__bench?.painted !== undefined, undefined, { timeout: 30_000 })
+      .catch(async (error) => {
+        throw new Error(
+          `${error.message}\npage text: ${(
+            await page
+              .locator('body')
+              .textContent()
+              .catch(() => '')
+          ).slice(0, 600)}`,
+        )
+      })
     if (k === 0) {
       // Until the count holds still for half a second (the tail arrives in one response).
       let last = -1
@@ -282,17 +323,20 @@ try {
     )
     const onWire = reader.waitFor((event) => event?.type === 'user/message' && textOf(event) === text)
     // Posted from tab A's page (its token, its origin), timed there.
-    const sentAt = await tabA.evaluate(async ({ sid, body }) => {
-      const token = sessionStorage.getItem('planmode.token')
-      const t = performance.timeOrigin + performance.now()
-      const response = await fetch(`/api/sessions/${encodeURIComponent(sid)}/prompt`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify({ text: body }),
-      })
-      if (!response.ok) throw new Error(`prompt: ${response.status}`)
-      return t
-    }, { sid: id, body: text })
+    const sentAt = await tabA.evaluate(
+      async ({ sid, body }) => {
+        const token = sessionStorage.getItem('planmode.token')
+        const t = performance.timeOrigin + performance.now()
+        const response = await fetch(`/api/sessions/${encodeURIComponent(sid)}/prompt`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify({ text: body }),
+        })
+        if (!response.ok) throw new Error(`prompt: ${response.status}`)
+        return t
+      },
+      { sid: id, body: text },
+    )
     const [seenAt, onWireAt] = await Promise.all([seen, onWire])
     dom.push(seenAt - sentAt)
     // From the server's append (the event's own time, the same clock: one machine) to tab B's DOM and to a Node SSE reader.
@@ -314,9 +358,13 @@ try {
   const first = await pendingQuestion()
   const asked = first.request.questions[0]
   const keep = asked.intent?.keep ?? asked.options.find((o) => o.label !== asked.intent?.approve)?.label
-  await api(server, `/api/sessions/${encodeURIComponent(id)}/questions/${encodeURIComponent(first.id)}`, { answers: [{ id: asked.id, selected: [keep], custom: 'Also flag overdue tasks.' }] })
+  await api(server, `/api/sessions/${encodeURIComponent(id)}/questions/${encodeURIComponent(first.id)}`, {
+    answers: [{ id: asked.id, selected: [keep], custom: 'Also flag overdue tasks.' }],
+  })
   const second = await pendingQuestion(first.id)
-  await api(server, `/api/sessions/${encodeURIComponent(id)}/questions/${encodeURIComponent(second.id)}`, { answers: [{ id: second.request.questions[0].id, selected: [second.request.questions[0].intent.approve] }] })
+  await api(server, `/api/sessions/${encodeURIComponent(id)}/questions/${encodeURIComponent(second.id)}`, {
+    answers: [{ id: second.request.questions[0].id, selected: [second.request.questions[0].intent.approve] }],
+  })
   await waitIdle(server, id)
   const arcFrames = reader.frames.slice(framesBefore)
   const after = await api(server, `/api/sessions/${encodeURIComponent(id)}`)
@@ -325,7 +373,13 @@ try {
 
   const result = {
     date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-    machine: { cpus: cpus().length, model: cpus()[0]?.model ?? '?', memGiB: Math.round(totalmem() / 2 ** 30), node: process.version, load: [load0, loadavg()].map((l) => l.map((x) => x.toFixed(1)).join(' ')).join(' → ') },
+    machine: {
+      cpus: cpus().length,
+      model: cpus()[0]?.model ?? '?',
+      memGiB: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      load: [load0, loadavg()].map((l) => l.map((x) => x.toFixed(1)).join(' ')).join(' → '),
+    },
     events: EVENTS,
     logBytes,
     tailEvents,
@@ -339,24 +393,78 @@ try {
     pushDomMs: { median: median(dom), p90: quantile(dom, 0.9), max: Math.max(...dom), runs: dom.length },
     pushAppendToDomMs: { median: median(fromAppend), p90: quantile(fromAppend, 0.9), runs: fromAppend.length },
     pushWireMs: { median: median(wire), p90: quantile(wire, 0.9), runs: wire.length },
-    arcFrames: { count: arcFrames.length, maxBytes: Math.max(0, ...arcFrames), snapshotBytes: arcSnapshotBytes, frameBytes: Buffer.byteLength(after.text) },
-    pushFrameBytes: reader.frames.length === 0 ? null : { median: median(reader.frames), max: Math.max(...reader.frames), count: reader.frames.length },
+    arcFrames: {
+      count: arcFrames.length,
+      maxBytes: Math.max(0, ...arcFrames),
+      snapshotBytes: arcSnapshotBytes,
+      frameBytes: Buffer.byteLength(after.text),
+    },
+    pushFrameBytes:
+      reader.frames.length === 0 ? null : { median: median(reader.frames), max: Math.max(...reader.frames), count: reader.frames.length },
     seconds: (Date.now() - started) / 1000,
   }
   const rows = [
-    ['first paint of the transcript (navigation → last tail event painted), median', ms(result.firstPaintMs.median), `${BUDGET.firstPaintMs} ms`, ratio(result.firstPaintMs.median, BUDGET.firstPaintMs)],
+    [
+      'first paint of the transcript (navigation → last tail event painted), median',
+      ms(result.firstPaintMs.median),
+      `${BUDGET.firstPaintMs} ms`,
+      ratio(result.firstPaintMs.median, BUDGET.firstPaintMs),
+    ],
     ['  … p90', ms(result.firstPaintMs.p90), `${BUDGET.firstPaintMs} ms`, ratio(result.firstPaintMs.p90, BUDGET.firstPaintMs)],
-    ...(result.clientMark ? [[`  client mark \`${result.clientMark.name}\`, median`, ms(result.clientMark.median), `${BUDGET.firstPaintMs} ms`, ratio(result.clientMark.median, BUDGET.firstPaintMs)]] : []),
+    ...(result.clientMark
+      ? [
+          [
+            `  client mark \`${result.clientMark.name}\`, median`,
+            ms(result.clientMark.median),
+            `${BUDGET.firstPaintMs} ms`,
+            ratio(result.clientMark.median, BUDGET.firstPaintMs),
+          ],
+        ]
+      : []),
     ['session frame a fresh page loads (GET /api/sessions/:id, bytes)', kib(frameBytes), '1 MiB', ratio(frameBytes, BUDGET.snapshotBytes)],
     [`  the whole log instead (?tail=${EVENTS})`, kib(wholeBytes), '1 MiB', ratio(wholeBytes, BUDGET.snapshotBytes)],
     ['  … of it the snapshot `{ asOfSeq, values }`', kib(snapshotBytes), '1 MiB', ratio(snapshotBytes, BUDGET.snapshotBytes)],
-    ...(result.pushFrameBytes ? [[`  every pushed \`frame\` item's data (${result.pushFrameBytes.count}, the chat's and the arc's), median`, kib(result.pushFrameBytes.median), '1 MiB', ratio(result.pushFrameBytes.median, BUDGET.snapshotBytes)]] : []),
-    [`  after a plan arc on it (2 revisions): the largest of its ${arcFrames.length} pushed frames`, kib(result.arcFrames.maxBytes), '1 MiB', ratio(result.arcFrames.maxBytes, BUDGET.snapshotBytes)],
-    ['  … and a fresh page\'s frame then', kib(result.arcFrames.frameBytes), '1 MiB', ratio(result.arcFrames.frameBytes, BUDGET.snapshotBytes)],
-    ['push: prompt posted in tab A → its message in tab B\'s DOM, median', ms(result.pushDomMs.median), `${BUDGET.pushDomMs} ms`, ratio(result.pushDomMs.median, BUDGET.pushDomMs)],
+    ...(result.pushFrameBytes
+      ? [
+          [
+            `  every pushed \`frame\` item's data (${result.pushFrameBytes.count}, the chat's and the arc's), median`,
+            kib(result.pushFrameBytes.median),
+            '1 MiB',
+            ratio(result.pushFrameBytes.median, BUDGET.snapshotBytes),
+          ],
+        ]
+      : []),
+    [
+      `  after a plan arc on it (2 revisions): the largest of its ${arcFrames.length} pushed frames`,
+      kib(result.arcFrames.maxBytes),
+      '1 MiB',
+      ratio(result.arcFrames.maxBytes, BUDGET.snapshotBytes),
+    ],
+    [
+      "  … and a fresh page's frame then",
+      kib(result.arcFrames.frameBytes),
+      '1 MiB',
+      ratio(result.arcFrames.frameBytes, BUDGET.snapshotBytes),
+    ],
+    [
+      "push: prompt posted in tab A → its message in tab B's DOM, median",
+      ms(result.pushDomMs.median),
+      `${BUDGET.pushDomMs} ms`,
+      ratio(result.pushDomMs.median, BUDGET.pushDomMs),
+    ],
     ['  … p90', ms(result.pushDomMs.p90), `${BUDGET.pushDomMs} ms`, ratio(result.pushDomMs.p90, BUDGET.pushDomMs)],
-    ['push: server append (event time) → tab B\'s DOM, median', ms(result.pushAppendToDomMs.median), `${BUDGET.pushDomMs} ms`, ratio(result.pushAppendToDomMs.median, BUDGET.pushDomMs)],
-    ['push at the wire: server append → a Node SSE reader (the bench process, busy driving Chromium), median', ms(result.pushWireMs.median), `${BUDGET.pushWireMs} ms`, ratio(result.pushWireMs.median, BUDGET.pushWireMs)],
+    [
+      "push: server append (event time) → tab B's DOM, median",
+      ms(result.pushAppendToDomMs.median),
+      `${BUDGET.pushDomMs} ms`,
+      ratio(result.pushAppendToDomMs.median, BUDGET.pushDomMs),
+    ],
+    [
+      'push at the wire: server append → a Node SSE reader (the bench process, busy driving Chromium), median',
+      ms(result.pushWireMs.median),
+      `${BUDGET.pushWireMs} ms`,
+      ratio(result.pushWireMs.median, BUDGET.pushWireMs),
+    ],
   ]
   const w0 = Math.max(...rows.map((r) => r[0].length))
   const table = [

@@ -89,7 +89,13 @@ export function composeWebHost(options: WebCompositionOptions, holder: string, l
     ctx.plugin(presetPlugin, {
       ...(store === undefined
         ? { dir: sessionDir, durability: 'turn' as const }
-        : { sessions: postgresSessions({ connection: store.connection, ...(store.schema === undefined ? {} : { schema: store.schema }), holder }) }),
+        : {
+            sessions: postgresSessions({
+              connection: store.connection,
+              ...(store.schema === undefined ? {} : { schema: store.schema }),
+              holder,
+            }),
+          }),
       model,
       ...(models === undefined ? {} : { models }),
       maxSteps: maxSteps ?? 24,
@@ -120,7 +126,11 @@ export function composeWebHost(options: WebCompositionOptions, holder: string, l
             name: 'web:base',
             order: 10,
             // The agent's own workspace; a helper agent (one with an owner) gets the helper's prompt.
-            text: (input) => basePrompt(input.agent === undefined ? links.workspaces.where : links.workspaces.rootForAgent(input.agent), input.agent?.owner !== undefined),
+            text: (input) =>
+              basePrompt(
+                input.agent === undefined ? links.workspaces.where : links.workspaces.rootForAgent(input.agent),
+                input.agent?.owner !== undefined,
+              ),
           }),
         )
       },

@@ -74,13 +74,15 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Referrer-Policy': 'no-referrer',
   'X-Frame-Options': 'DENY',
   'Cross-Origin-Resource-Policy': 'same-origin',
-  'Content-Security-Policy': "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  'Content-Security-Policy':
+    "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
 }
 
 /** Starts the host and the HTTP server; resolves once it listens. */
 export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
   const users = options.users
-  if (users !== undefined && (users.length === 0 || options.token !== undefined)) throw new Error('users: give at least one user, and no single token beside them')
+  if (users !== undefined && (users.length === 0 || options.token !== undefined))
+    throw new Error('users: give at least one user, and no single token beside them')
   const token = users !== undefined ? '' : (options.token ?? newToken())
   /** The user a token stands for: one of `users`, or the anonymous owner of the single token. */
   const userOf = (given: string): RequestUser | undefined => {
@@ -95,7 +97,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   const streamBufferLimit = options.streamBufferLimit ?? DEFAULT_STREAM_BUFFER
   const clientDir = options.clientDir === undefined ? undefined : resolve(options.clientDir)
   // A fresh database works: the store's tables are created (or migrated) first.
-  if (options.store !== undefined) await setup({ connection: options.store.connection, ...(options.store.schema === undefined ? {} : { schema: options.store.schema }) })
+  if (options.store !== undefined)
+    await setup({ connection: options.store.connection, ...(options.store.schema === undefined ? {} : { schema: options.store.schema }) })
   // The host is composed once the port is known: its leases name this server by its URL.
   let host!: WebHost
   let started = false
@@ -109,7 +112,9 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
 
   const server: Server = createServer((request, response) => {
     handle(request, response).catch((raw: unknown) => {
-      const error = NotLeaseHolderError.isInstance(raw) ? new HttpError(409, raw.message, false, { code: raw.code, holder: raw.holder }) : raw
+      const error = NotLeaseHolderError.isInstance(raw)
+        ? new HttpError(409, raw.message, false, { code: raw.code, holder: raw.holder })
+        : raw
       const status = error instanceof HttpError ? error.status : 500
       const message = error instanceof Error ? error.message : String(error)
       // The details of an unexpected failure (paths, stacks) go to the log, never into the answer.
@@ -120,7 +125,11 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
         if (!response.headersSent) response.setHeader('Connection', 'close')
         response.once('finish', () => request.socket.destroy())
       }
-      if (!response.headersSent) sendJson(response, status, { error: status === 500 ? 'internal server error (the details are in the server log)' : message, ...(error instanceof HttpError ? error.extra : {}) })
+      if (!response.headersSent)
+        sendJson(response, status, {
+          error: status === 500 ? 'internal server error (the details are in the server log)' : message,
+          ...(error instanceof HttpError ? error.extra : {}),
+        })
       else response.end()
     })
   })
@@ -142,7 +151,12 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     const user = given === undefined ? undefined : userOf(given)
     if (given === undefined || user === undefined) {
       if (!isApi && (method === 'GET' || method === 'HEAD')) return sendRefusedPage(response, given === undefined, method === 'HEAD')
-      throw new HttpError(401, given === undefined ? 'an access token is required: send it as Authorization: Bearer or ?token= (the URL the server printed at start)' : 'the access token is wrong')
+      throw new HttpError(
+        401,
+        given === undefined
+          ? 'an access token is required: send it as Authorization: Bearer or ?token= (the URL the server printed at start)'
+          : 'the access token is wrong',
+      )
     }
     if (closing !== undefined) throw new HttpError(503, 'the server is shutting down')
     if (!started) throw new HttpError(503, 'the server is starting')

@@ -11,7 +11,11 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
 /** Refuses (400) a body member not in `allowed`. */
 export function checkMembers(body: Record<string, unknown>, allowed: readonly string[]): void {
   const extra = Object.keys(body).find((key) => !allowed.includes(key))
-  if (extra !== undefined) throw new HttpError(400, `unknown member ${JSON.stringify(extra)}${allowed.length === 0 ? ' (this endpoint takes {})' : ` (expected ${allowed.join(', ')})`}`)
+  if (extra !== undefined)
+    throw new HttpError(
+      400,
+      `unknown member ${JSON.stringify(extra)}${allowed.length === 0 ? ' (this endpoint takes {})' : ` (expected ${allowed.join(', ')})`}`,
+    )
 }
 
 /**

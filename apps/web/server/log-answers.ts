@@ -32,7 +32,13 @@ function named(by: QuestionAnswerer | undefined): string {
 function settledRefusal(questionId: string, settled: SessionEvent<'question/settled'>): SettleResult {
   const { outcome, by } = settled.data
   if (outcome === 'answered') {
-    return { ok: false, status: 409, code: 'ALREADY_ANSWERED', error: `question ${questionId} is already closed: ${named(by)} answered it`, ...(by === undefined ? {} : { by }) }
+    return {
+      ok: false,
+      status: 409,
+      code: 'ALREADY_ANSWERED',
+      error: `question ${questionId} is already closed: ${named(by)} answered it`,
+      ...(by === undefined ? {} : { by }),
+    }
   }
   return { ok: false, status: 409, code: 'QUESTION_CLOSED', error: `question ${questionId} is already closed (${outcome})` }
 }
@@ -49,7 +55,13 @@ function settledRefusal(questionId: string, settled: SessionEvent<'question/sett
  * authors (an approval while comments are shared is a 400). A refusal is a 409 (400, 404, 503 for some codes) with
  * the inbox's code and message; no lease is taken.
  */
-export async function answerFromLog(inbox: AnswerInbox | undefined, open: OpenSession, questionId: string, raw: unknown, user: RequestUser): Promise<SettleResult> {
+export async function answerFromLog(
+  inbox: AnswerInbox | undefined,
+  open: OpenSession,
+  questionId: string,
+  raw: unknown,
+  user: RequestUser,
+): Promise<SettleResult> {
   // What the writer committed until now (a comment shared a moment ago there, say) is read before the answer is judged.
   await open.catchUp()
   const events = open.session.events
@@ -68,10 +80,30 @@ export async function answerFromLog(inbox: AnswerInbox | undefined, open: OpenSe
   // Who answers goes with the submission, not in the answers: the writer logs it as the settlement's `by`.
   const answers = withSharedComments(questions, checked.answers, open.commentsOf(questionId), user)
   if (typeof answers === 'string') return { ok: false, status: 400, error: answers }
-  if (inbox === undefined) return { ok: false, status: 503, code: 'UNAVAILABLE', error: `this server's session store takes no answers from other processes: answer question ${questionId} on the server that writes session ${open.id}` }
-  const result = await inbox.submit({ sessionId: open.id, questionId, answers, ...(user.by === undefined ? {} : { by: user.by }), signal: AbortSignal.timeout(SUBMIT_WAIT_MS) })
+  if (inbox === undefined)
+    return {
+      ok: false,
+      status: 503,
+      code: 'UNAVAILABLE',
+      error: `this server's session store takes no answers from other processes: answer question ${questionId} on the server that writes session ${open.id}`,
+    }
+  const result = await inbox.submit({
+    sessionId: open.id,
+    questionId,
+    answers,
+    ...(user.by === undefined ? {} : { by: user.by }),
+    signal: AbortSignal.timeout(SUBMIT_WAIT_MS),
+  })
   if (result.status === 'accepted') return { ok: true }
-  if (result.status === 'unknown') return { ok: false, status: 502, code: 'ANSWER_UNKNOWN', error: `${result.message} (the session's log tells whether it was applied)` }
-  const message = result.code === 'ALREADY_ANSWERED' ? `question ${questionId} is already closed: ${named(result.by)} answered it` : result.message
-  return { ok: false, status: REFUSAL_STATUS[result.code], code: result.code, error: message, ...(result.by === undefined ? {} : { by: result.by }) }
+  if (result.status === 'unknown')
+    return { ok: false, status: 502, code: 'ANSWER_UNKNOWN', error: `${result.message} (the session's log tells whether it was applied)` }
+  const message =
+    result.code === 'ALREADY_ANSWERED' ? `question ${questionId} is already closed: ${named(result.by)} answered it` : result.message
+  return {
+    ok: false,
+    status: REFUSAL_STATUS[result.code],
+    code: result.code,
+    error: message,
+    ...(result.by === undefined ? {} : { by: result.by }),
+  }
 }

@@ -83,7 +83,9 @@ async function main(): Promise<number> {
     server = await startWebServer({
       port: options.port,
       host: options.host,
-      ...(options.store === undefined ? { sessionDir: options.sessionDir } : { store: { connection: options.store.url, schema: options.store.schema } }),
+      ...(options.store === undefined
+        ? { sessionDir: options.sessionDir }
+        : { store: { connection: options.store.url, schema: options.store.schema } }),
       ...workspace,
       model: choice.model,
       ...(models === undefined ? {} : { models }),
@@ -98,7 +100,10 @@ async function main(): Promise<number> {
       ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
     })
     stopped = closeOnStop(server)
-    const where = options.store === undefined ? options.sessionDir : `PostgreSQL ${redactUrl(options.store.url)} (schema ${options.store.schema}; this server is ${server.host.self} there${options.publicUrl === undefined ? ', loopback-only: give --public-url when the servers run on several machines' : ''})`
+    const where =
+      options.store === undefined
+        ? options.sessionDir
+        : `PostgreSQL ${redactUrl(options.store.url)} (schema ${options.store.schema}; this server is ${server.host.self} there${options.publicUrl === undefined ? ', loopback-only: give --public-url when the servers run on several machines' : ''})`
     process.stdout.write(
       `planmode web: model: ${choice.description}${options.models.length > 0 ? ` (handoff models: ${options.models.join(', ')})` : ''}; sessions in ${where}; ${'workspace' in workspace ? `workspace ${workspace.workspace} (shared by every session)` : `workspaces in ${workspace.workspaces} (a copy of the sample project per session)`}${options.guard ? '; plan-guard on' : ''}` +
         `${options.planDir === undefined ? '' : `; plan files in ${options.planDir}`}${options.requireSections.length > 0 ? `; plans need ${options.requireSections.join(', ')}` : ''}\n`,

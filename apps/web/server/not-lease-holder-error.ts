@@ -18,7 +18,7 @@ export class NotLeaseHolderError extends Error {
   ) {
     super(
       `session ${sessionId} is written by ${holder === null ? 'another server' : `the server at ${holder}`}, which holds its lease; ` +
-        'this server shows it read-only. Send this from that server\'s page (the URL it printed at start), ' +
+        "this server shows it read-only. Send this from that server's page (the URL it printed at start), " +
         'or once that server stops, send it again here: this server then takes the session over.',
     )
     this.name = 'NotLeaseHolderError'

@@ -1,7 +1,16 @@
 import type { Logger } from '@planmode/context'
 import type { HostAgent } from '@planmode/host'
 import { SessionLogError, type HostSession } from '@planmode/store'
-import type { CommandRegistry, CommandResult, ProjectionSnapshot, Session, SessionEvent, SessionProjectionRegistry, UserContentBlock, UserMessage } from '@planmode/seams'
+import type {
+  CommandRegistry,
+  CommandResult,
+  ProjectionSnapshot,
+  Session,
+  SessionEvent,
+  SessionProjectionRegistry,
+  UserContentBlock,
+  UserMessage,
+} from '@planmode/seams'
 import type { FollowerSession } from '@planmode/store-postgres'
 import { NotLeaseHolderError } from './not-lease-holder-error.js'
 import { attachments, type PostedImage } from './posted-images.js'
@@ -131,7 +140,8 @@ export class OpenSession {
   private openAsks(snapshot: ProjectionSnapshot): Map<string, PendingQuestion> {
     const open = new Map<string, PendingQuestion>()
     if (this.currentAgent === undefined && this.holderName === null && !this.holderUnknown) return open
-    for (const ask of snapshot.values.questions?.open ?? []) open.set(ask.questionId, { id: ask.questionId, sessionId: this.id, request: { questions: ask.question } })
+    for (const ask of snapshot.values.questions?.open ?? [])
+      open.set(ask.questionId, { id: ask.questionId, sessionId: this.id, request: { questions: ask.question } })
     return open
   }
 
@@ -170,7 +180,11 @@ export class OpenSession {
 
   /** This server's part and the lease holder. */
   access(): SessionAccess {
-    return { role: this.role, holder: this.holderName, ...(this.holderUnknown && this.role === 'follower' ? { holderUnknown: true as const } : {}) }
+    return {
+      role: this.role,
+      holder: this.holderName,
+      ...(this.holderUnknown && this.role === 'follower' ? { holderUnknown: true as const } : {}),
+    }
   }
 
   /** The number of listeners (open streams). */
@@ -280,7 +294,8 @@ export class OpenSession {
 
   private push(event: SessionEvent): void {
     this.lastSeq = event.seq
-    if (event.type === 'assistant/message' || event.type === 'step/start' || event.type === 'step/end' || event.type === 'turn/end') this.streaming = undefined
+    if (event.type === 'assistant/message' || event.type === 'step/start' || event.type === 'step/end' || event.type === 'turn/end')
+      this.streaming = undefined
     const presentation = this.services.present(event)
     this.emit({ kind: 'append', event, ...(presentation === undefined ? {} : { presentation }) })
   }
@@ -326,7 +341,13 @@ export class OpenSession {
   /** Starts a turn with the message, or steers it into the running one (the writer only). */
   prompt(text: string, images: readonly PostedImage[]): { steered: boolean } {
     const agent = this.writer()
-    const message: UserMessage = { content: [...attachments(images).map((attachment): UserContentBlock => ({ type: 'image', attachment })), ...(text === '' ? [] : [{ type: 'text' as const, text }])], source: { kind: 'user' } }
+    const message: UserMessage = {
+      content: [
+        ...attachments(images).map((attachment): UserContentBlock => ({ type: 'image', attachment })),
+        ...(text === '' ? [] : [{ type: 'text' as const, text }]),
+      ],
+      source: { kind: 'user' },
+    }
     if (agent.status === 'running') {
       agent.steer(message)
       return { steered: true }
@@ -370,7 +391,12 @@ export class OpenSession {
     const comment = this.commentsOf(questionId).find((held) => held.id === commentId)
     if (comment === undefined) return { ok: false, status: 404, error: `no comment ${JSON.stringify(commentId)} on question ${questionId}` }
     if (user.role !== 'owner' && comment.by?.id !== user.by?.id) {
-      return { ok: false, status: 403, error: `only its author (${comment.by?.name ?? 'someone else'}) or an owner can remove that comment`, code: 'OWNERS_ONLY' }
+      return {
+        ok: false,
+        status: 403,
+        error: `only its author (${comment.by?.name ?? 'someone else'}) or an owner can remove that comment`,
+        code: 'OWNERS_ONLY',
+      }
     }
     await session.append(REVIEW_COMMENT_REMOVED_EVENT, { questionId, commentId, ...(user.by === undefined ? {} : { by: user.by }) })
     return { ok: true }
@@ -379,7 +405,9 @@ export class OpenSession {
   /** The refusal for a question that is not open: 409 when the log settled it, else 404. */
   private notOpen(questionId: string): SettleResult {
     const asked = this.current.events.some((event) => event.type === 'question/asked' && event.data.questionId === questionId)
-    return asked ? { ok: false, status: 409, error: `question ${questionId} is already closed` } : { ok: false, status: 404, error: `no question ${questionId} in session ${this.id}` }
+    return asked
+      ? { ok: false, status: 409, error: `question ${questionId} is already closed` }
+      : { ok: false, status: 404, error: `no question ${questionId} in session ${this.id}` }
   }
 
   /** The session this server writes; a follower throws {@link NotLeaseHolderError}. */

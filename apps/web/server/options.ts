@@ -139,17 +139,24 @@ export function parseWebCli(argv: readonly string[], cwd = process.cwd()): WebCl
   const host = values.host ?? '127.0.0.1'
   if (host.trim() === '') throw new Error('--host needs an address')
   if (values.store !== undefined && values['session-dir'] !== undefined) {
-    throw new Error('--store and --session-dir are two places for the sessions: give one (--store for PostgreSQL, --session-dir for JSONL files)')
+    throw new Error(
+      '--store and --session-dir are two places for the sessions: give one (--store for PostgreSQL, --session-dir for JSONL files)',
+    )
   }
-  if (values.schema !== undefined && values.store === undefined) throw new Error('--schema names a PostgreSQL schema: it needs --store <url>')
+  if (values.schema !== undefined && values.store === undefined)
+    throw new Error('--schema names a PostgreSQL schema: it needs --store <url>')
   if (values.workspace !== undefined && values.workspaces !== undefined) {
-    throw new Error('--workspace (one folder for every session) and --workspaces (a copy per session in that folder) are two choices: give one')
+    throw new Error(
+      '--workspace (one folder for every session) and --workspaces (a copy per session in that folder) are two choices: give one',
+    )
   }
   let store: PostgresStoreOption | undefined
   if (values.store !== undefined) {
-    if (!/^postgres(ql)?:\/\/\S+$/.test(values.store)) throw new Error(`--store takes a postgres:// (or postgresql://) URL, not ${JSON.stringify(redactUrl(values.store))}`)
+    if (!/^postgres(ql)?:\/\/\S+$/.test(values.store))
+      throw new Error(`--store takes a postgres:// (or postgresql://) URL, not ${JSON.stringify(redactUrl(values.store))}`)
     const schema = values.schema ?? DEFAULT_SCHEMA
-    if (!SCHEMA_NAME.test(schema)) throw new Error(`--schema takes a lower-case identifier (letters, digits, "_", at most 63), not ${JSON.stringify(schema)}`)
+    if (!SCHEMA_NAME.test(schema))
+      throw new Error(`--schema takes a lower-case identifier (letters, digits, "_", at most 63), not ${JSON.stringify(schema)}`)
     store = { url: values.store, schema }
   }
   const publicUrl = values['public-url'] === undefined ? undefined : parsePublicUrl(values['public-url'])
@@ -182,7 +189,8 @@ export function parseWebCli(argv: readonly string[], cwd = process.cwd()): WebCl
 export function parseModelIds(raw: string | undefined): string[] {
   if (raw === undefined) return []
   const ids = raw.split(',').map((id) => id.trim())
-  if (ids.some((id) => id === '')) throw new Error(`--models takes model ids separated by commas, e.g. --models fast,careful (not ${JSON.stringify(raw)})`)
+  if (ids.some((id) => id === ''))
+    throw new Error(`--models takes model ids separated by commas, e.g. --models fast,careful (not ${JSON.stringify(raw)})`)
   const twice = ids.find((id, index) => ids.indexOf(id) !== index)
   if (twice !== undefined) throw new Error(`--models names "${twice}" twice`)
   return ids
@@ -204,7 +212,10 @@ export const TOKEN_SHAPE = /^[A-Za-z0-9_-]{32,256}$/
 export function tokenFromEnv(env: Readonly<Record<string, string | undefined>>): string | undefined {
   const raw = env[TOKEN_ENV]
   if (raw === undefined || raw === '') return undefined
-  if (!TOKEN_SHAPE.test(raw)) throw new Error(`${TOKEN_ENV} must be 32 to 256 characters of A-Z a-z 0-9 - _ (it is ${raw.length} characters${/[^A-Za-z0-9_-]/.test(raw) ? ', with others among them' : ''})`)
+  if (!TOKEN_SHAPE.test(raw))
+    throw new Error(
+      `${TOKEN_ENV} must be 32 to 256 characters of A-Z a-z 0-9 - _ (it is ${raw.length} characters${/[^A-Za-z0-9_-]/.test(raw) ? ', with others among them' : ''})`,
+    )
   return raw
 }
 
@@ -215,9 +226,13 @@ export function tokenFromEnv(env: Readonly<Record<string, string | undefined>>):
  * beside the session logs, or `.planmode/web-workspaces` with `--store` —
  * so a restart finds each session's files again.
  */
-export function resolveWorkspace(options: Pick<WebCliOptions, 'workspace' | 'workspaces' | 'sessionDir'>, cwd = process.cwd()): { readonly workspace: string } | { readonly workspaces: string } {
+export function resolveWorkspace(
+  options: Pick<WebCliOptions, 'workspace' | 'workspaces' | 'sessionDir'>,
+  cwd = process.cwd(),
+): { readonly workspace: string } | { readonly workspaces: string } {
   if (options.workspace !== undefined) {
-    if (statSync(options.workspace, { throwIfNoEntry: false })?.isDirectory() !== true) throw new Error(`--workspace ${options.workspace} is not a directory`)
+    if (statSync(options.workspace, { throwIfNoEntry: false })?.isDirectory() !== true)
+      throw new Error(`--workspace ${options.workspace} is not a directory`)
     return { workspace: options.workspace }
   }
   if (options.workspaces !== undefined) return { workspaces: options.workspaces }
@@ -254,7 +269,10 @@ export function redactUrl(url: string): string {
     return `${prefix}${host}/${database}`
   }
   for (const name of SECRET_PARAMETERS) if (parsed.searchParams.has(name)) parsed.searchParams.set(name, '***')
-  const search = parsed.searchParams.toString().replace(/=\*\*\*(?=&|$)/g, '=***').replace(/%2A%2A%2A/g, '***')
+  const search = parsed.searchParams
+    .toString()
+    .replace(/=\*\*\*(?=&|$)/g, '=***')
+    .replace(/%2A%2A%2A/g, '***')
   return `${prefix}${shownAuthority}${parsed.pathname}${search === '' ? '' : `?${search}`}${parsed.hash}`
 }
 
@@ -270,7 +288,8 @@ export function parsePublicUrl(raw: string): string {
   } catch {
     throw new Error(`--public-url takes an http:// or https:// URL, not ${JSON.stringify(raw)}`)
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`--public-url takes an http:// or https:// URL, not ${JSON.stringify(raw)}`)
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new Error(`--public-url takes an http:// or https:// URL, not ${JSON.stringify(raw)}`)
   if (parsed.username !== '' || parsed.password !== '' || parsed.search !== '' || parsed.hash !== '') {
     throw new Error(`--public-url takes a plain address (no credentials, query or fragment), not ${JSON.stringify(raw)}`)
   }

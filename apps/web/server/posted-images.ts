@@ -16,7 +16,12 @@ export interface PostedImage {
 
 /** The images as the seams' attachments, each with a fresh id `img_<uuid>`. */
 export function attachments(images: readonly PostedImage[]): ImageAttachment[] {
-  return images.map((image) => ({ id: `img_${randomUUID()}`, mediaType: image.mediaType, data: image.data, ...(image.name === undefined ? {} : { name: image.name }) }))
+  return images.map((image) => ({
+    id: `img_${randomUUID()}`,
+    mediaType: image.mediaType,
+    data: image.data,
+    ...(image.name === undefined ? {} : { name: image.name }),
+  }))
 }
 
 /** Checks a posted `images` value (absent: none): an array of `{ mediaType: 'image/…', data: <base64>, name? }`; anything else is a 400. */
@@ -28,8 +33,10 @@ export function parseImages(raw: unknown): PostedImage[] {
     const { mediaType, data, name, ...extra } = image as Record<string, unknown>
     const unknown = Object.keys(extra)[0]
     if (unknown !== undefined) throw new HttpError(400, `images[${index}] has an unknown member ${JSON.stringify(unknown)}`)
-    if (typeof mediaType !== 'string' || !/^image\/[a-z0-9.+-]+$/i.test(mediaType)) throw new HttpError(400, `images[${index}].mediaType must be an image/* media type`)
-    if (typeof data !== 'string' || data === '' || data.length % 4 !== 0 || !BASE64.test(data)) throw new HttpError(400, `images[${index}].data must be non-empty base64`)
+    if (typeof mediaType !== 'string' || !/^image\/[a-z0-9.+-]+$/i.test(mediaType))
+      throw new HttpError(400, `images[${index}].mediaType must be an image/* media type`)
+    if (typeof data !== 'string' || data === '' || data.length % 4 !== 0 || !BASE64.test(data))
+      throw new HttpError(400, `images[${index}].data must be non-empty base64`)
     if (name !== undefined && typeof name !== 'string') throw new HttpError(400, `images[${index}].name must be a string`)
     return { mediaType, data, ...(name === undefined ? {} : { name }) }
   })

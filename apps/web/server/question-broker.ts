@@ -23,7 +23,13 @@ export type QuestionOutcome = 'answered' | 'dismissed' | 'aborted'
 /** The result of an answer, a dismissal or a comment: done, or refused with a status and a message (nothing changed). */
 export type SettleResult =
   | { readonly ok: true }
-  | { readonly ok: false; readonly status: 400 | 403 | 404 | 409 | 502 | 503; readonly error: string; readonly code?: string; readonly by?: QuestionAnswerer }
+  | {
+      readonly ok: false
+      readonly status: 400 | 403 | 404 | 409 | 502 | 503
+      readonly error: string
+      readonly code?: string
+      readonly by?: QuestionAnswerer
+    }
 
 interface Waiting {
   readonly question: PendingQuestion
@@ -48,8 +54,13 @@ export class SessionQuestions {
    * `signal` aborts, `ASK_CANCELLED` on a dismissal. `questionId` is the
    * ask's id in the log (a random one when the log has none).
    */
-  ask(questions: readonly UserQuestion[], signal: AbortSignal | undefined, questionId: string = randomUUID()): Promise<readonly UserAnswer[]> {
-    if (signal?.aborted === true) return Promise.reject(new UserQuestionError('ASK_ABORTED', 'the question was aborted before it was shown'))
+  ask(
+    questions: readonly UserQuestion[],
+    signal: AbortSignal | undefined,
+    questionId: string = randomUUID(),
+  ): Promise<readonly UserAnswer[]> {
+    if (signal?.aborted === true)
+      return Promise.reject(new UserQuestionError('ASK_ABORTED', 'the question was aborted before it was shown'))
     const question: PendingQuestion = { id: questionId, sessionId: this.sessionId, request: { questions } }
     return new Promise<readonly UserAnswer[]>((resolve, reject) => {
       const onAbort = (): void => {

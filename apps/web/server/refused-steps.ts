@@ -46,7 +46,11 @@ const schema: StandardSchemaV1<unknown, RefusedStepsView> = {
     version: 1,
     vendor: '@planmode/web',
     validate(value) {
-      const ok = typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((entry) => typeof entry === 'object' && entry !== null && Array.isArray((entry as RefusedStep).problems))
+      const ok =
+        typeof value === 'object' &&
+        value !== null &&
+        !Array.isArray(value) &&
+        Object.values(value).every((entry) => typeof entry === 'object' && entry !== null && Array.isArray((entry as RefusedStep).problems))
       return ok ? { value: value as RefusedStepsView } : { issues: [{ message: 'expected { [step]: { toolCallId, problems } }' }] }
     },
   },
@@ -73,7 +77,9 @@ export const refusedSteps: ProjectionUnit<RefusedStepsView, RefusedStepsView> = 
       case 'plan/mode':
         return event.data.active && Object.keys(state).length > 0 ? {} : state
       case 'plan/progress': {
-        const finished = event.data.steps.filter((step) => (step.status === 'done' || step.status === 'skipped') && Object.hasOwn(state, String(step.step)))
+        const finished = event.data.steps.filter(
+          (step) => (step.status === 'done' || step.status === 'skipped') && Object.hasOwn(state, String(step.step)),
+        )
         if (finished.length === 0) return state
         const next = { ...state }
         for (const step of finished) delete next[String(step.step)]
@@ -83,7 +89,9 @@ export const refusedSteps: ProjectionUnit<RefusedStepsView, RefusedStepsView> = 
         if (event.data.toolName !== UPDATE_PLAN || !event.data.isError) return state
         const text = event.data.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n')
         const refused = refusalOf(text)
-        return refused === undefined ? state : { ...state, [String(refused.step)]: { toolCallId: event.data.toolCallId, problems: refused.problems } }
+        return refused === undefined
+          ? state
+          : { ...state, [String(refused.step)]: { toolCallId: event.data.toolCallId, problems: refused.problems } }
       }
       default:
         return state

@@ -63,7 +63,8 @@ const schema: StandardSchemaV1<unknown, ReviewCommentsView> = {
     version: 1,
     vendor: '@planmode/web',
     validate(value) {
-      const ok = typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((list) => Array.isArray(list))
+      const ok =
+        typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((list) => Array.isArray(list))
       return ok ? { value: value as ReviewCommentsView } : { issues: [{ message: 'expected { [questionId]: SharedComment[] }' }] }
     },
   },

@@ -33,7 +33,14 @@ export interface ApiContext {
  * changed by a refused request. `user` sent it: what their role does not
  * allow is a 403 (`permissions.ts`).
  */
-export async function routeApi(request: IncomingMessage, response: ServerResponse, url: URL, parts: readonly string[], api: ApiContext, user: RequestUser): Promise<void> {
+export async function routeApi(
+  request: IncomingMessage,
+  response: ServerResponse,
+  url: URL,
+  parts: readonly string[],
+  api: ApiContext,
+  user: RequestUser,
+): Promise<void> {
   const { host, streams } = api
   const method = request.method ?? 'GET'
   response.setHeader('Cache-Control', 'no-store')
@@ -51,7 +58,8 @@ export async function routeApi(request: IncomingMessage, response: ServerRespons
   if (resource !== 'sessions' || rest.length > 0) throw new HttpError(404, `no such endpoint: ${method} ${url.pathname}`)
 
   if (id === undefined) {
-    if (method === 'GET') return sendJson(response, 200, { sessions: await listSessions(host.sessions, (known) => host.get(known), host.titles) })
+    if (method === 'GET')
+      return sendJson(response, 200, { sessions: await listSessions(host.sessions, (known) => host.get(known), host.titles) })
     requireOwner(user, 'start a session')
     // A plan goes to a fresh session through its review (SPEC §18: an approval with `handoff.fresh`), not through here.
     checkMembers(await readJson(request, api.bodyLimit), [])
@@ -98,7 +106,8 @@ export async function routeApi(request: IncomingMessage, response: ServerRespons
       requireOwner(user, 'run commands')
       const body = await readJson(request, api.bodyLimit)
       checkMembers(body, ['line', 'images'])
-      if (typeof body.line !== 'string' || !/^\/\S/.test(body.line)) throw new HttpError(400, 'line must be a command line starting with /name')
+      if (typeof body.line !== 'string' || !/^\/\S/.test(body.line))
+        throw new HttpError(400, 'line must be a command line starting with /name')
       const images = parseImages(body.images)
       const line = body.line
       const result = await write(host, id, (open) => open.command(line, images))
@@ -120,7 +129,8 @@ export async function routeApi(request: IncomingMessage, response: ServerRespons
       // The body first: bad input is a 400 with nothing changed (no takeover, nothing logged). The answers themselves are
       // checked against the question they answer (the host's checker), where it waits or in the log.
       checkMembers(body, sub === undefined ? ['answers'] : [])
-      const result = sub === undefined ? await answer(host, id, qid, body.answers, user) : await write(host, id, (open) => open.questions.dismiss(qid))
+      const result =
+        sub === undefined ? await answer(host, id, qid, body.answers, user) : await write(host, id, (open) => open.questions.dismiss(qid))
       if (!result.ok) throw settleError(result)
       return sendJson(response, 200, { ok: true })
     }
@@ -134,7 +144,15 @@ export async function routeApi(request: IncomingMessage, response: ServerRespons
  * `…/uncomment` `{ id }` → `{ ok: true }` (its author or an owner). Every
  * user may; it is appended to the log, so on a follower it is a write.
  */
-async function comment(request: IncomingMessage, response: ServerResponse, api: ApiContext, id: string, qid: string, sub: 'comment' | 'uncomment', user: RequestUser): Promise<void> {
+async function comment(
+  request: IncomingMessage,
+  response: ServerResponse,
+  api: ApiContext,
+  id: string,
+  qid: string,
+  sub: 'comment' | 'uncomment',
+  user: RequestUser,
+): Promise<void> {
   const body = await readJson(request, api.bodyLimit)
   if (sub === 'comment') {
     checkMembers(body, ['line', 'text'])
@@ -164,7 +182,10 @@ async function answer(host: WebHost, id: string, qid: string, raw: unknown, user
 
 /** The HTTP error of a refused answer, dismissal or comment: its status, message, `code` and (`ALREADY_ANSWERED`) `by`. */
 function settleError(result: Extract<SettleResult, { ok: false }>): HttpError {
-  return new HttpError(result.status, result.error, false, { ...(result.code === undefined ? {} : { code: result.code }), ...(result.by === undefined ? {} : { by: result.by }) })
+  return new HttpError(result.status, result.error, false, {
+    ...(result.code === undefined ? {} : { code: result.code }),
+    ...(result.by === undefined ? {} : { by: result.by }),
+  })
 }
 
 /** Opens session `id` (as its writer, or following it); store errors become 404 / 409. */

@@ -27,10 +27,17 @@ export function allowedHosts(bound: string, port: number): Set<string> {
 }
 
 /** Why a request is refused before routing, or `undefined` when its Host and Origin are the server's own. */
-export function checkHostAndOrigin(request: IncomingMessage, hosts: ReadonlySet<string>, origins: ReadonlySet<string> = new Set()): { status: 403; error: string } | undefined {
+export function checkHostAndOrigin(
+  request: IncomingMessage,
+  hosts: ReadonlySet<string>,
+  origins: ReadonlySet<string> = new Set(),
+): { status: 403; error: string } | undefined {
   const host = request.headers.host?.toLowerCase()
   if (host === undefined || !hosts.has(host)) {
-    return { status: 403, error: `Host ${JSON.stringify(request.headers.host ?? '')} is not this server (expected one of ${[...hosts].join(', ')})` }
+    return {
+      status: 403,
+      error: `Host ${JSON.stringify(request.headers.host ?? '')} is not this server (expected one of ${[...hosts].join(', ')})`,
+    }
   }
   const origin = request.headers.origin
   if (origin !== undefined && origin.toLowerCase() !== `http://${host}` && !origins.has(origin.toLowerCase())) {

@@ -133,7 +133,9 @@ export class SessionLeases implements LeaseWatch {
       return
     }
     entry.demote(follower, holder, unknown)
-    this.options.logger.warn(`session ${entry.id}: this server lost its lease (${holder === null ? 'nobody holds it now' : `${holder} holds it`}); it follows the session read-only now`)
+    this.options.logger.warn(
+      `session ${entry.id}: this server lost its lease (${holder === null ? 'nobody holds it now' : `${holder} holds it`}); it follows the session read-only now`,
+    )
     this.armIdle(entry)
   }
 
@@ -236,7 +238,14 @@ export class SessionLeases implements LeaseWatch {
 
   /** Closes a follower no stream watches (it is opened again on the next request). */
   private async closeIdle(entry: OpenSession): Promise<void> {
-    if (this.table.closed || this.table.get(entry.id) !== entry || entry.role !== 'follower' || entry.watched > 0 || this.promoting.has(entry.id)) return
+    if (
+      this.table.closed ||
+      this.table.get(entry.id) !== entry ||
+      entry.role !== 'follower' ||
+      entry.watched > 0 ||
+      this.promoting.has(entry.id)
+    )
+      return
     this.table.forget(entry)
     await this.store.close(entry.session).catch(() => {})
   }

@@ -33,7 +33,13 @@ const schema: StandardSchemaV1<unknown, SessionModelView> = {
     vendor: '@planmode/web',
     validate(value) {
       const view = value as Record<string, unknown> | null
-      if (typeof view !== 'object' || view === null || !isNullableString(view.model) || !isNullableString(view.chosen) || Object.keys(view).length !== 2) {
+      if (
+        typeof view !== 'object' ||
+        view === null ||
+        !isNullableString(view.model) ||
+        !isNullableString(view.chosen) ||
+        Object.keys(view).length !== 2
+      ) {
         return { issues: [{ message: 'expected { model: string | null, chosen: string | null }' }] }
       }
       return { value: view as unknown as SessionModelView }
@@ -47,7 +53,8 @@ export const sessionModel: ProjectionUnit<SessionModelView, SessionModelView> = 
   stateVersion: 1,
   initial: () => ({ model: null, chosen: null }),
   apply(state, event) {
-    if (event.type === 'request/header') return state.model === event.data.model && state.chosen === null ? state : { model: event.data.model, chosen: null }
+    if (event.type === 'request/header')
+      return state.model === event.data.model && state.chosen === null ? state : { model: event.data.model, chosen: null }
     const chosen = handoffModelOf(event)
     return chosen === undefined || chosen === state.chosen ? state : { model: state.model, chosen }
   },

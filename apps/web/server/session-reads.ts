@@ -29,7 +29,9 @@ export async function listSessions(sessions: SessionStore, openOf: (id: string) 
         open: open !== undefined,
         updatedAt: stat?.mtimeMs ?? events?.at(-1)?.time ?? createdAt(id) ?? 0,
         ...(title === undefined ? {} : { title }),
-        ...(events === undefined ? {} : { events: events.length, updatedSeq: events.at(-1)?.seq ?? -1, running: open!.running, role: open!.role }),
+        ...(events === undefined
+          ? {}
+          : { events: events.length, updatedSeq: events.at(-1)?.seq ?? -1, running: open!.running, role: open!.role }),
       }
     }),
   )
@@ -128,9 +130,11 @@ export function parsePage(params: URLSearchParams, fallback: number): { before: 
   const unknown = [...params.keys()].find((key) => key !== 'before' && key !== 'limit' && key !== 'token')
   if (unknown !== undefined) throw new HttpError(400, `unknown parameter ${JSON.stringify(unknown)} (expected before, limit)`)
   const before = params.get('before')
-  if (before === null || !/^\d+$/.test(before) || !Number.isSafeInteger(Number(before))) throw new HttpError(400, 'before must be a seq (an integer ≥ 0): the first seq the client holds')
+  if (before === null || !/^\d+$/.test(before) || !Number.isSafeInteger(Number(before)))
+    throw new HttpError(400, 'before must be a seq (an integer ≥ 0): the first seq the client holds')
   const limit = params.get('limit')
-  if (limit !== null && (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > MAX_TAIL)) throw new HttpError(400, `limit must be an integer from 1 to ${MAX_TAIL}`)
+  if (limit !== null && (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > MAX_TAIL))
+    throw new HttpError(400, `limit must be an integer from 1 to ${MAX_TAIL}`)
   return { before: Number(before), limit: limit === null ? fallback : Number(limit) }
 }
 

@@ -144,8 +144,12 @@ export class SessionRegistry {
       void agent.cancel()
       return
     }
-    const warn = (what: string) => (error: unknown) => logger.warn(`session ${session.id}: ${what}: ${error instanceof Error ? error.message : String(error)}`)
-    if (toolCallId !== undefined) void from.session.append(HANDED_OFF_EVENT, { toolCallId, session: session.id }).catch(warn(`could not log the handoff in session ${from.session.id}`))
+    const warn = (what: string) => (error: unknown) =>
+      logger.warn(`session ${session.id}: ${what}: ${error instanceof Error ? error.message : String(error)}`)
+    if (toolCallId !== undefined)
+      void from.session
+        .append(HANDED_OFF_EVENT, { toolCallId, session: session.id })
+        .catch(warn(`could not log the handoff in session ${from.session.id}`))
     void writing.logWorkspace(session).catch(warn('could not log the workspace'))
     this.parts.listChanged({ created: session.id, from: from.session.id })
   }

@@ -39,7 +39,12 @@ export class SessionStreams {
       from = Number(raw)
       if (from > last) throw new HttpError(400, `from ${from} is past the last event of the session (${last})`)
     }
-    response.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' })
+    response.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    })
     response.write('retry: 1000\n\n')
     // Replay and subscribe in one synchronous stretch: no event can land in between.
     for (const event of events) if (event.seq > from) writeItem(response, { kind: 'append', event, ...withPresentation(open, event) })
@@ -92,7 +97,9 @@ function withPresentation(open: OpenSession, event: SessionEvent) {
 function writeItem(response: ServerResponse, item: SessionFeedItem): void {
   switch (item.kind) {
     case 'append':
-      response.write(`event: append\nid: ${item.event.seq}\ndata: ${JSON.stringify({ event: item.event, ...(item.presentation === undefined ? {} : { presentation: item.presentation }) })}\n\n`)
+      response.write(
+        `event: append\nid: ${item.event.seq}\ndata: ${JSON.stringify({ event: item.event, ...(item.presentation === undefined ? {} : { presentation: item.presentation }) })}\n\n`,
+      )
       return
     case 'frame':
       response.write(`event: frame\ndata: ${JSON.stringify({ asOfSeq: item.snapshot.asOfSeq, values: item.snapshot.values })}\n\n`)
@@ -115,9 +122,12 @@ function writeItem(response: ServerResponse, item: SessionFeedItem): void {
 }
 
 /** An opening-burst item of a stream (not part of the session's feed). */
-type OpeningItem = { readonly kind: 'partial'; readonly turn: number; readonly step: number; readonly text: string } | { readonly kind: 'questions'; readonly open: readonly string[] }
+type OpeningItem =
+  | { readonly kind: 'partial'; readonly turn: number; readonly step: number; readonly text: string }
+  | { readonly kind: 'questions'; readonly open: readonly string[] }
 
 function writeOpening(response: ServerResponse, item: OpeningItem): void {
-  if (item.kind === 'partial') response.write(`event: partial\ndata: ${JSON.stringify({ turn: item.turn, step: item.step, text: item.text })}\n\n`)
+  if (item.kind === 'partial')
+    response.write(`event: partial\ndata: ${JSON.stringify({ turn: item.turn, step: item.step, text: item.text })}\n\n`)
   else response.write(`event: questions\ndata: ${JSON.stringify({ open: item.open })}\n\n`)
 }

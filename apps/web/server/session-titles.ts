@@ -22,7 +22,8 @@ function titleFromEvents(events: readonly SessionEvent[]): string | undefined {
   const first = events[0]
   if (first?.type === 'plan/handoff') return first.data.title.slice(0, 80)
   for (const event of events) {
-    if (event.type === 'command/run' && event.data.args.trim() !== '' && event.data.args.trim().toLowerCase() !== 'off') return `/${event.data.name}${event.data.args}`.slice(0, 80)
+    if (event.type === 'command/run' && event.data.args.trim() !== '' && event.data.args.trim().toLowerCase() !== 'off')
+      return `/${event.data.name}${event.data.args}`.slice(0, 80)
   }
   return undefined
 }

@@ -30,15 +30,13 @@ export const sessionToolsPlugin: Plugin<SessionToolsConfig> = {
       if (tools === undefined) byRoot.set(root, (tools = new Map(createWorkspaceTools(root).map((tool) => [tool.name, tool]))))
       return tools
     }
-    const tools = createWorkspaceTools(config.template).map(
-      (template): ToolDefinition<never, unknown> => ({
-        ...template,
-        execute: (input, execution) => {
-          if (execution.agent === undefined) throw new Error(`${template.name} works in a session's workspace: it needs a calling agent`)
-          return toolsIn(config.rootOf(execution.agent)).get(template.name)!.execute(input, execution)
-        },
-      }),
-    )
+    const tools = createWorkspaceTools(config.template).map((template): ToolDefinition<never, unknown> => ({
+      ...template,
+      execute: (input, execution) => {
+        if (execution.agent === undefined) throw new Error(`${template.name} works in a session's workspace: it needs a calling agent`)
+        return toolsIn(config.rootOf(execution.agent)).get(template.name)!.execute(input, execution)
+      },
+    }))
     ctx.inject(['tools'], (child) => {
       const registry = child.require('tools')
       for (const tool of tools) child.effect(registry.register(tool))

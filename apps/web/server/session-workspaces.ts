@@ -75,7 +75,6 @@ export class SessionWorkspaces {
     }
     return copy
   }
-
 }
 
 /** The sample project shipped with `@planmode/demo` (`apps/demo/workspace`): what each session's workspace is a copy of. */

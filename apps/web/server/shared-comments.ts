@@ -22,7 +22,9 @@ export const MAX_COMMENT_TEXT = 10_000
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** The plan-review question of an ask and its intent, when the ask is one. */
-export function reviewIntentOf(questions: readonly UserQuestion[]): { readonly question: UserQuestion; readonly intent: ReviewIntent } | undefined {
+export function reviewIntentOf(
+  questions: readonly UserQuestion[],
+): { readonly question: UserQuestion; readonly intent: ReviewIntent } | undefined {
   const question = questions.find((candidate) => candidate.intent?.kind === 'plan-review')
   const intent = question?.intent as Partial<ReviewIntent> | undefined
   if (question === undefined || typeof intent?.approve !== 'string') return undefined
@@ -38,7 +40,11 @@ const called = (user: RequestUser): string => user.by?.name ?? 'this user'
  * review, selecting exactly its keep-planning label, with no edit. Its
  * feedback and line comments are theirs to give.
  */
-export function reviewerMayAnswer(questions: readonly UserQuestion[], answers: readonly UserAnswer[], user: RequestUser): string | undefined {
+export function reviewerMayAnswer(
+  questions: readonly UserQuestion[],
+  answers: readonly UserAnswer[],
+  user: RequestUser,
+): string | undefined {
   const refuse = (what: string): string =>
     `only owners can ${what}: ${called(user)} is a reviewer (reviewers read, comment on plans and send them back with Keep planning)`
   const review = reviewIntentOf(questions)
@@ -47,7 +53,8 @@ export function reviewerMayAnswer(questions: readonly UserQuestion[], answers: r
   const selected = answers[0]!.selected
   if (selected.includes(intent.approve)) return refuse('approve a plan')
   if (intent.stop !== undefined && selected.includes(intent.stop)) return refuse('stop planning')
-  if (intent.keep === undefined || selected.length !== 1 || selected[0] !== intent.keep) return refuse(`answer with anything but ${JSON.stringify(intent.keep ?? 'Keep planning')}`)
+  if (intent.keep === undefined || selected.length !== 1 || selected[0] !== intent.keep)
+    return refuse(`answer with anything but ${JSON.stringify(intent.keep ?? 'Keep planning')}`)
   if (answers[0]!.edit !== undefined) return refuse('edit a plan')
   return undefined
 }
@@ -58,7 +65,12 @@ export function reviewerMayAnswer(questions: readonly UserQuestion[], answers: r
  * the comment (with a new id and `user`'s `by`) or a message saying what is
  * wrong.
  */
-export function shareComment(questions: readonly UserQuestion[], held: readonly SharedComment[], raw: unknown, user: RequestUser): SharedComment | string {
+export function shareComment(
+  questions: readonly UserQuestion[],
+  held: readonly SharedComment[],
+  raw: unknown,
+  user: RequestUser,
+): SharedComment | string {
   const review = reviewIntentOf(questions)
   if (review === undefined || review.intent.comments !== true) return 'this question takes no line comments'
   if (!isRecord(raw)) return 'a comment must be { line, text }'
@@ -66,7 +78,8 @@ export function shareComment(questions: readonly UserQuestion[], held: readonly 
   if (extra !== undefined) return `a comment has no member ${JSON.stringify(extra)} (it is { line, text })`
   const { line, text } = raw
   const lineCount = (review.question.detail ?? '').split('\n').length
-  if (!Number.isInteger(line) || (line as number) < 1 || (line as number) > lineCount) return `line must be a line of the plan (1–${lineCount})`
+  if (!Number.isInteger(line) || (line as number) < 1 || (line as number) > lineCount)
+    return `line must be a line of the plan (1–${lineCount})`
   if (typeof text !== 'string' || text.trim() === '') return 'text must be a non-blank string'
   if (!isWellFormedText(text)) return 'text must be well-formed Unicode text without U+0000'
   if (text.length > MAX_COMMENT_TEXT) return `text is longer than ${MAX_COMMENT_TEXT} characters`
@@ -83,7 +96,12 @@ export function shareComment(questions: readonly UserQuestion[], held: readonly 
  * planning or removed first. What an answer from another server sends (its
  * sender is named with the submission).
  */
-export function withSharedComments(questions: readonly UserQuestion[], answers: readonly UserAnswer[], shared: readonly SharedComment[], user: RequestUser): UserAnswer[] | string {
+export function withSharedComments(
+  questions: readonly UserQuestion[],
+  answers: readonly UserAnswer[],
+  shared: readonly SharedComment[],
+  user: RequestUser,
+): UserAnswer[] | string {
   const review = reviewIntentOf(questions)
   const by = user.by === undefined ? {} : { by: user.by }
   const out: UserAnswer[] = []
@@ -114,7 +132,12 @@ export function withSharedComments(questions: readonly UserQuestion[], answers: 
  * {@link withSharedComments}, each answer then carrying `user`'s `by` (when
  * the user has one).
  */
-export function withAuthors(questions: readonly UserQuestion[], answers: readonly UserAnswer[], shared: readonly SharedComment[], user: RequestUser): UserAnswer[] | string {
+export function withAuthors(
+  questions: readonly UserQuestion[],
+  answers: readonly UserAnswer[],
+  shared: readonly SharedComment[],
+  user: RequestUser,
+): UserAnswer[] | string {
   const merged = withSharedComments(questions, answers, shared, user)
   if (typeof merged === 'string' || user.by === undefined) return merged
   const by = user.by

@@ -79,7 +79,8 @@ export function topLevelKeys(text: string): string[] {
   return keys
 }
 
-const describeLength = (token: string): string => `it is ${token.length} characters${/[^A-Za-z0-9_-]/.test(token) ? ', with others among them' : ''}`
+const describeLength = (token: string): string =>
+  `it is ${token.length} characters${/[^A-Za-z0-9_-]/.test(token) ? ', with others among them' : ''}`
 
 /**
  * Reads and checks a users file: a JSON object mapping each token to
@@ -111,7 +112,9 @@ export function parseUsers(text: string, source: string): WebUser[] {
     const seen = new Set<string>()
     const repeated = keys.find((key) => seen.has(key) || !seen.add(key))!
     const last = (parsed as Record<string, { id?: unknown }>)[repeated]?.id
-    fail(`a token is given more than once${typeof last === 'string' ? ` (the last entry with it is user ${JSON.stringify(last)})` : ''}: every user needs a token of their own`)
+    fail(
+      `a token is given more than once${typeof last === 'string' ? ` (the last entry with it is user ${JSON.stringify(last)})` : ''}: every user needs a token of their own`,
+    )
   }
   const users: WebUser[] = []
   const ids = new Set<string>()
@@ -130,7 +133,8 @@ export function parseUsers(text: string, source: string): WebUser[] {
     }
     if (ids.has(id)) return fail(`the id ${JSON.stringify(id)} is given twice: each user once, with one token`)
     ids.add(id)
-    if (!TOKEN_SHAPE.test(token)) return fail(`the token of ${who} must be 32 to 256 characters of A-Z a-z 0-9 - _ (${describeLength(token)})`)
+    if (!TOKEN_SHAPE.test(token))
+      return fail(`the token of ${who} must be 32 to 256 characters of A-Z a-z 0-9 - _ (${describeLength(token)})`)
     users.push({ token, id, name, role: role as WebRole })
   })
   if (!users.some((user) => user.role === 'owner')) fail('names no owner: only owners can approve or stop a plan, so give at least one')

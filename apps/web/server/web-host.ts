@@ -79,14 +79,30 @@ export class WebHost {
   private closed = false
 
   private constructor(options: WebHostOptions) {
-    this.logger = options.logger ?? { debug() {}, info() {}, warn: (message) => console.warn(message), error: (message, ...rest) => console.error(message, ...rest) }
+    this.logger = options.logger ?? {
+      debug() {},
+      info() {},
+      warn: (message) => console.warn(message),
+      error: (message, ...rest) => console.error(message, ...rest),
+    }
     this.self = options.holder ?? `${hostname()}:${process.pid}`
     const { holder: _holder, leaseCheckMs, followerIdleMs, logger: _logger, workspace, workspaces: folder, ...composition } = options
-    if ((workspace === undefined) === (folder === undefined)) throw new TypeError('WebHost: give `workspace` (one folder for every session) or `workspaces` (a copy per session), not both or neither')
+    if ((workspace === undefined) === (folder === undefined))
+      throw new TypeError(
+        'WebHost: give `workspace` (one folder for every session) or `workspaces` (a copy per session), not both or neither',
+      )
     const template = sampleWorkspaceDir()
-    const workspaces = new SessionWorkspaces(workspace === undefined ? { folder: folder!, template } : { shared: workspace }, (id) => this.table.get(id)?.session)
+    const workspaces = new SessionWorkspaces(
+      workspace === undefined ? { folder: folder!, template } : { shared: workspace },
+      (id) => this.table.get(id)?.session,
+    )
     // Each session's own copy of the sample project is meant for running the model's code: its tests check the steps.
-    const ctx = composeWebHost(composition, this.self, this.logger, { workspaces, template, verifyTests: workspace === undefined, questionsOf: (agent) => this.table.ofAgent(agent)?.questions })
+    const ctx = composeWebHost(composition, this.self, this.logger, {
+      workspaces,
+      template,
+      verifyTests: workspace === undefined,
+      questionsOf: (agent) => this.table.ofAgent(agent)?.questions,
+    })
     this.ctx = ctx
     const writing = new SessionWriting(ctx.require('agents'), options.models ?? {}, workspaces)
     this.postgres = asPostgresStore(ctx.require('sessions'))

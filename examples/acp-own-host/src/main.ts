@@ -6,7 +6,11 @@ import { arcModel, ARC_INSTRUCTIONS, createOwnHost, workspaceTools } from '@plan
 import { ownHostPorts } from './acp-ports.js'
 
 const toStderr = (message: string): void => void process.stderr.write(`${message}\n`)
-const host = createOwnHost({ model: arcModel(), tools: workspaceTools(new Map([['src/cli.ts', 'parse(argv)']])), logger: { debug() {}, info() {}, warn: toStderr, error: toStderr } })
+const host = createOwnHost({
+  model: arcModel(),
+  tools: workspaceTools(new Map([['src/cli.ts', 'parse(argv)']])),
+  logger: { debug() {}, info() {}, warn: toStderr, error: toStderr },
+})
 host.ctx.require('systemPrompt').section({ name: 'host:instructions', order: 0, text: ARC_INSTRUCTIONS })
 host.ctx.plugin(acpPlugin, { ...ownHostPorts(host), agentInfo: { name: 'planmode-own-host' } })
 await serveAcpStdio(host.ctx.require('acp')).closed

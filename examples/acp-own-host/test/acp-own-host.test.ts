@@ -4,7 +4,7 @@ import { arcModel, ARC_COMMAND, ARC_PLAN, createOwnHost, workspaceTools } from '
 import { describe, expect, it } from 'vitest'
 import { ownHostPorts } from '../src/index.js'
 
-describe('a host of one\'s own served over ACP', () => {
+describe("a host of one's own served over ACP", () => {
   it('runs the plan-mode arc for the SDK client: /plan, exploration, the review as a permission request, the mode published, the plan carried out; another client replays it', async () => {
     const files = new Map([['src/cli.ts', 'parse(argv)']])
     const host = createOwnHost({ model: arcModel(), tools: workspaceTools(files) })
@@ -28,7 +28,9 @@ describe('a host of one\'s own served over ACP', () => {
     const first = connect()
     await first.agent.request('initialize', { protocolVersion: 1 })
     const { sessionId } = await first.agent.request('session/new', { cwd: '/work', mcpServers: [] })
-    expect(await first.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: ARC_COMMAND }] })).toEqual({ stopReason: 'end_turn' })
+    expect(await first.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: ARC_COMMAND }] })).toEqual({
+      stopReason: 'end_turn',
+    })
     expect(first.asked).toEqual([['Approve', 'Keep planning', 'Stop planning']])
     const modes = first.updates.flatMap((update) => (update.sessionUpdate === 'current_mode_update' ? [update.currentModeId] : []))
     expect(modes).toEqual(['plan', 'default'])
@@ -40,7 +42,10 @@ describe('a host of one\'s own served over ACP', () => {
     await later.agent.request('initialize', { protocolVersion: 1 })
     expect((await later.agent.request('session/list', {})).sessions.map((info) => info.sessionId)).toEqual([sessionId])
     await later.agent.request('session/load', { sessionId, cwd: '/work', mcpServers: [] })
-    const text = (updates: SessionNotification['update'][]) => updates.flatMap((update) => (update.sessionUpdate === 'agent_message_chunk' && update.content.type === 'text' ? [update.content.text] : []))
+    const text = (updates: SessionNotification['update'][]) =>
+      updates.flatMap((update) =>
+        update.sessionUpdate === 'agent_message_chunk' && update.content.type === 'text' ? [update.content.text] : [],
+      )
     expect(text(later.updates)).toEqual(text(first.updates))
     host.dispose()
   })

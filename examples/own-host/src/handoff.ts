@@ -24,7 +24,8 @@ export function carryOutHandoffs(ctx: Context, host: HandoffHost): void {
     const from = [...host.agents].find((own) => own === agent)
     if (from === undefined) return // not an agent of this host
     const chosen = model !== undefined && Object.hasOwn(host.models, model) ? host.models[model] : undefined
-    if (model !== undefined && chosen === undefined) ctx.logger.warn(`agent ${from.id}: a handoff chose model "${model}", which \`models\` does not hold`)
+    if (model !== undefined && chosen === undefined)
+      ctx.logger.warn(`agent ${from.id}: a handoff chose model "${model}", which \`models\` does not hold`)
     if (fresh === undefined) {
       if (chosen !== undefined) from.model = chosen
       return

@@ -75,7 +75,10 @@ export function createOwnHost(options: OwnHostOptions): OwnHost {
   ctx.provide('tools', tools)
   ctx.provide('systemPrompt', createSystemPrompt(tools))
   ctx.provide('commands', createCommandRegistry())
-  ctx.provide('userQuestions', createUserQuestions((owner) => agents.has(owner as OwnAgent) && !(owner as OwnAgent).disposed))
+  ctx.provide(
+    'userQuestions',
+    createUserQuestions((owner) => agents.has(owner as OwnAgent) && !(owner as OwnAgent).disposed),
+  )
   ctx.provide('sessionProjections', createProjections(ctx))
   for (const tool of options.tools ?? []) tools.register(tool)
   if (options.questions !== undefined) ctx.require('userQuestions').registerProvider(options.questions)

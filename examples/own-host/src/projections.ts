@@ -8,7 +8,8 @@ interface Entry {
   readonly states: WeakMap<Session, unknown>
 }
 
-const fold = (unit: Unit, events: readonly SessionEvent[]): unknown => events.reduce((state, event) => unit.apply(state, event), unit.initial())
+const fold = (unit: Unit, events: readonly SessionEvent[]): unknown =>
+  events.reduce((state, event) => unit.apply(state, event), unit.initial())
 
 /**
  * The session-projection registry. `snapshot` is a cold fold of the log,

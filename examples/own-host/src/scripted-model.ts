@@ -10,7 +10,8 @@ export interface ScriptedReply {
 }
 
 /** An entry of the script: a reply, an error to throw, or a function of the request returning one of them. */
-export type ScriptEntry = ScriptedReply | Error | ((request: LanguageModelV3CallOptions) => ScriptedReply | Error | Promise<ScriptedReply | Error>)
+export type ScriptEntry =
+  ScriptedReply | Error | ((request: LanguageModelV3CallOptions) => ScriptedReply | Error | Promise<ScriptedReply | Error>)
 
 /** A `LanguageModelV3` answering from a script, offline. */
 export interface ScriptedModel extends LanguageModelV3 {
@@ -42,7 +43,9 @@ export function createScriptedModel(script: readonly ScriptEntry[] = []): Script
       const answer = typeof entry === 'function' ? entry(request) : entry
       // A reply that waits (a test holding the model) still ends when the turn is cancelled.
       let onAbort = (): void => {}
-      const cancelled = new Promise<never>((_, reject) => signal?.addEventListener('abort', (onAbort = () => reject(signal.reason)), { once: true }))
+      const cancelled = new Promise<never>((_, reject) =>
+        signal?.addEventListener('abort', (onAbort = () => reject(signal.reason)), { once: true }),
+      )
       const reply = await Promise.race([answer, cancelled]).finally(() => signal?.removeEventListener('abort', onAbort))
       if (reply instanceof Error) throw reply
       const content: LanguageModelV3Content[] = reply.text === undefined ? [] : [{ type: 'text', text: reply.text }]

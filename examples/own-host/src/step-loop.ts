@@ -16,7 +16,13 @@ const MAX_STEPS = 20
  * `plan/mode`) and before the step's `request/header`. Once `handingOff()`
  * is true (a handoff to a fresh session), the turn takes no further step.
  */
-export async function runTurn(ctx: Context, agent: OwnAgent, steered: UserMessage[], signal: AbortSignal, handingOff: () => boolean): Promise<void> {
+export async function runTurn(
+  ctx: Context,
+  agent: OwnAgent,
+  steered: UserMessage[],
+  signal: AbortSignal,
+  handingOff: () => boolean,
+): Promise<void> {
   const session = agent.session
   const turn = session.events.filter((event) => event.type === 'turn/start').length + 1
   await session.append('turn/start', { turn })
@@ -42,7 +48,9 @@ export async function runTurn(ctx: Context, agent: OwnAgent, steered: UserMessag
       if (calls === 0 && steered.length === 0) break // the model answered and nobody is waiting: the turn is done
     }
   } catch (error) {
-    end = signal.aborted ? { turn, reason: 'cancelled' } : { turn, reason: 'error', error: error instanceof Error ? error.message : String(error) }
+    end = signal.aborted
+      ? { turn, reason: 'cancelled' }
+      : { turn, reason: 'error', error: error instanceof Error ? error.message : String(error) }
   }
   // What the user typed is never lost: a turn that did not complete logs the messages no step took.
   if (end.reason !== 'completed') for (const message of steered.splice(0)) await session.append('user/message', message)
@@ -67,7 +75,12 @@ async function runStep(ctx: Context, agent: OwnAgent, turn: number, step: number
   // Frozen here: a host that retries a failed request re-sends exactly this one and does not run pre-step again.
   const request: LanguageModelV3CallOptions = {
     prompt: buildPrompt(session.events, system),
-    tools: tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, inputSchema: tool.parameters as object })),
+    tools: tools.map((tool) => ({
+      type: 'function',
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.parameters as object,
+    })),
     abortSignal: signal,
   }
   await session.append('step/start', { turn, step })
@@ -75,7 +88,9 @@ async function runStep(ctx: Context, agent: OwnAgent, turn: number, step: number
     const { content: parts } = await model.doGenerate(request)
     const content = parts.flatMap((part): AssistantContentBlock[] => {
       if (part.type === 'text') return [{ type: 'text', text: part.text }]
-      return part.type === 'tool-call' ? [{ type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, input: JSON.parse(part.input) }] : []
+      return part.type === 'tool-call'
+        ? [{ type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, input: JSON.parse(part.input) }]
+        : []
     })
     await session.append('assistant/message', { content, turn, step })
     const calls = content.filter((block) => block.type === 'tool-call')

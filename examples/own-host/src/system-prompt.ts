@@ -13,7 +13,10 @@ export function createSystemPrompt(tools: ToolRegistry): SystemPromptRegistry {
       const rendered = [...sections.values()]
         .sort((a, b) => a.order - b.order)
         .map(({ name, order, text }) => ({ name, order, text: typeof text === 'function' ? text(input) : text }))
-      const system = rendered.filter((section) => section.text !== '').map((section) => section.text).join('\n\n')
+      const system = rendered
+        .filter((section) => section.text !== '')
+        .map((section) => section.text)
+        .join('\n\n')
       return { sections: rendered, system, tools: tools.schemas() }
     },
   }

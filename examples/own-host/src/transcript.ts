@@ -20,14 +20,20 @@ export function buildPrompt(events: readonly SessionEvent[], system: string): La
       if (content.length > 0) prompt.push({ role: 'user', content })
     } else if (event.type === 'assistant/message') {
       const content = event.data.content.flatMap((block): (LanguageModelV3TextPart | LanguageModelV3ToolCallPart)[] => {
-        if (block.type === 'tool-call') return [{ type: 'tool-call', toolCallId: block.toolCallId, toolName: block.toolName, input: block.input }]
+        if (block.type === 'tool-call')
+          return [{ type: 'tool-call', toolCallId: block.toolCallId, toolName: block.toolName, input: block.input }]
         return block.type === 'text' && block.text !== '' ? [{ type: 'text', text: block.text }] : []
       })
       if (content.length > 0) prompt.push({ role: 'assistant', content })
     } else if (event.type === 'tool/result') {
       const { toolCallId, toolName, isError, content } = event.data
       const value = content.map((block) => block.text).join('\n')
-      const part = { type: 'tool-result' as const, toolCallId, toolName, output: { type: isError ? ('error-text' as const) : ('text' as const), value } }
+      const part = {
+        type: 'tool-result' as const,
+        toolCallId,
+        toolName,
+        output: { type: isError ? ('error-text' as const) : ('text' as const), value },
+      }
       const last = prompt.at(-1)
       if (last?.role === 'tool') last.content.push(part)
       else prompt.push({ role: 'tool', content: [part] })

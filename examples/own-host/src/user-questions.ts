@@ -42,15 +42,22 @@ export function createUserQuestions(isLive: (agent: Agent) => boolean): UserQues
         const asked = entry.provider.ask(request)
         answer = await (signal === undefined
           ? asked
-          : Promise.race([asked, new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(aborted()), { once: true }))]))
+          : Promise.race([
+              asked,
+              new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(aborted()), { once: true })),
+            ]))
       } catch (error) {
         const cancelled = isAborted() || (UserQuestionError.isInstance(error) && error.code === 'ASK_CANCELLED')
-        await settle(cancelled ? { outcome: 'cancelled' } : { outcome: 'failed', error: error instanceof Error ? error.message : String(error) })
+        await settle(
+          cancelled ? { outcome: 'cancelled' } : { outcome: 'failed', error: error instanceof Error ? error.message : String(error) },
+        )
         throw error
       }
       const problem = personTextProblem(answer)
       if (problem !== undefined) {
-        const refused = new UserQuestionError('INVALID_ANSWER', `the answer cannot be logged: ${problem}`, { member: problem.slice(0, problem.indexOf(' ')) })
+        const refused = new UserQuestionError('INVALID_ANSWER', `the answer cannot be logged: ${problem}`, {
+          member: problem.slice(0, problem.indexOf(' ')),
+        })
         await settle({ outcome: 'failed', error: refused.message }) // nothing of the answers reaches the log
         throw refused
       }

@@ -6,9 +6,27 @@ import { HOST_DUTIES } from '@planmode/host-conformance'
 const root = fileURLToPath(new URL('../../../', import.meta.url))
 const page = readFileSync(`${root}docs/own-host.md`, 'utf8')
 const example = `${root}examples/own-host/`
-const WORDS = ['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen']
+const WORDS = [
+  'no',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+  'thirteen',
+  'fourteen',
+]
 /** The host's own files: everything in src/ but the scripted model and the arc it runs. */
-const HOST_FILES = readdirSync(`${example}src`).filter((file) => file.endsWith('.ts') && !['arc.ts', 'main.ts', 'scripted-model.ts'].includes(file))
+const HOST_FILES = readdirSync(`${example}src`).filter(
+  (file) => file.endsWith('.ts') && !['arc.ts', 'main.ts', 'scripted-model.ts'].includes(file),
+)
 
 interface Block {
   /** The marker's kind (`file`, `excerpt`, …), or `undefined` for a block with no marker. */
@@ -65,7 +83,9 @@ describe('docs/own-host.md', () => {
     const [shown, ...more] = marked('tsconfig')
     expect(more).toEqual([])
     expect(shown!.what).toBe('examples/own-host/tsconfig.json')
-    const { compilerOptions, ...rest } = JSON.parse(readFileSync(`${example}tsconfig.json`, 'utf8')) as { compilerOptions: Record<string, unknown> }
+    const { compilerOptions, ...rest } = JSON.parse(readFileSync(`${example}tsconfig.json`, 'utf8')) as {
+      compilerOptions: Record<string, unknown>
+    }
     const { customConditions, ...options } = compilerOptions
     expect(customConditions).toEqual(['@planmode/source'])
     expect(JSON.parse(shown!.body)).toEqual({ compilerOptions: options, ...rest })
@@ -77,8 +97,15 @@ describe('docs/own-host.md', () => {
     const [runtime, dev] = install!.body.replace(/\\\n\s*/g, '').split('\n')
     expect(runtime).toMatch(/^npm install /)
     expect(dev).toMatch(/^npm install -D /)
-    const manifest = JSON.parse(readFileSync(`${example}package.json`, 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> }
-    const named = (line: string): string[] => line.split(/\s+/).slice(2).filter((word) => !word.startsWith('-'))
+    const manifest = JSON.parse(readFileSync(`${example}package.json`, 'utf8')) as {
+      dependencies: Record<string, string>
+      devDependencies: Record<string, string>
+    }
+    const named = (line: string): string[] =>
+      line
+        .split(/\s+/)
+        .slice(2)
+        .filter((word) => !word.startsWith('-'))
     expect(new Set(named(runtime!))).toEqual(new Set(Object.keys(manifest.dependencies)))
     expect(named(runtime!)).toContain('@planmode/plan-guard')
     expect(named(dev!)).toEqual(expect.arrayContaining(['@planmode/host-conformance', 'vitest', 'typescript', '@types/node']))
@@ -98,18 +125,29 @@ describe('docs/own-host.md', () => {
         .split('\n')
         .filter((line) => line.trim() !== '' && !line.trim().startsWith('//')).length
     const lines = HOST_FILES.reduce((sum, file) => sum + code(readFileSync(`${example}src/${file}`, 'utf8')), 0)
-    expect(page).toContain(`The host is ${lines} lines of code (blank lines and comments not counted,\nimports counted) in ${WORDS[HOST_FILES.length]} files`)
+    expect(page).toContain(
+      `The host is ${lines} lines of code (blank lines and comments not counted,\nimports counted) in ${WORDS[HOST_FILES.length]} files`,
+    )
   })
 
   it("section 13's table sends every duty the kit checks to a section of the page", () => {
     const check = page.slice(page.indexOf('## 13. Check your host'), page.indexOf('## 14.'))
     const rows = check.match(/^\| `[^\n]*\]\(#[^\n]*$/gm) ?? []
-    for (const { duty } of HOST_DUTIES) expect(rows.some((row) => row.split('|')[1]!.includes(`\`${duty}\``)), `no row of section 13 names ${duty}`).toBe(true)
+    for (const { duty } of HOST_DUTIES)
+      expect(
+        rows.some((row) => row.split('|')[1]!.includes(`\`${duty}\``)),
+        `no row of section 13 names ${duty}`,
+      ).toBe(true)
   })
 
   it('links only to headings of the page', () => {
     // GitHub's anchors: lower case, punctuation dropped, spaces as hyphens.
-    const slugs = [...page.matchAll(/^#+ (.+)$/gm)].map((match) => match[1]!.toLowerCase().replace(/[^a-z0-9 _-]/g, '').replace(/ /g, '-'))
+    const slugs = [...page.matchAll(/^#+ (.+)$/gm)].map((match) =>
+      match[1]!
+        .toLowerCase()
+        .replace(/[^a-z0-9 _-]/g, '')
+        .replace(/ /g, '-'),
+    )
     const anchors = [...page.matchAll(/\]\(#([^)]+)\)/g)].map((match) => match[1]!)
     expect(anchors.length).toBeGreaterThan(0)
     for (const anchor of anchors) expect(slugs, anchor).toContain(anchor)

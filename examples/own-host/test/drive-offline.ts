@@ -11,6 +11,9 @@ const agent = host.agent(await host.session())
 await host.command(agent, '/plan') // idle: plan mode is on at once
 await agent.prompt('add a --verbose flag') // step 1 presents the plan, the reviewer approves, step 2 carries it out
 const { plan, planHistory } = host.ctx.require('sessionProjections').snapshot(agent.session).values
-console.log(plan, planHistory?.revisions.map((revision) => revision.status)) // { active: false, pending: false } [ 'approved' ]
+console.log(
+  plan,
+  planHistory?.revisions.map((revision) => revision.status),
+) // { active: false, pending: false } [ 'approved' ]
 console.log(model.requests.length, host.ctx.require('planMode').get(agent)) // 2 { active: false }
 host.dispose()

@@ -18,7 +18,10 @@ describe('the sub-agent tool of docs/own-host.md', () => {
     expect(await host.ctx.require('planMode').set(parent, true)).toBe('committed')
     const made: OwnAgent[] = []
     const tracked: OwnHost = { ...host, agent: (session, options) => made[made.push(host.agent(session, options)) - 1]! }
-    const found = await exploreTool(tracked).execute({ question: 'Where are flags parsed?' }, { agent: parent, signal: new AbortController().signal, toolCallId: 'call-1' })
+    const found = await exploreTool(tracked).execute(
+      { question: 'Where are flags parsed?' },
+      { agent: parent, signal: new AbortController().signal, toolCallId: 'call-1' },
+    )
     expect(found).toBe('The CLI parses flags in src/cli.ts.')
     const [child] = made
     expect(child?.owner).toBe(parent)

@@ -23,7 +23,13 @@ function build(main: ScriptEntry[], other: ScriptEntry[], handoff: NonNullable<U
   const logger = recordingLogger()
   const model = createScriptedModel(main)
   const second = scriptedAs('other', other)
-  const host = createOwnHost({ model, models: { other: second }, plan: false, logger, questions: { ask: async () => [{ id: 'plan-review', selected: ['Approve'], handoff }] } })
+  const host = createOwnHost({
+    model,
+    models: { other: second },
+    plan: false,
+    logger,
+    questions: { ask: async () => [{ id: 'plan-review', selected: ['Approve'], handoff }] },
+  })
   hosts.push(host)
   host.ctx.plugin(planCorePlugin)
   host.ctx.plugin(planCommandsPlugin)
@@ -36,7 +42,10 @@ function build(main: ScriptEntry[], other: ScriptEntry[], handoff: NonNullable<U
 /** Resolves with the session whose first event is `plan/handoff` once it logged the end of its first turn (its agent runs on its own). */
 function freshTurnEnded(host: OwnHost): Promise<Session> {
   return new Promise((resolve) =>
-    host.ctx.on('session/event', ({ session, event }) => void (event.type === 'turn/end' && session.events[0]?.type === 'plan/handoff' && resolve(session))),
+    host.ctx.on(
+      'session/event',
+      ({ session, event }) => void (event.type === 'turn/end' && session.events[0]?.type === 'plan/handoff' && resolve(session)),
+    ),
   )
 }
 
@@ -63,25 +72,37 @@ describe('a handoff to a fresh session', () => {
   it.each([
     ['with model other', { fresh: true, model: 'other' }, 'scripted:other'],
     ['without a model: the handing agent’s', { fresh: true }, 'scripted:own-host'],
-  ] as const)('%s: the approving turn stops after its step; the new session starts with plan/handoff and a turn with no user message', async (_name, handoff, name) => {
-    const { host, model, second, started } = build([exit, { text: 'carried out on main' }], [{ text: 'carried out on other' }], handoff)
-    const origin = host.agent(await host.session())
-    const ended = freshTurnEnded(host)
-    await host.command(origin, '/plan')
-    await origin.prompt('plan the cache')
-    // The prompt resolves once the fresh session has started: its first turn runs after the approving one.
-    expect(eventsOf(origin.session, 'step/start')).toHaveLength(1)
-    expect(started).toHaveLength(1)
-    const [session] = started as [Session]
-    expect(session.events[0]).toMatchObject({ type: 'plan/handoff', data: { from: { session: origin.session.id }, plan: PLAN } })
-    expect(await ended).toBe(session)
-    expect(types(session)).toEqual(['plan/handoff', 'turn/start', 'user/message', 'request/header', 'step/start', 'assistant/message', 'step/end', 'turn/end'])
-    expect(headers(session)).toEqual([`initial ${name}`])
-    const request = name === 'scripted:other' ? second.requests[0]! : model.requests[1]!
-    expect(userTexts(request)).toEqual([`${PLAN_HANDOFF_INTRO}\n\n${PLAN}`])
-    // The agent that handed off keeps its own model.
-    expect(origin.model).toBe(model)
-  })
+  ] as const)(
+    '%s: the approving turn stops after its step; the new session starts with plan/handoff and a turn with no user message',
+    async (_name, handoff, name) => {
+      const { host, model, second, started } = build([exit, { text: 'carried out on main' }], [{ text: 'carried out on other' }], handoff)
+      const origin = host.agent(await host.session())
+      const ended = freshTurnEnded(host)
+      await host.command(origin, '/plan')
+      await origin.prompt('plan the cache')
+      // The prompt resolves once the fresh session has started: its first turn runs after the approving one.
+      expect(eventsOf(origin.session, 'step/start')).toHaveLength(1)
+      expect(started).toHaveLength(1)
+      const [session] = started as [Session]
+      expect(session.events[0]).toMatchObject({ type: 'plan/handoff', data: { from: { session: origin.session.id }, plan: PLAN } })
+      expect(await ended).toBe(session)
+      expect(types(session)).toEqual([
+        'plan/handoff',
+        'turn/start',
+        'user/message',
+        'request/header',
+        'step/start',
+        'assistant/message',
+        'step/end',
+        'turn/end',
+      ])
+      expect(headers(session)).toEqual([`initial ${name}`])
+      const request = name === 'scripted:other' ? second.requests[0]! : model.requests[1]!
+      expect(userTexts(request)).toEqual([`${PLAN_HANDOFF_INTRO}\n\n${PLAN}`])
+      // The agent that handed off keeps its own model.
+      expect(origin.model).toBe(model)
+    },
+  )
 })
 
 describe('agent/handoff, its failure paths', () => {
@@ -101,7 +122,16 @@ describe('agent/handoff, its failure paths', () => {
           agent,
           toolCallId: execution.toolCallId,
           ...(ask.model === undefined ? {} : { model: ask.model }),
-          ...(ask.fresh === true ? { fresh: { first: first ?? { type: 'plan/handoff', data: { from: { session: agent.session.id, toolCallId: execution.toolCallId }, plan: PLAN, title: 'Cache the config' } } } } : {}),
+          ...(ask.fresh === true
+            ? {
+                fresh: {
+                  first: first ?? {
+                    type: 'plan/handoff',
+                    data: { from: { session: agent.session.id, toolCallId: execution.toolCallId }, plan: PLAN, title: 'Cache the config' },
+                  },
+                },
+              }
+            : {}),
         })
         return 'handed on'
       },
@@ -116,7 +146,10 @@ describe('agent/handoff, its failure paths', () => {
     await agent.prompt('go')
     expect(model.requests).toHaveLength(2)
     expect(agent.model).toBe(model)
-    expect(logger.lines).toContainEqual({ level: 'warn', message: `agent ${agent.id}: a handoff chose model "unknown", which \`models\` does not hold` })
+    expect(logger.lines).toContainEqual({
+      level: 'warn',
+      message: `agent ${agent.id}: a handoff chose model "unknown", which \`models\` does not hold`,
+    })
   })
 
   it('an agent of another host: nothing happens here', async () => {
@@ -138,17 +171,32 @@ describe('agent/handoff, its failure paths', () => {
     const ended = freshTurnEnded(host)
     await host.ctx.require('tools').execute('hand_off', {}, { agent, signal: new AbortController().signal, toolCallId: 'direct' })
     const session = await ended
-    expect(types(session)).toEqual(['plan/handoff', 'turn/start', 'request/header', 'step/start', 'assistant/message', 'step/end', 'turn/end'])
+    expect(types(session)).toEqual([
+      'plan/handoff',
+      'turn/start',
+      'request/header',
+      'step/start',
+      'assistant/message',
+      'step/end',
+      'turn/end',
+    ])
     expect(model.requests).toHaveLength(1)
     expect(types(agent.session)).toEqual([])
   })
 
   it('a first event the log refuses: no fresh session, an error in the log, and the handing turn ends as it would', async () => {
-    const { host, model, logger } = direct([call], { fresh: true }, undefined, { type: 'plan/handoff', data: { unserializable: 1n } as never })
+    const { host, model, logger } = direct([call], { fresh: true }, undefined, {
+      type: 'plan/handoff',
+      data: { unserializable: 1n } as never,
+    })
     const agent = host.agent(await host.session())
     await agent.prompt('go')
     expect(eventsOf(agent.session, 'turn/end').map((event) => event.data)).toEqual([{ turn: 1, reason: 'completed' }])
     expect(model.requests).toHaveLength(1)
-    expect(logger.lines.some((line) => line.level === 'error' && line.message === `agent ${agent.id}: could not start the fresh session of a handoff`)).toBe(true)
+    expect(
+      logger.lines.some(
+        (line) => line.level === 'error' && line.message === `agent ${agent.id}: could not start the fresh session of a handoff`,
+      ),
+    ).toBe(true)
   })
 })

@@ -5,7 +5,15 @@ import { RECOMMENDED_PLAN_SECTION, planPolicyPlugin } from '@planmode/plan-polic
 import { UserQuestionError, type AskRequest, type ProjectionChange, type SessionEvent, type UserMessage } from '@planmode/seams'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
-import { approvingReviewer, createOwnHost, createScriptedModel, workspaceTools, type OwnHost, type OwnHostOptions, type ScriptEntry } from '../src/index.js'
+import {
+  approvingReviewer,
+  createOwnHost,
+  createScriptedModel,
+  workspaceTools,
+  type OwnHost,
+  type OwnHostOptions,
+  type ScriptEntry,
+} from '../src/index.js'
 import { deferred, eventsOf, recordingLogger, systemOf, types, userTexts } from './helpers.js'
 
 const hosts: OwnHost[] = []
@@ -136,7 +144,9 @@ describe('turns and steps', () => {
     const { model, agent: make } = build(Array.from({ length: 21 }, () => read))
     const agent = await make()
     await agent.prompt('look around')
-    expect(eventsOf(agent.session, 'step/start').map((event) => event.data.step)).toEqual(Array.from({ length: 20 }, (_, index) => index + 1))
+    expect(eventsOf(agent.session, 'step/start').map((event) => event.data.step)).toEqual(
+      Array.from({ length: 20 }, (_, index) => index + 1),
+    )
     expect(eventsOf(agent.session, 'turn/end')[0]!.data).toEqual({ turn: 1, reason: 'step-limit' })
     expect(model.requests).toHaveLength(20)
   })
@@ -234,12 +244,9 @@ describe('the transcript', () => {
     expect(systemOf(model.requests[0]!)).toBe(systemOf(model.requests[1]!))
     const notice = 'The user switched this session to plan mode.'
     expect(userTexts(model.requests[1]!)).toEqual(['hello', 'plan it', notice, RECOMMENDED_PLAN_SECTION])
-    expect(eventsOf(agent.session, 'user/message').map((event) => (event.data.source.kind === 'plugin' ? event.data.source.form : 'user'))).toEqual([
-      'user',
-      'user',
-      'notice',
-      'guidance',
-    ])
+    expect(
+      eventsOf(agent.session, 'user/message').map((event) => (event.data.source.kind === 'plugin' ? event.data.source.form : 'user')),
+    ).toEqual(['user', 'user', 'notice', 'guidance'])
     expect(eventsOf(agent.session, 'request/header')).toHaveLength(1)
   })
 
@@ -255,7 +262,10 @@ describe('the transcript', () => {
   it('a tool call whose arguments are not JSON ends the turn with error (a limit of the example), after closing its step', async () => {
     const { model, agent: make } = build([{ text: 'never used' }])
     const raw = model.doGenerate.bind(model)
-    model.doGenerate = async (request) => ({ ...(await raw(request)), content: [{ type: 'tool-call', toolCallId: 'bad', toolName: 'read_file', input: '{"path":' }] })
+    model.doGenerate = async (request) => ({
+      ...(await raw(request)),
+      content: [{ type: 'tool-call', toolCallId: 'bad', toolName: 'read_file', input: '{"path":' }],
+    })
     const agent = await make()
     await agent.prompt('read')
     expect(types(agent.session).slice(-2)).toEqual(['step/end', 'turn/end'])
@@ -308,10 +318,17 @@ describe('the command registry', () => {
     expect(await commands.execute({ agent, line: '/boom' })).toEqual({ kind: 'error', text: 'it broke' })
     expect(eventsOf(agent.session, 'command/done').map((event) => event.data.kind)).toEqual(['error'])
     const seen: number[] = []
-    commands.register({ name: 'img', description: '', input: { images: true }, handler: ({ attachments }) => (seen.push(attachments.length), { kind: 'success', text: '' }) })
+    commands.register({
+      name: 'img',
+      description: '',
+      input: { images: true },
+      handler: ({ attachments }) => (seen.push(attachments.length), { kind: 'success', text: '' }),
+    })
     await commands.execute({ agent, line: '/img', attachments: [{ id: 'i1', mediaType: 'image/png', data: 'AAAA' }] })
     expect(seen).toEqual([0])
-    expect(() => commands.register({ name: 'boom', description: '', handler: () => ({ kind: 'success', text: '' }) })).toThrow('already registered')
+    expect(() => commands.register({ name: 'boom', description: '', handler: () => ({ kind: 'success', text: '' }) })).toThrow(
+      'already registered',
+    )
     expect(commands.list().map((command) => command.name)).toEqual(['boom', 'img', 'plan'])
   })
 })
@@ -321,7 +338,9 @@ describe('the user-questions seam', () => {
 
   it('refuses a child of a live agent with NOT_ROOT_AGENT without asking the provider; a disposed owner no longer counts', async () => {
     const asked: AskRequest[] = []
-    const { host, agent: make } = build([], { questions: { ask: async (request) => (asked.push(request), [{ id: 'q', selected: ['A'] }]) } })
+    const { host, agent: make } = build([], {
+      questions: { ask: async (request) => (asked.push(request), [{ id: 'q', selected: ['A'] }]) },
+    })
     const owner = await make()
     const child = host.agent(await host.session(), { owner })
     const ask = host.ctx.require('userQuestions').ask({ agent: child, questions: [question] })
@@ -341,7 +360,10 @@ describe('the user-questions seam', () => {
     const child = host.agent(await host.session(), { owner })
     await host.command(child, '/plan')
     await child.prompt('plan it')
-    expect(eventsOf(child.session, 'tool/result')[0]!.data).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/^Error: agent .* is a child of agent/) }] })
+    expect(eventsOf(child.session, 'tool/result')[0]!.data).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringMatching(/^Error: agent .* is a child of agent/) }],
+    })
     expect(host.ctx.require('planMode').get(child)).toEqual({ active: true })
   })
 
@@ -375,7 +397,9 @@ describe('the tool registry', () => {
     const errorOf = async (name: string, input: unknown) => (await tools.execute(name, input, execution)).content[0]!.text
     expect(await errorOf('nope', {})).toBe('Error: unknown tool "nope"')
     expect(await errorOf('write_file', { path: 'a.ts' })).toBe('Error: invalid arguments for tool "write_file": missing content')
-    const refuse = host.ctx.on('tool/execute', async ({ name }, next) => (name === 'write_file' ? { kind: 'refuse', message: 'not now' } : next()))
+    const refuse = host.ctx.on('tool/execute', async ({ name }, next) =>
+      name === 'write_file' ? { kind: 'refuse', message: 'not now' } : next(),
+    )
     expect(await errorOf('write_file', { path: 'a.ts', content: 'x' })).toBe('Error: not now')
     expect(files.get('a.ts')).toBe('export const a = 1')
     refuse()
@@ -394,7 +418,11 @@ describe('the tool registry', () => {
       },
     })
     expect(await errorOf('fails', {})).toBe('Error: disk full')
-    expect(await tools.execute('read_file', { path: 'a.ts' }, execution)).toEqual({ isError: false, content: [{ type: 'text', text: 'export const a = 1' }], value: 'export const a = 1' })
+    expect(await tools.execute('read_file', { path: 'a.ts' }, execution)).toEqual({
+      isError: false,
+      content: [{ type: 'text', text: 'export const a = 1' }],
+      value: 'export const a = 1',
+    })
     const aborted = new AbortController()
     aborted.abort()
     expect((await tools.execute('read_file', { path: 'a.ts' }, { ...execution, signal: aborted.signal })).content[0]!.text).toBe(
@@ -406,18 +434,31 @@ describe('the tool registry', () => {
     const { host, agent: make } = build([{ toolCalls: [{ toolName: 'read_file', input: { path: 'a.ts' } }] }, { text: 'ok' }])
     const agent = await make()
     const calls: unknown[] = []
-    host.ctx.on('tool/execute', async (payload, next) => (calls.push([payload.name, payload.input, payload.execution.agent === agent, payload.tool.annotations]), next()))
+    host.ctx.on(
+      'tool/execute',
+      async (payload, next) => (
+        calls.push([payload.name, payload.input, payload.execution.agent === agent, payload.tool.annotations]),
+        next()
+      ),
+    )
     await agent.prompt('read')
     expect(calls).toEqual([['read_file', { path: 'a.ts' }, true, { readOnlyHint: true }]])
     const schemas = host.ctx.require('tools').schemas()
     expect(schemas.map((schema) => schema.name)).toEqual(['enter_plan_mode', 'exit_plan_mode', 'read_file', 'write_file'])
     expect(schemas.every((schema) => Object.keys(schema).join() === 'name,description,parameters')).toBe(true)
-    expect(() => host.ctx.require('tools').register({ name: 'read_file', description: '', parameters: {}, execute: () => '' })).toThrow('already registered')
+    expect(() => host.ctx.require('tools').register({ name: 'read_file', description: '', parameters: {}, execute: () => '' })).toThrow(
+      'already registered',
+    )
   })
 
-  it("with guard: true, plan-guard refuses write_file in plan mode through the tool/execute waterfall; read_file runs; off again, write_file runs", async () => {
+  it('with guard: true, plan-guard refuses write_file in plan mode through the tool/execute waterfall; read_file runs; off again, write_file runs', async () => {
     const script: ScriptEntry[] = [
-      { toolCalls: [{ toolName: 'read_file', input: { path: 'a.ts' } }, { toolName: 'write_file', input: { path: 'a.ts', content: 'changed' } }] },
+      {
+        toolCalls: [
+          { toolName: 'read_file', input: { path: 'a.ts' } },
+          { toolName: 'write_file', input: { path: 'a.ts', content: 'changed' } },
+        ],
+      },
       { text: 'planning instead' },
       { toolCalls: [{ toolName: 'write_file', input: { path: 'a.ts', content: 'changed' } }] },
       { text: 'done' },
@@ -428,7 +469,11 @@ describe('the tool registry', () => {
     await agent.prompt('change a.ts')
     const [read, write] = eventsOf(agent.session, 'tool/result').map((event) => event.data)
     expect(read).toMatchObject({ toolName: 'read_file', isError: false })
-    expect(write).toMatchObject({ toolName: 'write_file', isError: true, content: [{ type: 'text', text: expect.stringMatching(/^Error: write_file is not available in plan mode\./) }] })
+    expect(write).toMatchObject({
+      toolName: 'write_file',
+      isError: true,
+      content: [{ type: 'text', text: expect.stringMatching(/^Error: write_file is not available in plan mode\./) }],
+    })
     expect(files.get('a.ts')).toBe('export const a = 1')
     await host.command(agent, '/plan off')
     await agent.prompt('now change it')
@@ -437,7 +482,11 @@ describe('the tool registry', () => {
   })
 
   it('without guard, plan mode is guidance only: write_file runs in plan mode', async () => {
-    const { host, files, agent: make } = build([{ toolCalls: [{ toolName: 'write_file', input: { path: 'a.ts', content: 'changed' } }] }, { text: 'ok' }])
+    const {
+      host,
+      files,
+      agent: make,
+    } = build([{ toolCalls: [{ toolName: 'write_file', input: { path: 'a.ts', content: 'changed' } }] }, { text: 'ok' }])
     const agent = await make()
     await host.command(agent, '/plan')
     await agent.prompt('change a.ts')
@@ -472,9 +521,19 @@ describe('the system-prompt registry', () => {
     const tool = { name: 't', description: '', parameters: { type: 'object' as const }, execute: () => '' }
     const command = { name: 'c', description: '', handler: () => ({ kind: 'success' as const, text: '' }) }
     const unit = { ...planProjection, key: 'u' }
-    const first = [prompt.section({ name: 's', order: 0, text: 'one' }), tools.register(tool), commands.register(command), projections.register(unit)]
+    const first = [
+      prompt.section({ name: 's', order: 0, text: 'one' }),
+      tools.register(tool),
+      commands.register(command),
+      projections.register(unit),
+    ]
     for (const dispose of first) dispose()
-    const second = [prompt.section({ name: 's', order: 0, text: 'two' }), tools.register({ ...tool }), commands.register({ ...command }), projections.register({ ...unit })]
+    const second = [
+      prompt.section({ name: 's', order: 0, text: 'two' }),
+      tools.register({ ...tool }),
+      commands.register({ ...command }),
+      projections.register({ ...unit }),
+    ]
     for (const dispose of first) dispose() // late: nothing of the second registrations goes
     expect(prompt.assemble({}).system).toBe('two')
     expect(tools.get('t')).toBeDefined()
@@ -490,7 +549,12 @@ describe('the system-prompt registry', () => {
       expect(host.ctx.get(name)).toBeDefined()
     }
     expect(host.ctx.get('planMode')).toBeUndefined()
-    expect(host.ctx.require('tools').schemas().map((schema) => schema.name)).toEqual(['read_file', 'write_file'])
+    expect(
+      host.ctx
+        .require('tools')
+        .schemas()
+        .map((schema) => schema.name),
+    ).toEqual(['read_file', 'write_file'])
   })
 })
 
@@ -500,7 +564,10 @@ describe('the session-projection registry', () => {
     const agent = await make()
     const projections = host.ctx.require('sessionProjections')
     expect(projections.keys()).toEqual(['plan', 'planHistory'])
-    expect(projections.snapshot(agent.session)).toEqual({ asOfSeq: -1, values: { plan: { active: false, pending: false }, planHistory: { revisions: [] } } })
+    expect(projections.snapshot(agent.session)).toEqual({
+      asOfSeq: -1,
+      values: { plan: { active: false, pending: false }, planHistory: { revisions: [] } },
+    })
     const changes: ProjectionChange[] = []
     projections.onChange((change) => void changes.push(change))
     await agent.inject(text('unrelated'))
@@ -526,7 +593,13 @@ describe('the session-projection registry', () => {
       initial: () => 0,
       apply: (state: number) => state + 1,
       view: (state: number) => state,
-      schema: { '~standard': { version: 1 as const, vendor: 'test', validate: (value: unknown) => (value === 4 ? { issues: [{ message: 'four' }] } : { value: value as number }) } },
+      schema: {
+        '~standard': {
+          version: 1 as const,
+          vendor: 'test',
+          validate: (value: unknown) => (value === 4 ? { issues: [{ message: 'four' }] } : { value: value as number }),
+        },
+      },
     }
     projections.register(count)
     expect(projections.snapshot(agent.session).values.count).toBe(3)
@@ -536,7 +609,7 @@ describe('the session-projection registry', () => {
     expect(() => projections.register(count)).toThrow('already registered')
   })
 
-  it('delivers every unit\'s change when an onChange listener calls snapshot(), and a throwing listener stops no other', async () => {
+  it("delivers every unit's change when an onChange listener calls snapshot(), and a throwing listener stops no other", async () => {
     const { host, logger, agent: make } = build([], { plan: false })
     const agent = await make()
     const projections = host.ctx.require('sessionProjections')

@@ -65,7 +65,12 @@ describe('the plan-mode arc through the example host', () => {
     expect(asked[0]!.questions[0]).toMatchObject({ id: 'plan-review', header: 'Plan review', detail: ARC_PLAN })
     const results = eventsOf(agent.session, 'tool/result').map((event) => event.data)
     expect(results[0]).toMatchObject({ toolName: 'read_file', isError: false, content: [{ type: 'text', text: 'parse(argv)' }] })
-    expect(results[1]).toMatchObject({ toolName: EXIT_PLAN_MODE, isError: false, value: { approved: true }, content: [{ type: 'text', text: EXIT_PLAN_MODE_MESSAGES.approved }] })
+    expect(results[1]).toMatchObject({
+      toolName: EXIT_PLAN_MODE,
+      isError: false,
+      value: { approved: true },
+      content: [{ type: 'text', text: EXIT_PLAN_MODE_MESSAGES.approved }],
+    })
     expect(eventsOf(agent.session, 'plan/review')[0]!.data).toMatchObject({ outcome: 'approved' })
     // Silent exit: cause `review`, applied after the approving step and before the next header; never narrated.
     expect(eventsOf(agent.session, 'plan/mode').map((event) => event.data)).toEqual([
@@ -88,7 +93,9 @@ describe('the plan-mode arc through the example host', () => {
     expect(host.ctx.require('planMode').get(agent)).toEqual({ active: false })
     const values = host.ctx.require('sessionProjections').snapshot(agent.session).values
     expect(values.plan).toEqual({ active: false, pending: false })
-    expect(values.planHistory?.revisions.map((revision) => [revision.rev, revision.status, revision.title])).toEqual([[1, 'approved', 'Add a --verbose flag']])
+    expect(values.planHistory?.revisions.map((revision) => [revision.rev, revision.status, revision.title])).toEqual([
+      [1, 'approved', 'Add a --verbose flag'],
+    ])
     expect(eventsOf(agent.session, 'turn/end').map((event) => event.data)).toEqual([{ turn: 1, reason: 'completed' }])
   })
 
@@ -131,7 +138,7 @@ describe('the plan-mode arc through the example host', () => {
   })
 })
 
-describe('a driver of your own, offline, with the conformance kit\'s scripted model', () => {
+describe("a driver of your own, offline, with the conformance kit's scripted model", () => {
   it('test/drive-offline.ts runs /plan, a prompt and the review: the plan is approved and plan mode is off', async () => {
     const lines: unknown[][] = []
     const log = vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void lines.push(args))
@@ -146,10 +153,15 @@ describe('a driver of your own, offline, with the conformance kit\'s scripted mo
     ])
   })
 
-  it('the example reviewer accepts the model\'s entry into plan mode (answering the entry question with its own option)', async () => {
+  it("the example reviewer accepts the model's entry into plan mode (answering the entry question with its own option)", async () => {
     const asked: string[][] = []
-    const reviewer = { ask: (request: AskRequest) => (asked.push(request.questions.map((question) => question.id)), approvingReviewer.ask(request)) }
-    const model = createScriptedModel([{ toolCalls: [{ toolName: 'enter_plan_mode', input: { reason: 'The change touches every command.' } }] }, { text: 'Planning.' }])
+    const reviewer = {
+      ask: (request: AskRequest) => (asked.push(request.questions.map((question) => question.id)), approvingReviewer.ask(request)),
+    }
+    const model = createScriptedModel([
+      { toolCalls: [{ toolName: 'enter_plan_mode', input: { reason: 'The change touches every command.' } }] },
+      { text: 'Planning.' },
+    ])
     const host = createOwnHost({ model, questions: reviewer })
     hosts.push(host)
     const agent = host.agent(await host.session())
@@ -194,7 +206,10 @@ describe('restart from the log: a new host over the same in-memory store', () =>
     const first = createOwnHost({ model, logger })
     const agent = first.agent(await first.session('s'))
     model.push(async () => {
-      expect(await first.command(agent, '/plan')).toEqual({ kind: 'success', text: 'Entering plan mode from the next step. Send /plan off to leave.' })
+      expect(await first.command(agent, '/plan')).toEqual({
+        kind: 'success',
+        text: 'Entering plan mode from the next step. Send /plan off to leave.',
+      })
       selected.resolve()
       return hang.promise
     })
@@ -215,7 +230,9 @@ describe('restart from the log: a new host over the same in-memory store', () =>
     expect(types(session).slice(-3)).toEqual(['command/done', 'step/end', 'turn/end'])
     expect(eventsOf(session, 'step/end').at(-1)!.data).toEqual({ turn: 1, step: 1 })
     expect(eventsOf(session, 'turn/end')[0]!.data).toEqual({ turn: 1, reason: 'interrupted' })
-    expect(reopened.lines).toEqual([{ level: 'warn', message: 'closing turn 1 of session s, left open by a process that ended mid-turn (reason interrupted)' }])
+    expect(reopened.lines).toEqual([
+      { level: 'warn', message: 'closing turn 1 of session s, left open by a process that ended mid-turn (reason interrupted)' },
+    ])
     expect(second.ctx.require('sessionProjections').snapshot(session).values.plan).toEqual({ active: false, pending: true })
     const resumed = second.agent(session)
     expect(second.ctx.require('planMode').get(resumed)).toEqual({ active: false, pending: true })
@@ -240,7 +257,12 @@ describe('restart from the log: a new host over the same in-memory store', () =>
     const second = await ownHostFactory({ model, models: {}, dir })
     const reopened = await second.openAgent!(agent.session.id)
     const [stepEnd, turnEnd] = reopened.session.events.slice(-2)
-    expect([stepEnd!.type, stepEnd!.data, turnEnd!.type, turnEnd!.data]).toEqual(['step/end', { turn: 1, step: 1 }, 'turn/end', { turn: 1, reason: 'interrupted' }])
+    expect([stepEnd!.type, stepEnd!.data, turnEnd!.type, turnEnd!.data]).toEqual([
+      'step/end',
+      { turn: 1, step: 1 },
+      'turn/end',
+      { turn: 1, reason: 'interrupted' },
+    ])
     expect(turnEnd!.type === 'turn/end' && isInterruptedTurnEnd(turnEnd!.data as SessionEventMap['turn/end'])).toBe(true)
     expect(reopened.session.events).toHaveLength(4) // nothing else: no step ran in the closed turn
     // Reopened again, the log is closed already: nothing more is appended.

@@ -7,7 +7,17 @@ import { EXIT_PLAN_MODE, EXIT_PLAN_MODE_MESSAGES } from '@planmode/plan-tool'
 import { asPostgresStore, postgresSessionsPlugin, setup, type PostgresSessionStore } from '@planmode/store-postgres'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { ARC_COMMAND, ARC_PLAN, approvingReviewer, arcModel, createOwnHost, createScriptedModel, workspaceTools, type OwnAgent, type OwnHost } from '../src/index.js'
+import {
+  ARC_COMMAND,
+  ARC_PLAN,
+  approvingReviewer,
+  arcModel,
+  createOwnHost,
+  createScriptedModel,
+  workspaceTools,
+  type OwnAgent,
+  type OwnHost,
+} from '../src/index.js'
 import { eventsOf, types } from './helpers.js'
 
 declare module 'vitest' {
@@ -99,7 +109,11 @@ describe('the example host on @planmode/store-postgres', () => {
     await host.command(agent, '/plan')
     await agent.prompt('plan it')
     const [result] = eventsOf(session, 'tool/result')
-    expect(result!.data).toMatchObject({ toolName: EXIT_PLAN_MODE, isError: true, content: [{ type: 'text', text: `Error: ${EXIT_PLAN_MODE_MESSAGES.badAnswerer}` }] })
+    expect(result!.data).toMatchObject({
+      toolName: EXIT_PLAN_MODE,
+      isError: true,
+      content: [{ type: 'text', text: `Error: ${EXIT_PLAN_MODE_MESSAGES.badAnswerer}` }],
+    })
     expect(eventsOf(session, 'question/settled').map((event) => event.data.outcome)).toEqual(['failed'])
     expect(eventsOf(session, 'plan/review')).toEqual([])
     expect(host.ctx.require('planMode').get(agent)).toMatchObject({ active: true })

@@ -48,7 +48,8 @@ export const acpPlugin: Plugin<AcpConfig> = {
       if (resolved.sessions !== undefined) return resolved.sessions
       // The `sessions` service is typed by whichever store package the host imports; this layer needs only these members.
       const service = (ctx.get as (name: string) => unknown)('sessions') as AcpSessionStore | undefined
-      if (service === undefined) throw new Error('@planmode/acp: no session store: compose one that provides service `sessions`, or pass `sessions`')
+      if (service === undefined)
+        throw new Error('@planmode/acp: no session store: compose one that provides service `sessions`, or pass `sessions`')
       return service
     }
     const hub = new SessionHub(ctx, store, resolved.agents)

@@ -66,7 +66,11 @@ export function agentApp(link: ClientLink, deps: AgentAppDeps): AgentApp {
   const attached = (sessionId: string): ServedSession => {
     const served = hub.get(sessionId)
     if (served === undefined || !served.has(link)) {
-      throw new RequestError(-32002, `Unknown session ${JSON.stringify(sessionId)}: create it with session/new, or open it with session/load or session/resume first`, { sessionId })
+      throw new RequestError(
+        -32002,
+        `Unknown session ${JSON.stringify(sessionId)}: create it with session/new, or open it with session/load or session/resume first`,
+        { sessionId },
+      )
     }
     // A request naming the session proves the client read the answer that gave it (whatever the event loop did meanwhile).
     link.announce(served.id)
@@ -206,9 +210,16 @@ export function agentApp(link: ClientLink, deps: AgentAppDeps): AgentApp {
 
   app.onRequest('session/set_config_option', async ({ params }) => {
     if (params.configId !== ACP_MODE_CONFIG_ID) {
-      throw RequestError.invalidParams({ configId: params.configId }, `unknown config option ${JSON.stringify(params.configId)}: this agent has one, "${ACP_MODE_CONFIG_ID}"`)
+      throw RequestError.invalidParams(
+        { configId: params.configId },
+        `unknown config option ${JSON.stringify(params.configId)}: this agent has one, "${ACP_MODE_CONFIG_ID}"`,
+      )
     }
-    if ('type' in params && params.type === 'boolean') throw RequestError.invalidParams({ value: params.value }, `config option "${ACP_MODE_CONFIG_ID}" is a select of "default" and "plan", not a boolean`)
+    if ('type' in params && params.type === 'boolean')
+      throw RequestError.invalidParams(
+        { value: params.value },
+        `config option "${ACP_MODE_CONFIG_ID}" is a select of "default" and "plan", not a boolean`,
+      )
     const served = await setMode(params.sessionId, params.value)
     return { configOptions: (await modesOf(served)).configOptions }
   })
@@ -216,7 +227,10 @@ export function agentApp(link: ClientLink, deps: AgentAppDeps): AgentApp {
   app.onRequest('session/prompt', async ({ params, signal }) => {
     const served = attached(params.sessionId)
     if (served.running !== undefined) {
-      throw RequestError.invalidRequest({ sessionId: served.id }, `session ${served.id} is running a turn: wait for its stop reason, or send session/cancel`)
+      throw RequestError.invalidRequest(
+        { sessionId: served.id },
+        `session ${served.id} is running a turn: wait for its stop reason, or send session/cancel`,
+      )
     }
     const message = promptMessage(params.prompt)
     const sessionAgent = await served.agent
@@ -226,7 +240,9 @@ export function agentApp(link: ClientLink, deps: AgentAppDeps): AgentApp {
     const commands = ctx.get('commands')
     const run =
       name !== undefined && commands?.list().some((command) => command.name === name) === true
-        ? commands.execute({ agent: sessionAgent.agent, line, attachments: promptImages(message), source: { kind: 'user' } }).then(() => sessionAgent.idle())
+        ? commands
+            .execute({ agent: sessionAgent.agent, line, attachments: promptImages(message), source: { kind: 'user' } })
+            .then(() => sessionAgent.idle())
         : sessionAgent.prompt(message)
     served.running = run
     // `$/cancel_request` for the prompt cancels the turn; a connection that closes does not (a review stays open for the next client).
@@ -239,7 +255,8 @@ export function agentApp(link: ClientLink, deps: AgentAppDeps): AgentApp {
     } catch (error) {
       const turned = served.session.events.slice(from).some((event) => event.type === 'turn/end')
       if (!turned) {
-        if (codeOf(error) === 'BUSY') throw RequestError.invalidRequest({ sessionId: served.id }, `session ${served.id} is running a turn: ${messageOf(error)}`)
+        if (codeOf(error) === 'BUSY')
+          throw RequestError.invalidRequest({ sessionId: served.id }, `session ${served.id} is running a turn: ${messageOf(error)}`)
         throw RequestError.internalError({ sessionId: served.id }, messageOf(error))
       }
     } finally {

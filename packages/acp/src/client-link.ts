@@ -87,7 +87,8 @@ export class ClientLink {
   call<T>(call: (client: AgentContext) => Promise<T>): Promise<T> {
     let started!: Promise<T>
     const turn = this.queue.then(() => {
-      started = this.closed || this.client === undefined ? Promise.reject(this.signal.reason ?? new Error('not connected')) : call(this.client)
+      started =
+        this.closed || this.client === undefined ? Promise.reject(this.signal.reason ?? new Error('not connected')) : call(this.client)
     })
     this.queue = turn
     const answered = turn.then(() => started)
@@ -110,7 +111,8 @@ export class ClientLink {
       try {
         await send(this.client)
       } catch (error) {
-        if (!this.closed) this.logger.warn(`acp: could not send an update to client ${this.id}: ${error instanceof Error ? error.message : String(error)}`)
+        if (!this.closed)
+          this.logger.warn(`acp: could not send an update to client ${this.id}: ${error instanceof Error ? error.message : String(error)}`)
       }
     })
   }

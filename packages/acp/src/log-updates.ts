@@ -1,6 +1,13 @@
 import type { PlanEntry, SessionUpdate, ToolCallContent } from '@agentclientprotocol/sdk'
 import { planTitle } from '@planmode/plan-core'
-import { initialPlanProgress, planSteps, stepPlanProgress, viewPlanProgress, type PlanProgressState, type PlanProgressStep } from '@planmode/plan-progress'
+import {
+  initialPlanProgress,
+  planSteps,
+  stepPlanProgress,
+  viewPlanProgress,
+  type PlanProgressState,
+  type PlanProgressStep,
+} from '@planmode/plan-progress'
 import { ENTER_PLAN_MODE, EXIT_PLAN_MODE, type PlanReviewEventData } from '@planmode/plan-tool'
 import type { QuestionAnswerer, QuestionSettled, SessionEvent, UserQuestion } from '@planmode/seams'
 import type {} from './acp-events.js'
@@ -129,7 +136,12 @@ export class LogUpdates {
     if (progressed !== this.progress) {
       this.progress = progressed
       const view = viewPlanProgress(progressed)
-      const entries = view.plan === null ? [] : view.steps.length === 0 ? [{ content: view.plan.title, priority: 'medium' as const, status: 'pending' as const }] : progressEntries(view.steps)
+      const entries =
+        view.plan === null
+          ? []
+          : view.steps.length === 0
+            ? [{ content: view.plan.title, priority: 'medium' as const, status: 'pending' as const }]
+            : progressEntries(view.steps)
       // A tracked plan that ends (plan mode entered again) clears the client's plan; no tracked plan leaves the one under review.
       if (view.plan !== null || this.tracking) this.plan(entries, updates)
       this.tracking = view.plan !== null
@@ -153,12 +165,22 @@ export class LogUpdates {
         return event.data.content.map((block): SessionUpdate =>
           block.type === 'text'
             ? { sessionUpdate: 'user_message_chunk', messageId: id, content: { type: 'text', text: block.text } }
-            : { sessionUpdate: 'user_message_chunk', messageId: id, content: { type: 'image', data: block.attachment.data, mimeType: block.attachment.mediaType } },
+            : {
+                sessionUpdate: 'user_message_chunk',
+                messageId: id,
+                content: { type: 'image', data: block.attachment.data, mimeType: block.attachment.mediaType },
+              },
         )
       }
       case 'command/run':
         if (event.data.source.kind !== 'user') return []
-        return [{ sessionUpdate: 'user_message_chunk', messageId: messageId('c'), content: { type: 'text', text: `/${event.data.name}${event.data.args}` } }]
+        return [
+          {
+            sessionUpdate: 'user_message_chunk',
+            messageId: messageId('c'),
+            content: { type: 'text', text: `/${event.data.name}${event.data.args}` },
+          },
+        ]
       case 'command/done':
         if (event.data.text === undefined || event.data.text === '') return []
         return [{ sessionUpdate: 'agent_message_chunk', messageId: messageId('r'), content: { type: 'text', text: event.data.text } }]
@@ -166,12 +188,21 @@ export class LogUpdates {
         const id = messageId('a')
         const updates: SessionUpdate[] = []
         for (const block of event.data.content) {
-          if (block.type === 'text' && block.text !== '') updates.push({ sessionUpdate: 'agent_message_chunk', messageId: id, content: { type: 'text', text: block.text } })
-          else if (block.type === 'reasoning' && block.text !== '') updates.push({ sessionUpdate: 'agent_thought_chunk', messageId: id, content: { type: 'text', text: block.text } })
+          if (block.type === 'text' && block.text !== '')
+            updates.push({ sessionUpdate: 'agent_message_chunk', messageId: id, content: { type: 'text', text: block.text } })
+          else if (block.type === 'reasoning' && block.text !== '')
+            updates.push({ sessionUpdate: 'agent_thought_chunk', messageId: id, content: { type: 'text', text: block.text } })
           else if (block.type === 'tool-call') {
             this.calls.set(block.toolCallId, { name: block.toolName, input: block.input, done: false })
             const look = this.look(block.toolName, block.input)
-            updates.push({ sessionUpdate: 'tool_call', toolCallId: block.toolCallId, title: look.title, kind: look.kind, status: 'pending', rawInput: block.input })
+            updates.push({
+              sessionUpdate: 'tool_call',
+              toolCallId: block.toolCallId,
+              title: look.title,
+              kind: look.kind,
+              status: 'pending',
+              rawInput: block.input,
+            })
           }
         }
         return updates
@@ -207,7 +238,10 @@ export class LogUpdates {
           {
             sessionUpdate: 'agent_message_chunk',
             messageId: messageId('h'),
-            content: { type: 'text', text: `The approved plan is carried out in a fresh session: ${event.data.session}. Load that session to follow it; this one stops here.` },
+            content: {
+              type: 'text',
+              text: `The approved plan is carried out in a fresh session: ${event.data.session}. Load that session to follow it; this one stops here.`,
+            },
           },
         ]
       case 'turn/end': {
@@ -216,7 +250,12 @@ export class LogUpdates {
         for (const [toolCallId, call] of this.calls) {
           if (call.done) continue
           call.done = true
-          unfinished.push({ sessionUpdate: 'tool_call_update', toolCallId, status: 'failed', content: [text('The turn ended before this call finished.')] })
+          unfinished.push({
+            sessionUpdate: 'tool_call_update',
+            toolCallId,
+            status: 'failed',
+            content: [text('The turn ended before this call finished.')],
+          })
         }
         const why =
           event.data.reason === 'error'
@@ -224,7 +263,9 @@ export class LogUpdates {
             : event.data.reason === 'interrupted'
               ? 'The turn was interrupted: the process running it ended before it did.'
               : undefined
-        return why === undefined ? unfinished : [...unfinished, { sessionUpdate: 'agent_message_chunk', messageId: messageId('e'), content: { type: 'text', text: why } }]
+        return why === undefined
+          ? unfinished
+          : [...unfinished, { sessionUpdate: 'agent_message_chunk', messageId: messageId('e'), content: { type: 'text', text: why } }]
       }
       default:
         return []
@@ -244,7 +285,11 @@ export class LogUpdates {
       // Whatever the person chose is a completed review, even where plan-tool tells the model with an error result.
       status = 'completed'
       shown = reviewText(record, settled)
-    } else if (settled !== undefined && (settled.outcome === 'answered' || settled.outcome === 'cancelled') && call?.name === ENTER_PLAN_MODE) {
+    } else if (
+      settled !== undefined &&
+      (settled.outcome === 'answered' || settled.outcome === 'cancelled') &&
+      call?.name === ENTER_PLAN_MODE
+    ) {
       status = 'completed'
       shown = `${resultText}${answeredBy(undefined, settled) === '' ? '' : `\n(answered${answeredBy(undefined, settled)})`}`
     }

@@ -17,7 +17,12 @@ export function promptMessage(prompt: readonly ContentBlock[]): UserMessage {
         content.push({ type: 'text', text: block.text })
         return
       case 'image': {
-        const attachment: ImageAttachment = { id: `acp-image-${index + 1}`, mediaType: block.mimeType, data: block.data, ...(block.uri == null ? {} : { name: block.uri }) }
+        const attachment: ImageAttachment = {
+          id: `acp-image-${index + 1}`,
+          mediaType: block.mimeType,
+          data: block.data,
+          ...(block.uri == null ? {} : { name: block.uri }),
+        }
         content.push({ type: 'image', attachment })
         return
       }
@@ -29,9 +34,15 @@ export function promptMessage(prompt: readonly ContentBlock[]): UserMessage {
           content.push({ type: 'text', text: `${block.resource.uri}\n\n${block.resource.text}` })
           return
         }
-        throw RequestError.invalidParams({ block: index }, `prompt block ${index + 1} is an embedded binary resource, which this agent does not take (it advertises embeddedContext for text only)`)
+        throw RequestError.invalidParams(
+          { block: index },
+          `prompt block ${index + 1} is an embedded binary resource, which this agent does not take (it advertises embeddedContext for text only)`,
+        )
       default:
-        throw RequestError.invalidParams({ block: index }, `prompt block ${index + 1} is of type "${block.type}", which this agent does not take (text, image, resource_link and text resources)`)
+        throw RequestError.invalidParams(
+          { block: index },
+          `prompt block ${index + 1} is of type "${block.type}", which this agent does not take (text, image, resource_link and text resources)`,
+        )
     }
   })
   if (content.length === 0) throw RequestError.invalidParams(undefined, 'the prompt is empty: send at least one text block')

@@ -1,7 +1,14 @@
 import type { ToolCallUpdate } from '@agentclientprotocol/sdk'
 import type { Logger } from '@planmode/context'
 import { planTitle } from '@planmode/plan-core'
-import { UserQuestionError, openQuestionsOf, type AskRequest, type UserAnswer, type UserQuestion, type UserQuestionProvider } from '@planmode/seams'
+import {
+  UserQuestionError,
+  openQuestionsOf,
+  type AskRequest,
+  type UserAnswer,
+  type UserQuestion,
+  type UserQuestionProvider,
+} from '@planmode/seams'
 import type { ClientLink } from './client-link.js'
 import { permissionQuestion } from './review-options.js'
 import type { ServedSession } from './served-session.js'
@@ -54,7 +61,10 @@ export class ReviewAsks implements UserQuestionProvider {
   async ask(request: AskRequest): Promise<readonly UserAnswer[]> {
     const { agent, signal } = request
     if (agent.owner !== undefined) {
-      throw new UserQuestionError('NOT_ROOT_AGENT', `agent ${agent.id} is a child agent: only the root agent of a session asks the ACP client`)
+      throw new UserQuestionError(
+        'NOT_ROOT_AGENT',
+        `agent ${agent.id} is a child agent: only the root agent of a session asks the ACP client`,
+      )
     }
     const questionId = openQuestionOf(request)
     const answers: UserAnswer[] = []
@@ -62,7 +72,12 @@ export class ReviewAsks implements UserQuestionProvider {
     return answers
   }
 
-  private async askOne(sessionId: string, questionId: string | undefined, question: UserQuestion, signal: AbortSignal | undefined): Promise<UserAnswer> {
+  private async askOne(
+    sessionId: string,
+    questionId: string | undefined,
+    question: UserQuestion,
+    signal: AbortSignal | undefined,
+  ): Promise<UserAnswer> {
     const permission = permissionQuestion(question)
     for (;;) {
       let asked: { served: ServedSession; link: ClientLink }
@@ -86,14 +101,20 @@ export class ReviewAsks implements UserQuestionProvider {
       try {
         outcome = (
           await link.call((client) =>
-            client.request('session/request_permission', { sessionId, toolCall, options: permission.options }, { ...(signal === undefined ? {} : { cancellationSignal: signal }), stopWaitingOnCancel: true }),
+            client.request(
+              'session/request_permission',
+              { sessionId, toolCall, options: permission.options },
+              { ...(signal === undefined ? {} : { cancellationSignal: signal }), stopWaitingOnCancel: true },
+            ),
           )
         ).outcome
       } catch (error) {
         if (signal?.aborted === true) throw aborted(signal)
         // Gone before it answered: the question stays open for the next client that loads the session.
         if (link.closed) continue
-        this.logger.warn(`acp: client ${link.id} answered the permission request for ${toolCallId} with an error; the review counts as dismissed: ${error instanceof Error ? error.message : String(error)}`)
+        this.logger.warn(
+          `acp: client ${link.id} answered the permission request for ${toolCallId} with an error; the review counts as dismissed: ${error instanceof Error ? error.message : String(error)}`,
+        )
         throw dismissed('the client answered with an error')
       }
       if (outcome.outcome === 'cancelled') {
@@ -116,7 +137,12 @@ export class ReviewAsks implements UserQuestionProvider {
   }
 
   /** Asks for Keep planning's feedback in a form; `undefined` when declined, cancelled, empty or failed. */
-  private async feedback(link: ClientLink, sessionId: string, toolCallId: string, signal: AbortSignal | undefined): Promise<string | undefined> {
+  private async feedback(
+    link: ClientLink,
+    sessionId: string,
+    toolCallId: string,
+    signal: AbortSignal | undefined,
+  ): Promise<string | undefined> {
     try {
       const result = await link.call((client) =>
         client.request(
@@ -128,7 +154,13 @@ export class ReviewAsks implements UserQuestionProvider {
             message: FEEDBACK_MESSAGE,
             requestedSchema: {
               type: 'object',
-              properties: { feedback: { type: 'string', title: 'Feedback', description: 'What the agent should change before it presents the plan again.' } },
+              properties: {
+                feedback: {
+                  type: 'string',
+                  title: 'Feedback',
+                  description: 'What the agent should change before it presents the plan again.',
+                },
+              },
             },
           },
           { ...(signal === undefined ? {} : { cancellationSignal: signal }), stopWaitingOnCancel: true },
@@ -139,7 +171,10 @@ export class ReviewAsks implements UserQuestionProvider {
       return typeof value === 'string' && value.trim() !== '' ? value : undefined
     } catch (error) {
       if (signal?.aborted === true) throw aborted(signal)
-      if (!link.closed) this.logger.warn(`acp: client ${link.id} could not take the feedback form for ${toolCallId}; keep planning without feedback: ${error instanceof Error ? error.message : String(error)}`)
+      if (!link.closed)
+        this.logger.warn(
+          `acp: client ${link.id} could not take the feedback form for ${toolCallId}; keep planning without feedback: ${error instanceof Error ? error.message : String(error)}`,
+        )
       return undefined
     }
   }

@@ -37,10 +37,16 @@ export function permissionQuestion(question: UserQuestion): PermissionQuestion {
   if (isReview(intent)) {
     offer('approve', intent.approve, 'allow_once', { answer: select(intent.approve), keep: false })
     for (const model of intent.handoff?.models ?? []) {
-      offer(`approve-model:${model}`, `${intent.approve} with ${model}`, 'allow_once', { answer: select(intent.approve, { handoff: { model } }), keep: false })
+      offer(`approve-model:${model}`, `${intent.approve} with ${model}`, 'allow_once', {
+        answer: select(intent.approve, { handoff: { model } }),
+        keep: false,
+      })
     }
     if (intent.handoff?.fresh === true) {
-      offer('approve-fresh', `${intent.approve} in a fresh session`, 'allow_once', { answer: select(intent.approve, { handoff: { fresh: true } }), keep: false })
+      offer('approve-fresh', `${intent.approve} in a fresh session`, 'allow_once', {
+        answer: select(intent.approve, { handoff: { fresh: true } }),
+        keep: false,
+      })
     }
     const keep = intent.keep ?? question.options.find((option) => option.label !== intent.approve && option.label !== intent.stop)?.label
     if (keep !== undefined) offer('keep', keep, 'reject_once', { answer: select(keep), keep: true })
@@ -50,7 +56,10 @@ export function permissionQuestion(question: UserQuestion): PermissionQuestion {
   const approve = typeof intent?.approve === 'string' ? intent.approve : question.options[0]?.label
   question.options.forEach((option, index) => {
     const first = option.label === approve
-    offer(first && intent?.kind === 'plan-enter' ? 'enter' : `option-${index + 1}`, option.label, first ? 'allow_once' : 'reject_once', { answer: select(option.label), keep: false })
+    offer(first && intent?.kind === 'plan-enter' ? 'enter' : `option-${index + 1}`, option.label, first ? 'allow_once' : 'reject_once', {
+      answer: select(option.label),
+      keep: false,
+    })
   })
   return { options, choice: (id) => choices.get(id) }
 }

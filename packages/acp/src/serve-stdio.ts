@@ -9,7 +9,10 @@ import type { AcpConnection, AcpServer } from './acp-server.js'
  *
  * @public
  */
-export function serveAcpStdio(server: AcpServer, io: { readonly stdin: NodeJS.ReadableStream; readonly stdout: NodeJS.WritableStream } = process): AcpConnection {
+export function serveAcpStdio(
+  server: AcpServer,
+  io: { readonly stdin: NodeJS.ReadableStream; readonly stdout: NodeJS.WritableStream } = process,
+): AcpConnection {
   const output = Writable.toWeb(io.stdout as Writable) as WritableStream<Uint8Array>
   const input = Readable.toWeb(io.stdin as Readable) as ReadableStream<Uint8Array>
   return server.serve(output, input)

@@ -94,8 +94,14 @@ export class SessionHub {
       session = store.get(id) ?? (await store.open(id))
     } catch (error) {
       const code = codeOf(error)
-      if (code === 'NOT_FOUND' || code === 'INVALID_ID') throw new RequestError(-32002, `Unknown session ${JSON.stringify(id)}: the store has no such session (session/list lists them)`, { sessionId: id })
-      if (code === 'LOCKED') throw new RequestError(-32603, `Session ${JSON.stringify(id)} is open in another process, which writes it: ${messageOf(error)}`, { sessionId: id })
+      if (code === 'NOT_FOUND' || code === 'INVALID_ID')
+        throw new RequestError(-32002, `Unknown session ${JSON.stringify(id)}: the store has no such session (session/list lists them)`, {
+          sessionId: id,
+        })
+      if (code === 'LOCKED')
+        throw new RequestError(-32603, `Session ${JSON.stringify(id)} is open in another process, which writes it: ${messageOf(error)}`, {
+          sessionId: id,
+        })
       throw new RequestError(-32603, `Session ${JSON.stringify(id)} could not be opened: ${messageOf(error)}`, { sessionId: id })
     }
     return this.serve(session, loggedCwd(session) ?? cwd, false)
@@ -178,7 +184,11 @@ export class SessionHub {
     // The fresh session works where its origin did: session/list and session/load say so.
     const cwd = loggedCwd(origin.session)
     if (cwd !== undefined) {
-      fresh.append('acp/session', { cwd }).catch((error: unknown) => this.ctx.logger.warn(`acp: could not log the working directory of session ${fresh.id}: ${messageOf(error)}`))
+      fresh
+        .append('acp/session', { cwd })
+        .catch((error: unknown) =>
+          this.ctx.logger.warn(`acp: could not log the working directory of session ${fresh.id}: ${messageOf(error)}`),
+        )
     }
     origin.track(
       origin.session.append('acp/fresh-session', { toolCallId: data.from.toolCallId, session: fresh.id }).catch((error: unknown) => {

@@ -1,7 +1,15 @@
 import { acpPlugin, type AcpSessionAgent } from '@planmode/acp'
 import { createPlanModeAgent, type PlanModeAgent } from '@planmode/ai-sdk'
 import { Context } from '@planmode/context'
-import { commandsPlugin, createScriptedModel, sessionProjectionsPlugin, sessionStorePlugin, systemPromptPlugin, toolsPlugin, userQuestionsPlugin } from '@planmode/host'
+import {
+  commandsPlugin,
+  createScriptedModel,
+  sessionProjectionsPlugin,
+  sessionStorePlugin,
+  systemPromptPlugin,
+  toolsPlugin,
+  userQuestionsPlugin,
+} from '@planmode/host'
 import { planCommandsPlugin } from '@planmode/plan-commands'
 import { planCorePlugin } from '@planmode/plan-core'
 import { planPolicyPlugin, RECOMMENDED_PLAN_SECTION } from '@planmode/plan-policy'
@@ -38,8 +46,10 @@ it('serves the AI SDK adapter (@planmode/ai-sdk) as it serves the reference host
   const model = createScriptedModel([...planningScript(), ...carryingScript()], { chunkSize: 64 })
   ctx.plugin(sessionStorePlugin, {})
   // The seams' runtimes without the reference host's agent loop; the agents are the adapter's.
-  for (const runtime of [toolsPlugin, systemPromptPlugin, commandsPlugin, userQuestionsPlugin, sessionProjectionsPlugin]) ctx.plugin(runtime)
-  for (const layer of [planCorePlugin, planCommandsPlugin, planToolPlugin, planProgressPlugin, planProgressProjectionPlugin]) ctx.plugin(layer)
+  for (const runtime of [toolsPlugin, systemPromptPlugin, commandsPlugin, userQuestionsPlugin, sessionProjectionsPlugin])
+    ctx.plugin(runtime)
+  for (const layer of [planCorePlugin, planCommandsPlugin, planToolPlugin, planProgressPlugin, planProgressProjectionPlugin])
+    ctx.plugin(layer)
   ctx.plugin(planPolicyPlugin, { section: RECOMMENDED_PLAN_SECTION })
   ctx.require('tools').register(readFileTool)
   const planners = new Map<Session, PlanModeAgent>()
@@ -66,11 +76,26 @@ it('serves the AI SDK adapter (@planmode/ai-sdk) as it serves the reference host
   expect(await turn).toEqual({ stopReason: 'end_turn' })
 
   const view = clientView(client.updates(sessionId))
-  expect(view.messages).toEqual([`user: /plan ${GOAL}`, 'agent: Plan mode on. Send /plan off to leave.', `user: ${GOAL}`, 'agent: Let me look at the CLI first.', 'agent: Revised with a test.', 'agent: Done: the CLI greets, and greet() is tested.'])
+  expect(view.messages).toEqual([
+    `user: /plan ${GOAL}`,
+    'agent: Plan mode on. Send /plan off to leave.',
+    `user: ${GOAL}`,
+    'agent: Let me look at the CLI first.',
+    'agent: Revised with a test.',
+    'agent: Done: the CLI greets, and greet() is tested.',
+  ])
   expect(view.calls['call-read']).toMatchObject({ kind: 'read', status: 'completed' })
-  expect(view.calls['call-plan-1']).toMatchObject({ kind: 'switch_mode', status: 'completed', content: `Keep planning.\nFeedback: ${FEEDBACK}` })
+  expect(view.calls['call-plan-1']).toMatchObject({
+    kind: 'switch_mode',
+    status: 'completed',
+    content: `Keep planning.\nFeedback: ${FEEDBACK}`,
+  })
   expect(view.calls['call-plan-2']).toMatchObject({ status: 'completed', content: 'Approved.' })
-  expect(view.plan).toEqual(['completed: Add greet() to src/greet.ts.', 'completed: Print the greeting from the CLI.', 'completed: Test greet() in test/greet.test.ts.'])
+  expect(view.plan).toEqual([
+    'completed: Add greet() to src/greet.ts.',
+    'completed: Print the greeting from the CLI.',
+    'completed: Test greet() in test/greet.test.ts.',
+  ])
   expect(updatesOf(client.updates(sessionId), 'current_mode_update').map((update) => update.currentModeId)).toEqual(['plan', 'default'])
 
   // A second client loads the same session: the replay rebuilds what the first one saw.

@@ -25,7 +25,12 @@ const run = promisify(execFile)
 
 function assertDemoBuilt(): void {
   if (!existsSync(demoAgent)) throw new Error(`${demoAgent} is missing: run \`pnpm build\` first (the test runs the built \`pnpm acp\`)`)
-  const newest = (dir: string): number => Math.max(...readdirSync(dir, { withFileTypes: true }).map((entry) => (entry.isDirectory() ? newest(join(dir, entry.name)) : statSync(join(dir, entry.name)).mtimeMs)))
+  const newest = (dir: string): number =>
+    Math.max(
+      ...readdirSync(dir, { withFileTypes: true }).map((entry) =>
+        entry.isDirectory() ? newest(join(dir, entry.name)) : statSync(join(dir, entry.name)).mtimeMs,
+      ),
+    )
   const built = statSync(demoAgent).mtimeMs
   for (const source of [join(root, 'apps', 'demo', 'src'), join(root, 'packages', 'acp', 'src')]) {
     if (newest(source) > built) throw new Error(`${demoAgent} is older than ${source}: run \`pnpm build\` first`)
@@ -123,25 +128,42 @@ describe('pnpm acp: the demo offline planner as an ACP agent', () => {
     const acpxIn = async (sessions: string, ...args: string[]): Promise<{ code: number; lines: string[]; stderr: string }> => {
       const agentCommand = `${process.execPath} ${demoAgent} --offline --session-dir ${join(dir, sessions)}`
       try {
-        const { stdout, stderr } = await run('npx', ['-y', '-p', NODE, '-p', ACPX, '--', 'acpx', '--agent', agentCommand, '--cwd', dir, '--ttl', '1', '--format', 'json', ...args], {
-          env: env(),
-          cwd: dir,
-          timeout: scaledMs(180_000),
-          maxBuffer: 64 * 1024 * 1024,
-        })
+        const { stdout, stderr } = await run(
+          'npx',
+          ['-y', '-p', NODE, '-p', ACPX, '--', 'acpx', '--agent', agentCommand, '--cwd', dir, '--ttl', '1', '--format', 'json', ...args],
+          {
+            env: env(),
+            cwd: dir,
+            timeout: scaledMs(180_000),
+            maxBuffer: 64 * 1024 * 1024,
+          },
+        )
         return { code: 0, lines: stdout.trim().split('\n'), stderr }
       } catch (error) {
         const failed = error as { code?: number; stdout?: string; stderr?: string }
-        return { code: typeof failed.code === 'number' ? failed.code : 1, lines: (failed.stdout ?? '').trim().split('\n'), stderr: failed.stderr ?? '' }
+        return {
+          code: typeof failed.code === 'number' ? failed.code : 1,
+          lines: (failed.stdout ?? '').trim().split('\n'),
+          stderr: failed.stderr ?? '',
+        }
       }
     }
-    const messages = (lines: readonly string[]) => lines.flatMap((line) => {
-      try {
-        return [JSON.parse(line) as { method?: string; id?: unknown; params?: { update?: { sessionUpdate: string; [key: string]: unknown }; options?: { optionId: string }[] }; result?: Record<string, unknown>; error?: { message: string } }]
-      } catch {
-        return []
-      }
-    })
+    const messages = (lines: readonly string[]) =>
+      lines.flatMap((line) => {
+        try {
+          return [
+            JSON.parse(line) as {
+              method?: string
+              id?: unknown
+              params?: { update?: { sessionUpdate: string; [key: string]: unknown }; options?: { optionId: string }[] }
+              result?: Record<string, unknown>
+              error?: { message: string }
+            },
+          ]
+        } catch {
+          return []
+        }
+      })
 
     it('exec: one prompt runs the whole arc, its review approved by acpx --approve-all, every message the agent sent valid', async () => {
       const { code, lines, stderr } = await acpxIn('exec-sessions', '--approve-all', 'exec', '/plan Add due dates to tasks')
@@ -154,9 +176,20 @@ describe('pnpm acp: the demo offline planner as an ACP agent', () => {
       const permission = all.find((message) => message.method === 'session/request_permission')
       expect(permission?.params?.options?.map((option) => option.optionId)).toEqual(['approve', 'approve-fresh', 'keep', 'stop'])
       // acpx answered with the first allow option: Approve.
-      expect(all.find((message) => message.method === undefined && (message.result as { outcome?: { optionId?: string } } | undefined)?.outcome?.optionId === 'approve')).toBeDefined()
-      expect(updates.filter((update) => update.sessionUpdate === 'current_mode_update').map((update) => update.currentModeId)).toEqual(['plan', 'default'])
-      const plans = updates.filter((update) => update.sessionUpdate === 'plan').map((update) => (update.entries as { status: string }[]).map((entry) => entry.status))
+      expect(
+        all.find(
+          (message) =>
+            message.method === undefined &&
+            (message.result as { outcome?: { optionId?: string } } | undefined)?.outcome?.optionId === 'approve',
+        ),
+      ).toBeDefined()
+      expect(updates.filter((update) => update.sessionUpdate === 'current_mode_update').map((update) => update.currentModeId)).toEqual([
+        'plan',
+        'default',
+      ])
+      const plans = updates
+        .filter((update) => update.sessionUpdate === 'plan')
+        .map((update) => (update.entries as { status: string }[]).map((entry) => entry.status))
       expect(plans[0]!.every((status) => status === 'pending')).toBe(true)
       expect(plans.at(-1)!.every((status) => status === 'completed')).toBe(true)
       expect(updates.some((update) => update.sessionUpdate === 'tool_call' && update.kind === 'switch_mode')).toBe(true)
@@ -170,10 +203,15 @@ describe('pnpm acp: the demo offline planner as an ACP agent', () => {
       const planMode = await acpx('set-mode', 'plan')
       expect(messages(planMode.lines).at(-1)).toMatchObject({ action: 'mode_set', modeId: 'plan' })
       const byOption = await acpx('set', 'mode', 'default')
-      expect(messages(byOption.lines).at(-1)).toMatchObject({ action: 'config_set', configOptions: [{ id: 'mode', currentValue: 'default' }] })
+      expect(messages(byOption.lines).at(-1)).toMatchObject({
+        action: 'config_set',
+        configOptions: [{ id: 'mode', currentValue: 'default' }],
+      })
       const refused = await acpx('set-mode', 'architect')
       expect(refused.code).not.toBe(0)
-      expect(messages(refused.lines).at(-1)?.error?.message).toBe('Invalid params: unknown mode id "architect": this agent\'s modes are "default" and "plan"')
+      expect(messages(refused.lines).at(-1)?.error?.message).toBe(
+        'Invalid params: unknown mode id "architect": this agent\'s modes are "default" and "plan"',
+      )
       const prompted = await acpx('--approve-all', 'prompt', '/plan Add due dates to tasks')
       expect(prompted.code).toBe(0)
       // acpx reconnects to the saved session with session/resume (advertised), then prompts.

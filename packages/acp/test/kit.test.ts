@@ -2,7 +2,14 @@ import { client, ndJsonStream, type SessionNotification } from '@agentclientprot
 import { acpPlugin } from '@planmode/acp'
 import { Context } from '@planmode/context'
 import { hostPlugin } from '@planmode/host'
-import { BROKEN_CLIENT_ADAPTER_VARIANTS, clientAdapterCases, type ClientAdapterFactory, type ClientAnswer, type ClientQuestion, type ServedClient } from '@planmode/host-conformance'
+import {
+  BROKEN_CLIENT_ADAPTER_VARIANTS,
+  clientAdapterCases,
+  type ClientAdapterFactory,
+  type ClientAnswer,
+  type ClientQuestion,
+  type ServedClient,
+} from '@planmode/host-conformance'
 import { planCommandsPlugin } from '@planmode/plan-commands'
 import { planCorePlugin } from '@planmode/plan-core'
 import { planToolPlugin } from '@planmode/plan-tool'
@@ -35,7 +42,9 @@ const overAcp: ClientAdapterFactory = ({ model, dir }) => {
     const connection = client({ name: 'kit' })
       .onNotification('session/update', ({ params }) => void updates.push(params.update))
       .onRequest('session/request_permission', ({ params }) => {
-        const question: ClientQuestion = { kind: params.options.some((option) => option.optionId === 'enter') ? 'plan-enter' : 'plan-review' }
+        const question: ClientQuestion = {
+          kind: params.options.some((option) => option.optionId === 'enter') ? 'plan-enter' : 'plan-review',
+        }
         return { outcome: { outcome: 'selected', optionId: optionFor(question, answer(question)) } }
       })
       .connect(ndJsonStream(toAgent.writable, toClient.readable))
@@ -43,7 +52,11 @@ const overAcp: ClientAdapterFactory = ({ model, dir }) => {
       modes: () => updates.flatMap((update) => (update.sessionUpdate === 'current_mode_update' ? [update.currentModeId === 'plan'] : [])),
       view: () => clientView(updates),
       // A request the agent answers after everything it sent before: an unknown method costs nothing.
-      settle: () => connection.agent.request('_planmode/settle', {}).then(() => undefined, () => undefined),
+      settle: () =>
+        connection.agent.request('_planmode/settle', {}).then(
+          () => undefined,
+          () => undefined,
+        ),
     }
     return { connection, served }
   }
@@ -57,7 +70,8 @@ const overAcp: ClientAdapterFactory = ({ model, dir }) => {
         sessionId,
         client: served,
         prompt: async (text) => void (await connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] })),
-        setMode: async (active) => void (await connection.agent.request('session/set_mode', { sessionId, modeId: active ? 'plan' : 'default' })),
+        setMode: async (active) =>
+          void (await connection.agent.request('session/set_mode', { sessionId, modeId: active ? 'plan' : 'default' })),
       }
     },
     async attach(sessionId) {

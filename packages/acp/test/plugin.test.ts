@@ -33,7 +33,9 @@ describe('acpPlugin composes like a layer', () => {
     ctx.plugin(acpPlugin, { agents })
     const { client } = connectTestClient(ctx.require('acp'))
     await client.initialize()
-    await expect(client.agent.request('session/new', { cwd: '/work', mcpServers: [] })).rejects.toMatchObject({ data: { details: expect.stringContaining('no session store') } })
+    await expect(client.agent.request('session/new', { cwd: '/work', mcpServers: [] })).rejects.toMatchObject({
+      data: { details: expect.stringContaining('no session store') },
+    })
     ctx.dispose()
   })
 

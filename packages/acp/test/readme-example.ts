@@ -4,7 +4,11 @@ import { createDeepSeekModel } from '@planmode/host'
 import { presetPlugin } from '@planmode/preset'
 
 /** Serves the reference host, with every plan layer, to the ACP client at the other end of stdin and stdout. */
-export async function serveOverStdio(model = createDeepSeekModel(), dir = '.sessions', io: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream } = process): Promise<void> {
+export async function serveOverStdio(
+  model = createDeepSeekModel(),
+  dir = '.sessions',
+  io: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream } = process,
+): Promise<void> {
   // stdout carries the protocol: warnings go to stderr.
   const warn = (message: string) => void process.stderr.write(`${message}\n`)
   const root = new Context({ logger: { debug() {}, info() {}, warn, error: warn } })

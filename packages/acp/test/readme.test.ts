@@ -17,12 +17,22 @@ it('shows test/readme-example.ts whole, and the example serves a review to the S
   const dir = mkdtempSync(join(tmpdir(), 'planmode-acp-readme-'))
   const stdin = new PassThrough()
   const stdout = new PassThrough()
-  const model = createScriptedModel([{ toolCalls: [{ toolCallId: 'call-plan', toolName: 'exit_plan_mode', input: { plan: PLAN_V1 } }] }, { text: 'On it.' }])
+  const model = createScriptedModel([
+    { toolCalls: [{ toolCallId: 'call-plan', toolName: 'exit_plan_mode', input: { plan: PLAN_V1 } }] },
+    { text: 'On it.' },
+  ])
   const served = serveOverStdio(model, dir, { stdin, stdout })
   const wire = new WireRecorder()
   const toAgent = new TransformStream<Uint8Array, Uint8Array>()
-  void toAgent.readable.pipeThrough(wire.tap('client')).pipeTo(Writable.toWeb(stdin) as WritableStream<Uint8Array>).catch(() => undefined)
-  const client = new TestClient(toAgent.writable, (Readable.toWeb(stdout) as ReadableStream<Uint8Array>).pipeThrough(wire.tap('agent')), wire)
+  void toAgent.readable
+    .pipeThrough(wire.tap('client'))
+    .pipeTo(Writable.toWeb(stdin) as WritableStream<Uint8Array>)
+    .catch(() => undefined)
+  const client = new TestClient(
+    toAgent.writable,
+    (Readable.toWeb(stdout) as ReadableStream<Uint8Array>).pipeThrough(wire.tap('agent')),
+    wire,
+  )
   await client.initialize()
   const { sessionId } = await client.agent.request('session/new', { cwd: dir, mcpServers: [] })
   await client.agent.request('session/set_mode', { sessionId, modeId: 'plan' })

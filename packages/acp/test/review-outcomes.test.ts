@@ -12,11 +12,14 @@ afterEach(async () => {
 })
 
 /** The events of one type in a session's log. */
-const logged = <T extends SessionEvent['type']>(events: readonly SessionEvent[], type: T): SessionEvent<T>[] => events.filter((event) => event.type === type) as unknown as SessionEvent<T>[]
+const logged = <T extends SessionEvent['type']>(events: readonly SessionEvent[], type: T): SessionEvent<T>[] =>
+  events.filter((event) => event.type === type) as unknown as SessionEvent<T>[]
 
 /** The text of the completed update of `toolCallId`. */
 function completedText(client: TestClient, sessionId: string, toolCallId: string): string | undefined {
-  const update = updatesOf(client.updates(sessionId), 'tool_call_update').find((found) => found.toolCallId === toolCallId && (found.status === 'completed' || found.status === 'failed'))
+  const update = updatesOf(client.updates(sessionId), 'tool_call_update').find(
+    (found) => found.toolCallId === toolCallId && (found.status === 'completed' || found.status === 'failed'),
+  )
   const block = update?.content?.[0]
   return block?.type === 'content' && block.content.type === 'text' ? `${update!.status}: ${block.content.text}` : undefined
 }
@@ -30,7 +33,9 @@ describe('the review, outcome by outcome', () => {
     expect(open.client.wire.messages.some((entry) => entry.message.method === 'elicitation/create')).toBe(false)
     const events = host.session(open.sessionId).events
     expect(logged(events, 'plan/review').map((event) => event.data)).toEqual([{ toolCallId: 'call-plan-1', outcome: 'keep-planning' }])
-    expect(logged(events, 'tool/result')[0]!.data.content[0]!.text).toBe('Error: The user chose to keep planning; revise the plan and present it again.')
+    expect(logged(events, 'tool/result')[0]!.data.content[0]!.text).toBe(
+      'Error: The user chose to keep planning; revise the plan and present it again.',
+    )
     expect(completedText(open.client, open.sessionId, 'call-plan-1')).toBe('completed: Keep planning.')
     expect(open.client.wire.problems).toEqual([])
   })
@@ -67,8 +72,14 @@ describe('the review, outcome by outcome', () => {
     const events = host.session(open.sessionId).events
     expect(logged(events, 'plan/review').map((event) => event.data.outcome)).toEqual(['dismissed'])
     expect(logged(events, 'plan/mode').map((event) => event.data.active)).toEqual([true])
-    expect(host.logger.lines.some((line) => line.level === 'warn' && line.message.includes('"approve-everything"') && line.message.includes('never approved'))).toBe(true)
-    expect(completedText(open.client, open.sessionId, 'call-plan-1')).toBe('completed: Review dismissed: the agent stays in plan mode and waits for your message.')
+    expect(
+      host.logger.lines.some(
+        (line) => line.level === 'warn' && line.message.includes('"approve-everything"') && line.message.includes('never approved'),
+      ),
+    ).toBe(true)
+    expect(completedText(open.client, open.sessionId, 'call-plan-1')).toBe(
+      'completed: Review dismissed: the agent stays in plan mode and waits for your message.',
+    )
     expect(updatesOf(open.client.updates(open.sessionId), 'current_mode_update').map((update) => update.currentModeId)).toEqual(['plan'])
   })
 
@@ -87,7 +98,10 @@ describe('the review, outcome by outcome', () => {
     expect(await open.turn).toEqual({ stopReason: 'end_turn' })
     expect(logged(host.session(open.sessionId).events, 'plan/review').map((event) => event.data.outcome)).toEqual(['stopped'])
     expect(completedText(open.client, open.sessionId, 'call-plan-1')).toBe('completed: Planning stopped without approval.')
-    expect(updatesOf(open.client.updates(open.sessionId), 'current_mode_update').map((update) => update.currentModeId)).toEqual(['plan', 'default'])
+    expect(updatesOf(open.client.updates(open.sessionId), 'current_mode_update').map((update) => update.currentModeId)).toEqual([
+      'plan',
+      'default',
+    ])
   })
 
   it('approval into a fresh session: the turn ends with a message naming it, session/list lists it, session/load opens it with its plan', async () => {
@@ -99,7 +113,10 @@ describe('the review, outcome by outcome', () => {
     const origin = host.session(open.sessionId)
     const fresh = logged(origin.events, 'acp/fresh-session')[0]!.data.session
     const told = updatesOf(open.client.updates(open.sessionId), 'agent_message_chunk').at(-1)!
-    expect(told.content).toEqual({ type: 'text', text: `The approved plan is carried out in a fresh session: ${fresh}. Load that session to follow it; this one stops here.` })
+    expect(told.content).toEqual({
+      type: 'text',
+      text: `The approved plan is carried out in a fresh session: ${fresh}. Load that session to follow it; this one stops here.`,
+    })
     expect(completedText(open.client, open.sessionId, 'call-plan-1')).toBe('completed: Approved into a fresh session.')
     // Every plan/mode the origin's log holds (with SPEC §22.2, the off one after the turn) was published, and nothing else.
     const loggedModes = logged(origin.events, 'plan/mode').map((event) => (event.data.active ? 'plan' : 'default'))
@@ -111,20 +128,30 @@ describe('the review, outcome by outcome', () => {
     await open.client.agent.request('session/load', { sessionId: fresh, cwd: '/work/project', mcpServers: [] })
     const plans = updatesOf(open.client.updates(fresh), 'plan').map((update) => update.entries.map((entry) => entry.status).join(','))
     expect(plans.at(-1)).toBe('completed,completed')
-    expect(updatesOf(open.client.updates(fresh), 'agent_message_chunk').at(-1)!.content).toEqual({ type: 'text', text: 'Done: the CLI greets, and greet() is tested.' })
+    expect(updatesOf(open.client.updates(fresh), 'agent_message_chunk').at(-1)!.content).toEqual({
+      type: 'text',
+      text: 'Done: the CLI greets, and greet() is tested.',
+    })
     expect(open.client.wire.problems).toEqual([])
   })
 
   it('enter_plan_mode is a permission request with Enter plan mode and Not now; the entry is published as the mode', async () => {
     host = createAcpHost({
-      script: [{ toolCalls: [{ toolCallId: 'call-enter', toolName: 'enter_plan_mode', input: { reason: 'The change touches three modules.' } }] }, { text: 'Exploring first.' }],
+      script: [
+        { toolCalls: [{ toolCallId: 'call-enter', toolName: 'enter_plan_mode', input: { reason: 'The change touches three modules.' } }] },
+        { text: 'Exploring first.' },
+      ],
     })
     const { client } = connectTestClient(host.ctx.require('acp'))
     await client.initialize()
     const { sessionId } = await client.agent.request('session/new', { cwd: '/work/project', mcpServers: [] })
     const turn = client.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Refactor the storage layer.' }] })
     const asked = await client.nextPermission()
-    expect(asked.params.toolCall).toMatchObject({ toolCallId: 'call-enter', kind: 'switch_mode', content: [{ content: { text: 'The change touches three modules.' } }] })
+    expect(asked.params.toolCall).toMatchObject({
+      toolCallId: 'call-enter',
+      kind: 'switch_mode',
+      content: [{ content: { text: 'The change touches three modules.' } }],
+    })
     expect(asked.params.options).toEqual([
       { optionId: 'enter', name: 'Enter plan mode', kind: 'allow_once' },
       { optionId: 'option-2', name: 'Not now', kind: 'reject_once' },
@@ -133,7 +160,11 @@ describe('the review, outcome by outcome', () => {
     expect(await turn).toEqual({ stopReason: 'end_turn' })
     expect(updatesOf(client.updates(sessionId), 'current_mode_update').map((update) => update.currentModeId)).toEqual(['plan'])
     expect(logged(host.session(sessionId).events, 'plan/mode').map((event) => event.data)).toEqual([{ active: true, cause: 'model' }])
-    expect(updatesOf(client.updates(sessionId), 'tool_call_update').find((update) => update.toolCallId === 'call-enter' && update.status !== 'in_progress')).toMatchObject({ status: 'completed' })
+    expect(
+      updatesOf(client.updates(sessionId), 'tool_call_update').find(
+        (update) => update.toolCallId === 'call-enter' && update.status !== 'in_progress',
+      ),
+    ).toMatchObject({ status: 'completed' })
     expect(client.wire.problems).toEqual([])
   })
 })

@@ -13,7 +13,8 @@ afterEach(async () => {
   host = undefined
 })
 
-const newSession = async (client: TestClient, cwd = '/work/project') => (await client.agent.request('session/new', { cwd, mcpServers: [] })).sessionId
+const newSession = async (client: TestClient, cwd = '/work/project') =>
+  (await client.agent.request('session/new', { cwd, mcpServers: [] })).sessionId
 
 /** Rejects with the JSON-RPC error a request got. */
 async function refusal(request: Promise<unknown>): Promise<{ code: number; message: string }> {
@@ -28,11 +29,21 @@ async function refusal(request: Promise<unknown>): Promise<{ code: number; messa
 
 describe('sessions', () => {
   it('session/list: every session of the store, titled by its latest plan or its first line, filtered by cwd, in pages', async () => {
-    host = createAcpHost({ script: [{ text: 'Hello.' }, { text: 'Hi.' }, { toolCalls: [{ toolName: 'exit_plan_mode', input: { plan: '# Ship the release\n\n1. Tag it.' } }] }], acp: { pageSize: 2 } })
+    host = createAcpHost({
+      script: [
+        { text: 'Hello.' },
+        { text: 'Hi.' },
+        { toolCalls: [{ toolName: 'exit_plan_mode', input: { plan: '# Ship the release\n\n1. Tag it.' } }] },
+      ],
+      acp: { pageSize: 2 },
+    })
     const { client } = connectTestClient(host.ctx.require('acp'))
     await client.initialize()
     const long = await newSession(client)
-    await client.agent.request('session/prompt', { sessionId: long, prompt: [{ type: 'text', text: `${'A very long first line '.repeat(5)}\nsecond line` }] })
+    await client.agent.request('session/prompt', {
+      sessionId: long,
+      prompt: [{ type: 'text', text: `${'A very long first line '.repeat(5)}\nsecond line` }],
+    })
     const other = await newSession(client, '/work/other')
     await client.agent.request('session/prompt', { sessionId: other, prompt: [{ type: 'text', text: 'Plan the release.' }] })
     const planned = await newSession(client)
@@ -51,7 +62,10 @@ describe('sessions', () => {
     } while (cursor !== undefined)
     expect(pages.map((page) => page.length)).toEqual([2, 2])
     const byId = new Map(pages.flat().map((info) => [info.sessionId, info]))
-    expect(byId.get(long)).toMatchObject({ cwd: '/work/project', title: `${'A very long first line '.repeat(5)}`.trim().slice(0, 79) + '…' })
+    expect(byId.get(long)).toMatchObject({
+      cwd: '/work/project',
+      title: `${'A very long first line '.repeat(5)}`.trim().slice(0, 79) + '…',
+    })
     expect([...byId.get(long)!.title!].length).toBe(80)
     expect(byId.get(other)).toMatchObject({ cwd: '/work/other', title: 'Plan the release.' })
     expect(byId.get(planned)).toMatchObject({ title: 'Ship the release' })
@@ -64,7 +78,11 @@ describe('sessions', () => {
   })
 
   it('session/load replays the log as the client saw it live; session/resume reopens without replay', async () => {
-    host = createAcpHost({ script: planningScript(), models: { careful: carryingScript() }, planTool: { handoff: { fresh: false, models: ['careful'] } } })
+    host = createAcpHost({
+      script: planningScript(),
+      models: { careful: carryingScript() },
+      planTool: { handoff: { fresh: false, models: ['careful'] } },
+    })
     const live = connectTestClient(host.ctx.require('acp')).client
     await live.initialize()
     const sessionId = await newSession(live)
@@ -88,15 +106,29 @@ describe('sessions', () => {
       'agent: Revised with a test.',
       'agent: Done: the CLI greets, and greet() is tested.',
     ])
-    expect(replayed.calls['call-plan-1']).toMatchObject({ kind: 'switch_mode', status: 'completed', content: `Keep planning.\nFeedback: ${FEEDBACK}` })
-    expect(replayed.plan).toEqual(['completed: Add greet() to src/greet.ts.', 'completed: Print the greeting from the CLI.', 'completed: Test greet() in test/greet.test.ts.'])
+    expect(replayed.calls['call-plan-1']).toMatchObject({
+      kind: 'switch_mode',
+      status: 'completed',
+      content: `Keep planning.\nFeedback: ${FEEDBACK}`,
+    })
+    expect(replayed.plan).toEqual([
+      'completed: Add greet() to src/greet.ts.',
+      'completed: Print the greeting from the CLI.',
+      'completed: Test greet() in test/greet.test.ts.',
+    ])
     // The replay came before the load's answer.
-    const answer = later.wire.messages.findIndex((entry) => entry.from === 'agent' && entry.message.result !== undefined && 'modes' in (entry.message.result as object))
-    expect(later.wire.messages.slice(0, answer).filter((entry) => entry.message.method === 'session/update')).toHaveLength(later.updates(sessionId).length)
+    const answer = later.wire.messages.findIndex(
+      (entry) => entry.from === 'agent' && entry.message.result !== undefined && 'modes' in (entry.message.result as object),
+    )
+    expect(later.wire.messages.slice(0, answer).filter((entry) => entry.message.method === 'session/update')).toHaveLength(
+      later.updates(sessionId).length,
+    )
 
     const resumed = connectTestClient(host.ctx.require('acp')).client
     await resumed.initialize()
-    expect(await resumed.agent.request('session/resume', { sessionId, cwd: '/work/project' })).toMatchObject({ modes: { currentModeId: 'default' } })
+    expect(await resumed.agent.request('session/resume', { sessionId, cwd: '/work/project' })).toMatchObject({
+      modes: { currentModeId: 'default' },
+    })
     expect(resumed.updates(sessionId).map((update) => update.sessionUpdate)).toEqual(['available_commands_update'])
     for (const client of [live, later, resumed]) expect(client.wire.problems).toEqual([])
   })
@@ -117,11 +149,23 @@ describe('sessions', () => {
     const asked = await second.nextPermission()
     expect(asked.params.toolCall.toolCallId).toBe('call-plan-1')
     asked.respond({ outcome: { outcome: 'selected', optionId: 'approve' } })
-    await second.until(open.sessionId, (update) => update.sessionUpdate === 'agent_message_chunk' && update.content.type === 'text' && update.content.text === 'Carrying it out.')
+    await second.until(
+      open.sessionId,
+      (update) =>
+        update.sessionUpdate === 'agent_message_chunk' && update.content.type === 'text' && update.content.text === 'Carrying it out.',
+    )
     const agent = host.ctx.require('agents').list()[0]!
     await agent.idle()
-    expect(host.session(open.sessionId).events.filter((event) => event.type === 'plan/review').map((event) => event.data)).toEqual([{ toolCallId: 'call-plan-1', outcome: 'approved' }])
-    expect(updatesOf(second.updates(open.sessionId), 'current_mode_update').map((update) => update.currentModeId)).toEqual(['plan', 'default'])
+    expect(
+      host
+        .session(open.sessionId)
+        .events.filter((event) => event.type === 'plan/review')
+        .map((event) => event.data),
+    ).toEqual([{ toolCallId: 'call-plan-1', outcome: 'approved' }])
+    expect(updatesOf(second.updates(open.sessionId), 'current_mode_update').map((update) => update.currentModeId)).toEqual([
+      'plan',
+      'default',
+    ])
     expect(second.wire.problems).toEqual([])
   })
 
@@ -133,10 +177,18 @@ describe('sessions', () => {
     const before = host.session(sessionId).events.length
     const malformed = await refusal(client.agent.request('session/new', { mcpServers: [] } as never))
     expect(malformed.code).toBe(-32602)
-    const unknown = await refusal(client.agent.request('session/prompt', { sessionId: 'no-such-session', prompt: [{ type: 'text', text: 'hi' }] }))
-    expect(unknown).toEqual({ code: -32002, message: 'Unknown session "no-such-session": create it with session/new, or open it with session/load or session/resume first' })
+    const unknown = await refusal(
+      client.agent.request('session/prompt', { sessionId: 'no-such-session', prompt: [{ type: 'text', text: 'hi' }] }),
+    )
+    expect(unknown).toEqual({
+      code: -32002,
+      message: 'Unknown session "no-such-session": create it with session/new, or open it with session/load or session/resume first',
+    })
     const unloadable = await refusal(client.agent.request('session/load', { sessionId: 'no-such-session', cwd: '/work', mcpServers: [] }))
-    expect(unloadable).toEqual({ code: -32002, message: 'Unknown session "no-such-session": the store has no such session (session/list lists them)' })
+    expect(unloadable).toEqual({
+      code: -32002,
+      message: 'Unknown session "no-such-session": the store has no such session (session/list lists them)',
+    })
     const mode = await refusal(client.agent.request('session/set_mode', { sessionId, modeId: 'yolo' }))
     expect(mode).toEqual({ code: -32602, message: 'Invalid params: unknown mode id "yolo": this agent\'s modes are "default" and "plan"' })
     const option = await refusal(client.agent.request('session/set_config_option', { sessionId, configId: 'model', value: 'fast' }))
@@ -144,7 +196,12 @@ describe('sessions', () => {
     const value = await refusal(client.agent.request('session/set_config_option', { sessionId, configId: 'mode', value: 'architect' }))
     expect(value.code).toBe(-32602)
     expect(host.session(sessionId).events.length).toBe(before)
-    expect(host.ctx.require('sessions').loaded().map((session) => session.id)).toEqual([sessionId])
+    expect(
+      host.ctx
+        .require('sessions')
+        .loaded()
+        .map((session) => session.id),
+    ).toEqual([sessionId])
     expect(client.wire.problems).toEqual([])
   })
 
@@ -176,7 +233,9 @@ describe('sessions', () => {
         await child.prompt(question)
         const last = child.session.events.filter((event) => event.type === 'assistant/message').at(-1)
         child.dispose()
-        return last?.type === 'assistant/message' ? last.data.content.map((block) => (block.type === 'text' ? block.text : '')).join('') : ''
+        return last?.type === 'assistant/message'
+          ? last.data.content.map((block) => (block.type === 'text' ? block.text : '')).join('')
+          : ''
       },
     }
     host = createAcpHost({
@@ -193,11 +252,17 @@ describe('sessions', () => {
     await client.initialize()
     const sessionId = await newSession(client)
     await client.agent.request('session/set_mode', { sessionId, modeId: 'plan' })
-    expect(await client.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Where is the CLI?' }] })).toEqual({ stopReason: 'end_turn' })
+    expect(await client.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Where is the CLI?' }] })).toEqual({
+      stopReason: 'end_turn',
+    })
     const view = clientView(client.updates(sessionId))
     expect(Object.keys(view.calls)).toEqual(['call-explore'])
-    const progress = updatesOf(client.updates(sessionId), 'tool_call_update').filter((update) => update.toolCallId === 'call-explore' && update.status == null)
-    const lines = progress.map((update) => (update.content?.[0]?.type === 'content' && update.content[0].content.type === 'text' ? update.content[0].content.text : ''))
+    const progress = updatesOf(client.updates(sessionId), 'tool_call_update').filter(
+      (update) => update.toolCallId === 'call-explore' && update.status == null,
+    )
+    const lines = progress.map((update) =>
+      update.content?.[0]?.type === 'content' && update.content[0].content.type === 'text' ? update.content[0].content.text : '',
+    )
     expect(lines).toContain('↳ Read src/cli.ts\n↳ A plan of my own …')
     expect(lines.at(-1)).toBe('↳ Read src/cli.ts\n↳ A plan of my own (failed)')
     expect(client.wire.messages.some((entry) => entry.message.method === 'session/request_permission')).toBe(false)

@@ -11,7 +11,21 @@ import { clientView } from './support/client-view.js'
 import { updatesOf } from './support/test-client.js'
 
 const agentProcess = fileURLToPath(new URL('./support/agent-process.mjs', import.meta.url))
-const BUILT = ['acp', 'context', 'seams', 'store', 'host', 'scripted-model', 'plan-core', 'plan-policy', 'plan-commands', 'plan-tool', 'plan-projection', 'plan-progress', 'cli']
+const BUILT = [
+  'acp',
+  'context',
+  'seams',
+  'store',
+  'host',
+  'scripted-model',
+  'plan-core',
+  'plan-policy',
+  'plan-commands',
+  'plan-tool',
+  'plan-projection',
+  'plan-progress',
+  'cli',
+]
 
 let dir: string
 let scriptFile: string
@@ -20,7 +34,10 @@ beforeAll(() => {
   assertBuilt('packages/acp stdio.test.ts', BUILT)
   dir = mkdtempSync(join(tmpdir(), 'planmode-acp-stdio-'))
   scriptFile = join(dir, 'script.json')
-  writeFileSync(scriptFile, JSON.stringify({ default: planningScript(), models: { careful: carryingScript() }, handoff: { fresh: false, models: ['careful'] } }))
+  writeFileSync(
+    scriptFile,
+    JSON.stringify({ default: planningScript(), models: { careful: carryingScript() }, handoff: { fresh: false, models: ['careful'] } }),
+  )
 })
 afterAll(async () => {
   for (const agent of running) {
@@ -41,7 +58,11 @@ function start(script = scriptFile): ChildAgent {
 async function planmode(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = ''
   let stderr = ''
-  const io = { stdout: { write: (text: string) => ((stdout += text), true) }, stderr: { write: (text: string) => ((stderr += text), true) }, env: {} }
+  const io = {
+    stdout: { write: (text: string) => ((stdout += text), true) },
+    stderr: { write: (text: string) => ((stderr += text), true) },
+    env: {},
+  }
   const code = await runPlanmode([...args, '--dir', join(dir, 'sessions')], io)
   return { code, stdout, stderr }
 }
@@ -65,18 +86,31 @@ describe('the agent as a child process over stdio, from the SDK client', () => {
     const questionId = (JSON.parse(questions.stdout) as { open: { questionId: string }[] }).open[0]!.questionId
     const answered = await planmode('answer', sessionId, questionId, 'keep', '--feedback', FEEDBACK, '--by', 'ada:Ada')
     expect(answered).toMatchObject({ code: 0 })
-    await new Promise<void>((resolve) => (first.signal.aborted ? resolve() : first.signal.addEventListener('abort', () => resolve(), { once: true })))
+    await new Promise<void>((resolve) =>
+      first.signal.aborted ? resolve() : first.signal.addEventListener('abort', () => resolve(), { once: true }),
+    )
     // The client's answer, too late, counts for nothing.
     first.respond({ outcome: { outcome: 'selected', optionId: 'approve' } })
 
     const second = await client.nextPermission()
     expect(second.params.toolCall.toolCallId).toBe('call-plan-2')
-    const kept = updatesOf(client.updates(sessionId), 'tool_call_update').find((update) => update.toolCallId === 'call-plan-1' && update.status === 'completed')
-    expect(kept?.content).toEqual([{ type: 'content', content: { type: 'text', text: `Keep planning by Ada (ada) (answered from another process).\nFeedback: ${FEEDBACK}` } }])
+    const kept = updatesOf(client.updates(sessionId), 'tool_call_update').find(
+      (update) => update.toolCallId === 'call-plan-1' && update.status === 'completed',
+    )
+    expect(kept?.content).toEqual([
+      {
+        type: 'content',
+        content: { type: 'text', text: `Keep planning by Ada (ada) (answered from another process).\nFeedback: ${FEEDBACK}` },
+      },
+    ])
     second.respond({ outcome: { outcome: 'selected', optionId: 'approve-model:careful' } })
     expect(await turn).toEqual({ stopReason: 'end_turn' })
     liveView = clientView(client.updates(sessionId))
-    expect(liveView.plan).toEqual(['completed: Add greet() to src/greet.ts.', 'completed: Print the greeting from the CLI.', 'completed: Test greet() in test/greet.test.ts.'])
+    expect(liveView.plan).toEqual([
+      'completed: Add greet() to src/greet.ts.',
+      'completed: Print the greeting from the CLI.',
+      'completed: Test greet() in test/greet.test.ts.',
+    ])
     expect(liveView.mode).toBe('default')
     expect(client.wire.problems).toEqual([])
     expect(await agent.stop()).toBe(0)
@@ -99,14 +133,19 @@ describe('the agent as a child process over stdio, from the SDK client', () => {
 
   it('an agent process killed during a review: the next one closes the review interrupted and does not ask it again', async () => {
     const script = join(dir, 'review-only.json')
-    writeFileSync(script, JSON.stringify({ default: [{ toolCalls: [{ toolCallId: 'call-killed', toolName: 'exit_plan_mode', input: { plan: PLAN_V1 } }] }] }))
+    writeFileSync(
+      script,
+      JSON.stringify({ default: [{ toolCalls: [{ toolCallId: 'call-killed', toolName: 'exit_plan_mode', input: { plan: PLAN_V1 } }] }] }),
+    )
     const after = join(dir, 'after-kill.json')
     writeFileSync(after, JSON.stringify({ default: [{ text: 'Hello again.' }] }))
     const first = start(script)
     await first.client.initialize()
     const killedSession = (await first.client.agent.request('session/new', { cwd: '/work/project', mcpServers: [] })).sessionId
     await first.client.agent.request('session/set_mode', { sessionId: killedSession, modeId: 'plan' })
-    void first.client.agent.request('session/prompt', { sessionId: killedSession, prompt: [{ type: 'text', text: GOAL }] }).catch(() => undefined)
+    void first.client.agent
+      .request('session/prompt', { sessionId: killedSession, prompt: [{ type: 'text', text: GOAL }] })
+      .catch(() => undefined)
     await first.client.nextPermission()
     first.child.kill('SIGKILL')
     await first.exited
@@ -121,7 +160,9 @@ describe('the agent as a child process over stdio, from the SDK client', () => {
     // A request after the load answers only once the agent handled what came before it: no question was put again.
     await next.client.agent.request('session/list', {})
     expect(next.client.waitingPermissions).toBe(0)
-    expect(await next.client.agent.request('session/prompt', { sessionId: killedSession, prompt: [{ type: 'text', text: 'hello' }] })).toEqual({ stopReason: 'end_turn' })
+    expect(
+      await next.client.agent.request('session/prompt', { sessionId: killedSession, prompt: [{ type: 'text', text: 'hello' }] }),
+    ).toEqual({ stopReason: 'end_turn' })
     expect(next.client.wire.problems).toEqual([])
     expect(await next.stop()).toBe(0)
   })

@@ -31,7 +31,10 @@ describe('the turn', () => {
   it('a mode chosen during a turn is answered at once and published only once its plan/mode is logged, at the next step', async () => {
     const gate = deferred()
     const { client, sessionId } = await connected({
-      script: [async () => (await gate.promise, { toolCalls: [{ toolCallId: 'call-read', toolName: 'read_file', input: { path: 'a.ts' } }] }), { text: 'Planning now.' }],
+      script: [
+        async () => (await gate.promise, { toolCalls: [{ toolCallId: 'call-read', toolName: 'read_file', input: { path: 'a.ts' } }] }),
+        { text: 'Planning now.' },
+      ],
     })
     const turn = client.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Look at a.ts.' }] })
     await client.until(sessionId, (update) => update.sessionUpdate === 'user_message_chunk')
@@ -49,24 +52,52 @@ describe('the turn', () => {
 
   it('each tool call has a kind: from its presentation, its annotations, its name, else other', async () => {
     const { client, sessionId } = await connected({
-      tools: [tool('search_code', { readOnlyHint: true }), tool('write_file', { readOnlyHint: false, destructiveHint: true }), tool('run_tests'), tool('fetch_url'), tool('mystery')],
+      tools: [
+        tool('search_code', { readOnlyHint: true }),
+        tool('write_file', { readOnlyHint: false, destructiveHint: true }),
+        tool('run_tests'),
+        tool('fetch_url'),
+        tool('mystery'),
+      ],
       script: [
-        { toolCalls: ['read_file', 'search_code', 'write_file', 'run_tests', 'fetch_url', 'mystery'].map((name) => ({ toolCallId: name, toolName: name, input: name === 'read_file' ? { path: 'a.ts' } : {} })) },
+        {
+          toolCalls: ['read_file', 'search_code', 'write_file', 'run_tests', 'fetch_url', 'mystery'].map((name) => ({
+            toolCallId: name,
+            toolName: name,
+            input: name === 'read_file' ? { path: 'a.ts' } : {},
+          })),
+        },
         { text: 'Done.' },
       ],
     })
     await client.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Go.' }] })
     const kinds = Object.fromEntries(Object.entries(clientView(client.updates(sessionId)).calls).map(([id, call]) => [id, call.kind]))
-    expect(kinds).toEqual({ read_file: 'read', search_code: 'search', write_file: 'edit', run_tests: 'execute', fetch_url: 'fetch', mystery: 'other' })
+    expect(kinds).toEqual({
+      read_file: 'read',
+      search_code: 'search',
+      write_file: 'edit',
+      run_tests: 'execute',
+      fetch_url: 'fetch',
+      mystery: 'other',
+    })
   })
 
   it('stop reasons map the turn end: the step limit is max_turn_requests, a rejected step refusal, an error end_turn with its message', async () => {
-    const { client, sessionId } = await connected({ maxSteps: 1, script: [{ toolCalls: [{ toolName: 'read_file', input: { path: 'a.ts' } }] }, { error: 'the model is down', retryable: false }] })
-    expect(await client.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Read on.' }] })).toEqual({ stopReason: 'max_turn_requests' })
-    expect(await client.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Again.' }] })).toEqual({ stopReason: 'end_turn' })
+    const { client, sessionId } = await connected({
+      maxSteps: 1,
+      script: [{ toolCalls: [{ toolName: 'read_file', input: { path: 'a.ts' } }] }, { error: 'the model is down', retryable: false }],
+    })
+    expect(await client.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Read on.' }] })).toEqual({
+      stopReason: 'max_turn_requests',
+    })
+    expect(await client.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Again.' }] })).toEqual({
+      stopReason: 'end_turn',
+    })
     expect(clientView(client.updates(sessionId)).messages.at(-1)).toMatch(/^agent: The turn ended with an error: .*the model is down/)
     const off = host!.ctx.on('agent/pre-step', async () => ({ kind: 'reject', reason: 'budget spent' }))
-    expect(await client.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Once more.' }] })).toEqual({ stopReason: 'refusal' })
+    expect(await client.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Once more.' }] })).toEqual({
+      stopReason: 'refusal',
+    })
     off()
     expect(client.wire.problems).toEqual([])
   })
@@ -76,7 +107,9 @@ describe('the turn', () => {
     const { client, sessionId } = await connected({ script: [async (_request) => (await gate.promise, { text: 'late' })] })
     const turn = client.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Slow.' }] })
     await client.until(sessionId, (update) => update.sessionUpdate === 'user_message_chunk')
-    await expect(client.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Fast.' }] })).rejects.toMatchObject({ code: -32600 })
+    await expect(client.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Fast.' }] })).rejects.toMatchObject({
+      code: -32600,
+    })
     await client.agent.notify('session/cancel', { sessionId })
     expect(await turn).toEqual({ stopReason: 'cancelled' })
     gate.resolve()

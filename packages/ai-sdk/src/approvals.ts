@@ -99,7 +99,10 @@ export function isToolMessage(prompt: unknown): prompt is ToolModelMessage {
  * `TypeError` for a part that is not a `tool-approval-response`, and
  * `UNKNOWN_APPROVAL` for one that names no approval the log waits for.
  */
-export function approvalAnswersOf(message: ToolModelMessage, pending: readonly PlanModePendingApproval[]): Map<string, ToolApprovalResponse> {
+export function approvalAnswersOf(
+  message: ToolModelMessage,
+  pending: readonly PlanModePendingApproval[],
+): Map<string, ToolApprovalResponse> {
   const answers = new Map<string, ToolApprovalResponse>()
   const content: readonly unknown[] = Array.isArray(message.content) ? message.content : []
   for (const part of content) {
@@ -118,6 +121,10 @@ export function approvalAnswersOf(message: ToolModelMessage, pending: readonly P
 
 /** The failed result of a call whose approval was denied, or not answered. */
 export function deniedResult(response: PlanModeApprovalResponse): ToolResult {
-  const text = !response.answered ? APPROVAL_NOT_ANSWERED : response.reason === undefined || response.reason === '' ? APPROVAL_DENIED : `${APPROVAL_DENIED}: ${response.reason}`
+  const text = !response.answered
+    ? APPROVAL_NOT_ANSWERED
+    : response.reason === undefined || response.reason === ''
+      ? APPROVAL_DENIED
+      : `${APPROVAL_DENIED}: ${response.reason}`
   return { isError: true, content: [{ type: 'text', text }] }
 }

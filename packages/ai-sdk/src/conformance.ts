@@ -131,7 +131,8 @@ const MODES: readonly AiSdkConformanceMode[] = ['generate', 'stream']
 export function aiSdkHostFactory(options: AiSdkConformanceOptions): HostFactory {
   const mode = options.mode ?? 'generate'
   if (!MODES.includes(mode)) throw new TypeError(`aiSdkHostFactory: mode must be "generate" or "stream", got ${JSON.stringify(mode)}`)
-  if (typeof options.setup !== 'function') throw new TypeError('aiSdkHostFactory: setup must be a function that builds the composition of one case')
+  if (typeof options.setup !== 'function')
+    throw new TypeError('aiSdkHostFactory: setup must be a function that builds the composition of one case')
   const agentOptions = options.agent ?? {}
   return async (environment): Promise<ConformanceHost> => {
     const setup = await options.setup(environment)
@@ -153,7 +154,15 @@ export function aiSdkHostFactory(options: AiSdkConformanceOptions): HostFactory 
     }
     const models = environment.models as PlanModeModels
     const make = (session: Session, owner?: Agent): Agent => {
-      const planner = createPlanModeAgent({ ...agentOptions, ctx: context, session, model: environment.model, models, fresh, ...(owner === undefined ? {} : { owner }) })
+      const planner = createPlanModeAgent({
+        ...agentOptions,
+        ctx: context,
+        session,
+        model: environment.model,
+        models,
+        fresh,
+        ...(owner === undefined ? {} : { owner }),
+      })
       planners.set(planner.agent, planner)
       return planner.agent
     }

@@ -247,7 +247,8 @@ export function createPlanModeAgent(options: PlanModeAgentOptions): PlanModeAgen
   const { ctx, session, model } = options
   const maxSteps = options.maxSteps ?? 20
   checkModels(options.models)
-  if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new TypeError(`@planmode/ai-sdk: maxSteps must be a positive integer, got ${JSON.stringify(options.maxSteps)}`)
+  if (!Number.isInteger(maxSteps) || maxSteps < 1)
+    throw new TypeError(`@planmode/ai-sdk: maxSteps must be a positive integer, got ${JSON.stringify(options.maxSteps)}`)
   const tools = ctx.require('tools')
   const systemPrompt = ctx.require('systemPrompt')
   const steered = new SteeredQueue()
@@ -258,7 +259,9 @@ export function createPlanModeAgent(options: PlanModeAgentOptions): PlanModeAgen
   }
   const sectionName = `${AI_SDK_SYSTEM_SECTION}:${id}`
   if (options.system !== undefined && systemPrompt.assemble({}).sections.some((section) => section.name === sectionName)) {
-    throw new Error(`@planmode/ai-sdk: system prompt section "${sectionName}" is already registered (another agent with id "${id}" on this context)`)
+    throw new Error(
+      `@planmode/ai-sdk: system prompt section "${sectionName}" is already registered (another agent with id "${id}" on this context)`,
+    )
   }
   let core!: AgentCore
   const agent: Agent & { readonly disposed: boolean } = {
@@ -278,7 +281,8 @@ export function createPlanModeAgent(options: PlanModeAgentOptions): PlanModeAgen
   const wrappedModels = new Map<PlanModeLanguageModel, ReturnType<typeof wrapLanguageModel>>()
   const wrap = (next: PlanModeLanguageModel): ReturnType<typeof wrapLanguageModel> => {
     let wrapped = wrappedModels.get(next)
-    if (wrapped === undefined) wrappedModels.set(next, (wrapped = wrapLanguageModel({ model: next, middleware: answerLogMiddleware(answerSinkOf(core)) })))
+    if (wrapped === undefined)
+      wrappedModels.set(next, (wrapped = wrapLanguageModel({ model: next, middleware: answerLogMiddleware(answerSinkOf(core)) })))
     return wrapped
   }
   let self!: PlanModeAgent
@@ -298,7 +302,9 @@ export function createPlanModeAgent(options: PlanModeAgentOptions): PlanModeAgen
         const { id: _id, owner: _owner, ...inherited } = options
         const planner = createPlanModeAgent({ ...inherited, session: next, model: fresh.model })
         const first = setup.start === undefined ? planner.generate() : setup.start(planner, self)
-        Promise.resolve(first).catch((error: unknown) => ctx.logger.error(`agent ${planner.agent.id}: the first turn of a fresh session failed`, error))
+        Promise.resolve(first).catch((error: unknown) =>
+          ctx.logger.error(`agent ${planner.agent.id}: the first turn of a fresh session failed`, error),
+        )
       } catch (error) {
         ctx.logger.error(`agent ${agent.id}: could not start the fresh session of a handoff`, error)
       }
@@ -326,7 +332,9 @@ export function createPlanModeAgent(options: PlanModeAgentOptions): PlanModeAgen
     // Registered in every `systemPrompt` service that comes (a hot reload provides a new one).
     registrations.push(
       ctx.inject(['systemPrompt'], (child) => {
-        child.effect(child.require('systemPrompt').section({ name: sectionName, order: 0, text: (input) => (input.agent === agent ? text : '') }))
+        child.effect(
+          child.require('systemPrompt').section({ name: sectionName, order: 0, text: (input) => (input.agent === agent ? text : '') }),
+        )
       }),
     )
   }
@@ -335,7 +343,10 @@ export function createPlanModeAgent(options: PlanModeAgentOptions): PlanModeAgen
     ctx.on('agent/handoff', (payload: AgentHandoffPayload) => {
       if (payload?.agent !== agent || core.disposed) return
       const id = typeof payload.model === 'string' ? payload.model : undefined
-      const chosen = id === undefined ? undefined : resolveModel(options.models, id, (message, error) => ctx.logger.warn(`agent ${agent.id}: ${message}`, error))
+      const chosen =
+        id === undefined
+          ? undefined
+          : resolveModel(options.models, id, (message, error) => ctx.logger.warn(`agent ${agent.id}: ${message}`, error))
       const first = payload.fresh?.first
       if (first === undefined) {
         if (chosen !== undefined) {
@@ -392,7 +403,8 @@ export function createPlanModeAgent(options: PlanModeAgentOptions): PlanModeAgen
         return streamText({
           ...callOf(call, run),
           onError: ({ error }) => {
-            if (!(PlanModeAgentError.isInstance(error) && error.code === 'REJECTED')) ctx.logger.error(`agent ${agent.id}: turn ${run.turn} failed`, error)
+            if (!(PlanModeAgentError.isInstance(error) && error.code === 'REJECTED'))
+              ctx.logger.error(`agent ${agent.id}: turn ${run.turn} failed`, error)
           },
           experimental_transform: () => turnEndTransform(core, run),
         })
@@ -438,7 +450,9 @@ function checkModels(models: unknown): void {
   const plain = typeof models === 'object' && models !== null && !Array.isArray(models)
   const bad = plain ? Object.entries(models).find(([, model]) => !isLanguageModel(model)) : undefined
   if (!plain || bad !== undefined) {
-    throw new TypeError(`@planmode/ai-sdk: models must be a map of model id → language model (v3 or v4), or a function resolving an id${bad === undefined ? '' : ` (models["${bad[0]}"] is not a v3 or v4 model)`}`)
+    throw new TypeError(
+      `@planmode/ai-sdk: models must be a map of model id → language model (v3 or v4), or a function resolving an id${bad === undefined ? '' : ` (models["${bad[0]}"] is not a v3 or v4 model)`}`,
+    )
   }
 }
 
@@ -449,7 +463,11 @@ function isLanguageModel(model: unknown): model is PlanModeLanguageModel {
 }
 
 /** The model `id` resolves to, or `undefined` (with a warning saying why). */
-function resolveModel(models: PlanModeModels | undefined, id: string, warn: (message: string, error?: unknown) => void): PlanModeLanguageModel | undefined {
+function resolveModel(
+  models: PlanModeModels | undefined,
+  id: string,
+  warn: (message: string, error?: unknown) => void,
+): PlanModeLanguageModel | undefined {
   let model: PlanModeLanguageModel | undefined
   try {
     model = typeof models === 'function' ? models(id) : models !== undefined && Object.hasOwn(models, id) ? models[id] : undefined
@@ -532,6 +550,8 @@ function turnEndTransform(core: AgentCore, run: TurnRun): TransformStream<TextSt
 /** The stream part of an approval a call settled: the call's result, or the SDK's denial part. */
 function settledPart({ response, toolName, input, result }: SettledApproval): TextStreamPart<ToolSet> {
   const { toolCallId } = response
-  const part = response.approved ? { type: 'tool-result', toolCallId, toolName, input, output: result } : { type: 'tool-output-denied', toolCallId, toolName }
+  const part = response.approved
+    ? { type: 'tool-result', toolCallId, toolName, input, output: result }
+    : { type: 'tool-output-denied', toolCallId, toolName }
   return part as TextStreamPart<ToolSet>
 }

@@ -12,7 +12,10 @@ function clientCallIds(parts: readonly AssistantPart[]): string[] {
 
 /** Whether the SDK's message carries anything the log-built one lacks: reasoning, or provider options. */
 function carriesMetadata(message: AssistantModelMessage, parts: readonly AssistantPart[]): boolean {
-  return message.providerOptions !== undefined || parts.some((part) => part.type === 'reasoning' || ('providerOptions' in part && part.providerOptions !== undefined))
+  return (
+    message.providerOptions !== undefined ||
+    parts.some((part) => part.type === 'reasoning' || ('providerOptions' in part && part.providerOptions !== undefined))
+  )
 }
 
 /**
@@ -22,7 +25,12 @@ function carriesMetadata(message: AssistantModelMessage, parts: readonly Assista
  * tool calls stay the log's; parts the log does not hold (provider-executed
  * calls, files) are not added.
  */
-function merged(logged: AssistantModelMessage, loggedParts: readonly AssistantPart[], sdk: AssistantModelMessage, sdkParts: readonly AssistantPart[]): AssistantModelMessage {
+function merged(
+  logged: AssistantModelMessage,
+  loggedParts: readonly AssistantPart[],
+  sdk: AssistantModelMessage,
+  sdkParts: readonly AssistantPart[],
+): AssistantModelMessage {
   const texts = loggedParts.filter((part) => part.type === 'text')
   const calls = new Map(loggedParts.flatMap((part) => (part.type === 'tool-call' ? [[part.toolCallId, part] as const] : [])))
   const used = new Set<AssistantPart>()

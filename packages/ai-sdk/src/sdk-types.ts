@@ -18,4 +18,5 @@ export type PlanModeProviderOptions = NonNullable<Parameters<typeof generateText
 export type ModelContent = Awaited<ReturnType<PlanModeLanguageModel['doGenerate']>>['content'][number]
 
 /** One part of a model's `doStream` answer. */
-export type ModelStreamPart = Awaited<ReturnType<PlanModeLanguageModel['doStream']>>['stream'] extends ReadableStream<infer Part> ? Part : never
+export type ModelStreamPart =
+  Awaited<ReturnType<PlanModeLanguageModel['doStream']>>['stream'] extends ReadableStream<infer Part> ? Part : never

@@ -48,7 +48,9 @@ export function prepareStepOf(core: AgentCore, run: TurnRun) {
     if (decision.kind === 'reject') {
       steered.restore(proposed)
       ctx.logger.info(`agent ${agent.id}: step ${step} of turn ${run.turn} rejected: ${decision.reason}`)
-      throw new PlanModeAgentError('REJECTED', `step ${step} of turn ${run.turn} was rejected: ${decision.reason}`, { reason: decision.reason })
+      throw new PlanModeAgentError('REJECTED', `step ${step} of turn ${run.turn} was rejected: ${decision.reason}`, {
+        reason: decision.reason,
+      })
     }
     for (const message of decision.messages) await session.append('user/message', message)
     signal.throwIfAborted()

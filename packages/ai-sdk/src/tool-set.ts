@@ -61,9 +61,12 @@ export function toolSetOf(schemas: readonly ToolSchema[], run: RunCall, gate: Ap
       description: schema.description,
       inputSchema: jsonSchema<unknown>(schema.parameters as JSONSchema7),
       // The SDK asks before it runs the call: an approval request ends the call, the answer comes with the next one.
-      ...(check === undefined ? {} : { needsApproval: (input: unknown, { toolCallId, messages }: ApprovalQuestion) => check(input, { toolCallId, messages }) }),
+      ...(check === undefined
+        ? {}
+        : { needsApproval: (input: unknown, { toolCallId, messages }: ApprovalQuestion) => check(input, { toolCallId, messages }) }),
       execute: (input, options) => run(schema.name, input, options.toolCallId, options.abortSignal),
-      toModelOutput: ({ output }) => (output.isError ? { type: 'error-text', value: resultText(output) } : { type: 'text', value: resultText(output) }),
+      toModelOutput: ({ output }) =>
+        output.isError ? { type: 'error-text', value: resultText(output) } : { type: 'text', value: resultText(output) },
     })
   }
   return set
@@ -77,7 +80,8 @@ export function toolSetOf(schemas: readonly ToolSchema[], run: RunCall, gate: Ap
 export function catalogOf(registry: ToolRegistry | undefined, own: ReadonlyMap<string, OwnTool>): ToolSchema[] {
   const byName = new Map<string, ToolSchema>()
   for (const schema of registry?.schemas() ?? []) byName.set(schema.name, schema)
-  for (const { definition } of own.values()) byName.set(definition.name, { name: definition.name, description: definition.description, parameters: definition.parameters })
+  for (const { definition } of own.values())
+    byName.set(definition.name, { name: definition.name, description: definition.description, parameters: definition.parameters })
   return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 }
 
@@ -110,9 +114,11 @@ export function ownToolsOf(tools: ToolSet, messages: () => ModelMessage[]): Map<
   const own = new Map<string, OwnTool>()
   for (const [name, candidate] of Object.entries(tools)) {
     const sdkTool = candidate as Tool<unknown, unknown>
-    if (sdkTool.type === 'provider') throw new TypeError(`@planmode/ai-sdk: tool "${name}" is provider-defined; only tools with an execute function can be used`)
+    if (sdkTool.type === 'provider')
+      throw new TypeError(`@planmode/ai-sdk: tool "${name}" is provider-defined; only tools with an execute function can be used`)
     const execute = sdkTool.execute
-    if (typeof execute !== 'function') throw new TypeError(`@planmode/ai-sdk: tool "${name}" has no execute function; the adapter runs every tool it sends`)
+    if (typeof execute !== 'function')
+      throw new TypeError(`@planmode/ai-sdk: tool "${name}" has no execute function; the adapter runs every tool it sends`)
     let needsApproval: ApprovalCheck | undefined
     try {
       needsApproval = approvalCheckOf(sdkTool.needsApproval)
@@ -121,14 +127,21 @@ export function ownToolsOf(tools: ToolSet, messages: () => ModelMessage[]): Map<
     }
     const schema = asSchema(sdkTool.inputSchema)
     const parameters = schema.jsonSchema
-    if (isPromiseLike(parameters)) throw new TypeError(`@planmode/ai-sdk: the input schema of tool "${name}" resolves asynchronously; give the tool a JSON Schema (jsonSchema) or a synchronous schema instead`)
+    if (isPromiseLike(parameters))
+      throw new TypeError(
+        `@planmode/ai-sdk: the input schema of tool "${name}" resolves asynchronously; give the tool a JSON Schema (jsonSchema) or a synchronous schema instead`,
+      )
     own.set(name, {
       definition: {
         name,
         description: sdkTool.description ?? '',
         parameters: parameters as JsonSchema,
         async execute(input: unknown, execution: ToolExecution): Promise<unknown> {
-          const output: unknown = await execute(input, { toolCallId: execution.toolCallId, messages: messages(), abortSignal: execution.signal })
+          const output: unknown = await execute(input, {
+            toolCallId: execution.toolCallId,
+            messages: messages(),
+            abortSignal: execution.signal,
+          })
           if (!isAsyncIterable(output)) return output
           let last: unknown
           for await (const part of output) last = part
@@ -138,7 +151,9 @@ export function ownToolsOf(tools: ToolSet, messages: () => ModelMessage[]): Map<
       async validate(input) {
         if (schema.validate === undefined) return { ok: true, value: input }
         const checked = await schema.validate(input)
-        return checked.success ? { ok: true, value: checked.value } : { ok: false, message: `invalid arguments for tool "${name}": ${checked.error.message}` }
+        return checked.success
+          ? { ok: true, value: checked.value }
+          : { ok: false, message: `invalid arguments for tool "${name}": ${checked.error.message}` }
       },
       needsApproval,
     })

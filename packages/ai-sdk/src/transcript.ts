@@ -6,8 +6,14 @@ export const MISSING_TOOL_RESULT = 'Error: no result was logged for this call (t
 
 function toolResultPart(result: TranscriptToolResult): ToolResultPart {
   const { toolCallId, toolName } = result
-  if (result.kind === 'missing') return { type: 'tool-result', toolCallId, toolName, output: { type: 'error-text', value: MISSING_TOOL_RESULT } }
-  return { type: 'tool-result', toolCallId, toolName, output: result.isError ? { type: 'error-text', value: result.text } : { type: 'text', value: result.text } }
+  if (result.kind === 'missing')
+    return { type: 'tool-result', toolCallId, toolName, output: { type: 'error-text', value: MISSING_TOOL_RESULT } }
+  return {
+    type: 'tool-result',
+    toolCallId,
+    toolName,
+    output: result.isError ? { type: 'error-text', value: result.text } : { type: 'text', value: result.text },
+  }
 }
 
 /** One transcript entry as an AI SDK `ModelMessage`: images as image parts. */
@@ -15,13 +21,17 @@ function messageOf(entry: TranscriptEntry): ModelMessage {
   switch (entry.role) {
     case 'user': {
       const content: Exclude<UserModelMessage['content'], string> = entry.content.map((block) =>
-        block.type === 'text' ? { type: 'text', text: block.text } : { type: 'image', image: block.attachment.data, mediaType: block.attachment.mediaType },
+        block.type === 'text'
+          ? { type: 'text', text: block.text }
+          : { type: 'image', image: block.attachment.data, mediaType: block.attachment.mediaType },
       )
       return { role: 'user', content }
     }
     case 'assistant': {
       const content: Exclude<AssistantModelMessage['content'], string> = entry.content.map((block) =>
-        block.type === 'text' ? { type: 'text', text: block.text } : { type: 'tool-call', toolCallId: block.toolCallId, toolName: block.toolName, input: block.input },
+        block.type === 'text'
+          ? { type: 'text', text: block.text }
+          : { type: 'tool-call', toolCallId: block.toolCallId, toolName: block.toolName, input: block.input },
       )
       return { role: 'assistant', content }
     }

@@ -1,4 +1,12 @@
-import { closeInterruptedTurn, nextTurn, openTurnOf, type ToolResult, type ToolSchema, type TurnEndReason, type UserMessage } from '@planmode/seams'
+import {
+  closeInterruptedTurn,
+  nextTurn,
+  openTurnOf,
+  type ToolResult,
+  type ToolSchema,
+  type TurnEndReason,
+  type UserMessage,
+} from '@planmode/seams'
 import type { ToolModelMessage, ToolSet } from 'ai'
 import { abortError, freshSessions, runningOn, type AgentCore, type FreshHandoff } from './agent-core.js'
 import { approvalAnswersOf, deniedResult, isToolMessage, pendingApprovals, type PlanModeApprovalResponse } from './approvals.js'
@@ -85,7 +93,13 @@ export function failRun(core: AgentCore, run: TurnRun, error: unknown): void {
 }
 
 /** Logs one call's `tool/result` (its value only when JSON can hold it) and marks the call answered. */
-export async function logToolResult(core: AgentCore, run: TurnRun, toolCallId: string, toolName: string, result: ToolResult): Promise<void> {
+export async function logToolResult(
+  core: AgentCore,
+  run: TurnRun,
+  toolCallId: string,
+  toolName: string,
+  result: ToolResult,
+): Promise<void> {
   run.unanswered.delete(toolCallId)
   const value = result.isError ? undefined : jsonValue(result.value)
   await core.session.append('tool/result', {
@@ -129,7 +143,10 @@ export async function openTurn(core: AgentCore, sent: TurnPrompt | undefined, ou
   const prompt = isToolMessage(sent) ? undefined : sent
   const initial = transcriptMessages(session.events)
   if (prompt === undefined && answers.size === 0 && core.steered.size === 0 && initial.length === 0 && !freshSessions.has(session)) {
-    throw new PlanModeAgentError('NOTHING_TO_SEND', `agent ${agent.id}: nothing to send (no prompt, no queued message, an empty transcript)`)
+    throw new PlanModeAgentError(
+      'NOTHING_TO_SEND',
+      `agent ${agent.id}: nothing to send (no prompt, no queued message, an empty transcript)`,
+    )
   }
   const controller = new AbortController()
   let unlink = (): void => {}
@@ -181,9 +198,14 @@ export async function openTurn(core: AgentCore, sent: TurnPrompt | undefined, ou
     // A turn the log leaves open, no agent of this process running it (checked above): a dead process's.
     // Closed as the store closes one at open (one implementation, in the seams): step/end, turn/end interrupted.
     // Only with a turn open: an open question with none is this process's own (the store settled the dead ones at open).
-    if (openTurnOf(session.events) !== undefined) await closeInterruptedTurn(session, (message) => ctx.logger.warn(`agent ${agent.id}: ${message}`))
+    if (openTurnOf(session.events) !== undefined)
+      await closeInterruptedTurn(session, (message) => ctx.logger.warn(`agent ${agent.id}: ${message}`))
     run.turn = nextTurn(session.events)
-    run.toolSet = toolSetOf(schemas, (name, input, toolCallId, signal) => runToolCall(core, run, name, input, toolCallId, signal), approvalGate(core, run))
+    run.toolSet = toolSetOf(
+      schemas,
+      (name, input, toolCallId, signal) => runToolCall(core, run, name, input, toolCallId, signal),
+      approvalGate(core, run),
+    )
     await session.append('turn/start', { turn: run.turn })
     started = true
     freshSessions.delete(session)
@@ -236,7 +258,14 @@ export async function openTurn(core: AgentCore, sent: TurnPrompt | undefined, ou
  * unless the turn's end already answered the call. A refused `tool/result`
  * fails the turn ({@link failRun}).
  */
-function runToolCall(core: AgentCore, run: TurnRun, name: string, input: unknown, toolCallId: string, signal: AbortSignal | undefined): Promise<ToolResult> {
+function runToolCall(
+  core: AgentCore,
+  run: TurnRun,
+  name: string,
+  input: unknown,
+  toolCallId: string,
+  signal: AbortSignal | undefined,
+): Promise<ToolResult> {
   const next = run.chain.then(async () => {
     const execution = { agent: core.agent, signal: signal ?? run.controller.signal, toolCallId }
     const own = core.ownTools.get(name)
@@ -248,10 +277,10 @@ function runToolCall(core: AgentCore, run: TurnRun, name: string, input: unknown
       : decided !== undefined
         ? decided
         : own !== undefined
-        ? await executeOwnTool(core.ctx, own, input, execution)
-        : registry !== undefined
-          ? await registry.execute(name, input, execution)
-          : failed(`unknown tool "${name}"`)
+          ? await executeOwnTool(core.ctx, own, input, execution)
+          : registry !== undefined
+            ? await registry.execute(name, input, execution)
+            : failed(`unknown tool "${name}"`)
     const answeredByEnd = run.ending !== undefined && !run.unanswered.has(toolCallId)
     if (!answeredByEnd) {
       try {
@@ -295,7 +324,11 @@ function approvalGate(core: AgentCore, run: TurnRun): ApprovalGate {
         return false
       }
       if (!needed) return false
-      const admission = await admitOwnTool(core.ctx, own, input, { agent: core.agent, signal: run.controller.signal, toolCallId: question.toolCallId })
+      const admission = await admitOwnTool(core.ctx, own, input, {
+        agent: core.agent,
+        signal: run.controller.signal,
+        toolCallId: question.toolCallId,
+      })
       if (admission.kind === 'run') return true
       run.decided.set(question.toolCallId, admission.result)
       return false
@@ -328,7 +361,9 @@ export function endTurn(core: AgentCore, run: TurnRun, outcome: TurnOutcome): Pr
         for (const [toolCallId, toolName] of [...run.unanswered]) {
           // A call whose own result was logged while this loop awaited is answered already.
           if (!run.unanswered.has(toolCallId)) continue
-          await attempt('a tool result', () => logToolResult(core, run, toolCallId, toolName, failed('the turn ended before this call ran')))
+          await attempt('a tool result', () =>
+            logToolResult(core, run, toolCallId, toolName, failed('the turn ended before this call ran')),
+          )
         }
         await attempt('step/end', () => session.append('step/end', { turn: run.turn, step }))
       }
@@ -336,7 +371,9 @@ export function endTurn(core: AgentCore, run: TurnRun, outcome: TurnOutcome): Pr
       // past its turn: the model reads them at the next call.
       for (const message of core.steered.take()) await attempt('a steered message', () => session.append('user/message', message))
       const { reason, error } = outcome
-      await attempt('turn/end', () => session.append('turn/end', error === undefined ? { turn: run.turn, reason } : { turn: run.turn, reason, error }))
+      await attempt('turn/end', () =>
+        session.append('turn/end', error === undefined ? { turn: run.turn, reason } : { turn: run.turn, reason, error }),
+      )
       // SPEC §18: the fresh sessions of the turn's handoffs exist, their first turns started, before the call returns.
       if (run.freshes.length > 0) await core.startFresh(run.freshes.splice(0))
     } finally {

@@ -25,8 +25,20 @@ describe('several agents on one context', () => {
     const modelA = scriptedMock([{ calls: [{ name: 'a_tool', input: {} }] }, { text: 'A done.' }])
     const modelB = scriptedMock([{ calls: [{ name: 'a_tool', input: {} }] }, { text: 'B done.' }])
     const modelC = scriptedMock([{ text: 'C done.' }])
-    const a = createPlanModeAgent({ ctx: host.ctx, session: await host.session(), model: modelA, system: 'You are A.', tools: { a_tool: answering('A', calls) } })
-    const b = createPlanModeAgent({ ctx: host.ctx, session: await host.session(), model: modelB, system: 'You are B.', tools: { a_tool: answering('B', calls) } })
+    const a = createPlanModeAgent({
+      ctx: host.ctx,
+      session: await host.session(),
+      model: modelA,
+      system: 'You are A.',
+      tools: { a_tool: answering('A', calls) },
+    })
+    const b = createPlanModeAgent({
+      ctx: host.ctx,
+      session: await host.session(),
+      model: modelB,
+      system: 'You are B.',
+      tools: { a_tool: answering('B', calls) },
+    })
     const c = createPlanModeAgent({ ctx: host.ctx, session: await host.session(), model: modelC })
 
     await a.generate('Go, A.')
@@ -40,8 +52,15 @@ describe('several agents on one context', () => {
     expect(toolNames(modelC.requests[0]!)).toEqual(['enter_plan_mode', 'exit_plan_mode'])
     // Each call ran the agent's own tool, and the header of each agent lists its own catalog.
     expect(calls).toEqual(['A', 'B'])
-    expect(eventsOf(b.agent.session, 'tool/result')[0]!.data).toMatchObject({ toolName: 'a_tool', isError: false, content: [{ type: 'text', text: 'B' }] })
-    expect(eventsOf(c.agent.session, 'request/header')[0]!.data.tools.map((schema) => schema.name)).toEqual(['enter_plan_mode', 'exit_plan_mode'])
+    expect(eventsOf(b.agent.session, 'tool/result')[0]!.data).toMatchObject({
+      toolName: 'a_tool',
+      isError: false,
+      content: [{ type: 'text', text: 'B' }],
+    })
+    expect(eventsOf(c.agent.session, 'request/header')[0]!.data.tools.map((schema) => schema.name)).toEqual([
+      'enter_plan_mode',
+      'exit_plan_mode',
+    ])
     // The registry holds none of them; the sections are per agent and render only for their agent.
     expect(host.ctx.require('tools').get('a_tool')).toBeUndefined()
     const assembly = host.ctx.require('systemPrompt').assemble({ agent: c.agent })
@@ -50,7 +69,12 @@ describe('several agents on one context', () => {
       expect.arrayContaining([`ai-sdk:system:${a.agent.id}`, `ai-sdk:system:${b.agent.id}`]),
     )
     a.dispose()
-    expect(host.ctx.require('systemPrompt').assemble({}).sections.map((section) => section.name)).not.toContain(`ai-sdk:system:${a.agent.id}`)
+    expect(
+      host.ctx
+        .require('systemPrompt')
+        .assemble({})
+        .sections.map((section) => section.name),
+    ).not.toContain(`ai-sdk:system:${a.agent.id}`)
   })
 
   it('an own tool goes through tool/execute like a registry tool: refused, a throwing listener and a throwing tool fail the call', async () => {
@@ -79,7 +103,11 @@ describe('several agents on one context', () => {
     ])
     const planner = createPlanModeAgent({ ctx: host.ctx, session, model, tools: { fragile } })
     await planner.generate('Go.')
-    expect(eventsOf(session, 'tool/result').map((event) => event.data.content[0]!.text)).toEqual(['Error: not today', 'Error: listener broke', 'Error: tool broke'])
+    expect(eventsOf(session, 'tool/result').map((event) => event.data.content[0]!.text)).toEqual([
+      'Error: not today',
+      'Error: listener broke',
+      'Error: tool broke',
+    ])
     expect(host.logger.lines.some((line) => line.level === 'error' && line.message.includes('a tool/execute listener threw'))).toBe(true)
   })
 
@@ -102,8 +130,13 @@ describe('several agents on one context', () => {
     await planning.command('/plan')
     await planning.generate('Edit.')
     await coding.generate('Edit.')
-    expect(eventsOf(planning.agent.session, 'tool/result')[0]!.data.content[0]!.text).toMatch(/^Error: edit is not available in plan mode\./)
-    expect(eventsOf(coding.agent.session, 'tool/result')[0]!.data).toMatchObject({ isError: false, content: [{ type: 'text', text: 'edited' }] })
+    expect(eventsOf(planning.agent.session, 'tool/result')[0]!.data.content[0]!.text).toMatch(
+      /^Error: edit is not available in plan mode\./,
+    )
+    expect(eventsOf(coding.agent.session, 'tool/result')[0]!.data).toMatchObject({
+      isError: false,
+      content: [{ type: 'text', text: 'edited' }],
+    })
     expect(calls).toEqual(['edited'])
   })
 
@@ -111,7 +144,11 @@ describe('several agents on one context', () => {
     const host = compose()
     const session = await host.session()
     const gate = deferred()
-    const first = createPlanModeAgent({ ctx: host.ctx, session, model: scriptedMock([async () => (await gate.promise, { text: 'first' })]) })
+    const first = createPlanModeAgent({
+      ctx: host.ctx,
+      session,
+      model: scriptedMock([async () => (await gate.promise, { text: 'first' })]),
+    })
     const second = createPlanModeAgent({ ctx: host.ctx, session, model: scriptedMock([{ text: 'second' }]), id: 'second' })
     // The first call claims the session before its first await.
     const running = first.generate('One.')
@@ -182,7 +219,12 @@ describe('several agents on one context', () => {
     // Provided again: the plan layers' tools and section, and the agent's own section, are back.
     expect(systemOf(three!)).toBe(`Base.\n\n${SECTION}`)
     expect(toolNames(three!)).toEqual(['enter_plan_mode', 'exit_plan_mode', 'mine'])
-    expect(host.ctx.require('systemPrompt').assemble({}).sections.map((section) => section.name)).toContain(`ai-sdk:system:${planner.agent.id}`)
+    expect(
+      host.ctx
+        .require('systemPrompt')
+        .assemble({})
+        .sections.map((section) => section.name),
+    ).toContain(`ai-sdk:system:${planner.agent.id}`)
   })
 
   it('the agent has a `disposed` getter: a child whose owner was disposed may put its plan to the user', async () => {
@@ -200,4 +242,3 @@ describe('several agents on one context', () => {
     expect(eventsOf(session, 'tool/result')[0]!.data).toMatchObject({ isError: false, value: { approved: true } })
   })
 })
-

@@ -9,7 +9,11 @@ const wanted = Number(process.env.PLANMODE_AI_MAJOR ?? '6')
 const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } }
 
 /** The mock model of the newest language-model specification the installed `ai` ships: v4 with `ai` 7, v3 with `ai` 6. */
-type MockClass = new (options: { provider: string; modelId: string; doGenerate: readonly unknown[] }) => PlanModeLanguageModel & { doGenerateCalls: { prompt: { role: string; content: unknown }[] }[] }
+type MockClass = new (options: {
+  provider: string
+  modelId: string
+  doGenerate: readonly unknown[]
+}) => PlanModeLanguageModel & { doGenerateCalls: { prompt: { role: string; content: unknown }[] }[] }
 const newest = ('MockLanguageModelV4' in aiTest ? aiTest.MockLanguageModelV4 : aiTest.MockLanguageModelV3) as unknown as MockClass
 
 describe('the AI SDK major this run tests against', () => {
@@ -23,7 +27,12 @@ describe('the AI SDK major this run tests against', () => {
       provider: 'newest',
       modelId: 'planner',
       doGenerate: [
-        { content: [{ type: 'tool-call', toolCallId: 'call-1', toolName: 'exit_plan_mode', input: JSON.stringify({ plan: PLAN }) }], finishReason: { unified: 'tool-calls', raw: undefined }, usage, warnings: [] },
+        {
+          content: [{ type: 'tool-call', toolCallId: 'call-1', toolName: 'exit_plan_mode', input: JSON.stringify({ plan: PLAN }) }],
+          finishReason: { unified: 'tool-calls', raw: undefined },
+          usage,
+          warnings: [],
+        },
         { content: [{ type: 'text', text: 'Carried out.' }], finishReason: { unified: 'stop', raw: undefined }, usage, warnings: [] },
       ],
     })
@@ -33,7 +42,9 @@ describe('the AI SDK major this run tests against', () => {
     const planner = createPlanModeAgent({ ctx: host.ctx, session, model, models: { same: model } })
     await planner.command('/plan')
     expect((await planner.generate('Add a --verbose flag.')).text).toBe('Carried out.')
-    const systems = model.doGenerateCalls.map((call) => call.prompt.filter((message) => message.role === 'system').map((message) => message.content))
+    const systems = model.doGenerateCalls.map((call) =>
+      call.prompt.filter((message) => message.role === 'system').map((message) => message.content),
+    )
     expect(systems).toEqual([[SECTION], []])
     expect(eventsOf(session, 'request/header')[0]?.data.model).toBe('newest:planner')
     expect(host.ctx.require('planMode').get(planner.agent)).toEqual({ active: false })

@@ -48,7 +48,8 @@ function toolResultsOf(request: LanguageModelV3CallOptions): Record<string, stri
   for (const message of request.prompt) {
     if (message.role !== 'tool') continue
     for (const part of message.content) {
-      if (part.type === 'tool-result' && (part.output.type === 'text' || part.output.type === 'error-text')) results[part.toolCallId] = `${part.output.type}: ${part.output.value}`
+      if (part.type === 'tool-result' && (part.output.type === 'text' || part.output.type === 'error-text'))
+        results[part.toolCallId] = `${part.output.type}: ${part.output.value}`
     }
   }
   return results
@@ -75,15 +76,26 @@ describe("the SDK's tool approval (needsApproval) through the adapter", () => {
     expect(types(session).slice(-4)).toEqual(['assistant/message', 'ai-sdk/approval-request', 'step/end', 'turn/end'])
     expect(eventsOf(session, 'turn/end').at(-1)?.data.reason).toBe('completed')
     expect(eventsOf(session, 'tool/result')).toEqual([])
-    expect(pendingApprovals(session.events)).toEqual([{ approvalId: request!.approvalId, toolCallId: 'call-1-1', toolName: 'write_file', input: { path: 'cli.ts' } }])
+    expect(pendingApprovals(session.events)).toEqual([
+      { approvalId: request!.approvalId, toolCallId: 'call-1-1', toolName: 'write_file', input: { path: 'cli.ts' } },
+    ])
 
     const second = await planner.generate(answer({ approvalId: request!.approvalId, approved: true }))
     expect(second.text).toBe('Written.')
     expect(writes).toEqual(['cli.ts'])
     const start = indexOf(session, (event) => event.type === 'turn/start' && event.data.turn === 2)
     expect(types(session).slice(start, start + 4)).toEqual(['turn/start', 'ai-sdk/approval-response', 'tool/result', 'step/start'])
-    expect(eventsOf(session, 'ai-sdk/approval-response')[0]?.data).toEqual({ approvalId: request!.approvalId, toolCallId: 'call-1-1', approved: true, answered: true })
-    expect(eventsOf(session, 'tool/result')[0]?.data).toMatchObject({ toolCallId: 'call-1-1', isError: false, content: [{ type: 'text', text: 'wrote cli.ts' }] })
+    expect(eventsOf(session, 'ai-sdk/approval-response')[0]?.data).toEqual({
+      approvalId: request!.approvalId,
+      toolCallId: 'call-1-1',
+      approved: true,
+      answered: true,
+    })
+    expect(eventsOf(session, 'tool/result')[0]?.data).toMatchObject({
+      toolCallId: 'call-1-1',
+      isError: false,
+      content: [{ type: 'text', text: 'wrote cli.ts' }],
+    })
     // The model reads the call's result, after its call, as for any call.
     expect(toolResultsOf(model.requests[1]!)).toEqual({ 'call-1-1': 'text: wrote cli.ts' })
     expect(pendingApprovals(session.events)).toEqual([])
@@ -107,7 +119,9 @@ describe("the SDK's tool approval (needsApproval) through the adapter", () => {
     await planner.generate('Write b.ts.')
     await planner.generate('Never mind, tell me about the tests.')
     expect(writes).toEqual([])
-    expect(eventsOf(session, 'ai-sdk/approval-response').map((event) => [event.data.approved, event.data.answered, event.data.reason])).toEqual([
+    expect(
+      eventsOf(session, 'ai-sdk/approval-response').map((event) => [event.data.approved, event.data.answered, event.data.reason]),
+    ).toEqual([
       [false, true, 'not now'],
       [false, false, undefined],
     ])
@@ -118,12 +132,20 @@ describe("the SDK's tool approval (needsApproval) through the adapter", () => {
     const host = compose()
     const session = await host.session()
     const { write_file } = writeTool()
-    const planner = createPlanModeAgent({ ctx: host.ctx, session, model: scriptedMock([{ calls: [{ name: 'write_file', input: { path: 'a.ts' } }] }]), tools: { write_file } })
+    const planner = createPlanModeAgent({
+      ctx: host.ctx,
+      session,
+      model: scriptedMock([{ calls: [{ name: 'write_file', input: { path: 'a.ts' } }] }]),
+      tools: { write_file },
+    })
     await planner.generate('Write a.ts.')
     const before = session.events.length
     const refused = await planner.generate(answer({ approvalId: 'forged', approved: true })).catch((error: unknown) => error)
     expect(PlanModeAgentError.isInstance(refused) && refused.code).toBe('UNKNOWN_APPROVAL')
-    const result: ToolModelMessage = { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call-1-1', toolName: 'write_file', output: { type: 'text', value: 'x' } }] }
+    const result: ToolModelMessage = {
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId: 'call-1-1', toolName: 'write_file', output: { type: 'text', value: 'x' } }],
+    }
     await expect(planner.generate(result)).rejects.toThrow(TypeError)
     expect(session.events.length).toBe(before)
     expect(pendingApprovals(session.events)).toHaveLength(1)
@@ -158,7 +180,9 @@ describe("the SDK's tool approval (needsApproval) through the adapter", () => {
     const results = eventsOf(session, 'tool/result').map((event) => event.data)
     expect(results[0]).toMatchObject({ toolCallId: 'call-1-1', isError: true, content: [{ type: 'text', text: GUARD_REFUSAL }] })
     expect(eventsOf(session, 'ai-sdk/approval-request').map((event) => event.data.toolCallId)).toEqual(['call-3-1'])
-    expect(result.content.filter((part) => part.type === 'tool-approval-request').map((part) => part.toolCall.toolCallId)).toEqual(['call-3-1'])
+    expect(result.content.filter((part) => part.type === 'tool-approval-request').map((part) => part.toolCall.toolCallId)).toEqual([
+      'call-3-1',
+    ])
     expect(writes).toEqual([])
   })
 
@@ -202,9 +226,13 @@ describe("the SDK's tool approval (needsApproval) through the adapter", () => {
     expect(first).toContain('tool-approval-request')
     await planner.idle()
     const parts: { type: string; toolCallId?: string; output?: unknown }[] = []
-    for await (const part of (await planner.stream(answer({ approvalId: approvalIdOf(session), approved: true }))).fullStream) parts.push(part as (typeof parts)[number])
+    for await (const part of (await planner.stream(answer({ approvalId: approvalIdOf(session), approved: true }))).fullStream)
+      parts.push(part as (typeof parts)[number])
     expect(parts.slice(0, 2).map((part) => part.type)).toEqual(['start', 'tool-result'])
-    expect(parts[1]).toMatchObject({ toolCallId: 'call-1-1', output: { isError: false, content: [{ type: 'text', text: 'wrote cli.ts' }] } })
+    expect(parts[1]).toMatchObject({
+      toolCallId: 'call-1-1',
+      output: { isError: false, content: [{ type: 'text', text: 'wrote cli.ts' }] },
+    })
     await planner.idle()
     expect(writes).toEqual(['cli.ts'])
   })
@@ -215,9 +243,12 @@ describe("the SDK's tool approval (needsApproval) through the adapter", () => {
     const a = compose({ dir })
     const sessionA = await a.session('s1')
     const first = writeTool()
-    await createPlanModeAgent({ ctx: a.ctx, session: sessionA, model: scriptedMock([{ calls: [{ name: 'write_file', input: { path: 'cli.ts' } }] }]), tools: { write_file: first.write_file } }).generate(
-      'Write cli.ts.',
-    )
+    await createPlanModeAgent({
+      ctx: a.ctx,
+      session: sessionA,
+      model: scriptedMock([{ calls: [{ name: 'write_file', input: { path: 'cli.ts' } }] }]),
+      tools: { write_file: first.write_file },
+    }).generate('Write cli.ts.')
     a.ctx.dispose()
 
     const b = compose({ dir })
@@ -226,7 +257,9 @@ describe("the SDK's tool approval (needsApproval) through the adapter", () => {
     expect(waiting).toMatchObject({ toolName: 'write_file', input: { path: 'cli.ts' } })
     const second = writeTool()
     const model = scriptedMock([{ text: 'Written.' }])
-    await createPlanModeAgent({ ctx: b.ctx, session: sessionB, model, tools: { write_file: second.write_file } }).generate(answer({ approvalId: waiting!.approvalId, approved: true }))
+    await createPlanModeAgent({ ctx: b.ctx, session: sessionB, model, tools: { write_file: second.write_file } }).generate(
+      answer({ approvalId: waiting!.approvalId, approved: true }),
+    )
     expect(second.writes).toEqual(['cli.ts'])
     expect(toolResultsOf(model.requests[0]!)).toEqual({ [waiting!.toolCallId]: 'text: wrote cli.ts' })
     b.ctx.dispose()

@@ -4,8 +4,21 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { aiSdkHostFactory, type AiSdkConformanceOptions, type AiSdkConformanceSetup } from '@planmode/ai-sdk/conformance'
 import { Context } from '@planmode/context'
-import { commandsPlugin, sessionProjectionsPlugin, sessionStorePlugin, systemPromptPlugin, toolsPlugin, userQuestionsPlugin } from '@planmode/host'
-import { createConformanceModel, describeHostConformance, HostConformanceError, hostConformanceCases, type HostConformanceCase } from '@planmode/host-conformance'
+import {
+  commandsPlugin,
+  sessionProjectionsPlugin,
+  sessionStorePlugin,
+  systemPromptPlugin,
+  toolsPlugin,
+  userQuestionsPlugin,
+} from '@planmode/host'
+import {
+  createConformanceModel,
+  describeHostConformance,
+  HostConformanceError,
+  hostConformanceCases,
+  type HostConformanceCase,
+} from '@planmode/host-conformance'
 import { isInterruptedTurnEnd, type SessionEventMap } from '@planmode/seams'
 import { jsonSchema, tool } from 'ai'
 
@@ -15,7 +28,8 @@ const quiet = { debug() {}, info() {}, warn() {}, error() {} }
 function hostSetup(record: string[] = []): (environment: { readonly dir: string }) => AiSdkConformanceSetup {
   return ({ dir }) => {
     const context = new Context({ logger: quiet })
-    for (const runtime of [toolsPlugin, systemPromptPlugin, commandsPlugin, userQuestionsPlugin, sessionProjectionsPlugin]) context.plugin(runtime)
+    for (const runtime of [toolsPlugin, systemPromptPlugin, commandsPlugin, userQuestionsPlugin, sessionProjectionsPlugin])
+      context.plugin(runtime)
     context.plugin(sessionStorePlugin, { dir })
     const sessions = context.require('sessions')
     return {
@@ -32,7 +46,14 @@ function hostSetup(record: string[] = []): (environment: { readonly dir: string 
 
 /** Runs cases, and returns the error of each one that failed. */
 async function failures(cases: readonly HostConformanceCase[]): Promise<unknown[]> {
-  const results = await Promise.all(cases.map((check) => check.run().then(() => undefined, (error: unknown) => error)))
+  const results = await Promise.all(
+    cases.map((check) =>
+      check.run().then(
+        () => undefined,
+        (error: unknown) => error,
+      ),
+    ),
+  )
   return results.filter((result) => result !== undefined)
 }
 
@@ -53,7 +74,13 @@ describeHostConformance(
     setup: hostSetup(),
     agent: {
       system: 'You are a careful coding agent.',
-      tools: { list_files: tool({ description: 'Lists the files.', inputSchema: jsonSchema<Record<string, never>>({ type: 'object', properties: {} }), execute: async () => 'a.ts' }) },
+      tools: {
+        list_files: tool({
+          description: 'Lists the files.',
+          inputSchema: jsonSchema<Record<string, never>>({ type: 'object', properties: {} }),
+          execute: async () => 'a.ts',
+        }),
+      },
       maxSteps: 10,
     },
   }),
@@ -117,8 +144,13 @@ describe('aiSdkHostFactory', () => {
     const second = await factory({ model, models: {}, dir })
     const reopened = await second.openAgent!(agent.session.id)
     await second.prompt(reopened, 'continue')
-    const ends = reopened.session.events.filter((event) => event.type === 'turn/end').map((event) => event.data as SessionEventMap['turn/end'])
-    expect(ends).toEqual([{ turn: 1, reason: 'interrupted' }, { turn: 2, reason: 'completed' }])
+    const ends = reopened.session.events
+      .filter((event) => event.type === 'turn/end')
+      .map((event) => event.data as SessionEventMap['turn/end'])
+    expect(ends).toEqual([
+      { turn: 1, reason: 'interrupted' },
+      { turn: 2, reason: 'completed' },
+    ])
     expect(isInterruptedTurnEnd(ends[0]!)).toBe(true)
     await second.close?.()
   })
@@ -147,7 +179,10 @@ describe('aiSdkHostFactory', () => {
         },
       }),
     ).filter((candidate) => candidate.duty === 'services')
-    const error = await check!.run().then(() => undefined, (caught: unknown) => caught)
+    const error = await check!.run().then(
+      () => undefined,
+      (caught: unknown) => caught,
+    )
     expect(HostConformanceError.isInstance(error)).toBe(true)
     expect((error as HostConformanceError).message).toMatch(/^duty "services": the host factory threw/)
     expect((error as HostConformanceError).cause).toBe(broken)

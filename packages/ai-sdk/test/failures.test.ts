@@ -50,7 +50,11 @@ describe('failure paths', () => {
     const failure = await planner.generate('Go.').catch((error: unknown) => error)
 
     expect(PlanModeAgentError.isInstance(failure)).toBe(true)
-    expect(failure).toMatchObject({ code: 'REJECTED', reason: 'budget exhausted', message: 'step 2 of turn 1 was rejected: budget exhausted' })
+    expect(failure).toMatchObject({
+      code: 'REJECTED',
+      reason: 'budget exhausted',
+      message: 'step 2 of turn 1 was rejected: budget exhausted',
+    })
     expect(eventsOf(session, 'turn/end')[0]!.data).toEqual({ turn: 1, reason: 'rejected' })
     expect(eventsOf(session, 'step/start')).toHaveLength(1)
     expect(types(session).slice(-2)).toEqual(['user/message', 'turn/end'])
@@ -99,11 +103,18 @@ describe('failure paths', () => {
     const started = deferred()
     let reason: unknown
     host.ctx.require('tools').register(
-      waitTool(() => started.resolve(), (signal) => {
-        reason = signal.reason
-      }),
+      waitTool(
+        () => started.resolve(),
+        (signal) => {
+          reason = signal.reason
+        },
+      ),
     )
-    const second = createPlanModeAgent({ ctx: host.ctx, session: await host.session(), model: scriptedMock([{ calls: [{ name: 'wait', input: {} }] }]) })
+    const second = createPlanModeAgent({
+      ctx: host.ctx,
+      session: await host.session(),
+      model: scriptedMock([{ calls: [{ name: 'wait', input: {} }] }]),
+    })
     const running = second.generate('Wait.').catch((error: unknown) => error)
     await started.promise
     await second.cancel()
@@ -112,7 +123,11 @@ describe('failure paths', () => {
     expect(reason).toBeInstanceOf(DOMException)
     expect(reason).toMatchObject({ name: 'AbortError', message: 'the turn was cancelled' })
     const log = second.agent.session
-    expect(eventsOf(log, 'tool/result')[0]!.data).toMatchObject({ toolName: 'wait', isError: true, content: [{ type: 'text', text: 'Error: stopped' }] })
+    expect(eventsOf(log, 'tool/result')[0]!.data).toMatchObject({
+      toolName: 'wait',
+      isError: true,
+      content: [{ type: 'text', text: 'Error: stopped' }],
+    })
     expect(types(log).slice(-2)).toEqual(['step/end', 'turn/end'])
     expect(eventsOf(log, 'turn/end')[0]!.data).toEqual({ turn: 1, reason: 'cancelled' })
     await second.cancel() // idle: nothing to cancel
@@ -122,7 +137,9 @@ describe('failure paths', () => {
     const host = compose()
     const session = await host.session()
     let refuse = true
-    host.ctx.require('sessionInvariants').register('test', (event) => (refuse && event.type === 'request/header' ? 'no headers today' : undefined))
+    host.ctx
+      .require('sessionInvariants')
+      .register('test', (event) => (refuse && event.type === 'request/header' ? 'no headers today' : undefined))
     const model = scriptedMock([{ text: 'ok' }])
     const planner = createPlanModeAgent({ ctx: host.ctx, session, model })
     await expect(planner.generate('Go.')).rejects.toThrow(/no headers today/)
@@ -160,12 +177,19 @@ describe('failure paths', () => {
     expect(() => createPlanModeAgent({ ctx, session, model, maxSteps: 0 })).toThrow('maxSteps must be a positive integer, got 0')
     const ok = tool({ description: 'Fine.', inputSchema: jsonSchema({ type: 'object', properties: {} }), execute: async () => 'ok' })
     // needsApproval is a boolean or a function, as the SDK types it; anything else cannot be asked.
-    const odd = { ...tool({ description: 'Odd.', inputSchema: ok.inputSchema, execute: async () => 'x' }), needsApproval: 'yes' } as unknown as typeof ok
-    expect(() => createPlanModeAgent({ ctx, session, model, tools: { ok, odd } })).toThrow('tool "odd": needsApproval must be a boolean or a function, got string')
-    expect(() => createPlanModeAgent({ ctx, session, model, tools: { client: tool({ description: 'Client side.', inputSchema: ok.inputSchema }) } })).toThrow(
-      'tool "client" has no execute function',
+    const odd = {
+      ...tool({ description: 'Odd.', inputSchema: ok.inputSchema, execute: async () => 'x' }),
+      needsApproval: 'yes',
+    } as unknown as typeof ok
+    expect(() => createPlanModeAgent({ ctx, session, model, tools: { ok, odd } })).toThrow(
+      'tool "odd": needsApproval must be a boolean or a function, got string',
     )
-    expect(() => createPlanModeAgent({ ctx, session, model, tools: { exit_plan_mode: ok } })).toThrow('tool "exit_plan_mode" is already registered in the tools registry')
+    expect(() =>
+      createPlanModeAgent({ ctx, session, model, tools: { client: tool({ description: 'Client side.', inputSchema: ok.inputSchema }) } }),
+    ).toThrow('tool "client" has no execute function')
+    expect(() => createPlanModeAgent({ ctx, session, model, tools: { exit_plan_mode: ok } })).toThrow(
+      'tool "exit_plan_mode" is already registered in the tools registry',
+    )
     const first = createPlanModeAgent({ ctx, session, model, system: 'One.', tools: { ok } })
     // Two agents with the same id (the default: one per session) cannot both have a `system` section.
     expect(() => createPlanModeAgent({ ctx, session, model, system: 'Two.' })).toThrow(
@@ -198,7 +222,9 @@ describe('failure paths', () => {
   it('a tool removed during a call is left out of its next step, and the header says the catalog changed', async () => {
     const host = compose()
     const session = await host.session()
-    const remove = host.ctx.require('tools').register({ name: 'noop', description: 'Does nothing.', parameters: { type: 'object', properties: {} }, execute: () => 'ok' })
+    const remove = host.ctx
+      .require('tools')
+      .register({ name: 'noop', description: 'Does nothing.', parameters: { type: 'object', properties: {} }, execute: () => 'ok' })
     const model = scriptedMock([
       () => {
         remove()
@@ -210,7 +236,10 @@ describe('failure paths', () => {
     await planner.generate('Go.')
     expect(toolNames(model.requests[0]!)).toEqual(['enter_plan_mode', 'exit_plan_mode', 'noop'])
     expect(toolNames(model.requests[1]!)).toEqual(['enter_plan_mode', 'exit_plan_mode'])
-    expect(eventsOf(session, 'tool/result')[0]!.data).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Error: unknown tool "noop"' }] })
+    expect(eventsOf(session, 'tool/result')[0]!.data).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: 'Error: unknown tool "noop"' }],
+    })
     expect(eventsOf(session, 'request/header').map((event) => event.data.reason)).toEqual(['initial', 'change'])
   })
 
@@ -238,7 +267,10 @@ describe('failure paths', () => {
     const host = compose({ answers: [[{ id: 'plan-review', selected: ['Approve'] }]] })
     const parent = createPlanModeAgent({ ctx: host.ctx, session: await host.session(), model: scriptedMock([]) })
     const session = await host.session()
-    const model = scriptedMock([{ calls: [{ name: 'exit_plan_mode', input: { plan: PLAN } }] }, { text: 'I will report the plan instead.' }])
+    const model = scriptedMock([
+      { calls: [{ name: 'exit_plan_mode', input: { plan: PLAN } }] },
+      { text: 'I will report the plan instead.' },
+    ])
     const child = createPlanModeAgent({ ctx: host.ctx, session, model, owner: parent.agent, id: 'child' })
     expect(child.agent.owner).toBe(parent.agent)
     await host.ctx.require('planMode').set(child.agent, true)

@@ -39,7 +39,11 @@ describe('generate (generateText with the AI SDK mock model)', () => {
     const header = eventsOf(session, 'request/header')[0]!.data
     expect(header).toMatchObject({ reason: 'initial', turn: 1, step: 1, model: 'mock:scripted', system: systemOf(request) })
     expect(header.tools.map((tool) => tool.name)).toEqual(['enter_plan_mode', 'exit_plan_mode'])
-    expect(eventsOf(session, 'assistant/message')[0]!.data).toEqual({ content: [{ type: 'text', text: 'I will explore first.' }], turn: 1, step: 1 })
+    expect(eventsOf(session, 'assistant/message')[0]!.data).toEqual({
+      content: [{ type: 'text', text: 'I will explore first.' }],
+      turn: 1,
+      step: 1,
+    })
     expect(eventsOf(session, 'turn/end')[0]!.data).toEqual({ turn: 1, reason: 'completed' })
     expect(host.ctx.require('planMode').get(planner.agent)).toEqual({ active: true })
     expect(host.ctx.require('sessionProjections').snapshot(session).values.plan).toEqual({ active: true, pending: false })
@@ -55,12 +59,19 @@ describe('generate (generateText with the AI SDK mock model)', () => {
       parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
       async execute({ path }) {
         // The person types /plan while the model works.
-        expect(await planner.command('/plan')).toEqual({ kind: 'success', text: 'Entering plan mode from the next step. Send /plan off to leave.' })
+        expect(await planner.command('/plan')).toEqual({
+          kind: 'success',
+          text: 'Entering plan mode from the next step. Send /plan off to leave.',
+        })
         return `contents of ${path}`
       },
     })
     // A first turn, so the model has been told the default mode.
-    const model = scriptedMock([{ text: 'Hello.' }, { calls: [{ name: 'read_file', input: { path: 'cli.ts' } }] }, { text: 'Planning now.' }])
+    const model = scriptedMock([
+      { text: 'Hello.' },
+      { calls: [{ name: 'read_file', input: { path: 'cli.ts' } }] },
+      { text: 'Planning now.' },
+    ])
     planner = createPlanModeAgent({ ctx: host.ctx, session, model })
     await planner.generate('Hi.')
     await planner.generate('Look at cli.ts.')
@@ -77,7 +88,11 @@ describe('generate (generateText with the AI SDK mock model)', () => {
     expect(mode).toBeGreaterThan(indexOf(session, (event) => event.type === 'step/end' && event.data.step === 1, turn2))
     expect([mode < notice, notice < header, header < step2]).toEqual([true, true, true])
     expect(eventsOf(session, 'request/header').map((event) => event.data.reason)).toEqual(['initial', 'change'])
-    expect(eventsOf(session, 'tool/result')[0]!.data).toMatchObject({ toolName: 'read_file', isError: false, content: [{ type: 'text', text: 'contents of cli.ts' }] })
+    expect(eventsOf(session, 'tool/result')[0]!.data).toMatchObject({
+      toolName: 'read_file',
+      isError: false,
+      content: [{ type: 'text', text: 'contents of cli.ts' }],
+    })
   })
 
   it('exit_plan_mode reviewed and approved: the next step has no guidance, no notice, and the review is recorded', async () => {
@@ -139,7 +154,10 @@ describe('generate (generateText with the AI SDK mock model)', () => {
   it('enter_plan_mode: the user agrees, and the next step carries the guidance without a notice', async () => {
     const host = compose({ answers: [ENTER] })
     const session = await host.session()
-    const model = scriptedMock([{ calls: [{ name: 'enter_plan_mode', input: { reason: 'The change touches three modules.' } }] }, { text: 'Exploring.' }])
+    const model = scriptedMock([
+      { calls: [{ name: 'enter_plan_mode', input: { reason: 'The change touches three modules.' } }] },
+      { text: 'Exploring.' },
+    ])
     const planner = createPlanModeAgent({ ctx: host.ctx, session, model })
     await planner.generate('Restructure the logger.')
 
@@ -152,7 +170,12 @@ describe('generate (generateText with the AI SDK mock model)', () => {
       toolName: 'enter_plan_mode',
       isError: false,
       value: { entered: true },
-      content: [{ type: 'text', text: 'The user agreed to plan mode. From your next step, explore and plan, then present the plan with exit_plan_mode.' }],
+      content: [
+        {
+          type: 'text',
+          text: 'The user agreed to plan mode. From your next step, explore and plan, then present the plan with exit_plan_mode.',
+        },
+      ],
     })
     expect(eventsOf(session, 'plan/mode').map((event) => event.data)).toEqual([{ active: true, cause: 'model' }])
     expect(host.ctx.require('planMode').get(planner.agent)).toEqual({ active: true })
@@ -245,7 +268,13 @@ describe('generate (generateText with the AI SDK mock model)', () => {
     })
     const model = scriptedMock([
       () => {
-        throw new APICallError({ message: 'overloaded', url: 'http://model.test', requestBodyValues: {}, statusCode: 503, isRetryable: true })
+        throw new APICallError({
+          message: 'overloaded',
+          url: 'http://model.test',
+          requestBodyValues: {},
+          statusCode: 503,
+          isRetryable: true,
+        })
       },
       { text: 'second time lucky' },
     ])
@@ -272,21 +301,30 @@ describe('generate (generateText with the AI SDK mock model)', () => {
 
     for (const request of model.requests) expect(systemOf(request)).toBe('Base.')
     expect(userTexts(model.requests[1]!)).toEqual(['First.', 'Plan it.', ENTERING, SECTION])
-    const guidance = eventsOf(session, 'user/message').filter((event) => event.data.source.kind === 'plugin' && event.data.source.form === 'guidance')
+    const guidance = eventsOf(session, 'user/message').filter(
+      (event) => event.data.source.kind === 'plugin' && event.data.source.form === 'guidance',
+    )
     expect(guidance).toHaveLength(1)
     expect(eventsOf(session, 'request/header')).toHaveLength(1)
     // Every request extends the one before it: the prompt cache keeps the prefix.
     const prompt = (index: number) => JSON.stringify(model.requests[index]!.prompt)
     expect(model.requests).toHaveLength(3)
-    for (let index = 1; index < model.requests.length; index += 1) expect(prompt(index).startsWith(prompt(index - 1).slice(0, -1))).toBe(true)
+    for (let index = 1; index < model.requests.length; index += 1)
+      expect(prompt(index).startsWith(prompt(index - 1).slice(0, -1))).toBe(true)
   })
 
   it('reasoning and provider metadata of a step reach the next step of the turn (not the next turn)', async () => {
     const host = compose()
-    host.ctx.require('tools').register({ name: 'noop', description: 'Does nothing.', parameters: { type: 'object', properties: {} }, execute: () => 'ok' })
+    host.ctx
+      .require('tools')
+      .register({ name: 'noop', description: 'Does nothing.', parameters: { type: 'object', properties: {} }, execute: () => 'ok' })
     const session = await host.session()
     const model = scriptedMock([
-      { reasoning: { text: 'I should look first.', signature: 'sig-1' }, text: 'Looking.', calls: [{ name: 'noop', input: {}, signature: 'call-sig' }] },
+      {
+        reasoning: { text: 'I should look first.', signature: 'sig-1' },
+        text: 'Looking.',
+        calls: [{ name: 'noop', input: {}, signature: 'call-sig' }],
+      },
       { text: 'Done.' },
       { text: 'Next turn.' },
     ])
@@ -312,7 +350,12 @@ describe('generate (generateText with the AI SDK mock model)', () => {
     const session = await host.session()
     const seen: unknown[] = []
     const model = scriptedMock([
-      { calls: [{ name: 'count_lines', input: { path: 'cli.ts' } }, { name: 'count_lines', input: { path: 42 } }] },
+      {
+        calls: [
+          { name: 'count_lines', input: { path: 'cli.ts' } },
+          { name: 'count_lines', input: { path: 42 } },
+        ],
+      },
       { text: 'Two results.' },
     ])
     const planner = createPlanModeAgent({
@@ -334,10 +377,19 @@ describe('generate (generateText with the AI SDK mock model)', () => {
 
     expect(seen).toEqual([{ path: 'cli.ts', max: 100 }])
     const results = eventsOf(session, 'tool/result').map((event) => event.data)
-    expect(results[0]).toMatchObject({ toolName: 'count_lines', isError: false, value: { lines: 12 }, content: [{ type: 'text', text: '{"lines":12}' }] })
+    expect(results[0]).toMatchObject({
+      toolName: 'count_lines',
+      isError: false,
+      value: { lines: 12 },
+      content: [{ type: 'text', text: '{"lines":12}' }],
+    })
     expect(results[1]).toMatchObject({ toolName: 'count_lines', isError: true })
     expect(results[1]!.content[0]!.text).toMatch(/^Error: invalid arguments for tool "count_lines"/)
-    expect(eventsOf(session, 'request/header')[0]!.data.tools.map((schema) => schema.name)).toEqual(['count_lines', 'enter_plan_mode', 'exit_plan_mode'])
+    expect(eventsOf(session, 'request/header')[0]!.data.tools.map((schema) => schema.name)).toEqual([
+      'count_lines',
+      'enter_plan_mode',
+      'exit_plan_mode',
+    ])
     expect(host.ctx.require('tools').get('count_lines')).toBeUndefined()
   })
 
@@ -362,7 +414,11 @@ describe('generate (generateText with the AI SDK mock model)', () => {
       },
     })
     await planner.generate('Go.')
-    expect(eventsOf(session, 'tool/result')[0]!.data).toMatchObject({ isError: false, value: 'finished', content: [{ type: 'text', text: 'finished' }] })
+    expect(eventsOf(session, 'tool/result')[0]!.data).toMatchObject({
+      isError: false,
+      value: 'finished',
+      content: [{ type: 'text', text: 'finished' }],
+    })
   })
 
   it('a tool call whose arguments are not JSON gets a failed result, so every call is answered in the log', async () => {
@@ -372,7 +428,10 @@ describe('generate (generateText with the AI SDK mock model)', () => {
     const planner = createPlanModeAgent({ ctx: host.ctx, session, model })
     await planner.generate('Go.')
     // The SDK goes on after an invalid call; the model reads the failed result from the log.
-    expect(model.requests[1]!.prompt.at(-1)).toMatchObject({ role: 'tool', content: [{ toolCallId: 'call-1-1', output: { type: 'error-text' } }] })
+    expect(model.requests[1]!.prompt.at(-1)).toMatchObject({
+      role: 'tool',
+      content: [{ toolCallId: 'call-1-1', output: { type: 'error-text' } }],
+    })
     const calls = eventsOf(session, 'assistant/message')[0]!.data.content
     expect(calls).toEqual([{ type: 'tool-call', toolCallId: 'call-1-1', toolName: 'exit_plan_mode', input: '{"plan": ' }])
     const result = eventsOf(session, 'tool/result')[0]!.data

@@ -21,48 +21,66 @@ const quiet = { debug() {}, info() {}, warn() {}, error() {} }
  * the kit's scripted model; each prompt is one `generate` (generateText) or
  * one consumed `stream` (streamText).
  */
-const aiSdkHost = (mode: 'generate' | 'stream'): HostFactory => ({ model, models, dir }) => {
-  const context = new Context({ logger: quiet })
-  for (const runtime of [sessionInvariantsPlugin, toolsPlugin, systemPromptPlugin, commandsPlugin, userQuestionsPlugin, sessionProjectionsPlugin]) context.plugin(runtime)
-  context.plugin(sessionStorePlugin, { dir })
-  const planners = new Map<Agent, PlanModeAgent>()
-  const make = (planner: PlanModeAgent): Agent => {
-    planners.set(planner.agent, planner)
-    return planner.agent
-  }
-  // Handoffs (SPEC §18): the kit's models by id, and fresh sessions from the same store, run as the prompts are.
-  const handoff = {
-    models: models as Record<string, PlanModeLanguageModel>,
-    fresh: {
-      session: () => context.require('sessions').create(),
-      start: async (planner: PlanModeAgent) => {
-        make(planner)
-        if (mode === 'generate') return planner.generate()
-        await (await planner.stream()).consumeStream()
+const aiSdkHost =
+  (mode: 'generate' | 'stream'): HostFactory =>
+  ({ model, models, dir }) => {
+    const context = new Context({ logger: quiet })
+    for (const runtime of [
+      sessionInvariantsPlugin,
+      toolsPlugin,
+      systemPromptPlugin,
+      commandsPlugin,
+      userQuestionsPlugin,
+      sessionProjectionsPlugin,
+    ])
+      context.plugin(runtime)
+    context.plugin(sessionStorePlugin, { dir })
+    const planners = new Map<Agent, PlanModeAgent>()
+    const make = (planner: PlanModeAgent): Agent => {
+      planners.set(planner.agent, planner)
+      return planner.agent
+    }
+    // Handoffs (SPEC §18): the kit's models by id, and fresh sessions from the same store, run as the prompts are.
+    const handoff = {
+      models: models as Record<string, PlanModeLanguageModel>,
+      fresh: {
+        session: () => context.require('sessions').create(),
+        start: async (planner: PlanModeAgent) => {
+          make(planner)
+          if (mode === 'generate') return planner.generate()
+          await (await planner.stream()).consumeStream()
+        },
       },
-    },
+    }
+    return {
+      context,
+      async createAgent(options) {
+        const session = await context.require('sessions').create()
+        return make(
+          createPlanModeAgent({
+            ctx: context,
+            session,
+            model,
+            ...handoff,
+            ...(options?.owner === undefined ? {} : { owner: options.owner }),
+          }),
+        )
+      },
+      async openAgent(sessionId) {
+        return make(createPlanModeAgent({ ctx: context, session: await context.require('sessions').open(sessionId), model, ...handoff }))
+      },
+      async prompt(agent, text) {
+        const planner = planners.get(agent)!
+        if (mode === 'generate') return planner.generate(text)
+        await (await planner.stream(text)).consumeStream()
+        await planner.idle()
+      },
+      close() {
+        for (const planner of planners.values()) planner.dispose()
+        context.dispose()
+      },
+    }
   }
-  return {
-    context,
-    async createAgent(options) {
-      const session = await context.require('sessions').create()
-      return make(createPlanModeAgent({ ctx: context, session, model, ...handoff, ...(options?.owner === undefined ? {} : { owner: options.owner }) }))
-    },
-    async openAgent(sessionId) {
-      return make(createPlanModeAgent({ ctx: context, session: await context.require('sessions').open(sessionId), model, ...handoff }))
-    },
-    async prompt(agent, text) {
-      const planner = planners.get(agent)!
-      if (mode === 'generate') return planner.generate(text)
-      await (await planner.stream(text)).consumeStream()
-      await planner.idle()
-    },
-    close() {
-      for (const planner of planners.values()) planner.dispose()
-      context.dispose()
-    },
-  }
-}
 
 /** Only the handoff duties here: test/conformance.test.ts runs every other duty through `@planmode/ai-sdk/conformance`. */
 const skip = HOST_DUTIES.map((info) => info.duty).filter((duty) => duty !== 'handoff-model' && duty !== 'handoff-fresh')

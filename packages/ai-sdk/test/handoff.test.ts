@@ -2,7 +2,13 @@
 // returns the model), a handoff to a fresh session ends the turn after the step that ran the tool and starts a
 // new agent over a new session, its first turn with no prompt. Driven through plan-tool's real review.
 import { describe, expect, it } from 'vitest'
-import { createPlanModeAgent, PlanModeAgentError, type PlanModeAgent, type PlanModeFreshSessions, type PlanModeLanguageModel } from '@planmode/ai-sdk'
+import {
+  createPlanModeAgent,
+  PlanModeAgentError,
+  type PlanModeAgent,
+  type PlanModeFreshSessions,
+  type PlanModeLanguageModel,
+} from '@planmode/ai-sdk'
 import type { PlanToolConfig } from '@planmode/plan-tool'
 import type { Session, UserAnswer } from '@planmode/seams'
 import { PLAN, compose, eventsOf, types } from './support/compose.js'
@@ -19,7 +25,8 @@ async function planning(planTool: PlanToolConfig, answer: UserAnswer[]) {
   return { host, session }
 }
 
-const headers = (session: Session) => eventsOf(session, 'request/header').map((event) => ({ reason: event.data.reason, model: event.data.model, step: event.data.step }))
+const headers = (session: Session) =>
+  eventsOf(session, 'request/header').map((event) => ({ reason: event.data.reason, model: event.data.model, step: event.data.step }))
 
 describe('a handoff with a model', () => {
   for (const mode of ['generate', 'stream'] as const) {
@@ -111,7 +118,16 @@ describe('a handoff to a fresh session', () => {
     expect(next.events[0]!.data).toEqual({ from: { session: session.id, toolCallId: 'exit-1' }, plan: PLAN, title: 'Add a --verbose flag' })
     // The default start is generate(): wait for its turn/end.
     await elsewhere
-    expect(types(next)).toEqual(['plan/handoff', 'turn/start', 'user/message', 'request/header', 'step/start', 'assistant/message', 'step/end', 'turn/end'])
+    expect(types(next)).toEqual([
+      'plan/handoff',
+      'turn/start',
+      'user/message',
+      'request/header',
+      'step/start',
+      'assistant/message',
+      'step/end',
+      'turn/end',
+    ])
     expect(eventsOf(next, 'user/message')[0]!.data.source).toEqual({ kind: 'plugin', plugin: 'plan-mode', form: 'handoff' })
     expect(userTexts(model.requests[1]!)).toEqual([HANDOFF_TEXT])
     expect(host.ctx.require('planMode').get(planner.agent)).toEqual({ active: false }) // SPEC §22.2: logged right after the approving turn's turn/end
@@ -157,7 +173,9 @@ describe('a handoff to a fresh session', () => {
     })
     await planner.command('/plan')
     await planner.generate('add the flag')
-    expect(host.logger.lines.some((line) => line.level === 'error' && line.message.includes('could not start the fresh session of a handoff'))).toBe(true)
+    expect(
+      host.logger.lines.some((line) => line.level === 'error' && line.message.includes('could not start the fresh session of a handoff')),
+    ).toBe(true)
   })
 
   it('an ordinary empty session still refuses a call with nothing to send', async () => {

@@ -10,7 +10,11 @@ const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
 const source = (path: string): string => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8')
 
 /** Every ```ts block of the README, with the `<!-- kind: path -->` marker right above it (kind `undefined` without one). */
-const blocks = [...readme.matchAll(/(?:<!-- (\w+): (\S+) -->\n)?```ts\n([\s\S]*?)```/g)].map((match) => ({ kind: match[1], path: match[2] ?? '', body: match[3]! }))
+const blocks = [...readme.matchAll(/(?:<!-- (\w+): (\S+) -->\n)?```ts\n([\s\S]*?)```/g)].map((match) => ({
+  kind: match[1],
+  path: match[2] ?? '',
+  body: match[3]!,
+}))
 
 /** The lines of `text` with the indentation they share removed. */
 const dedent = (lines: readonly string[]): string[] => {
@@ -47,9 +51,12 @@ describe('the README code blocks', () => {
     }
   })
 
-  it.each(blocks.filter((block) => block.kind === 'file').map((block) => [block.path, block.body] as const))('the block of %s is the file, exactly', (path, body) => {
-    expect(body).toBe(source(path))
-  })
+  it.each(blocks.filter((block) => block.kind === 'file').map((block) => [block.path, block.body] as const))(
+    'the block of %s is the file, exactly',
+    (path, body) => {
+      expect(body).toBe(source(path))
+    },
+  )
 
   it.each(blocks.filter((block) => block.kind === 'excerpt').map((block, index) => [index + 1, block.path, block.body] as const))(
     'excerpt %i is a run of lines of %s (indentation aside)',
@@ -62,7 +69,11 @@ describe('the README code blocks', () => {
   )
 
   it('names the quick start, the offline example and the conformance test file among them', () => {
-    expect(blocks.filter((block) => block.kind === 'file').map((block) => block.path)).toEqual(['test/quick-start.ts', 'test/offline.ts', 'test/conformance.test.ts'])
+    expect(blocks.filter((block) => block.kind === 'file').map((block) => block.path)).toEqual([
+      'test/quick-start.ts',
+      'test/offline.ts',
+      'test/conformance.test.ts',
+    ])
   })
 })
 
@@ -72,15 +83,22 @@ describe('README quick start', () => {
       .split('\n')
       .filter((line) => line.trim() !== '' && !line.trim().startsWith('//'))
     expect(code.length).toBeLessThanOrEqual(21)
-    for (const name of ['sessionProjectionsPlugin', 'planProjectionPlugin', 'planHistoryPlugin', 'planGuardPlugin']) expect(code.join('\n')).toContain(name)
+    for (const name of ['sessionProjectionsPlugin', 'planProjectionPlugin', 'planHistoryPlugin', 'planGuardPlugin'])
+      expect(code.join('\n')).toContain(name)
   })
 
   it('runs: /plan, a plan reviewed and approved, then carried out, against a loopback chat-completions server', async () => {
-    server = await startChatServer([{ calls: [{ name: 'exit_plan_mode', input: { plan: PLAN } }] }, { text: 'Done: --verbose reaches the logger.' }])
+    server = await startChatServer([
+      { calls: [{ name: 'exit_plan_mode', input: { plan: PLAN } }] },
+      { text: 'Done: --verbose reaches the logger.' },
+    ])
     process.env.OPENAI_BASE_URL = server.url
     const logs = await logsOf(() => import('./quick-start.js'))
 
-    expect(logs).toEqual([['Plan mode on. Send /plan off to leave.'], ['Done: --verbose reaches the logger.', { active: false, pending: false }]])
+    expect(logs).toEqual([
+      ['Plan mode on. Send /plan off to leave.'],
+      ['Done: --verbose reaches the logger.', { active: false, pending: false }],
+    ])
     const [first, second] = server.requests
     expect(first!.model).toBe('qwen3')
     expect(first!.messages[0]).toEqual({ role: 'system', content: RECOMMENDED_PLAN_SECTION })
@@ -91,10 +109,7 @@ describe('README quick start', () => {
 describe('README offline example', () => {
   it("runs with the AI SDK's MockLanguageModelV3: the plan is approved, plan mode is off, only the first request had the guidance", async () => {
     const logs = await logsOf(() => import('./offline.js'))
-    expect(logs).toEqual([
-      ['Done: --verbose is parsed.', { active: false }],
-      [[true, false]],
-    ])
+    expect(logs).toEqual([['Done: --verbose is parsed.', { active: false }], [[true, false]]])
   })
 })
 
@@ -113,7 +128,11 @@ describe('README Compose blocks', () => {
     })
     const write_file = tool({
       description: 'Writes a file.',
-      inputSchema: jsonSchema<{ path: string; text: string }>({ type: 'object', properties: { path: { type: 'string' }, text: { type: 'string' } }, required: ['path', 'text'] }),
+      inputSchema: jsonSchema<{ path: string; text: string }>({
+        type: 'object',
+        properties: { path: { type: 'string' }, text: { type: 'string' } },
+        required: ['path', 'text'],
+      }),
       execute: async ({ path, text }) => void files.set(path, text),
     })
     const written: string[] = []

@@ -9,8 +9,12 @@ async function refusing(type: SessionEventType) {
   const host = compose()
   const session = await host.session()
   const state = { refusing: true }
-  host.ctx.require('sessionInvariants').register('test', (event) => (state.refusing && event.type === type ? `no ${type} today` : undefined))
-  host.ctx.require('tools').register({ name: 'noop', description: 'Does nothing.', parameters: { type: 'object', properties: {} }, execute: () => 'ok' })
+  host.ctx
+    .require('sessionInvariants')
+    .register('test', (event) => (state.refusing && event.type === type ? `no ${type} today` : undefined))
+  host.ctx
+    .require('tools')
+    .register({ name: 'noop', description: 'Does nothing.', parameters: { type: 'object', properties: {} }, execute: () => 'ok' })
   return { host, session, state }
 }
 
@@ -98,7 +102,10 @@ describe('an append the store refuses where the AI SDK swallows errors fails the
     expect(planner.running).toBe(false)
     state.refusing = false
     await planner.generate('Go.')
-    expect(eventsOf(session, 'user/message').map((event) => event.data.content)).toEqual([[{ type: 'text', text: 'typed first' }], [{ type: 'text', text: 'Go.' }]])
+    expect(eventsOf(session, 'user/message').map((event) => event.data.content)).toEqual([
+      [{ type: 'text', text: 'typed first' }],
+      [{ type: 'text', text: 'Go.' }],
+    ])
     // The next call did not take the refused turn for a dead process's.
     expect(eventsOf(session, 'turn/end').map((event) => event.data.reason)).toEqual(['error', 'completed'])
   })

@@ -56,7 +56,9 @@ describe('a restart over a JSONL store rebuilds pending state from the log', () 
       { turn: 2, reason: 'completed' },
     ])
     expect(ends.some((end) => end.error === INTERRUPTED_TURN_ERROR)).toBe(false)
-    expect(b.logger.lines.some((line) => line.level === 'warn' && line.message.includes('left open by a process that ended mid-turn'))).toBe(true)
+    expect(
+      b.logger.lines.some((line) => line.level === 'warn' && line.message.includes('left open by a process that ended mid-turn')),
+    ).toBe(true)
     const turn2 = indexOf(session, (event) => event.type === 'turn/start' && event.data.turn === 2)
     const mode = indexOf(session, (event) => event.type === 'plan/mode', turn2)
     const header = indexOf(session, (event) => event.type === 'request/header', turn2)
@@ -88,7 +90,11 @@ describe('a restart over a JSONL store rebuilds pending state from the log', () 
       }
       return next()
     })
-    const plannerA = createPlanModeAgent({ ctx: a.ctx, session: sessionA, model: scriptedMock([{ calls: [{ name: 'exit_plan_mode', input: { plan: PLAN } }] }]) })
+    const plannerA = createPlanModeAgent({
+      ctx: a.ctx,
+      session: sessionA,
+      model: scriptedMock([{ calls: [{ name: 'exit_plan_mode', input: { plan: PLAN } }] }]),
+    })
     await plannerA.command('/plan')
     const runningA = plannerA.generate('Plan it.').catch(() => undefined)
     await reached.promise
@@ -122,7 +128,11 @@ describe('a restart over a JSONL store rebuilds pending state from the log', () 
     await session.append('turn/start', { turn: 1 })
     await session.append('user/message', { content: [{ type: 'text', text: 'Build it.' }], source: { kind: 'user' } })
     await session.append('step/start', { turn: 1, step: 1 })
-    await session.append('assistant/message', { content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'build', input: {} }], turn: 1, step: 1 })
+    await session.append('assistant/message', {
+      content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'build', input: {} }],
+      turn: 1,
+      step: 1,
+    })
     const model = scriptedMock([{ text: 'Done.' }])
     const planner = createPlanModeAgent({ ctx: host.ctx, session, model })
     expect(session.events).toHaveLength(4) // creating the agent writes nothing
@@ -136,7 +146,9 @@ describe('a restart over a JSONL store rebuilds pending state from the log', () 
       { turn: 2, reason: 'completed' },
     ])
     const warnings = host.logger.lines.filter((line) => line.level === 'warn').map((line) => line.message)
-    expect(warnings).toEqual([expect.stringContaining('closing turn 1 of session cut, left open by a process that ended mid-turn (reason interrupted)')])
+    expect(warnings).toEqual([
+      expect.stringContaining('closing turn 1 of session cut, left open by a process that ended mid-turn (reason interrupted)'),
+    ])
     // The call the dead process never answered goes to the model with the synthetic failed result.
     expect(model.requests[0]!.prompt.find((message) => message.role === 'tool')!.content[0]).toMatchObject({
       toolCallId: 'c1',

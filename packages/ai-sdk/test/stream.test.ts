@@ -39,7 +39,10 @@ describe('stream (streamText with the AI SDK mock model)', () => {
   it('exit_plan_mode approved while streaming: the call is logged before its review, the next step has no guidance', async () => {
     const host = compose({ answers: [APPROVE] })
     const session = await host.session()
-    const model = scriptedMock([{ text: 'Here is the plan.', calls: [{ name: 'exit_plan_mode', input: { plan: PLAN } }] }, { text: 'Carrying it out.' }])
+    const model = scriptedMock([
+      { text: 'Here is the plan.', calls: [{ name: 'exit_plan_mode', input: { plan: PLAN } }] },
+      { text: 'Carrying it out.' },
+    ])
     const planner = createPlanModeAgent({ ctx: host.ctx, session, model })
     await planner.command('/plan')
     const result = await planner.stream('Add a --verbose flag.')
@@ -99,8 +102,12 @@ describe('stream (streamText with the AI SDK mock model)', () => {
   it('a rejected pre-step ends the stream with an error part and the turn `rejected`', async () => {
     const host = compose()
     const session = await host.session()
-    host.ctx.require('tools').register({ name: 'noop', description: 'Does nothing.', parameters: { type: 'object', properties: {} }, execute: () => 'ok' })
-    host.ctx.on('agent/pre-step', async (payload, next): Promise<PreStepDecision> => (payload.step === 2 ? { kind: 'reject', reason: 'stop here' } : next()))
+    host.ctx
+      .require('tools')
+      .register({ name: 'noop', description: 'Does nothing.', parameters: { type: 'object', properties: {} }, execute: () => 'ok' })
+    host.ctx.on('agent/pre-step', async (payload, next): Promise<PreStepDecision> =>
+      payload.step === 2 ? { kind: 'reject', reason: 'stop here' } : next(),
+    )
     const model = scriptedMock([{ calls: [{ name: 'noop', input: {} }] }])
     const planner = createPlanModeAgent({ ctx: host.ctx, session, model })
     const result = await planner.stream('Go.')
@@ -143,14 +150,20 @@ describe('stream (streamText with the AI SDK mock model)', () => {
     const host = compose()
     // A long answer: more parts than the stream's queues hold, so nothing moves unless someone reads.
     const deltas = Array.from({ length: 500 }, (_, i) => `w${i} `)
-    const unread = createPlanModeAgent({ ctx: host.ctx, session: await host.session(), model: scriptedMock([{ text: deltas.join(''), deltas }]) })
+    const unread = createPlanModeAgent({
+      ctx: host.ctx,
+      session: await host.session(),
+      model: scriptedMock([{ text: deltas.join(''), deltas }]),
+    })
     await unread.stream('Go.')
     await unread.cancel()
     expect(eventsOf(unread.agent.session, 'turn/end').at(-1)!.data).toEqual({ turn: 1, reason: 'cancelled' })
     expect(unread.running).toBe(false)
 
     const session = await host.session()
-    host.ctx.require('tools').register({ name: 'noop', description: 'Does nothing.', parameters: { type: 'object', properties: {} }, execute: () => 'ok' })
+    host.ctx
+      .require('tools')
+      .register({ name: 'noop', description: 'Does nothing.', parameters: { type: 'object', properties: {} }, execute: () => 'ok' })
     const early = createPlanModeAgent({
       ctx: host.ctx,
       session,
@@ -172,9 +185,14 @@ describe('stream (streamText with the AI SDK mock model)', () => {
 
   it('streamed reasoning and its signature reach the next step of the turn', async () => {
     const host = compose()
-    host.ctx.require('tools').register({ name: 'noop', description: 'Does nothing.', parameters: { type: 'object', properties: {} }, execute: () => 'ok' })
+    host.ctx
+      .require('tools')
+      .register({ name: 'noop', description: 'Does nothing.', parameters: { type: 'object', properties: {} }, execute: () => 'ok' })
     const session = await host.session()
-    const model = scriptedMock([{ reasoning: { text: 'Think first.', signature: 'sig-s' }, calls: [{ name: 'noop', input: {} }] }, { text: 'Done.' }])
+    const model = scriptedMock([
+      { reasoning: { text: 'Think first.', signature: 'sig-s' }, calls: [{ name: 'noop', input: {} }] },
+      { text: 'Done.' },
+    ])
     const planner = createPlanModeAgent({ ctx: host.ctx, session, model })
     await (await planner.stream('Go.')).consumeStream()
     await planner.idle()

@@ -69,10 +69,17 @@ function build(segments: readonly Segment[]): Built {
     const missing = new Set<string>()
     piece.calls.forEach((call, i) => {
       if (piece.injectBefore === i) user(`injected ${n}`)
-      if (call.logged) push('tool/result', { toolCallId: ids[i]!, toolName: 'read', isError: call.failed, content: [{ type: 'text', text: `r${n}-${i}` }] })
+      if (call.logged)
+        push('tool/result', {
+          toolCallId: ids[i]!,
+          toolName: 'read',
+          isError: call.failed,
+          content: [{ type: 'text', text: `r${n}-${i}` }],
+        })
       else missing.add(ids[i]!)
     })
-    if (piece.orphan) push('tool/result', { toolCallId: `ghost-${n}`, toolName: 'read', isError: false, content: [{ type: 'text', text: 'ghost' }] })
+    if (piece.orphan)
+      push('tool/result', { toolCallId: `ghost-${n}`, toolName: 'read', isError: false, content: [{ type: 'text', text: 'ghost' }] })
     if (ids.length > 0) answers.push({ ids, missing })
     // Log-only events never reach the model.
     push('step/end', { turn: 1, step: n + 1 })
@@ -82,7 +89,9 @@ function build(segments: readonly Segment[]): Built {
 }
 
 function userTextsOf(messages: readonly ModelMessage[]): string[] {
-  return messages.filter((message) => message.role === 'user').map((message) => (message.content as { text: string }[]).map((part) => part.text).join(''))
+  return messages
+    .filter((message) => message.role === 'user')
+    .map((message) => (message.content as { text: string }[]).map((part) => part.text).join(''))
 }
 
 describe('transcriptMessages, against a model of the log', () => {
@@ -106,7 +115,7 @@ describe('transcriptMessages, against a model of the log', () => {
           expect(ids).toEqual(expected.ids)
           const results = messages[index + 1]
           expect(results?.role).toBe('tool')
-          const parts = (results!.content as { toolCallId: string; output: { type: string; value: string } }[])
+          const parts = results!.content as { toolCallId: string; output: { type: string; value: string } }[]
           expect(parts.map((part) => part.toolCallId).sort()).toEqual([...expected.ids].sort())
           for (const part of parts) {
             if (expected.missing.has(part.toolCallId)) expect(part.output).toEqual({ type: 'error-text', value: MISSING_TOOL_RESULT })

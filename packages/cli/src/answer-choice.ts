@@ -24,7 +24,8 @@ export type AnswerChoice =
 /** The answers a choice makes for an ask, or why it cannot be made. @public */
 export type ChoiceResult = { readonly ok: true; readonly answers: UserAnswer[] } | { readonly ok: false; readonly problem: string }
 
-const isReview = (question: UserQuestion): question is UserQuestion & { readonly intent: PlanReviewIntent } => question.intent?.kind === 'plan-review'
+const isReview = (question: UserQuestion): question is UserQuestion & { readonly intent: PlanReviewIntent } =>
+  question.intent?.kind === 'plan-review'
 
 function labelsOf(question: UserQuestion): string {
   return question.options.map((option) => JSON.stringify(option.label)).join(', ')
@@ -44,9 +45,14 @@ function decide(questions: readonly UserQuestion[], choice: Extract<AnswerChoice
     if (handoff !== undefined) return fail('--fresh and --model go with approve only')
   }
   if (decision === 'approve') {
-    if (typeof intent?.approve !== 'string') return fail(`question ${JSON.stringify(question.id)} has no approve option: answer it with --option <label> (its options: ${labelsOf(question)})`)
+    if (typeof intent?.approve !== 'string')
+      return fail(
+        `question ${JSON.stringify(question.id)} has no approve option: answer it with --option <label> (its options: ${labelsOf(question)})`,
+      )
     if (feedback !== undefined || hasComments) {
-      return fail('approve takes no --feedback or --comment: an approval with feedback or comments keeps planning. Use keep to ask for changes, or approve alone')
+      return fail(
+        'approve takes no --feedback or --comment: an approval with feedback or comments keeps planning. Use keep to ask for changes, or approve alone',
+      )
     }
     const answer: { -readonly [K in keyof UserAnswer]: UserAnswer[K] } = { id: question.id, selected: [intent.approve] }
     if (edit !== undefined) {
@@ -56,13 +62,18 @@ function decide(questions: readonly UserQuestion[], choice: Extract<AnswerChoice
     if (handoff !== undefined) answer.handoff = handoff
     return { ok: true, answers: [answer] }
   }
-  if (!review) return fail(`question ${JSON.stringify(question.id)} is not a plan review, so ${decision} means nothing there: answer it with --option <label> (its options: ${labelsOf(question)})`)
+  if (!review)
+    return fail(
+      `question ${JSON.stringify(question.id)} is not a plan review, so ${decision} means nothing there: answer it with --option <label> (its options: ${labelsOf(question)})`,
+    )
   const label = decision === 'keep' ? intent?.keep : intent?.stop
-  if (decision === 'stop' && label === undefined) return fail(`this plan review offers no Stop planning (its options: ${labelsOf(question)})`)
+  if (decision === 'stop' && label === undefined)
+    return fail(`this plan review offers no Stop planning (its options: ${labelsOf(question)})`)
   if (hasComments && intent?.comments !== true) return fail('this plan review takes no line comments')
   const answer: { -readonly [K in keyof UserAnswer]: UserAnswer[K] } = { id: question.id, selected: label === undefined ? [] : [label] }
   if (feedback !== undefined) answer.custom = feedback
-  if (label === undefined && (feedback === undefined || feedback.trim() === '')) return fail('this plan review names no Keep planning option: give --feedback to say what to change')
+  if (label === undefined && (feedback === undefined || feedback.trim() === ''))
+    return fail('this plan review names no Keep planning option: give --feedback to say what to change')
   if (hasComments) answer.comments = comments
   return { ok: true, answers: [answer] }
 }
@@ -89,16 +100,28 @@ export function answersFor(questions: readonly UserQuestion[], choice: AnswerCho
   const keyOf = (key: string): string | undefined => (key === '' ? (single ? questions[0]!.id : undefined) : key)
   for (const key of [...choice.options.keys(), ...choice.text.keys()]) {
     const id = keyOf(key)
-    if (id === undefined) return fail(`this ask has ${questions.length} questions (${questions.map((question) => JSON.stringify(question.id)).join(', ')}): name each, --option <question id>=<label>`)
-    if (!questions.some((question) => question.id === id)) return fail(`this ask has no question ${JSON.stringify(id)} (its questions: ${questions.map((question) => JSON.stringify(question.id)).join(', ')})`)
+    if (id === undefined)
+      return fail(
+        `this ask has ${questions.length} questions (${questions.map((question) => JSON.stringify(question.id)).join(', ')}): name each, --option <question id>=<label>`,
+      )
+    if (!questions.some((question) => question.id === id))
+      return fail(
+        `this ask has no question ${JSON.stringify(id)} (its questions: ${questions.map((question) => JSON.stringify(question.id)).join(', ')})`,
+      )
   }
   const answers: UserAnswer[] = []
   for (const question of questions) {
     const selected = [...(choice.options.get(question.id) ?? []), ...(single ? (choice.options.get('') ?? []) : [])]
     const text = choice.text.get(question.id) ?? (single ? choice.text.get('') : undefined)
     const unknown = selected.find((label) => !question.options.some((option) => option.label === label))
-    if (unknown !== undefined) return fail(`${JSON.stringify(unknown)} is not an option of question ${JSON.stringify(question.id)} (its options: ${labelsOf(question)})`)
-    if (selected.length === 0 && (text === undefined || text.trim() === '')) return fail(`question ${JSON.stringify(question.id)} has no answer: give --option <label> (its options: ${labelsOf(question)}) or --text`)
+    if (unknown !== undefined)
+      return fail(
+        `${JSON.stringify(unknown)} is not an option of question ${JSON.stringify(question.id)} (its options: ${labelsOf(question)})`,
+      )
+    if (selected.length === 0 && (text === undefined || text.trim() === ''))
+      return fail(
+        `question ${JSON.stringify(question.id)} has no answer: give --option <label> (its options: ${labelsOf(question)}) or --text`,
+      )
     answers.push({ id: question.id, selected, ...(text === undefined ? {} : { custom: text }) })
   }
   return { ok: true, answers }

@@ -9,7 +9,9 @@ import type { QuestionAnswerer, UserAnswerComment } from '@planmode/seams'
  * them (empty for the default folder and for `PLANMODE_STORE`; a password in
  * a `--store` URL is not repeated).
  */
-export type StoreChoice = ({ readonly kind: 'dir'; readonly dir: string } | { readonly kind: 'postgres'; readonly url: string; readonly schema: string | undefined }) & {
+export type StoreChoice = (
+  { readonly kind: 'dir'; readonly dir: string } | { readonly kind: 'postgres'; readonly url: string; readonly schema: string | undefined }
+) & {
   readonly flags: readonly string[]
 }
 
@@ -67,8 +69,12 @@ function storeOf(values: { store?: string; dir?: string; schema?: string }, env:
   if (values.store !== undefined && values.dir !== undefined) throw new UsageError('give --store or --dir, not both')
   const url = values.store ?? (values.dir === undefined ? env.PLANMODE_STORE || undefined : undefined)
   if (url !== undefined) {
-    if (!/^postgres(?:ql)?:\/\//.test(url)) throw new UsageError(`--store takes a postgres:// URL, got ${JSON.stringify(url)} (a folder of JSONL sessions is --dir)`)
-    const flags = [...(values.store === undefined ? [] : ['--store', withoutPassword(values.store)]), ...(values.schema === undefined ? [] : ['--schema', values.schema])]
+    if (!/^postgres(?:ql)?:\/\//.test(url))
+      throw new UsageError(`--store takes a postgres:// URL, got ${JSON.stringify(url)} (a folder of JSONL sessions is --dir)`)
+    const flags = [
+      ...(values.store === undefined ? [] : ['--store', withoutPassword(values.store)]),
+      ...(values.schema === undefined ? [] : ['--schema', values.schema]),
+    ]
     return { kind: 'postgres', url, schema: values.schema, flags }
   }
   if (values.schema !== undefined) throw new UsageError('--schema goes with --store (PostgreSQL)')
@@ -99,7 +105,8 @@ function byOf(text: string | undefined): QuestionAnswerer | undefined {
 
 function commentOf(text: string): UserAnswerComment {
   const match = /^(\d+):([\s\S]*)$/.exec(text)
-  if (match === null || match[2]!.trim() === '') throw new UsageError(`--comment takes N:text (a line of the plan, then the remark), got ${JSON.stringify(text)}`)
+  if (match === null || match[2]!.trim() === '')
+    throw new UsageError(`--comment takes N:text (a line of the plan, then the remark), got ${JSON.stringify(text)}`)
   const line = Number(match[1])
   if (!Number.isSafeInteger(line) || line < 1) throw new UsageError(`--comment: the line must be 1 or more, got ${match[1]}`)
   return { line, text: match[2]! }
@@ -140,19 +147,31 @@ export function parseCommand(argv: readonly string[], env: Record<string, string
   }
   if (command !== 'answer') throw new UsageError(`unknown command ${JSON.stringify(command)}: planmode questions | answer | help`)
   const [session, questionId, decision, ...extra] = rest
-  if (session === undefined || questionId === undefined) throw new UsageError('usage: planmode answer <session> <questionId> approve|keep|stop [--feedback …] [--comment N:text] [--by id[:name]]')
+  if (session === undefined || questionId === undefined)
+    throw new UsageError(
+      'usage: planmode answer <session> <questionId> approve|keep|stop [--feedback …] [--comment N:text] [--by id[:name]]',
+    )
   if (extra.length > 0) throw new UsageError(`unexpected ${JSON.stringify(extra[0])} (quote text that has spaces)`)
   if (decision !== undefined && decision !== 'approve' && decision !== 'keep' && decision !== 'stop') {
     throw new UsageError(`the decision is approve, keep or stop, got ${JSON.stringify(decision)} (other questions: --option <label>)`)
   }
   const picks = values.option !== undefined || values.text !== undefined
-  if (decision === undefined && !picks) throw new UsageError('say what to answer: approve, keep or stop for a plan review, or --option <label> / --text <text>')
+  if (decision === undefined && !picks)
+    throw new UsageError('say what to answer: approve, keep or stop for a plan review, or --option <label> / --text <text>')
   if (decision !== undefined && picks) throw new UsageError('give a decision (approve, keep, stop) or --option/--text, not both')
-  if (decision === undefined && (values.feedback !== undefined || values.comment !== undefined || values['edit-file'] !== undefined || values.fresh !== undefined || values.model !== undefined)) {
+  if (
+    decision === undefined &&
+    (values.feedback !== undefined ||
+      values.comment !== undefined ||
+      values['edit-file'] !== undefined ||
+      values.fresh !== undefined ||
+      values.model !== undefined)
+  ) {
     throw new UsageError('--feedback, --comment, --edit-file, --fresh and --model go with approve, keep or stop')
   }
   const timeout = values.timeout === undefined ? DEFAULT_TIMEOUT_S : Number(values.timeout)
-  if (!Number.isFinite(timeout) || timeout <= 0) throw new UsageError(`--timeout takes seconds (more than 0), got ${JSON.stringify(values.timeout)}`)
+  if (!Number.isFinite(timeout) || timeout <= 0)
+    throw new UsageError(`--timeout takes seconds (more than 0), got ${JSON.stringify(values.timeout)}`)
   return {
     kind: 'answer',
     store,
@@ -178,7 +197,11 @@ export function parseCommand(argv: readonly string[], env: Record<string, string
  * ask's one question (key `''`). Texts given twice for one question are
  * joined with a newline.
  */
-export function picksFor(options: readonly string[], text: readonly string[], several: boolean): { options: Map<string, string[]>; text: Map<string, string> } {
+export function picksFor(
+  options: readonly string[],
+  text: readonly string[],
+  several: boolean,
+): { options: Map<string, string[]>; text: Map<string, string> } {
   return {
     options: keyed(options, several),
     text: new Map([...keyed(text, several)].map(([key, list]) => [key, list.join('\n')])),

@@ -1,6 +1,15 @@
 import { readFile } from 'node:fs/promises'
 import { localAnswers } from '@planmode/host'
-import { AnswerInboxError, personTextProblem, type AnswerInbox, type AnswerResult, type OpenAsk, type OpenAsks, type QuestionAnswerer, type UserAnswer } from '@planmode/seams'
+import {
+  AnswerInboxError,
+  personTextProblem,
+  type AnswerInbox,
+  type AnswerResult,
+  type OpenAsk,
+  type OpenAsks,
+  type QuestionAnswerer,
+  type UserAnswer,
+} from '@planmode/seams'
 import { postgresAnswers } from '@planmode/store-postgres'
 import { answersFor, type AnswerChoice } from './answer-choice.js'
 import { parseCommand, picksFor, UsageError, type Command, type StoreChoice } from './arguments.js'
@@ -61,7 +70,9 @@ const where = (store: StoreChoice): string => (store.kind === 'dir' ? store.dir 
 /** `planmode answer …` for the ask, as a line a reader can paste: the store's flags repeated. */
 function answerHint(ask: OpenAsk, session: string, store: StoreChoice): string {
   const review = ask.question.length === 1 && ask.question[0]!.intent?.kind === 'plan-review'
-  const what = review ? 'approve|keep|stop [--feedback …] [--comment N:text]' : `--option ${ask.question.length > 1 ? '<question id>=' : ''}<label>`
+  const what = review
+    ? 'approve|keep|stop [--feedback …] [--comment N:text]'
+    : `--option ${ask.question.length > 1 ? '<question id>=' : ''}<label>`
   const flags = store.flags.map(shellWord).join(' ')
   return `planmode answer ${shellWord(session)} ${shellWord(ask.questionId)} ${what}${flags === '' ? '' : ` ${flags}`}`
 }
@@ -74,7 +85,9 @@ function describeAsk(ask: OpenAsk, session: string, store: StoreChoice): string 
       const title = /^\s*#{1,6}\s+(.+)$/m.exec(question.detail)?.[1]?.trim() ?? 'Plan'
       lines.push(`  plan: "${shown(title)}" (${question.detail.split('\n').length} lines)`)
     } else if (question.detail !== undefined) lines.push(`  ${shown(question.detail.split('\n')[0]!)}`)
-    lines.push(`  options: ${question.options.map((option) => shown(option.label)).join(' | ')}${question.multiSelect === true ? ' (several may be chosen)' : ''}`)
+    lines.push(
+      `  options: ${question.options.map((option) => shown(option.label)).join(' | ')}${question.multiSelect === true ? ' (several may be chosen)' : ''}`,
+    )
   }
   lines.push(`  answer: ${answerHint(ask, session, store)}`)
   return lines.join('\n')
@@ -107,7 +120,10 @@ async function listQuestions(command: Extract<Command, { kind: 'questions' }>, i
     await end()
   }
   if (command.json) io.stdout.write(terminalJson(asks, 2) + '\n')
-  else io.stdout.write(describeSession(command.session, asks, command.store, `session ${shown(command.session)} (${shown(where(command.store))})`))
+  else
+    io.stdout.write(
+      describeSession(command.session, asks, command.store, `session ${shown(command.session)} (${shown(where(command.store))})`),
+    )
   return EXIT_CODES.ok
 }
 
@@ -122,7 +138,9 @@ async function listEverySession(command: Extract<Command, { kind: 'questions' }>
   try {
     ids = await sessionIdsOf(command.store)
   } catch (error) {
-    io.stderr.write(`planmode: cannot list the sessions in ${shown(where(command.store))}: ${shown(error instanceof Error ? error.message : String(error))}\n`)
+    io.stderr.write(
+      `planmode: cannot list the sessions in ${shown(where(command.store))}: ${shown(error instanceof Error ? error.message : String(error))}\n`,
+    )
     return EXIT_CODES.UNAVAILABLE
   }
   const { inbox, end } = inboxOf(command.store)
@@ -143,11 +161,20 @@ async function listEverySession(command: Extract<Command, { kind: 'questions' }>
   } finally {
     await end()
   }
-  if (command.json) io.stdout.write(terminalJson(found.map(({ session, asks }) => ({ session, ...asks })), 2) + '\n')
+  if (command.json)
+    io.stdout.write(
+      terminalJson(
+        found.map(({ session, asks }) => ({ session, ...asks })),
+        2,
+      ) + '\n',
+    )
   else {
     const place = `${shown(where(command.store))} (${ids.length === 0 ? 'no sessions' : plural(ids.length, 'session')})`
-    io.stdout.write(found.length === 0 ? `no open questions in ${place}\n` : `${plural(found.length, 'session')} with open questions in ${place}\n`)
-    for (const { session, asks } of found) io.stdout.write(`\n${describeSession(session, asks, command.store, `session ${shown(session)}`)}`)
+    io.stdout.write(
+      found.length === 0 ? `no open questions in ${place}\n` : `${plural(found.length, 'session')} with open questions in ${place}\n`,
+    )
+    for (const { session, asks } of found)
+      io.stdout.write(`\n${describeSession(session, asks, command.store, `session ${shown(session)}`)}`)
   }
   return unreadable > 0 ? EXIT_CODES.UNAVAILABLE : EXIT_CODES.ok
 }
@@ -167,7 +194,10 @@ async function answersOf(command: Extract<Command, { kind: 'answer' }>, ask: Ope
         throw new UsageError(`--edit-file: cannot read ${command.editFile} (${(error as Error).message})`)
       }
     }
-    const handoff = command.fresh || command.model !== undefined ? { ...(command.fresh ? { fresh: true } : {}), ...(command.model === undefined ? {} : { model: command.model }) } : undefined
+    const handoff =
+      command.fresh || command.model !== undefined
+        ? { ...(command.fresh ? { fresh: true } : {}), ...(command.model === undefined ? {} : { model: command.model }) }
+        : undefined
     choice = {
       decision: command.decision,
       ...(command.feedback === undefined ? {} : { feedback: command.feedback }),
@@ -208,7 +238,10 @@ function report(result: AnswerResult, command: Extract<Command, { kind: 'answer'
   if (command.json) (result.status === 'accepted' ? io.stdout : io.stderr).write(terminalJson(result) + '\n')
   switch (result.status) {
     case 'accepted':
-      if (!command.json) io.stdout.write(`answered question ${shown(result.questionId)} of session ${shown(command.session)} (logged at seq ${result.seq}, submission ${shown(result.submission)})\n`)
+      if (!command.json)
+        io.stdout.write(
+          `answered question ${shown(result.questionId)} of session ${shown(command.session)} (logged at seq ${result.seq}, submission ${shown(result.submission)})\n`,
+        )
       return EXIT_CODES.ok
     case 'refused':
       if (!command.json) io.stderr.write(`planmode: refused (${shown(result.code)}): ${shown(result.message)}\n`)
@@ -233,7 +266,13 @@ async function answer(command: Extract<Command, { kind: 'answer' }>, io: Planmod
     const answers = await answersOf(command, ask)
     refuseUnloggableText(answers, command.by)
     const signal = AbortSignal.timeout(command.timeoutMs)
-    const result = await inbox.submit({ sessionId: command.session, questionId: command.questionId, answers, ...(command.by === undefined ? {} : { by: command.by }), signal })
+    const result = await inbox.submit({
+      sessionId: command.session,
+      questionId: command.questionId,
+      answers,
+      ...(command.by === undefined ? {} : { by: command.by }),
+      signal,
+    })
     return report(result, command, io)
   } finally {
     await end()

@@ -12,7 +12,15 @@ const review: UserQuestion = {
     { label: 'Keep planning', description: 'revise' },
     { label: 'Stop planning', description: 'stop' },
   ],
-  intent: { kind: 'plan-review', approve: 'Approve', keep: 'Keep planning', stop: 'Stop planning', editable: true, comments: true, handoff: { fresh: true, models: ['big'] } },
+  intent: {
+    kind: 'plan-review',
+    approve: 'Approve',
+    keep: 'Keep planning',
+    stop: 'Stop planning',
+    editable: true,
+    comments: true,
+    handoff: { fresh: true, models: ['big'] },
+  },
 }
 const enter: UserQuestion = {
   id: 'plan-enter',
@@ -24,8 +32,25 @@ const enter: UserQuestion = {
   ],
   intent: { kind: 'plan-enter', approve: 'Enter plan mode' },
 }
-const generic: UserQuestion = { id: 'color', header: 'Color', question: 'Which?', multiSelect: true, options: [{ label: 'Red', description: 'r' }, { label: 'Blue', description: 'b' }] }
-const other: UserQuestion = { id: 'size', header: 'Size', question: 'Which?', options: [{ label: 'S', description: 's' }, { label: 'L', description: 'l' }] }
+const generic: UserQuestion = {
+  id: 'color',
+  header: 'Color',
+  question: 'Which?',
+  multiSelect: true,
+  options: [
+    { label: 'Red', description: 'r' },
+    { label: 'Blue', description: 'b' },
+  ],
+}
+const other: UserQuestion = {
+  id: 'size',
+  header: 'Size',
+  question: 'Which?',
+  options: [
+    { label: 'S', description: 's' },
+    { label: 'L', description: 'l' },
+  ],
+}
 
 describe('answersFor: the command line mapped onto the answers a review expects', () => {
   it('approve, keep and stop use the review intent’s labels, feedback is custom, comments are line comments', () => {
@@ -38,32 +63,88 @@ describe('answersFor: the command line mapped onto the answers a review expects'
       ok: true,
       answers: [{ id: 'plan-review', selected: ['Keep planning'], custom: 'more', comments: [{ line: 3, text: 'why?' }] }],
     })
-    expect(answersFor([review], { decision: 'stop', feedback: 'later' })).toEqual({ ok: true, answers: [{ id: 'plan-review', selected: ['Stop planning'], custom: 'later' }] })
+    expect(answersFor([review], { decision: 'stop', feedback: 'later' })).toEqual({
+      ok: true,
+      answers: [{ id: 'plan-review', selected: ['Stop planning'], custom: 'later' }],
+    })
   })
 
   it('refuses what would not mean what it says: approve with feedback or comments, keep/stop on a question that is not a review, an edit without approve', () => {
-    expect(answersFor([review], { decision: 'approve', feedback: 'nice' })).toMatchObject({ ok: false, problem: expect.stringContaining('keeps planning') })
+    expect(answersFor([review], { decision: 'approve', feedback: 'nice' })).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('keeps planning'),
+    })
     expect(answersFor([review], { decision: 'approve', comments: [{ line: 1, text: 'x' }] })).toMatchObject({ ok: false })
-    expect(answersFor([review], { decision: 'keep', edit: '# x' })).toMatchObject({ ok: false, problem: expect.stringContaining('--edit-file goes with approve') })
+    expect(answersFor([review], { decision: 'keep', edit: '# x' })).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('--edit-file goes with approve'),
+    })
     expect(answersFor([enter], { decision: 'keep' })).toMatchObject({ ok: false, problem: expect.stringContaining('is not a plan review') })
-    expect(answersFor([generic], { decision: 'approve' })).toMatchObject({ ok: false, problem: expect.stringContaining('has no approve option') })
-    expect(answersFor([review, other], { decision: 'approve' })).toMatchObject({ ok: false, problem: expect.stringContaining('2 questions') })
+    expect(answersFor([generic], { decision: 'approve' })).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('has no approve option'),
+    })
+    expect(answersFor([review, other], { decision: 'approve' })).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('2 questions'),
+    })
     const noStop: UserQuestion = { ...review, intent: { kind: 'plan-review', approve: 'Approve' } }
-    expect(answersFor([noStop], { decision: 'stop' })).toMatchObject({ ok: false, problem: expect.stringContaining('offers no Stop planning') })
+    expect(answersFor([noStop], { decision: 'stop' })).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('offers no Stop planning'),
+    })
     expect(answersFor([noStop], { decision: 'keep' })).toMatchObject({ ok: false, problem: expect.stringContaining('give --feedback') })
-    expect(answersFor([noStop], { decision: 'keep', feedback: 'x' })).toEqual({ ok: true, answers: [{ id: 'plan-review', selected: [], custom: 'x' }] })
+    expect(answersFor([noStop], { decision: 'keep', feedback: 'x' })).toEqual({
+      ok: true,
+      answers: [{ id: 'plan-review', selected: [], custom: 'x' }],
+    })
   })
 
   it('approve fits any question whose intent names an approve label (enter_plan_mode); other questions take options and text', () => {
-    expect(answersFor([enter], { decision: 'approve' })).toEqual({ ok: true, answers: [{ id: 'plan-enter', selected: ['Enter plan mode'] }] })
+    expect(answersFor([enter], { decision: 'approve' })).toEqual({
+      ok: true,
+      answers: [{ id: 'plan-enter', selected: ['Enter plan mode'] }],
+    })
     const picks = (options: [string, string[]][], text: [string, string][] = []) => ({ options: new Map(options), text: new Map(text) })
-    expect(answersFor([enter], picks([['', ['Not now']]], [['', 'busy']]))).toEqual({ ok: true, answers: [{ id: 'plan-enter', selected: ['Not now'], custom: 'busy' }] })
-    expect(answersFor([generic], picks([['', ['Red', 'Blue']]]))).toEqual({ ok: true, answers: [{ id: 'color', selected: ['Red', 'Blue'] }] })
-    expect(answersFor([generic, other], picks([['color', ['Blue']], ['size', ['L']]]))).toEqual({ ok: true, answers: [{ id: 'color', selected: ['Blue'] }, { id: 'size', selected: ['L'] }] })
-    expect(answersFor([generic, other], picks([['', ['Blue']]]))).toMatchObject({ ok: false, problem: expect.stringContaining('name each') })
-    expect(answersFor([generic, other], picks([['color', ['Blue']]]))).toMatchObject({ ok: false, problem: expect.stringContaining('question "size" has no answer') })
-    expect(answersFor([generic], picks([['', ['Green']]]))).toMatchObject({ ok: false, problem: expect.stringContaining('"Green" is not an option') })
-    expect(answersFor([generic], picks([['shape', ['Red']]]))).toMatchObject({ ok: false, problem: expect.stringContaining('no question "shape"') })
+    expect(answersFor([enter], picks([['', ['Not now']]], [['', 'busy']]))).toEqual({
+      ok: true,
+      answers: [{ id: 'plan-enter', selected: ['Not now'], custom: 'busy' }],
+    })
+    expect(answersFor([generic], picks([['', ['Red', 'Blue']]]))).toEqual({
+      ok: true,
+      answers: [{ id: 'color', selected: ['Red', 'Blue'] }],
+    })
+    expect(
+      answersFor(
+        [generic, other],
+        picks([
+          ['color', ['Blue']],
+          ['size', ['L']],
+        ]),
+      ),
+    ).toEqual({
+      ok: true,
+      answers: [
+        { id: 'color', selected: ['Blue'] },
+        { id: 'size', selected: ['L'] },
+      ],
+    })
+    expect(answersFor([generic, other], picks([['', ['Blue']]]))).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('name each'),
+    })
+    expect(answersFor([generic, other], picks([['color', ['Blue']]]))).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('question "size" has no answer'),
+    })
+    expect(answersFor([generic], picks([['', ['Green']]]))).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('"Green" is not an option'),
+    })
+    expect(answersFor([generic], picks([['shape', ['Red']]]))).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('no question "shape"'),
+    })
   })
 
   it('has one exit code per refusal code of the seams, and distinct codes throughout', () => {

@@ -6,7 +6,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runPlanmode } from '@planmode/cli'
 import type { OpenAsks } from '@planmode/seams'
 import { setup } from '@planmode/store-postgres'
-import { assertBuilt, dropSchema, freshSchemaName, pgTestUrl, runChild, startChild, stopChildren, type StartedChild } from '@planmode/testkit'
+import {
+  assertBuilt,
+  dropSchema,
+  freshSchemaName,
+  pgTestUrl,
+  runChild,
+  startChild,
+  stopChildren,
+  type StartedChild,
+} from '@planmode/testkit'
 
 /**
  * `planmode` as a user runs it: the built bin, a child process of its own,
@@ -47,7 +56,8 @@ const planmode = (args: readonly string[], env: Record<string, string> = {}) => 
 
 type ResultLine = { isError: boolean; text: string; active: boolean }
 const KEEP_TEXT = 'The user chose to keep planning; their feedback: Split step 2\n- line 3: why the form first?'
-const STOPPED = "The user ended planning without approving the plan. Plan mode is now off: do not carry out the plan; wait for the user's next message."
+const STOPPED =
+  "The user ended planning without approving the plan. Plan mode is now off: do not carry out the plan; wait for the user's next message."
 
 describe('planmode over a JSONL session folder (the local channel)', () => {
   it('lists the open review, keeps planning with feedback and a comment, refuses a second answer naming who answered, approves, stops', async () => {
@@ -73,7 +83,19 @@ describe('planmode over a JSONL session folder (the local channel)', () => {
     expect(outOfRange.stderr).toContain('refused (INVALID_ANSWER)')
     expect(outOfRange.stderr).toContain('1 to 5')
 
-    const kept = await planmode(['answer', 'review-1', first, 'keep', '--feedback', 'Split step 2', '--comment', '3:why the form first?', '--by', 'ada:Ada', ...store])
+    const kept = await planmode([
+      'answer',
+      'review-1',
+      first,
+      'keep',
+      '--feedback',
+      'Split step 2',
+      '--comment',
+      '3:why the form first?',
+      '--by',
+      'ada:Ada',
+      ...store,
+    ])
     expect(kept.code, kept.stderr).toBe(0)
     expect(kept.stdout).toContain(`answered question ${first} of session review-1`)
     expect(JSON.parse(await w.line(/^result (.+)$/)) as ResultLine).toEqual({ isError: true, text: `Error: ${KEEP_TEXT}`, active: true })
@@ -160,7 +182,19 @@ describe('planmode over PostgreSQL', () => {
     // The URL from the environment works the same (and keeps a password out of `ps`).
     const viaEnv = await planmode(['questions', 'pg-review', '--schema', schema], { PLANMODE_STORE: pgTestUrl() })
     expect(viaEnv.stdout).toContain(first)
-    const kept = await planmode(['answer', 'pg-review', first, 'keep', '--feedback', 'Split step 2', '--comment', '3:why the form first?', '--by', 'ada:Ada', ...store])
+    const kept = await planmode([
+      'answer',
+      'pg-review',
+      first,
+      'keep',
+      '--feedback',
+      'Split step 2',
+      '--comment',
+      '3:why the form first?',
+      '--by',
+      'ada:Ada',
+      ...store,
+    ])
     expect(kept.code, kept.stderr).toBe(0)
     expect(JSON.parse(await w.line(/^result (.+)$/)) as ResultLine).toEqual({ isError: true, text: `Error: ${KEEP_TEXT}`, active: true })
     const again = await planmode(['answer', 'pg-review', first, 'stop', ...store])
@@ -205,8 +239,12 @@ describe('planmode questions without a session: every session with an open quest
       expect(listed.stdout).toContain('session all-a: 1 open question; a process is waiting for answers')
       expect(listed.stdout).toContain('session all-b: 1 open question; a process is waiting for answers')
       expect(listed.stdout).not.toContain('all-idle')
-      expect(listed.stdout).toContain(`answer: planmode answer all-a ${qa} approve|keep|stop [--feedback …] [--comment N:text] --dir ${folder}\n`)
-      expect(listed.stdout).toContain(`answer: planmode answer all-b ${qb} approve|keep|stop [--feedback …] [--comment N:text] --dir ${folder}\n`)
+      expect(listed.stdout).toContain(
+        `answer: planmode answer all-a ${qa} approve|keep|stop [--feedback …] [--comment N:text] --dir ${folder}\n`,
+      )
+      expect(listed.stdout).toContain(
+        `answer: planmode answer all-b ${qb} approve|keep|stop [--feedback …] [--comment N:text] --dir ${folder}\n`,
+      )
       const json = JSON.parse((await planmode(['questions', '--dir', folder, '--json'])).stdout) as ({ session: string } & OpenAsks)[]
       expect(json.map((entry) => [entry.session, entry.open.map((ask) => ask.questionId), entry.writer])).toEqual([
         ['all-a', [qa], true],
@@ -229,22 +267,28 @@ describe('planmode questions without a session: every session with an open quest
       expect((await planmode(['answer', 'all-b', qb, 'stop', '--dir', folder])).code).toBe(0)
       await b.exited
       expect((await planmode(['questions', '--dir', folder])).stdout).toBe(`no open questions in ${folder} (3 sessions)\n`)
-      expect((await planmode(['questions', '--dir', join(home, 'nowhere')])).stdout).toBe(`no open questions in ${join(home, 'nowhere')} (no sessions)\n`)
+      expect((await planmode(['questions', '--dir', join(home, 'nowhere')])).stdout).toBe(
+        `no open questions in ${join(home, 'nowhere')} (no sessions)\n`,
+      )
     } finally {
       await rm(home, { recursive: true, force: true })
     }
   })
 
-  it('over PostgreSQL: lists the schema\'s sessions with open questions; the hint repeats --store (without its password) and --schema, or only --schema when the URL came from PLANMODE_STORE', async () => {
+  it("over PostgreSQL: lists the schema's sessions with open questions; the hint repeats --store (without its password) and --schema, or only --schema when the URL came from PLANMODE_STORE", async () => {
     const a = writer(['postgres', listSchema, 'pg-all-a', '1'])
     const b = writer(['postgres', listSchema, 'pg-all-b', '1'])
     const [qa, qb] = [await a.line(/^asked (\S+)$/), await b.line(/^asked (\S+)$/)]
     const listed = await planmode(['questions', '--store', pgTestUrl(), '--schema', listSchema])
     expect(listed.code, listed.stderr).toBe(0)
     expect(listed.stdout).toContain(`2 sessions with open questions in schema ${listSchema} (2 sessions)`)
-    expect(listed.stdout).toContain(`answer: planmode answer pg-all-a ${qa} approve|keep|stop [--feedback …] [--comment N:text] --store ${pgTestUrl()} --schema ${listSchema}\n`)
+    expect(listed.stdout).toContain(
+      `answer: planmode answer pg-all-a ${qa} approve|keep|stop [--feedback …] [--comment N:text] --store ${pgTestUrl()} --schema ${listSchema}\n`,
+    )
     const viaEnv = await planmode(['questions', '--schema', listSchema], { PLANMODE_STORE: pgTestUrl() })
-    expect(viaEnv.stdout).toContain(`answer: planmode answer pg-all-b ${qb} approve|keep|stop [--feedback …] [--comment N:text] --schema ${listSchema}\n`)
+    expect(viaEnv.stdout).toContain(
+      `answer: planmode answer pg-all-b ${qb} approve|keep|stop [--feedback …] [--comment N:text] --schema ${listSchema}\n`,
+    )
     // Trust authentication ignores a password: one in the URL still connects, and is not printed.
     const withPassword = new URL(pgTestUrl())
     withPassword.password = withPassword.password || 'hunter2'
@@ -258,7 +302,9 @@ describe('planmode questions without a session: every session with an open quest
     expect(pasted.code, pasted.stderr).toBe(0)
     expect(JSON.parse(await a.line(/^result (.+)$/)) as ResultLine).toMatchObject({ isError: false, active: false })
     await a.exited
-    expect((await planmode(['questions', '--store', pgTestUrl(), '--schema', listSchema])).stdout).toContain(`1 session with open questions in schema ${listSchema} (2 sessions)`)
+    expect((await planmode(['questions', '--store', pgTestUrl(), '--schema', listSchema])).stdout).toContain(
+      `1 session with open questions in schema ${listSchema} (2 sessions)`,
+    )
     expect((await planmode(['answer', 'pg-all-b', qb, 'stop', '--store', pgTestUrl(), '--schema', listSchema])).code).toBe(0)
     await b.exited
     const unreachable = await planmode(['questions', '--store', 'postgres://127.0.0.1:1/none'])
@@ -285,12 +331,17 @@ describe('logged strings are printed escaped, and text that may not be logged is
     // JSON: the same strings once parsed, and nothing raw a terminal would act on.
     const json = await planmode(['questions', 'hostile-1', '--json', ...store])
     expect(json.stdout).not.toMatch(/[\x1b\x07\u202e]/)
-    expect((JSON.parse(json.stdout) as OpenAsks).open[0]!.question[0]).toMatchObject({ header: 'Deploy\x1b[2J', question: 'Ship it now?\u202e' })
+    expect((JSON.parse(json.stdout) as OpenAsks).open[0]!.question[0]).toMatchObject({
+      header: 'Deploy\x1b[2J',
+      question: 'Ship it now?\u202e',
+    })
 
     for (const by of ['eve:Eve\x1b[2J', '\u202eeve', 'eve:\u200b', 'eve\x07']) {
       const refused = await planmode(['answer', 'hostile-1', asked, '--option', 'No', '--by', by, ...store])
       expect(refused.code, by).toBe(2)
-      expect(refused.stderr).toMatch(/cannot send this answer: by\.(id|name) must have a visible character and no control character, U\+0000, lone surrogate or bidirectional control \(from --by\); nothing was sent/)
+      expect(refused.stderr).toMatch(
+        /cannot send this answer: by\.(id|name) must have a visible character and no control character, U\+0000, lone surrogate or bidirectional control \(from --by\); nothing was sent/,
+      )
       expect(refused.stderr).not.toMatch(/[\x1b\x07\u202e]/)
     }
     // Lone surrogates and U+0000 cannot come through a process's arguments: through the library, as the bin runs it.
@@ -298,7 +349,9 @@ describe('logged strings are printed escaped, and text that may not be logged is
       const out: string[] = []
       const io = { stdout: { write: (line: string) => out.push(line) }, stderr: { write: (line: string) => out.push(line) }, env: {} }
       expect(await runPlanmode(['answer', 'hostile-1', asked, '--option', 'No', '--text', text, ...store], io)).toBe(2)
-      expect(out.join('')).toContain('cannot send this answer: answers[0].custom must be well-formed Unicode text without U+0000 (from --feedback or --text); nothing was sent')
+      expect(out.join('')).toContain(
+        'cannot send this answer: answers[0].custom must be well-formed Unicode text without U+0000 (from --feedback or --text); nothing was sent',
+      )
     }
     // Nothing was sent: the question is still open, and the writer still waits for it.
     expect((await planmode(['questions', 'hostile-1', ...store])).stdout).toContain(asked)

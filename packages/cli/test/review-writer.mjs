@@ -26,10 +26,22 @@ import { postgresSessions } from '@planmode/store-postgres'
 
 const [kind, where, id, rounds, mode] = process.argv.slice(2)
 const hostile = mode === 'hostile'
-const quiet = { debug() {}, info() {}, warn(message) { process.stderr.write(`warn: ${message}\n`) }, error(message) { process.stderr.write(`error: ${message}\n`) } }
+const quiet = {
+  debug() {},
+  info() {},
+  warn(message) {
+    process.stderr.write(`warn: ${message}\n`)
+  },
+  error(message) {
+    process.stderr.write(`error: ${message}\n`)
+  },
+}
 const root = new Context({ logger: quiet })
 const model = createScriptedModel([])
-const store = kind === 'dir' ? { dir: where, durability: 'append' } : { sessions: postgresSessions({ connection: process.env.PLANMODE_PG_URL, schema: where, answerPollMs: 100 }) }
+const store =
+  kind === 'dir'
+    ? { dir: where, durability: 'append' }
+    : { sessions: postgresSessions({ connection: process.env.PLANMODE_PG_URL, schema: where, answerPollMs: 100 }) }
 root.plugin(hostPlugin, { ...store, model, retryDelayMs: 0 })
 root.plugin(planCorePlugin)
 root.plugin(planToolPlugin)
@@ -45,7 +57,13 @@ const agent = root.require('agents').create({ session })
 const planMode = root.require('planMode')
 const plan = `# Add ${hostile ? '\x1b[2J' : ''}a login page\n\n1. Read the routes\n2. Add the form\n3. Test it`
 if (hostile) {
-  const question = { id: 'deploy', header: 'Deploy\x1b[2J', question: 'Ship it now?\u202e', detail: 'to production\x1b]0;pwned\x07\nsecond line', options: [{ label: 'Yes\x1b[31m' }, { label: 'No' }] }
+  const question = {
+    id: 'deploy',
+    header: 'Deploy\x1b[2J',
+    question: 'Ship it now?\u202e',
+    detail: 'to production\x1b]0;pwned\x07\nsecond line',
+    options: [{ label: 'Yes\x1b[31m' }, { label: 'No' }],
+  }
   const answers = await root.require('userQuestions').ask({ agent, questions: [question] })
   process.stdout.write(`answered ${JSON.stringify(answers)}\n`)
 }
@@ -54,7 +72,9 @@ for (let round = 1; round <= Number(rounds); round++) {
   model.push({ text: 'Here is the plan.', toolCalls: [{ toolName: 'exit_plan_mode', input: { plan } }] }, { text: 'Understood.' })
   await agent.prompt(`round ${round}: plan the login page`)
   const result = session.events.findLast((event) => event.type === 'tool/result' && event.data.toolName === 'exit_plan_mode')
-  process.stdout.write(`result ${JSON.stringify({ isError: result?.data.isError, text: result?.data.content?.map((part) => part.text).join(''), active: planMode.get(agent).active })}\n`)
+  process.stdout.write(
+    `result ${JSON.stringify({ isError: result?.data.isError, text: result?.data.content?.map((part) => part.text).join(''), active: planMode.get(agent).active })}\n`,
+  )
 }
 await sessions.close(session)
 root.dispose()

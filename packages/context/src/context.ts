@@ -459,7 +459,11 @@ export class Context {
       const current = listeners.get(name)
       if (current === undefined || !current.includes(entry)) return
       if (current.length === 1) listeners.delete(name)
-      else listeners.set(name, current.filter((other) => other !== entry))
+      else
+        listeners.set(
+          name,
+          current.filter((other) => other !== entry),
+        )
     })
   }
 
@@ -520,12 +524,7 @@ export class Context {
 }
 
 /** One link of a waterfall: listener `index` with `next` bound to the rest of the chain. */
-function runChain(
-  list: readonly Entry[],
-  index: number,
-  payload: unknown,
-  final: (payload: unknown) => unknown,
-): unknown {
+function runChain(list: readonly Entry[], index: number, payload: unknown, final: (payload: unknown) => unknown): unknown {
   const entry = list[index]
   if (entry === undefined) return final(payload)
   const next = (replaced?: unknown): unknown => runChain(list, index + 1, replaced === undefined ? payload : replaced, final)

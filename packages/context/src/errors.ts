@@ -16,9 +16,7 @@ export class MissingServiceError extends CodedError<'MISSING_SERVICE'> {
   constructor(service: string, neededBy?: string) {
     super(
       'MISSING_SERVICE',
-      neededBy === undefined
-        ? `service "${service}" is not provided`
-        : `${neededBy} requires service "${service}", which is not provided`,
+      neededBy === undefined ? `service "${service}" is not provided` : `${neededBy} requires service "${service}", which is not provided`,
     )
     this.name = 'MissingServiceError'
     this.service = service

@@ -44,17 +44,11 @@ export type ServiceName = keyof Services & string
 export type EventName = keyof Events & string
 
 /** The listener signature of event `K`. @public */
-export type EventListener<K extends EventName> = Events[K] extends (...args: never[]) => unknown
-  ? Events[K]
-  : never
+export type EventListener<K extends EventName> = Events[K] extends (...args: never[]) => unknown ? Events[K] : never
 
 /** Names of the events whose listeners have the waterfall shape `(payload, next) => result`. @public */
 export type WaterfallName = {
-  [K in EventName]: Parameters<EventListener<K>> extends [unknown, infer N]
-    ? N extends (...args: never[]) => unknown
-      ? K
-      : never
-    : never
+  [K in EventName]: Parameters<EventListener<K>> extends [unknown, infer N] ? (N extends (...args: never[]) => unknown ? K : never) : never
 }[EventName]
 
 /** The payload of waterfall event `K`. @public */

@@ -31,7 +31,8 @@ function newEventsArrayOnAppend(session: Session): void {
     configurable: true,
     get: () => {
       const log = read()
-      if (view === undefined || view.log !== log || view.length !== log.length) view = { log, length: log.length, proxy: new Proxy(log, {}) }
+      if (view === undefined || view.log !== log || view.length !== log.length)
+        view = { log, length: log.length, proxy: new Proxy(log, {}) }
       return view.proxy
     },
     set: (value: SessionEvent[]) => {
@@ -146,13 +147,17 @@ export const BROKEN_HOST_VARIANTS: readonly BrokenHostVariant[] = [
     duty: 'turns-and-steps',
     name: 'never logs turn/start or turn/end',
     failure: 'the turn and step events must be turn/start(1) step/start(1,1)',
-    wrap: (factory) => wrapHost(factory, undefined, (type, data, session) => (type === 'turn/start' || type === 'turn/end' ? unwritten(session, type, data) : undefined)),
+    wrap: (factory) =>
+      wrapHost(factory, undefined, (type, data, session) =>
+        type === 'turn/start' || type === 'turn/end' ? unwritten(session, type, data) : undefined,
+      ),
   },
   {
     duty: 'request-header',
     name: 'never logs request/header',
     failure: 'must log exactly 3 request/header events (initial, change, change); the log has 0',
-    wrap: (factory) => wrapHost(factory, undefined, (type, data, session) => (type === 'request/header' ? unwritten(session, type, data) : undefined)),
+    wrap: (factory) =>
+      wrapHost(factory, undefined, (type, data, session) => (type === 'request/header' ? unwritten(session, type, data) : undefined)),
   },
   {
     duty: 'transcript-from-log',
@@ -163,7 +168,8 @@ export const BROKEN_HOST_VARIANTS: readonly BrokenHostVariant[] = [
         ...environment,
         model: editPrompt(environment.model, (prompt) =>
           prompt.filter(
-            (message) => message.role !== 'user' || !message.content.every((part) => part.type === 'text' && PLAN_MODE_TEXTS.test(part.text)),
+            (message) =>
+              message.role !== 'user' || !message.content.every((part) => part.type === 'text' && PLAN_MODE_TEXTS.test(part.text)),
           ),
         ),
       }),
@@ -176,7 +182,7 @@ export const BROKEN_HOST_VARIANTS: readonly BrokenHostVariant[] = [
   },
   {
     duty: 'command-args',
-    name: "omits command/run args after a bare command name",
+    name: 'omits command/run args after a bare command name',
     failure: "command/run.args must be a string, '' when nothing follows the name; /plan logged no args",
     wrap: (factory) =>
       wrapHost(factory, undefined, (type, data, _session, append) => {
@@ -193,7 +199,12 @@ export const BROKEN_HOST_VARIANTS: readonly BrokenHostVariant[] = [
       wrapHost(factory, (host) => {
         patchService(host.context, 'userQuestions', 'ask', (ask) => (request: { agent: Agent }) => {
           const { agent } = request
-          const root: Agent = { id: agent.id, session: agent.session, steer: (message) => agent.steer(message), inject: (message) => agent.inject(message) }
+          const root: Agent = {
+            id: agent.id,
+            session: agent.session,
+            steer: (message) => agent.steer(message),
+            inject: (message) => agent.inject(message),
+          }
           return (ask as (request: unknown) => unknown)({ ...request, agent: root })
         })
         return host
@@ -314,7 +325,8 @@ export const BROKEN_HOST_VARIANTS: readonly BrokenHostVariant[] = [
   {
     duty: 'review',
     name: "drops the custom text of the provider's answers",
-    failure: 'after Keep planning with feedback, the tool/result must be a failure with "Error: The user chose to keep planning; their feedback: add tests first"',
+    failure:
+      'after Keep planning with feedback, the tool/result must be a failure with "Error: The user chose to keep planning; their feedback: add tests first"',
     wrap: (factory) =>
       wrapHost(factory, (host) => {
         patchService(host.context, 'userQuestions', 'ask', (ask) => async (request: unknown) => {

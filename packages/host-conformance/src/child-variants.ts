@@ -48,7 +48,8 @@ export const CHILD_VARIANTS: readonly BrokenHostVariant[] = [
       onFirstAgent(factory, (host) => {
         host.context.on(
           'agent/pre-step',
-          (payload: PreStepPayload, next) => (payload.agent.owner === undefined ? next() : next({ ...payload, agent: withoutOwner(payload.agent) })),
+          (payload: PreStepPayload, next) =>
+            payload.agent.owner === undefined ? next() : next({ ...payload, agent: withoutOwner(payload.agent) }),
           { prepend: true },
         )
       }),

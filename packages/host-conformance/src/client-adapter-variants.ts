@@ -17,7 +17,10 @@ export interface BrokenClientAdapterVariant {
 }
 
 /** `factory` with each adapter changed by `change`. */
-const changed = (factory: ClientAdapterFactory, change: (adapter: ClientAdapter) => ClientAdapter): ClientAdapterFactory => async (environment) => change(await factory(environment))
+const changed =
+  (factory: ClientAdapterFactory, change: (adapter: ClientAdapter) => ClientAdapter): ClientAdapterFactory =>
+  async (environment) =>
+    change(await factory(environment))
 
 /** A view less its last part: the last item of a list, else the last key of an object. */
 function lessLast(view: unknown): unknown {
@@ -46,7 +49,10 @@ export const BROKEN_CLIENT_ADAPTER_VARIANTS: readonly BrokenClientAdapterVariant
         ...adapter,
         async open(answer) {
           const served = await adapter.open(answer)
-          const client: ServedClient = { ...served.client, modes: () => served.client.modes().filter((_mode, index) => index === 0 || index === served.client.modes().length - 1) }
+          const client: ServedClient = {
+            ...served.client,
+            modes: () => served.client.modes().filter((_mode, index) => index === 0 || index === served.client.modes().length - 1),
+          }
           return { ...served, client }
         },
       })),
@@ -55,7 +61,11 @@ export const BROKEN_CLIENT_ADAPTER_VARIANTS: readonly BrokenClientAdapterVariant
     duty: 'client-unknown-outcome',
     name: 'takes an answer it did not offer as an approval',
     failure: 'an outcome the client was not offered',
-    wrap: (factory) => changed(factory, (adapter) => ({ ...adapter, open: (answer) => adapter.open((question) => (answer(question) === 'unknown' ? 'approve' : answer(question))) })),
+    wrap: (factory) =>
+      changed(factory, (adapter) => ({
+        ...adapter,
+        open: (answer) => adapter.open((question) => (answer(question) === 'unknown' ? 'approve' : answer(question))),
+      })),
   },
   {
     duty: 'client-replay',

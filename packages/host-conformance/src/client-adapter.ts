@@ -89,7 +89,10 @@ export interface ClientAdapter {
  *
  * @public
  */
-export type ClientAdapterFactory = (environment: { readonly model: LanguageModelV3; readonly dir: string }) => ClientAdapter | Promise<ClientAdapter>
+export type ClientAdapterFactory = (environment: {
+  readonly model: LanguageModelV3
+  readonly dir: string
+}) => ClientAdapter | Promise<ClientAdapter>
 
 const marker = Symbol.for('@planmode/host-conformance/ClientAdapterConformanceError')
 

@@ -8,7 +8,10 @@ export interface CompactionVariantTools {
   /** A model whose every prompt is edited before the real model sees it. */
   readonly editPrompt: (model: LanguageModelV3, edit: (prompt: LanguageModelV3Prompt) => LanguageModelV3Prompt) => LanguageModelV3
   /** `host` with some members replaced or added. */
-  readonly adapterWith: <A extends Agent>(host: ConformanceHost<A>, overrides: Partial<Omit<ConformanceHost<A>, 'context'>>) => ConformanceHost<A>
+  readonly adapterWith: <A extends Agent>(
+    host: ConformanceHost<A>,
+    overrides: Partial<Omit<ConformanceHost<A>, 'context'>>,
+  ) => ConformanceHost<A>
 }
 
 /**

@@ -51,7 +51,11 @@ export interface DescribeHostConformanceOptions extends HostConformanceOptions, 
  *
  * @public
  */
-export function describeHostConformance<A extends Agent>(name: string, factory: HostFactory<A>, options: DescribeHostConformanceOptions): void {
+export function describeHostConformance<A extends Agent>(
+  name: string,
+  factory: HostFactory<A>,
+  options: DescribeHostConformanceOptions,
+): void {
   const { describe, it, ...kit } = options
   describe(name, () => {
     for (const check of hostConformanceCases(factory, kit)) {

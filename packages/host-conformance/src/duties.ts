@@ -75,7 +75,8 @@ const BASE_DUTIES: readonly HostDutyInfo[] = [
   {
     duty: 'session-event',
     kind: 'host',
-    means: 'session/event is emitted once after each append, once session.events holds the event, and with the same events array while the log only grows',
+    means:
+      'session/event is emitted once after each append, once session.events holds the event, and with the same events array while the log only grows',
     dependsOn: ['services', 'turns-and-steps'],
   },
   {
@@ -89,7 +90,7 @@ const BASE_DUTIES: readonly HostDutyInfo[] = [
     duty: 'child-questions',
     kind: 'host',
     means:
-      'the userQuestions seam refuses an agent owned by a live agent with UserQuestionError NOT_ROOT_AGENT, without asking the provider; a root agent reaches the provider; every tool call runs with its calling agent (ToolExecution.agent), so a sub-agent tool starts its child as that agent\'s',
+      "the userQuestions seam refuses an agent owned by a live agent with UserQuestionError NOT_ROOT_AGENT, without asking the provider; a root agent reaches the provider; every tool call runs with its calling agent (ToolExecution.agent), so a sub-agent tool starts its child as that agent's",
     dependsOn: ['services', 'turns-and-steps'],
   },
   {
@@ -109,7 +110,8 @@ const BASE_DUTIES: readonly HostDutyInfo[] = [
   {
     duty: 'composition',
     kind: 'plan',
-    means: 'the plan layers load into the host context (/plan, exit_plan_mode, enter_plan_mode, the plan and planHistory keys, the guidance) and disposing them removes every registration',
+    means:
+      'the plan layers load into the host context (/plan, exit_plan_mode, enter_plan_mode, the plan and planHistory keys, the guidance) and disposing them removes every registration',
     dependsOn: ['services', 'turns-and-steps'],
   },
   {
@@ -129,7 +131,8 @@ const BASE_DUTIES: readonly HostDutyInfo[] = [
   {
     duty: 'review',
     kind: 'plan',
-    means: 'exit_plan_mode reaches the provider through the host questions seam and its answer (Approve, Keep planning with feedback, Stop planning) comes back unchanged to the tool and the log',
+    means:
+      'exit_plan_mode reaches the provider through the host questions seam and its answer (Approve, Keep planning with feedback, Stop planning) comes back unchanged to the tool and the log',
     dependsOn: ['services', 'turns-and-steps', 'transcript-from-log', 'child-questions', 'pre-step-order'],
   },
   {

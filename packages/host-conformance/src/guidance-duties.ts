@@ -9,7 +9,12 @@ import type { HostDuty } from './duties.js'
 export type GuidanceDuty = 'compaction'
 
 /** The entries of the guidance duties in `HOST_DUTIES`, in the order their cases run. */
-export const GUIDANCE_DUTIES: readonly { readonly duty: GuidanceDuty; readonly kind: 'host'; readonly means: string; readonly dependsOn: readonly HostDuty[] }[] = [
+export const GUIDANCE_DUTIES: readonly {
+  readonly duty: GuidanceDuty
+  readonly kind: 'host'
+  readonly means: string
+  readonly dependsOn: readonly HostDuty[]
+}[] = [
   {
     duty: 'compaction',
     kind: 'host',

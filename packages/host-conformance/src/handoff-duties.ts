@@ -9,7 +9,12 @@ import type { HostDuty } from './duties.js'
 export type HandoffDuty = 'handoff-model' | 'handoff-fresh'
 
 /** The entries of the handoff duties in `HOST_DUTIES`, in the order their cases run. */
-export const HANDOFF_DUTIES: readonly { readonly duty: HandoffDuty; readonly kind: 'host'; readonly means: string; readonly dependsOn: readonly HostDuty[] }[] = [
+export const HANDOFF_DUTIES: readonly {
+  readonly duty: HandoffDuty
+  readonly kind: 'host'
+  readonly means: string
+  readonly dependsOn: readonly HostDuty[]
+}[] = [
   {
     duty: 'handoff-model',
     kind: 'host',
@@ -21,7 +26,7 @@ export const HANDOFF_DUTIES: readonly { readonly duty: HandoffDuty; readonly kin
     duty: 'handoff-fresh',
     kind: 'host',
     means:
-      'on agent/handoff with fresh, no further request in that turn once the step that ran the tool ends; a new session whose first event is the plan/handoff given, its first turn started with no user message, its agent on the model chosen (else the handing agent\'s), while the handing agent keeps its own model',
+      "on agent/handoff with fresh, no further request in that turn once the step that ran the tool ends; a new session whose first event is the plan/handoff given, its first turn started with no user message, its agent on the model chosen (else the handing agent's), while the handing agent keeps its own model",
     dependsOn: ['services', 'turns-and-steps', 'session-event', 'pre-step-order', 'composition', 'review', 'handoff-model'],
   },
 ]

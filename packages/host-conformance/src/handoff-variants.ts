@@ -28,7 +28,9 @@ export const HANDOFF_VARIANTS: readonly BrokenHostVariant[] = [
         // As a host that runs the new session with prompt('…'): a user message logged right after its first event.
         host.context.on('session/event', ({ session, event }) => {
           if (event.seq === 0 && event.type === 'plan/handoff') {
-            void session.append('user/message', { content: [{ type: 'text', text: 'Go on.' }], source: { kind: 'user' } }).catch(() => undefined)
+            void session
+              .append('user/message', { content: [{ type: 'text', text: 'Go on.' }], source: { kind: 'user' } })
+              .catch(() => undefined)
           }
         })
         return host
@@ -37,7 +39,8 @@ export const HANDOFF_VARIANTS: readonly BrokenHostVariant[] = [
   {
     duty: 'handoff-fresh',
     name: "switches the handing agent's model too when a fresh handoff chose one",
-    failure: "a model chosen with a fresh session is the new session's agent's only: the handing agent's next turn must go on with its own model",
+    failure:
+      "a model chosen with a fresh session is the new session's agent's only: the handing agent's next turn must go on with its own model",
     wrap:
       <A extends Agent>(factory: HostFactory<A>): HostFactory<A> =>
       async (environment) => {

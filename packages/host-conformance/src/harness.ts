@@ -118,7 +118,10 @@ export class Harness {
   async within<T>(what: string, operation: () => T | Promise<T>): Promise<T> {
     let timer: ReturnType<typeof setTimeout> | undefined
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new HostConformanceError(this.duty, `${what} did not settle within ${this.timeoutMs} ms`)), this.timeoutMs)
+      timer = setTimeout(
+        () => reject(new HostConformanceError(this.duty, `${what} did not settle within ${this.timeoutMs} ms`)),
+        this.timeoutMs,
+      )
     })
     try {
       return await Promise.race([Promise.resolve().then(operation), timeout])
@@ -135,7 +138,11 @@ export class Harness {
     const host = await this.within('the host factory', () => this.factory(this.environment))
     this.current = host
     const ctx = host.context
-    this.checkDuty('services', typeof ctx?.plugin === 'function' && typeof ctx.get === 'function', 'the host has no `context` (a @planmode/context Context)')
+    this.checkDuty(
+      'services',
+      typeof ctx?.plugin === 'function' && typeof ctx.get === 'function',
+      'the host has no `context` (a @planmode/context Context)',
+    )
     for (const [name, members] of Object.entries(SERVICES)) {
       const service = ctx.get(name as keyof typeof SERVICES) as unknown as Record<string, unknown> | undefined
       this.checkDuty('services', service !== undefined, `the host's context provides no "${name}" service`)
@@ -303,7 +310,11 @@ export class Harness {
     if (this.duty === 'services') return
     const steps = ofType(agent.session.events.slice(from), 'step/start').length
     const ran = (this.preSteps.get(agent.session.id) ?? 0) - before
-    this.checkDuty('services', ran >= steps, `the agent/pre-step waterfall must run once before each step: ${what} logged ${steps} step(s), and the waterfall ran ${ran} time(s)`)
+    this.checkDuty(
+      'services',
+      ran >= steps,
+      `the agent/pre-step waterfall must run once before each step: ${what} logged ${steps} step(s), and the waterfall ran ${ran} time(s)`,
+    )
   }
 
   /** Runs a command line through the host's `commands` service. */
@@ -346,7 +357,11 @@ export class Harness {
     const runs = ofType(agent.session.events, 'command/run')
     for (const run of runs) {
       const args = (run.data as { args?: unknown }).args
-      this.checkDuty('command-args', typeof args === 'string', `command/run of /${run.data.name} has ${args === undefined ? 'no args' : `args ${JSON.stringify(args)}`}; args must always be a string ('' after a bare name)`)
+      this.checkDuty(
+        'command-args',
+        typeof args === 'string',
+        `command/run of /${run.data.name} has ${args === undefined ? 'no args' : `args ${JSON.stringify(args)}`}; args must always be a string ('' after a bare name)`,
+      )
     }
     for (const [line, args] of Object.entries(typed)) {
       const name = line.slice(1).split(/\s/, 1)[0]

@@ -43,7 +43,9 @@ function checkTimeouts(options: HostConformanceOptions): { operation: number; te
   }
   const test = options.testTimeoutMs ?? 2 * operation + 2_000
   if (!Number.isFinite(test) || test <= operation) {
-    throw new RangeError(`host-conformance: testTimeoutMs (${String(test)}) must exceed operationTimeoutMs (${operation}), or a hanging host ends in the runner's timeout instead of a named duty`)
+    throw new RangeError(
+      `host-conformance: testTimeoutMs (${String(test)}) must exceed operationTimeoutMs (${operation}), or a hanging host ends in the runner's timeout instead of a named duty`,
+    )
   }
   return { operation, test }
 }
@@ -63,38 +65,51 @@ const messageOf = (error: unknown): string => (error instanceof Error ? error.me
  *
  * @public
  */
-export function hostConformanceCases<A extends Agent>(factory: HostFactory<A>, options: HostConformanceOptions = {}): HostConformanceCase[] {
+export function hostConformanceCases<A extends Agent>(
+  factory: HostFactory<A>,
+  options: HostConformanceOptions = {},
+): HostConformanceCase[] {
   const skip = new Set(options.skip ?? [])
   const timeouts = checkTimeouts(options)
-  return [...HOST_DUTY_CASES, ...QUESTION_CASES, ...PLAN_LAYER_CASES, ...CHILD_CASES, ...HANDOFF_CASES, ...COMPACTION_CASES].map((spec) => ({
-    duty: spec.duty,
-    title: `duty "${spec.duty}": ${spec.title}`,
-    skipped: skip.has(spec.duty),
-    timeoutMs: timeouts.test,
-    async run() {
-      if (skip.has(spec.duty)) return
-      let harness: Harness
-      try {
-        harness = await Harness.create(spec.duty, factory as unknown as HostFactory, timeouts.operation)
-      } catch (error) {
-        throw new HostConformanceError('services', `the kit could not create the case's temporary directory (the test environment, not the host): ${messageOf(error)}`, { cause: error })
-      }
-      let failure: unknown
-      try {
-        await spec.body(harness)
-      } catch (error) {
-        failure = HostConformanceError.isInstance(error)
-          ? error
-          : new HostConformanceError(spec.duty, `the case failed: ${messageOf(error)}`, { cause: error })
-      }
-      try {
-        await harness.dispose()
-      } catch (error) {
-        failure ??= HostConformanceError.isInstance(error)
-          ? error
-          : new HostConformanceError('services', `the kit could not remove the case's directory after closing the host (does close() release its files?): ${messageOf(error)}`, { cause: error })
-      }
-      if (failure !== undefined) throw failure
-    },
-  }))
+  return [...HOST_DUTY_CASES, ...QUESTION_CASES, ...PLAN_LAYER_CASES, ...CHILD_CASES, ...HANDOFF_CASES, ...COMPACTION_CASES].map(
+    (spec) => ({
+      duty: spec.duty,
+      title: `duty "${spec.duty}": ${spec.title}`,
+      skipped: skip.has(spec.duty),
+      timeoutMs: timeouts.test,
+      async run() {
+        if (skip.has(spec.duty)) return
+        let harness: Harness
+        try {
+          harness = await Harness.create(spec.duty, factory as unknown as HostFactory, timeouts.operation)
+        } catch (error) {
+          throw new HostConformanceError(
+            'services',
+            `the kit could not create the case's temporary directory (the test environment, not the host): ${messageOf(error)}`,
+            { cause: error },
+          )
+        }
+        let failure: unknown
+        try {
+          await spec.body(harness)
+        } catch (error) {
+          failure = HostConformanceError.isInstance(error)
+            ? error
+            : new HostConformanceError(spec.duty, `the case failed: ${messageOf(error)}`, { cause: error })
+        }
+        try {
+          await harness.dispose()
+        } catch (error) {
+          failure ??= HostConformanceError.isInstance(error)
+            ? error
+            : new HostConformanceError(
+                'services',
+                `the kit could not remove the case's directory after closing the host (does close() release its files?): ${messageOf(error)}`,
+                { cause: error },
+              )
+        }
+        if (failure !== undefined) throw failure
+      },
+    }),
+  )
 }

@@ -28,6 +28,14 @@ export { HostConformanceError } from './host-conformance-error.js'
 export { clientAdapterCases } from './cases/client-adapter-cases.js'
 export type { ClientAdapterCase } from './cases/client-adapter-cases.js'
 export { ClientAdapterConformanceError } from './client-adapter.js'
-export type { ClientAdapter, ClientAdapterDuty, ClientAdapterFactory, ClientAnswer, ClientQuestion, ServedClient, ClientSession } from './client-adapter.js'
+export type {
+  ClientAdapter,
+  ClientAdapterDuty,
+  ClientAdapterFactory,
+  ClientAnswer,
+  ClientQuestion,
+  ServedClient,
+  ClientSession,
+} from './client-adapter.js'
 export { BROKEN_CLIENT_ADAPTER_VARIANTS } from './client-adapter-variants.js'
 export type { BrokenClientAdapterVariant } from './client-adapter-variants.js'

@@ -23,7 +23,11 @@ export function toolNamesOf(request: LanguageModelV3CallOptions): string[] {
 export function userTextsOf(request: LanguageModelV3CallOptions): string[] {
   return request.prompt
     .filter((message) => message.role === 'user')
-    .flatMap((message) => (message.content as readonly { type: string; text?: string }[]).map((part) => (part.type === 'text' ? (part.text ?? '') : `[${part.type}]`)))
+    .flatMap((message) =>
+      (message.content as readonly { type: string; text?: string }[]).map((part) =>
+        part.type === 'text' ? (part.text ?? '') : `[${part.type}]`,
+      ),
+    )
 }
 
 /** The text of a user message as logged. */
@@ -35,7 +39,9 @@ export function messageText(message: UserMessage): string {
 /** The blocks of every `user/message` of a log, in order, one string per block (as {@link userTextsOf} renders parts). */
 export function loggedUserTexts(events: readonly SessionEvent[]): string[] {
   return ofType(events, 'user/message').flatMap((event) =>
-    Array.isArray(event.data?.content) ? event.data.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)) : [messageText(event.data)],
+    Array.isArray(event.data?.content)
+      ? event.data.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`))
+      : [messageText(event.data)],
   )
 }
 

@@ -27,7 +27,8 @@ export const QUESTION_VARIANTS: readonly BrokenHostVariant[] = [
   {
     duty: 'questions-in-log',
     name: 'never logs question/asked',
-    failure: "userQuestions.ask must log question/asked { questionId, agent, question } on the asking agent's session before the provider is asked",
+    failure:
+      "userQuestions.ask must log question/asked { questionId, agent, question } on the asking agent's session before the provider is asked",
     wrap: neverLogs('question/asked'),
   },
   {

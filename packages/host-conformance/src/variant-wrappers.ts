@@ -31,7 +31,10 @@ export function patchAppend(session: Session, filter: AppendFilter): void {
 }
 
 /** `host` with some members replaced; every member is bound, so a class instance works too. */
-export function adapterWith<A extends Agent>(host: ConformanceHost<A>, overrides: Partial<Omit<ConformanceHost<A>, 'context'>>): ConformanceHost<A> {
+export function adapterWith<A extends Agent>(
+  host: ConformanceHost<A>,
+  overrides: Partial<Omit<ConformanceHost<A>, 'context'>>,
+): ConformanceHost<A> {
   const openAgent = overrides.openAgent ?? host.openAgent?.bind(host)
   const close = overrides.close ?? host.close?.bind(host)
   const compact = overrides.compact ?? host.compact?.bind(host)
@@ -51,7 +54,11 @@ export function adapterWith<A extends Agent>(host: ConformanceHost<A>, overrides
  * the session's log was when the previous host over the same `dir` closed
  * (so the events past it are what the store appended while opening it).
  */
-export function reopenedAs<A extends Agent>(factory: HostFactory<A>, view: (agent: A, known: number) => A, filter?: AppendFilter): HostFactory<A> {
+export function reopenedAs<A extends Agent>(
+  factory: HostFactory<A>,
+  view: (agent: A, known: number) => A,
+  filter?: AppendFilter,
+): HostFactory<A> {
   // Per case directory and session id: how long the log was when the host that wrote it was closed.
   const lengthAtClose = new Map<string, number>()
   return async (environment) => {
@@ -90,7 +97,12 @@ export function reopenedAs<A extends Agent>(factory: HostFactory<A>, view: (agen
  * if they had been appended then). The agent's own code keeps its real
  * session. `agent` itself when nothing is hidden.
  */
-export function hidingOpened<A extends Agent>(agent: A, known: number, hide: (event: SessionEvent) => boolean, options: { readonly untilTurnStarts?: boolean } = {}): A {
+export function hidingOpened<A extends Agent>(
+  agent: A,
+  known: number,
+  hide: (event: SessionEvent) => boolean,
+  options: { readonly untilTurnStarts?: boolean } = {},
+): A {
   const session = agent.session
   const hidden = new Set<SessionEvent>(session.events.slice(known).filter(hide))
   if (hidden.size === 0) return agent

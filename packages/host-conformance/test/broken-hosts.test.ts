@@ -6,7 +6,14 @@ import { referenceHost } from './support/reference-host.js'
 async function failuresOf(duty: string, factory: Parameters<typeof hostConformanceCases>[0]): Promise<unknown[]> {
   const cases = hostConformanceCases(factory).filter((check) => check.duty === duty)
   expect(cases.length).toBeGreaterThan(0)
-  return Promise.all(cases.map((check) => check.run().then(() => undefined, (error: unknown) => error)))
+  return Promise.all(
+    cases.map((check) =>
+      check.run().then(
+        () => undefined,
+        (error: unknown) => error,
+      ),
+    ),
+  )
 }
 
 describe('each broken wrapper of @planmode/host is caught by name', () => {
@@ -19,7 +26,9 @@ describe('each broken wrapper of @planmode/host is caught by name', () => {
     it(`${variant.name}: a ${variant.duty} case fails with duty "${variant.duty}" and says ${JSON.stringify(variant.failure)}`, async () => {
       const failures = await failuresOf(variant.duty, variant.wrap(referenceHost))
       const messages = failures.map((error) => (error instanceof Error ? error.message : String(error)))
-      const named = failures.filter((error): error is HostConformanceError => HostConformanceError.isInstance(error) && error.duty === variant.duty)
+      const named = failures.filter(
+        (error): error is HostConformanceError => HostConformanceError.isInstance(error) && error.duty === variant.duty,
+      )
       expect(named.length, `failures: ${messages.join(' | ')}`).toBeGreaterThan(0)
       for (const error of named) expect(error.message.startsWith(`duty "${variant.duty}": `)).toBe(true)
       expect(

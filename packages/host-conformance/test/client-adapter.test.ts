@@ -1,6 +1,13 @@
 import { Context } from '@planmode/context'
 import { hostPlugin } from '@planmode/host'
-import { BROKEN_CLIENT_ADAPTER_VARIANTS, clientAdapterCases, type ClientAdapterFactory, type ClientAnswer, type ClientQuestion, type ServedClient } from '@planmode/host-conformance'
+import {
+  BROKEN_CLIENT_ADAPTER_VARIANTS,
+  clientAdapterCases,
+  type ClientAdapterFactory,
+  type ClientAnswer,
+  type ClientQuestion,
+  type ServedClient,
+} from '@planmode/host-conformance'
 import { planCommandsPlugin } from '@planmode/plan-commands'
 import { planCorePlugin } from '@planmode/plan-core'
 import { planToolPlugin } from '@planmode/plan-tool'
@@ -11,7 +18,9 @@ import { describe, expect, it } from 'vitest'
 function shown(event: SessionEvent): string[] {
   switch (event.type) {
     case 'user/message':
-      return event.data.source.kind === 'user' ? event.data.content.map((block) => `user: ${block.type === 'text' ? block.text : '[image]'}`) : []
+      return event.data.source.kind === 'user'
+        ? event.data.content.map((block) => `user: ${block.type === 'text' ? block.text : '[image]'}`)
+        : []
     case 'assistant/message':
       return event.data.content.map((block) => (block.type === 'tool-call' ? `call ${block.toolName}` : `agent: ${block.text}`))
     case 'tool/result':
@@ -42,7 +51,13 @@ const inMemory: ClientAdapterFactory = ({ model, dir }) => {
   for (const layer of [planCorePlugin, planToolPlugin, planCommandsPlugin]) context.plugin(layer)
   const answers = new Map<string, (question: ClientQuestion) => ClientAnswer>()
   context.require('userQuestions').registerProvider({
-    ask: async ({ agent, questions }) => questions.map((question) => answerFor(question, answers.get(agent.session.id)!({ kind: question.intent?.kind === 'plan-enter' ? 'plan-enter' : 'plan-review' }))),
+    ask: async ({ agent, questions }) =>
+      questions.map((question) =>
+        answerFor(
+          question,
+          answers.get(agent.session.id)!({ kind: question.intent?.kind === 'plan-enter' ? 'plan-enter' : 'plan-review' }),
+        ),
+      ),
   })
   const follow = (sessionId: string, from: readonly SessionEvent[]): ServedClient => {
     const lines = from.flatMap(shown)

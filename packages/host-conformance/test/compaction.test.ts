@@ -3,7 +3,13 @@
 // again while plan mode is on, and fail it, naming the duty, when they drop it.
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Prompt } from '@ai-sdk/provider'
 import type { HostAgent } from '@planmode/host'
-import { BROKEN_HOST_VARIANTS, HostConformanceError, hostConformanceCases, type ConformanceHost, type HostFactory } from '@planmode/host-conformance'
+import {
+  BROKEN_HOST_VARIANTS,
+  HostConformanceError,
+  hostConformanceCases,
+  type ConformanceHost,
+  type HostFactory,
+} from '@planmode/host-conformance'
 import { planModeGuidance } from '@planmode/plan-core'
 import { fullGuidanceText, latestFullGuidance } from '@planmode/plan-policy'
 import { describe, expect, it } from 'vitest'
@@ -77,11 +83,21 @@ describe('duty "compaction"', () => {
   })
 
   it('a host that drops it fails, naming the duty; so does the broken variant of the kit', async () => {
-    const error = await compactionCase(compacting({})).run().then(() => undefined, (failure: unknown) => failure)
+    const error = await compactionCase(compacting({}))
+      .run()
+      .then(
+        () => undefined,
+        (failure: unknown) => failure,
+      )
     expect(HostConformanceError.isInstance(error) && error.duty).toBe('compaction')
     expect((error as Error).message).toContain('after compact(), a request in plan mode must still carry the full plan guidance')
     const variant = BROKEN_HOST_VARIANTS.find((candidate) => candidate.duty === 'compaction')!
-    const broken = await compactionCase(variant.wrap(referenceHost)).run().then(() => undefined, (failure: unknown) => failure)
+    const broken = await compactionCase(variant.wrap(referenceHost))
+      .run()
+      .then(
+        () => undefined,
+        (failure: unknown) => failure,
+      )
     expect(HostConformanceError.isInstance(broken) && broken.duty).toBe('compaction')
   })
 })

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { BROKEN_HOST_VARIANTS, HOST_DUTIES, HostConformanceError, hostConformanceCases, type HostConformanceCase, type HostDuty } from '@planmode/host-conformance'
+import {
+  BROKEN_HOST_VARIANTS,
+  HOST_DUTIES,
+  HostConformanceError,
+  hostConformanceCases,
+  type HostConformanceCase,
+  type HostDuty,
+} from '@planmode/host-conformance'
 import { scaledMs } from '@planmode/testkit'
 import { referenceHost } from './support/reference-host.js'
 
@@ -40,22 +47,30 @@ describe('the dependencies between duties', () => {
 describe('every case names the duty a broken variant breaks, not its own', () => {
   for (const variant of BROKEN_HOST_VARIANTS) {
     const allowed = withPrerequisites(variant.duty)
-    it(`${variant.name} (${variant.duty}): each failing case names one of ${[...allowed].join(', ')}, and only a duty whose own cases fail too`, { timeout: scaledMs(120_000) }, async () => {
-      const misnamed: string[] = []
-      const failures: { readonly check: HostConformanceCase; readonly error: HostConformanceError }[] = []
-      // One case at a time: each builds its own host, and the machine may be shared.
-      for (const check of hostConformanceCases(variant.wrap(referenceHost))) {
-        const error = await check.run().then(() => undefined, (failure: unknown) => failure)
-        if (error === undefined) continue
-        if (!HostConformanceError.isInstance(error)) misnamed.push(`${check.title}: not a HostConformanceError: ${String(error)}`)
-        else if (!allowed.has(error.duty)) misnamed.push(`${check.title}: ${error.message}`)
-        else failures.push({ check, error })
-      }
-      const failing = new Set(failures.map(({ check }) => check.duty))
-      for (const { check, error } of failures) {
-        if (error.duty !== check.duty && !failing.has(error.duty)) misnamed.push(`${check.title}: names ${error.duty}, whose own cases pass under this variant: ${error.message}`)
-      }
-      expect(misnamed, misnamed.join('\n')).toEqual([])
-    })
+    it(
+      `${variant.name} (${variant.duty}): each failing case names one of ${[...allowed].join(', ')}, and only a duty whose own cases fail too`,
+      { timeout: scaledMs(120_000) },
+      async () => {
+        const misnamed: string[] = []
+        const failures: { readonly check: HostConformanceCase; readonly error: HostConformanceError }[] = []
+        // One case at a time: each builds its own host, and the machine may be shared.
+        for (const check of hostConformanceCases(variant.wrap(referenceHost))) {
+          const error = await check.run().then(
+            () => undefined,
+            (failure: unknown) => failure,
+          )
+          if (error === undefined) continue
+          if (!HostConformanceError.isInstance(error)) misnamed.push(`${check.title}: not a HostConformanceError: ${String(error)}`)
+          else if (!allowed.has(error.duty)) misnamed.push(`${check.title}: ${error.message}`)
+          else failures.push({ check, error })
+        }
+        const failing = new Set(failures.map(({ check }) => check.duty))
+        for (const { check, error } of failures) {
+          if (error.duty !== check.duty && !failing.has(error.duty))
+            misnamed.push(`${check.title}: names ${error.duty}, whose own cases pass under this variant: ${error.message}`)
+        }
+        expect(misnamed, misnamed.join('\n')).toEqual([])
+      },
+    )
   }
 })

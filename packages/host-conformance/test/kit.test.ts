@@ -23,7 +23,14 @@ describe('createConformanceModel', () => {
     const { stream } = await model.doStream(call)
     const parts: { type: string }[] = []
     for await (const part of stream as unknown as AsyncIterable<{ type: string }>) parts.push(part)
-    expect(parts.map((part) => part.type)).toEqual(['stream-start', 'tool-input-start', 'tool-input-delta', 'tool-input-end', 'tool-call', 'finish'])
+    expect(parts.map((part) => part.type)).toEqual([
+      'stream-start',
+      'tool-input-start',
+      'tool-input-delta',
+      'tool-input-end',
+      'tool-call',
+      'finish',
+    ])
     expect(parts[4]).toMatchObject({ toolName: 'read', input: '{"path":"a"}', toolCallId: 'conformance_call_1' })
     expect(model.requests).toHaveLength(2)
   })
@@ -79,7 +86,10 @@ describe('hostConformanceCases', () => {
     // Long enough for the operations before the prompt (createAgent makes a session on disk) on a loaded machine:
     // with 50 ms a slow createAgent was named instead of the hanging prompt.
     const turns = hostConformanceCases(hanging, { operationTimeoutMs: 5_000 }).find((check) => check.duty === 'turns-and-steps')!
-    const error = await turns.run().then(() => undefined, (thrown: unknown) => thrown)
+    const error = await turns.run().then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    )
     expect(HostConformanceError.isInstance(error) && error.duty).toBe('turns-and-steps')
     expect((error as Error).message).toBe('duty "turns-and-steps": prompt("one") did not settle within 5000 ms')
   })
@@ -87,7 +97,11 @@ describe('hostConformanceCases', () => {
   it('a host that takes fewer steps than scripted fails turns-and-steps, naming the reply left', async () => {
     const oneStep: HostFactory<HostAgent> = async (environment) => {
       const host = await referenceHost(environment)
-      host.context.on('agent/pre-step', async (payload, next) => (payload.step > 1 ? { kind: 'reject', reason: 'one step per turn' } : next()), { prepend: true })
+      host.context.on(
+        'agent/pre-step',
+        async (payload, next) => (payload.step > 1 ? { kind: 'reject', reason: 'one step per turn' } : next()),
+        { prepend: true },
+      )
       return host
     }
     const turns = hostConformanceCases(oneStep).find((check) => check.duty === 'turns-and-steps')!
@@ -106,14 +120,18 @@ describe('hostConformanceCases', () => {
           const append = agent.session.append.bind(agent.session)
           Object.defineProperty(agent.session, 'append', {
             value: (type: string, data: unknown) =>
-              type === 'step/start' || type === 'step/end' ? Promise.resolve({ type, seq: -1, time: 0, data }) : append(type as never, data as never),
+              type === 'step/start' || type === 'step/end'
+                ? Promise.resolve({ type, seq: -1, time: 0, data })
+                : append(type as never, data as never),
           })
           return agent
         },
       }
     }
     const notices = hostConformanceCases(unlogged).find((check) => check.duty === 'notices')!
-    await expect(notices.run()).rejects.toThrow(/^duty "turns-and-steps": every model request must be a logged step: the model got 2 request\(s\), the log has 0 step\/start\(s\)/)
+    await expect(notices.run()).rejects.toThrow(
+      /^duty "turns-and-steps": every model request must be a logged step: the model got 2 request\(s\), the log has 0 step\/start\(s\)/,
+    )
   })
 
   it('a prompt whose turn is not closed fails turns-and-steps in a case of another duty, before that duty is checked', async () => {
@@ -125,14 +143,17 @@ describe('hostConformanceCases', () => {
           const agent = await host.createAgent(options)
           const append = agent.session.append.bind(agent.session)
           Object.defineProperty(agent.session, 'append', {
-            value: (type: string, data: unknown) => (type === 'turn/end' ? Promise.resolve({ type, seq: -1, time: 0, data }) : append(type as never, data as never)),
+            value: (type: string, data: unknown) =>
+              type === 'turn/end' ? Promise.resolve({ type, seq: -1, time: 0, data }) : append(type as never, data as never),
           })
           return agent
         },
       }
     }
     const header = hostConformanceCases(unended).find((check) => check.duty === 'request-header')!
-    await expect(header.run()).rejects.toThrow(/^duty "turns-and-steps": prompt\("one"\) must log one turn\/start, then its turn\/end, .*; it logged turn\/start step\/start step\/end\./)
+    await expect(header.run()).rejects.toThrow(
+      /^duty "turns-and-steps": prompt\("one"\) must log one turn\/start, then its turn\/end, .*; it logged turn\/start step\/start step\/end\./,
+    )
   })
 
   it('a temporary directory the kit cannot make fails the case, naming it and the cause', async () => {
@@ -140,9 +161,14 @@ describe('hostConformanceCases', () => {
     process.env.TMPDIR = '/nonexistent/planmode-conformance-parent'
     try {
       const [first] = hostConformanceCases(referenceHost)
-      const error = await first!.run().then(() => undefined, (thrown: unknown) => thrown)
+      const error = await first!.run().then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      )
       expect(HostConformanceError.isInstance(error)).toBe(true)
-      expect((error as Error).message).toMatch(/^duty "services": the kit could not create the case's temporary directory \(the test environment, not the host\): ENOENT/)
+      expect((error as Error).message).toMatch(
+        /^duty "services": the kit could not create the case's temporary directory \(the test environment, not the host\): ENOENT/,
+      )
       expect((error as Error).cause).toBeInstanceOf(Error)
     } finally {
       if (saved === undefined) delete process.env.TMPDIR
@@ -168,7 +194,11 @@ describe('hostConformanceCases', () => {
   })
 
   it('a host without a context fails the services duty', async () => {
-    const contextless = (() => ({ context: undefined, createAgent: () => undefined, prompt: async () => undefined })) as unknown as HostFactory
+    const contextless = (() => ({
+      context: undefined,
+      createAgent: () => undefined,
+      prompt: async () => undefined,
+    })) as unknown as HostFactory
     const cases = hostConformanceCases(contextless).filter((check) => check.duty === 'review')
     await expect(cases[0]!.run()).rejects.toThrow('duty "services": the host has no `context`')
   })
@@ -182,7 +212,10 @@ describe('hostConformanceCases', () => {
 
 describe('the package', () => {
   it('does not depend on @planmode/host at runtime: neither its manifest, its sources nor its build name it', () => {
-    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as Record<string, Record<string, string> | undefined>
+    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as Record<
+      string,
+      Record<string, string> | undefined
+    >
     expect(Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies })).not.toContain('@planmode/host')
     // from '…', import '…', import('…'), require('…') of exactly @planmode/host (not @planmode/host-conformance)
     const names = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"]@planmode\/host['"]/
@@ -192,9 +225,12 @@ describe('the package', () => {
     expect("import '@planmode/host'").toMatch(names)
     expect("import { x } from '@planmode/host-conformance'").not.toMatch(names)
     for (const folder of ['src', 'dist']) {
-      const files = readdirSync(new URL(`../${folder}/`, import.meta.url), { recursive: true, encoding: 'utf8' }).filter((file) => /\.(ts|js|cjs|cts|mts)$/.test(file))
+      const files = readdirSync(new URL(`../${folder}/`, import.meta.url), { recursive: true, encoding: 'utf8' }).filter((file) =>
+        /\.(ts|js|cjs|cts|mts)$/.test(file),
+      )
       expect(files.length, `${folder}/ holds no built or source files (build the package first)`).toBeGreaterThan(0)
-      for (const file of files) expect(readFileSync(new URL(`../${folder}/${file}`, import.meta.url), 'utf8'), `${folder}/${file}`).not.toMatch(names)
+      for (const file of files)
+        expect(readFileSync(new URL(`../${folder}/${file}`, import.meta.url), 'utf8'), `${folder}/${file}`).not.toMatch(names)
     }
   })
 })
@@ -245,6 +281,10 @@ describe('describeHostConformance', () => {
       it: (name: string) => void titles.push(name),
       skip: HOST_DUTIES.filter((info) => info.duty !== 'services').map((info) => info.duty),
     })
-    expect(titles).toEqual(hostConformanceCases(referenceHost).filter((check) => check.duty === 'services').map((check) => check.title))
+    expect(titles).toEqual(
+      hostConformanceCases(referenceHost)
+        .filter((check) => check.duty === 'services')
+        .map((check) => check.title),
+    )
   })
 })

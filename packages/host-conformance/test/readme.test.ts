@@ -12,7 +12,11 @@ const quoted = (path: string): string => {
 
 describe('the README', () => {
   it('quotes the adapters and the test file that run in this repository, as they are', () => {
-    for (const path of ['packages/host-conformance/test/support/reference-host.ts', 'examples/own-host/test/own-host-factory.ts', 'examples/own-host/test/conformance.test.ts']) {
+    for (const path of [
+      'packages/host-conformance/test/support/reference-host.ts',
+      'examples/own-host/test/own-host-factory.ts',
+      'examples/own-host/test/conformance.test.ts',
+    ]) {
       expect(readme, path).toContain(quoted(path))
     }
   })

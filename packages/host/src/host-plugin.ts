@@ -47,7 +47,9 @@ export const hostPlugin: Plugin<HostConfig> = {
   apply(ctx, config) {
     const { dir, durability, answers, sessions, ...agents } = config
     if (sessions !== undefined && (dir !== undefined || durability !== undefined || answers !== undefined)) {
-      throw new TypeError('hostPlugin: `dir`, `durability` and `answers` configure the JSONL store; leave them out when `sessions` provides the store')
+      throw new TypeError(
+        'hostPlugin: `dir`, `durability` and `answers` configure the JSONL store; leave them out when `sessions` provides the store',
+      )
     }
     ctx.plugin(sessionInvariantsPlugin)
     if (sessions !== undefined) ctx.plugin(sessions)

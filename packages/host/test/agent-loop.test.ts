@@ -63,7 +63,13 @@ describe('agent loop', () => {
         step: 1,
         model: 'scripted:script',
         system: 'You are helpful.',
-        tools: [{ name: 'read', description: 'Reads a file', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } }],
+        tools: [
+          {
+            name: 'read',
+            description: 'Reads a file',
+            parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+          },
+        ],
       },
     ])
     expect(byType('assistant/message')[0]).toEqual({
@@ -76,7 +82,13 @@ describe('agent loop', () => {
       step: 1,
     })
     expect(byType('tool/result')).toEqual([
-      { toolCallId: 't1', toolName: 'read', isError: false, content: [{ type: 'text', text: 'contents of a.txt: hello' }], value: 'contents of a.txt: hello' },
+      {
+        toolCallId: 't1',
+        toolName: 'read',
+        isError: false,
+        content: [{ type: 'text', text: 'contents of a.txt: hello' }],
+        value: 'contents of a.txt: hello',
+      },
     ])
     expect(byType('turn/end')).toEqual([{ turn: 1, reason: 'completed' }])
     // The second request carries the transcript: system, user, assistant (no reasoning), tool result.
@@ -91,10 +103,18 @@ describe('agent loop', () => {
           { type: 'tool-call', toolCallId: 't1', toolName: 'read', input: { path: 'a.txt' } },
         ],
       },
-      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 't1', toolName: 'read', output: { type: 'text', value: 'contents of a.txt: hello' } }] },
+      {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 't1', toolName: 'read', output: { type: 'text', value: 'contents of a.txt: hello' } }],
+      },
     ])
     expect(model.requests[1]!.tools).toEqual([
-      { type: 'function', name: 'read', description: 'Reads a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } },
+      {
+        type: 'function',
+        name: 'read',
+        description: 'Reads a file',
+        inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+      },
     ])
     expect(agent.status).toBe('idle')
   })
@@ -110,7 +130,8 @@ describe('agent loop', () => {
       const remove = first.ctx.require('systemPrompt').section({ name: 'extra', order: 1, text: 'Extra.' })
       await agent.prompt('3')
       remove()
-      const headers = () => session.events.filter((e) => e.type === 'request/header').map((e) => [e.data.reason, e.data.turn, e.data.system])
+      const headers = () =>
+        session.events.filter((e) => e.type === 'request/header').map((e) => [e.data.reason, e.data.turn, e.data.system])
       expect(headers()).toEqual([
         ['initial', 1, ''],
         ['change', 3, 'Extra.'],
@@ -123,7 +144,8 @@ describe('agent loop', () => {
       const again = second.agents.create({ session: reopened })
       await again.prompt('4')
       await again.prompt('5')
-      const reopenedHeaders = () => reopened.events.filter((e) => e.type === 'request/header').map((e) => [e.data.reason, e.data.turn, e.data.model])
+      const reopenedHeaders = () =>
+        reopened.events.filter((e) => e.type === 'request/header').map((e) => [e.data.reason, e.data.turn, e.data.model])
       expect(reopenedHeaders()).toEqual([
         ['initial', 1, 'scripted:script'],
         ['change', 3, 'scripted:script'],
@@ -142,10 +164,7 @@ describe('agent loop', () => {
   it('joins a message steered mid-turn to the next step through the pre-step waterfall', async () => {
     const gate = deferred()
     const entered = deferred()
-    const { ctx, sessions, agents, model } = host([
-      { toolCalls: [{ toolName: 'wait', input: {} }] },
-      { text: 'Noted your extra request.' },
-    ])
+    const { ctx, sessions, agents, model } = host([{ toolCalls: [{ toolName: 'wait', input: {} }] }, { text: 'Noted your extra request.' }])
     ctx.require('tools').register({
       name: 'wait',
       description: 'waits',
@@ -193,10 +212,13 @@ describe('agent loop', () => {
     const { sessions, agents, model } = host([])
     const session = await sessions.create()
     const agent = agents.create({ session })
-    model.push(() => {
-      agent.steer('one more thing')
-      return { text: 'first answer' }
-    }, { text: 'second answer' })
+    model.push(
+      () => {
+        agent.steer('one more thing')
+        return { text: 'first answer' }
+      },
+      { text: 'second answer' },
+    )
     expect(await agent.prompt('go')).toMatchObject({ reason: 'completed', steps: 2 })
   })
 
@@ -207,16 +229,31 @@ describe('agent loop', () => {
     agent.steer('hello')
     expect(agent.status).toBe('running')
     await agent.idle()
-    expect(types(session.events)).toEqual(['turn/start', 'user/message', 'request/header', 'step/start', 'assistant/message', 'step/end', 'turn/end'])
+    expect(types(session.events)).toEqual([
+      'turn/start',
+      'user/message',
+      'request/header',
+      'step/start',
+      'assistant/message',
+      'step/end',
+      'turn/end',
+    ])
   })
 
   it('logs the pre-step decision messages (e.g. a plugin notice) as user messages before the header', async () => {
-    const notice: UserMessage = { content: [{ type: 'text', text: 'Notice.' }], source: { kind: 'plugin', plugin: 'p', form: 'notice', summary: 'n' } }
+    const notice: UserMessage = {
+      content: [{ type: 'text', text: 'Notice.' }],
+      source: { kind: 'plugin', plugin: 'p', form: 'notice', summary: 'n' },
+    }
     const { ctx, sessions, agents } = host([{ text: 'ok' }])
-    ctx.on('agent/pre-step', async (payload, next) => {
-      const decision = await next()
-      return decision.kind === 'enter' ? { kind: 'enter', messages: [...decision.messages, notice] } : decision
-    }, { prepend: true })
+    ctx.on(
+      'agent/pre-step',
+      async (payload, next) => {
+        const decision = await next()
+        return decision.kind === 'enter' ? { kind: 'enter', messages: [...decision.messages, notice] } : decision
+      },
+      { prepend: true },
+    )
     const session = await sessions.create()
     await agents.create({ session }).prompt('hi')
     expect(session.events.slice(0, 4).map((e) => [e.type, e.type === 'user/message' ? e.data : undefined])).toEqual([
@@ -262,7 +299,15 @@ describe('agent loop', () => {
     expect(model.requests).toHaveLength(2)
     expect(model.requests[1]!.prompt).toBe(model.requests[0]!.prompt)
     expect(model.requests[1]!.tools).toBe(model.requests[0]!.tools)
-    expect(types(session.events)).toEqual(['turn/start', 'user/message', 'request/header', 'step/start', 'assistant/message', 'step/end', 'turn/end'])
+    expect(types(session.events)).toEqual([
+      'turn/start',
+      'user/message',
+      'request/header',
+      'step/start',
+      'assistant/message',
+      'step/end',
+      'turn/end',
+    ])
   })
 
   it('fails on a non-retryable error, and bounds retries even when a listener keeps asking for them', async () => {
@@ -274,7 +319,10 @@ describe('agent loop', () => {
       ['turn/end', { turn: 1, reason: 'error', error: 'bad request' }],
     ])
 
-    const b = host(Array.from({ length: 5 }, () => ({ error: 'down', retryable: true })), { maxRetries: 2 })
+    const b = host(
+      Array.from({ length: 5 }, () => ({ error: 'down', retryable: true })),
+      { maxRetries: 2 },
+    )
     b.ctx.on('agent/request-error', async () => ({ kind: 'retry' }))
     const s2 = await b.sessions.create()
     expect(await b.agents.create({ session: s2 }).prompt('x')).toMatchObject({ reason: 'error', error: 'down' })
@@ -298,7 +346,12 @@ describe('agent loop', () => {
   it('cancels mid-tool: the tool sees the abort, later calls are not run, the turn ends cancelled', async () => {
     const entered = deferred()
     const { ctx, sessions, agents, model } = host([
-      { toolCalls: [{ toolName: 'slow', input: {}, toolCallId: 'c1' }, { toolName: 'slow', input: {}, toolCallId: 'c2' }] },
+      {
+        toolCalls: [
+          { toolName: 'slow', input: {}, toolCallId: 'c1' },
+          { toolName: 'slow', input: {}, toolCallId: 'c2' },
+        ],
+      },
     ])
     let runs = 0
     ctx.require('tools').register({
@@ -320,7 +373,9 @@ describe('agent loop', () => {
     expect(await outcome).toMatchObject({ reason: 'cancelled', steps: 1 })
     expect(runs).toBe(1)
     expect(agent.status).toBe('idle')
-    expect(session.events.filter((e) => e.type === 'tool/result').map((e) => [e.data.toolCallId, e.data.isError, e.data.content[0]!.text])).toEqual([
+    expect(
+      session.events.filter((e) => e.type === 'tool/result').map((e) => [e.data.toolCallId, e.data.isError, e.data.content[0]!.text]),
+    ).toEqual([
       ['c1', true, 'Error: aborted by the user'],
       ['c2', true, 'Error: the turn was cancelled before this call ran'],
     ])
@@ -411,7 +466,10 @@ describe('agent loop', () => {
     const parent = agents.create({ session: await sessions.create(), id: 'parent' })
     const child = agents.create({ session: await sessions.create(), owner: parent })
     const request = { agent: child, questions: [{ id: 'q', header: 'Q', question: '?', options: [{ label: 'A', description: 'a' }] }] }
-    const error = await ctx.require('userQuestions').ask(request).catch((e: unknown) => e)
+    const error = await ctx
+      .require('userQuestions')
+      .ask(request)
+      .catch((e: unknown) => e)
     expect(UserQuestionError.isInstance(error) && error.code).toBe('NOT_ROOT_AGENT')
     expect((error as Error).message).toContain('final result')
     parent.dispose()
@@ -439,7 +497,12 @@ describe('transcript assembly', () => {
     const entered = deferred()
     const gate = deferred()
     const { ctx, sessions, agents, model } = host([
-      { toolCalls: [{ toolName: 'pause', input: {}, toolCallId: 'p1' }, { toolName: 'pause', input: {}, toolCallId: 'p2' }] },
+      {
+        toolCalls: [
+          { toolName: 'pause', input: {}, toolCallId: 'p1' },
+          { toolName: 'pause', input: {}, toolCallId: 'p2' },
+        ],
+      },
       { text: 'done' },
     ])
     let calls = 0
@@ -458,10 +521,20 @@ describe('transcript assembly', () => {
     })
     // A log left by a crash: a tool call without its result.
     const session = await sessions.create()
-    await session.append('assistant/message', { content: [{ type: 'tool-call', toolCallId: 'old', toolName: 'pause', input: {} }], turn: 0, step: 1 })
+    await session.append('assistant/message', {
+      content: [{ type: 'tool-call', toolCallId: 'old', toolName: 'pause', input: {} }],
+      turn: 0,
+      step: 1,
+    })
     const agent = agents.create({ session })
     const image = { id: 'i1', mediaType: 'image/png', data: 'iVBORw0KGgo=', name: 'shot.png' }
-    const outcome = agent.prompt({ content: [{ type: 'image', attachment: image }, { type: 'text', text: 'look' }], source: { kind: 'user' } })
+    const outcome = agent.prompt({
+      content: [
+        { type: 'image', attachment: image },
+        { type: 'text', text: 'look' },
+      ],
+      source: { kind: 'user' },
+    })
     await entered.promise
     await agent.inject('by the way')
     gate.resolve()
@@ -475,11 +548,20 @@ describe('transcript assembly', () => {
             type: 'tool-result',
             toolCallId: 'old',
             toolName: 'pause',
-            output: { type: 'error-text', value: 'Error: no result was logged for this call (the turn was interrupted before it finished)' },
+            output: {
+              type: 'error-text',
+              value: 'Error: no result was logged for this call (the turn was interrupted before it finished)',
+            },
           },
         ],
       },
-      { role: 'user', content: [{ type: 'file', mediaType: 'image/png', data: 'iVBORw0KGgo=', filename: 'shot.png' }, { type: 'text', text: 'look' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'file', mediaType: 'image/png', data: 'iVBORw0KGgo=', filename: 'shot.png' },
+          { type: 'text', text: 'look' },
+        ],
+      },
       {
         role: 'assistant',
         content: [
@@ -500,7 +582,9 @@ describe('transcript assembly', () => {
 
   it('ends the turn with an error when an invariant refuses one of its appends', async () => {
     const { ctx, sessions, agents } = host([{ toolCalls: [{ toolName: 'x', input: {} }] }])
-    ctx.require('sessionInvariants').register('no-tool-results', (event) => (event.type === 'tool/result' ? 'tool results are off' : undefined))
+    ctx
+      .require('sessionInvariants')
+      .register('no-tool-results', (event) => (event.type === 'tool/result' ? 'tool results are off' : undefined))
     const session = await sessions.create()
     const outcome = await agents.create({ session }).prompt('go')
     expect(outcome.reason).toBe('error')
@@ -531,7 +615,9 @@ describe('transcript assembly', () => {
 describe('cancellation of parts that ignore the signal', () => {
   it('moves on from a tool that ignores the abort after the grace period', async () => {
     const entered = deferred()
-    const { ctx, sessions, agents, logger } = host([{ toolCalls: [{ toolName: 'stuck', input: {}, toolCallId: 's1' }] }], { toolCancelGraceMs: 0 })
+    const { ctx, sessions, agents, logger } = host([{ toolCalls: [{ toolName: 'stuck', input: {}, toolCallId: 's1' }] }], {
+      toolCancelGraceMs: 0,
+    })
     ctx.require('tools').register({
       name: 'stuck',
       description: 'never returns',
@@ -616,7 +702,9 @@ describe('request headers', () => {
     await agent.prompt('a')
     ctx.require('tools').register({ name: 'more', description: 'another', parameters: { type: 'object' }, execute: () => 'ok' })
     await agent.prompt('c')
-    const headers = session.events.filter((e) => e.type === 'request/header').map((e) => [e.data.reason, e.data.turn, e.data.step, e.data.tools.map((t) => t.name)])
+    const headers = session.events
+      .filter((e) => e.type === 'request/header')
+      .map((e) => [e.data.reason, e.data.turn, e.data.step, e.data.tools.map((t) => t.name)])
     expect(headers).toEqual([
       ['initial', 1, 1, ['noop']],
       ['change', 2, 1, ['more', 'noop']],
@@ -626,7 +714,13 @@ describe('request headers', () => {
 
 describe('scripted model', () => {
   it('answers doGenerate and doStream from the same queue, with the scripted finish reason, and records requests', async () => {
-    const model = createScriptedModel([{ text: 'whole', finishReason: 'length' }, { text: 'streamed in parts', toolCalls: [{ toolName: 't', input: { a: 1 } }] }], { chunkSize: 4 })
+    const model = createScriptedModel(
+      [
+        { text: 'whole', finishReason: 'length' },
+        { text: 'streamed in parts', toolCalls: [{ toolName: 't', input: { a: 1 } }] },
+      ],
+      { chunkSize: 4 },
+    )
     const request = { prompt: [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'hi' }] }] }
     const generated = await model.doGenerate(request)
     expect(generated.content).toEqual([{ type: 'text', text: 'whole' }])

@@ -34,7 +34,9 @@ function memorySession(id = 'm'): Session & { events: SessionEvent[] } {
     events: [] as SessionEvent[],
     append<T extends SessionEventType>(type: T, data: SessionEventMap[T]): Promise<SessionEvent<T>> {
       const last = session.events[session.events.length - 1]
-      const event = JSON.parse(JSON.stringify({ type, seq: last === undefined ? 0 : last.seq + 1, time: Date.now(), data })) as SessionEvent<T>
+      const event = JSON.parse(
+        JSON.stringify({ type, seq: last === undefined ? 0 : last.seq + 1, time: Date.now(), data }),
+      ) as SessionEvent<T>
       session.events.push(event as SessionEvent)
       return Promise.resolve(event)
     },
@@ -134,7 +136,9 @@ describe('request/header change rule', () => {
     await agent.prompt('three')
     off()
     await agent.prompt('four')
-    const logged = session.events.filter((event) => event.type === 'request/header').map((event) => [event.data.reason, event.data.turn, event.data.tools.map((tool) => tool.name)])
+    const logged = session.events
+      .filter((event) => event.type === 'request/header')
+      .map((event) => [event.data.reason, event.data.turn, event.data.tools.map((tool) => tool.name)])
     expect(logged).toEqual([
       ['initial', 1, []],
       ['change', 3, ['noop']],
@@ -170,18 +174,41 @@ describe('request/header change rule', () => {
 describe('tool result values', () => {
   it('logs a JSON value as its JSON copy and drops one JSON cannot hold, without failing the turn', async () => {
     const { ctx, sessions, agents, logger } = scripted([
-      { toolCalls: [{ toolName: 'date', input: {}, toolCallId: 'd' }, { toolName: 'big', input: {}, toolCallId: 'b' }, { toolName: 'fn', input: {}, toolCallId: 'f' }] },
+      {
+        toolCalls: [
+          { toolName: 'date', input: {}, toolCallId: 'd' },
+          { toolName: 'big', input: {}, toolCallId: 'b' },
+          { toolName: 'fn', input: {}, toolCallId: 'f' },
+        ],
+      },
       { text: 'done' },
     ])
     const tools = ctx.require('tools')
-    tools.register({ name: 'date', description: 'd', parameters: { type: 'object' }, execute: () => ({ at: new Date(0), skip: undefined }) })
-    tools.register({ name: 'big', description: 'b', parameters: { type: 'object' }, execute: () => ({ n: 1n }), toModelOutput: () => 'big' })
+    tools.register({
+      name: 'date',
+      description: 'd',
+      parameters: { type: 'object' },
+      execute: () => ({ at: new Date(0), skip: undefined }),
+    })
+    tools.register({
+      name: 'big',
+      description: 'b',
+      parameters: { type: 'object' },
+      execute: () => ({ n: 1n }),
+      toModelOutput: () => 'big',
+    })
     tools.register({ name: 'fn', description: 'f', parameters: { type: 'object' }, execute: () => () => 1, toModelOutput: () => 'fn' })
     const session = await sessions.create()
     expect(await agents.create({ session }).prompt('go')).toMatchObject({ reason: 'completed' })
     const results = session.events.filter((event) => event.type === 'tool/result').map((event) => event.data)
     expect(results).toEqual([
-      { toolCallId: 'd', toolName: 'date', isError: false, content: [{ type: 'text', text: '{"at":"1970-01-01T00:00:00.000Z"}' }], value: { at: '1970-01-01T00:00:00.000Z' } },
+      {
+        toolCallId: 'd',
+        toolName: 'date',
+        isError: false,
+        content: [{ type: 'text', text: '{"at":"1970-01-01T00:00:00.000Z"}' }],
+        value: { at: '1970-01-01T00:00:00.000Z' },
+      },
       { toolCallId: 'b', toolName: 'big', isError: false, content: [{ type: 'text', text: 'big' }] },
       { toolCallId: 'f', toolName: 'fn', isError: false, content: [{ type: 'text', text: 'fn' }] },
     ])

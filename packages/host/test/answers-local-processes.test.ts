@@ -89,7 +89,9 @@ const logOf = async (id: string): Promise<SessionEvent[]> =>
     .map((line) => JSON.parse(line) as SessionEvent)
 
 const settlementsOf = (events: readonly SessionEvent[], questionId: string): QuestionSettled[] =>
-  events.filter((event) => event.type === 'question/settled' && (event.data as QuestionSettled).questionId === questionId).map((event) => event.data as QuestionSettled)
+  events
+    .filter((event) => event.type === 'question/settled' && (event.data as QuestionSettled).questionId === questionId)
+    .map((event) => event.data as QuestionSettled)
 
 /** Reopens the session as the next writer would (settling what the killed one left open), then closes it. */
 async function reopen(id: string): Promise<SessionEvent[]> {
@@ -115,18 +117,27 @@ describe('answers between processes over the JSONL store', () => {
     expect((await writer.exited).signal).toBe('SIGKILL')
     expect(settlementsOf(await logOf(id), questionId)).toEqual([])
     // Before anyone reopens: the stale announcement names a dead process.
-    expect(await localAnswers({ dir }).submit({ sessionId: id, questionId, answers: approve })).toMatchObject({ status: 'refused', code: 'NO_WRITER' })
+    expect(await localAnswers({ dir }).submit({ sessionId: id, questionId, answers: approve })).toMatchObject({
+      status: 'refused',
+      code: 'NO_WRITER',
+    })
     expect(existsSync(announcement.socket)).toBe(true)
     const reopened = await reopen(id)
     expect(settlementsOf(reopened, questionId)).toEqual([{ questionId, outcome: 'interrupted' }])
-    expect(await localAnswers({ dir }).submit({ sessionId: id, questionId, answers: approve })).toMatchObject({ status: 'refused', code: 'QUESTION_CLOSED', message: expect.stringContaining('interrupted') })
+    expect(await localAnswers({ dir }).submit({ sessionId: id, questionId, answers: approve })).toMatchObject({
+      status: 'refused',
+      code: 'QUESTION_CLOSED',
+      message: expect.stringContaining('interrupted'),
+    })
     // The next writer's channel replaces the stale announcement, and leaves the socket it named: that may be anyone's
     // (the sweep of the writer's own socket folder removes it once nobody listens on it for a minute).
     const next = startChild(writerFile, [dir, id, 'plain'])
     const second = await next.line(/^asked (\S+)$/m)
     expect(existsSync(announcement.socket)).toBe(true)
     expect(JSON.parse(await readFile(join(dir, `${id}.jsonl.answers`), 'utf8')).socket).not.toBe(announcement.socket)
-    expect(await localAnswers({ dir }).submit({ sessionId: id, questionId: second, answers: approve, by: { id: 'bob' } })).toMatchObject({ status: 'accepted' })
+    expect(await localAnswers({ dir }).submit({ sessionId: id, questionId: second, answers: approve, by: { id: 'bob' } })).toMatchObject({
+      status: 'accepted',
+    })
     expect(await next.line(/^answered (.+)$/m)).toBe(JSON.stringify([{ id: 'plan-review', selected: ['Approve'], by: { id: 'bob' } }]))
     expect((await next.exited).code).toBe(0)
     expect(existsSync(join(dir, `${id}.jsonl.answers`))).toBe(false)
@@ -142,9 +153,17 @@ describe('answers between processes over the JSONL store', () => {
     const log = await logOf(id)
     const settled = log.find((event) => event.type === 'question/settled')!
     expect(settled.seq).toBe((result as { seq: number }).seq)
-    expect(settled.data).toMatchObject({ outcome: 'answered', submission: (result as { submission: string }).submission, by: { id: 'ada', name: 'Ada' } })
+    expect(settled.data).toMatchObject({
+      outcome: 'answered',
+      submission: (result as { submission: string }).submission,
+      by: { id: 'ada', name: 'Ada' },
+    })
     expect(settlementsOf(await reopen(id), questionId)).toHaveLength(1)
-    expect(await localAnswers({ dir }).submit({ sessionId: id, questionId, answers: approve, by: { id: 'bob' } })).toMatchObject({ status: 'refused', code: 'ALREADY_ANSWERED', by: { id: 'ada', name: 'Ada' } })
+    expect(await localAnswers({ dir }).submit({ sessionId: id, questionId, answers: approve, by: { id: 'bob' } })).toMatchObject({
+      status: 'refused',
+      code: 'ALREADY_ANSWERED',
+      by: { id: 'ada', name: 'Ada' },
+    })
   })
 
   const ROUNDS = 10
@@ -164,7 +183,9 @@ describe('answers between processes over the JSONL store', () => {
       for (const submitter of submitters) submitter.child.stdin!.write('go\n')
       if (mode === 'local') setTimeout(() => writer.child.stdin!.write('local\n'), Math.floor(Math.random() * 40))
       if (mode === 'random') setTimeout(() => writer.child.kill('SIGKILL'), Math.floor(Math.random() * 150))
-      const results = (await Promise.all(submitters.map((submitter) => submitter.line(/^result (.+)$/m)))).map((line) => JSON.parse(line) as AnswerResult)
+      const results = (await Promise.all(submitters.map((submitter) => submitter.line(/^result (.+)$/m)))).map(
+        (line) => JSON.parse(line) as AnswerResult,
+      )
       const exit = await writer.exited
       if (mode === 'local' || mode === 'plain') expect(exit.code, writer.output()).toBe(0)
       else if (mode !== 'random') expect(exit.signal).toBe('SIGKILL')
@@ -181,7 +202,9 @@ describe('answers between processes over the JSONL store', () => {
         const winner = results.indexOf(accepted[0]!)
         expect(settled!.submission).toBe((accepted[0] as { submission: string }).submission)
         expect(settled!.answer).toEqual([{ id: 'plan-review', selected: [labels[winner]], by: { id: `user-${round}-${winner}` } }])
-        for (const [index, result] of results.entries()) if (index !== winner) expect(result).toMatchObject({ status: 'refused', code: 'ALREADY_ANSWERED', by: { id: `user-${round}-${winner}` } })
+        for (const [index, result] of results.entries())
+          if (index !== winner)
+            expect(result).toMatchObject({ status: 'refused', code: 'ALREADY_ANSWERED', by: { id: `user-${round}-${winner}` } })
         tally.accepted += 1
         tally.refusedAlready += results.length - 1
       } else {
@@ -206,7 +229,9 @@ describe('answers between processes over the JSONL store', () => {
         if (data.questionId !== questionId) expect(submissions.has(data.submission)).toBe(true)
       }
       for (const result of results) if (result.status === 'accepted') submissions.add(result.submission)
-      const applied = events.filter((event) => event.type === 'question/settled' && (event.data as QuestionSettled).submission !== undefined).map((event) => (event.data as QuestionSettled).submission)
+      const applied = events
+        .filter((event) => event.type === 'question/settled' && (event.data as QuestionSettled).submission !== undefined)
+        .map((event) => (event.data as QuestionSettled).submission)
       expect(new Set(applied).size).toBe(applied.length)
     }
     console.log(`answers-local-processes: ${ROUNDS} rounds: ${JSON.stringify(tally)}`)

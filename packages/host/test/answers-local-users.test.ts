@@ -27,7 +27,6 @@ const hasTools = existsSync('/usr/sbin/useradd') && existsSync('/usr/sbin/userde
 /** A bound on work that either finishes at once or hangs forever (a read blocked on a FIFO): it detects the hang, it measures nothing. */
 const HANG_MS = 30_000
 
-
 // The writer: the JSONL store and the user-questions runtime, from their own source files (a bundle that needs
 // nothing from node_modules, so a copy runs anywhere). It opens or creates the session, says `ready`, asks when told
 // `ask`, and answers at its own terminal when told `local`. Its warnings go to stdout.
@@ -144,7 +143,11 @@ const users: User[] = []
 function newUser(): User {
   const name = `pm${randomBytes(4).toString('hex')}`
   execFileSync('useradd', ['--no-create-home', '--user-group', '--shell', '/usr/sbin/nologin', name])
-  const user = { name, uid: Number(execFileSync('id', ['-u', name], { encoding: 'utf8' })), gid: Number(execFileSync('id', ['-g', name], { encoding: 'utf8' })) }
+  const user = {
+    name,
+    uid: Number(execFileSync('id', ['-u', name], { encoding: 'utf8' })),
+    gid: Number(execFileSync('id', ['-g', name], { encoding: 'utf8' })),
+  }
   users.push(user)
   return user
 }
@@ -165,8 +168,18 @@ function unlessHung<T>(promise: Promise<T>, what: string): Promise<T> {
 }
 
 /** Runs the submitter as `user` (root when absent) and resolves with what it prints. */
-async function submitter(dir: string, id: string, action: 'questions' | 'submit', payload?: unknown, user?: User): Promise<OpenAsks & AnswerResult> {
-  const child = startChild(submitterFile, [dir, id, action, JSON.stringify(payload ?? {})], user === undefined ? {} : { uid: user.uid, gid: user.gid })
+async function submitter(
+  dir: string,
+  id: string,
+  action: 'questions' | 'submit',
+  payload?: unknown,
+  user?: User,
+): Promise<OpenAsks & AnswerResult> {
+  const child = startChild(
+    submitterFile,
+    [dir, id, action, JSON.stringify(payload ?? {})],
+    user === undefined ? {} : { uid: user.uid, gid: user.gid },
+  )
   try {
     return JSON.parse(await unlessHung(child.line(/^result (.+)$/m), `${action} of session ${id}`)) as OpenAsks & AnswerResult
   } finally {
@@ -175,7 +188,12 @@ async function submitter(dir: string, id: string, action: 'questions' | 'submit'
 }
 
 /** Starts the writer over session `id` of `dir` (root, with `gid` when given) and has it ask; resolves once the ask is logged. */
-async function asking(dir: string, id: string, config: Record<string, unknown>, gid?: number): Promise<{ writer: Child; questionId: string }> {
+async function asking(
+  dir: string,
+  id: string,
+  config: Record<string, unknown>,
+  gid?: number,
+): Promise<{ writer: Child; questionId: string }> {
   const writer = startChild(writerFile, [dir, id, JSON.stringify(config)], gid === undefined ? {} : { uid: 0, gid })
   await unlessHung(writer.line(/^(ready)$/m), 'the writer starting')
   writer.child.stdin!.write('ask\n')
@@ -183,7 +201,11 @@ async function asking(dir: string, id: string, config: Record<string, unknown>, 
   return { writer, questionId }
 }
 
-const approve = (questionId: string, by = 'root') => ({ questionId, answers: [{ id: 'plan-review', selected: ['Approve'] }], by: { id: by } })
+const approve = (questionId: string, by = 'root') => ({
+  questionId,
+  answers: [{ id: 'plan-review', selected: ['Approve'] }],
+  by: { id: by },
+})
 
 beforeAll(async () => {
   if (!isRoot || !hasTools) return
@@ -216,11 +238,19 @@ describe.skipIf(!isRoot || !hasTools)(
     it('a FIFO planted as the announcement blocks nothing: `planmode questions` and a submission return, and the writer opens its channel over it', async () => {
       const dir = await folder('fifo')
       const id = 'fifo'
-      await writeFile(join(dir, `${id}.jsonl`), JSON.stringify({ type: 'question/asked', seq: 0, time: 0, data: { questionId: 'q0', agent: 'a', question: [REVIEW_QUESTION] } }) + '\n')
+      await writeFile(
+        join(dir, `${id}.jsonl`),
+        JSON.stringify({ type: 'question/asked', seq: 0, time: 0, data: { questionId: 'q0', agent: 'a', question: [REVIEW_QUESTION] } }) +
+          '\n',
+      )
       execFileSync('mkfifo', [join(dir, `${id}.jsonl.answers`)])
       const listed = await submitter(dir, id, 'questions')
       expect(listed).toMatchObject({ open: [{ questionId: 'q0' }], writer: false })
-      expect(await submitter(dir, id, 'submit', approve('q0'))).toMatchObject({ status: 'refused', code: 'UNAVAILABLE', message: expect.stringContaining('a FIFO, not a regular file') })
+      expect(await submitter(dir, id, 'submit', approve('q0'))).toMatchObject({
+        status: 'refused',
+        code: 'UNAVAILABLE',
+        message: expect.stringContaining('a FIFO, not a regular file'),
+      })
       const sockets = await folder('fifo-sockets', 0o755)
       const { writer, questionId } = await asking(dir, id, { socketDir: join(sockets, 's') })
       expect(statSync(join(dir, `${id}.jsonl.answers`)).isFile()).toBe(true)
@@ -235,7 +265,9 @@ describe.skipIf(!isRoot || !hasTools)(
       const dir = await folder('xdg-sessions')
       // The folder given: refused, the ask goes on without answers from other processes.
       const given = await asking(dir, 'given', { socketDir: join(home, 'planmode') })
-      expect(await unlessHung(given.writer.line(/^warn (.*takes no answers from other processes.*)$/m), 'the warning')).toContain(`${home} belongs to user ${mallory.uid}`)
+      expect(await unlessHung(given.writer.line(/^warn (.*takes no answers from other processes.*)$/m), 'the warning')).toContain(
+        `${home} belongs to user ${mallory.uid}`,
+      )
       const thief = startChild(attackerFile, ['swap', home], { uid: mallory.uid, gid: mallory.gid })
       expect(await unlessHung(thief.line(/^bound (\d+)$/m), 'the attacker looking for sockets')).toBe('0')
       expect(await submitter(dir, 'given', 'submit', approve(given.questionId))).toMatchObject({ status: 'refused', code: 'NO_WRITER' })
@@ -261,17 +293,28 @@ describe.skipIf(!isRoot || !hasTools)(
       const sockets = await folder('root-sockets')
       const { writer, questionId } = await asking(dir, 'replaced', { socketDir: join(sockets, 's') })
       const real = await readFile(join(dir, 'replaced.jsonl.answers'), 'utf8')
-      const thief = startChild(attackerFile, ['impersonate', dir, 'replaced', own, String(writer.child.pid)], { uid: mallory.uid, gid: mallory.gid })
+      const thief = startChild(attackerFile, ['impersonate', dir, 'replaced', own, String(writer.child.pid)], {
+        uid: mallory.uid,
+        gid: mallory.gid,
+      })
       await unlessHung(thief.line(/^(bound 1)$/m), 'the attacker replacing the announcement')
       expect(statSync(join(dir, 'replaced.jsonl.answers')).uid).toBe(mallory.uid)
       const refused = await submitter(dir, 'replaced', 'submit', approve(questionId, 'root'))
-      expect(refused).toMatchObject({ status: 'refused', code: 'UNAVAILABLE', message: expect.stringContaining(`belongs to user ${mallory.uid}`) })
+      expect(refused).toMatchObject({
+        status: 'refused',
+        code: 'UNAVAILABLE',
+        message: expect.stringContaining(`belongs to user ${mallory.uid}`),
+      })
       expect(await submitter(dir, 'replaced', 'questions')).toMatchObject({ writer: false })
       // A root-owned announcement that names a socket of another user's: refused as well.
       const forged = JSON.parse(await readFile(join(dir, 'replaced.jsonl.answers'), 'utf8')) as Record<string, unknown>
       await rm(join(dir, 'replaced.jsonl.answers'))
       await writeFile(join(dir, 'replaced.jsonl.answers'), JSON.stringify(forged), { mode: 0o644 })
-      expect(await submitter(dir, 'replaced', 'submit', approve(questionId))).toMatchObject({ status: 'refused', code: 'UNAVAILABLE', message: expect.stringContaining(`belongs to user ${mallory.uid}`) })
+      expect(await submitter(dir, 'replaced', 'submit', approve(questionId))).toMatchObject({
+        status: 'refused',
+        code: 'UNAVAILABLE',
+        message: expect.stringContaining(`belongs to user ${mallory.uid}`),
+      })
       thief.child.kill('SIGKILL')
       await thief.exited
       expect(thief.stdout()).not.toContain('stole')
@@ -289,7 +332,10 @@ describe.skipIf(!isRoot || !hasTools)(
       try {
         const dead = spawnSync(process.execPath, ['-e', '']).pid!
         const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()
-        await writeFile(join(dir, 'stale.jsonl.answers'), JSON.stringify({ v: 1, session: 'stale', socket: live, token: 'ef'.repeat(16), pid: dead, host: hostname(), boot, start: 1 }))
+        await writeFile(
+          join(dir, 'stale.jsonl.answers'),
+          JSON.stringify({ v: 1, session: 'stale', socket: live, token: 'ef'.repeat(16), pid: dead, host: hostname(), boot, start: 1 }),
+        )
         const { writer, questionId } = await asking(dir, 'stale', { socketDir: join(await folder('stale-sockets'), 's') })
         expect(existsSync(live)).toBe(true)
         const reply = await new Promise<string>((resolve, reject) => {

@@ -13,10 +13,16 @@ import {
   type HostSession,
   type SessionStoreConfig,
 } from '@planmode/host'
-import { UserQuestionError, type AnswerResult, type QuestionSettled, type SessionEvent, type UserAnswer, type UserQuestion } from '@planmode/seams'
+import {
+  UserQuestionError,
+  type AnswerResult,
+  type QuestionSettled,
+  type SessionEvent,
+  type UserAnswer,
+  type UserQuestion,
+} from '@planmode/seams'
 import { REVIEW_QUESTION } from '@planmode/testkit'
 import { fakeAgent, recordingLogger } from './helpers.js'
-
 
 const dirs: string[] = []
 const contexts: Context[] = []
@@ -61,12 +67,19 @@ async function until(check: () => boolean): Promise<void> {
   while (!check()) await new Promise((resolve) => setTimeout(resolve, 5))
 }
 
-const asked = (session: HostSession): SessionEvent<'question/asked'>[] => session.events.filter((event) => event.type === 'question/asked') as SessionEvent<'question/asked'>[]
+const asked = (session: HostSession): SessionEvent<'question/asked'>[] =>
+  session.events.filter((event) => event.type === 'question/asked') as SessionEvent<'question/asked'>[]
 const settledOf = (session: { events: readonly SessionEvent[] }, questionId: string): QuestionSettled[] =>
-  session.events.filter((event) => event.type === 'question/settled' && (event.data as QuestionSettled).questionId === questionId).map((event) => event.data as QuestionSettled)
+  session.events
+    .filter((event) => event.type === 'question/settled' && (event.data as QuestionSettled).questionId === questionId)
+    .map((event) => event.data as QuestionSettled)
 
 /** Starts an ask and resolves once its question/asked is logged (its channel is open then). */
-async function openAsk(w: Awaited<ReturnType<typeof writer>>, questions: readonly UserQuestion[] = [REVIEW_QUESTION], signal?: AbortSignal) {
+async function openAsk(
+  w: Awaited<ReturnType<typeof writer>>,
+  questions: readonly UserQuestion[] = [REVIEW_QUESTION],
+  signal?: AbortSignal,
+) {
   const before = asked(w.session).length
   const pending = w.questions.ask({ agent: w.agent, questions, ...(signal === undefined ? {} : { signal }) }).then(
     (answers) => ({ answers }),
@@ -87,16 +100,29 @@ describe('answers from another process over the JSONL store (local channel)', ()
     const { questionId, pending } = await openAsk(w)
     const announcement = join(dir, `${w.session.id}.jsonl.answers`)
     expect(existsSync(announcement)).toBe(true)
-    const result = await localAnswers({ dir }).submit({ sessionId: w.session.id, questionId, answers: approve, by: { id: 'ada', name: 'Ada' } })
+    const result = await localAnswers({ dir }).submit({
+      sessionId: w.session.id,
+      questionId,
+      answers: approve,
+      by: { id: 'ada', name: 'Ada' },
+    })
     expect(result).toMatchObject({ status: 'accepted', questionId })
     const outcome = await pending
     expect(outcome).toEqual({ answers: [{ id: 'plan-review', selected: ['Approve'], by: { id: 'ada', name: 'Ada' } }] })
     const [settled] = settledOf(w.session, questionId)
-    expect(settled).toEqual({ questionId, outcome: 'answered', answer: [{ id: 'plan-review', selected: ['Approve'], by: { id: 'ada', name: 'Ada' } }], by: { id: 'ada', name: 'Ada' }, submission: (result as { submission: string }).submission })
+    expect(settled).toEqual({
+      questionId,
+      outcome: 'answered',
+      answer: [{ id: 'plan-review', selected: ['Approve'], by: { id: 'ada', name: 'Ada' } }],
+      by: { id: 'ada', name: 'Ada' },
+      submission: (result as { submission: string }).submission,
+    })
     expect(w.session.events.find((event) => event.type === 'question/settled')!.seq).toBe((result as { seq: number }).seq)
     // The provider was told: its signal aborted with a reason that says who answered.
     expect(held[0]!.signal!.aborted).toBe(true)
-    expect(UserQuestionError.isInstance(held[0]!.signal!.reason) && held[0]!.signal!.reason.message).toContain('answered from another process by Ada (ada)')
+    expect(UserQuestionError.isInstance(held[0]!.signal!.reason) && held[0]!.signal!.reason.message).toContain(
+      'answered from another process by Ada (ada)',
+    )
     // Its answer now is ignored: the question is settled once.
     held[0]!.answer([{ id: 'plan-review', selected: ['Keep planning'] }])
     await new Promise((resolve) => setTimeout(resolve, 10))
@@ -104,7 +130,12 @@ describe('answers from another process over the JSONL store (local channel)', ()
     expect(existsSync(announcement)).toBe(false)
     // A later answer is refused, naming who answered.
     const later = await localAnswers({ dir }).submit({ sessionId: w.session.id, questionId, answers: approve, by: { id: 'bob' } })
-    expect(later).toEqual({ status: 'refused', code: 'ALREADY_ANSWERED', by: { id: 'ada', name: 'Ada' }, message: expect.stringContaining('already answered by Ada (ada)') })
+    expect(later).toEqual({
+      status: 'refused',
+      code: 'ALREADY_ANSWERED',
+      by: { id: 'ada', name: 'Ada' },
+      message: expect.stringContaining('already answered by Ada (ada)'),
+    })
   })
 
   it('the local provider answering first wins: a later answer is refused ALREADY_ANSWERED, anonymous when the answer named nobody', async () => {
@@ -116,9 +147,15 @@ describe('answers from another process over the JSONL store (local channel)', ()
     held[0]!.answer([{ id: 'plan-review', selected: ['Keep planning'], custom: 'more tests' }])
     expect(await pending).toEqual({ answers: [{ id: 'plan-review', selected: ['Keep planning'], custom: 'more tests' }] })
     const result = await localAnswers({ dir }).submit({ sessionId: w.session.id, questionId, answers: approve })
-    expect(result).toMatchObject({ status: 'refused', code: 'ALREADY_ANSWERED', message: expect.stringContaining('already answered by anonymous') })
+    expect(result).toMatchObject({
+      status: 'refused',
+      code: 'ALREADY_ANSWERED',
+      message: expect.stringContaining('already answered by anonymous'),
+    })
     expect(result).not.toHaveProperty('by')
-    expect(settledOf(w.session, questionId)).toEqual([{ questionId, outcome: 'answered', answer: [{ id: 'plan-review', selected: ['Keep planning'], custom: 'more tests' }] }])
+    expect(settledOf(w.session, questionId)).toEqual([
+      { questionId, outcome: 'answered', answer: [{ id: 'plan-review', selected: ['Keep planning'], custom: 'more tests' }] },
+    ])
   })
 
   it('several answers at once: exactly one is applied, every other is told who answered', async () => {
@@ -130,14 +167,23 @@ describe('answers from another process over the JSONL store (local channel)', ()
     const labels = ['Approve', 'Keep planning', 'Stop planning', 'Approve', 'Keep planning', 'Stop planning']
     const results = await Promise.all(
       labels.map((label, index) =>
-        inbox.submit({ sessionId: w.session.id, questionId, answers: [{ id: 'plan-review', selected: [label] }], by: { id: `user-${index}` } }),
+        inbox.submit({
+          sessionId: w.session.id,
+          questionId,
+          answers: [{ id: 'plan-review', selected: [label] }],
+          by: { id: `user-${index}` },
+        }),
       ),
     )
     const accepted = results.filter((result) => result.status === 'accepted')
     expect(accepted).toHaveLength(1)
     const winner = results.indexOf(accepted[0]!)
     const [settled] = settledOf(w.session, questionId)
-    expect(settled).toMatchObject({ outcome: 'answered', submission: (accepted[0] as { submission: string }).submission, by: { id: `user-${winner}` } })
+    expect(settled).toMatchObject({
+      outcome: 'answered',
+      submission: (accepted[0] as { submission: string }).submission,
+      by: { id: `user-${winner}` },
+    })
     expect(settled!.answer).toEqual([{ id: 'plan-review', selected: [labels[winner]], by: { id: `user-${winner}` } }])
     for (const [index, result] of results.entries()) {
       if (index !== winner) expect(result).toMatchObject({ status: 'refused', code: 'ALREADY_ANSWERED', by: { id: `user-${winner}` } })
@@ -151,7 +197,13 @@ describe('answers from another process over the JSONL store (local channel)', ()
     w.questions.registerProvider(heldProvider().provider)
     const { questionId, pending } = await openAsk(w)
     const inbox = localAnswers({ dir })
-    const submit = (answers: unknown, by?: unknown) => inbox.submit({ sessionId: w.session.id, questionId, answers: answers as UserAnswer[], ...(by === undefined ? {} : { by: by as never }) })
+    const submit = (answers: unknown, by?: unknown) =>
+      inbox.submit({
+        sessionId: w.session.id,
+        questionId,
+        answers: answers as UserAnswer[],
+        ...(by === undefined ? {} : { by: by as never }),
+      })
     const bad: [unknown, string][] = [
       ['approve', 'answers must be an array'],
       [[], 'question "plan-review" has no answer'],
@@ -159,26 +211,73 @@ describe('answers from another process over the JSONL store (local channel)', ()
       [[{ id: 'plan-review', selected: ['Approve please'] }], '"Approve please" is not an option'],
       [[{ id: 'plan-review', selected: ['Approve', 'Keep planning'] }], 'takes one option'],
       [[{ id: 'plan-review', selected: [] }], 'selects no option and has no custom text'],
-      [[{ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 9, text: 'no such line' }] }], 'must be a line of the question\'s detail (1 to 4)'],
+      [
+        [{ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 9, text: 'no such line' }] }],
+        "must be a line of the question's detail (1 to 4)",
+      ],
       [[{ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 1, text: '  ' }] }], 'must be a non-blank string'],
       [[{ id: 'plan-review', selected: ['Approve'], handoff: { fresh: true } }], 'offers no handoff'],
       [[{ id: 'plan-review', selected: ['Approve'], by: { id: 'eve' } }], 'unknown member "by"'],
-      [[{ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 1, text: 'x', by: { id: ' ' } }] }], 'comments[0].by.id must be a non-blank string'],
-      [[{ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 1, text: 'x', by: { id: 'rita', role: 'x' } }] }], 'comments[0].by has an unknown member "role"'],
-      [[{ id: 'plan-review', selected: ['Approve'] }, { id: 'plan-review', selected: ['Approve'] }], 'answered twice'],
+      [
+        [{ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 1, text: 'x', by: { id: ' ' } }] }],
+        'comments[0].by.id must be a non-blank string',
+      ],
+      [
+        [{ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 1, text: 'x', by: { id: 'rita', role: 'x' } }] }],
+        'comments[0].by has an unknown member "role"',
+      ],
+      [
+        [
+          { id: 'plan-review', selected: ['Approve'] },
+          { id: 'plan-review', selected: ['Approve'] },
+        ],
+        'answered twice',
+      ],
     ]
     for (const [answers, problem] of bad) {
       const result = await submit(answers)
-      expect(result, JSON.stringify(answers)).toMatchObject({ status: 'refused', code: 'INVALID_ANSWER', message: expect.stringContaining(problem) })
+      expect(result, JSON.stringify(answers)).toMatchObject({
+        status: 'refused',
+        code: 'INVALID_ANSWER',
+        message: expect.stringContaining(problem),
+      })
     }
-    expect(await submit(approve, { id: '' })).toMatchObject({ status: 'refused', code: 'INVALID_ANSWER', message: expect.stringContaining('by.id must be a non-blank string') })
-    expect(await submit(approve, { id: 'x', role: 'admin' })).toMatchObject({ status: 'refused', code: 'INVALID_ANSWER', message: expect.stringContaining('unknown member "role"') })
+    expect(await submit(approve, { id: '' })).toMatchObject({
+      status: 'refused',
+      code: 'INVALID_ANSWER',
+      message: expect.stringContaining('by.id must be a non-blank string'),
+    })
+    expect(await submit(approve, { id: 'x', role: 'admin' })).toMatchObject({
+      status: 'refused',
+      code: 'INVALID_ANSWER',
+      message: expect.stringContaining('unknown member "role"'),
+    })
     expect(settledOf(w.session, questionId)).toEqual([])
     // A comment may name its own author (several reviewers commented on one review).
-    const ok = await submit([{ id: 'plan-review', selected: ['Keep planning'], custom: 'split step 2', comments: [{ line: 3, text: 'why first?' }, { line: 1, text: 'title?', by: { id: 'rita', name: 'Rita' } }] }])
+    const ok = await submit([
+      {
+        id: 'plan-review',
+        selected: ['Keep planning'],
+        custom: 'split step 2',
+        comments: [
+          { line: 3, text: 'why first?' },
+          { line: 1, text: 'title?', by: { id: 'rita', name: 'Rita' } },
+        ],
+      },
+    ])
     expect(ok).toMatchObject({ status: 'accepted' })
     expect(await pending).toEqual({
-      answers: [{ id: 'plan-review', selected: ['Keep planning'], custom: 'split step 2', comments: [{ line: 3, text: 'why first?' }, { line: 1, text: 'title?', by: { id: 'rita', name: 'Rita' } }] }],
+      answers: [
+        {
+          id: 'plan-review',
+          selected: ['Keep planning'],
+          custom: 'split step 2',
+          comments: [
+            { line: 3, text: 'why first?' },
+            { line: 1, text: 'title?', by: { id: 'rita', name: 'Rita' } },
+          ],
+        },
+      ],
     })
   })
 
@@ -198,12 +297,27 @@ describe('answers from another process over the JSONL store (local channel)', ()
         socket.write(line + '\n')
       })
     const base = { v: 1, token: announcement.token, session: w.session.id, submission: 'a_test_1', questionId }
-    expect(await send(JSON.stringify({ ...base, answers: [{ id: 'plan-review', selected: ['Nope'] }] }))).toMatchObject({ status: 'refused', code: 'INVALID_ANSWER' })
-    expect(await send(JSON.stringify({ ...base, token: 'f'.repeat(32), answers: approve }))).toMatchObject({ status: 'refused', code: 'UNAVAILABLE' })
-    expect(await send(JSON.stringify({ ...base, session: 'other', answers: approve }))).toMatchObject({ status: 'refused', code: 'UNAVAILABLE' })
-    expect(await send(JSON.stringify({ ...base, submission: 'has space', answers: approve }))).toMatchObject({ status: 'refused', code: 'INVALID_ANSWER' })
+    expect(await send(JSON.stringify({ ...base, answers: [{ id: 'plan-review', selected: ['Nope'] }] }))).toMatchObject({
+      status: 'refused',
+      code: 'INVALID_ANSWER',
+    })
+    expect(await send(JSON.stringify({ ...base, token: 'f'.repeat(32), answers: approve }))).toMatchObject({
+      status: 'refused',
+      code: 'UNAVAILABLE',
+    })
+    expect(await send(JSON.stringify({ ...base, session: 'other', answers: approve }))).toMatchObject({
+      status: 'refused',
+      code: 'UNAVAILABLE',
+    })
+    expect(await send(JSON.stringify({ ...base, submission: 'has space', answers: approve }))).toMatchObject({
+      status: 'refused',
+      code: 'INVALID_ANSWER',
+    })
     expect(await send('not json')).toMatchObject({ status: 'refused', code: 'INVALID_ANSWER' })
-    expect(await send(JSON.stringify({ ...base, questionId: 'q_unknown', answers: approve }))).toMatchObject({ status: 'refused', code: 'UNKNOWN_QUESTION' })
+    expect(await send(JSON.stringify({ ...base, questionId: 'q_unknown', answers: approve }))).toMatchObject({
+      status: 'refused',
+      code: 'UNKNOWN_QUESTION',
+    })
     expect(settledOf(w.session, questionId)).toEqual([])
     // The same submission sent twice is applied once: the second hears it was accepted.
     const first = await send(JSON.stringify({ ...base, submission: 'a_twice', answers: approve }))
@@ -215,29 +329,53 @@ describe('answers from another process over the JSONL store (local channel)', ()
     const dir = await tempDir()
     const w = await writer(dir)
     const inbox = localAnswers({ dir })
-    expect(await inbox.submit({ sessionId: 'no-such-session', questionId: 'q', answers: approve })).toMatchObject({ status: 'refused', code: 'UNKNOWN_SESSION' })
-    expect(await inbox.submit({ sessionId: '../etc/passwd', questionId: 'q', answers: approve })).toMatchObject({ status: 'refused', code: 'UNKNOWN_SESSION' })
-    expect(await inbox.submit({ sessionId: w.session.id, questionId: 'q_nope', answers: approve })).toMatchObject({ status: 'refused', code: 'UNKNOWN_QUESTION' })
+    expect(await inbox.submit({ sessionId: 'no-such-session', questionId: 'q', answers: approve })).toMatchObject({
+      status: 'refused',
+      code: 'UNKNOWN_SESSION',
+    })
+    expect(await inbox.submit({ sessionId: '../etc/passwd', questionId: 'q', answers: approve })).toMatchObject({
+      status: 'refused',
+      code: 'UNKNOWN_SESSION',
+    })
+    expect(await inbox.submit({ sessionId: w.session.id, questionId: 'q_nope', answers: approve })).toMatchObject({
+      status: 'refused',
+      code: 'UNKNOWN_QUESTION',
+    })
     const { held, provider } = heldProvider()
     w.questions.registerProvider(provider)
     const controller = new AbortController()
     const cancelled = await openAsk(w, [REVIEW_QUESTION], controller.signal)
     controller.abort()
     await cancelled.pending
-    expect(await inbox.submit({ sessionId: w.session.id, questionId: cancelled.questionId, answers: approve })).toMatchObject({ status: 'refused', code: 'QUESTION_CLOSED', message: expect.stringContaining('cancelled') })
+    expect(await inbox.submit({ sessionId: w.session.id, questionId: cancelled.questionId, answers: approve })).toMatchObject({
+      status: 'refused',
+      code: 'QUESTION_CLOSED',
+      message: expect.stringContaining('cancelled'),
+    })
     const failed = await openAsk(w)
     held.at(-1)!.fail(new Error('the terminal went away'))
     await failed.pending
-    expect(await inbox.submit({ sessionId: w.session.id, questionId: failed.questionId, answers: approve })).toMatchObject({ status: 'refused', code: 'QUESTION_CLOSED', message: expect.stringContaining('the terminal went away') })
+    expect(await inbox.submit({ sessionId: w.session.id, questionId: failed.questionId, answers: approve })).toMatchObject({
+      status: 'refused',
+      code: 'QUESTION_CLOSED',
+      message: expect.stringContaining('the terminal went away'),
+    })
     // An ask whose process is gone: its announcement names a process that no longer runs.
     const open = await openAsk(w)
     const file = join(dir, `${w.session.id}.jsonl.answers`)
     const announcement = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>
     await writeFile(file, JSON.stringify({ ...announcement, pid: 2 ** 22 + 17 }))
-    expect(await inbox.submit({ sessionId: w.session.id, questionId: open.questionId, answers: approve })).toMatchObject({ status: 'refused', code: 'NO_WRITER', message: expect.stringContaining('has ended') })
+    expect(await inbox.submit({ sessionId: w.session.id, questionId: open.questionId, answers: approve })).toMatchObject({
+      status: 'refused',
+      code: 'NO_WRITER',
+      message: expect.stringContaining('has ended'),
+    })
     expect((await inbox.questions(w.session.id)).writer).toBe(false)
     await rm(file)
-    expect(await inbox.submit({ sessionId: w.session.id, questionId: open.questionId, answers: approve })).toMatchObject({ status: 'refused', code: 'NO_WRITER' })
+    expect(await inbox.submit({ sessionId: w.session.id, questionId: open.questionId, answers: approve })).toMatchObject({
+      status: 'refused',
+      code: 'NO_WRITER',
+    })
     expect(settledOf(w.session, open.questionId)).toEqual([])
   })
 
@@ -253,7 +391,7 @@ describe('answers from another process over the JSONL store (local channel)', ()
     await expect(inbox.questions('missing')).rejects.toMatchObject({ code: 'UNKNOWN_SESSION' })
   })
 
-  it('who may answer: the socket gets the log\'s owner and group read-write bits, the announcement its read bits (written by nobody), both the log\'s group; the socket folder is private, and a long session folder still works', async () => {
+  it("who may answer: the socket gets the log's owner and group read-write bits, the announcement its read bits (written by nobody), both the log's group; the socket folder is private, and a long session folder still works", async () => {
     const base = await tempDir()
     const dir = join(base, 'a-very-long-folder-name-to-pass-the-unix-socket-path-limit'.repeat(3))
     const socketDir = join(await tempDir('pm-s-'), 'sockets')
@@ -269,7 +407,9 @@ describe('answers from another process over the JSONL store (local channel)', ()
     expect((await stat(announcement.socket)).isSocket()).toBe(true)
     expect((await stat(announcement.socket)).mode & 0o777).toBe(0o660)
     expect((await stat(socketDir)).mode & 0o777).toBe(0o711)
-    expect(await localAnswers({ dir }).submit({ sessionId: w.session.id, questionId, answers: approve })).toMatchObject({ status: 'accepted' })
+    expect(await localAnswers({ dir }).submit({ sessionId: w.session.id, questionId, answers: approve })).toMatchObject({
+      status: 'accepted',
+    })
     await pending
     expect(await readdir(socketDir)).toEqual([])
   })
@@ -282,8 +422,18 @@ describe('answers from another process over the JSONL store (local channel)', ()
     const { held, provider } = heldProvider()
     w.questions.registerProvider(provider)
     const { questionId, pending } = await openAsk(w)
-    expect(w.logger.lines.some((line) => line.level === 'warn' && line.message.includes('takes no answers from other processes') && line.message.includes('can be written by others'))).toBe(true)
-    expect(await localAnswers({ dir }).submit({ sessionId: w.session.id, questionId, answers: approve })).toMatchObject({ status: 'refused', code: 'NO_WRITER' })
+    expect(
+      w.logger.lines.some(
+        (line) =>
+          line.level === 'warn' &&
+          line.message.includes('takes no answers from other processes') &&
+          line.message.includes('can be written by others'),
+      ),
+    ).toBe(true)
+    expect(await localAnswers({ dir }).submit({ sessionId: w.session.id, questionId, answers: approve })).toMatchObject({
+      status: 'refused',
+      code: 'NO_WRITER',
+    })
     // Without a channel the provider gets the request's own signal, unchanged.
     expect(held[0]!.signal).toBeUndefined()
     held[0]!.answer(approve)

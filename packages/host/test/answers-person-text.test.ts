@@ -25,7 +25,6 @@ import { bundleChild, recordingLogger } from './helpers.js'
  * writer settles it `interrupted`.
  */
 
-
 // Modes: `wait` asks and waits for an answer from another process; `big-local` answers at its own terminal (when the
 // parent writes `local`) with feedback too large for the file size limit the parent sets, then appends an event when the
 // parent writes `next`.
@@ -85,12 +84,22 @@ const logOf = async (id: string): Promise<SessionEvent[]> =>
     .map((line) => JSON.parse(line) as SessionEvent)
 
 const settlementsOf = (events: readonly SessionEvent[], questionId: string): QuestionSettled[] =>
-  events.filter((event) => event.type === 'question/settled' && (event.data as QuestionSettled).questionId === questionId).map((event) => event.data as QuestionSettled)
+  events
+    .filter((event) => event.type === 'question/settled' && (event.data as QuestionSettled).questionId === questionId)
+    .map((event) => event.data as QuestionSettled)
 
 /** Sends one request on the session's socket as an old or hostile submitter would, skipping the inbox's own checks. */
 async function sendRaw(id: string, questionId: string, answers: unknown, by?: unknown): Promise<AnswerResult> {
   const announcement = JSON.parse(await readFile(join(dir, `${id}.jsonl.answers`), 'utf8')) as { socket: string; token: string }
-  const request = { v: 1, token: announcement.token, session: id, submission: `raw${Math.random().toString(36).slice(2, 10)}`, questionId, answers, ...(by === undefined ? {} : { by }) }
+  const request = {
+    v: 1,
+    token: announcement.token,
+    session: id,
+    submission: `raw${Math.random().toString(36).slice(2, 10)}`,
+    questionId,
+    answers,
+    ...(by === undefined ? {} : { by }),
+  }
   return new Promise((resolve, reject) => {
     const socket = createConnection(announcement.socket)
     let reply = ''
@@ -128,21 +137,42 @@ describe('text a person writes cannot kill a review: the JSONL store’s answer 
     const inbox = localAnswers({ dir })
     const approve = [{ id: 'plan-review', selected: ['Approve'] }]
     for (const [what, by] of BAD_BY) {
-      expect(await inbox.submit({ sessionId: id, questionId, answers: approve, by }), what).toMatchObject({ status: 'refused', code: 'INVALID_ANSWER' })
-      expect(await sendRaw(id, questionId, approve, by), `${what}, sent raw`).toMatchObject({ status: 'refused', code: 'INVALID_ANSWER', message: expect.stringContaining('still open') })
+      expect(await inbox.submit({ sessionId: id, questionId, answers: approve, by }), what).toMatchObject({
+        status: 'refused',
+        code: 'INVALID_ANSWER',
+      })
+      expect(await sendRaw(id, questionId, approve, by), `${what}, sent raw`).toMatchObject({
+        status: 'refused',
+        code: 'INVALID_ANSWER',
+        message: expect.stringContaining('still open'),
+      })
     }
     for (const [what, answers] of BAD_ANSWERS) {
-      expect(await inbox.submit({ sessionId: id, questionId, answers, by: { id: 'ada' } }), what).toMatchObject({ status: 'refused', code: 'INVALID_ANSWER' })
-      expect(await sendRaw(id, questionId, answers, { id: 'ada' }), `${what}, sent raw`).toMatchObject({ status: 'refused', code: 'INVALID_ANSWER', message: expect.stringContaining('still open') })
+      expect(await inbox.submit({ sessionId: id, questionId, answers, by: { id: 'ada' } }), what).toMatchObject({
+        status: 'refused',
+        code: 'INVALID_ANSWER',
+      })
+      expect(await sendRaw(id, questionId, answers, { id: 'ada' }), `${what}, sent raw`).toMatchObject({
+        status: 'refused',
+        code: 'INVALID_ANSWER',
+        message: expect.stringContaining('still open'),
+      })
     }
     // Nothing was appended; the question is open and its writer still waits for it.
     expect(settlementsOf(await logOf(id), questionId)).toEqual([])
     expect(await inbox.questions(id)).toMatchObject({ open: [{ questionId }], writer: true })
-    const accepted = await inbox.submit({ sessionId: id, questionId, answers: [{ id: 'plan-review', selected: ['Keep planning'], custom: 'two lines\nof feedback, 👩‍💻' }], by: { id: 'ada', name: 'Ada Lovelace' } })
+    const accepted = await inbox.submit({
+      sessionId: id,
+      questionId,
+      answers: [{ id: 'plan-review', selected: ['Keep planning'], custom: 'two lines\nof feedback, 👩‍💻' }],
+      by: { id: 'ada', name: 'Ada Lovelace' },
+    })
     expect(accepted).toMatchObject({ status: 'accepted' })
     expect(await writer.line(/^(answered .+)$/m)).toContain('"by":{"id":"ada","name":"Ada Lovelace"}')
     expect((await writer.exited).code).toBe(0)
-    expect(settlementsOf(await logOf(id), questionId)).toMatchObject([{ outcome: 'answered', by: { id: 'ada', name: 'Ada Lovelace' }, submission: (accepted as { submission: string }).submission }])
+    expect(settlementsOf(await logOf(id), questionId)).toMatchObject([
+      { outcome: 'answered', by: { id: 'ada', name: 'Ada Lovelace' }, submission: (accepted as { submission: string }).submission },
+    ])
   })
 })
 
@@ -168,8 +198,12 @@ describe('a settlement the store cannot append is never left open with nobody wa
     expect((await writer.exited).code).toBe(0)
     const events = await logOf(id)
     expect(events.map((event) => event.type)).toEqual(['question/asked', 'question/settled', 'test/event'])
-    expect(settlementsOf(events, questionId)).toEqual([{ questionId, outcome: 'failed', error: expect.stringMatching(/^its settlement could not be logged \(.*cannot write session log/) }])
-    expect(await localAnswers({ dir }).submit({ sessionId: id, questionId, answers: [{ id: 'plan-review', selected: ['Approve'] }] })).toMatchObject({ status: 'refused', code: 'QUESTION_CLOSED' })
+    expect(settlementsOf(events, questionId)).toEqual([
+      { questionId, outcome: 'failed', error: expect.stringMatching(/^its settlement could not be logged \(.*cannot write session log/) },
+    ])
+    expect(
+      await localAnswers({ dir }).submit({ sessionId: id, questionId, answers: [{ id: 'plan-review', selected: ['Approve'] }] }),
+    ).toMatchObject({ status: 'refused', code: 'QUESTION_CLOSED' })
   })
 
   it('the writer killed before it appends again: the next writer settles the question interrupted when it opens the session', async () => {

@@ -63,7 +63,9 @@ function runAndKill(id: string, durability: string, after: number, mode = 'small
   return new Promise((resolveKill, reject) => {
     const child = spawn(process.execPath, [childFile, dir, id, durability, mode], { stdio: ['ignore', 'pipe', 'pipe'] })
     const onAbort = (): void => {
-      console.error(`host crash test stopped ${where}: child pid ${String(child.pid)} (${durability}, ${mode}) had acknowledged ${seen} of the ${after} appends before its kill (last seq ${acked}); stderr: ${JSON.stringify(stderr.slice(-300))}`)
+      console.error(
+        `host crash test stopped ${where}: child pid ${String(child.pid)} (${durability}, ${mode}) had acknowledged ${seen} of the ${after} appends before its kill (last seq ${acked}); stderr: ${JSON.stringify(stderr.slice(-300))}`,
+      )
       child.kill('SIGKILL')
     }
     signal?.addEventListener('abort', onAbort, { once: true })
@@ -107,50 +109,73 @@ const SMALL_KILLS = 25
 const BIG_KILLS = 8
 
 describe('crash safety (SIGKILL mid-append)', () => {
-  it('reopens after every kill with a valid log that holds every acknowledged append', async ({ signal }) => {
-    const kills = SMALL_KILLS
-    let repaired = 0
-    for (let round = 0; round < kills; round += 1) {
-      const durability = ['never', 'turn', 'append'][round % 3]!
-      const acked = await runAndKill('crashy', durability, 1 + Math.floor(Math.random() * 200), 'small', `in round ${round} of ${kills}`, signal)
-      const logger = recordingLogger()
-      const ctx = new Context({ logger })
-      ctx.plugin(sessionStorePlugin, { dir })
-      const session = await ctx.require('sessions').open('crashy')
-      if (logger.lines.some((l) => l.level === 'warn' && l.message.includes('torn last line'))) repaired += 1
-      expect(session.events.map((e) => e.seq)).toEqual(session.events.map((_e, index) => index))
-      expect(session.events.length - 1).toBeGreaterThanOrEqual(acked)
-      await ctx.require('sessions').close(session)
-    }
-    console.info(`crash test: ${kills} kills, ${repaired} torn tail(s) repaired`)
-  }, SMALL_KILLS * KILL_MS)
+  it(
+    'reopens after every kill with a valid log that holds every acknowledged append',
+    async ({ signal }) => {
+      const kills = SMALL_KILLS
+      let repaired = 0
+      for (let round = 0; round < kills; round += 1) {
+        const durability = ['never', 'turn', 'append'][round % 3]!
+        const acked = await runAndKill(
+          'crashy',
+          durability,
+          1 + Math.floor(Math.random() * 200),
+          'small',
+          `in round ${round} of ${kills}`,
+          signal,
+        )
+        const logger = recordingLogger()
+        const ctx = new Context({ logger })
+        ctx.plugin(sessionStorePlugin, { dir })
+        const session = await ctx.require('sessions').open('crashy')
+        if (logger.lines.some((l) => l.level === 'warn' && l.message.includes('torn last line'))) repaired += 1
+        expect(session.events.map((e) => e.seq)).toEqual(session.events.map((_e, index) => index))
+        expect(session.events.length - 1).toBeGreaterThanOrEqual(acked)
+        await ctx.require('sessions').close(session)
+      }
+      console.info(`crash test: ${kills} kills, ${repaired} torn tail(s) repaired`)
+    },
+    SMALL_KILLS * KILL_MS,
+  )
 
-  it('large batched appends: a kill may tear the last line at a page boundary; every reopen repairs it and holds every acknowledged append', async ({ signal }) => {
-    const kills = BIG_KILLS
-    const torn: number[] = []
-    for (let round = 0; round < kills; round += 1) {
-      const durability = round % 2 === 0 ? 'never' : 'append'
-      const id = `big-${round}`
-      const acked = await runAndKill(id, durability, 1 + Math.floor(Math.random() * 16), 'big', `in round ${round} of ${kills}`, signal)
-      const { size } = await stat(join(dir, `${id}.jsonl`))
-      const logger = recordingLogger()
-      const ctx = new Context({ logger })
-      ctx.plugin(sessionStorePlugin, { dir })
-      const session = await ctx.require('sessions').open(id)
-      if (logger.lines.some((l) => l.level === 'warn' && l.message.includes('torn last line'))) torn.push(size)
-      expect(session.events.map((e) => e.seq)).toEqual(session.events.map((_e, index) => index))
-      expect(session.events.length - 1).toBeGreaterThanOrEqual(acked)
-      await ctx.require('sessions').close(session)
-      await rm(join(dir, `${id}.jsonl`))
-    }
-    console.info(`crash test (large appends): ${kills} kills, ${torn.length} torn tail(s) repaired${torn.length === 0 ? '' : `, the file ending at a page boundary in ${torn.filter((size) => size % 4096 === 0).length}`}`)
-  }, BIG_KILLS * KILL_MS)
+  it(
+    'large batched appends: a kill may tear the last line at a page boundary; every reopen repairs it and holds every acknowledged append',
+    async ({ signal }) => {
+      const kills = BIG_KILLS
+      const torn: number[] = []
+      for (let round = 0; round < kills; round += 1) {
+        const durability = round % 2 === 0 ? 'never' : 'append'
+        const id = `big-${round}`
+        const acked = await runAndKill(id, durability, 1 + Math.floor(Math.random() * 16), 'big', `in round ${round} of ${kills}`, signal)
+        const { size } = await stat(join(dir, `${id}.jsonl`))
+        const logger = recordingLogger()
+        const ctx = new Context({ logger })
+        ctx.plugin(sessionStorePlugin, { dir })
+        const session = await ctx.require('sessions').open(id)
+        if (logger.lines.some((l) => l.level === 'warn' && l.message.includes('torn last line'))) torn.push(size)
+        expect(session.events.map((e) => e.seq)).toEqual(session.events.map((_e, index) => index))
+        expect(session.events.length - 1).toBeGreaterThanOrEqual(acked)
+        await ctx.require('sessions').close(session)
+        await rm(join(dir, `${id}.jsonl`))
+      }
+      console.info(
+        `crash test (large appends): ${kills} kills, ${torn.length} torn tail(s) repaired${torn.length === 0 ? '' : `, the file ending at a page boundary in ${torn.filter((size) => size % 4096 === 0).length}`}`,
+      )
+    },
+    BIG_KILLS * KILL_MS,
+  )
 })
 
 describe('a log cut at a page boundary in the middle of a line (what a SIGKILL during a large write can leave)', () => {
   it('the reopen drops the torn line with a warning, keeps every line before it, and appends after them', async () => {
     const file = join(dir, 'cut.jsonl')
-    const lineOf = (seq: number, pad: number) => JSON.stringify({ type: 'tool/result', seq, time: 1, data: { toolCallId: `c${seq}`, toolName: 'read', isError: false, content: [{ type: 'text', text: 'x'.repeat(pad) }] } }) + '\n'
+    const lineOf = (seq: number, pad: number) =>
+      JSON.stringify({
+        type: 'tool/result',
+        seq,
+        time: 1,
+        data: { toolCallId: `c${seq}`, toolName: 'read', isError: false, content: [{ type: 'text', text: 'x'.repeat(pad) }] },
+      }) + '\n'
     // Two whole lines that end inside the second page, then a big line the cut leaves only the start of.
     const whole = lineOf(0, 3000) + lineOf(1, 3000)
     const big = lineOf(2, 20_000)

@@ -7,7 +7,14 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Context } from '@planmode/context'
-import { createScriptedModel, hostPlugin, type AgentModels, type HostAgent, type ScriptedModel, type ScriptedResponse } from '@planmode/host'
+import {
+  createScriptedModel,
+  hostPlugin,
+  type AgentModels,
+  type HostAgent,
+  type ScriptedModel,
+  type ScriptedResponse,
+} from '@planmode/host'
 import type { SessionEvent } from '@planmode/seams'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { bundleChild, recordingLogger } from './helpers.js'
@@ -54,7 +61,9 @@ function host(dir: string, main: ScriptedModel, models?: AgentModels) {
 
 const scripted = (modelId: string, responses: ScriptedResponse[] = []) => createScriptedModel(responses, { modelId })
 const headers = (events: readonly SessionEvent[]) =>
-  events.filter((event) => event.type === 'request/header').map((event) => `${(event.data as { reason: string }).reason} ${(event.data as { model: string }).model}`)
+  events
+    .filter((event) => event.type === 'request/header')
+    .map((event) => `${(event.data as { reason: string }).reason} ${(event.data as { model: string }).model}`)
 
 /** A first host: a session whose agent handed off to `other` (its last header names `scripted:other`), then disposed. */
 async function handedOffSession(dir: string): Promise<string> {
@@ -142,24 +151,27 @@ describe('after a reopen, the agent goes on with the model the log last used', (
   it.each<[string, AgentModels | undefined, string]>([
     ['a map that no longer holds it', { third: scripted('third') }, 'no entry of the `models` option is that model'],
     ['no `models` option', undefined, 'no `models` option is given'],
-  ])('a header naming a model no longer configured (%s): the default model, one warning per session, and a change header', async (_name, models, why) => {
-    const dir = await folder()
-    const id = await handedOffSession(dir)
-    const main = scripted('main', [{ text: 'back on main' }])
-    const second = host(dir, main, models)
-    const session = await second.sessions.open(id)
-    const agent = second.agents.create({ session })
-    expect(agent.model).toBe(main)
-    // A second agent over the same session does not warn again.
-    second.agents.create({ session }).dispose()
-    expect(second.warnings()).toEqual([
-      `agents.create (session ${id}): the session's last request went to "scripted:other", but ${why}; the agent starts on the default model "scripted:main"`,
-    ])
-    await agent.prompt('go on')
-    expect(main.requests).toHaveLength(1)
-    expect(headers(session.events)).toEqual(['initial scripted:main', 'change scripted:other', 'change scripted:main'])
-    second.ctx.dispose()
-  })
+  ])(
+    'a header naming a model no longer configured (%s): the default model, one warning per session, and a change header',
+    async (_name, models, why) => {
+      const dir = await folder()
+      const id = await handedOffSession(dir)
+      const main = scripted('main', [{ text: 'back on main' }])
+      const second = host(dir, main, models)
+      const session = await second.sessions.open(id)
+      const agent = second.agents.create({ session })
+      expect(agent.model).toBe(main)
+      // A second agent over the same session does not warn again.
+      second.agents.create({ session }).dispose()
+      expect(second.warnings()).toEqual([
+        `agents.create (session ${id}): the session's last request went to "scripted:other", but ${why}; the agent starts on the default model "scripted:main"`,
+      ])
+      await agent.prompt('go on')
+      expect(main.requests).toHaveLength(1)
+      expect(headers(session.events)).toEqual(['initial scripted:main', 'change scripted:other', 'change scripted:main'])
+      second.ctx.dispose()
+    },
+  )
 
   it('a function resolver cannot be searched: the default model, a warning that says so, and the resolver is not asked', async () => {
     const dir = await folder()

@@ -6,7 +6,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { LanguageModelV3 } from '@ai-sdk/provider'
 import { Context } from '@planmode/context'
-import { createScriptedModel, hostPlugin, type AgentHandedOffPayload, type HostAgent, type HostConfig, type ScriptedResponse } from '@planmode/host'
+import {
+  createScriptedModel,
+  hostPlugin,
+  type AgentHandedOffPayload,
+  type HostAgent,
+  type HostConfig,
+  type ScriptedResponse,
+} from '@planmode/host'
 import type { AgentHandoffPayload, SessionEvent } from '@planmode/seams'
 import { afterEach, describe, expect, it } from 'vitest'
 import { recordingLogger } from './helpers.js'
@@ -45,7 +52,13 @@ function setup(main: ScriptedResponse[], config: Partial<HostConfig> = {}, ask: 
 const callHandoff: ScriptedResponse = { toolCalls: [{ toolName: HANDOFF_TOOL, input: {}, toolCallId: 'h1' }] }
 const types = (events: readonly SessionEvent[]) => events.map((event) => event.type)
 const headers = (events: readonly SessionEvent[]) =>
-  events.filter((event) => event.type === 'request/header').map((event) => ({ reason: (event.data as { reason: string }).reason, model: (event.data as { model: string }).model, step: (event.data as { step: number }).step }))
+  events
+    .filter((event) => event.type === 'request/header')
+    .map((event) => ({
+      reason: (event.data as { reason: string }).reason,
+      model: (event.data as { model: string }).model,
+      step: (event.data as { step: number }).step,
+    }))
 
 describe('agentsPlugin `models`', () => {
   it.each<[string, unknown]>([
@@ -53,7 +66,9 @@ describe('agentsPlugin `models`', () => {
     ['a string', 'deepseek'],
     ['a map holding something that is not a v3 model', { a: { specificationVersion: 'v2' } }],
   ])('refuses %s at load', (_name, models) => {
-    expect(() => new Context({ logger: recordingLogger() }).plugin(hostPlugin, { model: createScriptedModel([]), models: models as never })).toThrow(TypeError)
+    expect(() =>
+      new Context({ logger: recordingLogger() }).plugin(hostPlugin, { model: createScriptedModel([]), models: models as never }),
+    ).toThrow(TypeError)
   })
 
   it('accepts a map or a resolver', () => {
@@ -152,7 +167,15 @@ describe('a handoff to a fresh session', () => {
     expect(await turn).toMatchObject({ turn: 1, reason: 'completed', steps: 1 })
     expect(fresh.session.id).not.toBe(agent.session.id)
     expect(fresh.session.events[0]).toMatchObject(FIRST)
-    expect(types(fresh.session.events)).toEqual(['test/event', 'turn/start', 'request/header', 'step/start', 'assistant/message', 'step/end', 'turn/end'])
+    expect(types(fresh.session.events)).toEqual([
+      'test/event',
+      'turn/start',
+      'request/header',
+      'step/start',
+      'assistant/message',
+      'step/end',
+      'turn/end',
+    ])
     // Its agent uses the model of the agent that handed off.
     expect(fresh.model).toBe(host.model)
     expect(host.model.requests).toHaveLength(2)
@@ -182,7 +205,16 @@ describe('a handoff to a fresh session', () => {
 
   it('the other calls of the batch still run; the turn takes no next step', async () => {
     const host = setup(
-      [{ toolCalls: [{ toolName: HANDOFF_TOOL, input: {}, toolCallId: 'h1' }, { toolName: HANDOFF_TOOL, input: {}, toolCallId: 'h2' }] }, { text: 'a' }, { text: 'b' }],
+      [
+        {
+          toolCalls: [
+            { toolName: HANDOFF_TOOL, input: {}, toolCallId: 'h1' },
+            { toolName: HANDOFF_TOOL, input: {}, toolCallId: 'h2' },
+          ],
+        },
+        { text: 'a' },
+        { text: 'b' },
+      ],
       {},
       { fresh: { first: FIRST } },
     )
@@ -213,7 +245,9 @@ describe('a handoff to a fresh session', () => {
     Object.defineProperty(sessions, 'create', { value: async () => Promise.reject(new Error('disk full')), configurable: true })
     expect((await agent.prompt('plan it')).reason).toBe('completed')
     expect(host.handedOff).toEqual([])
-    expect(host.logger.lines.some((line) => line.level === 'error' && line.message.includes('could not start the fresh session of a handoff'))).toBe(true)
+    expect(
+      host.logger.lines.some((line) => line.level === 'error' && line.message.includes('could not start the fresh session of a handoff')),
+    ).toBe(true)
   })
 
   it('a disposed agent starts no fresh session', async () => {
@@ -234,7 +268,10 @@ describe('a handoff to a fresh session', () => {
     await agent.prompt('plan it')
     const fresh = host.handedOff[0]!.agent
     await host.handedOff[0]!.turn
-    const lines = (await readFile(join(dir, `${fresh.session.id}.jsonl`), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as SessionEvent)
+    const lines = (await readFile(join(dir, `${fresh.session.id}.jsonl`), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as SessionEvent)
     expect(lines[0]).toMatchObject({ seq: 0, ...FIRST })
     expect(lines.map((line) => line.type)).toEqual(types(fresh.session.events))
     host.ctx.dispose()

@@ -23,7 +23,11 @@ export function newContext(): { ctx: Context; logger: ReturnType<typeof recordin
 }
 
 /** A `Context` with a recording logger and `sessionStorePlugin` loaded with `config` (as given: none means in memory). */
-export function storeContext(config?: SessionStoreConfig): { ctx: Context; logger: ReturnType<typeof recordingLogger>; sessions: SessionStore } {
+export function storeContext(config?: SessionStoreConfig): {
+  ctx: Context
+  logger: ReturnType<typeof recordingLogger>
+  sessions: SessionStore
+} {
   const { ctx, logger } = newContext()
   ctx.plugin(sessionStorePlugin, config)
   return { ctx, logger, sessions: ctx.require('sessions') }

@@ -26,9 +26,16 @@ describe('hostPlugin `sessions`', () => {
   })
 
   it('refuses `dir` or `durability` beside `sessions`', () => {
-    const store: Plugin<void> = { name: 'test/own-store', apply(ctx) { ctx.plugin(sessionStorePlugin, {}) } }
+    const store: Plugin<void> = {
+      name: 'test/own-store',
+      apply(ctx) {
+        ctx.plugin(sessionStorePlugin, {})
+      },
+    }
     const root = new Context()
-    expect(() => root.plugin(hostPlugin, { sessions: store, dir: '/tmp/x', model: createScriptedModel([]) })).toThrow(/leave them out when `sessions` provides the store/)
+    expect(() => root.plugin(hostPlugin, { sessions: store, dir: '/tmp/x', model: createScriptedModel([]) })).toThrow(
+      /leave them out when `sessions` provides the store/,
+    )
     expect(() => root.plugin(hostPlugin, { sessions: store, durability: 'append', model: createScriptedModel([]) })).toThrow(TypeError)
     root.dispose()
   })

@@ -41,7 +41,14 @@ describe('a turn left open by a process that ended mid-turn', () => {
       second.ctx.on('session/event', ({ event }) => seen.push(event.type))
       const reopened = await second.sessions.open(session.id)
       // The log says what happened as soon as the writer has it open.
-      expect(brief(reopened.events)).toEqual(['turn/start 1', 'user/message', 'step/start 1', 'assistant/message 1', 'step/end 1', 'turn/end 1'])
+      expect(brief(reopened.events)).toEqual([
+        'turn/start 1',
+        'user/message',
+        'step/start 1',
+        'assistant/message 1',
+        'step/end 1',
+        'turn/end 1',
+      ])
       expect(reopened.events[4]!.data).toEqual({ turn: 1, step: 1 })
       expect(reopened.events[5]!.data).toEqual({ turn: 1, reason: 'interrupted' })
       expect(seen).toEqual(['step/end', 'turn/end'])
@@ -84,7 +91,9 @@ describe('a turn left open by a process that ended mid-turn', () => {
 
       const second = host(dir, [{ text: 'resumed' }])
       let refuse = true
-      second.ctx.require('sessionInvariants').register('refuse-turn-end', (event) => (refuse && event.type === 'turn/end' ? 'not now' : undefined))
+      second.ctx
+        .require('sessionInvariants')
+        .register('refuse-turn-end', (event) => (refuse && event.type === 'turn/end' ? 'not now' : undefined))
       const reopened = await second.sessions.open(session.id)
       expect(brief(reopened.events)).toEqual(['turn/start 1'])
       expect(second.logger.lines.filter((l) => l.level === 'warn').map((l) => l.message)).toEqual([

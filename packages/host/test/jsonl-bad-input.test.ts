@@ -39,7 +39,9 @@ describe('JSONL files (bad input matrix)', () => {
     const { sessions, logger } = store()
     const session = await sessions.open('torn')
     expect(session.events).toEqual([])
-    expect(logger.lines.filter((l) => l.level === 'warn').map((l) => l.message)).toEqual([expect.stringContaining(`${file}:1: dropped a torn last line`)])
+    expect(logger.lines.filter((l) => l.level === 'warn').map((l) => l.message)).toEqual([
+      expect.stringContaining(`${file}:1: dropped a torn last line`),
+    ])
     expect(await readFile(file, 'utf8')).toBe('')
     expect((await session.append('turn/start', { turn: 1 })).seq).toBe(0)
   })
@@ -59,15 +61,20 @@ describe('JSONL files (bad input matrix)', () => {
     await expect(store().sessions.open('corrupt')).rejects.toMatchObject({ code: 'CORRUPT_LINE' })
   })
 
-  it.skipIf(isRoot)('no read permission: UNREADABLE naming the file (skipped as root: chmod does not stop root; see the next test)', async () => {
-    const file = join(dir, 'secret.jsonl')
-    await writeFile(file, line(0))
-    await chmod(file, 0o000)
-    const error = await store().sessions.open('secret').catch((e: unknown) => e)
-    expect(SessionLogError.isInstance(error)).toBe(true)
-    expect(error).toMatchObject({ code: 'UNREADABLE', file })
-    expect((error as Error).message).toMatch(/EACCES/)
-  })
+  it.skipIf(isRoot)(
+    'no read permission: UNREADABLE naming the file (skipped as root: chmod does not stop root; see the next test)',
+    async () => {
+      const file = join(dir, 'secret.jsonl')
+      await writeFile(file, line(0))
+      await chmod(file, 0o000)
+      const error = await store()
+        .sessions.open('secret')
+        .catch((e: unknown) => e)
+      expect(SessionLogError.isInstance(error)).toBe(true)
+      expect(error).toMatchObject({ code: 'UNREADABLE', file })
+      expect((error as Error).message).toMatch(/EACCES/)
+    },
+  )
 
   // As root, a child process that drops to uid/gid 65534 (nobody) meets a real EACCES.
   const here = dirname(fileURLToPath(import.meta.url))
@@ -88,7 +95,9 @@ describe('JSONL files (bad input matrix)', () => {
         process.stdout.write(JSON.stringify(result))
       `
       const asNobody = (): { code: string; message: string } =>
-        JSON.parse(spawnSync(process.execPath, ['--input-type=module', '-e', script, dir], { uid: 65534, gid: 65534, encoding: 'utf8' }).stdout) as {
+        JSON.parse(
+          spawnSync(process.execPath, ['--input-type=module', '-e', script, dir], { uid: 65534, gid: 65534, encoding: 'utf8' }).stdout,
+        ) as {
           code: string
           message: string
         }
@@ -96,7 +105,9 @@ describe('JSONL files (bad input matrix)', () => {
       await chmod(dir, 0o777)
       const unreadable = asNobody()
       expect(unreadable.code).toBe('UNREADABLE')
-      expect(unreadable.message).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: cannot (read|open) session log \\(EACCES`))
+      expect(unreadable.message).toMatch(
+        new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: cannot (read|open) session log \\(EACCES`),
+      )
       expect(existsSync(`${file}.lock`)).toBe(false) // released after the failed open
       // A directory nobody may not write to: the lock cannot be created.
       await chmod(dir, 0o755)

@@ -67,7 +67,11 @@ describe('JSONL logs read in chunks', () => {
     bytes[bytes.indexOf('"text":"', at) + 8] = 0xff
     await writeFile(join(dir, 'bad.jsonl'), bytes)
     const { sessions } = storeContext({ dir })
-    await expect(sessions.open('bad')).rejects.toMatchObject({ code: 'CORRUPT_LINE', line: line + 1, message: expect.stringContaining('not valid UTF-8') })
+    await expect(sessions.open('bad')).rejects.toMatchObject({
+      code: 'CORRUPT_LINE',
+      line: line + 1,
+      message: expect.stringContaining('not valid UTF-8'),
+    })
     expect(events.length).toBeGreaterThan(line + 1)
   })
 

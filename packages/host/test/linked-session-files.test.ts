@@ -259,7 +259,10 @@ describe('a symbolic link to the session folder', () => {
     const linked = store(linkDir)
     const session = await real.sessions.create({ id: 'x' })
     await session.append('test/event', { turn: 1 })
-    await expect(linked.sessions.open('x')).rejects.toMatchObject({ code: 'LOCKED', message: expect.stringContaining('another session store of this process') })
+    await expect(linked.sessions.open('x')).rejects.toMatchObject({
+      code: 'LOCKED',
+      message: expect.stringContaining('another session store of this process'),
+    })
     await expect(linked.sessions.create({ id: 'x' })).rejects.toMatchObject({ code: 'LOCKED' })
     // Appends queued, close not awaited: the open through the other path waits for the close (never LOCKED), as
     // through the same path; back and forth between the two paths.

@@ -9,8 +9,7 @@ import type { AddressInfo } from 'node:net'
  * `chunks` every `trickleMs`, cycling, without ever ending.
  */
 export type LoopbackReply =
-  | { readonly chunks: readonly unknown[]; readonly stall?: boolean; readonly trickleMs?: number }
-  | { readonly hang: true }
+  { readonly chunks: readonly unknown[]; readonly stall?: boolean; readonly trickleMs?: number } | { readonly hang: true }
 
 export interface LoopbackServer {
   readonly baseURL: string

@@ -32,7 +32,10 @@ const userTexts = (prompt: LanguageModelV3Prompt) =>
 type Ending = 'error' | 'cancelled' | 'step-limit'
 
 /** A first turn that ends `ending` while the message "steered" waits for a step that never comes. */
-function firstTurn(ending: Ending, agent: () => HostAgent): { script: ScriptedResponse[]; maxSteps?: number; run(a: HostAgent): Promise<TurnOutcome> } {
+function firstTurn(
+  ending: Ending,
+  agent: () => HostAgent,
+): { script: ScriptedResponse[]; maxSteps?: number; run(a: HostAgent): Promise<TurnOutcome> } {
   if (ending === 'error') {
     return {
       script: [
@@ -76,31 +79,34 @@ function firstTurn(ending: Ending, agent: () => HostAgent): { script: ScriptedRe
 }
 
 describe('a steered message whose turn ends before a step takes it', () => {
-  it.each<Ending>(['error', 'cancelled', 'step-limit'])('is logged when the turn ends (%s), ahead of the next prompt, and a reopened log sends the same', async (ending) => {
-    let agent!: HostAgent
-    const first = firstTurn(ending, () => agent)
-    const host = openHost([...first.script, { text: 'second answer' }], first.maxSteps)
-    const session = await host.sessions.create({ id: 's1' })
-    agent = host.agents.create({ session })
-    expect(await first.run(agent)).toMatchObject({ turn: 1, reason: ending })
-    // Logged in turn 1, before its turn/end.
-    const turn1 = session.events.map((e) => (e.type === 'user/message' ? `user:${(e.data.content[0] as { text: string }).text}` : e.type))
-    expect(turn1.slice(-2)).toEqual(['user:steered', 'turn/end'])
+  it.each<Ending>(['error', 'cancelled', 'step-limit'])(
+    'is logged when the turn ends (%s), ahead of the next prompt, and a reopened log sends the same',
+    async (ending) => {
+      let agent!: HostAgent
+      const first = firstTurn(ending, () => agent)
+      const host = openHost([...first.script, { text: 'second answer' }], first.maxSteps)
+      const session = await host.sessions.create({ id: 's1' })
+      agent = host.agents.create({ session })
+      expect(await first.run(agent)).toMatchObject({ turn: 1, reason: ending })
+      // Logged in turn 1, before its turn/end.
+      const turn1 = session.events.map((e) => (e.type === 'user/message' ? `user:${(e.data.content[0] as { text: string }).text}` : e.type))
+      expect(turn1.slice(-2)).toEqual(['user:steered', 'turn/end'])
 
-    expect(await agent.prompt('second')).toMatchObject({ turn: 2, reason: 'completed', steps: 1 })
-    const secondRequest = host.model.requests.at(-1)!.prompt
-    expect(userTexts(secondRequest)).toEqual(['first', 'steered', 'second'])
-    host.ctx.dispose()
+      expect(await agent.prompt('second')).toMatchObject({ turn: 2, reason: 'completed', steps: 1 })
+      const secondRequest = host.model.requests.at(-1)!.prompt
+      expect(userTexts(secondRequest)).toEqual(['first', 'steered', 'second'])
+      host.ctx.dispose()
 
-    // A fresh host on the same log rebuilds the same transcript, then the new answer and prompt.
-    const fresh = openHost([{ text: 'third answer' }], first.maxSteps)
-    const reopened = await fresh.sessions.open('s1')
-    await fresh.agents.create({ session: reopened }).prompt('third')
-    const thirdRequest = fresh.model.requests[0]!.prompt
-    expect(thirdRequest.slice(0, secondRequest.length)).toEqual(secondRequest)
-    expect(userTexts(thirdRequest)).toEqual(['first', 'steered', 'second', 'third'])
-    fresh.ctx.dispose()
-  })
+      // A fresh host on the same log rebuilds the same transcript, then the new answer and prompt.
+      const fresh = openHost([{ text: 'third answer' }], first.maxSteps)
+      const reopened = await fresh.sessions.open('s1')
+      await fresh.agents.create({ session: reopened }).prompt('third')
+      const thirdRequest = fresh.model.requests[0]!.prompt
+      expect(thirdRequest.slice(0, secondRequest.length)).toEqual(secondRequest)
+      expect(userTexts(thirdRequest)).toEqual(['first', 'steered', 'second', 'third'])
+      fresh.ctx.dispose()
+    },
+  )
 
   it('is logged when the host is disposed mid-turn (a quit), and the next process sends it before its prompt', async () => {
     let entered!: () => void
@@ -131,47 +137,50 @@ const labels = (events: readonly SessionEvent[]) =>
   events.map((e) => (e.type === 'user/message' ? `user:${(e.data.content[0] as { text: string }).text}` : e.type))
 
 describe('a steered message proposed to a pre-step that is still running', () => {
-  it.each(['the agent', 'the host'])('is logged exactly once when %s is disposed while the waterfall waits, in the order typed', async (what) => {
-    let entered!: () => void
-    const inPreStep = new Promise<void>((resolve) => (entered = resolve))
-    let release!: () => void
-    const released = new Promise<void>((resolve) => (release = resolve))
-    let agent!: HostAgent
-    const host = openHost([
-      () => {
-        agent.steer('typed during step 1')
-        return { toolCalls: [{ toolName: 'noop', input: {} }] }
-      },
-      { text: 'never asked' },
-    ])
-    // Step 2's pre-step holds the steered message while the test disposes, as a listener awaiting an append would.
-    host.ctx.on('agent/pre-step', async (payload, next) => {
-      if (payload.step === 2) {
-        entered()
-        await released
+  it.each(['the agent', 'the host'])(
+    'is logged exactly once when %s is disposed while the waterfall waits, in the order typed',
+    async (what) => {
+      let entered!: () => void
+      const inPreStep = new Promise<void>((resolve) => (entered = resolve))
+      let release!: () => void
+      const released = new Promise<void>((resolve) => (release = resolve))
+      let agent!: HostAgent
+      const host = openHost([
+        () => {
+          agent.steer('typed during step 1')
+          return { toolCalls: [{ toolName: 'noop', input: {} }] }
+        },
+        { text: 'never asked' },
+      ])
+      // Step 2's pre-step holds the steered message while the test disposes, as a listener awaiting an append would.
+      host.ctx.on('agent/pre-step', async (payload, next) => {
+        if (payload.step === 2) {
+          entered()
+          await released
+        }
+        return next()
+      })
+      const session = await host.sessions.create({ id: 's3' })
+      agent = host.agents.create({ session })
+      const outcome = agent.prompt('first')
+      await inPreStep
+      if (what === 'the agent') agent.dispose()
+      else host.ctx.dispose()
+      release()
+      expect(await outcome).toMatchObject({ turn: 1, reason: 'cancelled', steps: 1 })
+      if (what === 'the agent') {
+        // The store is still open: the turn did not log the message a second time.
+        expect(labels(session.events).filter((label) => label.startsWith('user:'))).toEqual(['user:first', 'user:typed during step 1'])
+        host.ctx.dispose()
       }
-      return next()
-    })
-    const session = await host.sessions.create({ id: 's3' })
-    agent = host.agents.create({ session })
-    const outcome = agent.prompt('first')
-    await inPreStep
-    if (what === 'the agent') agent.dispose()
-    else host.ctx.dispose()
-    release()
-    expect(await outcome).toMatchObject({ turn: 1, reason: 'cancelled', steps: 1 })
-    if (what === 'the agent') {
-      // The store is still open: the turn did not log the message a second time.
-      expect(labels(session.events).filter((label) => label.startsWith('user:'))).toEqual(['user:first', 'user:typed during step 1'])
-      host.ctx.dispose()
-    }
-    const fresh = openHost([{ text: 'hello again' }])
-    const reopened = await fresh.sessions.open('s3')
-    expect(labels(reopened.events).filter((label) => label.startsWith('user:'))).toEqual(['user:first', 'user:typed during step 1'])
-    await fresh.agents.create({ session: reopened }).prompt('after restart')
-    expect(userTexts(fresh.model.requests[0]!.prompt)).toEqual(['first', 'typed during step 1', 'after restart'])
-    fresh.ctx.dispose()
-  })
+      const fresh = openHost([{ text: 'hello again' }])
+      const reopened = await fresh.sessions.open('s3')
+      expect(labels(reopened.events).filter((label) => label.startsWith('user:'))).toEqual(['user:first', 'user:typed during step 1'])
+      await fresh.agents.create({ session: reopened }).prompt('after restart')
+      expect(userTexts(fresh.model.requests[0]!.prompt)).toEqual(['first', 'typed during step 1', 'after restart'])
+      fresh.ctx.dispose()
+    },
+  )
 
   it('a listener’s own message (a notice about state it logged) is still logged, after the steered one, when the agent is disposed while the waterfall waits', async () => {
     let agent!: HostAgent
@@ -198,7 +207,11 @@ describe('a steered message proposed to a pre-step that is still running', () =>
     const session = await host.sessions.create({ id: 's-notice' })
     agent = host.agents.create({ session })
     expect(await agent.prompt('first')).toMatchObject({ turn: 1, reason: 'cancelled', steps: 1 })
-    expect(labels(session.events).filter((label) => label.startsWith('user:'))).toEqual(['user:first', 'user:typed during step 1', 'user:a notice'])
+    expect(labels(session.events).filter((label) => label.startsWith('user:'))).toEqual([
+      'user:first',
+      'user:typed during step 1',
+      'user:a notice',
+    ])
     host.ctx.dispose()
   })
 

@@ -80,13 +80,17 @@ describe('model request timeouts against a loopback server', () => {
       2_000,
       'the model request did not finish within 2 s (requestTimeoutMs); the request was cancelled',
     ])
-    expect(run.session.events.filter((e) => e.type === 'assistant/message').map((e) => e.data.content)).toEqual([[{ type: 'text', text: 'Hi.' }]])
+    expect(run.session.events.filter((e) => e.type === 'assistant/message').map((e) => e.data.content)).toEqual([
+      [{ type: 'text', text: 'Hi.' }],
+    ])
     run.ctx.dispose()
   })
 
   it('a wait for abandoned responses that never come fails with what the server saw, instead of hanging', async () => {
     server = await loopbackServer([])
-    await expect(server.abandoned(1, 100)).rejects.toThrow('loopback: expected 1 responses abandoned by the client within 100 ms, saw 0 (0 requests received)')
+    await expect(server.abandoned(1, 100)).rejects.toThrow(
+      'loopback: expected 1 responses abandoned by the client within 100 ms, saw 0 (0 requests received)',
+    )
   })
 
   it('refuses timeouts that are not non-negative integers, and 0 turns a limit off', () => {

@@ -65,7 +65,11 @@ describe('tool calls whose arguments are not valid JSON', () => {
     // The next request, as the server received it.
     expect(server.bodies[1]!.messages).toEqual([
       { role: 'user', content: 'Read the notes.' },
-      { role: 'assistant', content: 'Reading.', tool_calls: [{ id: 'call_bad', type: 'function', function: { name: 'read', arguments: '{}' } }] },
+      {
+        role: 'assistant',
+        content: 'Reading.',
+        tool_calls: [{ id: 'call_bad', type: 'function', function: { name: 'read', arguments: '{}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_bad', content: message },
     ])
     expect(JSON.stringify(server.bodies[1])).not.toContain('notes.md')
@@ -77,11 +81,16 @@ describe('tool calls whose arguments are not valid JSON', () => {
     const model = createScriptedModel([{ toolCalls: [{ toolName: 'echo', input: '"just text"', toolCallId: 'c1' }] }, { text: 'done' }])
     const ctx = new Context()
     ctx.plugin(hostPlugin, { model, retryDelayMs: 0 })
-    ctx.require('tools').register({ name: 'echo', description: 'echo', parameters: { type: 'string' }, execute: (input) => `got ${String(input)}` })
+    ctx
+      .require('tools')
+      .register({ name: 'echo', description: 'echo', parameters: { type: 'string' }, execute: (input) => `got ${String(input)}` })
     const session = await ctx.require('sessions').create()
     await ctx.require('agents').create({ session }).prompt('go')
     expect(session.events.find((e) => e.type === 'tool/result')!.data.content).toEqual([{ type: 'text', text: 'got just text' }])
-    expect(model.requests[1]!.prompt[1]).toMatchObject({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', input: 'just text' }] })
+    expect(model.requests[1]!.prompt[1]).toMatchObject({
+      role: 'assistant',
+      content: [{ type: 'tool-call', toolCallId: 'c1', input: 'just text' }],
+    })
     ctx.dispose()
   })
 })

@@ -28,11 +28,23 @@ const machineId = (() => {
 })()
 const deadPid = (): number => spawnSync(process.execPath, ['-e', '']).pid!
 const boot = (): string => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()
-const asked = { type: 'question/asked', seq: 0, time: 0, data: { questionId: 'q1', agent: 'a', question: [{ id: 'plan-review', header: 'h', question: 'q', options: [{ label: 'Approve', description: 'd' }] }] } }
+const asked = {
+  type: 'question/asked',
+  seq: 0,
+  time: 0,
+  data: {
+    questionId: 'q1',
+    agent: 'a',
+    question: [{ id: 'plan-review', header: 'h', question: 'q', options: [{ label: 'Approve', description: 'd' }] }],
+  },
+}
 
 /** A socket nobody listens on any more (its process was killed while it listened): a connection to it is refused. */
 function deadSocket(path: string): void {
-  spawnSync(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(path)}, () => process.kill(process.pid, 'SIGKILL'))`])
+  spawnSync(process.execPath, [
+    '-e',
+    `require('net').createServer().listen(${JSON.stringify(path)}, () => process.kill(process.pid, 'SIGKILL'))`,
+  ])
 }
 
 /** A session `id` with an open ask, and `record` (the identity of its writer) as both its lock and its announcement, which names a dead socket. */
@@ -48,7 +60,11 @@ async function recorded(id: string, record: Record<string, unknown>): Promise<vo
 /** What the store says of the lock, and what a submitter says of the announcement. */
 async function verdicts(id: string): Promise<{ lock: string; channel: string }> {
   // The submitter first: a store that takes the lock over settles the ask.
-  const result = await localAnswers({ dir }).submit({ sessionId: id, questionId: 'q1', answers: [{ id: 'plan-review', selected: ['Approve'] }] })
+  const result = await localAnswers({ dir }).submit({
+    sessionId: id,
+    questionId: 'q1',
+    answers: [{ id: 'plan-review', selected: ['Approve'] }],
+  })
   const { ctx } = storeContext({ dir, answers: false })
   let lock = 'taken over'
   try {
@@ -70,12 +86,15 @@ describe.skipIf(!hasProc)('one rule for who still runs: the session lock and the
     expect(channel).toContain('refused the connection')
   })
 
-  it.runIf(machineId !== undefined)('another machine id under this host name cannot be reached: the lock is live, the channel is elsewhere', async () => {
-    await recorded('machine', { pid: deadPid(), host: hostname(), machine: 'f'.repeat(32), boot: 'another-boot', start: 1 })
-    const { lock, channel } = await verdicts('machine')
-    expect(lock).toContain(`another machine with the same host name, machine id ${'f'.repeat(32)}`)
-    expect(channel).toContain('cannot be reached from here')
-  })
+  it.runIf(machineId !== undefined)(
+    'another machine id under this host name cannot be reached: the lock is live, the channel is elsewhere',
+    async () => {
+      await recorded('machine', { pid: deadPid(), host: hostname(), machine: 'f'.repeat(32), boot: 'another-boot', start: 1 })
+      const { lock, channel } = await verdicts('machine')
+      expect(lock).toContain(`another machine with the same host name, machine id ${'f'.repeat(32)}`)
+      expect(channel).toContain('cannot be reached from here')
+    },
+  )
 
   it('a pid that no longer runs on this boot is gone for both: the lock is taken over, the submitter says the writer ended', async () => {
     await recorded('gone', { pid: deadPid(), host: hostname(), boot: boot(), start: 1, pidns: statSync('/proc/self/ns/pid').ino })

@@ -199,7 +199,9 @@ describe('OpenAI-compatible and DeepSeek models against a loopback server', () =
   it('picks a model from the environment', () => {
     expect(modelFromEnv({})).toBeUndefined()
     expect(modelFromEnv({ DEEPSEEK_API_KEY: 'x' })).toMatchObject({ provider: 'deepseek.chat', modelId: 'deepseek-chat' })
-    expect(modelFromEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:1/v1', OPENAI_MODEL: 'm', DEEPSEEK_API_KEY: 'x' })).toMatchObject({ modelId: 'm' })
+    expect(modelFromEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:1/v1', OPENAI_MODEL: 'm', DEEPSEEK_API_KEY: 'x' })).toMatchObject({
+      modelId: 'm',
+    })
     expect(() => modelFromEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:1/v1' })).toThrow(/OPENAI_MODEL/)
     expect(() => createOpenAICompatibleModel({ baseURL: '', model: 'm' })).toThrow(/baseURL/)
   })

@@ -51,12 +51,15 @@ async function setup(options: { dir?: string; refuse?: string } = {}) {
 }
 
 const questionEvents = (session: { events: readonly SessionEvent[] }) =>
-  session.events.filter((event) => event.type.startsWith('question/')).map((event) => ({ type: event.type, data: event.data as Record<string, unknown> }))
+  session.events
+    .filter((event) => event.type.startsWith('question/'))
+    .map((event) => ({ type: event.type, data: event.data as Record<string, unknown> }))
 
 /** Resolves once `session` logs its next `question/asked` (with a JSONL store the ask first opens its answer channel). */
 async function askLogged(session: { events: readonly SessionEvent[] }): Promise<void> {
   const before = session.events.filter((event) => event.type === 'question/asked').length
-  while (session.events.filter((event) => event.type === 'question/asked').length === before) await new Promise((resolve) => setTimeout(resolve, 5))
+  while (session.events.filter((event) => event.type === 'question/asked').length === before)
+    await new Promise((resolve) => setTimeout(resolve, 5))
 }
 
 const openOf = (ctx: Context, session: HostSession) => ctx.require('sessionProjections').snapshot(session).values.questions!.open
@@ -81,7 +84,10 @@ describe('questions in the log (host duty questions-in-log)', () => {
     expect(asked).toEqual({ type: 'question/asked', data: { questionId: expect.any(String), agent: 'agent-1', question: [question] } })
     // The signal is not logged, nor is the agent object.
     expect(Object.keys(asked!.data).sort()).toEqual(['agent', 'question', 'questionId'])
-    expect(settled).toEqual({ type: 'question/settled', data: { questionId: asked!.data.questionId, outcome: 'answered', answer: answers } })
+    expect(settled).toEqual({
+      type: 'question/settled',
+      data: { questionId: asked!.data.questionId, outcome: 'answered', answer: answers },
+    })
     expect(openOf(ctx, session)).toEqual([])
   })
 
@@ -116,7 +122,11 @@ describe('questions in the log (host duty questions-in-log)', () => {
     const broken = new Error('the terminal went away')
     questions.registerProvider({ ask: async () => Promise.reject(broken) })
     await expect(questions.ask({ agent, questions: [question] })).rejects.toBe(broken)
-    expect(questionEvents(session)[1]!.data).toEqual({ questionId: questionEvents(session)[0]!.data.questionId, outcome: 'failed', error: 'the terminal went away' })
+    expect(questionEvents(session)[1]!.data).toEqual({
+      questionId: questionEvents(session)[0]!.data.questionId,
+      outcome: 'failed',
+      error: 'the terminal went away',
+    })
     // A provider's own ASK_ABORTED with the signal still live is a failure of that provider, not a cancellation.
     questions.registerProvider({ ask: async () => Promise.reject(new UserQuestionError('ASK_ABORTED', 'gave up')) })
     await expect(questions.ask({ agent, questions: [question] })).rejects.toThrow('gave up')
@@ -158,12 +168,19 @@ describe('questions in the log (host duty questions-in-log)', () => {
     const error = await pending
     expect(UserQuestionError.isInstance(error) && error.code).toBe('ASK_ABORTED')
     expect(asks).toEqual([])
-    expect(questionEvents(session).map(({ type, data }) => `${type} ${String(data.outcome ?? '')}`.trim())).toEqual(['question/asked', 'question/settled cancelled'])
+    expect(questionEvents(session).map(({ type, data }) => `${type} ${String(data.outcome ?? '')}`.trim())).toEqual([
+      'question/asked',
+      'question/settled cancelled',
+    ])
   })
 
   it('logs nothing for a refusal before any provider is asked: NOT_ROOT_AGENT, NO_PROVIDER, an already-aborted signal', async () => {
     const { session, questions, agent } = await setup()
-    const code = (promise: Promise<unknown>) => promise.then(() => 'resolved', (error: unknown) => (UserQuestionError.isInstance(error) ? error.code : String(error)))
+    const code = (promise: Promise<unknown>) =>
+      promise.then(
+        () => 'resolved',
+        (error: unknown) => (UserQuestionError.isInstance(error) ? error.code : String(error)),
+      )
     expect(await code(questions.ask({ agent, questions: [question] }))).toBe('NO_PROVIDER')
     questions.registerProvider({ ask: async () => [] })
     const child = fakeAgent(session, { id: 'child', owner: agent })
@@ -206,9 +223,13 @@ describe('questions in the log (host duty questions-in-log)', () => {
     // Nothing is lost: the next writer to open the session settles both asks interrupted, in ask order.
     const next = await setup({ dir })
     const reopened = await next.ctx.require('sessions').open(session.id)
-    expect(questionEvents(reopened).slice(2)).toEqual(ids.map((questionId) => ({ type: 'question/settled', data: { questionId, outcome: 'interrupted' } })))
+    expect(questionEvents(reopened).slice(2)).toEqual(
+      ids.map((questionId) => ({ type: 'question/settled', data: { questionId, outcome: 'interrupted' } })),
+    )
     expect(openOf(next.ctx, reopened)).toEqual([])
-    expect(next.logger.lines.some((line) => line.level === 'warn' && /settling 2 question\(s\) of session .* as interrupted/.test(line.message))).toBe(true)
+    expect(
+      next.logger.lines.some((line) => line.level === 'warn' && /settling 2 question\(s\) of session .* as interrupted/.test(line.message)),
+    ).toBe(true)
   })
 
   it('inside a turn: question/asked after the call that asks, question/settled before its tool/result', async () => {
@@ -222,7 +243,9 @@ describe('questions in the log (host duty questions-in-log)', () => {
       description: 'asks the user',
       parameters: { type: 'object', properties: {} },
       execute: async (_input, execution) => {
-        const [answer] = await ctx.require('userQuestions').ask({ agent: execution.agent!, questions: [question], signal: execution.signal })
+        const [answer] = await ctx
+          .require('userQuestions')
+          .ask({ agent: execution.agent!, questions: [question], signal: execution.signal })
         return answer!.selected.join(',')
       },
     })

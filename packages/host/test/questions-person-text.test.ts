@@ -35,7 +35,11 @@ describe('the writer’s own provider answers with text that may not be logged',
   ])('%s: the ask rejects INVALID_ANSWER naming it, is settled failed, and nothing of the answer is logged', async (member, answers) => {
     const { error, events } = await ask(answers)
     expect(UserQuestionError.isInstance(error)).toBe(true)
-    expect(error).toMatchObject({ code: 'INVALID_ANSWER', member, message: expect.stringMatching(new RegExp(`^the answer cannot be logged: ${member.replace(/[[\].]/g, '\\$&')} `)) })
+    expect(error).toMatchObject({
+      code: 'INVALID_ANSWER',
+      member,
+      message: expect.stringMatching(new RegExp(`^the answer cannot be logged: ${member.replace(/[[\].]/g, '\\$&')} `)),
+    })
     expect(events.map((event) => event.type)).toEqual(['question/asked', 'question/settled'])
     expect(events[1]!.data).toEqual({ questionId: events[0]!.data.questionId, outcome: 'failed', error: (error as Error).message })
   })

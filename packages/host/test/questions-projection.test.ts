@@ -1,14 +1,25 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { Context } from '@planmode/context'
-import { questionsProjection, questionsProjectionPlugin, sessionProjectionsPlugin, sessionStorePlugin, type QuestionsView } from '@planmode/host'
+import {
+  questionsProjection,
+  questionsProjectionPlugin,
+  sessionProjectionsPlugin,
+  sessionStorePlugin,
+  type QuestionsView,
+} from '@planmode/host'
 import type { SessionEvent, SessionEventType, UserQuestion } from '@planmode/seams'
 import { recordingLogger } from './helpers.js'
 
 const question = (id: string): UserQuestion => ({ id, header: 'Q', question: `${id}?`, options: [{ label: 'A', description: 'a' }] })
-const event = (type: string, data: unknown, seq = 0): SessionEvent => ({ type: type as SessionEventType, seq, time: seq, data }) as SessionEvent
+const event = (type: string, data: unknown, seq = 0): SessionEvent =>
+  ({ type: type as SessionEventType, seq, time: seq, data }) as SessionEvent
 const fold = (events: readonly SessionEvent[]): QuestionsView => events.reduce(questionsProjection.apply, questionsProjection.initial())
-const validate = (value: unknown) => questionsProjection.schema['~standard'].validate(value) as { value?: unknown; issues?: readonly { message: string; path?: readonly PropertyKey[] }[] }
+const validate = (value: unknown) =>
+  questionsProjection.schema['~standard'].validate(value) as {
+    value?: unknown
+    issues?: readonly { message: string; path?: readonly PropertyKey[] }[]
+  }
 
 async function registry() {
   const ctx = new Context({ logger: recordingLogger() })
@@ -32,7 +43,13 @@ describe('the questions projection', () => {
         { questionId: 'q3', agent: 'a', question: [], seq: 2 },
       ],
     })
-    expect(fold([...events, event('question/settled', { questionId: 'q1', outcome: 'interrupted' }, 4), event('question/settled', { questionId: 'q3', outcome: 'cancelled' }, 5)])).toEqual({ open: [] })
+    expect(
+      fold([
+        ...events,
+        event('question/settled', { questionId: 'q1', outcome: 'interrupted' }, 4),
+        event('question/settled', { questionId: 'q3', outcome: 'cancelled' }, 5),
+      ]),
+    ).toEqual({ open: [] })
   })
 
   it('returns the same state reference for every event that changes nothing', () => {
@@ -61,7 +78,19 @@ describe('the questions projection', () => {
     const issues = (value: unknown) => validate(value).issues?.map((issue) => `${(issue.path ?? []).join('.')}: ${issue.message}`)
     expect(issues(null)).toEqual([': expected an object'])
     expect(issues({ open: 'x', extra: 1 })).toEqual(['open: expected an array', 'extra: unexpected key'])
-    expect(issues({ open: [{ questionId: 1, agent: 'a', question: [{ id: 'x', header: 'h', question: 'q', options: [{ label: 'A' }], multiSelect: 'yes', intent: {} }], seq: -1, more: true }] })).toEqual([
+    expect(
+      issues({
+        open: [
+          {
+            questionId: 1,
+            agent: 'a',
+            question: [{ id: 'x', header: 'h', question: 'q', options: [{ label: 'A' }], multiSelect: 'yes', intent: {} }],
+            seq: -1,
+            more: true,
+          },
+        ],
+      }),
+    ).toEqual([
       'open.0.questionId: expected a string',
       'open.0.seq: expected an integer ≥ 0',
       'open.0.question.0.options.0.description: expected a string',
@@ -76,7 +105,10 @@ describe('the questions projection', () => {
     const { fiber, projections, session } = await registry()
     expect(projections.keys()).toEqual(['questions'])
     await session.append('question/asked', { questionId: 'q1', agent: 'a', question: [question('x')] })
-    expect(projections.snapshot(session)).toEqual({ asOfSeq: 0, values: { questions: { open: [{ questionId: 'q1', agent: 'a', question: [question('x')], seq: 0 }] } } })
+    expect(projections.snapshot(session)).toEqual({
+      asOfSeq: 0,
+      values: { questions: { open: [{ questionId: 'q1', agent: 'a', question: [question('x')], seq: 0 }] } },
+    })
     fiber.dispose()
     expect(projections.keys()).toEqual([])
     expect(projections.snapshot(session).values).toEqual({})
@@ -85,16 +117,32 @@ describe('the questions projection', () => {
   // Events over a few ids: asks (well formed or not), settlements, unrelated events.
   const ids = fc.constantFrom('q1', 'q2', 'q3', 'q4')
   const anEvent = fc.oneof(
-    fc.record({ kind: fc.constant('asked' as const), id: ids, agent: fc.constantFrom('a', 'b'), questions: fc.integer({ min: 0, max: 2 }) }),
+    fc.record({
+      kind: fc.constant('asked' as const),
+      id: ids,
+      agent: fc.constantFrom('a', 'b'),
+      questions: fc.integer({ min: 0, max: 2 }),
+    }),
     fc.record({ kind: fc.constant('malformed' as const), id: ids }),
-    fc.record({ kind: fc.constant('settled' as const), id: ids, outcome: fc.constantFrom('answered', 'cancelled', 'failed', 'interrupted') }),
+    fc.record({
+      kind: fc.constant('settled' as const),
+      id: ids,
+      outcome: fc.constantFrom('answered', 'cancelled', 'failed', 'interrupted'),
+    }),
     fc.record({ kind: fc.constant('other' as const), turn: fc.integer({ min: 1, max: 3 }) }),
   )
   type Generated = typeof anEvent extends fc.Arbitrary<infer T> ? T : never
   const asAppend = (generated: Generated): [SessionEventType, unknown] => {
     switch (generated.kind) {
       case 'asked':
-        return ['question/asked', { questionId: generated.id, agent: generated.agent, question: Array.from({ length: generated.questions }, (_, at) => question(`${generated.id}-${at}`)) }]
+        return [
+          'question/asked',
+          {
+            questionId: generated.id,
+            agent: generated.agent,
+            question: Array.from({ length: generated.questions }, (_, at) => question(`${generated.id}-${at}`)),
+          },
+        ]
       case 'malformed':
         return ['question/asked', { questionId: generated.id, agent: 'a', question: [{ id: 1 }] }]
       case 'settled':
@@ -113,11 +161,14 @@ describe('the questions projection', () => {
         for (const each of generated) {
           const [type, data] = asAppend(each)
           const appended = await session.append(type as 'question/asked', data as never)
-          if (each.kind === 'asked' && !model.some((open) => open.questionId === each.id)) model.push({ questionId: each.id, agent: each.agent, count: each.questions, seq: appended.seq })
+          if (each.kind === 'asked' && !model.some((open) => open.questionId === each.id))
+            model.push({ questionId: each.id, agent: each.agent, count: each.questions, seq: appended.seq })
           if (each.kind === 'settled') model = model.filter((open) => open.questionId !== each.id)
           const served = projections.snapshot(session).values.questions!
           expect(served).toEqual(fold(session.events))
-          expect(served.open.map(({ questionId, agent, question: asked, seq }) => ({ questionId, agent, count: asked.length, seq }))).toEqual(model)
+          expect(
+            served.open.map(({ questionId, agent, question: asked, seq }) => ({ questionId, agent, count: asked.length, seq })),
+          ).toEqual(model)
         }
         ctx.dispose()
       }),

@@ -70,7 +70,14 @@ describe('tool runtime', () => {
 
   it('turns a thrown error into `Error: <message>`', async () => {
     const tools = setup()
-    tools.register({ name: 'boom', description: '', parameters: { type: 'object' }, execute: () => { throw new Error('it broke') } })
+    tools.register({
+      name: 'boom',
+      description: '',
+      parameters: { type: 'object' },
+      execute: () => {
+        throw new Error('it broke')
+      },
+    })
     expect(await tools.execute('boom', {}, execution)).toEqual({ isError: true, content: [{ type: 'text', text: 'Error: it broke' }] })
   })
 
@@ -80,7 +87,12 @@ describe('tool runtime', () => {
     tools.register({
       name: 'read',
       description: '',
-      parameters: { type: 'object', properties: { path: { type: 'string' }, mode: { enum: ['a', 'b'] } }, required: ['path'], additionalProperties: false },
+      parameters: {
+        type: 'object',
+        properties: { path: { type: 'string' }, mode: { enum: ['a', 'b'] } },
+        required: ['path'],
+        additionalProperties: false,
+      },
       execute,
     })
     const result = await tools.execute('read', { path: 3, mode: 'c', extra: true }, execution)
@@ -111,8 +123,18 @@ describe('tool runtime', () => {
 
   it('uses toModelOutput when given', async () => {
     const tools = setup()
-    tools.register({ name: 't', description: '', parameters: { type: 'object' }, execute: () => ({ approved: true }), toModelOutput: () => 'Approved.' })
-    expect(await tools.execute('t', {}, execution)).toEqual({ isError: false, content: [{ type: 'text', text: 'Approved.' }], value: { approved: true } })
+    tools.register({
+      name: 't',
+      description: '',
+      parameters: { type: 'object' },
+      execute: () => ({ approved: true }),
+      toModelOutput: () => 'Approved.',
+    })
+    expect(await tools.execute('t', {}, execution)).toEqual({
+      isError: false,
+      content: [{ type: 'text', text: 'Approved.' }],
+      value: { approved: true },
+    })
   })
 })
 
@@ -166,7 +188,11 @@ describe('command runtime', () => {
   it("logs args: '' for a bare /plan and for /plan followed by spaces only, and hands the handler the same string", async () => {
     const { commands, session, agent } = await setup()
     const inputs: string[] = []
-    commands.register({ name: 'plan', description: '', handler: ({ rawInput }) => (inputs.push(rawInput), { kind: 'success', text: 'ok' }) })
+    commands.register({
+      name: 'plan',
+      description: '',
+      handler: ({ rawInput }) => (inputs.push(rawInput), { kind: 'success', text: 'ok' }),
+    })
     await commands.execute({ agent, line: '/plan' })
     await commands.execute({ agent, line: '/plan   ' })
     await commands.execute({ agent, line: '/plan  off ' })
@@ -184,7 +210,13 @@ describe('command runtime', () => {
 
   it('turns a throwing handler into an error result logged as command/done kind error', async () => {
     const { commands, session, agent } = await setup()
-    commands.register({ name: 'bad', description: '', handler: async () => { throw new Error('nope') } })
+    commands.register({
+      name: 'bad',
+      description: '',
+      handler: async () => {
+        throw new Error('nope')
+      },
+    })
     expect(await commands.execute({ agent, line: '/bad' })).toEqual({ kind: 'error', text: 'nope' })
     expect(session.events.map((e) => [e.type, (e.data as { kind?: string }).kind])).toEqual([
       ['command/run', undefined],
@@ -220,7 +252,9 @@ describe('command runtime', () => {
     commands.register({ name: 'b', description: '', handler: () => ({ kind: 'success', text: '' }) })
     commands.register({ name: 'a', description: '', handler: () => ({ kind: 'success', text: '' }) })
     expect(commands.list().map((c) => c.name)).toEqual(['a', 'b'])
-    expect(() => commands.register({ name: 'a', description: '', handler: () => ({ kind: 'success', text: '' }) })).toThrow(/already registered/)
+    expect(() => commands.register({ name: 'a', description: '', handler: () => ({ kind: 'success', text: '' }) })).toThrow(
+      /already registered/,
+    )
   })
 })
 
@@ -277,7 +311,11 @@ describe('user questions', () => {
   it('passes a provider rejection through', async () => {
     const { questions, agent } = await setup()
     const cancelled = new UserQuestionError('ASK_CANCELLED', 'dismissed')
-    questions.registerProvider({ ask: async () => { throw cancelled } })
+    questions.registerProvider({
+      ask: async () => {
+        throw cancelled
+      },
+    })
     await expect(questions.ask({ agent, questions: [question] })).rejects.toBe(cancelled)
   })
 })
@@ -288,9 +326,9 @@ describe('invariant registry', () => {
     ctx.plugin(sessionInvariantsPlugin)
     ctx.plugin(sessionStorePlugin)
     const session = await ctx.require('sessions').create()
-    ctx.require('sessionInvariants').register('no-empty', (event) =>
-      event.type === 'user/message' && event.data.content.length === 0 ? 'expected content' : undefined,
-    )
+    ctx
+      .require('sessionInvariants')
+      .register('no-empty', (event) => (event.type === 'user/message' && event.data.content.length === 0 ? 'expected content' : undefined))
     const error = await session.append('user/message', { content: [], source: { kind: 'user' } }).catch((e: unknown) => e)
     expect(InvariantViolationError.isInstance(error)).toBe(true)
     expect((error as Error).message).toContain('expected content')
@@ -374,20 +412,31 @@ describe('session projections', () => {
   it('refuses an asynchronous schema and does not deliver an invalid change', async () => {
     const { projections, session, logger } = await setup()
     const unit = counting('async', 'turn/start')
-    projections.register({ ...unit, schema: { '~standard': { version: 1, vendor: 't', validate: async (value: unknown) => ({ value: value as number }) } } })
+    projections.register({
+      ...unit,
+      schema: { '~standard': { version: 1, vendor: 't', validate: async (value: unknown) => ({ value: value as number }) } },
+    })
     const changes: unknown[] = []
     projections.onChange((change) => changes.push(change))
     await session.append('turn/start', { turn: 1 })
     expect(changes).toEqual([])
     expect(logger.lines.some((l) => l.level === 'error' && l.message.includes('projection "async"'))).toBe(true)
-    expect(() => projections.snapshot(session)).toThrow('projection "async": its schema validated asynchronously; projection schemas must be synchronous')
+    expect(() => projections.snapshot(session)).toThrow(
+      'projection "async": its schema validated asynchronously; projection schemas must be synchronous',
+    )
   })
 
   it('stays correct when a host replaces the events array (compaction, truncation)', async () => {
     const { ctx, projections } = await setup()
     projections.register(counting('starts', 'turn/start'))
     const event = (seq: number, type = 'turn/start'): SessionEvent => ({ type, seq, time: 0, data: { turn: seq } }) as SessionEvent
-    const session = { id: 'custom', events: [event(0), event(1), event(2, 'x')], append: async () => { throw new Error('unused') } } as unknown as Session & { events: SessionEvent[] }
+    const session = {
+      id: 'custom',
+      events: [event(0), event(1), event(2, 'x')],
+      append: async () => {
+        throw new Error('unused')
+      },
+    } as unknown as Session & { events: SessionEvent[] }
     expect(projections.snapshot(session)).toEqual({ asOfSeq: 2, values: { starts: 2 } })
     // Compaction: a new array that keeps the tail, then grows.
     session.events = [event(2, 'x'), event(3)]
@@ -403,7 +452,17 @@ describe('session projections', () => {
     const dispose = projections.register(counting('starts', 'turn/start'))
     expect(() => projections.register(counting('starts', 'x'))).toThrow(/already registered/)
     projections.register({ ...counting('bad', 'x'), view: () => 'not a number' as unknown as number })
-    expect(ProjectionViewError.isInstance((() => { try { projections.snapshot(session) } catch (e) { return e } })())).toBe(true)
+    expect(
+      ProjectionViewError.isInstance(
+        (() => {
+          try {
+            projections.snapshot(session)
+          } catch (e) {
+            return e
+          }
+        })(),
+      ),
+    ).toBe(true)
     expect(() => projections.snapshot(session)).toThrow('projection "bad": view failed its schema: expected a number')
     dispose()
     expect(projections.keys()).toEqual(['bad'])

@@ -127,7 +127,11 @@ async function round(kind: Kind, id: string, count: number, expected: number, in
     }
   })()
   const chosen = racers.slice(0, count)
-  const replies = await Promise.all(chosen.map((racer) => racer.request<Reply>({ op: kind === 'create' ? 'create' : 'open', dir, id, durability: index % 2 === 0 ? 'turn' : 'never' })))
+  const replies = await Promise.all(
+    chosen.map((racer) =>
+      racer.request<Reply>({ op: kind === 'create' ? 'create' : 'open', dir, id, durability: index % 2 === 0 ? 'turn' : 'never' }),
+    ),
+  )
   racing = false
   await watching
   expect(torn, `a reader saw a lock without its content (${reads} reads)`).toEqual([])
@@ -172,11 +176,17 @@ describe('racing processes for one session: exactly one writer wins every round'
       const lock = join(dir, 'stale.jsonl.lock')
       const token = `dead${index}`
       // Alternately a lock of this host's format and one without boot id, start time and pid namespace.
-      const owner = index % 2 === 0 ? { pid: deadPid, host: hostname(), token, since: 0, ...here, start: 1 } : { pid: deadPid, host: hostname(), token, since: 0 }
+      const owner =
+        index % 2 === 0
+          ? { pid: deadPid, host: hostname(), token, since: 0, ...here, start: 1 }
+          : { pid: deadPid, host: hostname(), token, since: 0 }
       await writeFile(lock, JSON.stringify(owner) + '\n')
       if (index % 3 === 0) {
         // A taker that died holding its claim.
-        await writeFile(`${lock}.takeover-${token}`, JSON.stringify({ pid: deadPid, host: hostname(), token: `claim${index}`, since: 0 }) + '\n')
+        await writeFile(
+          `${lock}.takeover-${token}`,
+          JSON.stringify({ pid: deadPid, host: hostname(), token: `claim${index}`, since: 0 }) + '\n',
+        )
       }
       await round('stale', 'stale', racersFor(index), index, index)
     }

@@ -61,7 +61,9 @@ describe.skipIf(!hasProc)('who holds a lock: boot id, pid namespace, start time'
     const here = identity('self')
     await writeLock(file, { pid, host: hostname(), token: 'n1', since: 0, boot: here.boot, start: 1, pidns: here.pidns + 1 })
     const before = await readFile(`${file}.lock`, 'utf8')
-    const error = await store().sessions.open('ns').catch((e: unknown) => e)
+    const error = await store()
+      .sessions.open('ns')
+      .catch((e: unknown) => e)
     expect(SessionLogError.isInstance(error) && error.code).toBe('LOCKED')
     expect((error as Error).message).toContain(`process ${pid} on ${hostname()} in another pid namespace`)
     expect((error as Error).message).toContain('cannot be checked')
@@ -73,7 +75,10 @@ describe.skipIf(!hasProc)('who holds a lock: boot id, pid namespace, start time'
     const file = await writeLog('reused')
     const real = identity(process.ppid)
     await writeLock(file, { pid: process.ppid, host: hostname(), token: 'r1', since: 0, ...real })
-    await expect(store().sessions.open('reused')).rejects.toMatchObject({ code: 'LOCKED', message: expect.stringContaining(`process ${process.ppid} on`) })
+    await expect(store().sessions.open('reused')).rejects.toMatchObject({
+      code: 'LOCKED',
+      message: expect.stringContaining(`process ${process.ppid} on`),
+    })
     await writeLock(file, { pid: process.ppid, host: hostname(), token: 'r2', since: 0, ...real, start: real.start + 1 })
     const { sessions, logger } = store()
     expect((await sessions.open('reused')).events).toHaveLength(1)
@@ -92,7 +97,9 @@ describe.skipIf(!hasProc)('who holds a lock: boot id, pid namespace, start time'
     // `sleep 0` exits at once; its parent execs `sleep 600` (killed below), which never reaps it.
     const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'inherit'] })
     try {
-      const zombie = await new Promise<number>((resolvePid) => parent.stdout.once('data', (chunk: Buffer) => resolvePid(Number(chunk.toString()))))
+      const zombie = await new Promise<number>((resolvePid) =>
+        parent.stdout.once('data', (chunk: Buffer) => resolvePid(Number(chunk.toString()))),
+      )
       const state = (): string => {
         try {
           return readFileSync(`/proc/${zombie}/stat`, 'utf8')
@@ -146,27 +153,50 @@ const machineId = (() => {
   }
 })()
 
-describe.runIf(machineId !== undefined)(`machine id: the same host name on two machines${machineId === undefined ? ' — skipped: this system has no readable /etc/machine-id' : ''}`, () => {
-  it('a lock of another machine id under this host name and another boot id is live (cloned VMs, "localhost"), and is left as it is', async () => {
-    const file = await writeLog('twin')
-    const lock = JSON.stringify({ pid: deadPid(), host: hostname(), token: 'm1', since: 0, machine: 'f'.repeat(32), boot: 'another-boot', start: 5, pidns: 1 })
-    await writeLock(file, lock)
-    const error = await store().sessions.open('twin').catch((e: unknown) => e)
-    expect(SessionLogError.isInstance(error) && error.code).toBe('LOCKED')
-    expect((error as Error).message).toContain(`another machine with the same host name, machine id ${'f'.repeat(32)}`)
-    expect(await readFile(`${file}.lock`, 'utf8')).toBe(lock)
-    expect((await readdir(dir)).sort()).toEqual(['twin.jsonl', 'twin.jsonl.lock'])
-  })
+describe.runIf(machineId !== undefined)(
+  `machine id: the same host name on two machines${machineId === undefined ? ' — skipped: this system has no readable /etc/machine-id' : ''}`,
+  () => {
+    it('a lock of another machine id under this host name and another boot id is live (cloned VMs, "localhost"), and is left as it is', async () => {
+      const file = await writeLog('twin')
+      const lock = JSON.stringify({
+        pid: deadPid(),
+        host: hostname(),
+        token: 'm1',
+        since: 0,
+        machine: 'f'.repeat(32),
+        boot: 'another-boot',
+        start: 5,
+        pidns: 1,
+      })
+      await writeLock(file, lock)
+      const error = await store()
+        .sessions.open('twin')
+        .catch((e: unknown) => e)
+      expect(SessionLogError.isInstance(error) && error.code).toBe('LOCKED')
+      expect((error as Error).message).toContain(`another machine with the same host name, machine id ${'f'.repeat(32)}`)
+      expect(await readFile(`${file}.lock`, 'utf8')).toBe(lock)
+      expect((await readdir(dir)).sort()).toEqual(['twin.jsonl', 'twin.jsonl.lock'])
+    })
 
-  it('a lock of this machine id and another boot id is stale (this machine restarted); the new lock records the machine id', async () => {
-    const file = await writeLog('restarted')
-    await writeLock(file, { pid: process.ppid, host: hostname(), token: 'm2', since: 0, machine: machineId, boot: 'another-boot', start: 5, pidns: 1 })
-    const { sessions, logger } = store()
-    expect((await sessions.open('restarted')).events).toHaveLength(1)
-    expect(tookOver(logger, 'the machine has restarted since')).toBe(true)
-    expect((JSON.parse(await readFile(`${file}.lock`, 'utf8')) as { machine?: string }).machine).toBe(machineId)
-  })
-})
+    it('a lock of this machine id and another boot id is stale (this machine restarted); the new lock records the machine id', async () => {
+      const file = await writeLog('restarted')
+      await writeLock(file, {
+        pid: process.ppid,
+        host: hostname(),
+        token: 'm2',
+        since: 0,
+        machine: machineId,
+        boot: 'another-boot',
+        start: 5,
+        pidns: 1,
+      })
+      const { sessions, logger } = store()
+      expect((await sessions.open('restarted')).events).toHaveLength(1)
+      expect(tookOver(logger, 'the machine has restarted since')).toBe(true)
+      expect((JSON.parse(await readFile(`${file}.lock`, 'utf8')) as { machine?: string }).machine).toBe(machineId)
+    })
+  },
+)
 
 describe('a stale lock with an abandoned takeover claim', () => {
   it('removes the claim of a dead taker by the same rule, takes the lock, and leaves no claim or temp file', async () => {
@@ -192,7 +222,9 @@ describe('a stale lock with an abandoned takeover claim', () => {
     const file = await writeLog('busy')
     await writeLock(file, { pid: deadPid(), host: hostname(), token: 'T2', since: 0 })
     await writeFile(`${file}.lock.takeover-T2`, JSON.stringify({ pid: process.ppid, host: hostname(), token: 'C3', since: 0 }))
-    const error = await store().sessions.open('busy').catch((e: unknown) => e)
+    const error = await store()
+      .sessions.open('busy')
+      .catch((e: unknown) => e)
     expect(SessionLogError.isInstance(error) && error.code).toBe('LOCKED')
     expect((error as Error).message).toContain(`process ${process.ppid} on ${hostname()}, which is taking over the stale lock`)
     expect((await readdir(dir)).sort()).toEqual(['busy.jsonl', 'busy.jsonl.lock', 'busy.jsonl.lock.takeover-T2'])
@@ -200,11 +232,14 @@ describe('a stale lock with an abandoned takeover claim', () => {
 })
 
 describe('temp files of a process killed before its link', () => {
-  it('are swept on any acquire, not only after a takeover: a dead creator\'s go, a live one\'s stay', async () => {
+  it("are swept on any acquire, not only after a takeover: a dead creator's go, a live one's stay", async () => {
     const file = await writeLog('litter')
     const dead = deadPid()
     await writeFile(`${file}.lock.tmp-${dead}-abc123`, JSON.stringify({ pid: dead, host: hostname(), token: 'L1', since: 0 }))
-    await writeFile(`${file}.lock.tmp-${process.ppid}-def456`, JSON.stringify({ pid: process.ppid, host: hostname(), token: 'L2', since: 0 }))
+    await writeFile(
+      `${file}.lock.tmp-${process.ppid}-def456`,
+      JSON.stringify({ pid: process.ppid, host: hostname(), token: 'L2', since: 0 }),
+    )
     const { sessions, logger } = store()
     const session = await sessions.open('litter')
     expect(logger.lines.some((l) => l.message.includes('taking over'))).toBe(false)
@@ -235,25 +270,28 @@ describe('an unreadable lock', () => {
     ['a fractional pid namespace', JSON.stringify({ pid: 1, host: hostname(), token: 'a', since: 0, pidns: 1.5 }), '"pidns" is 1.5'],
   ]
 
-  it.each(shapes)('%s: open and create reject with LOCK_UNREADABLE naming the lock; nothing is written or taken over', async (_name, content, problem) => {
-    const file = await writeLog('bad', 2)
-    const log = await readFile(file, 'utf8')
-    await writeLock(file, content)
-    const { sessions } = store()
-    const error = await sessions.open('bad').catch((e: unknown) => e)
-    expect(error).not.toBeInstanceOf(TypeError)
-    expect(SessionLogError.isInstance(error) && error.code).toBe('LOCK_UNREADABLE')
-    const message = (error as Error).message
-    expect(message).toContain(`${file}.lock: not a session lock this host can read: ${problem}`)
-    expect(message).toContain(`delete ${file}.lock and open it again`)
-    expect((error as SessionLogError).file).toBe(file)
-    // A create of an id whose lock is unreadable fails the same way, creating no log.
-    await writeLock(join(dir, 'fresh.jsonl'), content)
-    await expect(sessions.create({ id: 'fresh' })).rejects.toMatchObject({ code: 'LOCK_UNREADABLE' })
-    expect(await readFile(`${file}.lock`, 'utf8')).toBe(content)
-    expect(await readFile(file, 'utf8')).toBe(log)
-    expect((await readdir(dir)).sort()).toEqual(['bad.jsonl', 'bad.jsonl.lock', 'fresh.jsonl.lock'])
-  })
+  it.each(shapes)(
+    '%s: open and create reject with LOCK_UNREADABLE naming the lock; nothing is written or taken over',
+    async (_name, content, problem) => {
+      const file = await writeLog('bad', 2)
+      const log = await readFile(file, 'utf8')
+      await writeLock(file, content)
+      const { sessions } = store()
+      const error = await sessions.open('bad').catch((e: unknown) => e)
+      expect(error).not.toBeInstanceOf(TypeError)
+      expect(SessionLogError.isInstance(error) && error.code).toBe('LOCK_UNREADABLE')
+      const message = (error as Error).message
+      expect(message).toContain(`${file}.lock: not a session lock this host can read: ${problem}`)
+      expect(message).toContain(`delete ${file}.lock and open it again`)
+      expect((error as SessionLogError).file).toBe(file)
+      // A create of an id whose lock is unreadable fails the same way, creating no log.
+      await writeLock(join(dir, 'fresh.jsonl'), content)
+      await expect(sessions.create({ id: 'fresh' })).rejects.toMatchObject({ code: 'LOCK_UNREADABLE' })
+      expect(await readFile(`${file}.lock`, 'utf8')).toBe(content)
+      expect(await readFile(file, 'utf8')).toBe(log)
+      expect((await readdir(dir)).sort()).toEqual(['bad.jsonl', 'bad.jsonl.lock', 'fresh.jsonl.lock'])
+    },
+  )
 })
 
 describe('a lock path that is not a regular file', () => {
@@ -261,25 +299,34 @@ describe('a lock path that is not a regular file', () => {
   const hasMkfifo = spawnSync('mkfifo', ['--version']).status === 0
 
   const noFifo = hasMkfifo ? '' : ' — skipped: no mkfifo on this system'
-  it.runIf(hasMkfifo)(`a FIFO: open and create reject LOCK_UNREADABLE at once (the FIFO is never waited on), and leave it as it is${noFifo}`, async () => {
-    const file = await writeLog('pipe')
-    mkfifo(`${file}.lock`)
-    const { sessions } = store()
-    const error = await sessions.open('pipe').catch((e: unknown) => e)
-    expect(SessionLogError.isInstance(error) && error.code).toBe('LOCK_UNREADABLE')
-    expect((error as Error).message).toContain(`${file}.lock: not a session lock this host can read: it is a FIFO, not a regular file`)
-    expect((error as Error).message).toContain(`delete ${file}.lock and open it again`)
-    mkfifo(join(dir, 'fresh.jsonl.lock'))
-    await expect(sessions.create({ id: 'fresh' })).rejects.toMatchObject({ code: 'LOCK_UNREADABLE', message: expect.stringContaining('it is a FIFO') })
-    expect(statSync(`${file}.lock`).isFIFO()).toBe(true)
-    expect((await readdir(dir)).sort()).toEqual(['fresh.jsonl.lock', 'pipe.jsonl', 'pipe.jsonl.lock'])
-  })
+  it.runIf(hasMkfifo)(
+    `a FIFO: open and create reject LOCK_UNREADABLE at once (the FIFO is never waited on), and leave it as it is${noFifo}`,
+    async () => {
+      const file = await writeLog('pipe')
+      mkfifo(`${file}.lock`)
+      const { sessions } = store()
+      const error = await sessions.open('pipe').catch((e: unknown) => e)
+      expect(SessionLogError.isInstance(error) && error.code).toBe('LOCK_UNREADABLE')
+      expect((error as Error).message).toContain(`${file}.lock: not a session lock this host can read: it is a FIFO, not a regular file`)
+      expect((error as Error).message).toContain(`delete ${file}.lock and open it again`)
+      mkfifo(join(dir, 'fresh.jsonl.lock'))
+      await expect(sessions.create({ id: 'fresh' })).rejects.toMatchObject({
+        code: 'LOCK_UNREADABLE',
+        message: expect.stringContaining('it is a FIFO'),
+      })
+      expect(statSync(`${file}.lock`).isFIFO()).toBe(true)
+      expect((await readdir(dir)).sort()).toEqual(['fresh.jsonl.lock', 'pipe.jsonl', 'pipe.jsonl.lock'])
+    },
+  )
 
   it('a directory: LOCK_UNREADABLE naming it', async () => {
     const file = await writeLog('folder')
     const { mkdir } = await import('node:fs/promises')
     await mkdir(`${file}.lock`)
-    await expect(store().sessions.open('folder')).rejects.toMatchObject({ code: 'LOCK_UNREADABLE', message: expect.stringContaining('it is a directory, not a regular file') })
+    await expect(store().sessions.open('folder')).rejects.toMatchObject({
+      code: 'LOCK_UNREADABLE',
+      message: expect.stringContaining('it is a directory, not a regular file'),
+    })
     expect(statSync(`${file}.lock`).isDirectory()).toBe(true)
   })
 

@@ -26,7 +26,12 @@ describe('disposing a store with appends queued', () => {
   it('writes nothing after a new store opened the log: no duplicate seq, and the next open succeeds', async () => {
     const first = store({ dir, durability: 'append' })
     const session = await first.sessions.create({ id: 'x' })
-    const pending = [1, 2, 3, 4, 5].map((turn) => session.append('test/event', { turn }).then((event) => event.seq, (error: unknown) => error))
+    const pending = [1, 2, 3, 4, 5].map((turn) =>
+      session.append('test/event', { turn }).then(
+        (event) => event.seq,
+        (error: unknown) => error,
+      ),
+    )
     first.ctx.dispose()
     await expect(session.append('test/event', { turn: 6 })).rejects.toMatchObject({ code: 'CLOSED' })
 
@@ -52,9 +57,16 @@ describe('disposing a store with appends queued', () => {
 describe('concurrent create and open of one id', () => {
   it('gives the second create EXISTS and open the created session', async () => {
     const { sessions } = store()
-    const [created, again, opened] = await Promise.allSettled([sessions.create({ id: 'x' }), sessions.create({ id: 'x' }), sessions.open('x')])
+    const [created, again, opened] = await Promise.allSettled([
+      sessions.create({ id: 'x' }),
+      sessions.create({ id: 'x' }),
+      sessions.open('x'),
+    ])
     expect(created.status).toBe('fulfilled')
-    expect(again.status === 'rejected' && again.reason).toMatchObject({ code: 'EXISTS', message: expect.stringContaining('already exists') })
+    expect(again.status === 'rejected' && again.reason).toMatchObject({
+      code: 'EXISTS',
+      message: expect.stringContaining('already exists'),
+    })
     expect(opened.status === 'fulfilled' && opened.value).toBe(created.status === 'fulfilled' && created.value)
   })
 
@@ -70,7 +82,11 @@ describe('concurrent create and open of one id', () => {
     const { sessions } = store()
     const source = await sessions.create()
     await source.append('test/event', { turn: 1 })
-    const results = await Promise.allSettled([sessions.fork(source, undefined, { id: 'f' }), sessions.create({ id: 'f' }), sessions.fork(source, undefined, { id: 'f' })])
+    const results = await Promise.allSettled([
+      sessions.fork(source, undefined, { id: 'f' }),
+      sessions.create({ id: 'f' }),
+      sessions.fork(source, undefined, { id: 'f' }),
+    ])
     expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1)
     for (const result of results) if (result.status === 'rejected') expect(result.reason).toMatchObject({ code: 'EXISTS' })
   })

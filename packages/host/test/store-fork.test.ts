@@ -18,16 +18,32 @@ afterEach(async () => {
 const store = (onDisk = true) => storeContext(onDisk ? { dir } : {})
 
 /** A `Session` from elsewhere (another store, a test, a user's code), holding `events` as given. */
-const foreign = (events: unknown[]): Session => ({ id: 'elsewhere', events, append: () => Promise.reject(new Error('read-only')) }) as unknown as Session
+const foreign = (events: unknown[]): Session =>
+  ({ id: 'elsewhere', events, append: () => Promise.reject(new Error('read-only')) }) as unknown as Session
 const ok = (seq: number) => ({ type: 'test/event', seq, time: 1000 + seq, data: { turn: seq } })
 
 describe('fork refuses what a reopen could not read back', () => {
   const refused: [string, unknown[], 'INVALID_EVENT' | 'SEQ_ORDER', RegExp][] = [
-    ['undefined data', [ok(0), { type: 'test/event', seq: 1, time: 1, data: undefined }], 'INVALID_EVENT', /event 1 cannot be written so that a reopen reads it back: no `data`; nothing was written$/],
+    [
+      'undefined data',
+      [ok(0), { type: 'test/event', seq: 1, time: 1, data: undefined }],
+      'INVALID_EVENT',
+      /event 1 cannot be written so that a reopen reads it back: no `data`; nothing was written$/,
+    ],
     ['no data at all', [{ type: 'test/event', seq: 0, time: 1 }], 'INVALID_EVENT', /event 0 .*no `data`/],
-    ['a repeated seq', [ok(0), ok(0)], 'SEQ_ORDER', /event 1 has seq 0, which does not follow seq 0 \(seq must strictly increase\); nothing was written$/],
+    [
+      'a repeated seq',
+      [ok(0), ok(0)],
+      'SEQ_ORDER',
+      /event 1 has seq 0, which does not follow seq 0 \(seq must strictly increase\); nothing was written$/,
+    ],
     ['a decreasing seq', [ok(0), ok(5), ok(3)], 'SEQ_ORDER', /event 2 has seq 3, which does not follow seq 5/],
-    ['a seq past Number.MAX_SAFE_INTEGER', [ok(0), { ...ok(0), seq: Number.MAX_SAFE_INTEGER + 2 }], 'INVALID_EVENT', /event 1 .*no non-negative integer `seq`/],
+    [
+      'a seq past Number.MAX_SAFE_INTEGER',
+      [ok(0), { ...ok(0), seq: Number.MAX_SAFE_INTEGER + 2 }],
+      'INVALID_EVENT',
+      /event 1 .*no non-negative integer `seq`/,
+    ],
     ['a negative seq', [{ ...ok(0), seq: -1 }], 'INVALID_EVENT', /no non-negative integer `seq`/],
     ['a NaN time', [{ ...ok(0), time: Number.NaN }], 'INVALID_EVENT', /no numeric `time`/],
     ['an empty type', [{ ...ok(0), type: '' }], 'INVALID_EVENT', /no string `type`/],

@@ -24,9 +24,19 @@ const anyValue = fc.oneof(
     withUnicodeString: true,
   }),
   fc.jsonValue(),
-  fc.constantFrom(undefined, -0, Number.NaN, Infinity, () => 1, Symbol('s'), new Date(Number.NaN), JSON.parse('{"__proto__":{"a":1},"b":[1,{"__proto__":2}]}') as unknown, {
-    toJSON: () => ({ made: true }),
-  }),
+  fc.constantFrom(
+    undefined,
+    -0,
+    Number.NaN,
+    Infinity,
+    () => 1,
+    Symbol('s'),
+    new Date(Number.NaN),
+    JSON.parse('{"__proto__":{"a":1},"b":[1,{"__proto__":2}]}') as unknown,
+    {
+      toJSON: () => ({ made: true }),
+    },
+  ),
 )
 
 describe('what append accepts reads back equal (property)', () => {
@@ -94,7 +104,12 @@ describe('interned event types', () => {
       expect(kinds).toEqual(['start', 'mode', 'custom', 'start', 'custom', 'end'])
       expect(events.map((e) => JSON.stringify(e) + '\n').join('')).toBe(text)
       expect(new Map(events.map((e) => [e.type, e.seq])).get('custom/kind' as never)).toBe(4)
-      expect(Object.keys(Object.fromEntries(events.map((e) => [e.type, 1])))).toEqual(['turn/start', 'plan/mode', 'custom/kind', 'turn/end'])
+      expect(Object.keys(Object.fromEntries(events.map((e) => [e.type, 1])))).toEqual([
+        'turn/start',
+        'plan/mode',
+        'custom/kind',
+        'turn/end',
+      ])
     } finally {
       await rm(dir, { recursive: true, force: true })
     }

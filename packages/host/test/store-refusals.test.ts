@@ -17,7 +17,8 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-const store = (at: string | undefined = dir, durability: Durability = 'turn') => storeContext(at === undefined ? {} : { dir: at, durability })
+const store = (at: string | undefined = dir, durability: Durability = 'turn') =>
+  storeContext(at === undefined ? {} : { dir: at, durability })
 const line = (seq: number): string => JSON.stringify({ type: 'test/event', seq, time: 1000 + seq, data: { turn: seq + 1 } }) + '\n'
 const isRoot = process.getuid?.() === 0
 
@@ -36,11 +37,15 @@ describe('append refuses what a reopen could not read back', () => {
     ['a function as data', () => 1, /not JSON-serializable \(JSON has no form for .*\)/],
     ['a symbol as data', Symbol('s'), /not JSON-serializable/],
     ['a BigInt', { turn: 1n }, /not JSON-serializable \(.*BigInt/],
-    ['a cycle', (() => {
-      const data: Record<string, unknown> = { turn: 1 }
-      data.self = data
-      return data
-    })(), /not JSON-serializable \(.*circular/i],
+    [
+      'a cycle',
+      (() => {
+        const data: Record<string, unknown> = { turn: 1 }
+        data.self = data
+        return data
+      })(),
+      /not JSON-serializable \(.*circular/i,
+    ],
     ['a toJSON giving undefined', { toJSON: () => undefined }, /not JSON-serializable/],
   ]
   for (const durability of ['append', 'never'] as const) {
@@ -134,12 +139,18 @@ describe('open refuses a session path it cannot use', () => {
   })
 
   const hasNull = existsSync('/dev/null')
-  it.runIf(hasNull)(`a symbolic link to a character device: LINKED, nothing read or locked${hasNull ? '' : ' — skipped: this system has no /dev/null'}`, async () => {
-    const { symlink } = await import('node:fs/promises')
-    await symlink('/dev/null', join(dir, 'null.jsonl'))
-    await expect(store().sessions.open('null')).rejects.toMatchObject({ code: 'LINKED', message: expect.stringContaining('is a symbolic link (to /dev/null)') })
-    expect(existsSync(join(dir, 'null.jsonl.lock'))).toBe(false)
-  })
+  it.runIf(hasNull)(
+    `a symbolic link to a character device: LINKED, nothing read or locked${hasNull ? '' : ' — skipped: this system has no /dev/null'}`,
+    async () => {
+      const { symlink } = await import('node:fs/promises')
+      await symlink('/dev/null', join(dir, 'null.jsonl'))
+      await expect(store().sessions.open('null')).rejects.toMatchObject({
+        code: 'LINKED',
+        message: expect.stringContaining('is a symbolic link (to /dev/null)'),
+      })
+      expect(existsSync(join(dir, 'null.jsonl.lock'))).toBe(false)
+    },
+  )
 })
 
 /** A host in a child process, running as uid/gid 65534 (nobody): opens a session and prints the outcome. */
@@ -159,52 +170,62 @@ beforeAll(async () => {
 })
 
 describe('a torn tail that cannot be repaired', () => {
-  it.runIf(!isRoot)(`read-only log (chmod 0444)${isRoot ? ' — skipped as root, which ignores the mode (the next test covers it)' : ''}: UNWRITABLE naming the repair (EACCES), the file unchanged, the lock released`, async () => {
-    const torn = join(dir, 'torn.jsonl')
-    const tornText = line(0) + line(1).slice(0, 20)
-    await writeFile(torn, tornText)
-    await chmod(torn, 0o444)
-    const error = await refusal(store().sessions.open('torn'))
-    expect(error.code).toBe('UNWRITABLE')
-    expect((error.cause as NodeJS.ErrnoException).code).toBe('EACCES')
-    expect(error.message).toMatch(/torn\.jsonl: cannot repair the torn last line.*EACCES.*the file was left as it was$/)
-    expect(await readFile(torn, 'utf8')).toBe(tornText)
-    expect(existsSync(`${torn}.lock`)).toBe(false)
-    await chmod(torn, 0o644)
-    const { sessions, logger } = store()
-    expect((await sessions.open('torn')).events).toHaveLength(1)
-    expect(logger.lines.some((l) => l.level === 'warn' && l.message.includes('dropped a torn last line'))).toBe(true)
-  })
+  it.runIf(!isRoot)(
+    `read-only log (chmod 0444)${isRoot ? ' — skipped as root, which ignores the mode (the next test covers it)' : ''}: UNWRITABLE naming the repair (EACCES), the file unchanged, the lock released`,
+    async () => {
+      const torn = join(dir, 'torn.jsonl')
+      const tornText = line(0) + line(1).slice(0, 20)
+      await writeFile(torn, tornText)
+      await chmod(torn, 0o444)
+      const error = await refusal(store().sessions.open('torn'))
+      expect(error.code).toBe('UNWRITABLE')
+      expect((error.cause as NodeJS.ErrnoException).code).toBe('EACCES')
+      expect(error.message).toMatch(/torn\.jsonl: cannot repair the torn last line.*EACCES.*the file was left as it was$/)
+      expect(await readFile(torn, 'utf8')).toBe(tornText)
+      expect(existsSync(`${torn}.lock`)).toBe(false)
+      await chmod(torn, 0o644)
+      const { sessions, logger } = store()
+      expect((await sessions.open('torn')).events).toHaveLength(1)
+      expect(logger.lines.some((l) => l.level === 'warn' && l.message.includes('dropped a torn last line'))).toBe(true)
+    },
+  )
 
-  it.runIf(isRoot)(`read-only to the opener (a child running as nobody)${isRoot ? '' : ' — skipped: only root can start it as another uid (the test above covers it)'}: UNWRITABLE naming the repair, the file unchanged, the lock released`, async () => {
-    const asNobody = (id: string): { ok?: boolean; code?: string; message?: string; cause?: string } =>
-      JSON.parse(spawnSync(process.execPath, [childFile, dir, id], { uid: 65534, gid: 65534, encoding: 'utf8' }).stdout) as never
-    await chmod(dir, 0o777) // nobody may create the lock, but not write the root-owned logs
-    const torn = join(dir, 'torn.jsonl')
-    const tornText = line(0) + line(1).slice(0, 20)
-    await writeFile(torn, tornText, { mode: 0o644 })
-    const whole = join(dir, 'whole.jsonl')
-    const wholeText = line(0) + line(1).trimEnd()
-    await writeFile(whole, wholeText, { mode: 0o644 })
-    await chmod(torn, 0o644)
-    await chmod(whole, 0o644)
-    for (const [id, file, text] of [
-      ['torn', torn, tornText],
-      ['whole', whole, wholeText],
-    ] as const) {
-      const result = asNobody(id)
-      expect(result.code, id).toBe('UNWRITABLE')
-      expect(result.cause, id).toBe('EACCES')
-      expect(result.message, id).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: cannot repair the torn last line.*EACCES.*the file was left as it was$`))
-      expect(await readFile(file, 'utf8')).toBe(text)
-      expect(existsSync(`${file}.lock`)).toBe(false)
-    }
-    // The owner can: the repair goes through.
-    const { sessions, logger } = store()
-    expect((await sessions.open('torn')).events).toHaveLength(1)
-    expect(logger.lines.some((l) => l.level === 'warn' && l.message.includes('dropped a torn last line'))).toBe(true)
-    expect(await readFile(torn, 'utf8')).toBe(line(0))
-  })
+  it.runIf(isRoot)(
+    `read-only to the opener (a child running as nobody)${isRoot ? '' : ' — skipped: only root can start it as another uid (the test above covers it)'}: UNWRITABLE naming the repair, the file unchanged, the lock released`,
+    async () => {
+      const asNobody = (id: string): { ok?: boolean; code?: string; message?: string; cause?: string } =>
+        JSON.parse(spawnSync(process.execPath, [childFile, dir, id], { uid: 65534, gid: 65534, encoding: 'utf8' }).stdout) as never
+      await chmod(dir, 0o777) // nobody may create the lock, but not write the root-owned logs
+      const torn = join(dir, 'torn.jsonl')
+      const tornText = line(0) + line(1).slice(0, 20)
+      await writeFile(torn, tornText, { mode: 0o644 })
+      const whole = join(dir, 'whole.jsonl')
+      const wholeText = line(0) + line(1).trimEnd()
+      await writeFile(whole, wholeText, { mode: 0o644 })
+      await chmod(torn, 0o644)
+      await chmod(whole, 0o644)
+      for (const [id, file, text] of [
+        ['torn', torn, tornText],
+        ['whole', whole, wholeText],
+      ] as const) {
+        const result = asNobody(id)
+        expect(result.code, id).toBe('UNWRITABLE')
+        expect(result.cause, id).toBe('EACCES')
+        expect(result.message, id).toMatch(
+          new RegExp(
+            `^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: cannot repair the torn last line.*EACCES.*the file was left as it was$`,
+          ),
+        )
+        expect(await readFile(file, 'utf8')).toBe(text)
+        expect(existsSync(`${file}.lock`)).toBe(false)
+      }
+      // The owner can: the repair goes through.
+      const { sessions, logger } = store()
+      expect((await sessions.open('torn')).events).toHaveLength(1)
+      expect(logger.lines.some((l) => l.level === 'warn' && l.message.includes('dropped a torn last line'))).toBe(true)
+      expect(await readFile(torn, 'utf8')).toBe(line(0))
+    },
+  )
 })
 
 /** Mounts a small tmpfs (we are root) for real ENOSPC; `undefined` when mounting is refused. */
@@ -245,60 +266,65 @@ async function fill(at: string, free: number): Promise<void> {
 
 const disk = await smallDisk(16)
 disk?.unmount()
-describe.runIf(disk !== undefined)(`a full disk (a real ENOSPC on a small tmpfs)${disk === undefined ? ` — skipped: it needs root and mount -t tmpfs (${isRoot ? 'mount refused' : 'not root'})` : ''}`, () => {
-  let full: NonNullable<Awaited<ReturnType<typeof smallDisk>>>
-  beforeEach(async () => {
-    full = (await smallDisk(16))!
-  })
-  afterEach(() => full.unmount())
+describe.runIf(disk !== undefined)(
+  `a full disk (a real ENOSPC on a small tmpfs)${disk === undefined ? ` — skipped: it needs root and mount -t tmpfs (${isRoot ? 'mount refused' : 'not root'})` : ''}`,
+  () => {
+    let full: NonNullable<Awaited<ReturnType<typeof smallDisk>>>
+    beforeEach(async () => {
+      full = (await smallDisk(16))!
+    })
+    afterEach(() => full.unmount())
 
-  it('repairing a last line that lost its newline: UNWRITABLE (ENOSPC), the file unchanged, the lock released; it opens once there is room', async () => {
-    const logs = join(full.at, 'logs')
-    await mkdir(logs)
-    const file = join(logs, 'full.jsonl')
-    // Exactly one page, the last line whole but without its newline: adding it needs a new page.
-    const head = line(0)
-    const filling = JSON.stringify({ type: 'test/event', seq: 1, time: 1, data: { pad: '' } })
-    const last = JSON.stringify({ type: 'test/event', seq: 1, time: 1, data: { pad: 'x'.repeat(4096 - head.length - filling.length) } })
-    expect(Buffer.byteLength(head + last)).toBe(4096)
-    await writeFile(file, head + last)
-    // One free page, for the lock; none for the repair.
-    await fill(full.at, 1)
-    const error = await refusal(store(logs).sessions.open('full'))
-    expect(error.code).toBe('UNWRITABLE')
-    expect((error.cause as NodeJS.ErrnoException).code).toBe('ENOSPC')
-    expect(error.message).toMatch(/full\.jsonl: cannot repair the torn last line \(ENOSPC.*the file was left as it was/)
-    expect(await readFile(file, 'utf8')).toBe(head + last)
-    expect(existsSync(`${file}.lock`)).toBe(false)
-    await rm(join(full.at, 'filler'))
-    const { sessions, logger } = store(logs)
-    expect((await sessions.open('full')).events).toHaveLength(2)
-    expect(logger.lines.some((l) => l.message.includes('it parses whole, so it was kept and the newline added'))).toBe(true)
-  })
+    it('repairing a last line that lost its newline: UNWRITABLE (ENOSPC), the file unchanged, the lock released; it opens once there is room', async () => {
+      const logs = join(full.at, 'logs')
+      await mkdir(logs)
+      const file = join(logs, 'full.jsonl')
+      // Exactly one page, the last line whole but without its newline: adding it needs a new page.
+      const head = line(0)
+      const filling = JSON.stringify({ type: 'test/event', seq: 1, time: 1, data: { pad: '' } })
+      const last = JSON.stringify({ type: 'test/event', seq: 1, time: 1, data: { pad: 'x'.repeat(4096 - head.length - filling.length) } })
+      expect(Buffer.byteLength(head + last)).toBe(4096)
+      await writeFile(file, head + last)
+      // One free page, for the lock; none for the repair.
+      await fill(full.at, 1)
+      const error = await refusal(store(logs).sessions.open('full'))
+      expect(error.code).toBe('UNWRITABLE')
+      expect((error.cause as NodeJS.ErrnoException).code).toBe('ENOSPC')
+      expect(error.message).toMatch(/full\.jsonl: cannot repair the torn last line \(ENOSPC.*the file was left as it was/)
+      expect(await readFile(file, 'utf8')).toBe(head + last)
+      expect(existsSync(`${file}.lock`)).toBe(false)
+      await rm(join(full.at, 'filler'))
+      const { sessions, logger } = store(logs)
+      expect((await sessions.open('full')).events).toHaveLength(2)
+      expect(logger.lines.some((l) => l.message.includes('it parses whole, so it was kept and the newline added'))).toBe(true)
+    })
 
-  it('a batch of appends that does not fit: every append of the batch rejects UNWRITABLE, the file keeps only whole acknowledged lines, appends go on once there is room', async () => {
-    const logs = join(full.at, 'logs')
-    await mkdir(logs)
-    const { sessions, ctx } = store(logs, 'append')
-    const session = await sessions.create({ id: 'batch' })
-    await session.append('test/event', { turn: 1 })
-    const acknowledged = await readFile(session.file!, 'utf8')
-    await fill(full.at, 1)
-    // Queued together: one batch, one write of ~12 KiB where a page is left.
-    const big = 'y'.repeat(3000)
-    const results = await Promise.allSettled([1, 2, 3, 4].map((n) => session.append('user/message', { content: [{ type: 'text', text: big + n }], source: { kind: 'user' } })))
-    for (const result of results) {
-      expect(result.status).toBe('rejected')
-      const reason = (result as PromiseRejectedResult).reason as SessionLogError
-      expect(SessionLogError.isInstance(reason) && reason.code).toBe('UNWRITABLE')
-      expect((reason.cause as NodeJS.ErrnoException).code).toBe('ENOSPC')
-    }
-    expect(session.events).toHaveLength(1)
-    expect(await readFile(session.file!, 'utf8')).toBe(acknowledged)
-    await rm(join(full.at, 'filler'))
-    expect((await session.append('turn/end', { turn: 1, reason: 'completed' })).seq).toBe(1)
-    ctx.dispose()
-    const reopened = await store(logs).sessions.open('batch')
-    expect(reopened.events).toEqual(session.events)
-  })
-})
+    it('a batch of appends that does not fit: every append of the batch rejects UNWRITABLE, the file keeps only whole acknowledged lines, appends go on once there is room', async () => {
+      const logs = join(full.at, 'logs')
+      await mkdir(logs)
+      const { sessions, ctx } = store(logs, 'append')
+      const session = await sessions.create({ id: 'batch' })
+      await session.append('test/event', { turn: 1 })
+      const acknowledged = await readFile(session.file!, 'utf8')
+      await fill(full.at, 1)
+      // Queued together: one batch, one write of ~12 KiB where a page is left.
+      const big = 'y'.repeat(3000)
+      const results = await Promise.allSettled(
+        [1, 2, 3, 4].map((n) => session.append('user/message', { content: [{ type: 'text', text: big + n }], source: { kind: 'user' } })),
+      )
+      for (const result of results) {
+        expect(result.status).toBe('rejected')
+        const reason = (result as PromiseRejectedResult).reason as SessionLogError
+        expect(SessionLogError.isInstance(reason) && reason.code).toBe('UNWRITABLE')
+        expect((reason.cause as NodeJS.ErrnoException).code).toBe('ENOSPC')
+      }
+      expect(session.events).toHaveLength(1)
+      expect(await readFile(session.file!, 'utf8')).toBe(acknowledged)
+      await rm(join(full.at, 'filler'))
+      expect((await session.append('turn/end', { turn: 1, reason: 'completed' })).seq).toBe(1)
+      ctx.dispose()
+      const reopened = await store(logs).sessions.open('batch')
+      expect(reopened.events).toEqual(session.events)
+    })
+  },
+)

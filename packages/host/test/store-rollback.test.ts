@@ -67,7 +67,9 @@ async function brokenRollback(breakTruncate: (file: string) => void, mendTruncat
       const error = (result as PromiseRejectedResult).reason as SessionLogError
       expect(error.code).toBe('UNWRITABLE')
       expect((error.cause as NodeJS.ErrnoException).code).toBe('EIO')
-      expect(error.message).toMatch(/cannot sync session log \(EIO.*and cannot cut the rejected batch back out .*its lines may still be in the file/)
+      expect(error.message).toMatch(
+        /cannot sync session log \(EIO.*and cannot cut the rejected batch back out .*its lines may still be in the file/,
+      )
       expect(error.message).not.toMatch(/nothing was appended/)
     }
     const written = await readFile(session.file!, 'utf8')
@@ -101,14 +103,18 @@ const chattrWorks = probe.status === 0 && spawnSync('chattr', ['-a', probeFile])
 fs.rmSync(probeFile, { force: true })
 
 describe('a failed rollback breaks the writer until the log is reopened', () => {
-  const chattrTitle = 'a real failing truncate (chattr +a: append-only file): the batch is rejected as maybe written, later appends refused, the log reopens'
+  const chattrTitle =
+    'a real failing truncate (chattr +a: append-only file): the batch is rejected as maybe written, later appends refused, the log reopens'
   const refused = (probe.stderr || probe.error?.message || `exit ${String(probe.status)}`).trim()
-  it.runIf(chattrWorks)(chattrWorks ? chattrTitle : `${chattrTitle} — skipped: chattr +a is refused here (${refused}); the next test covers it everywhere`, async () => {
-    await brokenRollback(
-      (file) => expect(spawnSync('chattr', ['+a', file]).status).toBe(0),
-      (file) => void spawnSync('chattr', ['-a', file]),
-    )
-  })
+  it.runIf(chattrWorks)(
+    chattrWorks ? chattrTitle : `${chattrTitle} — skipped: chattr +a is refused here (${refused}); the next test covers it everywhere`,
+    async () => {
+      await brokenRollback(
+        (file) => expect(spawnSync('chattr', ['+a', file]).status).toBe(0),
+        (file) => void spawnSync('chattr', ['-a', file]),
+      )
+    },
+  )
 
   it('a failing truncate (ftruncate made to fail with EPERM, works everywhere): the same', async () => {
     const real = fs.ftruncateSync

@@ -10,7 +10,10 @@ const execution = { signal: new AbortController().signal, toolCallId: 'c1' }
 const errorText = (message: string) => [{ type: 'text', text: `Error: ${message}` }]
 
 /** A `write` tool that records the inputs it ran with. */
-function writeTool(runs: unknown[], extra: Partial<ToolDefinition<{ path: string }, string>> = {}): ToolDefinition<{ path: string }, string> {
+function writeTool(
+  runs: unknown[],
+  extra: Partial<ToolDefinition<{ path: string }, string>> = {},
+): ToolDefinition<{ path: string }, string> {
   return {
     name: 'write',
     description: 'Writes a file.',
@@ -118,10 +121,14 @@ describe('tool/execute waterfall in the tool runtime', () => {
   it('an outer listener may turn an inner refusal back into run', async () => {
     const { ctx, tools, runs } = setup()
     ctx.on('tool/execute', async () => ({ kind: 'refuse', message: 'inner says no' }))
-    ctx.on('tool/execute', async (_payload, next) => {
-      const decision = await next()
-      return decision.kind === 'refuse' ? { kind: 'run' } : decision
-    }, { prepend: true })
+    ctx.on(
+      'tool/execute',
+      async (_payload, next) => {
+        const decision = await next()
+        return decision.kind === 'refuse' ? { kind: 'run' } : decision
+      },
+      { prepend: true },
+    )
     expect((await tools.execute('write', { path: 'a' }, execution)).isError).toBe(false)
     expect(runs).toEqual([{ path: 'a' }])
   })
@@ -144,7 +151,10 @@ describe('tool/execute waterfall in the tool runtime', () => {
     const dispose = ctx.on('tool/execute', () => {
       throw new Error('policy store unreachable')
     })
-    expect(await tools.execute('write', { path: 'a' }, execution)).toEqual({ isError: true, content: errorText('policy store unreachable') })
+    expect(await tools.execute('write', { path: 'a' }, execution)).toEqual({
+      isError: true,
+      content: errorText('policy store unreachable'),
+    })
     expect(runs).toEqual([])
     expect(logger.lines).toContainEqual({
       level: 'error',
@@ -279,7 +289,9 @@ describe('tool/execute through the agent loop', () => {
       if (listen) ctx.on('tool/execute', async () => ({ kind: 'refuse', message: 'no' }))
       const session = await sessions.create()
       await agents.create({ session }).prompt('go')
-      return session.events.filter((event) => event.type === 'request/header').map((event) => JSON.stringify({ ...(event.data as object), time: 0 }))
+      return session.events
+        .filter((event) => event.type === 'request/header')
+        .map((event) => JSON.stringify({ ...(event.data as object), time: 0 }))
     }
     expect(await headers(true)).toEqual(await headers(false))
   })

@@ -124,7 +124,10 @@ describe('two writers over one session directory, in two processes', () => {
       expect((refused as Error).message).toContain('in another pid namespace')
       await killed(child)
       // Killed, but its lock names a namespace this process cannot look into: still refused, never taken over.
-      await expect(here.sessions.open('boxed')).rejects.toMatchObject({ code: 'LOCKED', message: expect.stringContaining('cannot be checked from here') })
+      await expect(here.sessions.open('boxed')).rejects.toMatchObject({
+        code: 'LOCKED',
+        message: expect.stringContaining('cannot be checked from here'),
+      })
       await rm(join(dir, 'boxed.jsonl.lock'))
       expect((await here.sessions.open('boxed')).events.map((e) => e.seq)).toEqual([0])
       here.ctx.dispose()

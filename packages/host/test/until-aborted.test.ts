@@ -62,7 +62,9 @@ describe('aborting a wait', () => {
     expect((error as Error).cause).toBe(reason)
     expect(await questions.ask({ agent, questions: [question] })).toEqual([{ questionId: 'q', selected: ['A'] }])
     // An already aborted signal never reaches the provider.
-    await expect(questions.ask({ agent, questions: [question], signal: AbortSignal.abort() })).rejects.toMatchObject({ code: 'ASK_ABORTED' })
+    await expect(questions.ask({ agent, questions: [question], signal: AbortSignal.abort() })).rejects.toMatchObject({
+      code: 'ASK_ABORTED',
+    })
     expect(asked).toBe(2)
   })
 })

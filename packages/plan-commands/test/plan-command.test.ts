@@ -56,14 +56,29 @@ describe('§5 registration', () => {
     root.plugin(planCorePlugin)
     const layer = root.plugin(planCommandsPlugin)
     const commands = root.plugin(commandsPlugin)
-    expect(root.require('commands').list().map((command) => command.name)).toEqual(['plan'])
+    expect(
+      root
+        .require('commands')
+        .list()
+        .map((command) => command.name),
+    ).toEqual(['plan'])
     layer.dispose()
     expect(root.require('commands').list()).toEqual([])
     root.plugin(planCommandsPlugin)
-    expect(root.require('commands').list().map((command) => command.name)).toEqual(['plan'])
+    expect(
+      root
+        .require('commands')
+        .list()
+        .map((command) => command.name),
+    ).toEqual(['plan'])
     commands.dispose()
     root.plugin(commandsPlugin)
-    expect(root.require('commands').list().map((command) => command.name)).toEqual(['plan'])
+    expect(
+      root
+        .require('commands')
+        .list()
+        .map((command) => command.name),
+    ).toEqual(['plan'])
   })
 
   it('requires planMode, loudly', () => {
@@ -120,21 +135,30 @@ describe('§5 /plan off', () => {
     expect(eventsOf(agent.session, 'plan/mode')).toEqual([])
   })
 
-  it.each(['OFF', 'Off', 'oFf'])('§22.1 /plan %s leaves as /plan off does: same replies, nothing steered, idle and mid-turn', async (word) => {
-    const host = setup()
-    const agent = await host.agent()
-    await host.planMode.set(agent, true)
-    expect(await host.run(agent, `/plan ${word}`)).toEqual({ kind: 'success', text: 'Plan mode off.' })
-    expect(host.planMode.get(agent)).toEqual({ active: false })
-    expect(await host.run(agent, `/plan  ${word} `)).toEqual({ kind: 'success', text: 'Plan mode is already inactive.' })
-    expect(await host.run(agent, `/plan ${word}`, [image])).toEqual({ kind: 'error', text: 'Image attachments cannot accompany /plan off.' })
-    await host.planMode.set(agent, true)
-    const results = await midTurn(host, agent, async () => [await host.run(agent, `/plan ${word}`), await host.run(agent, `/plan ${word}`)])
-    expect(results.map((result) => result.text)).toEqual([PLAN_COMMAND_REPLIES.leaving, PLAN_COMMAND_REPLIES.leaving])
-    expect(steered(agent)).toEqual([])
-    // a /plan typed after the turn's last step waits for the next one (§3.2)
-    expect(host.planMode.get(agent)).toEqual({ active: true, pending: false })
-  })
+  it.each(['OFF', 'Off', 'oFf'])(
+    '§22.1 /plan %s leaves as /plan off does: same replies, nothing steered, idle and mid-turn',
+    async (word) => {
+      const host = setup()
+      const agent = await host.agent()
+      await host.planMode.set(agent, true)
+      expect(await host.run(agent, `/plan ${word}`)).toEqual({ kind: 'success', text: 'Plan mode off.' })
+      expect(host.planMode.get(agent)).toEqual({ active: false })
+      expect(await host.run(agent, `/plan  ${word} `)).toEqual({ kind: 'success', text: 'Plan mode is already inactive.' })
+      expect(await host.run(agent, `/plan ${word}`, [image])).toEqual({
+        kind: 'error',
+        text: 'Image attachments cannot accompany /plan off.',
+      })
+      await host.planMode.set(agent, true)
+      const results = await midTurn(host, agent, async () => [
+        await host.run(agent, `/plan ${word}`),
+        await host.run(agent, `/plan ${word}`),
+      ])
+      expect(results.map((result) => result.text)).toEqual([PLAN_COMMAND_REPLIES.leaving, PLAN_COMMAND_REPLIES.leaving])
+      expect(steered(agent)).toEqual([])
+      // a /plan typed after the turn's last step waits for the next one (§3.2)
+      expect(host.planMode.get(agent)).toEqual({ active: true, pending: false })
+    },
+  )
 
   it('§22.1 only the word off leaves: /plan of and /plan offline are messages', async () => {
     const host = setup()

@@ -56,12 +56,20 @@ export class BoundaryFlush {
     if (agent.owner === undefined && this.selections.waiting(agent.session) === undefined) return this.withMessages(decision, payload, log)
     const applying = this.apply(agent, log)
     // After an append the log is read again; otherwise the one read here serves the whole step.
-    return applying === undefined ? this.afterApply(payload, decision, log) : applying.then(() => this.afterApply(payload, decision, undefined))
+    return applying === undefined
+      ? this.afterApply(payload, decision, log)
+      : applying.then(() => this.afterApply(payload, decision, undefined))
   }
 
-  private afterApply(payload: PreStepPayload, decision: PreStepDecision & { kind: 'enter' }, log: PlanLog | undefined): PreStepDecision | Promise<PreStepDecision> {
+  private afterApply(
+    payload: PreStepPayload,
+    decision: PreStepDecision & { kind: 'enter' },
+    log: PlanLog | undefined,
+  ): PreStepDecision | Promise<PreStepDecision> {
     const inheriting = payload.agent.owner === undefined ? undefined : this.inherit(payload.agent)
-    return inheriting === undefined ? this.withMessages(decision, payload, log) : inheriting.then(() => this.withMessages(decision, payload, undefined))
+    return inheriting === undefined
+      ? this.withMessages(decision, payload, log)
+      : inheriting.then(() => this.withMessages(decision, payload, undefined))
   }
 
   /**
@@ -122,7 +130,11 @@ export class BoundaryFlush {
    * notice, the guidance, the contributions). A malformed decision is
    * returned untouched, for the host to report.
    */
-  private withMessages(decision: PreStepDecision & { kind: 'enter' }, payload: PreStepPayload, read: PlanLog | undefined): PreStepDecision | Promise<PreStepDecision> {
+  private withMessages(
+    decision: PreStepDecision & { kind: 'enter' },
+    payload: PreStepPayload,
+    read: PlanLog | undefined,
+  ): PreStepDecision | Promise<PreStepDecision> {
     if (!Array.isArray(decision.messages)) return decision
     const { agent } = payload
     const log = read ?? readPlanLog(agent.session)

@@ -2,7 +2,12 @@ import type { Context } from '@planmode/context'
 import type { Agent } from '@planmode/seams'
 import { BoundaryFlush } from './boundary-flush.js'
 import { PendingSelections } from './pending-selections.js'
-import { StepContributions, type PlanGuidanceText, type PlanStepContributor, type PlanStepContributorOptions } from './step-contributions.js'
+import {
+  StepContributions,
+  type PlanGuidanceText,
+  type PlanStepContributor,
+  type PlanStepContributorOptions,
+} from './step-contributions.js'
 
 /**
  * What {@link PlanModeController.get} returns: the logged state, plus the

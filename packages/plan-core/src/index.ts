@@ -18,5 +18,11 @@ export type { FoldedLog } from './incremental-log.js'
 export type { PlanLog, PlanSilentSelection } from './plan-log.js'
 export { PLAN_MODE_PLUGIN_ID, planModeGuidance, planModeNotice } from './notice.js'
 export type { PlanModeController, PlanModeSetResult, PlanModeState } from './controller.js'
-export type { PlanGuidanceText, PlanStep, PlanStepContributor, PlanStepContributorOptions, PlanStepWakeEvents } from './step-contributions.js'
+export type {
+  PlanGuidanceText,
+  PlanStep,
+  PlanStepContributor,
+  PlanStepContributorOptions,
+  PlanStepWakeEvents,
+} from './step-contributions.js'
 export { planCorePlugin } from './plugin.js'

@@ -50,7 +50,8 @@ export function planModeGuidance(text: string): UserMessage {
  */
 export function planModeMessageForm(data: unknown): 'guidance' | boolean | undefined {
   if (typeof data !== 'object' || data === null) return undefined
-  const source = (data as { source?: unknown }).source as { kind?: unknown; plugin?: unknown; form?: unknown; summary?: unknown } | undefined
+  const source = (data as { source?: unknown }).source as
+    { kind?: unknown; plugin?: unknown; form?: unknown; summary?: unknown } | undefined
   if (typeof source !== 'object' || source === null || source.kind !== 'plugin' || source.plugin !== PLAN_MODE_PLUGIN_ID) return undefined
   // SPEC §24: the re-entry line counts as a guidance message for the holding rule of §13.
   if (source.form === 'guidance' || source.form === 'guidance-again') return 'guidance'

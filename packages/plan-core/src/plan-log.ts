@@ -93,7 +93,17 @@ export interface PlanLog {
 }
 
 function initialLog(): PlanLog {
-  return { active: false, cause: undefined, told: undefined, guided: false, openTurn: false, selection: initialPlanSelection(), silent: undefined, replaced: undefined, length: 0 }
+  return {
+    active: false,
+    cause: undefined,
+    told: undefined,
+    guided: false,
+    openTurn: false,
+    selection: initialPlanSelection(),
+    silent: undefined,
+    replaced: undefined,
+    length: 0,
+  }
 }
 
 /** The plan tools' names (SPEC §6, §12); plan-core reads their results, it does not import the tools. */
@@ -149,7 +159,8 @@ function fold(log: PlanLog, events: readonly SessionEvent[], from: number): Plan
       }
       case 'tool/result': {
         const active = silentOfResult(event.data)
-        if (active !== undefined) silent = { active, cause: active ? 'model' : 'review', afterRunning: selection.running !== null, turnEnded: false }
+        if (active !== undefined)
+          silent = { active, cause: active ? 'model' : 'review', afterRunning: selection.running !== null, turnEnded: false }
         break
       }
       case 'command/run':

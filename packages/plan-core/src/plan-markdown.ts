@@ -55,7 +55,7 @@ function headingTitle(text: string, from: number, to: number): string | undefine
  * @public
  */
 export function planTitle(plan: string): string {
-  for (let start = 0; start <= plan.length; ) {
+  for (let start = 0; start <= plan.length;) {
     let end = start
     while (end < plan.length && !isLineEnd(plan.charCodeAt(end))) end += 1
     const title = headingTitle(plan, start, end)

@@ -136,7 +136,10 @@ export class StepContributions {
    * a step there skips them all with this one lookup. A waking event, a
    * replaced `events` array or another contributor list ends it.
    */
-  private readonly asleep = new WeakMap<Session, { readonly events: readonly SessionEvent[]; readonly contributors: readonly Contributor[] }>()
+  private readonly asleep = new WeakMap<
+    Session,
+    { readonly events: readonly SessionEvent[]; readonly contributors: readonly Contributor[] }
+  >()
 
   constructor(private readonly ctx: Context) {}
 
@@ -155,9 +158,13 @@ export class StepContributions {
 
   /** SPEC §3.3: contributors are called in registration order; the returned function removes this one. */
   contribute(contribute: PlanStepContributor, options?: PlanStepContributorOptions): () => void {
-    if (typeof contribute !== 'function') throw new TypeError(`planMode.contribute: contributor must be a function, got ${typeof contribute}`)
+    if (typeof contribute !== 'function')
+      throw new TypeError(`planMode.contribute: contributor must be a function, got ${typeof contribute}`)
     const wakeOn = options?.wakeOn
-    if (wakeOn !== undefined && (typeof wakeOn !== 'object' || wakeOn === null || Object.values(wakeOn).some((test) => test !== true && typeof test !== 'function'))) {
+    if (
+      wakeOn !== undefined &&
+      (typeof wakeOn !== 'object' || wakeOn === null || Object.values(wakeOn).some((test) => test !== true && typeof test !== 'function'))
+    ) {
       throw new TypeError('planMode.contribute: options.wakeOn must map event types to true or to a test of the event')
     }
     // An entry per registration, so registering one function twice gives two entries, each removed by its own disposer.
@@ -239,7 +246,13 @@ export class StepContributions {
    * promise; then a promise of it, the later contributors called once that
    * one settled.
    */
-  messages(agent: Agent, turn: number, step: number, signal: AbortSignal, log: PlanLog): readonly UserMessage[] | Promise<readonly UserMessage[]> {
+  messages(
+    agent: Agent,
+    turn: number,
+    step: number,
+    signal: AbortSignal,
+    log: PlanLog,
+  ): readonly UserMessage[] | Promise<readonly UserMessage[]> {
     // The common step is due nothing: each check below is a comparison or two before anything is made.
     let added: UserMessage[] | undefined
     if (log.told !== undefined && log.told !== log.active) added = collect(added, this.notice(log))
@@ -286,7 +299,9 @@ export class StepContributions {
         // Not marked quiet by what it resolves to: an event appended while it ran could not wake it.
         const rest = (value: UserMessage | readonly UserMessage[] | undefined): readonly UserMessage[] | Promise<readonly UserMessage[]> =>
           this.contribution(contributors, index + 1, at, called, collect(added, value))
-        return Promise.resolve(result).then(rest, (error: unknown) => this.contribution(contributors, index + 1, at, called, collect(added, this.failed(error))))
+        return Promise.resolve(result).then(rest, (error: unknown) =>
+          this.contribution(contributors, index + 1, at, called, collect(added, this.failed(error))),
+        )
       }
       if (quiet !== undefined && said(result) === 0) quiet.set(session, events)
       else sleeping = false

@@ -173,7 +173,11 @@ describe('§9 latest wins: a silent selection after a settled /plan decides alon
     const session = await host.root.require('sessions').create()
     await session.append('turn/start', { turn: 1 })
     await session.append('command/run', { commandId: 'k1', name: 'plan', args: '', source: { kind: 'user' } })
-    await session.append('command/done', { commandId: 'k1', kind: 'success', text: 'Entering plan mode from the next step. Send /plan off to leave.' })
+    await session.append('command/done', {
+      commandId: 'k1',
+      kind: 'success',
+      text: 'Entering plan mode from the next step. Send /plan off to leave.',
+    })
     await (session.append as (type: string, data: unknown) => Promise<unknown>)('plan/review', { toolCallId: 'c1', outcome: 'stopped' })
     expect(host.planMode.get(await host.agent(session))).toEqual({ active: false })
   })

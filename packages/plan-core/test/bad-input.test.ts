@@ -63,7 +63,10 @@ describe('plan/mode payloads through the invariant (bad input matrix)', () => {
       await writeFile(file, text)
       const host = createHost([], { dir })
       host.root.plugin(planModeInvariantPlugin)
-      const error = await host.root.require('sessions').open('bad').catch((e: unknown) => e)
+      const error = await host.root
+        .require('sessions')
+        .open('bad')
+        .catch((e: unknown) => e)
       expect(InvariantViolationError.isInstance(error)).toBe(true)
       expect((error as Error).message).toContain('plan/mode data.active is "no"; expected a boolean')
       expect(await readFile(file, 'utf8')).toBe(text)

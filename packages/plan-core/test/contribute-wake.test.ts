@@ -13,24 +13,37 @@ import { createHost } from '@planmode/testkit'
  * pre-step listener.
  */
 
-const message = (text: string): UserMessage => ({ content: [{ type: 'text', text }], source: { kind: 'plugin', plugin: 'plan-mode', form: 'test' } })
+const message = (text: string): UserMessage => ({
+  content: [{ type: 'text', text }],
+  source: { kind: 'plugin', plugin: 'plan-mode', form: 'test' },
+})
 const ready: PreStepDecision = { kind: 'enter', messages: [] }
 const signal = new AbortController().signal
 
-async function setup(wakeOn: PlanStepWakeEvents, answer: (step: PlanStep) => UserMessage | undefined | Promise<undefined> = () => undefined) {
+async function setup(
+  wakeOn: PlanStepWakeEvents,
+  answer: (step: PlanStep) => UserMessage | undefined | Promise<undefined> = () => undefined,
+) {
   const host = createHost()
   host.root.plugin(planCorePlugin)
   const planMode = host.root.require('planMode')
   const calls: number[] = []
   let stepNumber = 0
-  planMode.contribute((step) => {
-    calls.push(step.step)
-    return answer(step)
-  }, { wakeOn })
+  planMode.contribute(
+    (step) => {
+      calls.push(step.step)
+      return answer(step)
+    },
+    { wakeOn },
+  )
   const agent: HostAgent = await host.agent()
   /** One accepted pre-step; its messages are logged as the host logs them. */
   const preStep = async (): Promise<readonly UserMessage[]> => {
-    const decision = await host.root.waterfall('agent/pre-step', { agent, turn: 1, step: ++stepNumber, signal, messages: [] }, async () => ready)
+    const decision = await host.root.waterfall(
+      'agent/pre-step',
+      { agent, turn: 1, step: ++stepNumber, signal, messages: [] },
+      async () => ready,
+    )
     const messages = decision.kind === 'enter' ? decision.messages : []
     for (const added of messages) await agent.session.append('user/message', added)
     return messages
@@ -47,7 +60,11 @@ describe('§3.3 contribute with wakeOn: nothing to say costs nothing', () => {
     await preStep() // nothing of its events since: skipped
     await preStep()
     expect(calls).toEqual([1])
-    await (agent.session.append as (type: string, data: unknown) => Promise<unknown>)('plan/progress', { toolCallId: 'u', plan: 'p', steps: [] })
+    await (agent.session.append as (type: string, data: unknown) => Promise<unknown>)('plan/progress', {
+      toolCallId: 'u',
+      plan: 'p',
+      steps: [],
+    })
     await preStep() // woken
     await preStep()
     expect(calls).toEqual([1, 4])
@@ -157,8 +174,14 @@ describe('§3.3 contribute with wakeOn: nothing to say costs nothing', () => {
         planMode.contribute(speaker(every))
         let step = 0
         for (const kind of ops) {
-          if (kind === 'step') await host.root.waterfall('agent/pre-step', { agent, turn: 1, step: ++step, signal, messages: [] }, async () => ready)
-          else if (kind === 'progress') await (agent.session.append as (type: string, data: unknown) => Promise<unknown>)('plan/progress', { toolCallId: 'u', plan: 'p', steps: [] })
+          if (kind === 'step')
+            await host.root.waterfall('agent/pre-step', { agent, turn: 1, step: ++step, signal, messages: [] }, async () => ready)
+          else if (kind === 'progress')
+            await (agent.session.append as (type: string, data: unknown) => Promise<unknown>)('plan/progress', {
+              toolCallId: 'u',
+              plan: 'p',
+              steps: [],
+            })
           else if (kind === 'turn') await agent.session.append('turn/start', { turn: step + 1 })
           else await agent.session.append('step/end', { turn: 1, step })
         }

@@ -40,7 +40,13 @@ describe('§3.3 contributions: the messages layers add to an accepted step throu
       'second',
       'third',
     ])
-    expect(userTexts(host.model.requests[1]!).slice(-5)).toEqual(['The user switched this session to plan mode.', 'GUIDE', 'first', 'second', 'third'])
+    expect(userTexts(host.model.requests[1]!).slice(-5)).toEqual([
+      'The user switched this session to plan mode.',
+      'GUIDE',
+      'first',
+      'second',
+      'third',
+    ])
   })
 
   it('each contributor sees the step and the log as of after the flush (next is the state the request uses)', async () => {

@@ -102,7 +102,10 @@ describe('§9a the rebuild agrees with the projection', () => {
           if (event.type === 'turn/end') turnEnded = true
           if (event.type === 'command/run' && event.data.name === 'plan' && typeof event.data.args === 'string') afterRunning = false
           const review = event as { type: string; data: { outcome?: unknown } }
-          const result = event.type === 'tool/result' && !event.data.isError ? (event.data.value as { approved?: unknown; entered?: unknown } | undefined) : undefined
+          const result =
+            event.type === 'tool/result' && !event.data.isError
+              ? (event.data.value as { approved?: unknown; entered?: unknown } | undefined)
+              : undefined
           const exiting =
             (event.type === 'tool/result' && event.data.toolName === 'exit_plan_mode' && result?.approved === true) ||
             (review.type === 'plan/review' && (review.data.outcome === 'approved' || review.data.outcome === 'stopped'))
@@ -112,12 +115,16 @@ describe('§9a the rebuild agrees with the projection', () => {
             afterRunning = before.running !== null
             turnEnded = false
           }
-          if (event.type === 'command/done' && event.data.kind === 'success' && before.running?.commandId === event.data.commandId) silent = undefined
+          if (event.type === 'command/done' && event.data.kind === 'success' && before.running?.commandId === event.data.commandId)
+            silent = undefined
           before = stepPlanSelection(before, event)
         }
         // A silent selection not superseded by a running /plan is the latest word: it decides alone, even when it
         // selects the logged state (nothing is pending then, whatever an earlier settled /plan wanted).
-        const effective = (silent !== undefined && afterRunning) || (state.running !== null && state.running.commandId === replaced) ? { ...state, running: null } : state
+        const effective =
+          (silent !== undefined && afterRunning) || (state.running !== null && state.running.commandId === replaced)
+            ? { ...state, running: null }
+            : state
         const rebuiltSilent = effective.running === null && silent !== undefined && silent !== state.active
         if (effective.running === null && silent !== undefined) expect(got.pending).toBe(silent !== state.active ? silent : undefined)
         else expect(got.pending).toBe(selectedPlanMode(effective))

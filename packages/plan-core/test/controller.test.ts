@@ -1,4 +1,11 @@
-import { foldPlanMode, planCorePlugin, readPlanLog, selectedPlanMode, type PlanModeController, type PlanModeSetResult } from '@planmode/plan-core'
+import {
+  foldPlanMode,
+  planCorePlugin,
+  readPlanLog,
+  selectedPlanMode,
+  type PlanModeController,
+  type PlanModeSetResult,
+} from '@planmode/plan-core'
 import type { HostAgent } from '@planmode/host'
 import type { PreStepDecision, UserMessage } from '@planmode/seams'
 import { describe, expect, it } from 'vitest'
@@ -36,9 +43,9 @@ const notices = (agent: HostAgent): string[] =>
 /** Refuses `plan/mode` appends while `refuse.on` (through the real invariant registry). */
 function refusePlanMode(host: Host): { on: boolean } {
   const refuse = { on: false }
-  host.root.require('sessionInvariants').register('test', (event) =>
-    refuse.on && event.type === 'plan/mode' ? 'test refuses plan/mode' : undefined,
-  )
+  host.root
+    .require('sessionInvariants')
+    .register('test', (event) => (refuse.on && event.type === 'plan/mode' ? 'test refuses plan/mode' : undefined))
   return refuse
 }
 
@@ -302,7 +309,9 @@ describe('§3.3 the boundary flush', () => {
     })
     host.model.push({ text: 'ok' })
     await agent.prompt('go')
-    const warnings = host.logger.lines.filter((line) => line.message.startsWith('plan-mode: failed to append selected plan mode at step start'))
+    const warnings = host.logger.lines.filter((line) =>
+      line.message.startsWith('plan-mode: failed to append selected plan mode at step start'),
+    )
     expect(warnings).toHaveLength(1)
     expect(warnings[0]!.level).toBe('warn')
     // step 2 ran unchanged (no plan section), step 3 applied the selection
@@ -404,7 +413,12 @@ describe('§3.4 notices', () => {
       host.model.push({ text: 'ok' })
       await agent.prompt(text)
       const messages = eventsOf(agent.session, 'user/message').map((event) => event.data as UserMessage)
-      expect(messages.at(-1)!.source).toEqual({ kind: 'plugin', plugin: 'plan-mode', form: 'notice', summary: active ? 'Plan mode on' : 'Plan mode off' })
+      expect(messages.at(-1)!.source).toEqual({
+        kind: 'plugin',
+        plugin: 'plan-mode',
+        form: 'notice',
+        summary: active ? 'Plan mode on' : 'Plan mode off',
+      })
       expect(requestSystem(host.model.requests.at(-1)!).includes(PLAN_SECTION)).toBe(active)
     }
   })
@@ -463,7 +477,9 @@ describe('§3.4 notices', () => {
     const resumed = await second.agent(agent.session)
     await resumed.prompt('next')
     expect(notices(resumed)).toEqual([ENTER_NOTICE])
-    const prompt = eventsOf(resumed.session, 'user/message').find((event) => event.data.source.kind === 'user' && (event.data.content[0] as { text: string }).text === 'next')!
+    const prompt = eventsOf(resumed.session, 'user/message').find(
+      (event) => event.data.source.kind === 'user' && (event.data.content[0] as { text: string }).text === 'next',
+    )!
     const notice = eventsOf(resumed.session, 'user/message').at(-1)!
     expect(notice.seq).toBeGreaterThan(prompt.seq)
   })
@@ -512,7 +528,9 @@ describe('§13 setGuidance: the guidance message after the notice', () => {
     expect(guidanceOf(agent)).toEqual([])
     await host.planMode.set(agent, true)
     await agent.prompt('plan')
-    const messages = eventsOf(agent.session, 'user/message').slice(-2).map((event) => (event.data.content[0] as { text: string }).text)
+    const messages = eventsOf(agent.session, 'user/message')
+      .slice(-2)
+      .map((event) => (event.data.content[0] as { text: string }).text)
     expect(messages).toEqual([ENTER_NOTICE, GUIDANCE])
     await agent.prompt('more') // held: not sent again
     expect(guidanceOf(agent)).toHaveLength(1)
@@ -580,7 +598,12 @@ describe('§3.5 exitAtBoundary', () => {
         return 'ok'
       },
     })
-    host.model.push({ toolCalls: [{ toolName: 'leave', input: {} }, { toolName: 'look', input: {} }] })
+    host.model.push({
+      toolCalls: [
+        { toolName: 'leave', input: {} },
+        { toolName: 'look', input: {} },
+      ],
+    })
     host.model.push({ text: 'carrying out' })
     await agent.prompt('go')
     expect(during).toEqual([{ active: true, pending: false }, 1])
@@ -606,7 +629,12 @@ describe('§3.5 / §12 enterAtBoundary', () => {
         return 'ok'
       },
     })
-    host.model.push({ toolCalls: [{ toolName: 'enter', input: {} }, { toolName: 'look', input: {} }] })
+    host.model.push({
+      toolCalls: [
+        { toolName: 'enter', input: {} },
+        { toolName: 'look', input: {} },
+      ],
+    })
     host.model.push({ text: 'planning' })
     await agent.prompt('go')
     expect(during).toEqual([{ active: false, pending: true }, 0])
@@ -863,25 +891,28 @@ describe('§9a a /plan logged while no controller of this process saw it, whose 
     ['/plan off', true, 'absent'],
     ['/plan', false, 'reloaded'],
     ['/plan off', true, 'reloaded'],
-  ] as const)('(%s, active %s, plan-core %s) a handler that fails without selecting leaves nothing waiting once it is done', async (line, active, how) => {
-    const { host, load } = start(how)
-    const command = planCommand(host, async () => undefined)
-    const agent = await host.agent()
-    if (active) await agent.session.append('plan/mode', { active: true })
-    const run = host.root.require('commands').execute({ agent, line })
-    await command.entered
-    load()
-    const planMode = host.root.require('planMode')
-    expect(planMode.get(agent)).toEqual({ active, pending: !active })
-    command.release()
-    expect(await run).toEqual({ kind: 'error', text: 'refused' })
-    // command/done { kind: 'error' }: the §7 rule drops the selection, and so does the controller
-    expect(selected(agent)).toBeUndefined()
-    expect(planMode.get(agent)).toEqual({ active })
-    host.model.push({ text: 'ok' })
-    await agent.prompt('go')
-    expect(eventsOf(agent.session, 'plan/mode').map((event) => event.data.active)).toEqual(active ? [true] : [])
-  })
+  ] as const)(
+    '(%s, active %s, plan-core %s) a handler that fails without selecting leaves nothing waiting once it is done',
+    async (line, active, how) => {
+      const { host, load } = start(how)
+      const command = planCommand(host, async () => undefined)
+      const agent = await host.agent()
+      if (active) await agent.session.append('plan/mode', { active: true })
+      const run = host.root.require('commands').execute({ agent, line })
+      await command.entered
+      load()
+      const planMode = host.root.require('planMode')
+      expect(planMode.get(agent)).toEqual({ active, pending: !active })
+      command.release()
+      expect(await run).toEqual({ kind: 'error', text: 'refused' })
+      // command/done { kind: 'error' }: the §7 rule drops the selection, and so does the controller
+      expect(selected(agent)).toBeUndefined()
+      expect(planMode.get(agent)).toEqual({ active })
+      host.model.push({ text: 'ok' })
+      await agent.prompt('go')
+      expect(eventsOf(agent.session, 'plan/mode').map((event) => event.data.active)).toEqual(active ? [true] : [])
+    },
+  )
 
   it('a handler that succeeds without selecting (a stand-in) leaves the §7 selection waiting, as the projection shows it', async () => {
     const { host, load } = start('absent')

@@ -1,11 +1,4 @@
-import {
-  foldPlanMode,
-  initialPlanSelection,
-  readPlanLog,
-  selectedPlanMode,
-  stepPlanSelection,
-  type PlanLog,
-} from '@planmode/plan-core'
+import { foldPlanMode, initialPlanSelection, readPlanLog, selectedPlanMode, stepPlanSelection, type PlanLog } from '@planmode/plan-core'
 import type { SessionEvent, SessionEventMap } from '@planmode/seams'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'

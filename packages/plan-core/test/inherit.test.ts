@@ -102,9 +102,11 @@ describe('§21 a child agent inherits its owner’s plan mode', () => {
     const parent = await host.agent()
     await host.planMode.set(parent, true)
     let refuse = true
-    host.root.require('sessionInvariants').register('refuse-inherit', (event) =>
-      refuse && event.type === 'plan/mode' && event.data.cause === 'inherit' ? 'not yet' : undefined,
-    )
+    host.root
+      .require('sessionInvariants')
+      .register('refuse-inherit', (event) =>
+        refuse && event.type === 'plan/mode' && event.data.cause === 'inherit' ? 'not yet' : undefined,
+      )
     const child = await host.child(parent)
     await child.prompt('one')
     expect(modes(child.session)).toEqual([])

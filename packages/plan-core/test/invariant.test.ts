@@ -17,12 +17,8 @@ describe('§2 the plan/mode invariant (./invariant)', () => {
     const host = createHost()
     host.root.plugin(planModeInvariantPlugin)
     const session = await host.root.require('sessions').create()
-    await expect(session.append('plan/mode', { active: null as unknown as boolean })).rejects.toThrow(
-      /null.*expected a boolean/,
-    )
-    await expect(session.append('plan/mode', { active: { on: true } as unknown as boolean })).rejects.toThrow(
-      '{"on":true}',
-    )
+    await expect(session.append('plan/mode', { active: null as unknown as boolean })).rejects.toThrow(/null.*expected a boolean/)
+    await expect(session.append('plan/mode', { active: { on: true } as unknown as boolean })).rejects.toThrow('{"on":true}')
     await expect(session.append('plan/mode', {} as unknown as { active: boolean })).rejects.toThrow('expected a boolean')
     expect(eventsOf(session, 'plan/mode')).toHaveLength(0)
   })

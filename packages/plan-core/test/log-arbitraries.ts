@@ -10,8 +10,14 @@ const args = fc.option(fc.constantFrom('', 'off', ' off ', 'OFF', 'draft X', '  
 
 export const bodyArb: fc.Arbitrary<Body> = fc.oneof(
   fc
-    .tuple(fc.boolean(), fc.constantFrom(undefined, 'user', 'review', 'model', 'inherit') as fc.Arbitrary<'user' | 'review' | 'model' | 'inherit' | undefined>)
-    .map(([active, cause]): Body => ({ type: 'plan/mode', data: cause === undefined ? { active } /* a log from before cause */ : { active, cause } })),
+    .tuple(
+      fc.boolean(),
+      fc.constantFrom(undefined, 'user', 'review', 'model', 'inherit') as fc.Arbitrary<'user' | 'review' | 'model' | 'inherit' | undefined>,
+    )
+    .map(([active, cause]): Body => ({
+      type: 'plan/mode',
+      data: cause === undefined ? { active } /* a log from before cause */ : { active, cause },
+    })),
   // plan/review records as plan-tool writes them (SPEC §11); plan-core reads them structurally.
   fc
     .constantFrom<Record<string, unknown>>(
@@ -29,12 +35,13 @@ export const bodyArb: fc.Arbitrary<Body> = fc.oneof(
   }),
   fc.nat(5).map((turn): Body => ({ type: 'turn/start', data: { turn } })),
   fc.nat(5).map((turn): Body => ({ type: 'turn/end', data: { turn, reason: 'completed' } })),
-  fc
-    .tuple(ids, fc.constantFrom('plan', 'plan', 'other'), args)
-    .map(([commandId, name, a]): Body => ({
-      type: 'command/run',
-      data: a === undefined ? ({ commandId, name, source: { kind: 'user' } } as SessionEventMap['command/run']) /* a log from before args was always logged */ : { commandId, name, args: a, source: { kind: 'user' } },
-    })),
+  fc.tuple(ids, fc.constantFrom('plan', 'plan', 'other'), args).map(([commandId, name, a]): Body => ({
+    type: 'command/run',
+    data:
+      a === undefined
+        ? ({ commandId, name, source: { kind: 'user' } } as SessionEventMap['command/run']) /* a log from before args was always logged */
+        : { commandId, name, args: a, source: { kind: 'user' } },
+  })),
   fc
     .tuple(ids, fc.constantFrom<'success' | 'error'>('success', 'success', 'error'))
     .map(([commandId, kind]): Body => ({ type: 'command/done', data: { commandId, kind } })),
@@ -43,18 +50,37 @@ export const bodyArb: fc.Arbitrary<Body> = fc.oneof(
   // a notice read by its summary alone, and another plugin's notice (ignored)
   fc
     .constantFrom<Body['data']>(
-      { content: [{ type: 'text', text: 'The user switched this session to plan mode.' }], source: { kind: 'plugin', plugin: 'plan-mode', form: 'notice', summary: 'Plan mode on' } },
-      { content: [{ type: 'text', text: 'The user switched this session back to the default mode.' }], source: { kind: 'plugin', plugin: 'plan-mode', form: 'notice', summary: 'Plan mode off' } },
-      { content: [{ type: 'text', text: 'Plan mode is off now.' }], source: { kind: 'plugin', plugin: 'plan-mode', form: 'notice', summary: 'Plan mode off' } },
+      {
+        content: [{ type: 'text', text: 'The user switched this session to plan mode.' }],
+        source: { kind: 'plugin', plugin: 'plan-mode', form: 'notice', summary: 'Plan mode on' },
+      },
+      {
+        content: [{ type: 'text', text: 'The user switched this session back to the default mode.' }],
+        source: { kind: 'plugin', plugin: 'plan-mode', form: 'notice', summary: 'Plan mode off' },
+      },
+      {
+        content: [{ type: 'text', text: 'Plan mode is off now.' }],
+        source: { kind: 'plugin', plugin: 'plan-mode', form: 'notice', summary: 'Plan mode off' },
+      },
       { content: [{ type: 'text', text: '# Plan mode\nPlan first.' }], source: { kind: 'plugin', plugin: 'plan-mode', form: 'guidance' } },
-      { content: [{ type: 'text', text: 'The user switched this session to plan mode.' }], source: { kind: 'plugin', plugin: 'other', form: 'notice' } },
+      {
+        content: [{ type: 'text', text: 'The user switched this session to plan mode.' }],
+        source: { kind: 'plugin', plugin: 'other', form: 'notice' },
+      },
     )
     .map((data): Body => ({ type: 'user/message', data }) as Body),
   fc
     .tuple(
       fc.constantFrom('exit_plan_mode', 'exit_plan_mode', 'enter_plan_mode', 'enter_plan_mode', 'read'),
       fc.boolean(),
-      fc.constantFrom<unknown>({ approved: true }, { approved: true, plan: '# Edited' }, undefined, { approved: false }, { entered: true }, { entered: false }),
+      fc.constantFrom<unknown>(
+        { approved: true },
+        { approved: true, plan: '# Edited' },
+        undefined,
+        { approved: false },
+        { entered: true },
+        { entered: false },
+      ),
     )
     .map(
       ([toolName, isError, value]): Body =>

@@ -88,7 +88,11 @@ describe('§11 plan/changed', () => {
     expect(host.changed).toEqual([])
     host.planMode.exitAtBoundary(agent)
     await agent.prompt('go')
-    expect(host.logger.lines.some((line) => line.level === 'warn' && line.message.startsWith('plan-mode: failed to append selected plan mode at step start'))).toBe(true)
+    expect(
+      host.logger.lines.some(
+        (line) => line.level === 'warn' && line.message.startsWith('plan-mode: failed to append selected plan mode at step start'),
+      ),
+    ).toBe(true)
     expect(host.changed).toEqual([])
     expect(host.planMode.get(agent)).toEqual({ active: true, pending: false }) // kept for a later pre-step
     fail = false
@@ -170,24 +174,33 @@ describe('§9: a review that left plan mode is rebuilt after a restart (real hos
     ['an edited approval', { outcome: 'approved', plan: '# Edited\n\n1. Do it.' }],
     ['an unattended approval', { outcome: 'approved', unattended: true }],
     ['a stopped review', { outcome: 'stopped', feedback: 'not now', comments: [{ line: 1, text: 'no' }] }],
-  ])('%s is rebuilt as the silent exit and committed with cause review right after the turn/end that closes the interrupted turn (§22.2), with no notice', async (_name, data) => {
-    const host = await restart((s) => review(s, data), [{ text: 'next' }])
-    expect(await appendedAtOpen(host, 4)).toEqual(CLOSED_THEN_EXIT)
-    expect(readPlanLog(host.session).silent).toBeUndefined()
-    expect(host.planMode.get(host.agent)).toEqual({ active: false })
-    expect(host.changed.map(({ active, cause }) => ({ active, cause }))).toEqual([{ active: false, cause: 'review' }])
-    await host.agent.prompt('go on')
-    expect(modes(host.session)).toEqual([{ active: true, cause: 'user' }, { active: false, cause: 'review' }])
-    expect(eventsOf(host.session, 'user/message').filter((e) => e.data.source.kind === 'plugin')).toEqual([])
-    expect(host.changed).toHaveLength(1)
-    host.root.dispose()
-  })
+  ])(
+    '%s is rebuilt as the silent exit and committed with cause review right after the turn/end that closes the interrupted turn (§22.2), with no notice',
+    async (_name, data) => {
+      const host = await restart((s) => review(s, data), [{ text: 'next' }])
+      expect(await appendedAtOpen(host, 4)).toEqual(CLOSED_THEN_EXIT)
+      expect(readPlanLog(host.session).silent).toBeUndefined()
+      expect(host.planMode.get(host.agent)).toEqual({ active: false })
+      expect(host.changed.map(({ active, cause }) => ({ active, cause }))).toEqual([{ active: false, cause: 'review' }])
+      await host.agent.prompt('go on')
+      expect(modes(host.session)).toEqual([
+        { active: true, cause: 'user' },
+        { active: false, cause: 'review' },
+      ])
+      expect(eventsOf(host.session, 'user/message').filter((e) => e.data.source.kind === 'plugin')).toEqual([])
+      expect(host.changed).toHaveLength(1)
+      host.root.dispose()
+    },
+  )
 
   it.each<[string, (s: Session) => Promise<void>]>([
     ['a dismissed review', (s) => review(s, { outcome: 'dismissed' })],
     ['a keep-planning review', (s) => review(s, { outcome: 'keep-planning', feedback: 'more detail' })],
     ['a record with an unknown outcome', (s) => review(s, { outcome: 'maybe' })],
-    ['a record without data', (s) => (s.append as (type: string, data: unknown) => Promise<unknown>)('plan/review', null).then(() => undefined)],
+    [
+      'a record without data',
+      (s) => (s.append as (type: string, data: unknown) => Promise<unknown>)('plan/review', null).then(() => undefined),
+    ],
     [
       'an approved review a later plan/mode applied',
       async (s) => {
@@ -221,12 +234,15 @@ describe('§9: a review that left plan mode is rebuilt after a restart (real hos
   })
 
   it('a /plan off settled after a review: the later /plan wins, narrated with cause user', async () => {
-    const host = await restart(async (s) => {
-      await review(s, { outcome: 'keep-planning' })
-      await review(s, { outcome: 'approved' })
-      await s.append('command/run', { commandId: 'k2', name: 'plan', args: 'off', source: { kind: 'user' } })
-      await s.append('command/done', { commandId: 'k2', kind: 'success', text: 'Leaving plan mode (applies from the next step).' })
-    }, [{ text: 'ok' }])
+    const host = await restart(
+      async (s) => {
+        await review(s, { outcome: 'keep-planning' })
+        await review(s, { outcome: 'approved' })
+        await s.append('command/run', { commandId: 'k2', name: 'plan', args: 'off', source: { kind: 'user' } })
+        await s.append('command/done', { commandId: 'k2', kind: 'success', text: 'Leaving plan mode (applies from the next step).' })
+      },
+      [{ text: 'ok' }],
+    )
     expect(readPlanLog(host.session).silent).toBeUndefined()
     expect(host.planMode.get(host.agent)).toEqual({ active: true, pending: false })
     await host.agent.prompt('go')
@@ -234,19 +250,25 @@ describe('§9: a review that left plan mode is rebuilt after a restart (real hos
     host.root.dispose()
   })
 
-  it.each(['', 'off'])('a review logged while a /plan %j still ran (its process died in the handler) wins over it: a silent exit with cause review', async (args) => {
-    const host = await restart(async (s) => {
-      await s.append('command/run', { commandId: 'k4', name: 'plan', args, source: { kind: 'user' } })
-      await review(s, { outcome: 'approved' })
-    }, [{ text: 'ok' }])
-    expect(await appendedAtOpen(host, 5)).toEqual(CLOSED_THEN_EXIT)
-    expect(host.planMode.get(host.agent)).toEqual({ active: false })
-    await host.agent.prompt('go')
-    expect(modes(host.session).at(-1)).toEqual({ active: false, cause: 'review' })
-    // Silent: the review told the model; no notice.
-    expect(eventsOf(host.session, 'user/message').filter((event) => event.data.source.kind === 'plugin')).toEqual([])
-    host.root.dispose()
-  })
+  it.each(['', 'off'])(
+    'a review logged while a /plan %j still ran (its process died in the handler) wins over it: a silent exit with cause review',
+    async (args) => {
+      const host = await restart(
+        async (s) => {
+          await s.append('command/run', { commandId: 'k4', name: 'plan', args, source: { kind: 'user' } })
+          await review(s, { outcome: 'approved' })
+        },
+        [{ text: 'ok' }],
+      )
+      expect(await appendedAtOpen(host, 5)).toEqual(CLOSED_THEN_EXIT)
+      expect(host.planMode.get(host.agent)).toEqual({ active: false })
+      await host.agent.prompt('go')
+      expect(modes(host.session).at(-1)).toEqual({ active: false, cause: 'review' })
+      // Silent: the review told the model; no notice.
+      expect(eventsOf(host.session, 'user/message').filter((event) => event.data.source.kind === 'plugin')).toEqual([])
+      host.root.dispose()
+    },
+  )
 
   it('a /plan started after the review is the later selection again', async () => {
     const host = await restart(async (s) => {

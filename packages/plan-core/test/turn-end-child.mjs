@@ -14,7 +14,16 @@ import { planCorePlugin } from '@planmode/plan-core'
 
 const [dir, id, when] = process.argv.slice(2)
 const say = (line) => writeSync(1, `${line}\n`)
-const logger = { debug() {}, info() {}, warn(message) { process.stderr.write(`${message}\n`) }, error(message) { process.stderr.write(`${message}\n`) } }
+const logger = {
+  debug() {},
+  info() {},
+  warn(message) {
+    process.stderr.write(`${message}\n`)
+  },
+  error(message) {
+    process.stderr.write(`${message}\n`)
+  },
+}
 const root = new Context({ logger })
 const model = createScriptedModel([])
 root.plugin(hostPlugin, { dir, durability: 'append', model, maxSteps: 1, retryDelayMs: 0 })

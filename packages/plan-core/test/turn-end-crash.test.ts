@@ -41,14 +41,22 @@ function killAt(dir: string, id: string, when: string, line: string): Promise<vo
     process.on('exit', (code, signal) => {
       running.delete(process)
       if (signal === 'SIGKILL' && out.split('\n').includes(line)) resolve()
-      else reject(new Error(`the child exited (${code ?? signal}) before printing ${JSON.stringify(line)}; stdout ${JSON.stringify(out)}, stderr ${JSON.stringify(err)}`))
+      else
+        reject(
+          new Error(
+            `the child exited (${code ?? signal}) before printing ${JSON.stringify(line)}; stdout ${JSON.stringify(out)}, stderr ${JSON.stringify(err)}`,
+          ),
+        )
     })
   })
 }
 
 async function fileEvents(dir: string, id: string): Promise<SessionEvent[]> {
   const text = await readFile(join(dir, `${id}.jsonl`), 'utf8')
-  return text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as SessionEvent)
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as SessionEvent)
 }
 
 function shortly(event: SessionEvent): string {
@@ -77,7 +85,10 @@ describe('§22.2 after a SIGKILL: reopening repairs the log before the first pre
     expect(planMode.get(agent)).toEqual({ active: false })
     host.model.push({ text: 'carrying it out' })
     await agent.prompt('go on')
-    expect(eventsOf(session, 'plan/mode').map((event) => event.data)).toEqual([{ active: true, cause: 'user' }, { active: false, cause: 'review' }])
+    expect(eventsOf(session, 'plan/mode').map((event) => event.data)).toEqual([
+      { active: true, cause: 'user' },
+      { active: false, cause: 'review' },
+    ])
     expect(eventsOf(session, 'user/message').filter((event) => event.data.source.kind === 'plugin')).toEqual([])
     host.root.dispose()
   })

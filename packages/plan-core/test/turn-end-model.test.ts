@@ -30,7 +30,9 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.constant<Op>({ kind: 'exit' }),
   fc.constant<Op>({ kind: 'enter' }),
   fc.boolean().map((active): Op => ({ kind: 'set', active })),
-  fc.constantFrom<TurnEndReason>('completed', 'step-limit', 'cancelled', 'rejected', 'error').map((reason): Op => ({ kind: 'end', reason })),
+  fc
+    .constantFrom<TurnEndReason>('completed', 'step-limit', 'cancelled', 'rejected', 'error')
+    .map((reason): Op => ({ kind: 'end', reason })),
   fc.constant<Op>({ kind: 'refuse' }),
 )
 
@@ -131,17 +133,30 @@ describe('§22.2 against a model of the log (fast-check)', () => {
             case 'step':
               if (!model.open) continue
               model.step += 1
-              await host.root.waterfall('agent/pre-step', { agent, turn: model.turn, step: model.step, signal, messages: [] }, async () => ready)
+              await host.root.waterfall(
+                'agent/pre-step',
+                { agent, turn: model.turn, step: model.step, signal, messages: [] },
+                async () => ready,
+              )
               model.flush()
               break
             case 'exit':
             case 'enter': {
               if (!model.open) continue
               if (op.kind === 'exit') {
-                await (session.append as (type: string, data: unknown) => Promise<unknown>)('plan/review', { toolCallId: 't', outcome: 'approved' })
+                await (session.append as (type: string, data: unknown) => Promise<unknown>)('plan/review', {
+                  toolCallId: 't',
+                  outcome: 'approved',
+                })
                 planMode.exitAtBoundary(agent)
               } else {
-                await session.append('tool/result', { toolCallId: 't', toolName: 'enter_plan_mode', isError: false, content: [], value: { entered: true } } as never)
+                await session.append('tool/result', {
+                  toolCallId: 't',
+                  toolName: 'enter_plan_mode',
+                  isError: false,
+                  content: [],
+                  value: { entered: true },
+                } as never)
                 planMode.enterAtBoundary(agent)
               }
               model.pending = { active: op.kind === 'enter', cause: op.kind === 'enter' ? 'model' : 'review' }
@@ -166,7 +181,9 @@ describe('§22.2 against a model of the log (fast-check)', () => {
           await settle()
           const modes = eventsOf(session, 'plan/mode')
           expect(modes.map((event) => `${event.data.active}/${event.data.cause}`)).toEqual(model.modes)
-          expect(planMode.get(agent)).toEqual(model.pending === undefined ? { active: model.logged } : { active: model.logged, pending: model.pending.active })
+          expect(planMode.get(agent)).toEqual(
+            model.pending === undefined ? { active: model.logged } : { active: model.logged, pending: model.pending.active },
+          )
         }
         // Each plan/mode a turn end committed is the event right after that turn/end.
         const modes = eventsOf(session, 'plan/mode')

@@ -101,7 +101,11 @@ describe('§22.2 a turn never ends with a silent selection pending', () => {
       // What plan-tool does on an approval that chose a fresh session: the record, the silent exit, the handoff.
       await appendReview(origin.session, 'exit-1', 'approved')
       host.planMode.exitAtBoundary(origin)
-      host.root.emit('agent/handoff', { agent: origin, toolCallId: 'exit-1', fresh: { first: { type: 'plan/handoff', data: { plan: '# Plan' } } as never } })
+      host.root.emit('agent/handoff', {
+        agent: origin,
+        toolCallId: 'exit-1',
+        fresh: { first: { type: 'plan/handoff', data: { plan: '# Plan' } } as never },
+      })
       return call('look')
     })
     host.model.push({ text: 'carrying it out' })
@@ -229,12 +233,16 @@ describe('§22.2 a turn never ends with a silent selection pending', () => {
     const host = await setup({ maxSteps: 1 })
     const agent = await inPlanMode(host)
     let refuse = true
-    host.root.require('sessionInvariants').register('test', (event) => (refuse && event.type === 'plan/mode' && event.data.cause === 'review' ? 'the disk is full' : undefined))
+    host.root
+      .require('sessionInvariants')
+      .register('test', (event) => (refuse && event.type === 'plan/mode' && event.data.cause === 'review' ? 'the disk is full' : undefined))
     host.model.push(call('exit_plan_mode'))
     await agent.prompt('plan it')
     await settled(agent.session)
     expect(fromTurnEnd(agent.session)).toEqual(['turn/end:step-limit'])
-    expect(host.logger.lines.filter((line) => line.level === 'warn').map((line) => line.message)).toEqual([expect.stringContaining(WARNING)])
+    expect(host.logger.lines.filter((line) => line.level === 'warn').map((line) => line.message)).toEqual([
+      expect.stringContaining(WARNING),
+    ])
     expect(host.planMode.get(agent)).toEqual({ active: true, pending: false })
     expect(reviewChanges(host)).toEqual([])
     refuse = false
@@ -251,7 +259,11 @@ describe('§22.2 a turn never ends with a silent selection pending', () => {
     const host = await setup({ maxSteps: 1 })
     const agent = await inPlanMode(host)
     let refusals = 1
-    host.root.require('sessionInvariants').register('test', (event) => (event.type === 'plan/mode' && event.data.cause === 'review' && refusals-- > 0 ? 'the disk is full' : undefined))
+    host.root
+      .require('sessionInvariants')
+      .register('test', (event) =>
+        event.type === 'plan/mode' && event.data.cause === 'review' && refusals-- > 0 ? 'the disk is full' : undefined,
+      )
     host.model.push(call('exit_plan_mode'))
     await agent.prompt('plan it')
     await settled(agent.session)

@@ -19,7 +19,10 @@ async function selectMidTurnThenQuit(line: string) {
   const first = createPlanHost(undefined, [], { dir })
   const agent = await first.agent()
   first.model.push(async () => {
-    expect(await first.command(agent, line)).toEqual({ kind: 'success', text: 'Entering plan mode from the next step. Send /plan off to leave.' })
+    expect(await first.command(agent, line)).toEqual({
+      kind: 'success',
+      text: 'Entering plan mode from the next step. Send /plan off to leave.',
+    })
     return { text: 'answered without another step' }
   })
   await agent.prompt('look around')
@@ -36,25 +39,28 @@ async function selectMidTurnThenQuit(line: string) {
 }
 
 describe("§5 command/run.args is always a string; a restarted host rebuilds a bare /plan's selection", () => {
-  it.each(['/plan', '/plan   '])('%s typed mid-turn, the turn ends, the process restarts: plan-core and the projection both say pending', async (line) => {
-    const { dir, id, file } = await selectMidTurnThenQuit(line)
-    const jsonl = await readFile(file, 'utf8')
-    const runLine = jsonl.split('\n').find((text) => text.includes('"command/run"'))!
-    expect(JSON.parse(runLine).data.args).toBe('')
+  it.each(['/plan', '/plan   '])(
+    '%s typed mid-turn, the turn ends, the process restarts: plan-core and the projection both say pending',
+    async (line) => {
+      const { dir, id, file } = await selectMidTurnThenQuit(line)
+      const jsonl = await readFile(file, 'utf8')
+      const runLine = jsonl.split('\n').find((text) => text.includes('"command/run"'))!
+      expect(JSON.parse(runLine).data.args).toBe('')
 
-    const second = createPlanHost(undefined, [{ text: 'planning' }], { dir })
-    const session = await second.root.require('sessions').open(id)
-    expect(second.root.require('sessionProjections').snapshot(session).values.plan).toEqual({ active: false, pending: true })
-    const resumed = await second.agent(session)
-    expect(second.root.require('planMode').get(resumed)).toEqual({ active: false, pending: true })
+      const second = createPlanHost(undefined, [{ text: 'planning' }], { dir })
+      const session = await second.root.require('sessions').open(id)
+      expect(second.root.require('sessionProjections').snapshot(session).values.plan).toEqual({ active: false, pending: true })
+      const resumed = await second.agent(session)
+      expect(second.root.require('planMode').get(resumed)).toEqual({ active: false, pending: true })
 
-    await resumed.prompt('continue')
-    expect(requestSystem(second.model.requests[0]!)).toContain(SECTION)
-    expect(userTexts(second.model.requests[0]!).at(-1)).toBe(ENTER_NOTICE)
-    expect(second.root.require('planMode').get(resumed)).toEqual({ active: true })
-    expect(second.root.require('sessionProjections').snapshot(session).values.plan).toEqual({ active: true, pending: false })
-    second.root.dispose()
-  })
+      await resumed.prompt('continue')
+      expect(requestSystem(second.model.requests[0]!)).toContain(SECTION)
+      expect(userTexts(second.model.requests[0]!).at(-1)).toBe(ENTER_NOTICE)
+      expect(second.root.require('planMode').get(resumed)).toEqual({ active: true })
+      expect(second.root.require('sessionProjections').snapshot(session).values.plan).toEqual({ active: true, pending: false })
+      second.root.dispose()
+    },
+  )
 
   it('a log written before args was always logged (no args on the record) reads as no selection, for both readers (§7)', async () => {
     const { dir, id, file } = await selectMidTurnThenQuit('/plan')

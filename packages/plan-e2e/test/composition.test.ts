@@ -28,16 +28,28 @@ const PLAN = '# Plan\n\nDo it.'
 function registrations(root: Context, session: Session) {
   return {
     planMode: root.get('planMode') !== undefined,
-    sections: root.require('systemPrompt').assemble({}).sections.map((section) => section.name),
-    commands: root.require('commands').list().map((command) => command.name),
-    tools: root.require('tools').schemas().map((tool) => tool.name),
+    sections: root
+      .require('systemPrompt')
+      .assemble({})
+      .sections.map((section) => section.name),
+    commands: root
+      .require('commands')
+      .list()
+      .map((command) => command.name),
+    tools: root
+      .require('tools')
+      .schemas()
+      .map((tool) => tool.name),
     projections: root.require('sessionProjections').keys(),
     values: Object.keys(root.require('sessionProjections').snapshot(session).values),
   }
 }
 
 /** The projection keys the composed layers register, in load order. */
-const projectionKeys = (has: (layer: Layer) => boolean): string[] => [...(has('projection') ? ['plan'] : []), ...(has('history') ? ['planHistory'] : [])]
+const projectionKeys = (has: (layer: Layer) => boolean): string[] => [
+  ...(has('projection') ? ['plan'] : []),
+  ...(has('history') ? ['planHistory'] : []),
+]
 
 const combos: (readonly Layer[])[] = [[], ['policy'], ['commands'], ['tool'], ['projection'], ['history'], LAYERS]
 
@@ -95,7 +107,8 @@ describe('§8 composition matrix', () => {
     const after = registrations(host.root, agent.session)
     const expected = { ...before }
     // every layer requires planMode: disposing plan-core undoes them all (§3.6, §8)
-    if (which === 'core') Object.assign(expected, { planMode: false, sections: [], commands: [], tools: ['read', 'write'], projections: [], values: [] })
+    if (which === 'core')
+      Object.assign(expected, { planMode: false, sections: [], commands: [], tools: ['read', 'write'], projections: [], values: [] })
     if (which === 'policy') expected.sections = []
     if (which === 'commands') expected.commands = []
     if (which === 'tool') expected.tools = ['read', 'write']
@@ -180,74 +193,76 @@ function composedHost(composition: Composition, layers: readonly Layer[]) {
 
 const layerSets: (readonly Layer[])[] = [['policy'], ['commands'], ['tool'], ['projection'], ['history'], LAYERS]
 const compositions: readonly Composition[] = ['flat', 'bundle', 'under-core']
-const followCases = compositions.flatMap((composition) =>
-  layerSets.map((layers) => [composition, layers.join(' + '), layers] as const),
-)
+const followCases = compositions.flatMap((composition) => layerSets.map((layers) => [composition, layers.join(' + '), layers] as const))
 
 describe('§3.6/§8 the layers follow plan-core, however they are composed', () => {
-  it.each(followCases)('%s, %s: disposing plan-core removes the layers; plan-core again brings them back, working', async (composition, _name, layers) => {
-    const has = (layer: Layer) => layers.includes(layer)
-    const { host, fibers, loadCore, disposeCore } = composedHost(composition, layers)
-    const { root } = host
-    const agent = await host.agent()
-    const present = {
-      planMode: true,
-      sections: has('policy') ? ['plan:policy'] : [],
-      commands: has('commands') ? ['plan'] : [],
-      tools: [...(has('tool') ? [ENTER_PLAN_MODE, EXIT_PLAN_MODE] : []), 'read', 'write'],
-      projections: projectionKeys(has),
-      values: projectionKeys(has),
-    }
-    expect(registrations(root, agent.session)).toEqual(present)
-
-    disposeCore()
-    expect(registrations(root, agent.session)).toEqual({
-      planMode: false,
-      sections: [],
-      commands: [],
-      tools: ['read', 'write'],
-      projections: [],
-      values: [],
-    })
-    // flat and bundled layers wait for planMode; layers nested in plan-core's context are disposed with it
-    for (const fiber of fibers) {
-      expect({ applied: fiber.applied, disposed: fiber.disposed }).toEqual({ applied: false, disposed: composition === 'under-core' })
-    }
-    expect(await host.command(agent, '/plan')).toBeUndefined()
-    host.model.push({ text: 'nothing to plan' })
-    await agent.prompt('hello')
-    const idleRequest = host.model.requests.at(-1)!
-    expect(requestSystem(idleRequest)).not.toContain(SECTION)
-    expect((idleRequest.tools ?? []).map((tool) => tool.name)).toEqual(['read', 'write'])
-
-    loadCore()
-    expect(registrations(root, agent.session)).toEqual(present)
-    for (const fiber of composition === 'under-core' ? [] : fibers) expect(fiber).toMatchObject({ applied: true, disposed: false })
-
-    // and it all works again: enter, guidance, projection, review and exit
-    if (has('commands')) expect(await host.command(agent, '/plan')).toEqual({ kind: 'success', text: 'Plan mode on. Send /plan off to leave.' })
-    else expect(await root.require('planMode').set(agent, true)).toBe('committed')
-    if (has('projection')) {
-      expect(root.require('sessionProjections').snapshot(agent.session).values.plan).toEqual({ active: true, pending: false })
-    }
-    const first = host.model.requests.length
-    host.model.push({ toolCalls: [{ toolName: EXIT_PLAN_MODE, input: { plan: PLAN } }] }, { text: 'done' })
-    host.reviews.push([{ id: 'plan-review', selected: ['Approve'] }])
-    await agent.prompt('go')
-    expect(requestSystem(host.model.requests[first]!).includes(SECTION)).toBe(has('policy'))
-    const result = eventsOf(agent.session, 'tool/result').at(-1)!.data
-    if (has('tool')) {
-      expect(result).toMatchObject({ isError: false, value: { approved: true } })
-      expect(root.require('planMode').get(agent)).toEqual({ active: false })
-      if (has('projection')) {
-        expect(root.require('sessionProjections').snapshot(agent.session).values.plan).toEqual({ active: false, pending: false })
+  it.each(followCases)(
+    '%s, %s: disposing plan-core removes the layers; plan-core again brings them back, working',
+    async (composition, _name, layers) => {
+      const has = (layer: Layer) => layers.includes(layer)
+      const { host, fibers, loadCore, disposeCore } = composedHost(composition, layers)
+      const { root } = host
+      const agent = await host.agent()
+      const present = {
+        planMode: true,
+        sections: has('policy') ? ['plan:policy'] : [],
+        commands: has('commands') ? ['plan'] : [],
+        tools: [...(has('tool') ? [ENTER_PLAN_MODE, EXIT_PLAN_MODE] : []), 'read', 'write'],
+        projections: projectionKeys(has),
+        values: projectionKeys(has),
       }
-    } else {
-      expect(result.isError).toBe(true)
-      expect(root.require('planMode').get(agent)).toEqual({ active: true })
-    }
-    expect(host.logger.lines.filter((line) => line.level === 'error')).toEqual([])
-  })
+      expect(registrations(root, agent.session)).toEqual(present)
+
+      disposeCore()
+      expect(registrations(root, agent.session)).toEqual({
+        planMode: false,
+        sections: [],
+        commands: [],
+        tools: ['read', 'write'],
+        projections: [],
+        values: [],
+      })
+      // flat and bundled layers wait for planMode; layers nested in plan-core's context are disposed with it
+      for (const fiber of fibers) {
+        expect({ applied: fiber.applied, disposed: fiber.disposed }).toEqual({ applied: false, disposed: composition === 'under-core' })
+      }
+      expect(await host.command(agent, '/plan')).toBeUndefined()
+      host.model.push({ text: 'nothing to plan' })
+      await agent.prompt('hello')
+      const idleRequest = host.model.requests.at(-1)!
+      expect(requestSystem(idleRequest)).not.toContain(SECTION)
+      expect((idleRequest.tools ?? []).map((tool) => tool.name)).toEqual(['read', 'write'])
+
+      loadCore()
+      expect(registrations(root, agent.session)).toEqual(present)
+      for (const fiber of composition === 'under-core' ? [] : fibers) expect(fiber).toMatchObject({ applied: true, disposed: false })
+
+      // and it all works again: enter, guidance, projection, review and exit
+      if (has('commands'))
+        expect(await host.command(agent, '/plan')).toEqual({ kind: 'success', text: 'Plan mode on. Send /plan off to leave.' })
+      else expect(await root.require('planMode').set(agent, true)).toBe('committed')
+      if (has('projection')) {
+        expect(root.require('sessionProjections').snapshot(agent.session).values.plan).toEqual({ active: true, pending: false })
+      }
+      const first = host.model.requests.length
+      host.model.push({ toolCalls: [{ toolName: EXIT_PLAN_MODE, input: { plan: PLAN } }] }, { text: 'done' })
+      host.reviews.push([{ id: 'plan-review', selected: ['Approve'] }])
+      await agent.prompt('go')
+      expect(requestSystem(host.model.requests[first]!).includes(SECTION)).toBe(has('policy'))
+      const result = eventsOf(agent.session, 'tool/result').at(-1)!.data
+      if (has('tool')) {
+        expect(result).toMatchObject({ isError: false, value: { approved: true } })
+        expect(root.require('planMode').get(agent)).toEqual({ active: false })
+        if (has('projection')) {
+          expect(root.require('sessionProjections').snapshot(agent.session).values.plan).toEqual({ active: false, pending: false })
+        }
+      } else {
+        expect(result.isError).toBe(true)
+        expect(root.require('planMode').get(agent)).toEqual({ active: true })
+      }
+      expect(host.logger.lines.filter((line) => line.level === 'error')).toEqual([])
+    },
+  )
 
   it('a layer loaded without plan-core throws an error naming planMode', () => {
     const host = createPlanHost([])
@@ -258,7 +273,12 @@ describe('§3.6/§8 the layers follow plan-core, however they are composed', () 
     expect(() => host.root.plugin(planPolicyPlugin, { section: SECTION })).toThrow(
       'plugin "@planmode/plan-policy" requires service "planMode", which is not provided',
     )
-    expect(registrations(host.root, { events: [] } as never)).toMatchObject({ sections: [], commands: [], tools: ['read', 'write'], projections: [] })
+    expect(registrations(host.root, { events: [] } as never)).toMatchObject({
+      sections: [],
+      commands: [],
+      tools: ['read', 'write'],
+      projections: [],
+    })
   })
 })
 
@@ -267,31 +287,42 @@ describe("§2 plan-core's invariant follows sessionInvariants", () => {
   function partsHost() {
     const logger = recordingLogger()
     const root = new Context({ logger })
-    const parts = [sessionInvariantsPlugin, sessionStorePlugin, toolsPlugin, systemPromptPlugin, commandsPlugin, userQuestionsPlugin, sessionProjectionsPlugin]
+    const parts = [
+      sessionInvariantsPlugin,
+      sessionStorePlugin,
+      toolsPlugin,
+      systemPromptPlugin,
+      commandsPlugin,
+      userQuestionsPlugin,
+      sessionProjectionsPlugin,
+    ]
     const fibers = parts.map((part) => root.plugin(part as never))
     root.plugin(agentsPlugin, { model: createScriptedModel([]), retryDelayMs: 0 })
     return { root, logger, invariants: fibers[0]! }
   }
 
-  it.each(['flat', 'bundle'] as const)('%s: gone with the registry, registered again (and enforcing) when it returns', async (composition) => {
-    const { root, invariants } = partsHost()
-    if (composition === 'flat') root.plugin(planModeInvariantPlugin)
-    else root.plugin({ name: 'test/bundle', apply: (ctx) => void ctx.plugin(planModeInvariantPlugin) })
-    const session = await root.require('sessions').create()
-    const owners = () => (root.require('sessionInvariants') as HostSessionInvariants).owners()
-    expect(owners()).toEqual([PLAN_MODE_INVARIANT_OWNER])
-    await expect(session.append('plan/mode', { active: 'yes' } as never)).rejects.toThrow('expected a boolean')
+  it.each(['flat', 'bundle'] as const)(
+    '%s: gone with the registry, registered again (and enforcing) when it returns',
+    async (composition) => {
+      const { root, invariants } = partsHost()
+      if (composition === 'flat') root.plugin(planModeInvariantPlugin)
+      else root.plugin({ name: 'test/bundle', apply: (ctx) => void ctx.plugin(planModeInvariantPlugin) })
+      const session = await root.require('sessions').create()
+      const owners = () => (root.require('sessionInvariants') as HostSessionInvariants).owners()
+      expect(owners()).toEqual([PLAN_MODE_INVARIANT_OWNER])
+      await expect(session.append('plan/mode', { active: 'yes' } as never)).rejects.toThrow('expected a boolean')
 
-    invariants.dispose()
-    expect(root.get('sessionInvariants')).toBeUndefined()
-    await session.append('plan/mode', { active: true }) // nothing checks appends now
+      invariants.dispose()
+      expect(root.get('sessionInvariants')).toBeUndefined()
+      await session.append('plan/mode', { active: true }) // nothing checks appends now
 
-    root.plugin(sessionInvariantsPlugin)
-    expect(owners()).toEqual([PLAN_MODE_INVARIANT_OWNER])
-    await expect(session.append('plan/mode', { active: 'yes' } as never)).rejects.toThrow('expected a boolean')
-    await session.append('plan/mode', { active: false })
-    expect(eventsOf(session, 'plan/mode').map((event) => event.data.active)).toEqual([true, false])
-  })
+      root.plugin(sessionInvariantsPlugin)
+      expect(owners()).toEqual([PLAN_MODE_INVARIANT_OWNER])
+      await expect(session.append('plan/mode', { active: 'yes' } as never)).rejects.toThrow('expected a boolean')
+      await session.append('plan/mode', { active: false })
+      expect(eventsOf(session, 'plan/mode').map((event) => event.data.active)).toEqual([true, false])
+    },
+  )
 
   it('a session broken while the registry was away: re-registering fails, is logged, and the check stays away', async () => {
     const { root, logger, invariants } = partsHost()

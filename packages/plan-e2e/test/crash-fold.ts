@@ -125,7 +125,8 @@ export function badQuestions(events: readonly SessionEvent[]): string[] {
       if (asked.has(String(id))) bad.push(`question ${String(id)} asked again at seq ${event.seq}`)
       asked.add(String(id))
     } else if (event.type === 'question/settled') {
-      if (!asked.has(String(id)) || settled.has(String(id))) bad.push(`question ${String(id)} settled at seq ${event.seq} without being open`)
+      if (!asked.has(String(id)) || settled.has(String(id)))
+        bad.push(`question ${String(id)} settled at seq ${event.seq} without being open`)
       settled.add(String(id))
     }
   }

@@ -25,7 +25,14 @@ export function seeded(seedText) {
 
 /** A context with the reference host (`host` is its store's part of the config) and every plan layer, over a scripted model. */
 export function composeCrashHost(host) {
-  const quiet = { debug() {}, info() {}, warn() {}, error(message) { process.stderr.write(`${message}\n`) } }
+  const quiet = {
+    debug() {},
+    info() {},
+    warn() {},
+    error(message) {
+      process.stderr.write(`${message}\n`)
+    },
+  }
   const root = new Context({ logger: quiet })
   const model = createScriptedModel([])
   root.plugin(hostPlugin, { ...host, model, maxSteps: 6, retryDelayMs: 0 })
@@ -68,10 +75,14 @@ export async function workForever({ root, model, agent, random }) {
     if (random() < 0.25) await commands.execute({ agent, line: toggle() })
     const roll = random()
     if (planMode.get(agent).active && roll < 0.5) {
-      return { text: 'Here is the plan.', toolCalls: [{ toolName: 'exit_plan_mode', input: { plan: `# Plan ${call}\n\n- read\n- change\n- test` } }] }
+      return {
+        text: 'Here is the plan.',
+        toolCalls: [{ toolName: 'exit_plan_mode', input: { plan: `# Plan ${call}\n\n- read\n- change\n- test` } }],
+      }
     }
     // The model asks to plan (a silent entry when the user agrees, applied at the next step).
-    if (!planMode.get(agent).active && roll < 0.15) return { toolCalls: [{ toolName: 'enter_plan_mode', input: { reason: `task ${call} is risky` } }] }
+    if (!planMode.get(agent).active && roll < 0.15)
+      return { toolCalls: [{ toolName: 'enter_plan_mode', input: { reason: `task ${call} is risky` } }] }
     if (roll < 0.75) return { toolCalls: [{ toolName: 'read', input: { path: `src/file-${call}.ts` } }] }
     return { text: `done with request ${call}` }
   }

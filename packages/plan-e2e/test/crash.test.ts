@@ -163,7 +163,14 @@ async function lane(work: WorkLane, dir: string, prefix: string, rounds: number,
     const seed = seeds()
     const durability = ['turn', 'never', 'append'][round % 3]!
     const where = `(lane ${id}, round ${round}, seed ${seed})`
-    const { acked } = await runAndKill(work, `round ${round} of session ${id} (seed ${seed}, durability ${durability})`, dir, id, durability, seed)
+    const { acked } = await runAndKill(
+      work,
+      `round ${round} of session ${id} (seed ${seed}, durability ${durability})`,
+      dir,
+      id,
+      durability,
+      seed,
+    )
     counts.kills += 1
     work.step(`round ${round} of session ${id} (seed ${seed}): reopening after the kill and checking the plan state`)
     const file = join(dir, `${id}.jsonl`)
@@ -179,7 +186,8 @@ async function lane(work: WorkLane, dir: string, prefix: string, rounds: number,
       counts.tornSimulated += 1
     }
     const expected = parseRaw(raw)
-    if (!simulate) expect(expected.events.at(-1)?.seq ?? -1, `every acknowledged append is in the file ${where}`).toBeGreaterThanOrEqual(acked)
+    if (!simulate)
+      expect(expected.events.at(-1)?.seq ?? -1, `every acknowledged append is in the file ${where}`).toBeGreaterThanOrEqual(acked)
 
     // A fresh host over the same directory: the reopen must succeed.
     const host = createPlanHost(undefined, [], { dir })
@@ -204,7 +212,10 @@ async function lane(work: WorkLane, dir: string, prefix: string, rounds: number,
     await session.settled()
     const inFile = foldPlan(expected.events)
     const fromFile = session.events.slice(0, expected.events.length)
-    expect(JSON.stringify(fromFile) === JSON.stringify(expected.events), `the reopened log starts with exactly the whole lines of the file ${where}`).toBe(true)
+    expect(
+      JSON.stringify(fromFile) === JSON.stringify(expected.events),
+      `the reopened log starts with exactly the whole lines of the file ${where}`,
+    ).toBe(true)
     const closing = session.events.slice(expected.events.length)
     const lastTurnInFile = expected.events.findLast((e) => e.type === 'turn/start' || e.type === 'turn/end')
     const openStepInFile = expected.events.findLast((e) => e.type === 'step/start' || e.type === 'step/end' || e.type === 'turn/start')
@@ -220,15 +231,17 @@ async function lane(work: WorkLane, dir: string, prefix: string, rounds: number,
       counts.openTurnsAtKill += 1
       const types = closingTurn.map((e) => e.type)
       const silentDue = inFile.fromExit && inFile.pending !== undefined
-      expect(types, `an open turn is closed at open ${where}, and a silent selection it left pending is committed right after its turn/end`).toEqual([
-        ...(openStepInFile?.type === 'step/start' ? ['step/end'] : []),
-        'turn/end',
-        ...(silentDue ? ['plan/mode'] : []),
-      ])
+      expect(
+        types,
+        `an open turn is closed at open ${where}, and a silent selection it left pending is committed right after its turn/end`,
+      ).toEqual([...(openStepInFile?.type === 'step/start' ? ['step/end'] : []), 'turn/end', ...(silentDue ? ['plan/mode'] : [])])
       const turnEnd = closingTurn.findLast((e) => e.type === 'turn/end')!
       expect(closesInterrupted(turnEnd), `with reason interrupted ${where}`).toBe(true)
       if (silentDue) {
-        expect(closingTurn.at(-1)!.data, `the pending selection, with its cause ${where}`).toEqual({ active: inFile.pending, cause: inFile.pending ? 'model' : 'review' })
+        expect(closingTurn.at(-1)!.data, `the pending selection, with its cause ${where}`).toEqual({
+          active: inFile.pending,
+          cause: inFile.pending ? 'model' : 'review',
+        })
         counts.silentCommittedAtOpen += 1
       }
     } else {
@@ -236,9 +249,15 @@ async function lane(work: WorkLane, dir: string, prefix: string, rounds: number,
     }
     expect(badQuestions(session.events), `every question is asked once and settled at most once ${where}`).toEqual([])
     expect(openQuestionIds(session.events), `no question is left open after the reopen ${where}`).toEqual([])
-    expect(session.events.every((e, index) => e.seq === index), `seq runs 0, 1, 2, … ${where}`).toBe(true)
+    expect(
+      session.events.every((e, index) => e.seq === index),
+      `seq runs 0, 1, 2, … ${where}`,
+    ).toBe(true)
     if (expected.torn) {
-      expect(host.logger.lines.some((l) => l.level === 'warn' && /torn last line|lost its newline|newline/.test(l.message)), where).toBe(true)
+      expect(
+        host.logger.lines.some((l) => l.level === 'warn' && /torn last line|lost its newline|newline/.test(l.message)),
+        where,
+      ).toBe(true)
       expect((await readFile(file, 'utf8')).endsWith('\n'), `the torn tail is repaired ${where}`).toBe(true)
     }
 
@@ -251,7 +270,8 @@ async function lane(work: WorkLane, dir: string, prefix: string, rounds: number,
       active: folded.active,
       pending: folded.projected,
     })
-    if (!folded.fromExit && !folded.replaced) expect(folded.projected, `both meanings of pending agree ${where}`).toBe(folded.pending !== undefined)
+    if (!folded.fromExit && !folded.replaced)
+      expect(folded.projected, `both meanings of pending agree ${where}`).toBe(folded.pending !== undefined)
 
     // Figures.
     if (folded.pending !== undefined && !folded.fromExit) counts.selectionsPending += 1
@@ -308,7 +328,10 @@ async function crashTrials(work: Work): Promise<void> {
   }))
   await Promise.all(
     lanes.map((counts, index) =>
-      work.lane(`lane ${index}`, (each) => lane(each, join(root, `lane-${index}`), `crash-${index}`, KILLS / LANES, seeds, counts), { total: KILLS / LANES, unit: 'kills' }),
+      work.lane(`lane ${index}`, (each) => lane(each, join(root, `lane-${index}`), `crash-${index}`, KILLS / LANES, seeds, counts), {
+        total: KILLS / LANES,
+        unit: 'kills',
+      }),
     ),
   )
   work.step('reading the final logs')
@@ -324,7 +347,9 @@ async function crashTrials(work: Work): Promise<void> {
       total.events += events.length
       total.interruptedTurnsClosed += events.filter(closesInterrupted).length
       total.planModeEvents += events.filter((e) => e.type === 'plan/mode').length
-      total.questionsInterrupted += events.filter((e) => e.type === 'question/settled' && (e.data as { outcome?: unknown }).outcome === 'interrupted').length
+      total.questionsInterrupted += events.filter(
+        (e) => e.type === 'question/settled' && (e.data as { outcome?: unknown }).outcome === 'interrupted',
+      ).length
     }
   }
   console.info(
@@ -343,6 +368,9 @@ async function crashTrials(work: Work): Promise<void> {
 
 describe('crash safety across the plan layers (SIGKILL at random moments)', () => {
   // No overall timeout (0): every step is bounded (STEP_MS × the load factor), and the kills are counted.
-  it(`${KILLS} kills: every reopen succeeds and holds exactly the plan state the file implies, pending /plan selections included`, ({ signal }) =>
-    boundedWork({ what: `crash test (${KILLS} kills in ${LANES} lanes)`, stepMs: STEP_MS, signal }, crashTrials), 0)
+  it(
+    `${KILLS} kills: every reopen succeeds and holds exactly the plan state the file implies, pending /plan selections included`,
+    ({ signal }) => boundedWork({ what: `crash test (${KILLS} kills in ${LANES} lanes)`, stepMs: STEP_MS, signal }, crashTrials),
+    0,
+  )
 })

@@ -15,9 +15,9 @@ import { SECTION, createPlanHost, type PlanHost } from './plan-host.js'
 function faulty(layers?: Parameters<typeof createPlanHost>[0]) {
   const host = createPlanHost(layers)
   let fail: ((event: SessionEvent) => boolean) | undefined
-  host.root.require('sessionInvariants').register('fault-injection', (event) =>
-    fail?.(event) === true ? `injected fault on ${event.type}` : undefined,
-  )
+  host.root
+    .require('sessionInvariants')
+    .register('fault-injection', (event) => (fail?.(event) === true ? `injected fault on ${event.type}` : undefined))
   const planMode = host.root.require('planMode')
   return {
     ...host,
@@ -216,7 +216,10 @@ describe('fault injection at every append site', () => {
     await agent.cancel()
     expect((await turn).reason).toBe('cancelled')
     const result = eventsOf(agent.session, 'tool/result').at(-1)!.data
-    expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Error: the question was aborted before the user answered' }] })
+    expect(result).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: 'Error: the question was aborted before the user answered' }],
+    })
     expect(host.planMode.get(agent)).toEqual({ active: true })
     expect(host.plan(agent)).toEqual({ active: true, pending: false })
   })

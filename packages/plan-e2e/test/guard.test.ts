@@ -14,13 +14,22 @@ describe('§14 plan-guard over every plan layer and the real exit tool', () => {
     await host.command(agent, '/plan')
     host.reviews.push([{ id: 'plan-review', selected: ['Approve'] }])
     host.model.push(
-      { toolCalls: [{ toolName: 'write', input: { path: 'src/cache.ts' } }, { toolName: 'read', input: { path: 'src/store.ts' } }] },
+      {
+        toolCalls: [
+          { toolName: 'write', input: { path: 'src/cache.ts' } },
+          { toolName: 'read', input: { path: 'src/store.ts' } },
+        ],
+      },
       { toolCalls: [{ toolName: EXIT_PLAN_MODE, input: { plan: PLAN } }] },
       { toolCalls: [{ toolName: 'write', input: { path: 'src/cache.ts' } }] },
       { text: 'done' },
     )
     await agent.prompt('add caching')
-    const results = eventsOf(agent.session, 'tool/result').map(({ data }) => ({ toolName: data.toolName, isError: data.isError, text: data.content[0]?.text }))
+    const results = eventsOf(agent.session, 'tool/result').map(({ data }) => ({
+      toolName: data.toolName,
+      isError: data.isError,
+      text: data.content[0]?.text,
+    }))
     expect(results).toEqual([
       { toolName: 'write', isError: true, text: `Error: ${planGuardRefusal('write')}` },
       { toolName: 'read', isError: false, text: 'contents of src/store.ts' },
@@ -45,7 +54,12 @@ describe('§14 plan-guard over every plan layer and the real exit tool', () => {
     const agent = await host.agent()
     host.reviews.push([{ id: 'plan-enter', selected: ['Enter plan mode'] }])
     host.model.push(
-      { toolCalls: [{ toolName: ENTER_PLAN_MODE, input: { reason: 'a risky change' } }, { toolName: 'write', input: { path: 'a.ts' } }] },
+      {
+        toolCalls: [
+          { toolName: ENTER_PLAN_MODE, input: { reason: 'a risky change' } },
+          { toolName: 'write', input: { path: 'a.ts' } },
+        ],
+      },
       { toolCalls: [{ toolName: 'write', input: { path: 'b.ts' } }] },
       { text: 'planning' },
     )

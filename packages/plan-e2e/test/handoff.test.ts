@@ -9,7 +9,14 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
 import { Context, type Plugin } from '@planmode/context'
-import { createScriptedModel, hostPlugin, type AgentHandedOffPayload, type HostAgent, type HostSession, type ScriptedModel } from '@planmode/host'
+import {
+  createScriptedModel,
+  hostPlugin,
+  type AgentHandedOffPayload,
+  type HostAgent,
+  type HostSession,
+  type ScriptedModel,
+} from '@planmode/host'
 import { planCommandsPlugin } from '@planmode/plan-commands'
 import { planCorePlugin } from '@planmode/plan-core'
 import { planPolicyPlugin } from '@planmode/plan-policy'
@@ -66,11 +73,16 @@ const stores: Store[] = [
   },
   {
     name: 'PostgreSQL',
-    sessions: () => ({ sessions: postgresSessions({ connection: pgTestUrl(), schema, holder: `handoff-${Math.random().toString(36).slice(2)}` }) }),
+    sessions: () => ({
+      sessions: postgresSessions({ connection: pgTestUrl(), schema, holder: `handoff-${Math.random().toString(36).slice(2)}` }),
+    }),
     released: async (root) => {
       await asPostgresStore(root.get('sessions'))?.end()
     },
-    stored: async (id) => (await raw.query<{ type: string }>(`SELECT type FROM "${schema}".events WHERE session_id = $1 ORDER BY seq`, [id])).rows.map((row) => row.type),
+    stored: async (id) =>
+      (await raw.query<{ type: string }>(`SELECT type FROM "${schema}".events WHERE session_id = $1 ORDER BY seq`, [id])).rows.map(
+        (row) => row.type,
+      ),
   },
 ]
 
@@ -102,15 +114,22 @@ function planHost(store: Store, main: ScriptedModel, other: ScriptedModel) {
 }
 
 const typesOf = (events: readonly SessionEvent[]) => events.map((event) => event.type)
-const of = <T extends SessionEvent['type']>(events: readonly SessionEvent[], type: T) => events.filter((event) => event.type === type) as unknown as SessionEvent<T>[]
+const of = <T extends SessionEvent['type']>(events: readonly SessionEvent[], type: T) =>
+  events.filter((event) => event.type === type) as unknown as SessionEvent<T>[]
 
 describe.each(stores)('a handoff to a fresh session on another model, over $name', (store) => {
   it('the approving turn stops; the new session carries the plan out on the chosen model; a second host reads both back', async () => {
     const main = createScriptedModel(
-      [{ toolCalls: [{ toolName: 'read', input: { path: 'config.ts' } }] }, { toolCalls: [{ toolName: 'exit_plan_mode', input: { plan: PLAN }, toolCallId: 'exit-1' }] }],
+      [
+        { toolCalls: [{ toolName: 'read', input: { path: 'config.ts' } }] },
+        { toolCalls: [{ toolName: 'exit_plan_mode', input: { plan: PLAN }, toolCallId: 'exit-1' }] },
+      ],
       { modelId: 'main' },
     )
-    const other = createScriptedModel([{ toolCalls: [{ toolName: 'read', input: { path: 'config.ts' } }] }, { text: 'Done: the config is cached.' }], { modelId: 'other' })
+    const other = createScriptedModel(
+      [{ toolCalls: [{ toolName: 'read', input: { path: 'config.ts' } }] }, { text: 'Done: the config is cached.' }],
+      { modelId: 'other' },
+    )
     const first = planHost(store, main, other)
     const sessions = first.root.require('sessions')
     const origin = first.root.require('agents').create({ session: await sessions.create() })
@@ -121,9 +140,17 @@ describe.each(stores)('a handoff to a fresh session on another model, over $name
     expect(outcome).toMatchObject({ reason: 'completed', steps: 2 })
     expect(main.requests).toHaveLength(2)
     const result = of(origin.session.events, 'tool/result').find((event) => event.data.toolCallId === 'exit-1')!
-    expect(result.data).toMatchObject({ isError: false, value: { approved: true, handoff: { fresh: true, model: 'other' } }, content: [{ type: 'text', text: FRESH }] })
-    expect(of(origin.session.events, 'plan/review').map((event) => event.data)).toEqual([{ toolCallId: 'exit-1', outcome: 'approved', handoff: { fresh: true, model: 'other' } }])
-    expect(first.reviewed).toEqual([{ agent: origin, toolCallId: 'exit-1', outcome: 'approved', plan: PLAN, handoff: { fresh: true, model: 'other' } }])
+    expect(result.data).toMatchObject({
+      isError: false,
+      value: { approved: true, handoff: { fresh: true, model: 'other' } },
+      content: [{ type: 'text', text: FRESH }],
+    })
+    expect(of(origin.session.events, 'plan/review').map((event) => event.data)).toEqual([
+      { toolCallId: 'exit-1', outcome: 'approved', handoff: { fresh: true, model: 'other' } },
+    ])
+    expect(first.reviewed).toEqual([
+      { agent: origin, toolCallId: 'exit-1', outcome: 'approved', plan: PLAN, handoff: { fresh: true, model: 'other' } },
+    ])
 
     // The fresh session: announced before the prompt resolved, its first turn on the other model.
     expect(first.handedOff).toHaveLength(1)
@@ -131,7 +158,11 @@ describe.each(stores)('a handoff to a fresh session on another model, over $name
     expect(from).toBe(origin)
     expect(await turn).toMatchObject({ turn: 1, reason: 'completed', steps: 2 })
     const events = fresh.session.events
-    expect(events[0]).toMatchObject({ seq: 0, type: 'plan/handoff', data: { from: { session: origin.session.id, toolCallId: 'exit-1' }, plan: PLAN, title: 'Cache the config', model: 'other' } })
+    expect(events[0]).toMatchObject({
+      seq: 0,
+      type: 'plan/handoff',
+      data: { from: { session: origin.session.id, toolCallId: 'exit-1' }, plan: PLAN, title: 'Cache the config', model: 'other' },
+    })
     expect(typesOf(events).slice(0, 5)).toEqual(['plan/handoff', 'turn/start', 'user/message', 'request/header', 'step/start'])
     expect(of(events, 'user/message').map((event) => event.data.source)).toEqual([{ kind: 'plugin', plugin: 'plan-mode', form: 'handoff' }])
     expect(of(events, 'request/header').map((event) => event.data.model)).toEqual(['scripted:other'])

@@ -43,7 +43,8 @@ for (;;) {
     if (error?.code !== 'LOCKED') throw error
     if (retries === 0) process.stdout.write('locked\n')
     retries += 1
-    if (process.ppid !== parent) throw new Error(`pg-crash-child: the test process went away while session ${id} stayed LOCKED: ${error.message}`)
+    if (process.ppid !== parent)
+      throw new Error(`pg-crash-child: the test process went away while session ${id} stayed LOCKED: ${error.message}`)
     await new Promise((resolve) => setTimeout(resolve, 2))
   }
 }
@@ -64,7 +65,8 @@ const hit = (event) => {
       ? event.type === 'plan/review' && data.outcome === 'approved'
       : event.type === 'tool/result' && data.toolName === 'exit_plan_mode' && data.isError === false && data.value?.approved === true
   }
-  if (target === 'entry') return event.type === 'tool/result' && data.toolName === 'enter_plan_mode' && data.isError === false && data.value?.entered === true
+  if (target === 'entry')
+    return event.type === 'tool/result' && data.toolName === 'enter_plan_mode' && data.isError === false && data.value?.entered === true
   return false
 }
 root.on('session/event', ({ session: changed, event }) => {

@@ -123,8 +123,7 @@ function startChild(schema: string, id: string, holder: string, seed: number, ta
       if (line === 'locked') {
         wasLocked = true
         onLocked()
-      }
-      else if (line.startsWith('open ')) onOpened(JSON.parse(line.slice(5)) as Opened)
+      } else if (line.startsWith('open ')) onOpened(JSON.parse(line.slice(5)) as Opened)
       else acks.push(Number(line))
     }
     for (let index = ackWaiters.length - 1; index >= 0; index--) {
@@ -150,7 +149,10 @@ function startChild(schema: string, id: string, holder: string, seed: number, ta
     locked,
     opened,
     gone,
-    acked: (count) => (acks.length >= count || child.exitCode !== null ? Promise.resolve() : new Promise((resolveAcked) => ackWaiters.push({ count, resolve: resolveAcked }))),
+    acked: (count) =>
+      acks.length >= count || child.exitCode !== null
+        ? Promise.resolve()
+        : new Promise((resolveAcked) => ackWaiters.push({ count, resolve: resolveAcked })),
     progress: () =>
       `${acks.length} events acknowledged (last seq ${acks.at(-1) ?? -1})${wasLocked ? ', refused the lease at first' : ''}` +
       `${child.exitCode !== null || child.signalCode !== null ? `, exited (${String(child.exitCode ?? child.signalCode)})` : ''}; stderr: ${JSON.stringify(stderr.slice(-300))}`,
@@ -185,7 +187,13 @@ async function killLater(child: Child, seed: number, target: Target): Promise<bo
  * Resolves with how long after `exitedAt` the database stopped showing
  * `holder` holding the lease of `id`; stops (rejects) when `signal` aborts.
  */
-async function leaseReleasedAfter(store: PostgresSessionStore, id: string, holder: string, exitedAt: number, signal: AbortSignal): Promise<number> {
+async function leaseReleasedAfter(
+  store: PostgresSessionStore,
+  id: string,
+  holder: string,
+  exitedAt: number,
+  signal: AbortSignal,
+): Promise<number> {
   for (;;) {
     signal.throwIfAborted()
     const lease = await store.lease(id)
@@ -248,8 +256,17 @@ const newCounts = (): Counts => ({
  * predecessor acknowledged is there, seqs run 0..n-1, and its rebuilt plan
  * state is the plain fold of the rows up to the head it reopened.
  */
-function checkReopen(rows: readonly SessionEvent[], opened: Opened, previous: Child | undefined, where: string, counts: Counts): FoldedPlan {
-  expect(rows.every((event, index) => event.seq === index), `seqs run 0, 1, 2, … with no gap and no duplicate ${where}`).toBe(true)
+function checkReopen(
+  rows: readonly SessionEvent[],
+  opened: Opened,
+  previous: Child | undefined,
+  where: string,
+  counts: Counts,
+): FoldedPlan {
+  expect(
+    rows.every((event, index) => event.seq === index),
+    `seqs run 0, 1, 2, … with no gap and no duplicate ${where}`,
+  ).toBe(true)
   expect(opened.head, `the new writer reopened at most what is committed ${where}`).toBeLessThan(rows.length)
   if (previous !== undefined) {
     const lastAck = previous.acks.at(-1) ?? -1
@@ -260,8 +277,12 @@ function checkReopen(rows: readonly SessionEvent[], opened: Opened, previous: Ch
   expect(opened.state, `planMode.get after the failover equals the plain fold of the rows ${where}`).toEqual(
     folded.pending === undefined ? { active: folded.active } : { active: folded.active, pending: folded.pending },
   )
-  expect(opened.projected, `the projection after the failover agrees ${where}`).toEqual({ active: folded.active, pending: folded.projected })
-  if (!folded.fromExit && !folded.replaced) expect(folded.projected, `both meanings of pending agree ${where}`).toBe(folded.pending !== undefined)
+  expect(opened.projected, `the projection after the failover agrees ${where}`).toEqual({
+    active: folded.active,
+    pending: folded.projected,
+  })
+  if (!folded.fromExit && !folded.replaced)
+    expect(folded.projected, `both meanings of pending agree ${where}`).toBe(folded.pending !== undefined)
 
   if (opened.retries > 0) counts.lockedAtOpen += 1
   if (folded.pending !== undefined && !folded.fromExit) counts.selectionsPending += 1
@@ -290,13 +311,7 @@ function waitOn<T>(lane: WorkLane, promise: Promise<T>, what: string, child?: Ch
  * One session: `rounds` writers, each killed, each reopened by the next one
  * (a new process), then a last child that only reopens and reports.
  */
-async function failovers(
-  lane: WorkLane,
-  id: string,
-  rounds: number,
-  seeds: () => number,
-  counts: Counts,
-): Promise<void> {
+async function failovers(lane: WorkLane, id: string, rounds: number, seeds: () => number, counts: Counts): Promise<void> {
   await lane.wait(newSession(store, id), `creating session ${id}`)
   counts.sessions += 1
   let previous: { child: Child; exitedAt: number; epoch: number } | undefined
@@ -307,7 +322,8 @@ async function failovers(
     const where = `(session ${id}, round ${round}, seed ${seed}, target ${target})`
     // The next writer starts at once; the parent meanwhile watches the dead one's lease go.
     const child = startChild(schema, id, `${id}-w${round}`, seed, target, report)
-    const released = previous === undefined ? undefined : leaseReleasedAfter(store, id, previous.child.holder, previous.exitedAt, lane.signal)
+    const released =
+      previous === undefined ? undefined : leaseReleasedAfter(store, id, previous.child.holder, previous.exitedAt, lane.signal)
     released?.catch(() => {})
     const opened = await waitOn(lane, child.opened, `the writer of ${where} opening the session`, child)
     if (previous !== undefined) {
@@ -332,7 +348,10 @@ async function failovers(
     )
     if (await killing) counts.selfKills += 1
     expect(gone.signal, `the child was SIGKILLed ${where}: ${gone.stderr}`).toBe('SIGKILL')
-    expect(child.acks.every((seq) => seq > opened.head), `the writer wrote only after the head it reopened ${where}`).toBe(true)
+    expect(
+      child.acks.every((seq) => seq > opened.head),
+      `the writer wrote only after the head it reopened ${where}`,
+    ).toBe(true)
     counts.kills += 1
     lane.done()
     previous = { child, exitedAt: gone.exitedAt, epoch: opened.epoch }
@@ -364,10 +383,23 @@ let root: Context
 let store: PostgresSessionStore
 let raw: pg.Client
 beforeAll(async () => {
-  assertBuilt('pg crash test', ['context', 'seams', 'host', 'plan-core', 'plan-policy', 'plan-commands', 'plan-tool', 'plan-projection', 'store-postgres'])
+  assertBuilt('pg crash test', [
+    'context',
+    'seams',
+    'host',
+    'plan-core',
+    'plan-policy',
+    'plan-commands',
+    'plan-tool',
+    'plan-projection',
+    'store-postgres',
+  ])
   await setup({ connection: pgTestUrl(), schema })
   root = new Context()
-  root.plugin(hostPlugin, { sessions: postgresSessions({ connection: pgTestUrl(), schema, holder: 'parent' }), model: createScriptedModel([]) })
+  root.plugin(hostPlugin, {
+    sessions: postgresSessions({ connection: pgTestUrl(), schema, holder: 'parent' }),
+    model: createScriptedModel([]),
+  })
   root.plugin(planCorePlugin)
   root.plugin(planProjectionPlugin)
   store = asPostgresStore(root.require('sessions'))!
@@ -431,10 +463,17 @@ async function followerTrials(work: Work): Promise<void> {
   })
   const projections = root.require('sessionProjections')
   const agree = async (rows: readonly SessionEvent[], upTo: number, where: string): Promise<void> => {
-    if (upTo >= 0) await waitOn(work, follower.reached(upTo), `the follower reaching seq ${upTo} ${where} (it holds ${follower.events.length} events)`)
-    expect(JSON.stringify(follower.events.slice(0, upTo + 1)) === JSON.stringify(rows.slice(0, upTo + 1)), `the follower's events are the rows ${where}`).toBe(true)
+    if (upTo >= 0)
+      await waitOn(work, follower.reached(upTo), `the follower reaching seq ${upTo} ${where} (it holds ${follower.events.length} events)`)
+    expect(
+      JSON.stringify(follower.events.slice(0, upTo + 1)) === JSON.stringify(rows.slice(0, upTo + 1)),
+      `the follower's events are the rows ${where}`,
+    ).toBe(true)
     const folded = foldPlan(follower.events)
-    expect(projections.snapshot(follower).values.plan, `the follower's projection folds what it follows ${where}`).toEqual({ active: folded.active, pending: folded.projected })
+    expect(projections.snapshot(follower).values.plan, `the follower's projection folds what it follows ${where}`).toEqual({
+      active: folded.active,
+      pending: folded.projected,
+    })
   }
   // The session is new: the follower started empty and must see every commit of every writer.
   const ROUNDS = 6
@@ -459,11 +498,19 @@ async function followerTrials(work: Work): Promise<void> {
     counts.kills += 1
     work.done()
     const lastAck = child.acks.at(-1) ?? -1
-    await agree(await waitOn(work, readRows(raw, schema, id), `reading the rows ${where}, after the kill`), lastAck, `${where}, after the kill`)
+    await agree(
+      await waitOn(work, readRows(raw, schema, id), `reading the rows ${where}, after the kill`),
+      lastAck,
+      `${where}, after the kill`,
+    )
     previous = child
   }
   const rows = await waitOn(work, readRows(raw, schema, id), 'reading the final rows')
-  await waitOn(work, follower.reached(rows.length - 1), `the follower reaching the last row, seq ${rows.length - 1} (it holds ${follower.events.length} events)`)
+  await waitOn(
+    work,
+    follower.reached(rows.length - 1),
+    `the follower reaching the last row, seq ${rows.length - 1} (it holds ${follower.events.length} events)`,
+  )
   expect(JSON.stringify(follower.events) === JSON.stringify(rows), 'the follower holds exactly the rows').toBe(true)
   expect(announced, 'the follower announced every commit of every writer once, in order').toEqual(rows.map((event) => event.seq))
   expect(counts.kills).toBe(ROUNDS)
@@ -481,7 +528,11 @@ async function pairTrials(work: Work): Promise<void> {
     await waitOn(work, newSession(store, id), `creating session ${id}`)
     const [a, b] = [startChild(schema, id, `${id}-a`, seeds(), 'none'), startChild(schema, id, `${id}-b`, seeds(), 'none')]
     const both = (): string => `${a.holder}: pid ${String(a.pid)}, ${a.progress()}; ${b.holder}: pid ${String(b.pid)}, ${b.progress()}`
-    const first = await work.wait(Promise.race([a.opened.then(() => a), b.opened.then(() => b)]), `a writer of ${id} opening the session`, both)
+    const first = await work.wait(
+      Promise.race([a.opened.then(() => a), b.opened.then(() => b)]),
+      `a writer of ${id} opening the session`,
+      both,
+    )
     const second = first === a ? b : a
     // The other one found the lease held, and keeps waiting while the writer lives.
     await work.wait(second.locked, `the second process of ${id} being refused`, both)
@@ -502,10 +553,19 @@ async function pairTrials(work: Work): Promise<void> {
     await waitOn(work, second.gone, `the new writer of ${id} dying after its SIGKILL`, second)
     counts.kills += 1
     work.done()
-    expect(first.acks.every((seq) => seq <= opened.head) && second.acks.every((seq) => seq > opened.head), `the two writers never interleave (${id})`).toBe(true)
+    expect(
+      first.acks.every((seq) => seq <= opened.head) && second.acks.every((seq) => seq > opened.head),
+      `the two writers never interleave (${id})`,
+    ).toBe(true)
     const check = startChild(schema, id, `${id}-check`, seeds(), 'none', true)
     const checked = await waitOn(work, check.opened, `the check of ${id} opening the session`, check)
-    checkReopen(await waitOn(work, readRows(raw, schema, id), `reading the rows of ${id}`), checked, second, `(${id}, after the takeover)`, counts)
+    checkReopen(
+      await waitOn(work, readRows(raw, schema, id), `reading the rows of ${id}`),
+      checked,
+      second,
+      `(${id}, after the takeover)`,
+      counts,
+    )
     expect((await waitOn(work, check.gone, `the check of ${id} exiting`, check)).code).toBe(0)
   }
   console.info(`pg crash test: a waiting process took the lease ${summary(waits)} after the writer's SIGKILL`)
@@ -514,12 +574,21 @@ async function pairTrials(work: Work): Promise<void> {
 
 // No overall timeouts (0): every step is bounded (STEP_MS × the load factor), and the kills are counted.
 describe('crash safety and failover on PostgreSQL (SIGKILL at random moments, the next process takes over)', () => {
-  it(`${KILLS} kills: each next writer reopens every acknowledged event and exactly the plan state the rows imply`, ({ signal }) =>
-    boundedWork({ what: `pg crash test (${KILLS} kills in ${LANES} lanes)`, stepMs: STEP_MS, signal }, failoverTrials), 0)
+  it(
+    `${KILLS} kills: each next writer reopens every acknowledged event and exactly the plan state the rows imply`,
+    ({ signal }) => boundedWork({ what: `pg crash test (${KILLS} kills in ${LANES} lanes)`, stepMs: STEP_MS, signal }, failoverTrials),
+    0,
+  )
 
-  it('a follower in another process stays open across writers and kills, and its events always equal the rows', ({ signal }) =>
-    boundedWork({ what: 'pg crash test (a follower across 6 kills)', stepMs: STEP_MS, signal }, followerTrials), 0)
+  it(
+    'a follower in another process stays open across writers and kills, and its events always equal the rows',
+    ({ signal }) => boundedWork({ what: 'pg crash test (a follower across 6 kills)', stepMs: STEP_MS, signal }, followerTrials),
+    0,
+  )
 
-  it('two processes opening one session at once: exactly one writes, the other gets LOCKED and takes over only when the writer dies', ({ signal }) =>
-    boundedWork({ what: 'pg crash test (3 pairs of writers)', stepMs: STEP_MS, signal }, pairTrials), 0)
+  it(
+    'two processes opening one session at once: exactly one writes, the other gets LOCKED and takes over only when the writer dies',
+    ({ signal }) => boundedWork({ what: 'pg crash test (3 pairs of writers)', stepMs: STEP_MS, signal }, pairTrials),
+    0,
+  )
 })

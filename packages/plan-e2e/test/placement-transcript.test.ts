@@ -64,7 +64,12 @@ describe("§13 placement 'transcript': the system prompt never changes with the 
     seen.push(sectionText(host, agent), sectionText(host))
     expect(seen).toEqual(['', '', '', '', ''])
     // a system-placement section would have shown the pending entry at once: this one stays registered, and ''
-    expect(host.root.require('systemPrompt').assemble({ agent }).sections.map((section) => section.name)).toContain(PLAN_POLICY_SECTION)
+    expect(
+      host.root
+        .require('systemPrompt')
+        .assemble({ agent })
+        .sections.map((section) => section.name),
+    ).toContain(PLAN_POLICY_SECTION)
   })
 
   it('across /plan, /plan off, /plan again and an approved exit: one request/header (initial); every request has the same system text and tools', async () => {
@@ -120,7 +125,9 @@ describe("§13 placement 'transcript': the system prompt never changes with the 
     expect(stepUserMessages(agent.session, 2, 3)).toEqual([])
     expect(guidanceMessages(agent.session)).toEqual([planModeGuidance(SECTION)])
     const log = types(agent.session)
-    const guidance = agent.session.events.findIndex((event) => event.type === 'user/message' && event.data.source.kind === 'plugin' && event.data.source.form === 'guidance')
+    const guidance = agent.session.events.findIndex(
+      (event) => event.type === 'user/message' && event.data.source.kind === 'plugin' && event.data.source.form === 'guidance',
+    )
     expect(log.lastIndexOf('plan/mode')).toBeLessThan(guidance)
     expect(readPlanLog(agent.session).guided).toBe(true)
     expectStableRequests(host)
@@ -330,7 +337,9 @@ describe('§13 failure paths: nothing is added that the step will not use', () =
     const host = createTranscriptHost()
     const agent = await host.agent()
     let reject = true
-    host.root.on('agent/pre-step', async (_payload, next): Promise<PreStepDecision> => (reject ? { kind: 'reject', reason: 'test' } : next()))
+    host.root.on('agent/pre-step', async (_payload, next): Promise<PreStepDecision> =>
+      reject ? { kind: 'reject', reason: 'test' } : next(),
+    )
     await host.command(agent, '/plan')
     const outcome = await agent.prompt('plan it')
     expect(outcome.reason).toBe('rejected')
@@ -364,7 +373,9 @@ describe('§13 failure paths: nothing is added that the step will not use', () =
     const host = createTranscriptHost()
     const agent = await host.agent()
     const refuse = { on: false }
-    host.root.require('sessionInvariants').register('test', (event) => (refuse.on && event.type === 'plan/mode' ? 'test refuses plan/mode' : undefined))
+    host.root
+      .require('sessionInvariants')
+      .register('test', (event) => (refuse.on && event.type === 'plan/mode' ? 'test refuses plan/mode' : undefined))
     host.model.push(async () => {
       await host.command(agent, '/plan') // queued
       refuse.on = true
@@ -376,12 +387,14 @@ describe('§13 failure paths: nothing is added that the step will not use', () =
     })
     host.model.push({ text: 'planning' })
     await agent.prompt('go')
-    expect(host.logger.lines.filter((line) => line.message.startsWith('plan-mode: failed to append selected plan mode at step start'))).toHaveLength(1)
+    expect(
+      host.logger.lines.filter((line) => line.message.startsWith('plan-mode: failed to append selected plan mode at step start')),
+    ).toHaveLength(1)
     expect(stepUserMessages(agent.session, 1, 2)).toEqual([])
     expect(stepUserMessages(agent.session, 1, 3)).toEqual(['notice:on', 'guidance'])
   })
 
-  it("a malformed downstream decision is passed on untouched, for the host to report", async () => {
+  it('a malformed downstream decision is passed on untouched, for the host to report', async () => {
     const host = createTranscriptHost()
     const agent = await host.agent()
     host.root.on('agent/pre-step', async () => ({ kind: 'enter', messages: 'not a list' }) as unknown as PreStepDecision)
@@ -475,7 +488,10 @@ describe('§13 lifetime and composition', () => {
     host.root.on('agent/pre-step', async (payload, next) => {
       const decision = await next()
       if (decision.kind !== 'enter' || payload.step !== 2) return decision
-      return { ...decision, messages: [...decision.messages, { content: [{ type: 'text', text: 'downstream' }], source: { kind: 'user' } }] }
+      return {
+        ...decision,
+        messages: [...decision.messages, { content: [{ type: 'text', text: 'downstream' }], source: { kind: 'user' } }],
+      }
     })
     host.model.push(async () => {
       await host.command(agent, '/plan')

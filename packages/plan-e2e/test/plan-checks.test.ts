@@ -21,7 +21,9 @@ function hostWithSections(requiredSections: string[]): PlanHost {
 const toolTextsOf = (request: ModelRequest | undefined): string[] =>
   (request?.prompt ?? []).flatMap((message) =>
     message.role === 'tool'
-      ? message.content.flatMap((part) => (part.type === 'tool-result' && (part.output.type === 'text' || part.output.type === 'error-text') ? [part.output.value] : []))
+      ? message.content.flatMap((part) =>
+          part.type === 'tool-result' && (part.output.type === 'text' || part.output.type === 'error-text') ? [part.output.value] : [],
+        )
       : [],
   )
 
@@ -43,7 +45,9 @@ describe('§20 a plan refused by a validator, revised, then approved, through th
     )
     await agent.prompt('add caching')
     const notReady = 'Error: The plan is not ready for review:\n- missing section "Rollback"\n- name an owner'
-    expect(eventsOf(agent.session, 'tool/result').map((event) => [event.data.toolCallId, event.data.isError, event.data.content[0]?.text])).toEqual([
+    expect(
+      eventsOf(agent.session, 'tool/result').map((event) => [event.data.toolCallId, event.data.isError, event.data.content[0]?.text]),
+    ).toEqual([
       ['first', true, notReady],
       ['revised', false, expect.stringMatching(/^The user approved the plan/)],
     ])
@@ -54,7 +58,9 @@ describe('§20 a plan refused by a validator, revised, then approved, through th
     ])
     // Only the revision was reviewed and recorded; the refusal reached the model in the next request.
     expect(host.asked.map((request) => request.questions[0]?.detail)).toEqual([REVISED])
-    expect(eventsOf(agent.session, 'plan/review').map((event) => [event.data.toolCallId, event.data.outcome])).toEqual([['revised', 'approved']])
+    expect(eventsOf(agent.session, 'plan/review').map((event) => [event.data.toolCallId, event.data.outcome])).toEqual([
+      ['revised', 'approved'],
+    ])
     expect(toolTextsOf(host.model.requests[1])).toEqual([notReady])
     // The refused call was in plan mode and left it there; the approval left it at the next step.
     expect(eventsOf(agent.session, 'plan/mode').map((event) => event.data)).toEqual([
@@ -72,7 +78,9 @@ describe('§20 a plan refused by a validator, revised, then approved, through th
     // The catalog never changed: the exit tool's description names the sections in every header.
     const headers = eventsOf(agent.session, 'request/header')
     expect(new Set(headers.map((header) => JSON.stringify(header.data.tools))).size).toBe(1)
-    expect(headers[0]!.data.tools.find((tool) => tool.name === EXIT_PLAN_MODE)?.description).toMatch(/ The plan must have these sections: Steps, Rollback\.$/)
+    expect(headers[0]!.data.tools.find((tool) => tool.name === EXIT_PLAN_MODE)?.description).toMatch(
+      / The plan must have these sections: Steps, Rollback\.$/,
+    )
   })
 
   it('a listener that throws fails the call closed with its message, even after problems were added; nothing is asked', async () => {

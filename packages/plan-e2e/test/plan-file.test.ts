@@ -71,7 +71,9 @@ describe('plan-file through the real host loop', () => {
     expect(fileOf(plans, agent)).toBe(`${front(id, 2, 'approved', 'Add caching, revised')}${EDITED}`)
     // It is what planFileText says of the live planHistory's latest revision.
     const latest = host.root.require('sessionProjections').snapshot(agent.session).values.planHistory!.revisions.at(-1)!
-    expect(fileOf(plans, agent)).toBe(planFileText({ session: id, rev: latest.rev, status: latest.status, title: latest.title, text: latest.approvedPlan! }))
+    expect(fileOf(plans, agent)).toBe(
+      planFileText({ session: id, rev: latest.rev, status: latest.status, title: latest.title, text: latest.approvedPlan! }),
+    )
     expect(readdirSync(plans)).toEqual([`${id}.md`])
     expect(host.logger.lines.filter((line) => line.level === 'warn' || line.level === 'error')).toEqual([])
     await host.root.require('sessions').close(agent.session)

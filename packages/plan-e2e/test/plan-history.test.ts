@@ -45,7 +45,9 @@ describe('planHistory through the real host loop', () => {
 
     const view = projections.snapshot(agent.session).values.planHistory!
     const calls = eventsOf(agent.session, 'assistant/message').filter((event) =>
-      event.data.content.some((block) => block.type === 'tool-call' && block.toolName === EXIT_PLAN_MODE && (block.input as { plan: string }).plan !== PLAN3),
+      event.data.content.some(
+        (block) => block.type === 'tool-call' && block.toolName === EXIT_PLAN_MODE && (block.input as { plan: string }).plan !== PLAN3,
+      ),
     )
     expect(view.revisions.map(({ rev, title, status, seq }) => ({ rev, title, status, seq }))).toEqual([
       { rev: 1, title: 'Add caching', status: 'keep-planning', seq: calls[0]!.seq },

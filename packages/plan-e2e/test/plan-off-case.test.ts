@@ -14,37 +14,40 @@ afterEach(async () => {
 })
 
 describe('§22.1 /plan OFF typed mid-turn in plan mode, then a restart', () => {
-  it.each(['/plan OFF', '/plan Off ', '/plan off'])('%s: the reply, plan-core and the projection say an exit waits, before and after the restart; the next step leaves', async (line) => {
-    const dir = await mkdtemp(join(tmpdir(), 'plan-e2e-off-'))
-    dirs.push(dir)
-    const first = createPlanHost(undefined, [], { dir })
-    const agent = await first.agent()
-    await first.root.require('planMode').set(agent, true)
-    first.model.push(async () => {
-      expect(await first.command(agent, line)).toEqual({ kind: 'success', text: 'Leaving plan mode (applies from the next step).' })
-      return { text: 'answered without another step' }
-    })
-    await agent.prompt('look around')
-    expect(first.root.require('planMode').get(agent)).toEqual({ active: true, pending: false })
-    expect(first.root.require('sessionProjections').snapshot(agent.session).values.plan).toEqual({ active: true, pending: true })
-    // nothing was steered: the only user message is the prompt
-    expect(eventsOf(agent.session, 'user/message').map((event) => event.data.source.kind)).toEqual(['user'])
-    const id = agent.session.id
-    await first.root.require('sessions').close(agent.session)
-    first.root.dispose()
+  it.each(['/plan OFF', '/plan Off ', '/plan off'])(
+    '%s: the reply, plan-core and the projection say an exit waits, before and after the restart; the next step leaves',
+    async (line) => {
+      const dir = await mkdtemp(join(tmpdir(), 'plan-e2e-off-'))
+      dirs.push(dir)
+      const first = createPlanHost(undefined, [], { dir })
+      const agent = await first.agent()
+      await first.root.require('planMode').set(agent, true)
+      first.model.push(async () => {
+        expect(await first.command(agent, line)).toEqual({ kind: 'success', text: 'Leaving plan mode (applies from the next step).' })
+        return { text: 'answered without another step' }
+      })
+      await agent.prompt('look around')
+      expect(first.root.require('planMode').get(agent)).toEqual({ active: true, pending: false })
+      expect(first.root.require('sessionProjections').snapshot(agent.session).values.plan).toEqual({ active: true, pending: true })
+      // nothing was steered: the only user message is the prompt
+      expect(eventsOf(agent.session, 'user/message').map((event) => event.data.source.kind)).toEqual(['user'])
+      const id = agent.session.id
+      await first.root.require('sessions').close(agent.session)
+      first.root.dispose()
 
-    const second = createPlanHost(undefined, [{ text: 'back to work' }], { dir })
-    const session = await second.root.require('sessions').open(id)
-    expect(second.root.require('sessionProjections').snapshot(session).values.plan).toEqual({ active: true, pending: true })
-    const resumed = await second.agent(session)
-    expect(second.root.require('planMode').get(resumed)).toEqual({ active: true, pending: false })
-    await resumed.prompt('continue')
-    expect(requestSystem(second.model.requests[0]!)).not.toContain(SECTION)
-    expect(userTexts(second.model.requests[0]!).at(-1)).toBe(LEAVE_NOTICE)
-    expect(second.root.require('planMode').get(resumed)).toEqual({ active: false })
-    expect(second.root.require('sessionProjections').snapshot(session).values.plan).toEqual({ active: false, pending: false })
-    second.root.dispose()
-  })
+      const second = createPlanHost(undefined, [{ text: 'back to work' }], { dir })
+      const session = await second.root.require('sessions').open(id)
+      expect(second.root.require('sessionProjections').snapshot(session).values.plan).toEqual({ active: true, pending: true })
+      const resumed = await second.agent(session)
+      expect(second.root.require('planMode').get(resumed)).toEqual({ active: true, pending: false })
+      await resumed.prompt('continue')
+      expect(requestSystem(second.model.requests[0]!)).not.toContain(SECTION)
+      expect(userTexts(second.model.requests[0]!).at(-1)).toBe(LEAVE_NOTICE)
+      expect(second.root.require('planMode').get(resumed)).toEqual({ active: false })
+      expect(second.root.require('sessionProjections').snapshot(session).values.plan).toEqual({ active: false, pending: false })
+      second.root.dispose()
+    },
+  )
 
   it('/plan of typed mid-turn is a message: it is steered and nothing is pending', async () => {
     const host = createPlanHost(undefined, [])

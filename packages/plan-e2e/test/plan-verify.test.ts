@@ -38,9 +38,15 @@ describe('§25 a verified step, end to end', () => {
       })
       const checked: string[] = []
       host.root.on('plan/verify', async (payload, next) => {
-        checked.push(`${payload.plan === eventsOf(payload.agent.session, 'plan/review')[0]?.data.toolCallId ? 'plan' : '?'}:${payload.step}`)
+        checked.push(
+          `${payload.plan === eventsOf(payload.agent.session, 'plan/review')[0]?.data.toolCallId ? 'plan' : '?'}:${payload.step}`,
+        )
         const text = await readFile(join(dir, 'CHANGELOG.md'), 'utf8').catch(() => '')
-        return next(text.includes('## Unreleased') ? payload : { ...payload, problems: [...payload.problems, 'CHANGELOG.md has no "## Unreleased" section'] })
+        return next(
+          text.includes('## Unreleased')
+            ? payload
+            : { ...payload, problems: [...payload.problems, 'CHANGELOG.md has no "## Unreleased" section'] },
+        )
       })
       const agent = await host.agent()
       await host.command(agent, '/plan')

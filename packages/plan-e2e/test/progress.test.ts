@@ -23,7 +23,10 @@ const rendering = (marks: readonly string[]) => {
 }
 
 const update = (updates: unknown[], extra: ScriptedReply[] = []): ScriptedReply => ({
-  toolCalls: [{ toolName: UPDATE_PLAN, input: { updates } }, ...extra.flatMap((reply) => ('toolCalls' in reply ? (reply.toolCalls ?? []) : []))],
+  toolCalls: [
+    { toolName: UPDATE_PLAN, input: { updates } },
+    ...extra.flatMap((reply) => ('toolCalls' in reply ? (reply.toolCalls ?? []) : [])),
+  ],
 })
 const write = (path: string): ScriptedReply => ({ toolCalls: [{ toolName: 'write', input: { path } }] })
 
@@ -43,10 +46,13 @@ function stepUserMessages(session: Session, turn: number, step: number): string[
   while (from > 0 && events[from - 1]!.type !== 'step/end' && events[from - 1]!.type !== 'turn/start') from--
   return events
     .slice(from, start)
-    .flatMap((event) => (event.type === 'user/message' ? [event.data.content.map((block) => (block.type === 'text' ? block.text : '')).join('')] : []))
+    .flatMap((event) =>
+      event.type === 'user/message' ? [event.data.content.map((block) => (block.type === 'text' ? block.text : '')).join('')] : [],
+    )
 }
 
-const planProgressOf = (host: TranscriptHost, session: Session) => host.root.require('sessionProjections').snapshot(session).values.planProgress
+const planProgressOf = (host: TranscriptHost, session: Session) =>
+  host.root.require('sessionProjections').snapshot(session).values.planProgress
 const progressTexts = (session: Session) =>
   eventsOf(session, 'user/message')
     .map((event) => event.data)
@@ -65,7 +71,8 @@ function expectStablePrefix(host: TranscriptHost): void {
     expect(JSON.stringify(request.tools)).toBe(JSON.stringify(first!.tools))
   }
   const prompts = host.model.requests.map((request) => serialized(request).prompt)
-  for (let index = 1; index < prompts.length; index++) expect(prompts[index]!.slice(0, prompts[index - 1]!.length)).toEqual(prompts[index - 1])
+  for (let index = 1; index < prompts.length; index++)
+    expect(prompts[index]!.slice(0, prompts[index - 1]!.length)).toEqual(prompts[index - 1])
 }
 
 describe('§17 a scripted model carries out an approved plan and tracks it, through the real host loop', () => {
@@ -78,8 +85,20 @@ describe('§17 a scripted model carries out an approved plan and tracks it, thro
         seen.push(userTexts({ prompt: request.prompt } as never).at(-1))
         return update([{ step: 1, status: 'in_progress' }])
       },
-      update([{ step: 1, status: 'done' }, { step: 2, status: 'in_progress' }], [write('src/cache.ts')]),
-      update([{ step: 2, status: 'done' }, { step: 3, status: 'skipped', note: 'no test runner here' }], [write('src/app.ts')]),
+      update(
+        [
+          { step: 1, status: 'done' },
+          { step: 2, status: 'in_progress' },
+        ],
+        [write('src/cache.ts')],
+      ),
+      update(
+        [
+          { step: 2, status: 'done' },
+          { step: 3, status: 'skipped', note: 'no test runner here' },
+        ],
+        [write('src/app.ts')],
+      ),
       { text: 'Done: the cache is in and wired; tests skipped (no runner).' },
     ])
     host.reviews.push(APPROVE)
@@ -129,7 +148,12 @@ describe('§17 a scripted model carries out an approved plan and tracks it, thro
   })
 
   it('update_plan in plan mode, or with no approved plan, fails with the exact texts and logs nothing', async () => {
-    const host = progressHost([update([{ step: 1, status: 'done' }]), { text: 'ok' }, update([{ step: 1, status: 'done' }]), { text: 'ok' }])
+    const host = progressHost([
+      update([{ step: 1, status: 'done' }]),
+      { text: 'ok' },
+      update([{ step: 1, status: 'done' }]),
+      { text: 'ok' },
+    ])
     const agent = await host.agent()
     await agent.prompt('track something')
     await host.command(agent, '/plan')
@@ -184,7 +208,18 @@ describe('§17 a scripted model carries out an approved plan and tracks it, thro
 describe('§17 a restart in the middle of a tracked plan (JSONL store)', () => {
   it('the projection and the reminder come back from the log alone; the tracking message is not repeated', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'plan-e2e-progress-'))
-    const first = progressHost([exit(PLAN), update([{ step: 1, status: 'done' }, { step: 2, status: 'in_progress', note: 'half' }]), { text: 'working' }, { text: 'a word' }], dir)
+    const first = progressHost(
+      [
+        exit(PLAN),
+        update([
+          { step: 1, status: 'done' },
+          { step: 2, status: 'in_progress', note: 'half' },
+        ]),
+        { text: 'working' },
+        { text: 'a word' },
+      ],
+      dir,
+    )
     first.reviews.push(APPROVE)
     const agent = await first.agent()
     await first.command(agent, '/plan')

@@ -23,6 +23,9 @@ const parent = process.ppid
 setInterval(() => process.ppid !== parent && process.exit(3), 500)
 
 const turns = session.events.filter((event) => event.type === 'turn/start').length
-model.push({ text: 'Here is the plan.', toolCalls: [{ toolName: 'exit_plan_mode', input: { plan: `# Plan ${turns + 1}\n\n1. read\n2. change` } }] })
+model.push({
+  text: 'Here is the plan.',
+  toolCalls: [{ toolName: 'exit_plan_mode', input: { plan: `# Plan ${turns + 1}\n\n1. read\n2. change` } }],
+})
 if (!root.require('planMode').get(agent).active) await root.require('commands').execute({ agent, line: '/plan' })
 await agent.prompt(`round ${turns + 1}: present a plan`)

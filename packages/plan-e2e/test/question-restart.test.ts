@@ -29,7 +29,16 @@ const STEP_MS = 30_000
 const running = new Set<ChildProcess>()
 let dir: string
 beforeAll(async () => {
-  assertBuilt('question restart test', ['context', 'seams', 'host', 'plan-core', 'plan-policy', 'plan-commands', 'plan-tool', 'plan-projection'])
+  assertBuilt('question restart test', [
+    'context',
+    'seams',
+    'host',
+    'plan-core',
+    'plan-policy',
+    'plan-commands',
+    'plan-tool',
+    'plan-projection',
+  ])
   dir = await mkdtemp(join(tmpdir(), 'plan-e2e-question-'))
 })
 afterAll(async () => {
@@ -59,7 +68,10 @@ function askAndKill(lane: WorkLane, round: number, id: string): Promise<string> 
     child.on('exit', (code, signal) => {
       running.delete(child)
       if (signal === 'SIGKILL' && asked !== undefined) resolve(asked)
-      else reject(new Error(`question child of round ${round} exited with ${String(code ?? signal)} before it was killed mid-review: ${detail()}`))
+      else
+        reject(
+          new Error(`question child of round ${round} exited with ${String(code ?? signal)} before it was killed mid-review: ${detail()}`),
+        )
     })
   })
 }
@@ -71,37 +83,53 @@ const lines = (text: string): SessionEvent[] =>
     .map((line) => JSON.parse(line) as SessionEvent)
 
 describe('a review question open when its process is killed', () => {
-  it(`${KILLS} kills mid-review: each reopen settles the question interrupted, then closes its step and turn`, ({ signal }) =>
-    boundedWork({ what: `question restart test (${KILLS} kills)`, stepMs: STEP_MS, signal }, async (work) => {
-      const id = 'review-kills'
-      for (let round = 1; round <= KILLS; round += 1) {
-        const questionId = await askAndKill(work, round, id)
-        work.step(`round ${round}: reopening after the kill and checking the log`)
-        const file = lines(await readFile(join(dir, `${id}.jsonl`), 'utf8'))
-        const asked = file.findLast((event) => event.type === 'question/asked')!
-        expect(asked.data, `round ${round}: the file holds the review as asked`).toMatchObject({ questionId, question: [{ id: 'plan-review', header: 'Plan review' }] })
-        expect(openQuestionIds(file), `round ${round}: the kill left exactly the review open`).toEqual([questionId])
+  it(
+    `${KILLS} kills mid-review: each reopen settles the question interrupted, then closes its step and turn`,
+    ({ signal }) =>
+      boundedWork({ what: `question restart test (${KILLS} kills)`, stepMs: STEP_MS, signal }, async (work) => {
+        const id = 'review-kills'
+        for (let round = 1; round <= KILLS; round += 1) {
+          const questionId = await askAndKill(work, round, id)
+          work.step(`round ${round}: reopening after the kill and checking the log`)
+          const file = lines(await readFile(join(dir, `${id}.jsonl`), 'utf8'))
+          const asked = file.findLast((event) => event.type === 'question/asked')!
+          expect(asked.data, `round ${round}: the file holds the review as asked`).toMatchObject({
+            questionId,
+            question: [{ id: 'plan-review', header: 'Plan review' }],
+          })
+          expect(openQuestionIds(file), `round ${round}: the kill left exactly the review open`).toEqual([questionId])
 
-        const host = createPlanHost(undefined, [], { dir })
-        host.root.plugin(questionsProjectionPlugin)
-        const sessions = host.root.require('sessions')
-        const session = await sessions.open(id)
-        expect(JSON.stringify(session.events.slice(0, file.length)), `round ${round}: the reopened log starts with the file`).toBe(JSON.stringify(file))
-        const lastStep = file.findLast((event) => event.type === 'step/start')!.data as { turn: number; step: number }
-        expect(session.events.slice(file.length).map((event) => [event.type, event.data]), `round ${round}: what the reopen appended`).toEqual([
-          ['question/settled', { questionId, outcome: 'interrupted' }],
-          ['step/end', { turn: lastStep.turn, step: lastStep.step }],
-          ['turn/end', { turn: lastStep.turn, reason: 'interrupted' }],
-        ])
-        expect(host.root.require('sessionProjections').snapshot(session).values.questions, `round ${round}: no question waits`).toEqual({ open: [] })
-        expect(badQuestions(session.events), `round ${round}`).toEqual([])
-        expect(badTurnBrackets(session.events), `round ${round}`).toEqual([])
-        // Every review so far was asked once and settled interrupted once.
-        const interrupted = session.events.filter((event) => event.type === 'question/settled' && (event.data as { outcome: string }).outcome === 'interrupted')
-        expect(interrupted, `round ${round}`).toHaveLength(round)
-        await sessions.close(session)
-        host.root.dispose()
-        work.done()
-      }
-    }), 0)
+          const host = createPlanHost(undefined, [], { dir })
+          host.root.plugin(questionsProjectionPlugin)
+          const sessions = host.root.require('sessions')
+          const session = await sessions.open(id)
+          expect(JSON.stringify(session.events.slice(0, file.length)), `round ${round}: the reopened log starts with the file`).toBe(
+            JSON.stringify(file),
+          )
+          const lastStep = file.findLast((event) => event.type === 'step/start')!.data as { turn: number; step: number }
+          expect(
+            session.events.slice(file.length).map((event) => [event.type, event.data]),
+            `round ${round}: what the reopen appended`,
+          ).toEqual([
+            ['question/settled', { questionId, outcome: 'interrupted' }],
+            ['step/end', { turn: lastStep.turn, step: lastStep.step }],
+            ['turn/end', { turn: lastStep.turn, reason: 'interrupted' }],
+          ])
+          expect(host.root.require('sessionProjections').snapshot(session).values.questions, `round ${round}: no question waits`).toEqual({
+            open: [],
+          })
+          expect(badQuestions(session.events), `round ${round}`).toEqual([])
+          expect(badTurnBrackets(session.events), `round ${round}`).toEqual([])
+          // Every review so far was asked once and settled interrupted once.
+          const interrupted = session.events.filter(
+            (event) => event.type === 'question/settled' && (event.data as { outcome: string }).outcome === 'interrupted',
+          )
+          expect(interrupted, `round ${round}`).toHaveLength(round)
+          await sessions.close(session)
+          host.root.dispose()
+          work.done()
+        }
+      }),
+    0,
+  )
 })

@@ -27,10 +27,17 @@ describe('two projection readers of a live session', () => {
   it('agree with each other, with the change feed and with a cold refold at every asOfSeq', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.record({ select: fc.constantFrom('none', '/plan', '/plan off', '/plan look first'), tool: fc.constantFrom('read', 'exit', 'none'), approve: fc.boolean() }), {
-          minLength: 3,
-          maxLength: 12,
-        }),
+        fc.array(
+          fc.record({
+            select: fc.constantFrom('none', '/plan', '/plan off', '/plan look first'),
+            tool: fc.constantFrom('read', 'exit', 'none'),
+            approve: fc.boolean(),
+          }),
+          {
+            minLength: 3,
+            maxLength: 12,
+          },
+        ),
         fc.array(fc.nat({ max: 4 }), { minLength: 1, maxLength: 20 }),
         async (turns, gaps) => {
           const host = createPlanHost()

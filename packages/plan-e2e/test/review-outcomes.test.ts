@@ -16,7 +16,8 @@ const exit = (plan: string) => ({ toolCalls: [{ toolName: EXIT_PLAN_MODE, input:
 
 const EDITED_APPROVAL = `The user edited and approved the plan; plan mode is now off. Carry out this version from your next step:\n\n${EDITED}`
 const KEEP = 'The user chose to keep planning; revise the plan and present it again.'
-const STOPPED = "The user ended planning without approving the plan. Plan mode is now off: do not carry out the plan; wait for the user's next message."
+const STOPPED =
+  "The user ended planning without approving the plan. Plan mode is now off: do not carry out the plan; wait for the user's next message."
 
 /** The text of every tool result a model request carries, in order (failed ones as the host renders them). */
 function toolResultTexts(request: ModelRequest): string[] {
@@ -81,7 +82,10 @@ describe('§10/§11 review outcomes through the real host loop', () => {
       { line: 3, text: 'which layer?' },
       { line: 1, text: 'name the cache' },
     ]
-    host.reviews.push(answer({ selected: ['Keep planning'], comments }), answer({ selected: ['Keep planning'], custom: 'smaller steps', comments: [comments[1]!] }))
+    host.reviews.push(
+      answer({ selected: ['Keep planning'], comments }),
+      answer({ selected: ['Keep planning'], custom: 'smaller steps', comments: [comments[1]!] }),
+    )
     const agent = await host.agent()
     await host.command(agent, '/plan')
     await agent.prompt('add caching')
@@ -124,47 +128,50 @@ describe('§10/§11 review outcomes through the real host loop', () => {
     ['an approved review', answer({ selected: ['Approve'] }), 'approved'],
     ['an edited approval', answer({ selected: ['Approve'], edit: EDITED }), 'approved'],
     ['a stopped review', answer({ selected: ['Stop planning'] }), 'stopped'],
-  ])('a kill between %s and the next step: a new host over the same JSONL directory rebuilds the exit and commits it right after the turn/end that closes the interrupted turn (§22.2)', async (_name, reply, outcome) => {
-    const dir = await mkdtemp(join(tmpdir(), 'plan-e2e-review-'))
-    const first = createPlanHost(undefined, [exit(PLAN)], { dir })
-    const hang = deferred()
-    const stuck = deferred()
-    let steps = 0
-    // A downstream pre-step listener that never answers the step after the review: plan-core's flush awaits
-    // it, so the silent exit is still only in memory when the process "dies".
-    first.root.on('agent/pre-step', async (_payload, next) => {
-      if (++steps === 2) {
-        stuck.resolve()
-        await hang.promise
-      }
-      return next()
-    })
-    first.reviews.push(reply)
-    const agent = await first.agent()
-    await first.command(agent, '/plan')
-    void agent.prompt('add caching')
-    await stuck.promise
-    expect(first.root.require('planMode').get(agent)).toEqual({ active: true, pending: false })
-    expect(reviews(agent.session).map((record) => record.outcome)).toEqual([outcome])
-    await first.root.require('sessions').close(agent.session) // nothing more reaches the file
+  ])(
+    'a kill between %s and the next step: a new host over the same JSONL directory rebuilds the exit and commits it right after the turn/end that closes the interrupted turn (§22.2)',
+    async (_name, reply, outcome) => {
+      const dir = await mkdtemp(join(tmpdir(), 'plan-e2e-review-'))
+      const first = createPlanHost(undefined, [exit(PLAN)], { dir })
+      const hang = deferred()
+      const stuck = deferred()
+      let steps = 0
+      // A downstream pre-step listener that never answers the step after the review: plan-core's flush awaits
+      // it, so the silent exit is still only in memory when the process "dies".
+      first.root.on('agent/pre-step', async (_payload, next) => {
+        if (++steps === 2) {
+          stuck.resolve()
+          await hang.promise
+        }
+        return next()
+      })
+      first.reviews.push(reply)
+      const agent = await first.agent()
+      await first.command(agent, '/plan')
+      void agent.prompt('add caching')
+      await stuck.promise
+      expect(first.root.require('planMode').get(agent)).toEqual({ active: true, pending: false })
+      expect(reviews(agent.session).map((record) => record.outcome)).toEqual([outcome])
+      await first.root.require('sessions').close(agent.session) // nothing more reaches the file
 
-    const second = createPlanHost(undefined, [{ text: 'next' }], { dir })
-    const changed = watch(second)
-    const session = await second.root.require('sessions').open(agent.session.id)
-    const resumed = await second.agent(session)
-    await session.settled()
-    expect(types(session).slice(-2)).toEqual(['turn/end', 'plan/mode'])
-    expect(second.root.require('planMode').get(resumed)).toEqual({ active: false })
-    await resumed.prompt('continue')
-    const log = types(session)
-    expect(log.lastIndexOf('plan/mode')).toBeLessThan(log.lastIndexOf('turn/start'))
-    expect(eventsOf(session, 'plan/mode').at(-1)!.data).toEqual({ active: false, cause: 'review' })
-    expect(requestSystem(second.model.requests[0]!)).not.toContain(SECTION)
-    expect(notices(session)).toEqual([])
-    expect(changed).toEqual([{ session, active: false, cause: 'review' }])
-    expect(second.root.require('planMode').get(resumed)).toEqual({ active: false })
-    hang.resolve()
-    first.root.dispose()
-    second.root.dispose()
-  })
+      const second = createPlanHost(undefined, [{ text: 'next' }], { dir })
+      const changed = watch(second)
+      const session = await second.root.require('sessions').open(agent.session.id)
+      const resumed = await second.agent(session)
+      await session.settled()
+      expect(types(session).slice(-2)).toEqual(['turn/end', 'plan/mode'])
+      expect(second.root.require('planMode').get(resumed)).toEqual({ active: false })
+      await resumed.prompt('continue')
+      const log = types(session)
+      expect(log.lastIndexOf('plan/mode')).toBeLessThan(log.lastIndexOf('turn/start'))
+      expect(eventsOf(session, 'plan/mode').at(-1)!.data).toEqual({ active: false, cause: 'review' })
+      expect(requestSystem(second.model.requests[0]!)).not.toContain(SECTION)
+      expect(notices(session)).toEqual([])
+      expect(changed).toEqual([{ session, active: false, cause: 'review' }])
+      expect(second.root.require('planMode').get(resumed)).toEqual({ active: false })
+      hang.resolve()
+      first.root.dispose()
+      second.root.dispose()
+    },
+  )
 })

@@ -47,7 +47,10 @@ describe('end to end through the real agent loop', () => {
     expect(await host.command(agent, '/plan')).toEqual({ kind: 'success', text: 'Plan mode on. Send /plan off to leave.' })
     await agent.prompt('add caching')
     expect(notices(agent.session).map((event) => event.data)).toEqual([
-      { content: [{ type: 'text', text: ENTER_NOTICE }], source: { kind: 'plugin', plugin: 'plan-mode', form: 'notice', summary: 'Plan mode on' } },
+      {
+        content: [{ type: 'text', text: ENTER_NOTICE }],
+        source: { kind: 'plugin', plugin: 'plan-mode', form: 'notice', summary: 'Plan mode on' },
+      },
     ])
     const headers = eventsOf(agent.session, 'request/header')
     expect(headers.map((header) => header.data.reason)).toEqual(['initial', 'change'])
@@ -83,14 +86,24 @@ describe('end to end through the real agent loop', () => {
 
   it('the full review arc: keep planning with feedback → revised plan → approve → the next request has no plan section and no notice', async () => {
     const host = createPlanHost(undefined, [exit(PLAN_V1), exit(PLAN_V2), { text: 'implementing' }])
-    host.reviews.push([{ id: 'plan-review', selected: ['Keep planning'], custom: 'add tests' }], [{ id: 'plan-review', selected: ['Approve'] }])
+    host.reviews.push(
+      [{ id: 'plan-review', selected: ['Keep planning'], custom: 'add tests' }],
+      [{ id: 'plan-review', selected: ['Approve'] }],
+    )
     const agent = await host.agent()
     await host.command(agent, '/plan')
     await agent.prompt('add caching')
     expect(host.asked.map((ask) => ask.questions[0]!.detail)).toEqual([PLAN_V1, PLAN_V2])
     const results = eventsOf(agent.session, 'tool/result').map((event) => event.data)
-    expect(results[0]).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Error: The user chose to keep planning; their feedback: add tests' }] })
-    expect(results[1]).toMatchObject({ isError: false, value: { approved: true }, content: [{ type: 'text', text: EXIT_PLAN_MODE_MESSAGES.approved }] })
+    expect(results[0]).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: 'Error: The user chose to keep planning; their feedback: add tests' }],
+    })
+    expect(results[1]).toMatchObject({
+      isError: false,
+      value: { approved: true },
+      content: [{ type: 'text', text: EXIT_PLAN_MODE_MESSAGES.approved }],
+    })
     const [first, second, third] = host.model.requests
     expect(requestSystem(first!)).toContain(SECTION)
     expect(requestSystem(second!)).toContain(SECTION)
@@ -134,7 +147,9 @@ describe('end to end through the real agent loop', () => {
     expect((await agent.prompt('build X')).reason).toBe('cancelled')
     const log = types(agent.session)
     expect(log.slice(log.indexOf('plan/mode'))).toEqual(['plan/mode', 'user/message', 'turn/end'])
-    expect(notices(agent.session).map((event) => (event.data as { content: unknown }).content)).toEqual([[{ type: 'text', text: ENTER_NOTICE }]])
+    expect(notices(agent.session).map((event) => (event.data as { content: unknown }).content)).toEqual([
+      [{ type: 'text', text: ENTER_NOTICE }],
+    ])
     expect(host.root.require('planMode').get(agent)).toEqual({ active: true })
     host.model.push({ text: 'planning now' })
     await agent.prompt('go on')

@@ -23,7 +23,9 @@ const systemOf = (request: ModelRequest | undefined): string =>
 
 /** The text of every user message of a request, in order. */
 const userTextsOf = (request: ModelRequest | undefined): string[] =>
-  (request?.prompt ?? []).flatMap((message) => (message.role === 'user' ? message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])) : []))
+  (request?.prompt ?? []).flatMap((message) =>
+    message.role === 'user' ? message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])) : [],
+  )
 
 /**
  * Registers `spawn`, a read-only sub-agent tool as a host would write one:
@@ -40,7 +42,9 @@ function spawnTool(host: PlanHost, children: HostAgent[]): void {
       const child = host.root.require('agents').create({ session: await host.root.require('sessions').create(), owner: execution.agent })
       children.push(child)
       await child.prompt(question)
-      const said = eventsOf(child.session, 'assistant/message').flatMap((event) => event.data.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])))
+      const said = eventsOf(child.session, 'assistant/message').flatMap((event) =>
+        event.data.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])),
+      )
       return said.at(-1) ?? ''
     },
   })
@@ -55,7 +59,12 @@ function inheritance(events: readonly SessionEvent[]) {
 /** parent: spawn; child: a write, then its report; parent: done. */
 const SCRIPT = [
   { toolCalls: [{ toolName: 'spawn', input: { question: 'where is the cache?' } }] },
-  { toolCalls: [{ toolName: 'read', input: { path: 'src/cache.ts' } }, { toolName: 'write', input: { path: 'NOTES.md' } }] },
+  {
+    toolCalls: [
+      { toolName: 'read', input: { path: 'src/cache.ts' } },
+      { toolName: 'write', input: { path: 'NOTES.md' } },
+    ],
+  },
   { text: 'the cache is in src/cache.ts' },
   { text: 'the helper found it' },
 ]
@@ -126,7 +135,9 @@ describe('§21 a parent in plan mode whose child tries to write, through the rea
     await parent.prompt('find the cache')
     expect(userTextsOf(host.model.requests[0])).toEqual(['find the cache', SECTION])
     expect(userTextsOf(host.model.requests[1])).toEqual(['where is the cache?', childSection])
-    const guidance = eventsOf(children[0]!.session, 'user/message').filter((event) => event.data.source.kind === 'plugin' && event.data.source.form === 'guidance')
+    const guidance = eventsOf(children[0]!.session, 'user/message').filter(
+      (event) => event.data.source.kind === 'plugin' && event.data.source.form === 'guidance',
+    )
     expect(guidance.map((event) => event.data.content)).toEqual([[{ type: 'text', text: childSection }]])
     expect(systemOf(host.model.requests[1])).not.toContain(childSection)
   })

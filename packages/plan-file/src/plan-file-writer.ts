@@ -93,7 +93,10 @@ export class PlanFileWriter {
       if (content === undefined) return
       text = planFileText(content)
     } catch (error) {
-      this.warn(`@planmode/plan-file: could not read the plan of session ${id} for ${file}: ${messageOf(error)}; the next change writes it again`, error)
+      this.warn(
+        `@planmode/plan-file: could not read the plan of session ${id} for ${file}: ${messageOf(error)}; the next change writes it again`,
+        error,
+      )
       return
     }
     try {

@@ -26,7 +26,13 @@ function latestRevision(history: unknown): Revision | undefined {
   const latest: unknown = history['revisions'][history['revisions'].length - 1]
   if (!isObject(latest)) return undefined
   const { rev, toolCallId, title, plan, status, approvedPlan } = latest
-  if (!Number.isInteger(rev) || typeof toolCallId !== 'string' || typeof title !== 'string' || typeof plan !== 'string' || typeof status !== 'string') {
+  if (
+    !Number.isInteger(rev) ||
+    typeof toolCallId !== 'string' ||
+    typeof title !== 'string' ||
+    typeof plan !== 'string' ||
+    typeof status !== 'string'
+  ) {
     return undefined
   }
   return { rev: rev as number, toolCallId, title, plan, status, ...(typeof approvedPlan === 'string' ? { approvedPlan } : {}) }

@@ -9,7 +9,8 @@ import { parentPort, workerData } from 'node:worker_threads'
 const { file, shared, session, size } = workerData
 const flags = new Int32Array(shared) // [0] stop, [1] highest rev read
 const body = (rev) => `# Revision ${rev}\n\n${String(rev % 10).repeat(size)}\n`
-const expected = (rev) => `---\nsession: ${JSON.stringify(session)}\nrev: ${rev}\nstatus: "open"\ntitle: ${JSON.stringify(`Revision ${rev}`)}\n---\n${body(rev)}`
+const expected = (rev) =>
+  `---\nsession: ${JSON.stringify(session)}\nrev: ${rev}\nstatus: "open"\ntitle: ${JSON.stringify(`Revision ${rev}`)}\n---\n${body(rev)}`
 
 let reads = 0
 let missing = 0

@@ -32,7 +32,11 @@ describe('plan-file config (strict)', () => {
     ['a dir that is not a string', { dir: 7 }, '`dir` must be a non-blank string, got number'],
     ['a dir that is null', { dir: null }, '`dir` must be a non-blank string, got null'],
     ['an unknown key', { dir: 'plans', mode: 0o600 }, 'has unknown key(s) mode'],
-    ['every problem at once', { folder: 'plans', dir: ['a'], watch: true }, '`dir` must be a non-blank string, got an array; has unknown key(s) folder, watch'],
+    [
+      'every problem at once',
+      { folder: 'plans', dir: ['a'], watch: true },
+      '`dir` must be a non-blank string, got an array; has unknown key(s) folder, watch',
+    ],
   ])('refuses %s with one error naming every problem', (_name, config, detail) => {
     expect(() => resolveConfig(config)).toThrow(new Error(`@planmode/plan-file: PlanFileConfig ${detail}`))
   })
@@ -40,7 +44,9 @@ describe('plan-file config (strict)', () => {
   it('the plugin validates its config at load: an invalid one throws to the caller, creates nothing and provides nothing', () => {
     const host = fileHost({ planFile: false })
     const parent = tempDir()
-    expect(() => host.root.plugin(planFilePlugin, { dir: '  ' })).toThrow('@planmode/plan-file: PlanFileConfig `dir` must be a non-blank string, got "  "')
+    expect(() => host.root.plugin(planFilePlugin, { dir: '  ' })).toThrow(
+      '@planmode/plan-file: PlanFileConfig `dir` must be a non-blank string, got "  "',
+    )
     expect(() => host.root.plugin(planFilePlugin, { dir: join(parent, 'plans'), extra: 1 } as never)).toThrow('has unknown key(s) extra')
     expect(() => host.root.plugin(planFilePlugin, undefined as never)).toThrow('must be an object { dir }, got undefined')
     expect(existsSync(join(parent, 'plans'))).toBe(false)
@@ -80,8 +86,12 @@ describe('the plan folder at load', () => {
     const parent = tempDir()
     writeFileSync(join(parent, 'taken'), 'a file')
     const host = fileHost({ planFile: false })
-    expect(() => host.root.plugin(planFilePlugin, { dir: join(parent, 'taken') })).toThrow(`@planmode/plan-file: cannot create the plan folder ${join(parent, 'taken')}: `)
-    expect(() => host.root.plugin(planFilePlugin, { dir: join(parent, 'taken', 'plans') })).toThrow(`cannot create the plan folder ${join(parent, 'taken', 'plans')}`)
+    expect(() => host.root.plugin(planFilePlugin, { dir: join(parent, 'taken') })).toThrow(
+      `@planmode/plan-file: cannot create the plan folder ${join(parent, 'taken')}: `,
+    )
+    expect(() => host.root.plugin(planFilePlugin, { dir: join(parent, 'taken', 'plans') })).toThrow(
+      `cannot create the plan folder ${join(parent, 'taken', 'plans')}`,
+    )
     expect(host.root.get('planFile')).toBeUndefined()
   })
 })

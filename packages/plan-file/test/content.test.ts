@@ -15,7 +15,9 @@ describe('the file of a session (SPEC §19)', () => {
     const session = await host.session()
     await host.present(session, PLAN)
     await host.settled()
-    expect(host.read(session)).toBe(`---\nsession: ${JSON.stringify(session.id)}\nrev: 1\nstatus: "open"\ntitle: "Add due dates"\n---\n${PLAN}`)
+    expect(host.read(session)).toBe(
+      `---\nsession: ${JSON.stringify(session.id)}\nrev: 1\nstatus: "open"\ntitle: "Add due dates"\n---\n${PLAN}`,
+    )
     expect(host.warnings()).toEqual([])
   })
 
@@ -28,8 +30,15 @@ describe('the file of a session (SPEC §19)', () => {
     expect(host.read(session)).toContain('rev: 1\nstatus: "keep-planning"\n')
     const second = await host.present(session, '# Due dates, revised\n\nmore')
     await host.settled()
-    expect(host.read(session)).toBe(`---\nsession: ${JSON.stringify(session.id)}\nrev: 2\nstatus: "open"\ntitle: "Due dates, revised"\n---\n# Due dates, revised\n\nmore`)
-    await appendRaw(session, 'tool/result', { toolCallId: second, toolName: 'exit_plan_mode', isError: true, content: [{ type: 'text', text: 'Error: aborted' }] })
+    expect(host.read(session)).toBe(
+      `---\nsession: ${JSON.stringify(session.id)}\nrev: 2\nstatus: "open"\ntitle: "Due dates, revised"\n---\n# Due dates, revised\n\nmore`,
+    )
+    await appendRaw(session, 'tool/result', {
+      toolCallId: second,
+      toolName: 'exit_plan_mode',
+      isError: true,
+      content: [{ type: 'text', text: 'Error: aborted' }],
+    })
     await host.settled()
     expect(host.read(session)).toContain('rev: 2\nstatus: "refused"\n')
     for (const outcome of ['stopped', 'dismissed'] as const) {
@@ -46,13 +55,17 @@ describe('the file of a session (SPEC §19)', () => {
     const id = await host.present(session, '# Model title\n\n1. one')
     await host.review(session, id, 'approved', { plan: '# User title\n\n1. one, better' })
     await host.settled()
-    expect(host.read(session)).toBe(`---\nsession: ${JSON.stringify(session.id)}\nrev: 1\nstatus: "approved"\ntitle: "Model title"\n---\n# User title\n\n1. one, better`)
+    expect(host.read(session)).toBe(
+      `---\nsession: ${JSON.stringify(session.id)}\nrev: 1\nstatus: "approved"\ntitle: "Model title"\n---\n# User title\n\n1. one, better`,
+    )
     // An approval without an edit: the plan itself.
     const plain = await host.session()
     const other = await host.present(plain, PLAN)
     await host.review(plain, other, 'approved')
     await host.settled()
-    expect(host.read(plain)).toBe(`---\nsession: ${JSON.stringify(plain.id)}\nrev: 1\nstatus: "approved"\ntitle: "Add due dates"\n---\n${PLAN}`)
+    expect(host.read(plain)).toBe(
+      `---\nsession: ${JSON.stringify(plain.id)}\nrev: 1\nstatus: "approved"\ntitle: "Add due dates"\n---\n${PLAN}`,
+    )
   })
 
   it('a title with quotes, backslashes, a tab and non-ASCII is one JSON string on its line; a heading-less plan is titled Plan', async () => {
@@ -104,7 +117,9 @@ describe('progress: from planProgress, when it tracks this revision with at leas
     expect(host.read(session)).not.toContain('progress:')
     await host.progress(session, id, steps('in_progress', 'pending', 'pending'))
     await host.settled()
-    expect(host.read(session)).toBe(`---\nsession: ${JSON.stringify(session.id)}\nrev: 1\nstatus: "approved"\ntitle: "Add due dates"\nprogress: "0/3"\n---\n${PLAN}`)
+    expect(host.read(session)).toBe(
+      `---\nsession: ${JSON.stringify(session.id)}\nrev: 1\nstatus: "approved"\ntitle: "Add due dates"\nprogress: "0/3"\n---\n${PLAN}`,
+    )
     await host.progress(session, id, steps('done', 'skipped', 'in_progress'))
     await host.settled()
     expect(host.read(session)).toContain('title: "Add due dates"\nprogress: "2/3"\n---\n')
@@ -165,7 +180,9 @@ describe('planFileText', () => {
       status: fc.constantFrom('open', 'approved', 'keep-planning', 'stopped', 'dismissed', 'refused'),
       title: fc.oneof(text, fc.string({ unit: 'binary' })),
       text: fc.oneof(text, fc.constant('')),
-      progress: fc.integer({ min: 1, max: 500 }).chain((total) => fc.record({ done: fc.integer({ min: 0, max: total }), total: fc.constant(total) })),
+      progress: fc
+        .integer({ min: 1, max: 500 })
+        .chain((total) => fc.record({ done: fc.integer({ min: 0, max: total }), total: fc.constant(total) })),
     },
     { requiredKeys: ['session', 'rev', 'status', 'title', 'text'] },
   )

@@ -53,7 +53,13 @@ describe('a write that fails warns once, never throws into the host, and the nex
     const file = host.service().pathOf(session.id)
     await expect(host.present(session, '# One')).resolves.toBeDefined()
     await host.settled()
-    expect(host.warnings()).toEqual([expect.stringMatching(new RegExp(`^@planmode/plan-file: could not write ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .*EEXIST.*; the next change writes it again$`))])
+    expect(host.warnings()).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^@planmode/plan-file: could not write ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .*EEXIST.*; the next change writes it again$`,
+        ),
+      ),
+    ])
     await host.present(session, '# Two')
     await host.settled()
     expect(host.warnings()).toHaveLength(2)
@@ -66,27 +72,30 @@ describe('a write that fails warns once, never throws into the host, and the nex
     expect(host.logger.lines.filter((line) => line.level === 'error')).toEqual([])
   })
 
-  it.runIf(canLoseWriteAccess)('a folder without write permission: one warning, no file, no temporary file; writable again, the next change writes', async () => {
-    const parent = tempDir()
-    chmodSync(parent, 0o755)
-    const host = fileHost({ dir: join(parent, 'plans') })
-    const session = await host.session()
-    chmodSync(host.dir, 0o555)
-    try {
-      await withoutWriteAccess(async () => {
-        await host.present(session, '# One')
-        await host.settled()
-      })
-      expect(host.warnings()).toEqual([expect.stringMatching(/could not write .*: EACCES: permission denied/)])
-      expect(readdirSync(host.dir)).toEqual([])
-    } finally {
-      chmodSync(host.dir, 0o755)
-    }
-    await host.present(session, '# Two')
-    await host.settled()
-    expect(host.warnings()).toHaveLength(1)
-    expect(host.read(session)).toContain('rev: 2\n')
-  })
+  it.runIf(canLoseWriteAccess)(
+    'a folder without write permission: one warning, no file, no temporary file; writable again, the next change writes',
+    async () => {
+      const parent = tempDir()
+      chmodSync(parent, 0o755)
+      const host = fileHost({ dir: join(parent, 'plans') })
+      const session = await host.session()
+      chmodSync(host.dir, 0o555)
+      try {
+        await withoutWriteAccess(async () => {
+          await host.present(session, '# One')
+          await host.settled()
+        })
+        expect(host.warnings()).toEqual([expect.stringMatching(/could not write .*: EACCES: permission denied/)])
+        expect(readdirSync(host.dir)).toEqual([])
+      } finally {
+        chmodSync(host.dir, 0o755)
+      }
+      await host.present(session, '# Two')
+      await host.settled()
+      expect(host.warnings()).toHaveLength(1)
+      expect(host.read(session)).toContain('rev: 2\n')
+    },
+  )
 
   it('a rename that fails (a folder where the file goes): one warning, the temporary file removed, the folder kept; then it writes again', async () => {
     const host = fileHost()
@@ -116,13 +125,25 @@ describe('a write that fails warns once, never throws into the host, and the nex
       initial: () => 0,
       apply: (state) => state + 1,
       view: (state) => state,
-      schema: { '~standard': { version: 1, vendor: 'test', validate: (value) => (broken ? { issues: [{ message: 'broken on purpose' }] } : { value: value as number }) } },
+      schema: {
+        '~standard': {
+          version: 1,
+          vendor: 'test',
+          validate: (value) => (broken ? { issues: [{ message: 'broken on purpose' }] } : { value: value as number }),
+        },
+      },
     }
     host.root.require('sessionProjections').register(unit)
     const session = await host.session()
     await host.present(session, '# One')
     await host.settled()
-    expect(host.warnings()).toEqual([expect.stringMatching(new RegExp(`^@planmode/plan-file: could not read the plan of session ${session.id} for .*broken on purpose.*; the next change writes it again$`))])
+    expect(host.warnings()).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^@planmode/plan-file: could not read the plan of session ${session.id} for .*broken on purpose.*; the next change writes it again$`,
+        ),
+      ),
+    ])
     expect(host.read(session)).toBeUndefined()
     broken = false
     await host.present(session, '# Two')

@@ -15,7 +15,9 @@ afterEach(removeTemp)
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
 
 it('runs the README composition example, which is the code below', async () => {
-  const mirror = readmeMirror(new URL('../README.md', import.meta.url), new URL(import.meta.url), { block: /## Compose\n\n```ts\n([\s\S]*?)```/ })
+  const mirror = readmeMirror(new URL('../README.md', import.meta.url), new URL(import.meta.url), {
+    block: /## Compose\n\n```ts\n([\s\S]*?)```/,
+  })
   expect(mirror.block).toEqual(mirror.mirrored)
   expect(mirror.missingImports).toEqual([])
 
@@ -52,6 +54,13 @@ it('runs the README composition example, which is the code below', async () => {
 it('the sample file at the top of the README is what planFileText writes', async () => {
   const { planFileText } = await import('@planmode/plan-file')
   const sample = /```md\n([\s\S]*?)```/.exec(readme)![1]!
-  const text = planFileText({ session: 's_mx5g0ux2_eced937bd0', rev: 2, status: 'approved', title: 'Add due dates to tasks', text: '# Add due dates to tasks\n\n1. Parse `--due` in `tasks add`.\n2. …\n', progress: { done: 1, total: 3 } })
+  const text = planFileText({
+    session: 's_mx5g0ux2_eced937bd0',
+    rev: 2,
+    status: 'approved',
+    title: 'Add due dates to tasks',
+    text: '# Add due dates to tasks\n\n1. Parse `--due` in `tasks add`.\n2. …\n',
+    progress: { done: 1, total: 3 },
+  })
   expect(text).toBe(sample)
 })

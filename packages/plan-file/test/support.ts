@@ -63,14 +63,19 @@ export function fileHost(options: FileHostOptions = {}) {
     session: () => root.require('sessions').create(),
     /** The model presents `plan` with `exit_plan_mode`; returns the call's id. */
     async present(session: HostSession, plan: string, toolCallId = `call-${++calls}`): Promise<string> {
-      await appendRaw(session, 'assistant/message', { content: [{ type: 'tool-call', toolCallId, toolName: 'exit_plan_mode', input: { plan } }], turn: 1, step: 1 })
+      await appendRaw(session, 'assistant/message', {
+        content: [{ type: 'tool-call', toolCallId, toolName: 'exit_plan_mode', input: { plan } }],
+        turn: 1,
+        step: 1,
+      })
       return toolCallId
     },
     /** The review record of call `toolCallId`. */
     review: (session: HostSession, toolCallId: string, outcome: string, extra: Record<string, unknown> = {}) =>
       appendRaw(session, 'plan/review', { toolCallId, outcome, ...extra }),
     /** A `plan/progress` event for the approved plan `plan`. */
-    progress: (session: HostSession, plan: string, steps: readonly TestStep[]) => appendRaw(session, 'plan/progress', { toolCallId: `progress-${++calls}`, plan, steps }),
+    progress: (session: HostSession, plan: string, steps: readonly TestStep[]) =>
+      appendRaw(session, 'plan/progress', { toolCallId: `progress-${++calls}`, plan, steps }),
     /** The file of `session`, or `undefined` when there is none. */
     read(session: HostSession): string | undefined {
       const file = join(dir, `${session.id}.md`)
@@ -82,4 +87,5 @@ export function fileHost(options: FileHostOptions = {}) {
 }
 
 /** Steps with statuses, numbered from 1. */
-export const steps = (...statuses: TestStep['status'][]): TestStep[] => statuses.map((status, at) => ({ step: at + 1, text: `step ${at + 1}`, status }))
+export const steps = (...statuses: TestStep['status'][]): TestStep[] =>
+  statuses.map((status, at) => ({ step: at + 1, text: `step ${at + 1}`, status }))

@@ -1,7 +1,15 @@
 import { describe, expectTypeOf, it } from 'vitest'
 import { Context, type Fiber } from '@planmode/context'
 import { planCorePlugin } from '@planmode/plan-core'
-import { planFilePlugin, planFileText, resolveConfig, type PlanFileConfig, type PlanFileContent, type PlanFileService, type ResolvedPlanFileConfig } from '@planmode/plan-file'
+import {
+  planFilePlugin,
+  planFileText,
+  resolveConfig,
+  type PlanFileConfig,
+  type PlanFileContent,
+  type PlanFileService,
+  type ResolvedPlanFileConfig,
+} from '@planmode/plan-file'
 
 describe('plan-file types', () => {
   it('loads with { dir } only', () => {

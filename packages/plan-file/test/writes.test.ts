@@ -80,7 +80,9 @@ describe('writes of one session are serialised, the last change winning', () => 
     const session = await host.session()
     await Promise.all(Array.from({ length: 200 }, (_, at) => host.present(session, `# Revision ${at + 1}\n\nstep ${at + 1}`)))
     await host.settled()
-    expect(host.read(session)).toBe(`---\nsession: ${JSON.stringify(session.id)}\nrev: 200\nstatus: "open"\ntitle: "Revision 200"\n---\n# Revision 200\n\nstep 200`)
+    expect(host.read(session)).toBe(
+      `---\nsession: ${JSON.stringify(session.id)}\nrev: 200\nstatus: "open"\ntitle: "Revision 200"\n---\n# Revision 200\n\nstep 200`,
+    )
     expect(readdirSync(host.dir)).toEqual([`${session.id}.md`])
   })
 
@@ -89,10 +91,15 @@ describe('writes of one session are serialised, the last change winning', () => 
     const session = await host.session()
     const id = await host.present(session, '# First')
     // The write of revision 1 has begun; these land while it runs.
-    const pending = [host.review(session, id, 'approved', { plan: '# First, edited' }), host.progress(session, id, [{ step: 1, text: 'a', status: 'done' }])]
+    const pending = [
+      host.review(session, id, 'approved', { plan: '# First, edited' }),
+      host.progress(session, id, [{ step: 1, text: 'a', status: 'done' }]),
+    ]
     await Promise.all(pending)
     await host.settled()
-    expect(host.read(session)).toBe(`---\nsession: ${JSON.stringify(session.id)}\nrev: 1\nstatus: "approved"\ntitle: "First"\nprogress: "1/1"\n---\n# First, edited`)
+    expect(host.read(session)).toBe(
+      `---\nsession: ${JSON.stringify(session.id)}\nrev: 1\nstatus: "approved"\ntitle: "First"\nprogress: "1/1"\n---\n# First, edited`,
+    )
   })
 
   it('many sessions changing at once each end with their own latest revision', async () => {

@@ -28,7 +28,11 @@ describe('plan-guard config (strict)', () => {
     ['null', null, '@planmode/plan-guard: PlanGuardConfig must be an object { allow? }, got null'],
     ['an array', ['run_tests'], '@planmode/plan-guard: PlanGuardConfig must be an object { allow? }, got an array'],
     ['a string', 'run_tests', '@planmode/plan-guard: PlanGuardConfig must be an object { allow? }, got "run_tests"'],
-    ['allow as a string', { allow: 'run_tests' }, '@planmode/plan-guard: PlanGuardConfig `allow` must be an array of tool names, got "run_tests"'],
+    [
+      'allow as a string',
+      { allow: 'run_tests' },
+      '@planmode/plan-guard: PlanGuardConfig `allow` must be an array of tool names, got "run_tests"',
+    ],
     ['allow as null', { allow: null }, '@planmode/plan-guard: PlanGuardConfig `allow` must be an array of tool names, got null'],
     ['an empty name', { allow: ['ok', ''] }, '@planmode/plan-guard: PlanGuardConfig `allow[1]` must be a non-empty string, got ""'],
     ['a blank name', { allow: ['   '] }, '@planmode/plan-guard: PlanGuardConfig `allow[0]` must be a non-empty string, got "   "'],

@@ -32,14 +32,19 @@ describe('§14 refusal in plan mode, through the host loop', () => {
     const agent = await host.agent()
     await host.turn(agent, [{ toolName: 'write_file' }])
     expect(host.runs).toEqual(['write_file(greeting.txt)'])
-    expect(host.results(agent)).toMatchObject([{ toolName: 'write_file', isError: false, content: [{ type: 'text', text: 'write_file done' }] }])
+    expect(host.results(agent)).toMatchObject([
+      { toolName: 'write_file', isError: false, content: [{ type: 'text', text: 'write_file done' }] },
+    ])
   })
 
   it('runs readOnlyHint: true tools and refuses every other annotation (absent, empty, false, destructive)', async () => {
     const host = guardHost()
     const agent = await host.planAgent()
     const names = ['read_file', 'list_files', 'write_file', 'edit_file', 'delete_file', 'run_tests']
-    await host.turn(agent, names.map((toolName) => ({ toolName })))
+    await host.turn(
+      agent,
+      names.map((toolName) => ({ toolName })),
+    )
     expect(host.runs).toEqual(['read_file(greeting.txt)', 'list_files(greeting.txt)'])
     expect(host.results(agent).map((result) => [result.toolName, result.isError])).toEqual([
       ['read_file', false],
@@ -107,7 +112,10 @@ describe('§14 refusal in plan mode, through the host loop', () => {
       })
     }
     const agent = await host.planAgent()
-    await host.turn(agent, PLAN_GUARD_EXEMPT_TOOLS.map((toolName) => ({ toolName, input: {} })))
+    await host.turn(
+      agent,
+      PLAN_GUARD_EXEMPT_TOOLS.map((toolName) => ({ toolName, input: {} })),
+    )
     expect(ran).toEqual(['enter_plan_mode', 'exit_plan_mode'])
     expect(host.results(agent).map((result) => result.isError)).toEqual([false, false])
   })
@@ -144,7 +152,9 @@ describe('§14 refusal in plan mode, through the host loop', () => {
   it('leaves calls without an agent untouched, in any mode', async () => {
     const host = guardHost()
     await host.planAgent()
-    const result = await host.root.require('tools').execute('write_file', { path: 'direct.txt' }, { signal: new AbortController().signal, toolCallId: 'd1' })
+    const result = await host.root
+      .require('tools')
+      .execute('write_file', { path: 'direct.txt' }, { signal: new AbortController().signal, toolCallId: 'd1' })
     expect(result.isError).toBe(false)
     expect(host.runs).toEqual(['write_file(direct.txt)'])
   })
@@ -210,7 +220,11 @@ describe('§14 the catalog never changes', () => {
       host.model.push({ text: 'hi' })
       await agent.prompt('hello')
       const header = eventsOf(agent.session, 'request/header')[0]!
-      return { request: JSON.stringify(host.model.requests[0]!.tools), header: JSON.stringify(header.data.tools), schemas: JSON.stringify(host.root.require('tools').schemas()) }
+      return {
+        request: JSON.stringify(host.model.requests[0]!.tools),
+        header: JSON.stringify(header.data.tools),
+        schemas: JSON.stringify(host.root.require('tools').schemas()),
+      }
     }
     const reference = await catalog(false, false)
     expect(await catalog(true, false)).toEqual(reference)
@@ -303,7 +317,10 @@ describe('§8 lifetime and composition', () => {
       },
     })
     const agent = await host.planAgent()
-    await host.turn(agent, [{ toolName: 'write_file', input: { path: 'one.txt' } }, { toolName: 'run_tests', input: {} }])
+    await host.turn(agent, [
+      { toolName: 'write_file', input: { path: 'one.txt' } },
+      { toolName: 'run_tests', input: {} },
+    ])
     expect(host.runs).toEqual(['run_tests()'])
     core!.dispose()
     expect(guard).toMatchObject({ applied: false, disposed: false })
@@ -311,11 +328,14 @@ describe('§8 lifetime and composition', () => {
     expect(host.runs).toEqual(['run_tests()', 'write_file(two.txt)'])
     bundle!.plugin(planCorePlugin)
     expect(guard).toMatchObject({ applied: true, disposed: false })
-    await host.turn(agent, [{ toolName: 'write_file', input: { path: 'three.txt' } }, { toolName: 'run_tests', input: {} }])
+    await host.turn(agent, [
+      { toolName: 'write_file', input: { path: 'three.txt' } },
+      { toolName: 'run_tests', input: {} },
+    ])
     expect(host.runs).toEqual(['run_tests()', 'write_file(two.txt)', 'run_tests()'])
   })
 
-  it('nested in plan-core\'s own context: disposed with it for good', async () => {
+  it("nested in plan-core's own context: disposed with it for good", async () => {
     const host = guardHost({ guard: false })
     const nested = host.core.ctx.plugin(planGuardPlugin)
     const agent = await host.planAgent()

@@ -20,7 +20,10 @@ const HINTS: (ToolAnnotations | undefined)[] = [
 ]
 
 /** Tools t0…t6 (one per hint) plus the two plan tools with no annotations. */
-const TOOLS = [...HINTS.map((annotations, index) => ({ name: `t${index}`, annotations })), ...PLAN_GUARD_EXEMPT_TOOLS.map((name) => ({ name, annotations: undefined }))]
+const TOOLS = [
+  ...HINTS.map((annotations, index) => ({ name: `t${index}`, annotations })),
+  ...PLAN_GUARD_EXEMPT_TOOLS.map((name) => ({ name, annotations: undefined })),
+]
 
 describe('the guard rule against a plain model of it', () => {
   it('a call is refused exactly when it has an agent whose logged plan mode is on, and the tool is not read-only, exempt or allowed', async () => {
@@ -70,7 +73,11 @@ describe('the guard rule against a plain model of it', () => {
               !PLAN_GUARD_EXEMPT_TOOLS.includes(tool.name) &&
               !allow.includes(tool.name)
             const before = ran.length
-            const result = await tools.execute(tool.name, {}, { ...(agent === undefined ? {} : { agent }), signal: new AbortController().signal, toolCallId: `c${index++}` })
+            const result = await tools.execute(
+              tool.name,
+              {},
+              { ...(agent === undefined ? {} : { agent }), signal: new AbortController().signal, toolCallId: `c${index++}` },
+            )
             expect(result.isError).toBe(refused)
             if (refused) expect(result.content).toEqual(refusedContent(tool.name))
             expect(ran.length - before).toBe(refused ? 0 : 1)

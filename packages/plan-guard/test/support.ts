@@ -94,7 +94,10 @@ export function guardHost(options: GuardHostOptions = {}) {
   }
   /** Runs one turn in which the model calls `calls` (one step), then answers `after`. */
   const turn = async (agent: HostAgent, calls: readonly { toolName: string; input?: unknown }[], after = 'done') => {
-    host.model.push({ toolCalls: calls.map((call) => ({ toolName: call.toolName, input: call.input ?? { path: 'greeting.txt' } })) }, { text: after })
+    host.model.push(
+      { toolCalls: calls.map((call) => ({ toolName: call.toolName, input: call.input ?? { path: 'greeting.txt' } })) },
+      { text: after },
+    )
     return agent.prompt('go')
   }
   const results = (agent: HostAgent) => eventsOf(agent.session, 'tool/result').map((event) => event.data)

@@ -27,7 +27,11 @@ function setup(config: PlanPolicyConfig, script: Parameters<typeof createHost>[0
 describe('resolveConfig with childSection (§21)', () => {
   it('keeps a given childSection as it is and fills in nothing', () => {
     expect(resolveConfig({ section: 'x', childSection: ' child ' })).toStrictEqual({ section: 'x', childSection: ' child ' })
-    expect(resolveConfig({ section: 'x', placement: 'transcript', childSection: 'c' })).toStrictEqual({ section: 'x', placement: 'transcript', childSection: 'c' })
+    expect(resolveConfig({ section: 'x', placement: 'transcript', childSection: 'c' })).toStrictEqual({
+      section: 'x',
+      placement: 'transcript',
+      childSection: 'c',
+    })
     expect(resolveConfig({ section: 'x' })).toStrictEqual({ section: 'x' })
   })
 
@@ -100,6 +104,8 @@ describe('RECOMMENDED_CHILD_SECTION in the README', () => {
     const { readFileSync } = await import('node:fs')
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
     const words = RECOMMENDED_CHILD_SECTION.split(/\s+/).filter(Boolean).length
-    expect(readme).toContain(`\`RECOMMENDED_CHILD_SECTION\` is ${RECOMMENDED_CHILD_SECTION.length.toLocaleString('en-US')} characters (${words} words`)
+    expect(readme).toContain(
+      `\`RECOMMENDED_CHILD_SECTION\` is ${RECOMMENDED_CHILD_SECTION.length.toLocaleString('en-US')} characters (${words} words`,
+    )
   })
 })

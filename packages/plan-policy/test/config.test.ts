@@ -10,12 +10,9 @@ describe('resolveConfig (§4)', () => {
     expect(resolved).not.toBe(config)
   })
 
-  it.each([[undefined], [null], [{}], [{ section: 3 }], [{ section: null }], ['text']])(
-    'refuses a non-string section (%j)',
-    (config) => {
-      expect(() => resolveConfig(config)).toThrow('needs a string `section`')
-    },
-  )
+  it.each([[undefined], [null], [{}], [{ section: 3 }], [{ section: null }], ['text']])('refuses a non-string section (%j)', (config) => {
+    expect(() => resolveConfig(config)).toThrow('needs a string `section`')
+  })
 
   it.each([[''], ['   '], ['\n\t ']])('refuses a blank section (%j)', (section) => {
     expect(() => resolveConfig({ section })).toThrow('needs a non-empty `section`')
@@ -53,10 +50,16 @@ describe('RECOMMENDED_PLAN_SECTION (§4)', () => {
     ['no todo tools', /Do not keep a todo list or task tracker/],
     ['ask only what inspection cannot answer', /Ask the user only about what you cannot find out by looking/],
     ['decision-complete', /decision-complete/],
-    ['submit with exit_plan_mode, starting with a # title', /calling exit_plan_mode with the whole plan as markdown whose first line is a "# " title/],
+    [
+      'submit with exit_plan_mode, starting with a # title',
+      /calling exit_plan_mode with the whole plan as markdown whose first line is a "# " title/,
+    ],
     ['only and final tool call', /the only tool call of its response, and the last thing you do in it/],
     ['revise and resubmit on rejection', /sends the plan back, revise it with their feedback and submit it again/],
-    ['review unavailable: stay and ask to switch manually', /review cannot be opened, remain in plan mode and ask the user to leave it themselves/],
+    [
+      'review unavailable: stay and ask to switch manually',
+      /review cannot be opened, remain in plan mode and ask the user to leave it themselves/,
+    ],
   ])('covers: %s', (_point, pattern) => {
     expect(text).toMatch(pattern)
   })

@@ -57,14 +57,19 @@ function planForms(session: Session): string[] {
     .map((event) => {
       const message = event.data as UserMessage
       const text = message.content.map((block) => (block.type === 'text' ? block.text : '')).join('')
-      return message.source.kind === 'plugin' && message.source.form === 'notice' ? `notice:${text === ENTER_NOTICE ? 'on' : 'off'}` : String((message.source as { form?: string }).form)
+      return message.source.kind === 'plugin' && message.source.form === 'notice'
+        ? `notice:${text === ENTER_NOTICE ? 'on' : 'off'}`
+        : String((message.source as { form?: string }).form)
     })
 }
 
 describe('§24 the re-entry line', () => {
   it('has the exact text and source, and is what the model reads when the same section was logged before', async () => {
     expect(PLAN_GUIDANCE_AGAIN).toBe(LINE)
-    expect(planGuidanceAgain()).toEqual({ content: [{ type: 'text', text: LINE }], source: { kind: 'plugin', plugin: 'plan-mode', form: 'guidance-again' } })
+    expect(planGuidanceAgain()).toEqual({
+      content: [{ type: 'text', text: LINE }],
+      source: { kind: 'plugin', plugin: 'plan-mode', form: 'guidance-again' },
+    })
     const h = setup()
     const agent = await h.agent()
     await h.turn(agent, true, 'plan it')
@@ -85,7 +90,10 @@ describe('§24 the re-entry line', () => {
     await h.turn(agent, false, 'b')
     await h.turn(agent, true, 'c')
     const prompt = h.model.requests[2]!.prompt
-    const line = prompt.filter((message) => message.role === 'user').flatMap((message) => message.content as { type: string; text?: string }[]).find((part) => part.text === LINE)!
+    const line = prompt
+      .filter((message) => message.role === 'user')
+      .flatMap((message) => message.content as { type: string; text?: string }[])
+      .find((part) => part.text === LINE)!
     expect(Buffer.byteLength(JSON.stringify(line))).toBeLessThanOrEqual(200)
     expect(Buffer.byteLength(LINE)).toBe(117)
   })
@@ -102,7 +110,15 @@ describe('§24 the re-entry line', () => {
     await h.turn(agent, true, 'e') // a net-zero flip while idle: nothing
     await h.turn(agent, false, 'f')
     await h.turn(agent, true, 'g') // told off, then on: the line again
-    expect(planForms(agent.session)).toEqual(['guidance', 'notice:off', 'notice:on', 'guidance-again', 'notice:off', 'notice:on', 'guidance-again'])
+    expect(planForms(agent.session)).toEqual([
+      'guidance',
+      'notice:off',
+      'notice:on',
+      'guidance-again',
+      'notice:off',
+      'notice:on',
+      'guidance-again',
+    ])
   })
 
   it('an approved exit (cause review) then an entry, and an entry by the model (cause model): the line, without the section', async () => {
@@ -162,7 +178,15 @@ describe('§24 the re-entry line', () => {
       return text === undefined ? [] : [text]
     })
     expect(texts).toEqual([RECOMMENDED_CHILD_SECTION, SECTION])
-    expect(planForms(child.session)).toEqual(['guidance', 'notice:off', 'notice:on', 'guidance', 'notice:off', 'notice:on', 'guidance-again'])
+    expect(planForms(child.session)).toEqual([
+      'guidance',
+      'notice:off',
+      'notice:on',
+      'guidance',
+      'notice:off',
+      'notice:on',
+      'guidance-again',
+    ])
   })
 
   it('is decided from the log: a restarted host sends the line for a section logged by the process before it', async () => {
@@ -201,7 +225,11 @@ describe('§24 the re-entry line', () => {
     Object.defineProperty(agent.session, 'events', { value: kept, configurable: true, writable: true })
     await h.planMode.set(agent, true)
     expect(readPlanLog(agent.session).guided).toBe(false)
-    const line = (await h.root.waterfall('agent/pre-step', { agent, turn: 9, step: 1, signal: new AbortController().signal, messages: [] }, async (payload) => ({ kind: 'enter' as const, messages: payload.messages }))) as unknown as { messages: UserMessage[] }
+    const line = (await h.root.waterfall(
+      'agent/pre-step',
+      { agent, turn: 9, step: 1, signal: new AbortController().signal, messages: [] },
+      async (payload) => ({ kind: 'enter' as const, messages: payload.messages }),
+    )) as unknown as { messages: UserMessage[] }
     expect(line.messages.map((message) => message.source)).toContainEqual({ kind: 'plugin', plugin: 'plan-mode', form: 'guidance' })
   })
 })
@@ -224,7 +252,13 @@ describe('§24 the compaction check a host calls', () => {
   })
 
   it('holds when the latest full guidance is kept, or logged again after the cut; fails naming it when dropped', () => {
-    const log = [event(0, planModeGuidance('OLD')), event(1, { turn: 1 }, 'turn/start'), event(2, planModeGuidance(SECTION)), event(3, { turn: 1, reason: 'done' }, 'turn/end'), event(4, planGuidanceAgain())]
+    const log = [
+      event(0, planModeGuidance('OLD')),
+      event(1, { turn: 1 }, 'turn/start'),
+      event(2, planModeGuidance(SECTION)),
+      event(3, { turn: 1, reason: 'done' }, 'turn/end'),
+      event(4, planGuidanceAgain()),
+    ]
     expect(checkCompactedGuidance(log, log)).toBeUndefined()
     expect(checkCompactedGuidance(log, [log[2]!, log[3]!, log[4]!])).toBeUndefined()
     const problem = checkCompactedGuidance(log, [log[0]!, log[3]!, log[4]!])

@@ -8,16 +8,15 @@ import { describe, expect, it } from 'vitest'
 const PREFIX = '@planmode/plan-policy: PlanPolicyConfig '
 
 describe('resolveConfig with placement (§13)', () => {
-  it.each([
-    [{ section: 'x' }],
-    [{ section: 'x', placement: 'system' }],
-    [{ section: ' Plan.\n', placement: 'transcript' }],
-  ])('returns a new object equal to the input, no defaults filled in (%j)', (config) => {
-    const resolved = resolveConfig(config)
-    expect(resolved).toStrictEqual(config)
-    expect(resolved).not.toBe(config)
-    expect(Object.keys(resolved)).toEqual(Object.keys(config))
-  })
+  it.each([[{ section: 'x' }], [{ section: 'x', placement: 'system' }], [{ section: ' Plan.\n', placement: 'transcript' }]])(
+    'returns a new object equal to the input, no defaults filled in (%j)',
+    (config) => {
+      const resolved = resolveConfig(config)
+      expect(resolved).toStrictEqual(config)
+      expect(resolved).not.toBe(config)
+      expect(Object.keys(resolved)).toEqual(Object.keys(config))
+    },
+  )
 
   it('a valid config, whatever its section and placement, comes back equal', () => {
     fc.assert(
@@ -63,9 +62,16 @@ describe('resolveConfig with placement (§13)', () => {
     const host = createHost([{ text: 'ok' }])
     host.root.plugin(planCorePlugin)
     for (const placement of ['prompt', null, undefined, 'Transcript']) {
-      expect(() => host.root.plugin(planPolicyPlugin, { section: 'x', placement } as never)).toThrow("`placement` must be 'system' or 'transcript'")
+      expect(() => host.root.plugin(planPolicyPlugin, { section: 'x', placement } as never)).toThrow(
+        "`placement` must be 'system' or 'transcript'",
+      )
     }
-    expect(host.root.require('systemPrompt').assemble({}).sections.find((section) => section.name === PLAN_POLICY_SECTION)).toBeUndefined()
+    expect(
+      host.root
+        .require('systemPrompt')
+        .assemble({})
+        .sections.find((section) => section.name === PLAN_POLICY_SECTION),
+    ).toBeUndefined()
     const agent = await host.agent()
     await host.root.require('planMode').set(agent, true)
     await agent.prompt('plan it')
@@ -78,7 +84,10 @@ describe('resolveConfig with placement (§13)', () => {
     host.root.plugin(planPolicyPlugin, { section: 'Plan first.', placement: 'system' })
     const agent = await host.agent()
     await host.root.require('planMode').set(agent, true)
-    const section = host.root.require('systemPrompt').assemble({ agent }).sections.find((entry) => entry.name === PLAN_POLICY_SECTION)
+    const section = host.root
+      .require('systemPrompt')
+      .assemble({ agent })
+      .sections.find((entry) => entry.name === PLAN_POLICY_SECTION)
     expect(section).toEqual({ name: 'plan:policy', order: 50, text: 'Plan first.' })
   })
 })

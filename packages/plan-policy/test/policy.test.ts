@@ -114,14 +114,29 @@ describe('§4 config and composition', () => {
     const policy = root.plugin(planPolicyPlugin, { section: 'x' })
     const prompt = root.plugin(systemPromptPlugin)
     root.require('systemPrompt').section({ name: 'other', order: 10, text: 'base' })
-    expect(root.require('systemPrompt').assemble({}).sections.map((section) => section.name)).toEqual(['other', 'plan:policy'])
+    expect(
+      root
+        .require('systemPrompt')
+        .assemble({})
+        .sections.map((section) => section.name),
+    ).toEqual(['other', 'plan:policy'])
     policy.dispose()
-    expect(root.require('systemPrompt').assemble({}).sections.map((section) => section.name)).toEqual(['other'])
+    expect(
+      root
+        .require('systemPrompt')
+        .assemble({})
+        .sections.map((section) => section.name),
+    ).toEqual(['other'])
     root.plugin(planPolicyPlugin, { section: 'x' })
     prompt.dispose()
     expect(root.get('systemPrompt')).toBeUndefined()
     root.plugin(systemPromptPlugin)
-    expect(root.require('systemPrompt').assemble({}).sections.map((section) => section.name)).toEqual(['plan:policy'])
+    expect(
+      root
+        .require('systemPrompt')
+        .assemble({})
+        .sections.map((section) => section.name),
+    ).toEqual(['plan:policy'])
   })
 
   it('is removed once plan-core is gone, and comes back with it (§3.6, §8)', async () => {

@@ -39,7 +39,10 @@ declare module '@planmode/context' {
      * can work on the step and mark it again. A listener that throws fails
      * the call closed with its message. Declared by `@planmode/plan-progress`.
      */
-    'plan/verify': (payload: PlanVerifyPayload, next: (payload?: PlanVerifyPayload) => Promise<PlanVerifyPayload>) => Promise<PlanVerifyPayload>
+    'plan/verify': (
+      payload: PlanVerifyPayload,
+      next: (payload?: PlanVerifyPayload) => Promise<PlanVerifyPayload>,
+    ) => Promise<PlanVerifyPayload>
   }
 }
 

@@ -128,7 +128,14 @@ function applyResult(state: PlanProgressState, data: unknown): PlanProgressState
   const value = data['value']
   // A legacy approval (SPEC §17): an approved result whose call has no review record. The call stays
   // listed until turn/end, so a record before any later result of it still counts.
-  if (typeof id !== 'string' || call?.recorded === true || data['isError'] !== false || !isObject(value) || value['approved'] !== true || fresh(value)) {
+  if (
+    typeof id !== 'string' ||
+    call?.recorded === true ||
+    data['isError'] !== false ||
+    !isObject(value) ||
+    value['approved'] !== true ||
+    fresh(value)
+  ) {
     return state
   }
   const plan = typeof value['plan'] === 'string' ? value['plan'] : (call?.plan ?? '')

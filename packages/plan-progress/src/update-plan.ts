@@ -63,7 +63,8 @@ function readUpdates(input: unknown): readonly PlanStepUpdate[] | undefined {
   for (const update of updates as unknown[]) {
     if (typeof update !== 'object' || update === null) return undefined
     const { step, status, note } = update as Record<string, unknown>
-    if (typeof step !== 'number' || !STATUSES.includes(status as PlanStepStatus) || (note !== undefined && typeof note !== 'string')) return undefined
+    if (typeof step !== 'number' || !STATUSES.includes(status as PlanStepStatus) || (note !== undefined && typeof note !== 'string'))
+      return undefined
   }
   return updates as readonly PlanStepUpdate[]
 }
@@ -181,7 +182,12 @@ export function createUpdatePlanTool(ctx?: Context): ToolDefinition<UpdatePlanIn
         // SPEC §25 step 4a: the first step the checks refuse fails the call (later ones are not verified).
         if (ctx !== undefined) {
           for (const step of moved) {
-            const problems = await verifyStep(ctx, { agent, toolCallId: execution.toolCallId, plan: state.plan.toolCallId, ...verifiedStep(step) })
+            const problems = await verifyStep(ctx, {
+              agent,
+              toolCallId: execution.toolCallId,
+              plan: state.plan.toolCallId,
+              ...verifiedStep(step),
+            })
             if (problems.length > 0) throw new Error(notDoneMessage(step.step, problems))
           }
           if (moved.length > 0 && !ctx.active) throw new Error(UPDATE_PLAN_MESSAGES.unloaded)

@@ -73,7 +73,9 @@ describe('§22.3 an interrupted turn is the last turn that ended', () => {
   it('the interrupted turn logged no plan/progress (the turn before it did): the next turn is reminded', async () => {
     const { dir, id } = await diedMidTurn({ firstTurnProgress: true, openTurnProgress: false })
     const { reminders } = await reopenAndPrompt(dir, id)
-    expect(reminders).toEqual([`${UPDATE_PLAN_MESSAGES.remind}\nPlan progress: 0/3.\n[>] 1. Add a cache.\n[ ] 2. Wire it in.\n[ ] 3. Test it.`])
+    expect(reminders).toEqual([
+      `${UPDATE_PLAN_MESSAGES.remind}\nPlan progress: 0/3.\n[>] 1. Add a cache.\n[ ] 2. Wire it in.\n[ ] 3. Test it.`,
+    ])
   })
 
   it('the interrupted turn logged plan/progress (the turn before it did not): the next turn is not reminded', async () => {

@@ -15,7 +15,13 @@ const updateCall = (updates: unknown[]) => ({ toolCalls: [{ toolName: UPDATE_PLA
 
 function host(script: Parameters<typeof setup>[0] = []) {
   const h = setup(script)
-  h.root.require('tools').register({ name: 'read', description: 'Reads.', parameters: { type: 'object' }, annotations: { readOnlyHint: true }, execute: () => 'text' })
+  h.root.require('tools').register({
+    name: 'read',
+    description: 'Reads.',
+    parameters: { type: 'object' },
+    annotations: { readOnlyHint: true },
+    execute: () => 'text',
+  })
   return h
 }
 
@@ -25,7 +31,10 @@ function stepMessages(session: Session, turn: number, step: number): string[] {
   const start = events.findIndex((event) => event.type === 'step/start' && event.data.turn === turn && event.data.step === step)
   let from = start
   while (from > 0 && events[from - 1]!.type !== 'step/end' && events[from - 1]!.type !== 'turn/start') from--
-  return events.slice(from, start).filter((event) => event.type === 'user/message').map((event) => messageText(event.data as UserMessage))
+  return events
+    .slice(from, start)
+    .filter((event) => event.type === 'user/message')
+    .map((event) => messageText(event.data as UserMessage))
 }
 
 describe('§17 what the model reads: the message that starts tracking', () => {
@@ -36,7 +45,10 @@ describe('§17 what the model reads: the message that starts tracking', () => {
     await agent.prompt('go')
     const logged = agent.session.events.filter((event) => event.type === 'user/message').map((event) => event.data as UserMessage)
     expect(logged.map(messageText)).toEqual(['go', TRACK])
-    expect(logged[1]).toEqual({ content: [{ type: 'text', text: TRACK }], source: { kind: 'plugin', plugin: 'plan-mode', form: 'progress' } })
+    expect(logged[1]).toEqual({
+      content: [{ type: 'text', text: TRACK }],
+      source: { kind: 'plugin', plugin: 'plan-mode', form: 'progress' },
+    })
     expect(userTexts(h.model.requests[0]!)).toEqual(['go', TRACK])
     // logged before the step's request/header and step/start
     const types = agent.session.events.map((event) => event.type as string)
@@ -94,7 +106,11 @@ describe('§17 what the model reads: the message that starts tracking', () => {
     await h.planMode.set(agent, true)
     await agent.prompt('plan it') // guidance, and a header telling the model plan mode is on
     // the review was recorded, then the user left plan mode by hand: a leaving notice is due, and the plan is tracked
-    await log(agent.session, 'assistant/message', { turn: 1, step: 1, content: [{ type: 'tool-call', toolCallId: 'e', toolName: 'exit_plan_mode', input: { plan: PLAN } }] })
+    await log(agent.session, 'assistant/message', {
+      turn: 1,
+      step: 1,
+      content: [{ type: 'tool-call', toolCallId: 'e', toolName: 'exit_plan_mode', input: { plan: PLAN } }],
+    })
     await log(agent.session, 'plan/review', { toolCallId: 'e', outcome: 'approved' })
     await h.planMode.set(agent, false)
     await agent.prompt('now')
@@ -143,7 +159,16 @@ describe('§17 what the model reads: the reminder at the start of a turn', () =>
   })
 
   it('not once every step is done or skipped', async () => {
-    const h = host([updateCall([{ step: 1, status: 'done' }, { step: 2, status: 'skipped', note: 'n/a' }, { step: 3, status: 'done' }]), { text: 'done' }, { text: 'a' }, { text: 'b' }])
+    const h = host([
+      updateCall([
+        { step: 1, status: 'done' },
+        { step: 2, status: 'skipped', note: 'n/a' },
+        { step: 3, status: 'done' },
+      ]),
+      { text: 'done' },
+      { text: 'a' },
+      { text: 'b' },
+    ])
     const agent = await h.agent()
     await approve(agent.session)
     await agent.prompt('go')
@@ -153,10 +178,14 @@ describe('§17 what the model reads: the reminder at the start of a turn', () =>
   })
 
   it('not in a turn whose first accepted pre-step is in plan mode, even once a later step of it is in the default mode', async () => {
-    const h = host([{ text: 'a' }, async () => {
-      await h.planMode.set(agent, false) // mid-turn: applies at the next pre-step
-      return read
-    }, { text: 'b' }])
+    const h = host([
+      { text: 'a' },
+      async () => {
+        await h.planMode.set(agent, false) // mid-turn: applies at the next pre-step
+        return read
+      },
+      { text: 'b' },
+    ])
     const agent = await h.agent()
     await approve(agent.session)
     await agent.prompt('go')
@@ -166,11 +195,15 @@ describe('§17 what the model reads: the reminder at the start of a turn', () =>
   })
 
   it('the turn’s first pre-step is read from the log too: a plan-progress reloaded mid-turn does not remind at the next step', async () => {
-    const h = host([{ text: 'a' }, async () => {
-      h.progress.dispose()
-      h.root.plugin((await import('@planmode/plan-progress')).planProgressPlugin)
-      return read
-    }, { text: 'b' }])
+    const h = host([
+      { text: 'a' },
+      async () => {
+        h.progress.dispose()
+        h.root.plugin((await import('@planmode/plan-progress')).planProgressPlugin)
+        return read
+      },
+      { text: 'b' },
+    ])
     const agent = await h.agent()
     await approve(agent.session)
     await agent.prompt('go')

@@ -6,8 +6,7 @@ import { createHost } from '@planmode/testkit'
 import { describe, expect, it } from 'vitest'
 import { approve, progressMessages, setup } from './support.js'
 
-const keys = (h: { root: Context }, session: Session) =>
-  Object.keys(h.root.require('sessionProjections').snapshot(session).values)
+const keys = (h: { root: Context }, session: Session) => Object.keys(h.root.require('sessionProjections').snapshot(session).values)
 
 describe('§17/§8 layer rules', () => {
   it.each([
@@ -95,7 +94,12 @@ describe('§17/§8 layer rules', () => {
     expect(h.root.require('tools').get(UPDATE_PLAN)).toBeUndefined()
     await agent.prompt('go')
     expect(progressMessages(agent.session)).toEqual([])
-    expect(h.root.require('tools').schemas().map((tool) => tool.name)).toEqual([])
+    expect(
+      h.root
+        .require('tools')
+        .schemas()
+        .map((tool) => tool.name),
+    ).toEqual([])
   })
 
   it('the projection works without the layer, and the layer without the projection', async () => {

@@ -2,12 +2,23 @@
 // plan is the latest approval event (a record, a legacy result, a handoff) not followed by a plan-mode
 // entry of the user or the model, and its steps are the latest plan/progress for it after that event.
 import fc from 'fast-check'
-import { initialPlanProgress, stepPlanProgress, viewPlanProgress, type PlanProgressStep, type PlanProgressView } from '@planmode/plan-progress'
+import {
+  initialPlanProgress,
+  stepPlanProgress,
+  viewPlanProgress,
+  type PlanProgressStep,
+  type PlanProgressView,
+} from '@planmode/plan-progress'
 import type { SessionEvent } from '@planmode/seams'
 import { describe, expect, it } from 'vitest'
 
 /** Plans, their titles and their steps, written out by hand (the parser has its own tests). */
-const PLANS: readonly { readonly text: string; readonly title: string; readonly steps: readonly string[]; readonly done?: readonly number[] }[] = [
+const PLANS: readonly {
+  readonly text: string
+  readonly title: string
+  readonly steps: readonly string[]
+  readonly done?: readonly number[]
+}[] = [
   { text: '# Cache\n\n## Steps\n1. Add it.\n2. Wire it\n   in.\n', title: 'Cache', steps: ['Add it.', 'Wire it in.'] },
   { text: '# Tasks\n\n- [x] Read.\n- note\n- [ ] Write.\n- [ ] Test.\n', title: 'Tasks', steps: ['Read.', 'Write.', 'Test.'], done: [1] },
   { text: '# Prose\n\nNothing to list.\n', title: 'Prose', steps: [] },
@@ -21,19 +32,47 @@ type Raw = { readonly type: string; readonly data: unknown }
 
 const planOf = fc.integer({ min: 0, max: PLANS.length - 1 })
 const id = fc.constantFrom(...IDS)
-const steps = fc.array(fc.record({ status: fc.constantFrom(...STATUSES), note: fc.option(fc.constantFrom('n', 'why'), { nil: undefined }) }), { maxLength: 4 }).map((list) =>
-  list.map((entry, index) => ({ step: index + 1, text: `t${index + 1}`, status: entry.status, ...(entry.note === undefined ? {} : { note: entry.note }) })),
-)
+const steps = fc
+  .array(fc.record({ status: fc.constantFrom(...STATUSES), note: fc.option(fc.constantFrom('n', 'why'), { nil: undefined }) }), {
+    maxLength: 4,
+  })
+  .map((list) =>
+    list.map((entry, index) => ({
+      step: index + 1,
+      text: `t${index + 1}`,
+      status: entry.status,
+      ...(entry.note === undefined ? {} : { note: entry.note }),
+    })),
+  )
 
 /** One turn's events: exit calls and what follows them (records, results), progress, modes, handoffs, filler. */
 const inTurn: fc.Arbitrary<Raw[]> = fc.oneof(
-  fc.tuple(id, planOf).map(([i, p]) => [{ type: 'assistant/message', data: { turn: 1, step: 1, content: [{ type: 'tool-call', toolCallId: i, toolName: 'exit_plan_mode', input: { plan: PLANS[p]!.text } }] } }]),
+  fc.tuple(id, planOf).map(([i, p]) => [
+    {
+      type: 'assistant/message',
+      data: {
+        turn: 1,
+        step: 1,
+        content: [{ type: 'tool-call', toolCallId: i, toolName: 'exit_plan_mode', input: { plan: PLANS[p]!.text } }],
+      },
+    },
+  ]),
   fc
-    .tuple(id, fc.constantFrom('approved', 'keep-planning', 'stopped', 'dismissed'), fc.option(planOf, { nil: undefined }), fc.constantFrom(undefined, { fresh: true }, { model: 'm' }))
+    .tuple(
+      id,
+      fc.constantFrom('approved', 'keep-planning', 'stopped', 'dismissed'),
+      fc.option(planOf, { nil: undefined }),
+      fc.constantFrom(undefined, { fresh: true }, { model: 'm' }),
+    )
     .map(([i, outcome, edit, handoff]) => [
       {
         type: 'plan/review',
-        data: { toolCallId: i, outcome, ...(edit === undefined ? {} : { plan: PLANS[edit]!.text }), ...(handoff === undefined ? {} : { handoff }) },
+        data: {
+          toolCallId: i,
+          outcome,
+          ...(edit === undefined ? {} : { plan: PLANS[edit]!.text }),
+          ...(handoff === undefined ? {} : { handoff }),
+        },
       },
     ]),
   fc
@@ -46,14 +85,27 @@ const inTurn: fc.Arbitrary<Raw[]> = fc.oneof(
           toolName: 'exit_plan_mode',
           isError,
           content: [],
-          ...(isError ? {} : { value: { approved, ...(edit === undefined ? {} : { plan: PLANS[edit]!.text }), ...(fresh ? { handoff: { fresh: true } } : {}) } }),
+          ...(isError
+            ? {}
+            : {
+                value: {
+                  approved,
+                  ...(edit === undefined ? {} : { plan: PLANS[edit]!.text }),
+                  ...(fresh ? { handoff: { fresh: true } } : {}),
+                },
+              }),
         },
       },
     ]),
-  fc.tuple(fc.boolean(), fc.constantFrom(...CAUSES)).map(([active, cause]) => [{ type: 'plan/mode', data: cause === undefined ? { active } : { active, cause } }]),
+  fc
+    .tuple(fc.boolean(), fc.constantFrom(...CAUSES))
+    .map(([active, cause]) => [{ type: 'plan/mode', data: cause === undefined ? { active } : { active, cause } }]),
   fc.tuple(id, steps).map(([plan, list]) => [{ type: 'plan/progress', data: { toolCallId: 'u', plan, steps: list } }]),
   fc.tuple(id, planOf, fc.boolean()).map(([i, p, titled]) => [
-    { type: 'plan/handoff', data: { from: { session: 's0', toolCallId: i }, plan: PLANS[p]!.text, ...(titled ? { title: `T${p}` } : {}) } },
+    {
+      type: 'plan/handoff',
+      data: { from: { session: 's0', toolCallId: i }, plan: PLANS[p]!.text, ...(titled ? { title: `T${p}` } : {}) },
+    },
   ]),
   fc.constantFrom<Raw[]>(
     [{ type: 'user/message', data: { content: [{ type: 'text', text: 'hi' }], source: { kind: 'user' } } }],
@@ -61,13 +113,25 @@ const inTurn: fc.Arbitrary<Raw[]> = fc.oneof(
     [{ type: 'tool/result', data: { toolCallId: 'r', toolName: 'read', isError: false, content: [] } }],
   ),
 )
-const turn = fc.array(inTurn, { maxLength: 8 }).map((parts) => [{ type: 'turn/start', data: { turn: 1 } }, ...parts.flat(), { type: 'turn/end', data: { turn: 1, reason: 'completed' } }])
-const log = fc.array(turn, { maxLength: 6 }).map((turns) => turns.flat().map((event, seq) => ({ ...event, seq, time: 0 }) as unknown as SessionEvent))
+const turn = fc
+  .array(inTurn, { maxLength: 8 })
+  .map((parts) => [
+    { type: 'turn/start', data: { turn: 1 } },
+    ...parts.flat(),
+    { type: 'turn/end', data: { turn: 1, reason: 'completed' } },
+  ])
+const log = fc
+  .array(turn, { maxLength: 6 })
+  .map((turns) => turns.flat().map((event, seq) => ({ ...event, seq, time: 0 }) as unknown as SessionEvent))
 
 const initialSteps = (plan: string): PlanProgressStep[] => {
   const known = PLANS.find((entry) => entry.text === plan)
   if (known === undefined) return []
-  return known.steps.map((text, index) => ({ step: index + 1, text, status: known.done?.includes(index + 1) === true ? 'done' : 'pending' }))
+  return known.steps.map((text, index) => ({
+    step: index + 1,
+    text,
+    status: known.done?.includes(index + 1) === true ? 'done' : 'pending',
+  }))
 }
 const titleOf = (plan: string): string => PLANS.find((entry) => entry.text === plan)?.title ?? 'Plan'
 const fresh = (value: unknown): boolean => (value as { handoff?: { fresh?: unknown } } | undefined)?.handoff?.fresh === true
@@ -82,7 +146,9 @@ function model(events: readonly SessionEvent[]): PlanProgressView {
       if (event.type === 'assistant/message') {
         const block = (data(at)['content'] as { toolCallId: string; input: { plan: string } }[])[0]!
         if (block.toolCallId === id) {
-          const recorded = events.slice(at + 1, index).some((e) => (e.type as string) === 'plan/review' && (e.data as { toolCallId: string }).toolCallId === id)
+          const recorded = events
+            .slice(at + 1, index)
+            .some((e) => (e.type as string) === 'plan/review' && (e.data as { toolCallId: string }).toolCallId === id)
           return { plan: block.input.plan, recorded }
         }
       }
@@ -100,9 +166,17 @@ function model(events: readonly SessionEvent[]): PlanProgressView {
     if (event.type === 'tool/result' && d['toolName'] === 'exit_plan_mode' && d['isError'] === false) {
       const value = d['value'] as Record<string, unknown>
       const call = callBefore(index, d['toolCallId'] as string)
-      const recordedBefore = call === undefined
-        ? events.slice(0, index).some((e, at) => (e.type as string) === 'plan/review' && (e.data as { toolCallId: string }).toolCallId === d['toolCallId'] && !events.slice(at, index).some((x) => x.type === 'turn/start'))
-        : call.recorded
+      const recordedBefore =
+        call === undefined
+          ? events
+              .slice(0, index)
+              .some(
+                (e, at) =>
+                  (e.type as string) === 'plan/review' &&
+                  (e.data as { toolCallId: string }).toolCallId === d['toolCallId'] &&
+                  !events.slice(at, index).some((x) => x.type === 'turn/start'),
+              )
+          : call.recorded
       if (value['approved'] === true && !fresh(value) && !recordedBefore) {
         const plan = typeof value['plan'] === 'string' ? value['plan'] : (call?.plan ?? '')
         approvals.push({ index, id: d['toolCallId'] as string, plan, title: titleOf(plan) })
@@ -110,7 +184,12 @@ function model(events: readonly SessionEvent[]): PlanProgressView {
     }
     if ((event.type as string) === 'plan/handoff') {
       const plan = d['plan'] as string
-      approvals.push({ index, id: (d['from'] as { toolCallId: string }).toolCallId, plan, title: typeof d['title'] === 'string' ? d['title'] : titleOf(plan) })
+      approvals.push({
+        index,
+        id: (d['from'] as { toolCallId: string }).toolCallId,
+        plan,
+        title: typeof d['title'] === 'string' ? d['title'] : titleOf(plan),
+      })
     }
   })
   const latest = approvals.at(-1)
@@ -120,7 +199,7 @@ function model(events: readonly SessionEvent[]): PlanProgressView {
   const ended = after.some((e) => e.type === 'plan/mode' && e.data.active && [undefined, 'user', 'model'].includes(e.data.cause))
   if (ended) return none
   const progress = after.filter((e) => (e.type as string) === 'plan/progress' && (e.data as { plan: string }).plan === latest.id).at(-1)
-  const stepList = progress === undefined ? initialSteps(latest.plan) : ((progress.data as unknown as { steps: PlanProgressStep[] }).steps)
+  const stepList = progress === undefined ? initialSteps(latest.plan) : (progress.data as unknown as { steps: PlanProgressStep[] }).steps
   const done = stepList.filter((s) => s.status === 'done' || s.status === 'skipped').length
   const active = stepList.find((s) => s.status === 'in_progress')?.step ?? null
   return { plan: { toolCallId: latest.id, title: latest.title }, steps: stepList, done, total: stepList.length, active }
@@ -136,7 +215,11 @@ describe('§17 planProgress fold against a plain model', () => {
         for (let index = 0; index < events.length; index++) {
           const event = events[index]!
           const next = stepPlanProgress(state, event)
-          if (!TOUCHES.has(event.type) || (event.type === 'tool/result' && (event.data as { toolName: string }).toolName !== 'exit_plan_mode')) expect(next).toBe(state)
+          if (
+            !TOUCHES.has(event.type) ||
+            (event.type === 'tool/result' && (event.data as { toolName: string }).toolName !== 'exit_plan_mode')
+          )
+            expect(next).toBe(state)
           state = next
           expect(viewPlanProgress(state)).toEqual(model(events.slice(0, index + 1)))
         }

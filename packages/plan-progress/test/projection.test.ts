@@ -6,10 +6,24 @@ import { PLAN } from './support.js'
 let seq = 0
 const ev = (type: string, data: unknown): SessionEvent => ({ type, seq: seq++, time: 0, data }) as unknown as SessionEvent
 const call = (id: string, plan: unknown) =>
-  ev('assistant/message', { turn: 1, step: 1, content: [{ type: 'text', text: 'here' }, { type: 'tool-call', toolCallId: id, toolName: 'exit_plan_mode', input: { plan } }] })
-const record = (id: string, outcome: string, extra: Record<string, unknown> = {}) => ev('plan/review', { toolCallId: id, outcome, ...extra })
+  ev('assistant/message', {
+    turn: 1,
+    step: 1,
+    content: [
+      { type: 'text', text: 'here' },
+      { type: 'tool-call', toolCallId: id, toolName: 'exit_plan_mode', input: { plan } },
+    ],
+  })
+const record = (id: string, outcome: string, extra: Record<string, unknown> = {}) =>
+  ev('plan/review', { toolCallId: id, outcome, ...extra })
 const result = (id: string, value: unknown, isError = false) =>
-  ev('tool/result', { toolCallId: id, toolName: 'exit_plan_mode', isError, content: [{ type: 'text', text: 'r' }], ...(value === undefined ? {} : { value }) })
+  ev('tool/result', {
+    toolCallId: id,
+    toolName: 'exit_plan_mode',
+    isError,
+    content: [{ type: 'text', text: 'r' }],
+    ...(value === undefined ? {} : { value }),
+  })
 const mode = (active: boolean, cause?: string) => ev('plan/mode', cause === undefined ? { active } : { active, cause })
 const progress = (plan: string, steps: unknown) => ev('plan/progress', { toolCallId: 'u', plan, steps })
 const handoff = (data: Record<string, unknown>) => ev('plan/handoff', data)
@@ -29,7 +43,13 @@ describe('§17 the approved plan', () => {
   })
 
   it('an approved record: the plan argument of its exit_plan_mode call, identified by its toolCallId, titled by §6', () => {
-    expect(view([call('x1', PLAN), record('x1', 'approved')])).toEqual({ plan: { toolCallId: 'x1', title: 'Add caching' }, steps: STEPS, done: 0, total: 3, active: null })
+    expect(view([call('x1', PLAN), record('x1', 'approved')])).toEqual({
+      plan: { toolCallId: 'x1', title: 'Add caching' },
+      steps: STEPS,
+      done: 0,
+      total: 3,
+      active: null,
+    })
   })
 
   it('an approved record with an edit: the record’s plan', () => {
@@ -39,8 +59,17 @@ describe('§17 the approved plan', () => {
   })
 
   it('a record with handoff.fresh is not tracked in its own session; one with only a model is', () => {
-    expect(view([call('x1', PLAN), record('x1', 'approved', { handoff: { fresh: true } }), result('x1', { approved: true, handoff: { fresh: true } })]).plan).toBeNull()
-    expect(view([call('x1', PLAN), record('x1', 'approved', { handoff: { model: 'm' } })]).plan).toEqual({ toolCallId: 'x1', title: 'Add caching' })
+    expect(
+      view([
+        call('x1', PLAN),
+        record('x1', 'approved', { handoff: { fresh: true } }),
+        result('x1', { approved: true, handoff: { fresh: true } }),
+      ]).plan,
+    ).toBeNull()
+    expect(view([call('x1', PLAN), record('x1', 'approved', { handoff: { model: 'm' } })]).plan).toEqual({
+      toolCallId: 'x1',
+      title: 'Add caching',
+    })
   })
 
   it('other outcomes approve nothing: keep-planning, stopped, dismissed, and their failed results', () => {
@@ -96,7 +125,8 @@ describe('§17 the approved plan', () => {
   it('a plan/mode on with cause user (or none) or model ends tracking; review, inherit and off do not', () => {
     const approved = [call('x1', PLAN), record('x1', 'approved'), result('x1', { approved: true }), mode(false, 'review')]
     for (const ending of [mode(true, 'user'), mode(true), mode(true, 'model')]) expect(view([...approved, ending])).toEqual(view([]))
-    for (const kept of [mode(true, 'inherit'), mode(false, 'user'), mode(true, 'review')]) expect(view([...approved, kept]).plan).not.toBeNull()
+    for (const kept of [mode(true, 'inherit'), mode(false, 'user'), mode(true, 'review')])
+      expect(view([...approved, kept]).plan).not.toBeNull()
     // then no plan until the next one
     const next = [...approved, mode(true, 'user'), progress('x1', STEPS), call('x2', '# Two\n\n1. two\n'), record('x2', 'approved')]
     expect(view(next)).toMatchObject({ plan: { toolCallId: 'x2' }, total: 1 })
@@ -117,7 +147,10 @@ describe('§17 the approved plan', () => {
     expect(state.calls).toHaveLength(1)
     const ended = stepPlanProgress(state, ev('turn/end', { turn: 1, reason: 'interrupted' }))
     expect(ended.calls).toEqual([])
-    expect(viewPlanProgress(stepPlanProgress(ended, record('x1', 'approved')))).toMatchObject({ plan: { toolCallId: 'x1', title: 'Plan' }, total: 0 })
+    expect(viewPlanProgress(stepPlanProgress(ended, record('x1', 'approved')))).toMatchObject({
+      plan: { toolCallId: 'x1', title: 'Plan' },
+      total: 0,
+    })
   })
 })
 
@@ -130,7 +163,13 @@ describe('§17 steps: the latest plan/progress list for the tracked plan', () =>
   ]
 
   it('replaces the steps; done counts done and skipped; active is the step in progress', () => {
-    expect(view([...base, progress('x1', list)])).toEqual({ plan: { toolCallId: 'x1', title: 'Add caching' }, steps: list, done: 2, total: 3, active: 2 })
+    expect(view([...base, progress('x1', list)])).toEqual({
+      plan: { toolCallId: 'x1', title: 'Add caching' },
+      steps: list,
+      done: 2,
+      total: 3,
+      active: 2,
+    })
   })
 
   it('a list for another plan, or a malformed one, is ignored (same state reference)', () => {
@@ -166,15 +205,31 @@ describe('§17/§7 projection unit rules', () => {
   })
 
   it('returns the same state reference for every unrelated event', () => {
-    const state = fold([call('x1', PLAN), record('x1', 'approved'), result('x1', { approved: true }), ev('turn/end', { turn: 1, reason: 'completed' })])
+    const state = fold([
+      call('x1', PLAN),
+      record('x1', 'approved'),
+      result('x1', { approved: true }),
+      ev('turn/end', { turn: 1, reason: 'completed' }),
+    ])
     const unrelated = [
       ev('turn/start', { turn: 2 }),
       ev('turn/end', { turn: 2, reason: 'completed' }),
       ev('step/start', { turn: 2, step: 1 }),
       ev('user/message', { content: [{ type: 'text', text: 'hi' }], source: { kind: 'user' } }),
-      ev('assistant/message', { turn: 2, step: 1, content: [{ type: 'text', text: 'x' }, { type: 'tool-call', toolCallId: 'r', toolName: 'read', input: {} }] }),
+      ev('assistant/message', {
+        turn: 2,
+        step: 1,
+        content: [
+          { type: 'text', text: 'x' },
+          { type: 'tool-call', toolCallId: 'r', toolName: 'read', input: {} },
+        ],
+      }),
       ev('assistant/message', { turn: 2, step: 1, content: 'not blocks' }),
-      ev('assistant/message', { turn: 2, step: 1, content: [{ type: 'tool-call', toolCallId: 'x', toolName: 'exit_plan_mode', input: { plan: 3 } }] }),
+      ev('assistant/message', {
+        turn: 2,
+        step: 1,
+        content: [{ type: 'tool-call', toolCallId: 'x', toolName: 'exit_plan_mode', input: { plan: 3 } }],
+      }),
       ev('tool/result', { toolCallId: 'r', toolName: 'read', isError: false, content: [] }),
       ev('tool/result', { toolCallId: 'zz', toolName: 'exit_plan_mode', isError: true, content: [] }),
       ev('plan/review', { outcome: 'approved' }),
@@ -224,6 +279,7 @@ describe('§17/§7 projection unit rules', () => {
       { ...good, active: '1' },
       { plan: null, steps: good.steps, done: 0, total: 3, active: null },
     ]
-    for (const value of bad) expect((validate(value) as { issues?: unknown[] }).issues?.length ?? 0, JSON.stringify(value)).toBeGreaterThan(0)
+    for (const value of bad)
+      expect((validate(value) as { issues?: unknown[] }).issues?.length ?? 0, JSON.stringify(value)).toBeGreaterThan(0)
   })
 })

@@ -24,11 +24,21 @@ export const PLAN = '# Add caching\n\nSome context.\n\n## Steps\n\n1. Add a cach
 
 /** The `assistant/message` with an `exit_plan_mode` call presenting `plan`. */
 export const exitCall = (session: Session, plan: string, id: string): Promise<unknown> =>
-  log(session, 'assistant/message', { turn: 0, step: 0, content: [{ type: 'tool-call', toolCallId: id, toolName: 'exit_plan_mode', input: { plan } }] })
+  log(session, 'assistant/message', {
+    turn: 0,
+    step: 0,
+    content: [{ type: 'tool-call', toolCallId: id, toolName: 'exit_plan_mode', input: { plan } }],
+  })
 
 /** The approved result of an `exit_plan_mode` call. */
 export const exitResult = (session: Session, id: string, value: Record<string, unknown> = { approved: true }): Promise<unknown> =>
-  log(session, 'tool/result', { toolCallId: id, toolName: 'exit_plan_mode', isError: false, content: [{ type: 'text', text: 'approved' }], value })
+  log(session, 'tool/result', {
+    toolCallId: id,
+    toolName: 'exit_plan_mode',
+    isError: false,
+    content: [{ type: 'text', text: 'approved' }],
+    value,
+  })
 
 /**
  * What plan-tool logs for an approved review of `plan` (SPEC §11), then the silent exit plan-core
@@ -42,14 +52,20 @@ export async function approve(session: Session, plan = PLAN, id = 'exit-1', reco
 }
 
 /** Runs `update_plan` through the host's tool registry (argument validation included) as `agent`. */
-export function update(root: { require(name: 'tools'): { execute(name: string, input: unknown, execution: object): Promise<ToolResult> } }, agent: Agent, input: unknown, toolCallId = 'up-1'): Promise<ToolResult> {
+export function update(
+  root: { require(name: 'tools'): { execute(name: string, input: unknown, execution: object): Promise<ToolResult> } },
+  agent: Agent,
+  input: unknown,
+  toolCallId = 'up-1',
+): Promise<ToolResult> {
   return root.require('tools').execute(UPDATE_PLAN, input, { agent, signal: new AbortController().signal, toolCallId })
 }
 
 export const textOf = (result: ToolResult): string => result.content.map((block) => block.text).join('')
 
 /** The text of a logged user message. */
-export const messageText = (message: UserMessage): string => message.content.map((block) => (block.type === 'text' ? block.text : '')).join('')
+export const messageText = (message: UserMessage): string =>
+  message.content.map((block) => (block.type === 'text' ? block.text : '')).join('')
 
 /** The logged progress messages of `session`, their text. */
 export function progressMessages(session: Session): string[] {

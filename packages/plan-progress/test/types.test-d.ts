@@ -30,7 +30,9 @@ describe('plan-progress types', () => {
     expectTypeOf<ReturnType<Listener>>().toEqualTypeOf<Promise<PlanVerifyPayload>>()
     expectTypeOf<PlanVerifyPayload['problems']>().toEqualTypeOf<readonly string[]>()
     const root = new Context()
-    root.on('plan/verify', (payload, next) => next({ ...payload, problems: [...payload.problems, `step ${payload.step}: ${payload.text}`] }))
+    root.on('plan/verify', (payload, next) =>
+      next({ ...payload, problems: [...payload.problems, `step ${payload.step}: ${payload.text}`] }),
+    )
     // @ts-expect-error problems are strings
     root.on('plan/verify', (payload, next) => next({ ...payload, problems: [1] }))
   })

@@ -32,7 +32,11 @@ describe('§17 update_plan: the tool', () => {
         type: 'object',
         required: ['step', 'status'],
         additionalProperties: false,
-        properties: { step: { type: 'integer', minimum: 1 }, status: { enum: ['pending', 'in_progress', 'done', 'skipped'] }, note: { type: 'string' } },
+        properties: {
+          step: { type: 'integer', minimum: 1 },
+          status: { enum: ['pending', 'in_progress', 'done', 'skipped'] },
+          note: { type: 'string' },
+        },
       },
     })
   })
@@ -60,7 +64,9 @@ describe('§17 update_plan: the tool', () => {
 describe('§17 update_plan execution rules 1–6, in order', () => {
   it('1. no calling agent', async () => {
     const host = setup()
-    const result = await host.root.require('tools').execute(UPDATE_PLAN, { updates: [{ step: 1, status: 'done' }] }, { signal: new AbortController().signal, toolCallId: 'x' })
+    const result = await host.root
+      .require('tools')
+      .execute(UPDATE_PLAN, { updates: [{ step: 1, status: 'done' }] }, { signal: new AbortController().signal, toolCallId: 'x' })
     expect(textOf(result)).toBe('Error: update_plan requires a calling agent')
   })
 
@@ -74,9 +80,15 @@ describe('§17 update_plan execution rules 1–6, in order', () => {
     // an approval recorded whose silent exit has not reached a step yet: still in plan mode
     await approve(agent.session)
     await log(agent.session, 'plan/mode', { active: true, cause: 'user' })
-    await log(agent.session, 'assistant/message', { turn: 0, step: 0, content: [{ type: 'tool-call', toolCallId: 'e2', toolName: 'exit_plan_mode', input: { plan: PLAN } }] })
+    await log(agent.session, 'assistant/message', {
+      turn: 0,
+      step: 0,
+      content: [{ type: 'tool-call', toolCallId: 'e2', toolName: 'exit_plan_mode', input: { plan: PLAN } }],
+    })
     await log(agent.session, 'plan/review', { toolCallId: 'e2', outcome: 'approved' })
-    expect(textOf(await update(host.root, agent, { updates: [{ step: 1, status: 'done' }] }))).toBe(`Error: ${UPDATE_PLAN_MESSAGES.planModeOn}`)
+    expect(textOf(await update(host.root, agent, { updates: [{ step: 1, status: 'done' }] }))).toBe(
+      `Error: ${UPDATE_PLAN_MESSAGES.planModeOn}`,
+    )
   })
 
   it('3. no approved plan, or one without steps', async () => {
@@ -100,9 +112,13 @@ describe('§17 update_plan execution rules 1–6, in order', () => {
     expect(await run([{ step: 4, status: 'done' }])).toBe('Error: update_plan: no step 4')
     expect(await run([{ step: 2, status: 'skipped' }])).toBe('Error: update_plan: skipping step 2 needs a note')
     expect(await run([{ step: 2, status: 'skipped', note: '  \n' }])).toBe('Error: update_plan: skipping step 2 needs a note')
-    expect(await run([{ step: 1, status: 'done' }, { step: 3, status: 'skipped' }, { step: 9, status: 'done' }])).toBe(
-      'Error: update_plan: skipping step 3 needs a note',
-    )
+    expect(
+      await run([
+        { step: 1, status: 'done' },
+        { step: 3, status: 'skipped' },
+        { step: 9, status: 'done' },
+      ]),
+    ).toBe('Error: update_plan: skipping step 3 needs a note')
     expect(await run([{ step: 9, status: 'skipped' }])).toBe('Error: update_plan: no step 9')
     expect(progressEvents(agent.session.events)).toEqual([])
   })
@@ -117,9 +133,16 @@ describe('§17 update_plan execution rules 1–6, in order', () => {
 
   it('4. more than one step in progress once all updates are applied; nothing changes on any failure', async () => {
     const { host, agent } = await tracked()
-    expect(textOf(await update(host.root, agent, { updates: [{ step: 1, status: 'in_progress' }, { step: 2, status: 'in_progress' }] }))).toBe(
-      'Error: update_plan: only one step can be in progress',
-    )
+    expect(
+      textOf(
+        await update(host.root, agent, {
+          updates: [
+            { step: 1, status: 'in_progress' },
+            { step: 2, status: 'in_progress' },
+          ],
+        }),
+      ),
+    ).toBe('Error: update_plan: only one step can be in progress')
     await update(host.root, agent, { updates: [{ step: 1, status: 'in_progress' }] })
     const logged = progressEvents(agent.session.events).length
     expect(textOf(await update(host.root, agent, { updates: [{ step: 3, status: 'in_progress' }] }))).toBe(
@@ -127,20 +150,41 @@ describe('§17 update_plan execution rules 1–6, in order', () => {
     )
     expect(progressEvents(agent.session.events)).toHaveLength(logged)
     // moving the one in progress in the same call is fine
-    expect((await update(host.root, agent, { updates: [{ step: 1, status: 'done' }, { step: 2, status: 'in_progress' }] })).isError).toBe(false)
+    expect(
+      (
+        await update(host.root, agent, {
+          updates: [
+            { step: 1, status: 'done' },
+            { step: 2, status: 'in_progress' },
+          ],
+        })
+      ).isError,
+    ).toBe(false)
   })
 
   it('4. a note given replaces the note, an update without one keeps it, a blank one clears it; later updates of a step win', async () => {
     const { host, agent } = await tracked()
     await update(host.root, agent, { updates: [{ step: 1, status: 'in_progress', note: 'first' }] })
-    await update(host.root, agent, { updates: [{ step: 1, status: 'done' }, { step: 2, status: 'skipped', note: 'not needed' }] })
+    await update(host.root, agent, {
+      updates: [
+        { step: 1, status: 'done' },
+        { step: 2, status: 'skipped', note: 'not needed' },
+      ],
+    })
     let steps = (progressEvents(agent.session.events).at(-1)!.data as unknown as { steps: unknown[] }).steps
     expect(steps).toEqual([
       { step: 1, text: 'Add a cache.', status: 'done', note: 'first' },
       { step: 2, text: 'Wire it in.', status: 'skipped', note: 'not needed' },
       { step: 3, text: 'Test it.', status: 'pending' },
     ])
-    await update(host.root, agent, { updates: [{ step: 1, status: 'done', note: 'replaced' }, { step: 2, status: 'pending', note: ' ' }, { step: 3, status: 'in_progress' }, { step: 3, status: 'done' }] })
+    await update(host.root, agent, {
+      updates: [
+        { step: 1, status: 'done', note: 'replaced' },
+        { step: 2, status: 'pending', note: ' ' },
+        { step: 3, status: 'in_progress' },
+        { step: 3, status: 'done' },
+      ],
+    })
     steps = (progressEvents(agent.session.events).at(-1)!.data as unknown as { steps: unknown[] }).steps
     expect(steps).toEqual([
       { step: 1, text: 'Add a cache.', status: 'done', note: 'replaced' },
@@ -182,10 +226,15 @@ describe('§17 update_plan execution rules 1–6, in order', () => {
   it('6. the value is { done, total } (done counts done and skipped), rendered with one line per step; notes are not rendered', async () => {
     const { host, agent } = await tracked('# Ship\n\n- [x] Read the code.\n- [ ] Write the code.\n- [ ] Skip the docs.\n- [ ] Test it.\n')
     const result = await update(host.root, agent, {
-      updates: [{ step: 2, status: 'in_progress', note: 'halfway' }, { step: 3, status: 'skipped', note: 'no docs here' }],
+      updates: [
+        { step: 2, status: 'in_progress', note: 'halfway' },
+        { step: 3, status: 'skipped', note: 'no docs here' },
+      ],
     })
     expect(result.value).toEqual({ done: 2, total: 4 })
-    expect(textOf(result)).toBe('Plan progress: 2/4.\n[x] 1. Read the code.\n[>] 2. Write the code.\n[-] 3. Skip the docs.\n[ ] 4. Test it.')
+    expect(textOf(result)).toBe(
+      'Plan progress: 2/4.\n[x] 1. Read the code.\n[>] 2. Write the code.\n[-] 3. Skip the docs.\n[ ] 4. Test it.',
+    )
   })
 
   it('a copy of the value (a host that renders a clone) still renders its first line', async () => {

@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest'
 import { approve, PLAN, setup, textOf, update } from './support.js'
 
 const progressEvents = (events: readonly SessionEvent[]) => events.filter((event) => (event.type as string) === 'plan/progress')
-const snapshot = (h: ReturnType<typeof setup>, agent: { readonly session: Session }) => h.root.require('sessionProjections').snapshot(agent.session).values.planProgress
+const snapshot = (h: ReturnType<typeof setup>, agent: { readonly session: Session }) =>
+  h.root.require('sessionProjections').snapshot(agent.session).values.planProgress
 
 type Seen = Omit<PlanVerifyPayload, 'agent' | 'problems'> & { readonly problems: readonly string[] }
 
@@ -41,7 +42,14 @@ describe('§25 plan/verify: the payload and the order', () => {
     })
     await run([{ step: 2, status: 'in_progress', note: 'halfway' }])
     expect(seen).toEqual([])
-    const result = await run([{ step: 3, status: 'done', note: 'tests pass' }, { step: 1, status: 'done' }, { step: 2, status: 'done' }], 'up-2')
+    const result = await run(
+      [
+        { step: 3, status: 'done', note: 'tests pass' },
+        { step: 1, status: 'done' },
+        { step: 2, status: 'done' },
+      ],
+      'up-2',
+    )
     expect(result.isError).toBe(false)
     expect(caller).toBe(agent)
     expect(seen).toEqual([
@@ -77,7 +85,11 @@ describe('§25 a refused step', () => {
     await run([{ step: 1, status: 'in_progress' }])
     const before = agent.session.events.length
     const view = snapshot(h, agent)
-    const result = await run([{ step: 1, status: 'done' }, { step: 2, status: 'done' }, { step: 3, status: 'done' }])
+    const result = await run([
+      { step: 1, status: 'done' },
+      { step: 2, status: 'done' },
+      { step: 3, status: 'done' },
+    ])
     expect(textOf(result)).toBe('Error: update_plan: step 2 is not done:\n- the cache is not wired in')
     expect(UPDATE_PLAN_MESSAGES.notDone(2)).toBe('update_plan: step 2 is not done:')
     expect(seen.map((payload) => payload.step)).toEqual([1, 2])
@@ -120,10 +132,23 @@ describe('§25 a refused step', () => {
   it('the other checks come first: a call that breaks §17 rule 4 verifies nothing', async () => {
     const { h, seen, run } = await tracked()
     h.root.on('plan/verify', recorder(seen))
-    expect(textOf(await run([{ step: 1, status: 'done' }, { step: 4, status: 'done' }]))).toBe('Error: update_plan: no step 4')
-    expect(textOf(await run([{ step: 1, status: 'done' }, { step: 2, status: 'in_progress' }, { step: 3, status: 'in_progress' }]))).toBe(
-      'Error: update_plan: only one step can be in progress',
-    )
+    expect(
+      textOf(
+        await run([
+          { step: 1, status: 'done' },
+          { step: 4, status: 'done' },
+        ]),
+      ),
+    ).toBe('Error: update_plan: no step 4')
+    expect(
+      textOf(
+        await run([
+          { step: 1, status: 'done' },
+          { step: 2, status: 'in_progress' },
+          { step: 3, status: 'in_progress' },
+        ]),
+      ),
+    ).toBe('Error: update_plan: only one step can be in progress')
     expect(seen).toEqual([])
   })
 
@@ -150,23 +175,43 @@ describe('§25 what is not verified', () => {
   it('a step moved away from done and back in one call is verified when it moves back', async () => {
     const { h, seen, run } = await tracked('# Ship\n\n- [x] Read the code.\n- [ ] Write the code.\n')
     h.root.on('plan/verify', recorder(seen))
-    expect((await run([{ step: 1, status: 'pending' }, { step: 1, status: 'done' }])).isError).toBe(false)
+    expect(
+      (
+        await run([
+          { step: 1, status: 'pending' },
+          { step: 1, status: 'done' },
+        ])
+      ).isError,
+    ).toBe(false)
     expect(seen.map((payload) => payload.step)).toEqual([1])
   })
 
   it('skipped (with its note), in_progress and pending are not verified', async () => {
     const { h, seen, run } = await tracked()
     h.root.on('plan/verify', recorder(seen, { 1: ['no'], 2: ['no'], 3: ['no'] }))
-    expect((await run([{ step: 1, status: 'skipped', note: 'already cached upstream' }, { step: 2, status: 'in_progress' }, { step: 3, status: 'pending' }])).isError).toBe(false)
+    expect(
+      (
+        await run([
+          { step: 1, status: 'skipped', note: 'already cached upstream' },
+          { step: 2, status: 'in_progress' },
+          { step: 3, status: 'pending' },
+        ])
+      ).isError,
+    ).toBe(false)
     expect(textOf(await run([{ step: 3, status: 'skipped' }]))).toBe('Error: update_plan: skipping step 3 needs a note')
     expect(seen).toEqual([])
   })
 
   it('without listeners nothing changes: done is the model’s word', async () => {
     const { agent, run } = await tracked()
-    expect(textOf(await run([{ step: 1, status: 'done' }, { step: 2, status: 'done' }]))).toBe(
-      'Plan progress: 2/3.\n[x] 1. Add a cache.\n[x] 2. Wire it in.\n[ ] 3. Test it.',
-    )
+    expect(
+      textOf(
+        await run([
+          { step: 1, status: 'done' },
+          { step: 2, status: 'done' },
+        ]),
+      ),
+    ).toBe('Plan progress: 2/3.\n[x] 1. Add a cache.\n[x] 2. Wire it in.\n[ ] 3. Test it.')
     expect(progressEvents(agent.session.events)).toHaveLength(1)
   })
 
@@ -206,7 +251,12 @@ describe('§25 through the real host loop: a verifier that reads the workspace',
         const section = /`(## [^`]+)`/.exec(payload.text)?.[1]
         if (file === undefined || section === undefined) return next(payload)
         const text = await readFile(join(dir, file), 'utf8').catch(() => undefined)
-        const problems = text === undefined ? [`${file} does not exist`] : text.split('\n').includes(section) ? [] : [`${file} has no "${section}" section`]
+        const problems =
+          text === undefined
+            ? [`${file} does not exist`]
+            : text.split('\n').includes(section)
+              ? []
+              : [`${file} has no "${section}" section`]
         return next({ ...payload, problems: [...payload.problems, ...problems] })
       })
       const agent = await h.agent()
@@ -221,7 +271,11 @@ describe('§25 through the real host loop: a verifier that reads the workspace',
       // the model read the refusal as the failed result of its call, in its next request
       expect(JSON.stringify(h.model.requests[1]!.prompt)).toContain('step 1 is not done:\\n- NOTES.md does not exist')
       // only the accepted call was logged
-      expect(progressEvents(agent.session.events).map((event) => (event.data as unknown as { steps: { status: string }[] }).steps.map((step) => step.status))).toEqual([['done', 'pending']])
+      expect(
+        progressEvents(agent.session.events).map((event) =>
+          (event.data as unknown as { steps: { status: string }[] }).steps.map((step) => step.status),
+        ),
+      ).toEqual([['done', 'pending']])
       expect(snapshot(h, agent)).toMatchObject({ done: 1, total: 2 })
     } finally {
       await rm(dir, { recursive: true, force: true })

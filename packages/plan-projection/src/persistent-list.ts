@@ -88,7 +88,8 @@ function setIn(level: number, node: readonly unknown[], index: number, value: un
 /** The list with `value` at `index` (0 ≤ index < size). */
 export function listSet<T>(list: PersistentList<T>, index: number, value: T): PersistentList<T> {
   const offset = tailOffset(list)
-  if (index >= offset) return { size: list.size, shift: list.shift, root: list.root, tail: withChild(list.tail, index - offset, value) as readonly T[] }
+  if (index >= offset)
+    return { size: list.size, shift: list.shift, root: list.root, tail: withChild(list.tail, index - offset, value) as readonly T[] }
   return { size: list.size, shift: list.shift, root: setIn(list.shift, list.root, index, value), tail: list.tail }
 }
 

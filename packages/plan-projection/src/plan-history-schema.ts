@@ -19,11 +19,15 @@ export const isReviewer = (value: unknown): value is PlanReviewer =>
 
 /** A well-formed `{ line, text, by? }` comment of a record: `by` absent or {@link isReviewer} (other members are not read). */
 export const isComment = (value: unknown): value is PlanComment =>
-  isObject(value) && Number.isInteger(value['line']) && typeof value['text'] === 'string' && (value['by'] === undefined || isReviewer(value['by']))
+  isObject(value) &&
+  Number.isInteger(value['line']) &&
+  typeof value['text'] === 'string' &&
+  (value['by'] === undefined || isReviewer(value['by']))
 
 /** The wire form of a person: {@link isReviewer} with no member but `id` and `name`. */
 const isWireReviewer = (value: unknown): boolean =>
-  isReviewer(value) && Object.keys(value).every((key) => key === 'id' || (key === 'name' && typeof (value as { name?: unknown }).name === 'string'))
+  isReviewer(value) &&
+  Object.keys(value).every((key) => key === 'id' || (key === 'name' && typeof (value as { name?: unknown }).name === 'string'))
 
 /** The wire form of a comment: `{ line, text }` plus a wire `by` when present, nothing else. */
 const isWireComment = (value: unknown): boolean =>
@@ -32,7 +36,17 @@ const isWireComment = (value: unknown): boolean =>
   Object.keys(value).every((key) => key === 'line' || key === 'text' || key === 'by')
 
 const REVISION_KEYS: ReadonlySet<string> = new Set([
-  'rev', 'toolCallId', 'seq', 'title', 'plan', 'status', 'approvedPlan', 'feedback', 'comments', 'unattended', 'by',
+  'rev',
+  'toolCallId',
+  'seq',
+  'title',
+  'plan',
+  'status',
+  'approvedPlan',
+  'feedback',
+  'comments',
+  'unattended',
+  'by',
 ])
 
 const issue = (message: string, path: readonly PropertyKey[]): StandardSchemaV1.Issue => ({ message, path })
@@ -46,7 +60,8 @@ function revisionIssues(value: unknown, at: number, issues: StandardSchemaV1.Iss
   for (const key of ['toolCallId', 'title', 'plan']) {
     if (typeof value[key] !== 'string') issues.push(issue('expected a string', [...path, key]))
   }
-  if (typeof value['status'] !== 'string' || !STATUSES.has(value['status'])) issues.push(issue('expected a revision status', [...path, 'status']))
+  if (typeof value['status'] !== 'string' || !STATUSES.has(value['status']))
+    issues.push(issue('expected a revision status', [...path, 'status']))
   for (const key of ['approvedPlan', 'feedback']) {
     if (key in value && typeof value[key] !== 'string') issues.push(issue('expected a string', [...path, key]))
   }
@@ -59,7 +74,8 @@ function revisionIssues(value: unknown, at: number, issues: StandardSchemaV1.Iss
 }
 
 /** Whether `value` is absent or a frozen object whose `by` (if any) is frozen too. */
-const frozenWithBy = (value: unknown): boolean => value === undefined || (Object.isFrozen(value) && Object.isFrozen((value as { by?: unknown }).by ?? value))
+const frozenWithBy = (value: unknown): boolean =>
+  value === undefined || (Object.isFrozen(value) && Object.isFrozen((value as { by?: unknown }).by ?? value))
 
 /** Whether `revision` can never change: frozen, and so are its `by`, its comments and theirs. */
 function isDeepFrozen(revision: unknown): boolean {

@@ -72,7 +72,11 @@ const personOf = (by: PlanReviewer): PlanReviewer => Object.freeze(by.name === u
 
 /** A frozen copy of a well-formed comment, with its `by` when it has one. */
 const commentOf = (comment: PlanComment): PlanComment =>
-  Object.freeze(comment.by === undefined ? { line: comment.line, text: comment.text } : { line: comment.line, text: comment.text, by: personOf(comment.by) })
+  Object.freeze(
+    comment.by === undefined
+      ? { line: comment.line, text: comment.text }
+      : { line: comment.line, text: comment.text, by: personOf(comment.by) },
+  )
 
 /**
  * The settled form of `revision` from a well-formed `plan/review` record,
@@ -97,7 +101,12 @@ const isExitCall = (block: unknown): block is Record<string, unknown> =>
   isObject(block) && block['toolName'] === EXIT_TOOL && block['type'] === 'tool-call'
 
 /** The state after an `assistant/message` whose `content[from]` is the first `exit_plan_mode` call. */
-function applyMessage(state: PlanHistoryState, event: SessionEvent<'assistant/message'>, content: readonly unknown[], from: number): PlanHistoryState {
+function applyMessage(
+  state: PlanHistoryState,
+  event: SessionEvent<'assistant/message'>,
+  content: readonly unknown[],
+  from: number,
+): PlanHistoryState {
   let next = state
   let open: OpenPlanCall[] | undefined
   for (let i = from; i < content.length; i++) {
@@ -112,7 +121,18 @@ function applyMessage(state: PlanHistoryState, event: SessionEvent<'assistant/me
     // A repeated id opens a new revision; records and results settle the latest one, the older stays as it was.
     open = (open ?? state.open).filter((call) => call.toolCallId !== id)
     open.push({ toolCallId: id, index })
-    next = { revisions: withRevision(next, index, { rev: index + 1, toolCallId: id, seq: event.seq, title: planTitle(plan), plan, status: 'open' }), open, history: state.history }
+    next = {
+      revisions: withRevision(next, index, {
+        rev: index + 1,
+        toolCallId: id,
+        seq: event.seq,
+        title: planTitle(plan),
+        plan,
+        status: 'open',
+      }),
+      open,
+      history: state.history,
+    }
   }
   return next
 }
@@ -146,7 +166,12 @@ function applyPlanHistory(state: PlanHistoryState, event: SessionEvent): PlanHis
   for (let i = 0; i < content.length; i++) {
     const block: unknown = content[i]
     // The tool name first: a text block has none, so most blocks are passed over after one read.
-    if (typeof block === 'object' && block !== null && (block as Record<string, unknown>)['toolName'] === EXIT_TOOL && (block as Record<string, unknown>)['type'] === 'tool-call') {
+    if (
+      typeof block === 'object' &&
+      block !== null &&
+      (block as Record<string, unknown>)['toolName'] === EXIT_TOOL &&
+      (block as Record<string, unknown>)['type'] === 'tool-call'
+    ) {
       return applyMessage(state, event, content, i)
     }
   }

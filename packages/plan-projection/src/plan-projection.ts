@@ -1,11 +1,6 @@
 import type { Plugin } from '@planmode/context'
 import type { ProjectionUnit, StandardSchemaV1 } from '@planmode/seams'
-import {
-  initialPlanSelection,
-  selectedPlanMode,
-  stepPlanSelection,
-  type PlanSelectionState,
-} from '@planmode/plan-core'
+import { initialPlanSelection, selectedPlanMode, stepPlanSelection, type PlanSelectionState } from '@planmode/plan-core'
 import type { PlanProjection } from './types.js'
 
 /**

@@ -13,18 +13,44 @@ describe('planHistory: by (who decided, who commented)', () => {
   it('a revision shows who decided and the author of each comment', () => {
     const got = revisions([
       message(call('a', '# A')),
-      review('a', 'keep-planning', { by: RITA, feedback: 'more', comments: [{ line: 1, text: 'why', by: RITA }, { line: 1, text: 'and how', by: { id: 'u-sam' } }] }),
+      review('a', 'keep-planning', {
+        by: RITA,
+        feedback: 'more',
+        comments: [
+          { line: 1, text: 'why', by: RITA },
+          { line: 1, text: 'and how', by: { id: 'u-sam' } },
+        ],
+      }),
       message(call('b', '# B')),
       review('b', 'approved', { by: OLGA }),
       message(call('c', '# C')),
       review('c', 'stopped', { by: OLGA, comments: [{ line: 1, text: 'later' }] }),
     ])
     expect(got[0]).toEqual({
-      rev: 1, toolCallId: 'a', seq: 0, title: 'A', plan: '# A', status: 'keep-planning', by: RITA, feedback: 'more',
-      comments: [{ line: 1, text: 'why', by: RITA }, { line: 1, text: 'and how', by: { id: 'u-sam' } }],
+      rev: 1,
+      toolCallId: 'a',
+      seq: 0,
+      title: 'A',
+      plan: '# A',
+      status: 'keep-planning',
+      by: RITA,
+      feedback: 'more',
+      comments: [
+        { line: 1, text: 'why', by: RITA },
+        { line: 1, text: 'and how', by: { id: 'u-sam' } },
+      ],
     })
     expect(got[1]).toEqual({ rev: 2, toolCallId: 'b', seq: 2, title: 'B', plan: '# B', status: 'approved', by: OLGA })
-    expect(got[2]).toEqual({ rev: 3, toolCallId: 'c', seq: 4, title: 'C', plan: '# C', status: 'stopped', by: OLGA, comments: [{ line: 1, text: 'later' }] })
+    expect(got[2]).toEqual({
+      rev: 3,
+      toolCallId: 'c',
+      seq: 4,
+      title: 'C',
+      plan: '# C',
+      status: 'stopped',
+      by: OLGA,
+      comments: [{ line: 1, text: 'later' }],
+    })
   })
 
   it('without by the revision is as before: no by member anywhere', () => {
@@ -59,7 +85,13 @@ describe('planHistory: by (who decided, who commented)', () => {
     const [decided, commented] = revisions([
       message(call('a', '# A'), call('b', '# B')),
       review('a', 'approved', { by: bad }),
-      review('b', 'keep-planning', { by: RITA, comments: [{ line: 1, text: 'fine' }, { line: 1, text: 'bad', by: bad }] }),
+      review('b', 'keep-planning', {
+        by: RITA,
+        comments: [
+          { line: 1, text: 'fine' },
+          { line: 1, text: 'bad', by: bad },
+        ],
+      }),
     ])
     expect(decided).toEqual({ rev: 1, toolCallId: 'a', seq: 0, title: 'A', plan: '# A', status: 'approved' })
     expect(commented).toEqual({ rev: 2, toolCallId: 'b', seq: 0, title: 'B', plan: '# B', status: 'keep-planning', by: RITA })
@@ -67,7 +99,9 @@ describe('planHistory: by (who decided, who commented)', () => {
 
   it('the schema takes by on revisions and comments and refuses malformed ones', () => {
     const validate = planHistory.schema['~standard'].validate
-    const good = planHistory.view(fold([message(call('a', '# A')), review('a', 'keep-planning', { by: OLGA, comments: [{ line: 1, text: 't', by: RITA }] })]))
+    const good = planHistory.view(
+      fold([message(call('a', '# A')), review('a', 'keep-planning', { by: OLGA, comments: [{ line: 1, text: 't', by: RITA }] })]),
+    )
     expect(validate(good)).toEqual({ value: good })
     const revision = good.revisions[0]!
     const comment = revision.comments![0]!
@@ -81,7 +115,9 @@ describe('planHistory: by (who decided, who commented)', () => {
       [{ ...revision, comments: [{ ...comment, by: { id: 'u', extra: 1 } }] }, 'comments'],
       [{ ...revision, comments: [{ ...comment, extra: 1 }] }, 'comments'],
     ] as const) {
-      expect(validate({ revisions: [bad] }), JSON.stringify(bad)).toEqual({ issues: [expect.objectContaining({ path: ['revisions', 0, path] })] })
+      expect(validate({ revisions: [bad] }), JSON.stringify(bad)).toEqual({
+        issues: [expect.objectContaining({ path: ['revisions', 0, path] })],
+      })
     }
   })
 

@@ -33,7 +33,13 @@ const body: fc.Arbitrary<Raw> = fc.oneof(
           extra === 1
             ? { plan: '# Edited', feedback: 'more', comments: [{ line: 1, text: 'why?' }], unattended: true }
             : extra === 2
-              ? { by: { id: 'u-olga', name: 'Olga' }, comments: [{ line: 1, text: 'why?', by: { id: 'u-rita' } }, { line: 2, text: 'mine' }] }
+              ? {
+                  by: { id: 'u-olga', name: 'Olga' },
+                  comments: [
+                    { line: 1, text: 'why?', by: { id: 'u-rita' } },
+                    { line: 2, text: 'mine' },
+                  ],
+                }
               : {},
         ),
       ),
@@ -70,23 +76,29 @@ describe('planHistory: incremental apply equals a cold replay (fast-check)', () 
   it('many revisions: every one opened and settled in any order, the same as a cold replay, checked views throughout', () => {
     // Bounded by its work: 600 revisions, each view compared once at the end and checked at each change.
     fc.assert(
-      fc.property(fc.shuffledSubarray(Array.from({ length: 600 }, (_, i) => i), { minLength: 600 }), (order) => {
-        const bodies: Raw[] = []
-        for (let i = 0; i < 600; i++) bodies.push(message(call(`c${i}`, `# Plan ${i}`)))
-        for (const i of order) bodies.push(i % 2 === 0 ? review(`c${i}`, 'keep-planning', { feedback: `f${i}` }) : result(`c${i}`))
-        const events = place(bodies)
-        let state = planHistory.initial()
-        for (const event of events) {
-          const next = planHistory.apply(state, event)
-          expect(next).not.toBe(state)
-          expect(validate(planHistory.view(next))).toHaveProperty('value')
-          state = next
-        }
-        const revisions = planHistory.view(state).revisions
-        expect(revisions).toHaveLength(600)
-        expect(revisions.map((revision) => revision.status)).toEqual(revisions.map((_, i) => (i % 2 === 0 ? 'keep-planning' : 'refused')))
-        expect(state).toEqual(cold(events))
-      }),
+      fc.property(
+        fc.shuffledSubarray(
+          Array.from({ length: 600 }, (_, i) => i),
+          { minLength: 600 },
+        ),
+        (order) => {
+          const bodies: Raw[] = []
+          for (let i = 0; i < 600; i++) bodies.push(message(call(`c${i}`, `# Plan ${i}`)))
+          for (const i of order) bodies.push(i % 2 === 0 ? review(`c${i}`, 'keep-planning', { feedback: `f${i}` }) : result(`c${i}`))
+          const events = place(bodies)
+          let state = planHistory.initial()
+          for (const event of events) {
+            const next = planHistory.apply(state, event)
+            expect(next).not.toBe(state)
+            expect(validate(planHistory.view(next))).toHaveProperty('value')
+            state = next
+          }
+          const revisions = planHistory.view(state).revisions
+          expect(revisions).toHaveLength(600)
+          expect(revisions.map((revision) => revision.status)).toEqual(revisions.map((_, i) => (i % 2 === 0 ? 'keep-planning' : 'refused')))
+          expect(state).toEqual(cold(events))
+        },
+      ),
       { numRuns: 3 },
     )
   })
@@ -128,7 +140,7 @@ describe('planHistory: what the schema accepts without a second walk stays true'
     expect(validate(view)).toEqual({ value: view })
   })
 
-  it('an array changed after it passed is checked again where it changed: what it is compared with is the schema\'s own copy', () => {
+  it("an array changed after it passed is checked again where it changed: what it is compared with is the schema's own copy", () => {
     const own = planHistory.view(cold(place([message(call('a', '# A'), call('b', '# B'))])))
     const view = { revisions: [...own.revisions] }
     expect(validate(view)).toEqual({ value: view })

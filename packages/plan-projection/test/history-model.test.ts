@@ -40,7 +40,10 @@ function model(bodies: readonly Raw[]): PlanRevision[] {
         const plan = (block['input'] as { plan?: unknown } | undefined)?.plan
         if (block['type'] !== 'tool-call' || block['toolName'] !== 'exit_plan_mode' || typeof plan !== 'string') continue
         if (!/^#\s+\S/.test(plan.trim())) continue
-        const heading = plan.split('\n').map((line) => /^ {0,3}#{1,6}[ \t]+(.*?)[ \t]*$/.exec(line)).find(Boolean)
+        const heading = plan
+          .split('\n')
+          .map((line) => /^ {0,3}#{1,6}[ \t]+(.*?)[ \t]*$/.exec(line))
+          .find(Boolean)
         out.push({ rev: out.length + 1, toolCallId: block['toolCallId'], seq, title: heading ? heading[1] : 'Plan', plan, status: 'open' })
       }
       return
@@ -89,13 +92,27 @@ const body: fc.Arbitrary<Raw> = fc.oneof(
           feedback: fc.constantFrom('more detail', ''),
           comments: fc.constantFrom<unknown[]>(
             [{ line: 1, text: 'why?' }],
-            [{ line: 1, text: 'a', by: { id: 'u-rita', name: 'Rita' } }, { line: 2, text: 'b' }],
+            [
+              { line: 1, text: 'a', by: { id: 'u-rita', name: 'Rita' } },
+              { line: 2, text: 'b' },
+            ],
             [{ line: 3, text: 'c', by: { id: 'u-sam', role: 'reviewer' } }],
-            [{ line: 1, text: 'ok' }, { line: 2, text: 'bad by', by: { id: '  ' } }],
+            [
+              { line: 1, text: 'ok' },
+              { line: 2, text: 'bad by', by: { id: '  ' } },
+            ],
             [{ line: 1, text: 'bad name', by: { id: 'u-x', name: 5 } }],
           ),
           unattended: fc.constant(true as const),
-          by: fc.constantFrom<unknown>({ id: 'u-olga', name: 'Olga' }, { id: 'u-sam' }, { id: 'u-x', name: 'X', token: 't' }, { id: '' }, { name: 'no id' }, 'olga', null),
+          by: fc.constantFrom<unknown>(
+            { id: 'u-olga', name: 'Olga' },
+            { id: 'u-sam' },
+            { id: 'u-x', name: 'X', token: 't' },
+            { id: '' },
+            { name: 'no id' },
+            'olga',
+            null,
+          ),
         },
         { requiredKeys: ['id', 'outcome'] },
       )

@@ -26,33 +26,41 @@ function nodesOf(list: PersistentList<PlanRevision>): Set<object> {
  */
 function opened(count: number, keepOpen: readonly number[] = []): PlanHistoryState {
   const open = new Set(keepOpen)
-  const bodies = Array.from({ length: count }, (_, i) => (open.has(i) ? [message(call(`c${i}`, `# Plan ${i}`))] : [message(call(`c${i}`, `# Plan ${i}`)), result(`c${i}`)])).flat()
+  const bodies = Array.from({ length: count }, (_, i) =>
+    open.has(i) ? [message(call(`c${i}`, `# Plan ${i}`))] : [message(call(`c${i}`, `# Plan ${i}`)), result(`c${i}`)],
+  ).flat()
   let state = planHistory.initial()
   for (const event of place(bodies)) state = planHistory.apply(state, event)
   return state
 }
 
 describe('planHistory: a persistent list of revisions', () => {
-  it.each([10, 33, 1_057, 2_000, 33_000])('%i revisions: a settle or a new revision makes at most one new node per trie level, plus the tail', (count) => {
-    const watched = [0, Math.floor(count / 2), count - 1]
-    const state = opened(count, watched)
-    const levels = state.revisions.size <= 32 ? 0 : state.revisions.shift / 5
-    const before = nodesOf(state.revisions)
-    const at = { seq: 2 * count, time: 0 } as const
-    for (const index of watched) {
-      const settled = planHistory.apply(state, { ...at, ...review(`c${index}`, 'keep-planning', { feedback: 'more' }) } as unknown as SessionEvent)
-      const fresh = [...nodesOf(settled.revisions)].filter((node) => !before.has(node))
-      expect(fresh.length, `settling revision ${index}`).toBeLessThanOrEqual(levels + 1)
-      expect(planHistory.view(settled).revisions[index]!.status).toBe('keep-planning')
-    }
-    const grown = planHistory.apply(state, { ...at, ...message(call('new', '# New')) } as unknown as SessionEvent)
-    const fresh = [...nodesOf(grown.revisions)].filter((node) => !before.has(node))
-    expect(fresh.length).toBeLessThanOrEqual(levels + 2)
-    expect(grown.revisions.size).toBe(count + 1)
-    // The state it came from is untouched: a value once handed out never changes.
-    const statuses = planHistory.view(state).revisions.map((revision) => revision.status)
-    expect(statuses).toEqual(statuses.map((_, i) => (watched.includes(i) ? 'open' : 'refused')))
-  })
+  it.each([10, 33, 1_057, 2_000, 33_000])(
+    '%i revisions: a settle or a new revision makes at most one new node per trie level, plus the tail',
+    (count) => {
+      const watched = [0, Math.floor(count / 2), count - 1]
+      const state = opened(count, watched)
+      const levels = state.revisions.size <= 32 ? 0 : state.revisions.shift / 5
+      const before = nodesOf(state.revisions)
+      const at = { seq: 2 * count, time: 0 } as const
+      for (const index of watched) {
+        const settled = planHistory.apply(state, {
+          ...at,
+          ...review(`c${index}`, 'keep-planning', { feedback: 'more' }),
+        } as unknown as SessionEvent)
+        const fresh = [...nodesOf(settled.revisions)].filter((node) => !before.has(node))
+        expect(fresh.length, `settling revision ${index}`).toBeLessThanOrEqual(levels + 1)
+        expect(planHistory.view(settled).revisions[index]!.status).toBe('keep-planning')
+      }
+      const grown = planHistory.apply(state, { ...at, ...message(call('new', '# New')) } as unknown as SessionEvent)
+      const fresh = [...nodesOf(grown.revisions)].filter((node) => !before.has(node))
+      expect(fresh.length).toBeLessThanOrEqual(levels + 2)
+      expect(grown.revisions.size).toBe(count + 1)
+      // The state it came from is untouched: a value once handed out never changes.
+      const statuses = planHistory.view(state).revisions.map((revision) => revision.status)
+      expect(statuses).toEqual(statuses.map((_, i) => (watched.includes(i) ? 'open' : 'refused')))
+    },
+  )
 
   it('33,000 revisions, each settled at a random later point (up to 16 awaiting at once): the view equals a plain array model at every checkpoint, and is checked', () => {
     fc.assert(
@@ -64,7 +72,8 @@ describe('planHistory: a persistent list of revisions', () => {
         let seq = 0
         let random = seed
         const next = () => (random = Number((BigInt(random) * 48271n) % 2147483647n))
-        const apply = (body: ReturnType<typeof message>) => (state = planHistory.apply(state, { ...body, seq: seq++, time: 0 } as unknown as SessionEvent))
+        const apply = (body: ReturnType<typeof message>) =>
+          (state = planHistory.apply(state, { ...body, seq: seq++, time: 0 } as unknown as SessionEvent))
         const settleOne = () => {
           const index = waiting.splice(next() % waiting.length, 1)[0]!
           const approve = next() % 2 === 0
@@ -92,7 +101,11 @@ describe('planHistory: a persistent list of revisions', () => {
   })
 
   it('the wire value is the same JSON as a plain array of the revisions, and one state always gives the same value', () => {
-    const events = place([message(call('a', '# A')), review('a', 'keep-planning', { comments: [{ line: 1, text: 'why?' }] }), message(call('b', '# B'))])
+    const events = place([
+      message(call('a', '# A')),
+      review('a', 'keep-planning', { comments: [{ line: 1, text: 'why?' }] }),
+      message(call('b', '# B')),
+    ])
     let state = planHistory.initial()
     for (const event of events) state = planHistory.apply(state, event)
     const view = planHistory.view(state)

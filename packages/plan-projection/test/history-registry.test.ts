@@ -68,7 +68,16 @@ describe('§15 the planHistory unit in the host registry', () => {
     }
     const expected = {
       revisions: [
-        { rev: 1, toolCallId: 'a', seq: 1, title: 'One', plan: '# One', status: 'keep-planning', feedback: 'shorter', comments: [{ line: 1, text: 'title?' }] },
+        {
+          rev: 1,
+          toolCallId: 'a',
+          seq: 1,
+          title: 'One',
+          plan: '# One',
+          status: 'keep-planning',
+          feedback: 'shorter',
+          comments: [{ line: 1, text: 'title?' }],
+        },
         { rev: 2, toolCallId: 'c', seq: 4, title: 'Two', plan: '# Two\n- do it', status: 'refused' },
       ],
     }
@@ -100,6 +109,9 @@ describe('§15 the planHistory unit in the host registry', () => {
     expect(revisions[0]).toMatchObject({ rev: 1, title: 'Ship it', plan: '# Ship it\n- one step', status: 'refused' })
     const message = agent.session.events.find((event) => event.type === 'assistant/message')!
     expect(revisions[0]!.seq).toBe(message.seq)
-    expect(seen.map((value) => (value as { revisions: { status: string }[] }).revisions.map((r) => r.status))).toEqual([['open'], ['refused']])
+    expect(seen.map((value) => (value as { revisions: { status: string }[] }).revisions.map((r) => r.status))).toEqual([
+      ['open'],
+      ['refused'],
+    ])
   })
 })

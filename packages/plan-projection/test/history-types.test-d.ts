@@ -1,6 +1,16 @@
-import type { PlanHistoryView as ViewFromClient, PlanRevision as FromClient, PlanDiffLine, PlanReviewer } from '@planmode/plan-projection/client'
+import type {
+  PlanHistoryView as ViewFromClient,
+  PlanRevision as FromClient,
+  PlanDiffLine,
+  PlanReviewer,
+} from '@planmode/plan-projection/client'
 import { diffPlans } from '@planmode/plan-projection/client'
-import type { PlanHistoryView as ViewFromTypes, PlanRevision as FromTypes, PlanReviewer as ReviewerFromTypes, PlanRevisionStatus } from '@planmode/plan-projection/types'
+import type {
+  PlanHistoryView as ViewFromTypes,
+  PlanRevision as FromTypes,
+  PlanReviewer as ReviewerFromTypes,
+  PlanRevisionStatus,
+} from '@planmode/plan-projection/types'
 import type { PersistentList, PlanHistoryState, PlanRevision as FromIndex } from '@planmode/plan-projection'
 import type { ProjectionKey, ProjectionSnapshot, SessionProjectionMap } from '@planmode/seams'
 import { describe, expectTypeOf, it } from 'vitest'
@@ -24,7 +34,9 @@ describe('planHistory types (§15)', () => {
     expectTypeOf<PlanRevisionStatus>().toEqualTypeOf<'open' | 'approved' | 'keep-planning' | 'stopped' | 'dismissed' | 'refused'>()
     expectTypeOf<FromTypes['approvedPlan']>().toEqualTypeOf<string | undefined>()
     expectTypeOf<FromTypes['feedback']>().toEqualTypeOf<string | undefined>()
-    expectTypeOf<FromTypes['comments']>().toEqualTypeOf<readonly { readonly line: number; readonly text: string; readonly by?: PlanReviewer }[] | undefined>()
+    expectTypeOf<FromTypes['comments']>().toEqualTypeOf<
+      readonly { readonly line: number; readonly text: string; readonly by?: PlanReviewer }[] | undefined
+    >()
     expectTypeOf<FromTypes['unattended']>().toEqualTypeOf<true | undefined>()
     expectTypeOf<FromTypes['by']>().toEqualTypeOf<PlanReviewer | undefined>()
     expectTypeOf<PlanReviewer>().toEqualTypeOf<{ readonly id: string; readonly name?: string }>()

@@ -64,7 +64,13 @@ describe('the planHistory unit (§15)', () => {
       body('a', '# A'),
       review('a', 'approved', { plan: '# A edited', feedback: 'ok', comments: [{ line: 1, text: 'nice' }] }),
       body('b', '# B'),
-      review('b', 'keep-planning', { feedback: 'more', comments: [{ line: 1, text: 'why' }, { line: 2, text: 'how' }] }),
+      review('b', 'keep-planning', {
+        feedback: 'more',
+        comments: [
+          { line: 1, text: 'why' },
+          { line: 2, text: 'how' },
+        ],
+      }),
       body('c', '# C'),
       review('c', 'stopped'),
       body('d', '# D'),
@@ -80,10 +86,23 @@ describe('the planHistory unit (§15)', () => {
       ['e', 'approved'],
     ])
     expect(got[0]).toEqual({
-      rev: 1, toolCallId: 'a', seq: 0, title: 'A', plan: '# A', status: 'approved',
-      approvedPlan: '# A edited', feedback: 'ok', comments: [{ line: 1, text: 'nice' }],
+      rev: 1,
+      toolCallId: 'a',
+      seq: 0,
+      title: 'A',
+      plan: '# A',
+      status: 'approved',
+      approvedPlan: '# A edited',
+      feedback: 'ok',
+      comments: [{ line: 1, text: 'nice' }],
     })
-    expect(got[1]).toMatchObject({ feedback: 'more', comments: [{ line: 1, text: 'why' }, { line: 2, text: 'how' }] })
+    expect(got[1]).toMatchObject({
+      feedback: 'more',
+      comments: [
+        { line: 1, text: 'why' },
+        { line: 2, text: 'how' },
+      ],
+    })
     expect(got[1]).not.toHaveProperty('approvedPlan')
     expect(got[2]).toEqual({ rev: 3, toolCallId: 'c', seq: 4, title: 'C', plan: '# C', status: 'stopped' })
     expect(got[4]).toEqual({ rev: 5, toolCallId: 'e', seq: 8, title: 'E', plan: '# E', status: 'approved', unattended: true })
@@ -108,7 +127,12 @@ describe('the planHistory unit (§15)', () => {
       expect(planHistory.apply(refused, place([body])[0]!)).toBe(refused)
     }
     expect(revisions([message(call('a', '# A')), review('a', 'dismissed'), review('a', 'approved', { plan: '# B' })])[0]).toEqual({
-      rev: 1, toolCallId: 'a', seq: 0, title: 'A', plan: '# A', status: 'dismissed',
+      rev: 1,
+      toolCallId: 'a',
+      seq: 0,
+      title: 'A',
+      plan: '# A',
+      status: 'dismissed',
     })
   })
 
@@ -151,7 +175,11 @@ describe('the planHistory unit (§15)', () => {
   it('never changes the state it is given, and ids like __proto__ are plain keys', () => {
     const before = fold([message(call('__proto__', '# P'), call('constructor', '# C'))])
     const copy = JSON.parse(JSON.stringify(before))
-    const after = fold([message(call('__proto__', '# P'), call('constructor', '# C')), review('__proto__', 'stopped'), result('constructor')])
+    const after = fold([
+      message(call('__proto__', '# P'), call('constructor', '# C')),
+      review('__proto__', 'stopped'),
+      result('constructor'),
+    ])
     planHistory.apply(before, place([message(), review('__proto__', 'approved')])[1]!)
     expect(before).toEqual(copy)
     expect(planHistory.view(after).revisions.map((revision) => revision.status)).toEqual(['stopped', 'refused'])
@@ -161,7 +189,9 @@ describe('the planHistory unit (§15)', () => {
 
   it('validates the wire value synchronously and rejects bad views', () => {
     const validate = planHistory.schema['~standard'].validate
-    const good = planHistory.view(fold([message(call('a', '# A')), review('a', 'approved', { plan: '# B', unattended: true, comments: [{ line: 1, text: 't' }] })]))
+    const good = planHistory.view(
+      fold([message(call('a', '# A')), review('a', 'approved', { plan: '# B', unattended: true, comments: [{ line: 1, text: 't' }] })]),
+    )
     expect(validate(good)).toEqual({ value: good })
     expect(validate({ revisions: [] })).toEqual({ value: { revisions: [] } })
     const revision = good.revisions[0]!

@@ -16,7 +16,10 @@ const bodyArb: fc.Arbitrary<Body> = fc.oneof(
     .tuple(ids, fc.constantFrom('plan', 'plan', 'other'), fc.option(fc.constantFrom('', 'off', ' off', 'OFF', 'x'), { nil: undefined }))
     .map(([commandId, name, args]): Body => ({
       type: 'command/run',
-      data: args === undefined ? ({ commandId, name, source: { kind: 'user' } } as SessionEventMap['command/run']) /* a log from before args was always logged */ : { commandId, name, args, source: { kind: 'user' } },
+      data:
+        args === undefined
+          ? ({ commandId, name, source: { kind: 'user' } } as SessionEventMap['command/run']) /* a log from before args was always logged */
+          : { commandId, name, args, source: { kind: 'user' } },
     })),
   fc
     .tuple(ids, fc.constantFrom<'success' | 'error'>('success', 'error'))
@@ -25,8 +28,7 @@ const bodyArb: fc.Arbitrary<Body> = fc.oneof(
   fc.constant<Body>({ type: 'user/message', data: { content: [{ type: 'text', text: 'hi' }], source: { kind: 'user' } } }),
 )
 
-const coldView = (events: readonly SessionEvent[]) =>
-  planProjection.view(events.reduce(planProjection.apply, planProjection.initial()))
+const coldView = (events: readonly SessionEvent[]) => planProjection.view(events.reduce(planProjection.apply, planProjection.initial()))
 
 describe('§7 the plan projection in the host registry', () => {
   it('registers key plan only while a sessionProjections registry is composed; disposal removes it', () => {
@@ -47,11 +49,16 @@ describe('§7 the plan projection in the host registry', () => {
     const root = new Context()
     root.plugin(sessionStorePlugin, {})
     root.plugin(sessionProjectionsPlugin)
-    expect(() => root.plugin(planProjectionPlugin)).toThrow('plugin "@planmode/plan-projection" requires service "planMode", which is not provided')
+    expect(() => root.plugin(planProjectionPlugin)).toThrow(
+      'plugin "@planmode/plan-projection" requires service "planMode", which is not provided',
+    )
     const core = root.plugin(planCorePlugin)
     root.plugin(planProjectionPlugin)
     const session = await root.require('sessions').create()
-    expect(root.require('sessionProjections').snapshot(session)).toEqual({ asOfSeq: -1, values: { plan: { active: false, pending: false } } })
+    expect(root.require('sessionProjections').snapshot(session)).toEqual({
+      asOfSeq: -1,
+      values: { plan: { active: false, pending: false } },
+    })
     core.dispose()
     expect(root.require('sessionProjections').keys()).toEqual([])
     root.plugin(planCorePlugin)

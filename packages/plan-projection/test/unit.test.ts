@@ -3,11 +3,13 @@ import type { SessionEvent, SessionEventMap, SessionEventType } from '@planmode/
 import { describe, expect, it } from 'vitest'
 
 type Body = { [K in SessionEventType]: { type: K; data: SessionEventMap[K] } }[SessionEventType]
-const place = (bodies: readonly Body[]): SessionEvent[] =>
-  bodies.map((body, seq) => ({ ...body, seq, time: 0 }) as SessionEvent)
+const place = (bodies: readonly Body[]): SessionEvent[] => bodies.map((body, seq) => ({ ...body, seq, time: 0 }) as SessionEvent)
 const run = (commandId: string, args?: string, name = 'plan'): Body => ({
   type: 'command/run',
-  data: args === undefined ? ({ commandId, name, source: { kind: 'user' } } as SessionEventMap['command/run']) /* a log from before args was always logged */ : { commandId, name, args, source: { kind: 'user' } },
+  data:
+    args === undefined
+      ? ({ commandId, name, source: { kind: 'user' } } as SessionEventMap['command/run']) /* a log from before args was always logged */
+      : { commandId, name, args, source: { kind: 'user' } },
 })
 const done = (commandId: string, kind: 'success' | 'error' = 'success'): Body => ({ type: 'command/done', data: { commandId, kind } })
 const mode = (active: boolean): Body => ({ type: 'plan/mode', data: { active } })

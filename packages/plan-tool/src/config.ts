@@ -71,7 +71,8 @@ const HANDOFF_KEYS = ['fresh', 'models']
 
 /** The problems of a `handoff` value, if any. */
 function handoffProblems(value: unknown): string[] {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return [`\`handoff\` must be an object { fresh?, models? }, got ${kindOf(value)}`]
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return [`\`handoff\` must be an object { fresh?, models? }, got ${kindOf(value)}`]
   const record = value as Record<string, unknown>
   const problems: string[] = []
   const fresh = record['fresh']
@@ -105,7 +106,10 @@ function sectionProblems(value: unknown): string[] {
     else {
       const key = name.trim().toLowerCase()
       const first = seen.get(key)
-      if (first !== undefined) problems.push(`\`requiredSections\` names ${JSON.stringify(first)} twice (also as ${JSON.stringify(name)}); names are compared trimmed and case-insensitive`)
+      if (first !== undefined)
+        problems.push(
+          `\`requiredSections\` names ${JSON.stringify(first)} twice (also as ${JSON.stringify(name)}); names are compared trimmed and case-insensitive`,
+        )
       else seen.set(key, name)
     }
   })

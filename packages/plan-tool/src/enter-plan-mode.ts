@@ -112,9 +112,7 @@ type AnswerLike = Partial<Record<keyof UserAnswer, unknown>>
  * are ignored, and a `custom` that is not a string refuses consent.
  */
 function declineOf(answers: unknown): string | undefined {
-  const list = Array.isArray(answers)
-    ? answers.filter((answer): answer is AnswerLike => typeof answer === 'object' && answer !== null)
-    : []
+  const list = Array.isArray(answers) ? answers.filter((answer): answer is AnswerLike => typeof answer === 'object' && answer !== null) : []
   const enter = list.find((answer) => answer.id === 'plan-enter')
   if (Array.isArray(answers) && answers.length === 1 && list.length === 1 && enter !== undefined) {
     const selected = enter.selected
@@ -123,7 +121,9 @@ function declineOf(answers: unknown): string | undefined {
     if (only && (custom === undefined || typeof custom === 'string') && !hasText(custom)) return undefined
   }
   const note = hasText(enter?.custom) ? enter.custom : list.find((answer) => hasText(answer.custom))?.custom
-  return hasText(note) ? `${ENTER_PLAN_MODE_MESSAGES.declined}${ENTER_PLAN_MODE_MESSAGES.declinedNote}${note}` : ENTER_PLAN_MODE_MESSAGES.declined
+  return hasText(note)
+    ? `${ENTER_PLAN_MODE_MESSAGES.declined}${ENTER_PLAN_MODE_MESSAGES.declinedNote}${note}`
+    : ENTER_PLAN_MODE_MESSAGES.declined
 }
 
 /**

@@ -1,5 +1,14 @@
 import type { Context } from '@planmode/context'
-import type { Agent, QuestionAnswerer, ToolDefinition, ToolExecution, ToolPresentation, UserAnswer, UserAnswerComment, UserQuestion } from '@planmode/seams'
+import type {
+  Agent,
+  QuestionAnswerer,
+  ToolDefinition,
+  ToolExecution,
+  ToolPresentation,
+  UserAnswer,
+  UserAnswerComment,
+  UserQuestion,
+} from '@planmode/seams'
 import { isPersonName, UserQuestionError } from '@planmode/seams'
 import { isPlanMarkdown, planTitle, type PlanModeController } from '@planmode/plan-core'
 import { resolveConfig, type PlanToolConfig } from './config.js'
@@ -61,8 +70,7 @@ export const EXIT_PLAN_MODE_MESSAGES = {
     'exit_plan_mode cannot run because plan mode is not loaded in this host (@planmode/plan-core). Ask the user to check the setup.',
   noReview:
     'exit_plan_mode cannot show the plan for review here: no user-questions service is available. Stay in plan mode, and ask the user to leave plan mode with /plan off once they accept the plan.',
-  dismissed:
-    'The user dismissed the plan review to speak to you. Stay in plan mode, stop here, and wait for their message.',
+  dismissed: 'The user dismissed the plan review to speak to you. Stay in plan mode, stop here, and wait for their message.',
   reloaded:
     'The plan-mode service was reloaded during review, so this review no longer counts. Stay in plan mode and present the plan again with exit_plan_mode.',
   keepPlanningWithFeedback: 'The user chose to keep planning; their feedback: ',
@@ -73,11 +81,9 @@ export const EXIT_PLAN_MODE_MESSAGES = {
   notRecorded:
     'exit_plan_mode could not record the plan review in the session log, so the review does not count: nothing was approved or stopped. Stay in plan mode and present the plan again with exit_plan_mode.',
   approved: 'The user approved the plan and plan mode is now off. Carry out the plan from your next step.',
-  editedApproved:
-    'The user edited and approved the plan; plan mode is now off. Carry out this version from your next step:',
+  editedApproved: 'The user edited and approved the plan; plan mode is now off. Carry out this version from your next step:',
   notReady: 'The plan is not ready for review:',
-  fresh:
-    'The user approved the plan and will carry it out in a fresh session. Stop here: do not carry it out in this conversation.',
+  fresh: 'The user approved the plan and will carry it out in a fresh session. Stop here: do not carry it out in this conversation.',
   handoffNotOffered: 'the review answer asked for a handoff that was not offered',
   badAnswerer:
     'the review answer named who answered in a malformed way (by must be { id, name? } with a non-blank id), so nothing was recorded. Stay in plan mode and present the plan again with exit_plan_mode.',
@@ -87,7 +93,6 @@ export const EXIT_PLAN_MODE_MESSAGES = {
 
 /** What the review offers to hand an approved plan on to (the resolved `handoff` config), if anything. */
 type HandoffOffer = { readonly fresh: boolean; readonly models: readonly string[] } | undefined
-
 
 function reviewQuestion(plan: string, offer: HandoffOffer): UserQuestion {
   return {
@@ -196,7 +201,8 @@ function commentsOf(
       continue
     }
     const writer = author ?? by
-    if (typeof line === 'number' && Number.isInteger(line) && line >= 1 && hasText(text)) list.push({ line, text, ...(writer === undefined ? {} : { by: writer }) })
+    if (typeof line === 'number' && Number.isInteger(line) && line >= 1 && hasText(text))
+      list.push({ line, text, ...(writer === undefined ? {} : { by: writer }) })
   }
   return { present: value.length > 0, list, badBy }
 }
@@ -267,7 +273,8 @@ function decide(plan: string, read: ReviewAnswers, offer: HandoffOffer): Decisio
     ) {
       const edit = review.edit
       const edited = edit === undefined || edit === plan ? {} : typeof edit === 'string' && isPlanMarkdown(edit) ? { edit } : undefined
-      if (edited === undefined) return { outcome: 'keep-planning', message: EXIT_PLAN_MODE_MESSAGES.editWithoutHeading, comments: [], ...by }
+      if (edited === undefined)
+        return { outcome: 'keep-planning', message: EXIT_PLAN_MODE_MESSAGES.editWithoutHeading, comments: [], ...by }
       const handoff = chosenHandoff(review.handoff, offer)
       if (handoff === NOT_OFFERED) return { outcome: 'handoff-not-offered' }
       return { outcome: 'approved', ...edited, ...(handoff === undefined ? {} : { handoff }), ...by }
@@ -290,7 +297,11 @@ function hasText(custom: unknown): custom is string {
 }
 
 /** Who answered, the feedback and the comments a record carries, when there are any. */
-function details(decision: { readonly by?: QuestionAnswerer; readonly feedback?: string; readonly comments: readonly UserAnswerComment[] }): {
+function details(decision: {
+  readonly by?: QuestionAnswerer
+  readonly feedback?: string
+  readonly comments: readonly UserAnswerComment[]
+}): {
   by?: QuestionAnswerer
   feedback?: string
   comments?: readonly UserAnswerComment[]
@@ -401,7 +412,11 @@ export function createExitPlanModeTool(ctx: Context, config?: PlanToolConfig): T
             agent,
             toolCallId,
             ...(handoff.model === undefined ? {} : { model: handoff.model }),
-            ...(handoff.fresh === true ? { fresh: { first: { type: 'plan/handoff', data: handoffEventData(agent.session.id, toolCallId, approved, handoff.model) } } } : {}),
+            ...(handoff.fresh === true
+              ? {
+                  fresh: { first: { type: 'plan/handoff', data: handoffEventData(agent.session.id, toolCallId, approved, handoff.model) } },
+                }
+              : {}),
           })
         }
       }
@@ -428,7 +443,9 @@ export function createExitPlanModeTool(ctx: Context, config?: PlanToolConfig): T
         if (unattendedApproves && UserQuestionError.isInstance(error) && error.code === 'NO_PROVIDER') return approveUnattended()
         // SPEC §22.4: answers whose text cannot be logged fail the call as a bad answer does; the host settled the ask failed.
         if (UserQuestionError.isInstance(error) && error.code === 'INVALID_ANSWER') {
-          throw new Error(namesAnswerer(error.member) ? EXIT_PLAN_MODE_MESSAGES.badAnswerer : EXIT_PLAN_MODE_MESSAGES.badAnswerText, { cause: error })
+          throw new Error(namesAnswerer(error.member) ? EXIT_PLAN_MODE_MESSAGES.badAnswerer : EXIT_PLAN_MODE_MESSAGES.badAnswerText, {
+            cause: error,
+          })
         }
         throw error
       }
@@ -464,7 +481,12 @@ export function createExitPlanModeTool(ctx: Context, config?: PlanToolConfig): T
           : EXIT_PLAN_MODE_MESSAGES.approved,
     presentCall(input: ExitPlanModeInput): ToolPresentation {
       const plan = typeof input?.plan === 'string' ? input.plan : ''
-      return { card: 'generic', title: typeof plan === 'string' ? planTitle(plan) : 'Plan', kind: 'other', content: [{ type: 'text', text: plan }] }
+      return {
+        card: 'generic',
+        title: typeof plan === 'string' ? planTitle(plan) : 'Plan',
+        kind: 'other',
+        content: [{ type: 'text', text: plan }],
+      }
     },
     presentResult: (result) => ({ card: 'generic', title: 'Plan review', content: result.content }),
   }

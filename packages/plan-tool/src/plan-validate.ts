@@ -37,7 +37,10 @@ declare module '@planmode/context' {
      * throws fails the call closed with its message. Declared by
      * `@planmode/plan-tool`.
      */
-    'plan/validate': (payload: PlanValidatePayload, next: (payload?: PlanValidatePayload) => Promise<PlanValidatePayload>) => Promise<PlanValidatePayload>
+    'plan/validate': (
+      payload: PlanValidatePayload,
+      next: (payload?: PlanValidatePayload) => Promise<PlanValidatePayload>,
+    ) => Promise<PlanValidatePayload>
   }
 }
 
@@ -52,7 +55,11 @@ export function notReadyMessage(problems: readonly string[]): string {
  * rejects with a listener's error (or with a clear one when a listener
  * returns something that is not a payload).
  */
-export async function validatePlan(ctx: Context, requiredSections: readonly string[], payload: Omit<PlanValidatePayload, 'problems'>): Promise<readonly string[]> {
+export async function validatePlan(
+  ctx: Context,
+  requiredSections: readonly string[],
+  payload: Omit<PlanValidatePayload, 'problems'>,
+): Promise<readonly string[]> {
   const start: PlanValidatePayload = { ...payload, problems: missingSections(payload.plan, requiredSections) }
   const result: unknown = await ctx.waterfall('plan/validate', start, (last) => Promise.resolve(last))
   const problems = typeof result === 'object' && result !== null ? (result as { problems?: unknown }).problems : undefined

@@ -89,16 +89,30 @@ describe('the user-questions provider misbehaving', () => {
     ['a null selected', [{ id: 'plan-review', selected: null }], KEEP],
     ['no selected', [{ id: 'plan-review' }], KEEP],
     ['a non-string custom', [{ id: 'plan-review', selected: ['Approve'], custom: 42 }], KEEP],
-    ['feedback on another answer', [{ id: 'x', selected: [], custom: 'shorter' }], 'The user chose to keep planning; their feedback: shorter'],
+    [
+      'feedback on another answer',
+      [{ id: 'x', selected: [], custom: 'shorter' }],
+      'The user chose to keep planning; their feedback: shorter',
+    ],
     ['the approval followed by a non-object entry', [...approve, null], KEEP],
     ['the approval after a non-object entry', ['Approve', ...approve], KEEP],
     ['an approval that is not the plan-review answer', [{ id: 'x', selected: ['Approve'] }], KEEP],
     [
       'feedback on the plan-review answer and on another one',
-      [{ id: 'x', selected: [], custom: 'other' }, { id: 'plan-review', selected: ['Keep planning'], custom: 'mine' }],
+      [
+        { id: 'x', selected: [], custom: 'other' },
+        { id: 'plan-review', selected: ['Keep planning'], custom: 'mine' },
+      ],
       'The user chose to keep planning; their feedback: mine',
     ],
-    ['blank feedback on the plan-review answer, text on another', [{ id: 'plan-review', selected: [], custom: '  ' }, { id: 'x', custom: 'other' }], 'The user chose to keep planning; their feedback: other'],
+    [
+      'blank feedback on the plan-review answer, text on another',
+      [
+        { id: 'plan-review', selected: [], custom: '  ' },
+        { id: 'x', custom: 'other' },
+      ],
+      'The user chose to keep planning; their feedback: other',
+    ],
   ])('%s: no consent, a clear keep-planning error, plan mode unchanged', async (_name, answers, message) => {
     const host = setup(async () => answers)
     const agent = await inPlanMode(host)
@@ -152,7 +166,9 @@ describe('the user-questions provider misbehaving', () => {
     const agent = await inPlanMode(host)
     const controller = new AbortController()
     controller.abort()
-    expect((await host.call(agent, { plan: PLAN }, controller.signal)).content[0]!.text).toBe('Error: the call was cancelled before it started')
+    expect((await host.call(agent, { plan: PLAN }, controller.signal)).content[0]!.text).toBe(
+      'Error: the call was cancelled before it started',
+    )
     expect(host.asks).toEqual([])
     expect(host.planMode.get(agent)).toEqual({ active: true })
   })

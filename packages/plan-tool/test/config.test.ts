@@ -22,11 +22,31 @@ describe('plan-tool config (strict)', () => {
   })
 
   it.each<[string, unknown, string]>([
-    ['null', null, "@planmode/plan-tool: PlanToolConfig must be an object { unattended?, enterTool?, requiredSections?, handoff? }, got null"],
-    ['an array', [], '@planmode/plan-tool: PlanToolConfig must be an object { unattended?, enterTool?, requiredSections?, handoff? }, got an array'],
-    ['a string', 'approve', '@planmode/plan-tool: PlanToolConfig must be an object { unattended?, enterTool?, requiredSections?, handoff? }, got "approve"'],
-    ['a bad unattended', { unattended: 'yes' }, "@planmode/plan-tool: PlanToolConfig `unattended` must be 'fail' or 'approve', got \"yes\""],
-    ['a boolean unattended', { unattended: true }, "@planmode/plan-tool: PlanToolConfig `unattended` must be 'fail' or 'approve', got boolean"],
+    [
+      'null',
+      null,
+      '@planmode/plan-tool: PlanToolConfig must be an object { unattended?, enterTool?, requiredSections?, handoff? }, got null',
+    ],
+    [
+      'an array',
+      [],
+      '@planmode/plan-tool: PlanToolConfig must be an object { unattended?, enterTool?, requiredSections?, handoff? }, got an array',
+    ],
+    [
+      'a string',
+      'approve',
+      '@planmode/plan-tool: PlanToolConfig must be an object { unattended?, enterTool?, requiredSections?, handoff? }, got "approve"',
+    ],
+    [
+      'a bad unattended',
+      { unattended: 'yes' },
+      "@planmode/plan-tool: PlanToolConfig `unattended` must be 'fail' or 'approve', got \"yes\"",
+    ],
+    [
+      'a boolean unattended',
+      { unattended: true },
+      "@planmode/plan-tool: PlanToolConfig `unattended` must be 'fail' or 'approve', got boolean",
+    ],
     ['a non-boolean enterTool', { enterTool: 'yes' }, '@planmode/plan-tool: PlanToolConfig `enterTool` must be a boolean, got "yes"'],
     ['an unknown key', { unattend: 'approve' }, '@planmode/plan-tool: PlanToolConfig has unknown key(s) unattend'],
     [
@@ -47,9 +67,19 @@ describe('plan-tool config (strict)', () => {
     expect(() => host.root.plugin(planToolPlugin, null as never)).toThrow(/plan-tool/)
     expect(host.root.require('tools').schemas()).toEqual([])
     const both = host.root.plugin(planToolPlugin, { unattended: 'approve', enterTool: true })
-    expect(host.root.require('tools').schemas().map((tool) => tool.name)).toEqual(['enter_plan_mode', 'exit_plan_mode'])
+    expect(
+      host.root
+        .require('tools')
+        .schemas()
+        .map((tool) => tool.name),
+    ).toEqual(['enter_plan_mode', 'exit_plan_mode'])
     both.dispose()
     host.root.plugin(planToolPlugin, { enterTool: false })
-    expect(host.root.require('tools').schemas().map((tool) => tool.name)).toEqual(['exit_plan_mode'])
+    expect(
+      host.root
+        .require('tools')
+        .schemas()
+        .map((tool) => tool.name),
+    ).toEqual(['exit_plan_mode'])
   })
 })

@@ -26,7 +26,10 @@ function expected(answers: unknown): { consent: true } | { consent: false; text:
   // The note comes from the first plan-enter answer when it has text, else from the first answer with text.
   const own = typeof enter?.custom === 'string' && enter.custom.trim() !== '' ? enter.custom : undefined
   const chosen = own ?? (texts[0]?.custom as string | undefined)
-  return { consent: false, text: chosen === undefined ? ENTER_PLAN_MODE_MESSAGES.declined : `${ENTER_PLAN_MODE_MESSAGES.declined} Their note: ${chosen}` }
+  return {
+    consent: false,
+    text: chosen === undefined ? ENTER_PLAN_MODE_MESSAGES.declined : `${ENTER_PLAN_MODE_MESSAGES.declined} Their note: ${chosen}`,
+  }
 }
 
 const answer = fc.record(
@@ -46,7 +49,11 @@ const nearConsent = fc.record({
   selected: fc.constantFrom(['Enter plan mode'], ['Not now'], ['Enter plan mode', 'Not now']),
   custom: fc.constantFrom<unknown>(undefined, '', ' \n', 'later'),
 }) as fc.Arbitrary<unknown>
-const entry = fc.oneof({ weight: 6, arbitrary: answer as fc.Arbitrary<unknown> }, { weight: 3, arbitrary: nearConsent }, { weight: 1, arbitrary: fc.constant(null) })
+const entry = fc.oneof(
+  { weight: 6, arbitrary: answer as fc.Arbitrary<unknown> },
+  { weight: 3, arbitrary: nearConsent },
+  { weight: 1, arbitrary: fc.constant(null) },
+)
 const answers = fc.oneof(
   { weight: 3, arbitrary: entry.map((one) => [one]) },
   { weight: 3, arbitrary: fc.array(entry, { maxLength: 3 }) },
@@ -71,7 +78,11 @@ describe('enter_plan_mode decision (property)', () => {
         const want = expected(reply)
         seen[want.consent ? 'consent' : want.text === ENTER_PLAN_MODE_MESSAGES.declined ? 'decline' : 'note'] += 1
         if (want.consent) {
-          expect(result).toEqual({ isError: false, value: { entered: true }, content: [{ type: 'text', text: ENTER_PLAN_MODE_MESSAGES.entered }] })
+          expect(result).toEqual({
+            isError: false,
+            value: { entered: true },
+            content: [{ type: 'text', text: ENTER_PLAN_MODE_MESSAGES.entered }],
+          })
           expect(planMode.get(agent)).toEqual({ active: false, pending: true })
         } else {
           expect(result).toEqual({ isError: true, content: [{ type: 'text', text: `Error: ${want.text}` }] })

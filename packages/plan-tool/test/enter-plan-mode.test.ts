@@ -281,7 +281,11 @@ describe('§12 execution, in order', () => {
 
   it.each<[string, unknown, string]>([
     ['a provider’s own error', new Error('provider exploded'), 'provider exploded'],
-    ['a non-cancel question error', new UserQuestionError('ASK_ABORTED', 'the question was aborted before the user answered'), 'the question was aborted before the user answered'],
+    [
+      'a non-cancel question error',
+      new UserQuestionError('ASK_ABORTED', 'the question was aborted before the user answered'),
+      'the question was aborted before the user answered',
+    ],
   ])('5. %s keeps its own message', async (_name, error, message) => {
     const host = setup(async () => {
       throw error
@@ -339,8 +343,16 @@ describe('§12 execution, in order', () => {
 
   it.each<[string, unknown, string]>([
     ['Not now', [{ id: 'plan-enter', selected: ['Not now'] }], DECLINED],
-    ['Not now with a note', [{ id: 'plan-enter', selected: ['Not now'], custom: 'just fix the typo' }], `${DECLINED} Their note: just fix the typo`],
-    ['Enter plan mode with custom text', [{ id: 'plan-enter', selected: ['Enter plan mode'], custom: 'only for the schema' }], `${DECLINED} Their note: only for the schema`],
+    [
+      'Not now with a note',
+      [{ id: 'plan-enter', selected: ['Not now'], custom: 'just fix the typo' }],
+      `${DECLINED} Their note: just fix the typo`,
+    ],
+    [
+      'Enter plan mode with custom text',
+      [{ id: 'plan-enter', selected: ['Enter plan mode'], custom: 'only for the schema' }],
+      `${DECLINED} Their note: only for the schema`,
+    ],
     ['custom text only', [{ id: 'plan-enter', selected: [], custom: 'no' }], `${DECLINED} Their note: no`],
     ['Not now with blank text', [{ id: 'plan-enter', selected: ['Not now'], custom: '   ' }], DECLINED],
     ['nothing selected', [{ id: 'plan-enter', selected: [] }], DECLINED],
@@ -353,7 +365,14 @@ describe('§12 execution, in order', () => {
     ['an answer that is not an object', [null], DECLINED],
     ['a selected that is not an array', [{ id: 'plan-enter', selected: 'Enter plan mode' }], DECLINED],
     ['a custom that is not a string', [{ id: 'plan-enter', selected: ['Enter plan mode'], custom: 7 }], DECLINED],
-    ['a note on another answer', [{ id: 'plan-enter', selected: [] }, { id: 'x', selected: [], custom: 'later' }], `${DECLINED} Their note: later`],
+    [
+      'a note on another answer',
+      [
+        { id: 'plan-enter', selected: [] },
+        { id: 'x', selected: [], custom: 'later' },
+      ],
+      `${DECLINED} Their note: later`,
+    ],
   ])('7. no consent (%s) declines; plan mode unchanged', async (_name, answers, message) => {
     const host = setup(async () => answers)
     const agent = await host.agent()
@@ -384,7 +403,12 @@ describe('§12 through the host loop', () => {
     expect(changed).toEqual([{ session: agent.session, active: true, cause: 'model' }])
     // The logged result has exactly the shape plan-core's restart rebuild reads (SPEC §9).
     const [result] = eventsOf(agent.session, 'tool/result').map((event) => event.data)
-    expect(result).toMatchObject({ toolName: ENTER_PLAN_MODE, isError: false, value: { entered: true }, content: [{ type: 'text', text: ENTERED }] })
+    expect(result).toMatchObject({
+      toolName: ENTER_PLAN_MODE,
+      isError: false,
+      value: { entered: true },
+      content: [{ type: 'text', text: ENTERED }],
+    })
     expect(host.planMode().get(agent)).toEqual({ active: true })
   })
 
@@ -405,7 +429,11 @@ describe('§12 through the host loop', () => {
 
   it.each<[string, unknown, string]>([
     ['decline', [{ id: 'plan-enter', selected: ['Not now'] }], `Error: ${DECLINED}`],
-    ['decline with a note', [{ id: 'plan-enter', selected: ['Not now'], custom: 'just fix it' }], `Error: ${DECLINED} Their note: just fix it`],
+    [
+      'decline with a note',
+      [{ id: 'plan-enter', selected: ['Not now'], custom: 'just fix it' }],
+      `Error: ${DECLINED} Their note: just fix it`,
+    ],
   ])('%s: the model reads the text, the next request stays in the default mode', async (_name, answers, text) => {
     const host = setup(async () => answers)
     const agent = await host.agent()
@@ -548,12 +576,26 @@ describe('§12 presentation', () => {
       presentCall(input: { reason?: string }): unknown
       presentResult(result: unknown): unknown
     }
-    expect(tool.presentCall({ reason: REASON })).toEqual({ card: 'generic', title: 'Plan mode', kind: 'other', content: [{ type: 'text', text: REASON }] })
-    const line = { card: 'generic', title: 'Plan mode', kind: 'other', content: [{ type: 'text', text: 'The agent asks to switch this session to plan mode.' }] }
+    expect(tool.presentCall({ reason: REASON })).toEqual({
+      card: 'generic',
+      title: 'Plan mode',
+      kind: 'other',
+      content: [{ type: 'text', text: REASON }],
+    })
+    const line = {
+      card: 'generic',
+      title: 'Plan mode',
+      kind: 'other',
+      content: [{ type: 'text', text: 'The agent asks to switch this session to plan mode.' }],
+    }
     expect(tool.presentCall({})).toEqual(line)
     expect(tool.presentCall({ reason: '   ' })).toEqual(line)
     const content = [{ type: 'text', text: ENTERED }]
-    expect(tool.presentResult({ isError: false, content, value: { entered: true } })).toEqual({ card: 'generic', title: 'Plan mode', content })
+    expect(tool.presentResult({ isError: false, content, value: { entered: true } })).toEqual({
+      card: 'generic',
+      title: 'Plan mode',
+      content,
+    })
   })
 
   it('the intent type fits the seams’ QuestionIntent', () => {

@@ -59,10 +59,20 @@ describe('§6 registration', () => {
     root.plugin(planCorePlugin)
     root.plugin(planToolPlugin)
     const tools = root.plugin(toolsPlugin)
-    expect(root.require('tools').schemas().map((tool) => tool.name)).toEqual(['enter_plan_mode', 'exit_plan_mode'])
+    expect(
+      root
+        .require('tools')
+        .schemas()
+        .map((tool) => tool.name),
+    ).toEqual(['enter_plan_mode', 'exit_plan_mode'])
     tools.dispose()
     root.plugin(toolsPlugin)
-    expect(root.require('tools').schemas().map((tool) => tool.name)).toEqual(['enter_plan_mode', 'exit_plan_mode'])
+    expect(
+      root
+        .require('tools')
+        .schemas()
+        .map((tool) => tool.name),
+    ).toEqual(['enter_plan_mode', 'exit_plan_mode'])
   })
 })
 
@@ -232,15 +242,39 @@ describe('§6 execution, in order', () => {
   })
 
   it.each<[string, readonly UserAnswer[], string]>([
-    ['Keep planning', [{ id: 'plan-review', selected: ['Keep planning'] }], 'The user chose to keep planning; revise the plan and present it again.'],
-    ['Keep planning with text', [{ id: 'plan-review', selected: ['Keep planning'], custom: 'add tests' }], 'The user chose to keep planning; their feedback: add tests'],
-    ['Approve with text', [{ id: 'plan-review', selected: ['Approve'], custom: 'but rename it' }], 'The user chose to keep planning; their feedback: but rename it'],
+    [
+      'Keep planning',
+      [{ id: 'plan-review', selected: ['Keep planning'] }],
+      'The user chose to keep planning; revise the plan and present it again.',
+    ],
+    [
+      'Keep planning with text',
+      [{ id: 'plan-review', selected: ['Keep planning'], custom: 'add tests' }],
+      'The user chose to keep planning; their feedback: add tests',
+    ],
+    [
+      'Approve with text',
+      [{ id: 'plan-review', selected: ['Approve'], custom: 'but rename it' }],
+      'The user chose to keep planning; their feedback: but rename it',
+    ],
     ['custom text only', [{ id: 'plan-review', selected: [], custom: 'no' }], 'The user chose to keep planning; their feedback: no'],
     ['nothing selected', [{ id: 'plan-review', selected: [] }], 'The user chose to keep planning; revise the plan and present it again.'],
-    ['both selected', [{ id: 'plan-review', selected: ['Approve', 'Keep planning'] }], 'The user chose to keep planning; revise the plan and present it again.'],
-    ['Approve twice', [{ id: 'plan-review', selected: ['Approve', 'Approve'] }], 'The user chose to keep planning; revise the plan and present it again.'],
+    [
+      'both selected',
+      [{ id: 'plan-review', selected: ['Approve', 'Keep planning'] }],
+      'The user chose to keep planning; revise the plan and present it again.',
+    ],
+    [
+      'Approve twice',
+      [{ id: 'plan-review', selected: ['Approve', 'Approve'] }],
+      'The user chose to keep planning; revise the plan and present it again.',
+    ],
     ['another id', [{ id: 'other', selected: ['Approve'] }], 'The user chose to keep planning; revise the plan and present it again.'],
-    ['two answers', [...approve, { id: 'plan-review', selected: ['Approve'] }], 'The user chose to keep planning; revise the plan and present it again.'],
+    [
+      'two answers',
+      [...approve, { id: 'plan-review', selected: ['Approve'] }],
+      'The user chose to keep planning; revise the plan and present it again.',
+    ],
     ['no answers', [], 'The user chose to keep planning; revise the plan and present it again.'],
   ])('8. no consent (%s) keeps planning', async (_name, answers, message) => {
     const host = setup(async () => answers)
@@ -283,7 +317,12 @@ describe('§6 presentation', () => {
       presentCall(input: { plan: string }): unknown
       presentResult(result: unknown): unknown
     }
-    expect(tool.presentCall({ plan: PLAN })).toEqual({ card: 'generic', title: 'Add a cache', kind: 'other', content: [{ type: 'text', text: PLAN }] })
+    expect(tool.presentCall({ plan: PLAN })).toEqual({
+      card: 'generic',
+      title: 'Add a cache',
+      kind: 'other',
+      content: [{ type: 'text', text: PLAN }],
+    })
     expect(tool.presentCall({ plan: 'intro\n\n### Step one  \n' })).toMatchObject({ title: 'Step one' })
     expect(tool.presentCall({ plan: 'no heading' })).toMatchObject({ title: 'Plan' })
     expect(tool.presentCall({ plan: '#hashtag\n## Closed heading ##\n' })).toMatchObject({ title: 'Closed heading' })

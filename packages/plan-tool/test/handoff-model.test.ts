@@ -8,8 +8,15 @@ import { describe, expect, it } from 'vitest'
 
 let seq = 0
 const event = (type: string, data: unknown): SessionEvent => ({ seq: seq++, time: 0, type, data }) as unknown as SessionEvent
-const handoff = (model?: string) => event('plan/handoff', { from: { session: 's_a', toolCallId: 'c1' }, plan: '# P\n', title: 'P', ...(model === undefined ? {} : { model }) })
-const review = (outcome: string, choice?: { fresh?: true; model?: string }) => event('plan/review', { toolCallId: 'c1', outcome, ...(choice === undefined ? {} : { handoff: choice }) })
+const handoff = (model?: string) =>
+  event('plan/handoff', {
+    from: { session: 's_a', toolCallId: 'c1' },
+    plan: '# P\n',
+    title: 'P',
+    ...(model === undefined ? {} : { model }),
+  })
+const review = (outcome: string, choice?: { fresh?: true; model?: string }) =>
+  event('plan/review', { toolCallId: 'c1', outcome, ...(choice === undefined ? {} : { handoff: choice }) })
 const header = (model: string) => event('request/header', { kind: 'change', model })
 const message = () => event('user/message', { content: [{ type: 'text', text: 'hi' }], source: { kind: 'user' } })
 
@@ -38,7 +45,9 @@ describe('handoffModelToResume', () => {
   it('once a request went out, the host restores the model from the request headers', () => {
     expect(handoffModelToResume([handoff('fast'), message(), header('p:fast')])).toBeUndefined()
     expect(handoffModelToResume([message(), header('p:default'), review('approved', { model: 'careful' })])).toBe('careful')
-    expect(handoffModelToResume([message(), header('p:default'), review('approved', { model: 'careful' }), header('p:careful')])).toBeUndefined()
+    expect(
+      handoffModelToResume([message(), header('p:default'), review('approved', { model: 'careful' }), header('p:careful')]),
+    ).toBeUndefined()
     expect(handoffModelToResume([])).toBeUndefined()
   })
 
@@ -47,7 +56,12 @@ describe('handoffModelToResume', () => {
       fc.constant<['header']>(['header']),
       fc.constant<['message']>(['message']),
       fc.tuple(fc.constant('handoff' as const), fc.option(fc.constantFrom('fast', 'careful'), { nil: undefined })),
-      fc.tuple(fc.constant('review' as const), fc.constantFrom('approved', 'keep-planning', 'stopped'), fc.boolean(), fc.option(fc.constantFrom('fast', 'careful'), { nil: undefined })),
+      fc.tuple(
+        fc.constant('review' as const),
+        fc.constantFrom('approved', 'keep-planning', 'stopped'),
+        fc.boolean(),
+        fc.option(fc.constantFrom('fast', 'careful'), { nil: undefined }),
+      ),
     )
     fc.assert(
       fc.property(fc.array(step, { maxLength: 12 }), (steps) => {
@@ -63,7 +77,14 @@ describe('handoffModelToResume', () => {
             if (item[1] !== undefined) expected = item[1]
           } else {
             const [, outcome, fresh, model] = item
-            events.push(review(outcome, fresh || model !== undefined ? { ...(fresh ? { fresh: true as const } : {}), ...(model === undefined ? {} : { model }) } : undefined))
+            events.push(
+              review(
+                outcome,
+                fresh || model !== undefined
+                  ? { ...(fresh ? { fresh: true as const } : {}), ...(model === undefined ? {} : { model }) }
+                  : undefined,
+              ),
+            )
             if (outcome === 'approved' && !fresh && model !== undefined) expected = model
           }
         }

@@ -63,10 +63,14 @@ function setup(config?: PlanToolConfig, answers: (readonly UserAnswer[])[] = [])
     root.require('tools').execute(EXIT_PLAN_MODE, { plan }, { agent, signal: new AbortController().signal, toolCallId })
   /** One accepted pre-step as a host runs it: the waterfall's decision. */
   const preStep = (agent: Agent, turn = 1, step = 1): Promise<PreStepDecision> =>
-    root.waterfall('agent/pre-step', { agent, turn, step, signal: new AbortController().signal, messages: [] }, async (payload): Promise<PreStepDecision> => ({
-      kind: 'enter',
-      messages: payload.messages,
-    }))
+    root.waterfall(
+      'agent/pre-step',
+      { agent, turn, step, signal: new AbortController().signal, messages: [] },
+      async (payload): Promise<PreStepDecision> => ({
+        kind: 'enter',
+        messages: payload.messages,
+      }),
+    )
   return { root, logger, layer, asks, emitted, planMode, agentOver, planAgent, call, preStep }
 }
 
@@ -196,14 +200,23 @@ describe('§18 an approval with a handoff', () => {
     const host = setup({ handoff: { fresh: true, models: ['m1'] } }, [approve({ fresh: true, model: 'm1' }, { edit: EDIT })])
     const agent = await host.planAgent()
     const result = await host.call(agent, PLAN, 'call-7')
-    expect(result).toEqual({ isError: false, value: { approved: true, plan: EDIT, handoff: { fresh: true, model: 'm1' } }, content: text(FRESH) })
+    expect(result).toEqual({
+      isError: false,
+      value: { approved: true, plan: EDIT, handoff: { fresh: true, model: 'm1' } },
+      content: text(FRESH),
+    })
     expect(records(agent)).toEqual([{ toolCallId: 'call-7', outcome: 'approved', plan: EDIT, handoff: { fresh: true, model: 'm1' } }])
     expect(host.emitted[0]!.payload).toMatchObject({ plan: EDIT, handoff: { fresh: true, model: 'm1' } })
     expect(host.emitted[1]!.payload).toEqual({
       agent,
       toolCallId: 'call-7',
       model: 'm1',
-      fresh: { first: { type: 'plan/handoff', data: { from: { session: agent.session.id, toolCallId: 'call-7' }, plan: EDIT, title: 'Add a smaller cache', model: 'm1' } } },
+      fresh: {
+        first: {
+          type: 'plan/handoff',
+          data: { from: { session: agent.session.id, toolCallId: 'call-7' }, plan: EDIT, title: 'Add a smaller cache', model: 'm1' },
+        },
+      },
     })
   })
 
@@ -229,7 +242,9 @@ describe('§18 an approval with a handoff', () => {
     const session = await root.require('sessions').create()
     const agent: Agent = { id: 'a', session, steer() {}, async inject() {} }
     await root.require('planMode').set(agent, true)
-    const result = await root.require('tools').execute(EXIT_PLAN_MODE, { plan: PLAN }, { agent, signal: new AbortController().signal, toolCallId: 'u' })
+    const result = await root
+      .require('tools')
+      .execute(EXIT_PLAN_MODE, { plan: PLAN }, { agent, signal: new AbortController().signal, toolCallId: 'u' })
     expect(result.value).toEqual({ approved: true })
     expect(seen).toEqual([{ agent, toolCallId: 'u', outcome: 'approved', plan: PLAN }])
   })
@@ -296,14 +311,24 @@ describe('§18 the handoff is read only on consent', () => {
   const offer: PlanToolConfig = { handoff: { fresh: true, models: ['m1'] } }
 
   it.each<[string, UserAnswer, string, object]>([
-    ['Keep planning', { id: 'plan-review', selected: ['Keep planning'], handoff: { fresh: true } }, `Error: ${KEEP}`, { outcome: 'keep-planning' }],
+    [
+      'Keep planning',
+      { id: 'plan-review', selected: ['Keep planning'], handoff: { fresh: true } },
+      `Error: ${KEEP}`,
+      { outcome: 'keep-planning' },
+    ],
     [
       'Approve with feedback',
       { id: 'plan-review', selected: ['Approve'], custom: 'smaller', handoff: { model: 'nope' } },
       'Error: The user chose to keep planning; their feedback: smaller',
       { outcome: 'keep-planning', feedback: 'smaller' },
     ],
-    ['Stop planning', { id: 'plan-review', selected: ['Stop planning'], handoff: { fresh: true, model: 'm1' } }, `Error: ${STOPPED}`, { outcome: 'stopped' }],
+    [
+      'Stop planning',
+      { id: 'plan-review', selected: ['Stop planning'], handoff: { fresh: true, model: 'm1' } },
+      `Error: ${STOPPED}`,
+      { outcome: 'stopped' },
+    ],
     [
       'an edit without a heading, before a handoff not offered',
       { id: 'plan-review', selected: ['Approve'], edit: 'no heading', handoff: { model: 'nope' } },
@@ -324,7 +349,9 @@ describe('§18 the handoff is read only on consent', () => {
 
 describe('§18 the rule, against a model of it (fast-check)', () => {
   const ids = fc.constantFrom('m1', 'm2', 'M1', '', ' m1')
-  const offers = fc.option(fc.record({ fresh: fc.boolean(), models: fc.uniqueArray(fc.constantFrom('m1', 'm2'), { maxLength: 2 }) }), { nil: undefined })
+  const offers = fc.option(fc.record({ fresh: fc.boolean(), models: fc.uniqueArray(fc.constantFrom('m1', 'm2'), { maxLength: 2 }) }), {
+    nil: undefined,
+  })
   const answers = fc.option(
     fc.oneof(
       fc.record({ fresh: fc.option(fc.boolean(), { nil: undefined }), model: fc.option(ids, { nil: undefined }) }, { requiredKeys: [] }),
@@ -334,12 +361,17 @@ describe('§18 the rule, against a model of it (fast-check)', () => {
   )
 
   /** What SPEC §18 says an approving answer with `handoff` comes to, given what was offered. */
-  function expected(offer: { fresh: boolean; models: string[] } | undefined, handoff: unknown): { notOffered: true } | { handoff?: object } {
+  function expected(
+    offer: { fresh: boolean; models: string[] } | undefined,
+    handoff: unknown,
+  ): { notOffered: true } | { handoff?: object } {
     if (handoff === undefined) return {}
     if (typeof handoff !== 'object' || handoff === null || Array.isArray(handoff)) return { notOffered: true }
     const { fresh, model } = handoff as { fresh?: unknown; model?: unknown }
-    if ((fresh !== undefined && typeof fresh !== 'boolean') || (model !== undefined && typeof model !== 'string')) return { notOffered: true }
-    if ((fresh === true && offer?.fresh !== true) || (model !== undefined && !(offer?.models ?? []).includes(model as string))) return { notOffered: true }
+    if ((fresh !== undefined && typeof fresh !== 'boolean') || (model !== undefined && typeof model !== 'string'))
+      return { notOffered: true }
+    if ((fresh === true && offer?.fresh !== true) || (model !== undefined && !(offer?.models ?? []).includes(model as string)))
+      return { notOffered: true }
     const chosen = { ...(fresh === true ? { fresh: true } : {}), ...(model === undefined ? {} : { model }) }
     return Object.keys(chosen).length === 0 ? {} : { handoff: chosen }
   }

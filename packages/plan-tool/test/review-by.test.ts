@@ -80,7 +80,9 @@ describe('the review record names who decided (by)', () => {
     )
     const agent = await host.planAgent()
     const result = await host.call(agent)
-    expect(result.content).toEqual(errorText(`${EXIT_PLAN_MODE_MESSAGES.keepPlanningWithFeedback}split step 2\n- line 3: which config?\n- line 4: what evicts?`))
+    expect(result.content).toEqual(
+      errorText(`${EXIT_PLAN_MODE_MESSAGES.keepPlanningWithFeedback}split step 2\n- line 3: which config?\n- line 4: what evicts?`),
+    )
     expect(records(agent)).toEqual([
       {
         toolCallId: 't1',
@@ -112,7 +114,9 @@ describe('the review record names who decided (by)', () => {
       }),
     )
     const agent = await host.planAgent()
-    expect((await host.call(agent)).content).toEqual(errorText(`${KEEP}\n- line 1: title?\n- line 3: which config?\n- line 4: mine\n- line 2: no author given`))
+    expect((await host.call(agent)).content).toEqual(
+      errorText(`${KEEP}\n- line 1: title?\n- line 3: which config?\n- line 4: mine\n- line 2: no author given`),
+    )
     expect(records(agent)).toEqual([
       {
         toolCallId: 't1',
@@ -129,15 +133,41 @@ describe('the review record names who decided (by)', () => {
   })
 
   it('an answer without by keeps the by its comments give, and names no decider', async () => {
-    const host = setup(answering({ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 1, text: 'a', by: RITA }, { line: 2, text: 'b' }] }))
+    const host = setup(
+      answering({
+        id: 'plan-review',
+        selected: ['Keep planning'],
+        comments: [
+          { line: 1, text: 'a', by: RITA },
+          { line: 2, text: 'b' },
+        ],
+      }),
+    )
     const agent = await host.planAgent()
     await host.call(agent)
-    expect(records(agent)).toEqual([{ toolCallId: 't1', outcome: 'keep-planning', comments: [{ line: 1, text: 'a', by: RITA }, { line: 2, text: 'b' }] }])
+    expect(records(agent)).toEqual([
+      {
+        toolCallId: 't1',
+        outcome: 'keep-planning',
+        comments: [
+          { line: 1, text: 'a', by: RITA },
+          { line: 2, text: 'b' },
+        ],
+      },
+    ])
     expect(host.reviewed[0]).not.toHaveProperty('by')
   })
 
   it('Stop planning records by, the feedback and the comments with their authors', async () => {
-    const host = setup(answering({ id: 'plan-review', selected: ['Stop planning'], custom: 'not now', comments: [{ line: 2, text: 'later', by: RITA }], by: OWNER }))
+    const host = setup(
+      answering({
+        id: 'plan-review',
+        selected: ['Stop planning'],
+        custom: 'not now',
+        comments: [{ line: 2, text: 'later', by: RITA }],
+        by: OWNER,
+      }),
+    )
     const agent = await host.planAgent()
     expect((await host.call(agent)).content).toEqual(errorText(STOPPED))
     expect(records(agent)).toEqual([
@@ -183,9 +213,12 @@ describe('the review record names who decided (by)', () => {
     await dismissed.call(agent)
     expect(records(agent)).toEqual([{ toolCallId: 't1', outcome: 'dismissed' }])
 
-    const unattended = setup(async () => {
-      throw new UserQuestionError('NO_PROVIDER', 'nobody')
-    }, { unattended: 'approve' })
+    const unattended = setup(
+      async () => {
+        throw new UserQuestionError('NO_PROVIDER', 'nobody')
+      },
+      { unattended: 'approve' },
+    )
     const other = await unattended.planAgent()
     expect((await unattended.call(other)).value).toEqual({ approved: true })
     expect(records(other)).toEqual([{ toolCallId: 't1', outcome: 'approved', unattended: true }])
@@ -224,7 +257,17 @@ describe('a malformed by fails the call: nothing is recorded, nothing changes', 
   })
 
   it.each(BAD)('on a comment (%s), even with a well-formed decider', async (_name, by) => {
-    const host = setup(answering({ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 1, text: 'ok', by: RITA }, { line: 2, text: 'bad', by }], by: OWNER }))
+    const host = setup(
+      answering({
+        id: 'plan-review',
+        selected: ['Keep planning'],
+        comments: [
+          { line: 1, text: 'ok', by: RITA },
+          { line: 2, text: 'bad', by },
+        ],
+        by: OWNER,
+      }),
+    )
     const agent = await host.planAgent()
     expect((await host.call(agent)).content).toEqual(errorText(EXIT_PLAN_MODE_MESSAGES.badAnswerer))
     expect(records(agent)).toEqual([])

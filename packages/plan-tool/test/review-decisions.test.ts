@@ -1,13 +1,7 @@
 import { Context } from '@planmode/context'
 import { agentsPlugin, createScriptedModel, sessionStorePlugin, toolsPlugin, type HostAgent } from '@planmode/host'
 import { planCorePlugin } from '@planmode/plan-core'
-import {
-  EXIT_PLAN_MODE,
-  EXIT_PLAN_MODE_MESSAGES,
-  planToolPlugin,
-  type PlanReviewedPayload,
-  type PlanToolConfig,
-} from '@planmode/plan-tool'
+import { EXIT_PLAN_MODE, EXIT_PLAN_MODE_MESSAGES, planToolPlugin, type PlanReviewedPayload, type PlanToolConfig } from '@planmode/plan-tool'
 import { UserQuestionError, type AskRequest, type UserAnswer } from '@planmode/seams'
 import { describe, expect, it } from 'vitest'
 import { createHost, deferred, eventsOf } from '@planmode/testkit'
@@ -184,7 +178,10 @@ describe('§10 comments', () => {
   it.each<[string, unknown]>([
     ['a string', 'line 1: no'],
     ['an object', { line: 1, text: 'no' }],
-    ['only malformed entries', [null, 7, { line: 0, text: 'x' }, { line: 1.5, text: 'x' }, { line: '2', text: 'x' }, { line: 2, text: ' ' }, { line: 2 }]],
+    [
+      'only malformed entries',
+      [null, 7, { line: 0, text: 'x' }, { line: 1.5, text: 'x' }, { line: '2', text: 'x' }, { line: 2, text: ' ' }, { line: 2 }],
+    ],
   ])('malformed comments (%s) are not consent and list nothing', async (_name, value) => {
     const host = setup(answering({ id: 'plan-review', selected: ['Approve'], comments: value } as unknown as UserAnswer))
     const agent = await host.planAgent()
@@ -193,7 +190,10 @@ describe('§10 comments', () => {
   })
 
   it('well-formed entries among malformed ones are kept, copied without extra members', async () => {
-    const value = [{ line: 2, text: 'keep me', extra: true }, { line: -1, text: 'drop' }]
+    const value = [
+      { line: 2, text: 'keep me', extra: true },
+      { line: -1, text: 'drop' },
+    ]
     const host = setup(answering({ id: 'plan-review', selected: ['Keep planning'], comments: value } as unknown as UserAnswer))
     const agent = await host.planAgent()
     expect((await host.call(agent)).content).toEqual(errorText(`${KEEP}\n- line 2: keep me`))
@@ -224,7 +224,13 @@ describe('§10 Stop planning', () => {
   it.each<[string, readonly UserAnswer[]]>([
     ['Stop planning with Approve', [{ id: 'plan-review', selected: ['Stop planning', 'Approve'] }]],
     ['Stop planning twice', [{ id: 'plan-review', selected: ['Stop planning', 'Stop planning'] }]],
-    ['two answers', [{ id: 'plan-review', selected: ['Stop planning'] }, { id: 'x', selected: [] }]],
+    [
+      'two answers',
+      [
+        { id: 'plan-review', selected: ['Stop planning'] },
+        { id: 'x', selected: [] },
+      ],
+    ],
     ['another id', [{ id: 'other', selected: ['Stop planning'] }]],
   ])('only selected exactly [Stop planning] on the single answer stops (%s keeps planning)', async (_name, answers) => {
     const host = setup(async () => answers)
@@ -250,7 +256,11 @@ describe('§10 Stop planning', () => {
 describe('§11 the plan/review record', () => {
   it.each<[string, Answer, object]>([
     ['approved', answering({ id: 'plan-review', selected: ['Approve'] }), { outcome: 'approved' }],
-    ['keep-planning', answering({ id: 'plan-review', selected: ['Keep planning'], custom: 'x' }), { outcome: 'keep-planning', feedback: 'x' }],
+    [
+      'keep-planning',
+      answering({ id: 'plan-review', selected: ['Keep planning'], custom: 'x' }),
+      { outcome: 'keep-planning', feedback: 'x' },
+    ],
     ['stopped', answering({ id: 'plan-review', selected: ['Stop planning'] }), { outcome: 'stopped' }],
     [
       'dismissed',
@@ -363,7 +373,9 @@ describe('§11 the plan/review record', () => {
     expect(records(child)).toEqual([])
 
     const { root, agent: lone } = await withoutUserQuestions()
-    const result = await root.require('tools').execute(EXIT_PLAN_MODE, { plan: PLAN }, { agent: lone, signal: new AbortController().signal, toolCallId: 't' })
+    const result = await root
+      .require('tools')
+      .execute(EXIT_PLAN_MODE, { plan: PLAN }, { agent: lone, signal: new AbortController().signal, toolCallId: 't' })
     expect(result.content).toEqual(errorText(EXIT_PLAN_MODE_MESSAGES.noReview))
     expect(eventsOf(lone.session, 'plan/review')).toEqual([])
   })
@@ -420,7 +432,11 @@ describe('§11 unattended', () => {
     const host = setup(null, { unattended: 'approve' })
     const agent = await host.planAgent()
     const result = await host.call(agent)
-    expect(result).toEqual({ isError: false, value: { approved: true }, content: [{ type: 'text', text: EXIT_PLAN_MODE_MESSAGES.approved }] })
+    expect(result).toEqual({
+      isError: false,
+      value: { approved: true },
+      content: [{ type: 'text', text: EXIT_PLAN_MODE_MESSAGES.approved }],
+    })
     expect(host.planMode.get(agent)).toEqual({ active: true, pending: false })
     expect(records(agent)).toEqual([{ toolCallId: 't1', outcome: 'approved', unattended: true }])
     expect(host.reviewed.map((entry) => entry.payload.outcome)).toEqual(['approved'])
@@ -428,9 +444,13 @@ describe('§11 unattended', () => {
 
   it("'approve' with no userQuestions service", async () => {
     const { root, agent } = await withoutUserQuestions({ unattended: 'approve' })
-    const result = await root.require('tools').execute(EXIT_PLAN_MODE, { plan: PLAN }, { agent, signal: new AbortController().signal, toolCallId: 'u' })
+    const result = await root
+      .require('tools')
+      .execute(EXIT_PLAN_MODE, { plan: PLAN }, { agent, signal: new AbortController().signal, toolCallId: 'u' })
     expect(result.value).toEqual({ approved: true })
-    expect(eventsOf(agent.session, 'plan/review').map((event) => event.data)).toEqual([{ toolCallId: 'u', outcome: 'approved', unattended: true }])
+    expect(eventsOf(agent.session, 'plan/review').map((event) => event.data)).toEqual([
+      { toolCallId: 'u', outcome: 'approved', unattended: true },
+    ])
     expect(root.require('planMode').get(agent)).toEqual({ active: true, pending: false })
   })
 
@@ -451,12 +471,20 @@ describe('§11 unattended', () => {
     const { root, agent: parent } = await withoutUserQuestions({ unattended: 'approve' })
     const child = root.require('agents').create({ session: await root.require('sessions').create(), owner: parent })
     await root.require('planMode').set(child, true)
-    const result = await root.require('tools').execute(EXIT_PLAN_MODE, { plan: PLAN }, { agent: child, signal: new AbortController().signal, toolCallId: 'c' })
+    const result = await root
+      .require('tools')
+      .execute(EXIT_PLAN_MODE, { plan: PLAN }, { agent: child, signal: new AbortController().signal, toolCallId: 'c' })
     expect(result).toEqual({ isError: true, content: errorText(EXIT_PLAN_MODE_MESSAGES.noReview) })
     expect(eventsOf(child.session, 'plan/review')).toEqual([])
     expect(root.require('planMode').get(child)).toEqual({ active: true })
     // the owner itself is still approved unattended
-    expect((await root.require('tools').execute(EXIT_PLAN_MODE, { plan: PLAN }, { agent: parent, signal: new AbortController().signal, toolCallId: 'p' })).value).toEqual({ approved: true })
+    expect(
+      (
+        await root
+          .require('tools')
+          .execute(EXIT_PLAN_MODE, { plan: PLAN }, { agent: parent, signal: new AbortController().signal, toolCallId: 'p' })
+      ).value,
+    ).toEqual({ approved: true })
   })
 
   it("'approve' never approves a child: NO_PROVIDER (the owner is gone, so the seam does not refuse the child) passes through, nothing recorded", async () => {
@@ -490,7 +518,14 @@ describe('§11 unattended', () => {
 
 describe('§10/§11 through the real host loop, every outcome', () => {
   it.each<[string, Answer | null, PlanToolConfig | undefined, object, boolean[], string]>([
-    ['approved', answering({ id: 'plan-review', selected: ['Approve'] }), undefined, { outcome: 'approved' }, [true, false], EXIT_PLAN_MODE_MESSAGES.approved],
+    [
+      'approved',
+      answering({ id: 'plan-review', selected: ['Approve'] }),
+      undefined,
+      { outcome: 'approved' },
+      [true, false],
+      EXIT_PLAN_MODE_MESSAGES.approved,
+    ],
     [
       'keep-planning with comments',
       answering({ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 2, text: 'split it' }] }),
@@ -509,7 +544,14 @@ describe('§10/§11 through the real host loop, every outcome', () => {
       [true],
       `Error: ${EXIT_PLAN_MODE_MESSAGES.dismissed}`,
     ],
-    ['unattended approval', null, { unattended: 'approve' }, { outcome: 'approved', unattended: true }, [true, false], EXIT_PLAN_MODE_MESSAGES.approved],
+    [
+      'unattended approval',
+      null,
+      { unattended: 'approve' },
+      { outcome: 'approved', unattended: true },
+      [true, false],
+      EXIT_PLAN_MODE_MESSAGES.approved,
+    ],
   ])('%s: the record precedes the tool result the model reads', async (_name, answer, config, data, modes, text) => {
     const host = setup(answer, config)
     const agent = await host.planAgent()

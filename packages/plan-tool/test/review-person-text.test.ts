@@ -55,16 +55,31 @@ async function expectRefused(answer: Record<string, unknown>, message: string, m
 }
 
 describe('the review answered with text that may not be logged (SPEC §22.4)', () => {
-  it.each(BAD_BY)('by with %s: the call fails with the bad-answerer message, nothing is recorded, the question is settled failed', async (_what, by) => {
-    await expectRefused({ selected: ['Approve'], by }, EXIT_PLAN_MODE_MESSAGES.badAnswerer, /^the answer cannot be logged: answers\[0\]\.by\.(id|name) /)
-  })
+  it.each(BAD_BY)(
+    'by with %s: the call fails with the bad-answerer message, nothing is recorded, the question is settled failed',
+    async (_what, by) => {
+      await expectRefused(
+        { selected: ['Approve'], by },
+        EXIT_PLAN_MODE_MESSAGES.badAnswerer,
+        /^the answer cannot be logged: answers\[0\]\.by\.(id|name) /,
+      )
+    },
+  )
 
   it('a comment’s by likewise', async () => {
-    await expectRefused({ selected: ['Keep planning'], comments: [{ line: 1, text: 'ok', by: { id: 'u-rita', name: '\u001b[31mRita' } }] }, EXIT_PLAN_MODE_MESSAGES.badAnswerer, /answers\[0\]\.comments\[0\]\.by\.name/)
+    await expectRefused(
+      { selected: ['Keep planning'], comments: [{ line: 1, text: 'ok', by: { id: 'u-rita', name: '\u001b[31mRita' } }] },
+      EXIT_PLAN_MODE_MESSAGES.badAnswerer,
+      /answers\[0\]\.comments\[0\]\.by\.name/,
+    )
   })
 
   it.each(BAD_TEXT)('%s: the call fails, nothing is recorded, the question is settled failed', async (_what, answer) => {
-    await expectRefused(answer, EXIT_PLAN_MODE_MESSAGES.badAnswerText, /^the answer cannot be logged: answers\[0\]\.(custom|edit|comments\[0\]\.text) /)
+    await expectRefused(
+      answer,
+      EXIT_PLAN_MODE_MESSAGES.badAnswerText,
+      /^the answer cannot be logged: answers\[0\]\.(custom|edit|comments\[0\]\.text) /,
+    )
   })
 
   it('the message tells the model nothing was recorded and to present the plan again', () => {

@@ -70,23 +70,13 @@ describe('§20 requiredSections', () => {
   it('only top-level headings count: not in a code block, a list item or a block quote; setext headings count', async () => {
     const host = setup({ requiredSections: ['Steps', 'Verification', 'Risks', 'Rollout'] })
     const agent = await host.planAgent()
-    const plan = [
-      '# Plan',
-      '',
-      '```md',
-      '## Steps',
-      '```',
-      '',
-      '- ## Verification',
-      '',
-      '> ## Risks',
-      '',
-      'Rollout',
-      '-------',
-      '',
-    ].join('\n')
+    const plan = ['# Plan', '', '```md', '## Steps', '```', '', '- ## Verification', '', '> ## Risks', '', 'Rollout', '-------', ''].join(
+      '\n',
+    )
     const result = await host.call(agent, plan)
-    expect(result).toMatchObject(failure(`${NOT_READY}\n- missing section "Steps"\n- missing section "Verification"\n- missing section "Risks"`))
+    expect(result).toMatchObject(
+      failure(`${NOT_READY}\n- missing section "Steps"\n- missing section "Verification"\n- missing section "Risks"`),
+    )
   })
 
   it('compares the heading’s text, not its markup', async () => {
@@ -120,7 +110,9 @@ describe('§20 requiredSections', () => {
   })
 
   it('the heading check still comes first, and the edit of an approval is checked by the heading rule only', async () => {
-    const host = setup({ requiredSections: ['Steps'] }, [{ id: 'plan-review', selected: ['Approve'], edit: '# Shorter\n\nno steps section' }])
+    const host = setup({ requiredSections: ['Steps'] }, [
+      { id: 'plan-review', selected: ['Approve'], edit: '# Shorter\n\nno steps section' },
+    ])
     const agent = await host.planAgent()
     expect(await host.call(agent, 'no heading')).toMatchObject(failure(EXIT_PLAN_MODE_MESSAGES.badPlan))
     const approved = await host.call(agent, GOOD)
@@ -189,7 +181,9 @@ describe('§20 the plan/validate waterfall', () => {
     host.root.on('plan/validate', (payload, next) => next({ ...payload, problems: [...payload.problems, 'too vague'] }))
     const agent = await host.agent()
     await host.root.require('planMode').set(agent, true)
-    const result = await host.root.require('tools').execute(EXIT_PLAN_MODE, { plan: '# Plan\n' }, { agent, signal: new AbortController().signal, toolCallId: 't' })
+    const result = await host.root
+      .require('tools')
+      .execute(EXIT_PLAN_MODE, { plan: '# Plan\n' }, { agent, signal: new AbortController().signal, toolCallId: 't' })
     expect(result).toMatchObject(failure(`${NOT_READY}\n- missing section "Steps"\n- too vague`))
     expect(eventsOf(agent.session, 'plan/review')).toEqual([])
     expect(host.root.require('planMode').get(agent)).toEqual({ active: true })

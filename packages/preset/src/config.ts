@@ -57,7 +57,19 @@ export interface SplitConfig {
 /** Separates the preset's options from the host's, checking the ones only the preset reads. */
 export function splitConfig(config: PresetConfig): SplitConfig {
   if (config === null || typeof config !== 'object') throw new TypeError('presetPlugin needs a config object with at least `model`')
-  const { section, placement, childSection, guard, planDir, requiredSections, handoffModels, freshSessions, unattended, enterTool, ...host } = config
+  const {
+    section,
+    placement,
+    childSection,
+    guard,
+    planDir,
+    requiredSections,
+    handoffModels,
+    freshSessions,
+    unattended,
+    enterTool,
+    ...host
+  } = config
   if (guard !== undefined && typeof guard !== 'boolean' && (guard === null || typeof guard !== 'object')) {
     throw new TypeError(`presetPlugin: \`guard\` must be a boolean or plan-guard's config, not ${JSON.stringify(guard)}`)
   }

@@ -18,11 +18,15 @@ afterAll(async () => {
 
 it('keeps the sessions in PostgreSQL with `sessions: postgresSessions(…)`, with more plugins and listeners added after it', async () => {
   const connection = pgTestUrl()
-  const model = createScriptedModel([{ toolCalls: [{ toolName: 'exit_plan_mode', input: { plan: '# Ship it\n\n1. Ship.\n' } }] }, { text: 'Shipping.' }])
+  const model = createScriptedModel([
+    { toolCalls: [{ toolName: 'exit_plan_mode', input: { plan: '# Ship it\n\n1. Ship.\n' } }] },
+    { text: 'Shipping.' },
+  ])
   const basePrompt: Plugin<void> = {
     name: 'base-prompt',
     requires: ['systemPrompt'],
-    apply: (ctx) => void ctx.effect(ctx.require('systemPrompt').section({ name: 'base', order: 10, text: 'You are a careful coding agent.' })),
+    apply: (ctx) =>
+      void ctx.effect(ctx.require('systemPrompt').section({ name: 'base', order: 10, text: 'You are a careful coding agent.' })),
   }
   const reviewed: PlanReviewOutcome[] = []
   const root = new Context({ logger: recordingLogger() })
@@ -30,7 +34,9 @@ it('keeps the sessions in PostgreSQL with `sessions: postgresSessions(…)`, wit
   root.plugin(questionsProjectionPlugin) // the host's opt-in `questions` key, for a UI
   root.plugin(basePrompt) // your own plugins: a base prompt, your tools, your review UI
   root.on('plan/reviewed', ({ outcome }) => void reviewed.push(outcome)) // the layers' events
-  root.require('userQuestions').registerProvider({ ask: async ({ questions }) => questions.map((q) => ({ id: q.id, selected: ['Approve'] })) })
+  root
+    .require('userQuestions')
+    .registerProvider({ ask: async ({ questions }) => questions.map((q) => ({ id: q.id, selected: ['Approve'] })) })
 
   const store = asPostgresStore(root.require('sessions'))!
   try {

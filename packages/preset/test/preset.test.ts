@@ -24,7 +24,11 @@ async function tempDir(): Promise<string> {
 }
 
 /** A root with the preset (memory store unless the config says otherwise), a `write_file` tool that is not read-only, and a provider that records each review. */
-function compose(script: ScriptedResponse[], config: Partial<PresetConfig> = {}, answer: (question: UserQuestion) => string = (question) => question.options[0]!.label) {
+function compose(
+  script: ScriptedResponse[],
+  config: Partial<PresetConfig> = {},
+  answer: (question: UserQuestion) => string = (question) => question.options[0]!.label,
+) {
   const logger = recordingLogger()
   const root = new Context({ logger })
   const model = createScriptedModel(script)
@@ -47,23 +51,62 @@ function compose(script: ScriptedResponse[], config: Partial<PresetConfig> = {},
 describe('presetPlugin composes the host and every plan layer', () => {
   it('provides the services, the plan tools, /plan and the three projection keys; no guard and no plan file unless asked for', async () => {
     const { root } = compose([])
-    for (const service of ['sessions', 'agents', 'tools', 'systemPrompt', 'commands', 'userQuestions', 'sessionProjections', 'sessionInvariants', 'planMode'] as const) {
+    for (const service of [
+      'sessions',
+      'agents',
+      'tools',
+      'systemPrompt',
+      'commands',
+      'userQuestions',
+      'sessionProjections',
+      'sessionInvariants',
+      'planMode',
+    ] as const) {
       expect(root.get(service), service).toBeDefined()
     }
-    expect(root.require('tools').schemas().map((tool) => tool.name)).toEqual(['enter_plan_mode', 'exit_plan_mode', 'update_plan', 'write_file'])
-    expect(root.require('commands').list().map((command) => command.name)).toEqual(['plan'])
+    expect(
+      root
+        .require('tools')
+        .schemas()
+        .map((tool) => tool.name),
+    ).toEqual(['enter_plan_mode', 'exit_plan_mode', 'update_plan', 'write_file'])
+    expect(
+      root
+        .require('commands')
+        .list()
+        .map((command) => command.name),
+    ).toEqual(['plan'])
     expect(root.require('sessionProjections').keys()).toEqual(['plan', 'planHistory', 'planProgress'])
     expect(root.get('planFile')).toBeUndefined()
   })
 
   it('runs the whole arc: /plan, a reviewed plan approved, carried out and tracked; the guidance is the recommended section', async () => {
-    const { root, model, asked, agent: newAgent } = compose([
+    const {
+      root,
+      model,
+      asked,
+      agent: newAgent,
+    } = compose([
       exitCall(),
-      { toolCalls: [{ toolName: 'update_plan', input: { updates: [{ step: 1, status: 'done' }, { step: 2, status: 'done' }] } }] },
+      {
+        toolCalls: [
+          {
+            toolName: 'update_plan',
+            input: {
+              updates: [
+                { step: 1, status: 'done' },
+                { step: 2, status: 'done' },
+              ],
+            },
+          },
+        ],
+      },
       { text: 'Done.' },
     ])
     const agent = await newAgent()
-    expect((await root.require('commands').execute({ agent, line: '/plan a hello file' }))?.text).toBe('Plan mode on. Send /plan off to leave.')
+    expect((await root.require('commands').execute({ agent, line: '/plan a hello file' }))?.text).toBe(
+      'Plan mode on. Send /plan off to leave.',
+    )
     await agent.idle()
 
     expect(requestSystem(model.requests[0]!)).toContain(RECOMMENDED_PLAN_SECTION)
@@ -89,7 +132,8 @@ describe('presetPlugin composes the host and every plan layer', () => {
   it('disposing its fiber undoes everything it composed', () => {
     const { root, fiber } = compose([])
     fiber.dispose()
-    for (const service of ['sessions', 'agents', 'tools', 'commands', 'userQuestions', 'sessionProjections', 'planMode'] as const) expect(root.get(service), service).toBeUndefined()
+    for (const service of ['sessions', 'agents', 'tools', 'commands', 'userQuestions', 'sessionProjections', 'planMode'] as const)
+      expect(root.get(service), service).toBeUndefined()
   })
 })
 
@@ -100,7 +144,9 @@ describe('the store is chosen by an option', () => {
     const agent = await newAgent()
     await agent.prompt('hi')
     await root.require('sessions').close(agent.session)
-    const lines = readFileSync(join(dir, `${agent.session.id}.jsonl`), 'utf8').trim().split('\n')
+    const lines = readFileSync(join(dir, `${agent.session.id}.jsonl`), 'utf8')
+      .trim()
+      .split('\n')
     expect(lines.map((line) => (JSON.parse(line) as { type: string }).type)).toEqual(types(agent.session))
   })
 
@@ -140,7 +186,11 @@ describe('the layers’ options', () => {
   })
 
   it('`guard` as plan-guard’s config: `allow` lets a named tool run in plan mode', async () => {
-    const { root, written, agent: newAgent } = compose([{ toolCalls: [{ toolName: 'write_file', input: { path: 'y' } }] }, { text: 'ok' }], { guard: { allow: ['write_file'] } })
+    const {
+      root,
+      written,
+      agent: newAgent,
+    } = compose([{ toolCalls: [{ toolName: 'write_file', input: { path: 'y' } }] }, { text: 'ok' }], { guard: { allow: ['write_file'] } })
     const agent = await newAgent()
     await root.require('planMode').set(agent, true)
     await agent.prompt('write y')
@@ -164,7 +214,12 @@ describe('the layers’ options', () => {
     const agent = await newAgent()
     await root.require('planMode').set(agent, true)
     await agent.prompt('go')
-    expect(root.require('systemPrompt').assemble({ agent }).sections.find((section) => section.name === PLAN_POLICY_SECTION)?.text ?? '').toBe('')
+    expect(
+      root
+        .require('systemPrompt')
+        .assemble({ agent })
+        .sections.find((section) => section.name === PLAN_POLICY_SECTION)?.text ?? '',
+    ).toBe('')
     expect(requestSystem(model.requests[0]!)).not.toContain('Only plan.')
     expect(JSON.stringify(model.requests[0]!.prompt)).toContain('Only plan.')
   })
@@ -184,7 +239,10 @@ describe('the layers’ options', () => {
     const cases: [Partial<PresetConfig>, unknown][] = [
       [{ models: { careful: other } }, { fresh: false, models: ['careful'] }],
       [{ freshSessions: true }, { fresh: true, models: [] }],
-      [{ models: (id: string) => (id === 'x' ? other : undefined), handoffModels: ['x'], freshSessions: true }, { fresh: true, models: ['x'] }],
+      [
+        { models: (id: string) => (id === 'x' ? other : undefined), handoffModels: ['x'], freshSessions: true },
+        { fresh: true, models: ['x'] },
+      ],
       [{ models: () => other }, undefined],
     ]
     for (const [config, handoff] of cases) {
@@ -201,11 +259,18 @@ describe('the layers’ options', () => {
     const root = new Context({ logger: recordingLogger() })
     const model = createScriptedModel([exitCall(), { text: 'Carrying it out.' }])
     root.plugin(presetPlugin, { model, enterTool: false, unattended: 'approve' })
-    expect(root.require('tools').schemas().map((tool) => tool.name)).toEqual(['exit_plan_mode', 'update_plan'])
+    expect(
+      root
+        .require('tools')
+        .schemas()
+        .map((tool) => tool.name),
+    ).toEqual(['exit_plan_mode', 'update_plan'])
     const agent = root.require('agents').create({ session: await root.require('sessions').create() })
     await root.require('planMode').set(agent, true)
     await agent.prompt('plan it')
-    expect(eventsOf(agent.session, 'plan/review').map((event) => event.data)).toEqual([expect.objectContaining({ outcome: 'approved', unattended: true })])
+    expect(eventsOf(agent.session, 'plan/review').map((event) => event.data)).toEqual([
+      expect.objectContaining({ outcome: 'approved', unattended: true }),
+    ])
   })
 })
 
@@ -214,7 +279,11 @@ describe('bad config', () => {
   it.each<[string, Partial<PresetConfig>, RegExp]>([
     ['guard', { guard: 'yes' as unknown as boolean }, /^presetPlugin: `guard` must be a boolean or plan-guard's config, not "yes"$/],
     ['freshSessions', { freshSessions: 1 as unknown as boolean }, /^presetPlugin: `freshSessions` must be a boolean, not 1$/],
-    ['handoffModels', { handoffModels: 'x' as unknown as string[] }, /^presetPlugin: `handoffModels` must be an array of model ids, not "x"$/],
+    [
+      'handoffModels',
+      { handoffModels: 'x' as unknown as string[] },
+      /^presetPlugin: `handoffModels` must be an array of model ids, not "x"$/,
+    ],
   ])('a wrong `%s` is a TypeError naming it, and nothing is composed', (_, config, message) => {
     const root = new Context({ logger: recordingLogger() })
     expect(() => root.plugin(presetPlugin, { model, ...config })).toThrow(message)
@@ -236,6 +305,8 @@ describe('bad config', () => {
 
   it('a missing config is a TypeError saying `model` is needed', () => {
     const root = new Context({ logger: recordingLogger() })
-    expect(() => root.plugin(presetPlugin, undefined as unknown as PresetConfig)).toThrow('presetPlugin needs a config object with at least `model`')
+    expect(() => root.plugin(presetPlugin, undefined as unknown as PresetConfig)).toThrow(
+      'presetPlugin needs a config object with at least `model`',
+    )
   })
 })

@@ -15,7 +15,9 @@ root.require('tools').register<{ path: string }, string>({
   execute: ({ path }) => readFile(path, 'utf8'),
 })
 // Your review UI answers here; this one approves every plan as it stands.
-root.require('userQuestions').registerProvider({ ask: async ({ questions }) => questions.map((q) => ({ id: q.id, selected: [q.options[0]!.label] })) })
+root
+  .require('userQuestions')
+  .registerProvider({ ask: async ({ questions }) => questions.map((q) => ({ id: q.id, selected: [q.options[0]!.label] })) })
 
 const agent = root.require('agents').create({ session: await root.require('sessions').create() })
 const reply = await root.require('commands').execute({ agent, line: '/plan Add a --verbose flag to the CLI.' })

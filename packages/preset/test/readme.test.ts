@@ -8,7 +8,8 @@ import { createScriptedModel, type ScriptedModel } from '@planmode/host'
 import { afterEach, expect, it, vi } from 'vitest'
 
 const example = readFileSync(new URL('./readme-example.ts', import.meta.url), 'utf8')
-const firstTsBlock = (path: string): string | undefined => /```ts\n([\s\S]*?)```/.exec(readFileSync(new URL(path, import.meta.url), 'utf8'))?.[1]
+const firstTsBlock = (path: string): string | undefined =>
+  /```ts\n([\s\S]*?)```/.exec(readFileSync(new URL(path, import.meta.url), 'utf8'))?.[1]
 
 const PLAN = '# Add a --verbose flag\n\n- [ ] Parse `--verbose` in `cli.js`.\n- [ ] Log each step when it is set.\n'
 
@@ -37,7 +38,19 @@ it('runs: /plan, read-only exploration, a plan approved by the provider, then ca
     model.current = createScriptedModel([
       { toolCalls: [{ toolName: 'read_file', input: { path: 'cli.js' } }] },
       { toolCalls: [{ toolName: 'exit_plan_mode', input: { plan: PLAN } }] },
-      { toolCalls: [{ toolName: 'update_plan', input: { updates: [{ step: 1, status: 'done' }, { step: 2, status: 'done' }] } }] },
+      {
+        toolCalls: [
+          {
+            toolName: 'update_plan',
+            input: {
+              updates: [
+                { step: 1, status: 'done' },
+                { step: 2, status: 'done' },
+              ],
+            },
+          },
+        ],
+      },
       { text: 'Done: --verbose logs each step.' },
     ])
     const logs: unknown[][] = []
@@ -50,7 +63,10 @@ it('runs: /plan, read-only exploration, a plan approved by the provider, then ca
     expect(JSON.stringify(requests[1]!.prompt)).toContain('export const run')
     // The session is a JSONL file in .sessions/ with the whole arc in it.
     const [file] = await readdir(join(dir, '.sessions'))
-    const types = readFileSync(join(dir, '.sessions', file!), 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as { type: string }).type)
+    const types = readFileSync(join(dir, '.sessions', file!), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { type: string }).type)
     expect(types).toContain('plan/review')
     expect(types).toContain('plan/progress')
     expect(types.at(-1)).toBe('turn/end')
@@ -62,10 +78,14 @@ it('runs: /plan, read-only exploration, a plan approved by the provider, then ca
 })
 
 it('its "Adding to it" block is a run of lines of test/postgres.test.ts, which runs it', () => {
-  const blocks = [...readFileSync(new URL('../README.md', import.meta.url), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!)
+  const blocks = [...readFileSync(new URL('../README.md', import.meta.url), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map(
+    (match) => match[1]!,
+  )
   expect(blocks).toHaveLength(2)
   const wanted = blocks[1]!.trimEnd().split('\n')
-  const lines = readFileSync(new URL('./postgres.test.ts', import.meta.url), 'utf8').split('\n').map((line) => line.trim())
+  const lines = readFileSync(new URL('./postgres.test.ts', import.meta.url), 'utf8')
+    .split('\n')
+    .map((line) => line.trim())
   const at = lines.findIndex((_, start) => JSON.stringify(lines.slice(start, start + wanted.length)) === JSON.stringify(wanted))
   expect(at, blocks[1]).toBeGreaterThanOrEqual(0)
 })

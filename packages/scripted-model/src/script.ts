@@ -98,7 +98,9 @@ export function createScript(script: readonly ScriptedResponse[], flavour: Scrip
     return flavour.abortable ? raceAbort(recorded, request.abortSignal) : recorded
   }
 
-  const answer = async (request: LanguageModelV3CallOptions): Promise<{ content: LanguageModelV3Content[]; finishReason: LanguageModelV3FinishReason }> => {
+  const answer = async (
+    request: LanguageModelV3CallOptions,
+  ): Promise<{ content: LanguageModelV3Content[]; finishReason: LanguageModelV3FinishReason }> => {
     requests.push(request)
     const number = requests.length
     if (flavour.abortable && request.abortSignal?.aborted) throw abortError(request.abortSignal)

@@ -66,7 +66,8 @@ export function createScriptedModel(script: readonly ScriptedResponse[] = [], op
     deltas: Math.max(1, options.chunkSize ?? 8),
     callId: (n) => `call_${n}`,
     partId: (_kind, index) => `${index}`,
-    exhausted: (number) => `scripted model: no response left for request #${number} (the script had ${number - 1} response(s); push more or shorten the scenario)`,
+    exhausted: (number) =>
+      `scripted model: no response left for request #${number} (the script had ${number - 1} response(s); push more or shorten the scenario)`,
     abortable: true,
     rawStringInput: true,
   })

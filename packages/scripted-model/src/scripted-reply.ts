@@ -43,5 +43,4 @@ export type ScriptedReply = ScriptedAnswer | ScriptedFailure
  * @public
  */
 export type ScriptedResponse =
-  | ScriptedReply
-  | ((request: LanguageModelV3CallOptions, index: number) => ScriptedReply | Promise<ScriptedReply>)
+  ScriptedReply | ((request: LanguageModelV3CallOptions, index: number) => ScriptedReply | Promise<ScriptedReply>)

@@ -4,7 +4,11 @@ import { partsOf, requestOf } from './support.js'
 
 describe('createConformanceModel', () => {
   it('answers doGenerate and doStream from one queue as provider conformance, a text part in one delta', async () => {
-    const model = createConformanceModel([{ text: 'one' }, { text: 'a longer text than eight', toolCalls: [{ toolName: 'read', input: { path: 'a' } }] }, { text: '' }])
+    const model = createConformanceModel([
+      { text: 'one' },
+      { text: 'a longer text than eight', toolCalls: [{ toolName: 'read', input: { path: 'a' } }] },
+      { text: '' },
+    ])
     expect([model.provider, model.modelId]).toEqual(['conformance', 'script'])
     const generated = await model.doGenerate(requestOf())
     expect(generated.content).toEqual([{ type: 'text', text: 'one' }])
@@ -23,7 +27,14 @@ describe('createConformanceModel', () => {
   })
 
   it('sends every tool input as JSON text, a string too', async () => {
-    const model = createConformanceModel([{ toolCalls: [{ toolName: 't', input: 'raw' }, { toolName: 't', input: undefined }] }])
+    const model = createConformanceModel([
+      {
+        toolCalls: [
+          { toolName: 't', input: 'raw' },
+          { toolName: 't', input: undefined },
+        ],
+      },
+    ])
     expect((await model.doGenerate(requestOf())).content).toEqual([
       { type: 'tool-call', toolCallId: 'conformance_call_1', toolName: 't', input: '"raw"' },
       { type: 'tool-call', toolCallId: 'conformance_call_2', toolName: 't', input: '{}' },

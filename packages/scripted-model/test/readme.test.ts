@@ -21,9 +21,7 @@ it('runs the README example, which is the code below', async () => {
   for (const line of block.split('\n').filter((line) => line.startsWith('import '))) expect(self).toContain(line)
 
   // readme:start
-  const model = createScriptedModel([
-    (request) => ({ text: requestSystem(request).includes('plan mode') ? 'Here is my plan.' : 'Done.' }),
-  ])
+  const model = createScriptedModel([(request) => ({ text: requestSystem(request).includes('plan mode') ? 'Here is my plan.' : 'Done.' })])
   const { text } = await generateText({ model, system: 'You are in plan mode.', prompt: 'Add a cache.' })
   // readme:end
   expect(text).toBe('Here is my plan.')
@@ -32,6 +30,8 @@ it('runs the README example, which is the code below', async () => {
 })
 
 it('the README states the exhausted-queue messages both flavours throw', () => {
-  expect(readme).toContain('`scripted model: no response left for request #<n> (the script had <n - 1> response(s); push more or shorten the scenario)`')
+  expect(readme).toContain(
+    '`scripted model: no response left for request #<n> (the script had <n - 1> response(s); push more or shorten the scenario)`',
+  )
   expect(readme).toContain('`conformance model: no scripted response left for request #<n>`')
 })

@@ -6,7 +6,10 @@ import { partsOf, requestOf } from './support.js'
 
 describe('createScriptedModel', () => {
   it('answers doGenerate and doStream from one queue, in order, and records every request as passed', async () => {
-    const model = createScriptedModel([{ text: 'one', finishReason: 'length' }, { reasoning: 'think', text: 'two', toolCalls: [{ toolName: 'read', input: { path: 'a' } }] }])
+    const model = createScriptedModel([
+      { text: 'one', finishReason: 'length' },
+      { reasoning: 'think', text: 'two', toolCalls: [{ toolName: 'read', input: { path: 'a' } }] },
+    ])
     expect(model.specificationVersion).toBe('v3')
     expect([model.provider, model.modelId]).toEqual(['scripted', 'script'])
     expect(model.remaining).toBe(2)
@@ -54,7 +57,9 @@ describe('createScriptedModel', () => {
     await fc.assert(
       fc.asyncProperty(fc.string({ maxLength: 60 }), fc.integer({ min: 1, max: 20 }), async (text, chunkSize) => {
         const model = createScriptedModel([{ text }], { chunkSize })
-        const deltas = (await partsOf((await model.doStream(requestOf())).stream)).flatMap((part) => (part.type === 'text-delta' ? [part.delta] : []))
+        const deltas = (await partsOf((await model.doStream(requestOf())).stream)).flatMap((part) =>
+          part.type === 'text-delta' ? [part.delta] : [],
+        )
         expect(deltas.join('')).toBe(text)
         expect(deltas).toHaveLength(Math.ceil(text.length / chunkSize))
       }),
@@ -64,7 +69,12 @@ describe('createScriptedModel', () => {
 
   it('names tool calls call_<n> across the whole script unless the script names them; a string input goes out as it is', async () => {
     const model = createScriptedModel([
-      { toolCalls: [{ toolName: 'a', input: { x: 1 } }, { toolName: 'b', input: '{not json', toolCallId: 'mine' }] },
+      {
+        toolCalls: [
+          { toolName: 'a', input: { x: 1 } },
+          { toolName: 'b', input: '{not json', toolCallId: 'mine' },
+        ],
+      },
       { toolCalls: [{ toolName: 'c', input: undefined }] },
     ])
     const first = await model.doGenerate(requestOf())
@@ -79,11 +89,17 @@ describe('createScriptedModel', () => {
 
   it('throws a scripted failure as an APICallError (retryable 503, else 400, or the given status), and an Error as it is', async () => {
     const own = new Error('own')
-    const model = createScriptedModel([{ error: 'overloaded', retryable: true }, { error: 'bad request' }, { error: 'gone', statusCode: 410 }, { error: own }], { provider: 'p', modelId: 'm' })
+    const model = createScriptedModel(
+      [{ error: 'overloaded', retryable: true }, { error: 'bad request' }, { error: 'gone', statusCode: 410 }, { error: own }],
+      { provider: 'p', modelId: 'm' },
+    )
     const failures = []
-    for (let index = 0; index < 4; index += 1) failures.push(await Promise.resolve(model.doGenerate(requestOf())).catch((error: unknown) => error))
+    for (let index = 0; index < 4; index += 1)
+      failures.push(await Promise.resolve(model.doGenerate(requestOf())).catch((error: unknown) => error))
     const [retryable, plain, status, thrown] = failures as [APICallError, APICallError, APICallError, Error]
-    expect(APICallError.isInstance(retryable) && retryable.isRetryable && retryable.statusCode === 503 && retryable.message === 'overloaded').toBe(true)
+    expect(
+      APICallError.isInstance(retryable) && retryable.isRetryable && retryable.statusCode === 503 && retryable.message === 'overloaded',
+    ).toBe(true)
     expect(retryable.url).toBe('scripted://p/m')
     expect(APICallError.isInstance(plain) && !plain.isRetryable && plain.statusCode === 400).toBe(true)
     expect(status.statusCode).toBe(410)
@@ -146,7 +162,9 @@ describe('createScriptedModel', () => {
   })
 
   it('requestSystem joins the system messages with a blank line, and is empty without one', () => {
-    const request = { prompt: [{ role: 'system' as const, content: 'a' }, ...requestOf().prompt, { role: 'system' as const, content: 'b' }] }
+    const request = {
+      prompt: [{ role: 'system' as const, content: 'a' }, ...requestOf().prompt, { role: 'system' as const, content: 'b' }],
+    }
     expect(requestSystem(request)).toBe('a\n\nb')
     expect(requestSystem(requestOf())).toBe('')
   })

@@ -61,8 +61,7 @@ export interface PreStepPayload {
  * @public
  */
 export type PreStepDecision =
-  | { readonly kind: 'enter'; readonly messages: readonly UserMessage[] }
-  | { readonly kind: 'reject'; readonly reason: string }
+  { readonly kind: 'enter'; readonly messages: readonly UserMessage[] } | { readonly kind: 'reject'; readonly reason: string }
 
 /**
  * The payload of the `agent/request-error` waterfall, run when a model

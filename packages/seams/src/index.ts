@@ -24,16 +24,19 @@ import type { SystemPromptRegistry } from './system-prompt.js'
 import type { ToolExecuteDecision, ToolExecutePayload, ToolRegistry } from './tools.js'
 import type { UserQuestions } from './user-questions.js'
 
-
-export type {
-  Agent,
-  PreStepDecision,
-  PreStepPayload,
-  RequestErrorDecision,
-  RequestErrorPayload,
-} from './agent.js'
+export type { Agent, PreStepDecision, PreStepPayload, RequestErrorDecision, RequestErrorPayload } from './agent.js'
 export { AnswerInboxError } from './answer-inbox.js'
-export type { AnswerAccepted, AnswerInbox, AnswerRefusalCode, AnswerRefused, AnswerResult, AnswerSubmission, AnswerUnknown, OpenAsk, OpenAsks } from './answer-inbox.js'
+export type {
+  AnswerAccepted,
+  AnswerInbox,
+  AnswerRefusalCode,
+  AnswerRefused,
+  AnswerResult,
+  AnswerSubmission,
+  AnswerUnknown,
+  OpenAsk,
+  OpenAsks,
+} from './answer-inbox.js'
 export type { AgentHandoffFresh, AgentHandoffPayload, SessionEventInput } from './handoff.js'
 export type { CommandDefinition, CommandInput, CommandInvocation, CommandRegistry, CommandRequest, CommandResult } from './commands.js'
 export type { SessionInvariant, SessionInvariantRegistry } from './invariants.js'
@@ -87,7 +90,13 @@ export type { QuestionAsked, QuestionOutcome, QuestionSettled } from './question
 export { logRequestHeaderIfChanged } from './request-header-log.js'
 export type { RequestHeaderInput } from './request-header-log.js'
 export { transcriptEntries } from './transcript.js'
-export type { TranscriptAssistantEntry, TranscriptEntry, TranscriptToolEntry, TranscriptToolResult, TranscriptUserEntry } from './transcript.js'
+export type {
+  TranscriptAssistantEntry,
+  TranscriptEntry,
+  TranscriptToolEntry,
+  TranscriptToolResult,
+  TranscriptUserEntry,
+} from './transcript.js'
 export { nextTurn, openTurnOf } from './turn-log.js'
 export type { OpenTurn } from './turn-log.js'
 export { UserQuestionError } from './user-question-error.js'
@@ -154,10 +163,7 @@ declare module '@planmode/context' {
      * order is what lets a plan-mode notice reach the request it is about
      * (duty `notices`).
      */
-    'agent/pre-step': (
-      payload: PreStepPayload,
-      next: (payload?: PreStepPayload) => Promise<PreStepDecision>,
-    ) => Promise<PreStepDecision>
+    'agent/pre-step': (payload: PreStepPayload, next: (payload?: PreStepPayload) => Promise<PreStepDecision>) => Promise<PreStepDecision>
     /** Waterfall when a model request fails; decides between retrying the frozen request and failing. */
     'agent/request-error': (
       payload: RequestErrorPayload,

@@ -61,12 +61,17 @@ export function isInterruptedTurnEnd(end: SessionEventMap['turn/end']): boolean 
  *
  * @public
  */
-export async function closeInterruptedTurn(session: Pick<Session, 'id' | 'events' | 'append'>, warn?: (message: string) => void): Promise<OpenTurn | undefined> {
+export async function closeInterruptedTurn(
+  session: Pick<Session, 'id' | 'events' | 'append'>,
+  warn?: (message: string) => void,
+): Promise<OpenTurn | undefined> {
   const asks = openQuestionsOf(session.events)
   const open = openTurnOf(session.events)
   if (asks.length > 0) {
     const ids = asks.map((ask) => ask.data.questionId).join(', ')
-    warn?.(`settling ${asks.length} question(s) of session ${session.id} as interrupted (${ids}), left open by a process that ended mid-ask`)
+    warn?.(
+      `settling ${asks.length} question(s) of session ${session.id} as interrupted (${ids}), left open by a process that ended mid-ask`,
+    )
   }
   if (open !== undefined) {
     warn?.(`closing turn ${open.turn} of session ${session.id}, left open by a process that ended mid-turn (reason interrupted)`)

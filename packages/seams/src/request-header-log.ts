@@ -77,7 +77,10 @@ export interface RequestHeaderInput {
  *
  * @public
  */
-export async function logRequestHeaderIfChanged(session: Session, next: RequestHeaderInput): Promise<SessionEvent<'request/header'> | undefined> {
+export async function logRequestHeaderIfChanged(
+  session: Session,
+  next: RequestHeaderInput,
+): Promise<SessionEvent<'request/header'> | undefined> {
   const { turn, step, model, system, tools } = next
   const last = lastHeaderOf(session)
   const previous = last.header

@@ -14,7 +14,9 @@ const pkg = JSON.parse(read('packages/seams/package.json')) as { files: string[]
  * handoff ones, then the guidance ones), with their kind (read from its source: seams cannot depend on the kit).
  */
 const kitSources =
-  read('packages/host-conformance/src/duties.ts') + read('packages/host-conformance/src/handoff-duties.ts') + read('packages/host-conformance/src/guidance-duties.ts')
+  read('packages/host-conformance/src/duties.ts') +
+  read('packages/host-conformance/src/handoff-duties.ts') +
+  read('packages/host-conformance/src/guidance-duties.ts')
 const kitDuties = [...kitSources.matchAll(/duty: '([a-z-]+)',\s*kind: '(host|plan)'/g)].map((match) => ({
   id: match[1]!,
   kind: match[2]!,
@@ -41,7 +43,12 @@ const packageReadmes = readdirSync(`${root}packages`, { withFileTypes: true })
 
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces as hyphens. */
 function anchorsOf(markdown: string): string[] {
-  return [...markdown.matchAll(/^#+ (.+)$/gm)].map((match) => match[1]!.toLowerCase().replace(/[^a-z0-9 _-]/g, '').replace(/ /g, '-'))
+  return [...markdown.matchAll(/^#+ (.+)$/gm)].map((match) =>
+    match[1]!
+      .toLowerCase()
+      .replace(/[^a-z0-9 _-]/g, '')
+      .replace(/ /g, '-'),
+  )
 }
 
 /** The `## Host duties` section, split into its `### N. Title (`id`)` entries. */
@@ -84,7 +91,8 @@ describe('seams README: host duties', () => {
       expect(entry.body, `entry ${entry.number} (${entry.id}) names the walkthrough`).toContain('`docs/own-host.md` §')
       const references = sectionReferences(entry.body.replace(/\s+/g, ' '))
       expect(references.length, `entry ${entry.number} (${entry.id}) names no section of docs/own-host.md`).toBeGreaterThan(0)
-      for (const { number, title } of references) expect(ownHostSections.get(number), `entry ${entry.number} (${entry.id}): §${number}`).toBe(title)
+      for (const { number, title } of references)
+        expect(ownHostSections.get(number), `entry ${entry.number} (${entry.id}): §${number}`).toBe(title)
     }
   })
 
@@ -99,7 +107,9 @@ describe('seams README: host duties', () => {
     const duty = 'exactly once per append, in `seq` order, before `append` resolves'
     expect(collapse(readme)).toContain(duty)
     expect(tsdocOf('index.ts')).toContain(`After every append, once the event is in \`session.events\`: ${duty}`)
-    expect(tsdocOf('index.ts')).toContain('`payload.session` is the session object itself, and its `events` is the same array while the log only grows')
+    expect(tsdocOf('index.ts')).toContain(
+      '`payload.session` is the session object itself, and its `events` is the same array while the log only grows',
+    )
   })
 
   it('names each duty in the TSDoc of the members it concerns', () => {
@@ -132,7 +142,9 @@ describe('seams README: host duties', () => {
 
 describe('package READMEs: readable from the tarball alone', () => {
   it('reads every package README (the walk this test relies on still finds them)', () => {
-    expect(packageReadmes.map((readme) => readme.name)).toEqual(expect.arrayContaining(['seams', 'plan-core', 'plan-policy', 'plan-commands', 'plan-tool', 'plan-projection', 'plan-guard']))
+    expect(packageReadmes.map((readme) => readme.name)).toEqual(
+      expect.arrayContaining(['seams', 'plan-core', 'plan-policy', 'plan-commands', 'plan-tool', 'plan-projection', 'plan-guard']),
+    )
   })
 
   it.each(packageReadmes.map((readme) => [readme.name, readme.text] as const))(
@@ -149,7 +161,10 @@ describe('package READMEs: readable from the tarball alone', () => {
         }
         const path = link.split('#')[0]!.replace(/^\.\//, '')
         expect(path.startsWith('../') || path.startsWith('/'), `${name}: ${link} points outside the package`).toBe(false)
-        expect(pkg.files?.some((entry) => path === entry || path.startsWith(`${entry}/`)) ?? false, `${name}: ${link} is not in the package's files`).toBe(true)
+        expect(
+          pkg.files?.some((entry) => path === entry || path.startsWith(`${entry}/`)) ?? false,
+          `${name}: ${link} is not in the package's files`,
+        ).toBe(true)
       }
       expect(text, `${name}: a relative link leaves the package`).not.toMatch(/\]\(\.\.\//)
     },
@@ -158,7 +173,8 @@ describe('package READMEs: readable from the tarball alone', () => {
   it.each(packageReadmes.map((readme) => [readme.name, readme.text] as const))(
     '%s: every section of docs/own-host.md it names exists, with that number and title',
     (name, text) => {
-      for (const { number, title } of sectionReferences(text.replace(/\s+/g, ' '))) expect(ownHostSections.get(number), `${name}: §${number}`).toBe(title)
+      for (const { number, title } of sectionReferences(text.replace(/\s+/g, ' ')))
+        expect(ownHostSections.get(number), `${name}: §${number}`).toBe(title)
     },
   )
 

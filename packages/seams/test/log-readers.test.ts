@@ -32,7 +32,12 @@ function log(...entries: [SessionEventType, unknown][]): SessionEvent[] {
 
 const user = (text: string): UserMessage => ({ content: [{ type: 'text', text }], source: { kind: 'user' } })
 const call = (toolCallId: string, input: unknown = {}) => ({ type: 'tool-call' as const, toolCallId, toolName: 'read', input })
-const result = (toolCallId: string, text: string, isError = false) => ({ toolCallId, toolName: 'read', isError, content: [{ type: 'text' as const, text }] })
+const result = (toolCallId: string, text: string, isError = false) => ({
+  toolCallId,
+  toolName: 'read',
+  isError,
+  content: [{ type: 'text' as const, text }],
+})
 
 describe('transcriptEntries: the transcript of a log, in no model format', () => {
   it('keeps user, assistant and tool entries in log order; every other event is log-only', () => {
@@ -60,8 +65,28 @@ describe('transcriptEntries: the transcript of a log, in no model format', () =>
     const events = log(
       ['user/message', { content: [image, { type: 'text', text: '' }], source: { kind: 'user' } }],
       ['user/message', { content: [], source: { kind: 'user' } }],
-      ['assistant/message', { content: [{ type: 'reasoning', text: 'hmm' }, { type: 'text', text: '' }], turn: 1, step: 1 }],
-      ['assistant/message', { content: [{ type: 'reasoning', text: 'so' }, { type: 'text', text: 'ok' }], turn: 1, step: 2 }],
+      [
+        'assistant/message',
+        {
+          content: [
+            { type: 'reasoning', text: 'hmm' },
+            { type: 'text', text: '' },
+          ],
+          turn: 1,
+          step: 1,
+        },
+      ],
+      [
+        'assistant/message',
+        {
+          content: [
+            { type: 'reasoning', text: 'so' },
+            { type: 'text', text: 'ok' },
+          ],
+          turn: 1,
+          step: 2,
+        },
+      ],
     )
     expect(transcriptEntries(events)).toEqual([
       { role: 'user', content: [image, { type: 'text', text: '' }] },
@@ -70,7 +95,10 @@ describe('transcriptEntries: the transcript of a log, in no model format', () =>
   })
 
   it('reads a call’s raw-text input back: the JSON it parses to, else {}', () => {
-    const events = log(['assistant/message', { content: [call('c1', '{"a":1}'), call('c2', 'not json'), call('c3', [1])], turn: 1, step: 1 }])
+    const events = log([
+      'assistant/message',
+      { content: [call('c1', '{"a":1}'), call('c2', 'not json'), call('c3', [1])], turn: 1, step: 1 },
+    ])
     const [assistant] = transcriptEntries(events)
     expect(assistant).toEqual({ role: 'assistant', content: [call('c1', { a: 1 }), call('c2', {}), call('c3', [1])] })
   })
@@ -79,7 +107,16 @@ describe('transcriptEntries: the transcript of a log, in no model format', () =>
     const events = log(
       ['assistant/message', { content: [call('c1'), call('c2')], turn: 1, step: 1 }],
       ['tool/result', result('zz', 'orphan')],
-      ['tool/result', { ...result('c1', 'a'), content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }],
+      [
+        'tool/result',
+        {
+          ...result('c1', 'a'),
+          content: [
+            { type: 'text', text: 'a' },
+            { type: 'text', text: 'b' },
+          ],
+        },
+      ],
       ['tool/result', result('c1', 'again')],
       ['tool/result', result('c2', 'Error: no', true)],
     )
@@ -151,17 +188,30 @@ describe('turn readers', () => {
   it('nextTurn counts on from the last turn/start or turn/end, from 1', () => {
     expect(nextTurn([])).toBe(1)
     expect(nextTurn(log(['turn/start', { turn: 4 }], ['user/message', user('x')]))).toBe(5)
-    expect(nextTurn(log(['turn/start', { turn: 4 }], ['turn/end', { turn: 4, reason: 'completed' }], ['plan/mode' as SessionEventType, {}]))).toBe(5)
+    expect(
+      nextTurn(log(['turn/start', { turn: 4 }], ['turn/end', { turn: 4, reason: 'completed' }], ['plan/mode' as SessionEventType, {}])),
+    ).toBe(5)
   })
 
   it('openTurnOf names the open turn and its open step, and nothing for a closed log', () => {
     expect(openTurnOf([])).toBeUndefined()
     expect(openTurnOf(log(['turn/start', { turn: 1 }]))).toEqual({ turn: 1 })
-    expect(openTurnOf(log(['turn/start', { turn: 2 }], ['step/start', { turn: 2, step: 1 }], ['step/end', { turn: 2, step: 1 }], ['step/start', { turn: 2, step: 2 }]))).toEqual({
+    expect(
+      openTurnOf(
+        log(
+          ['turn/start', { turn: 2 }],
+          ['step/start', { turn: 2, step: 1 }],
+          ['step/end', { turn: 2, step: 1 }],
+          ['step/start', { turn: 2, step: 2 }],
+        ),
+      ),
+    ).toEqual({
       turn: 2,
       step: 2,
     })
-    expect(openTurnOf(log(['turn/start', { turn: 2 }], ['step/start', { turn: 2, step: 1 }], ['step/end', { turn: 2, step: 1 }]))).toEqual({ turn: 2 })
+    expect(openTurnOf(log(['turn/start', { turn: 2 }], ['step/start', { turn: 2, step: 1 }], ['step/end', { turn: 2, step: 1 }]))).toEqual({
+      turn: 2,
+    })
     expect(openTurnOf(log(['turn/start', { turn: 1 }], ['turn/end', { turn: 1, reason: 'cancelled' }]))).toBeUndefined()
   })
 })
@@ -173,7 +223,10 @@ describe('an interrupted turn', () => {
     await session.append('turn/start', { turn: 3 })
     await session.append('step/start', { turn: 3, step: 2 })
     const warned: string[] = []
-    expect(await closeInterruptedTurn(session, (message) => warned.push(`${message} @${session.events.length}`))).toEqual({ turn: 3, step: 2 })
+    expect(await closeInterruptedTurn(session, (message) => warned.push(`${message} @${session.events.length}`))).toEqual({
+      turn: 3,
+      step: 2,
+    })
     expect(warned).toEqual(['closing turn 3 of session s1, left open by a process that ended mid-turn (reason interrupted) @2'])
     expect(session.events.slice(2).map((event) => [event.type, event.data])).toEqual([
       ['step/end', { turn: 3, step: 2 }],
@@ -195,7 +248,10 @@ describe('an interrupted turn', () => {
     await session.append('question/settled', { questionId: 'q1', outcome: 'cancelled' })
     await asked('q3')
     const warned: string[] = []
-    expect(await closeInterruptedTurn(session, (message) => warned.push(`${message} @${session.events.length}`))).toEqual({ turn: 1, step: 1 })
+    expect(await closeInterruptedTurn(session, (message) => warned.push(`${message} @${session.events.length}`))).toEqual({
+      turn: 1,
+      step: 1,
+    })
     expect(warned).toEqual([
       'settling 2 question(s) of session s1 as interrupted (q2, q3), left open by a process that ended mid-ask @8',
       'closing turn 1 of session s1, left open by a process that ended mid-turn (reason interrupted) @8',
@@ -217,7 +273,9 @@ describe('an interrupted turn', () => {
     await session.append('turn/end', { turn: 1, reason: 'completed' })
     await session.append('question/asked', { questionId: 'q1', agent: 'a1', question: [] })
     expect(await closeInterruptedTurn(session)).toBeUndefined()
-    expect(session.events.slice(3).map((event) => [event.type, event.data])).toEqual([['question/settled', { questionId: 'q1', outcome: 'interrupted' }]])
+    expect(session.events.slice(3).map((event) => [event.type, event.data])).toEqual([
+      ['question/settled', { questionId: 'q1', outcome: 'interrupted' }],
+    ])
   })
 
   it('a refused question/settled rejects before the turn is touched', async () => {

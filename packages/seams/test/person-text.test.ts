@@ -56,15 +56,31 @@ describe('personTextProblem (SPEC §22.4)', () => {
   const answer = (extra: Partial<UserAnswer> = {}): UserAnswer => ({ id: 'plan-review', selected: ['Keep planning'], ...extra })
 
   it('is undefined when every string may be logged', () => {
-    const clean = answer({ custom: 'split step 2', edit: '# Plan\n\n1. one', comments: [{ line: 1, text: 'why?' }], handoff: { model: 'fast' } })
+    const clean = answer({
+      custom: 'split step 2',
+      edit: '# Plan\n\n1. one',
+      comments: [{ line: 1, text: 'why?' }],
+      handoff: { model: 'fast' },
+    })
     expect(personTextProblem([clean], { id: 'ada', name: 'Ada' })).toBeUndefined()
     expect(personTextProblem([])).toBeUndefined()
   })
 
   it('names the member that holds U+0000 or a lone surrogate', () => {
-    expect(personTextProblem([answer({ custom: 'split\u0000step 2' })])).toBe('answers[0].custom must be well-formed Unicode text without U+0000')
+    expect(personTextProblem([answer({ custom: 'split\u0000step 2' })])).toBe(
+      'answers[0].custom must be well-formed Unicode text without U+0000',
+    )
     expect(personTextProblem([answer(), answer({ edit: `# P${LONE_HIGH}` })])).toMatch(/^answers\[1\]\.edit /)
-    expect(personTextProblem([answer({ comments: [{ line: 1, text: 'ok' }, { line: 2, text: LONE_LOW }] })])).toMatch(/^answers\[0\]\.comments\[1\]\.text /)
+    expect(
+      personTextProblem([
+        answer({
+          comments: [
+            { line: 1, text: 'ok' },
+            { line: 2, text: LONE_LOW },
+          ],
+        }),
+      ]),
+    ).toMatch(/^answers\[0\]\.comments\[1\]\.text /)
     expect(personTextProblem([answer({ selected: ['\u0000'] })])).toMatch(/^answers\[0\]\.selected\[0\] /)
     expect(personTextProblem([answer({ handoff: { model: 'a\u0000' } })])).toMatch(/^answers\[0\]\.handoff\.model /)
   })

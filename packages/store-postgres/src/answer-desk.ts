@@ -1,5 +1,13 @@
 import type { Logger } from '@planmode/context'
-import { NOTHING_OPENED, questionStateOf, verdictOfLog, type AnswerDecision, type AnswerDesk, type IncomingAnswer, type OpenedQuestion } from '@planmode/store'
+import {
+  NOTHING_OPENED,
+  questionStateOf,
+  verdictOfLog,
+  type AnswerDecision,
+  type AnswerDesk,
+  type IncomingAnswer,
+  type OpenedQuestion,
+} from '@planmode/store'
 import type { Session } from '@planmode/seams'
 import type { AnswerRows, PendingRow } from './answer-rows.js'
 import type { AnswerSignals } from './answer-signals.js'
@@ -32,7 +40,10 @@ export class PostgresAnswerDesk implements AnswerDesk {
   /** Answers being decided (by their id): a second read skips them. */
   private readonly busy = new Set<string>()
   /** Decisions not yet written to their row. */
-  private readonly owed = new Map<string, { readonly sessionId: string; readonly decision: Exclude<AnswerDecision, { status: 'unknown' }> }>()
+  private readonly owed = new Map<
+    string,
+    { readonly sessionId: string; readonly decision: Exclude<AnswerDecision, { status: 'unknown' }> }
+  >()
   /** Answers whose settlement's outcome is unknown, by session. */
   private readonly unsure = new Map<string, string>()
   /** Sessions whose pending answers are being read, and whether another read was asked for meanwhile. */
@@ -70,7 +81,9 @@ export class PostgresAnswerDesk implements AnswerDesk {
       await this.signals.listen()
     } catch (error) {
       // Polling still brings the answers, only later.
-      this.logger.warn(`store-postgres: cannot listen for answers to session ${session.id} (${(error as Error).message}); reading them every ${this.pollMs} ms`)
+      this.logger.warn(
+        `store-postgres: cannot listen for answers to session ${session.id} (${(error as Error).message}); reading them every ${this.pollMs} ms`,
+      )
     }
     let closing: Promise<void> | undefined
     return {
@@ -79,7 +92,8 @@ export class PostgresAnswerDesk implements AnswerDesk {
           const open = this.open_.get(session.id)
           if (open?.get(questionId) === take) open.delete(questionId)
           if (open?.size === 0) this.open_.delete(session.id)
-          for (let under = this.deciding.get(session.id); under !== undefined && under.size > 0; under = this.deciding.get(session.id)) await Promise.allSettled([...under])
+          for (let under = this.deciding.get(session.id); under !== undefined && under.size > 0; under = this.deciding.get(session.id))
+            await Promise.allSettled([...under])
         })()),
     }
   }
@@ -101,7 +115,9 @@ export class PostgresAnswerDesk implements AnswerDesk {
           for (const row of await this.rows.pending(id)) this.decideRow(session, row, false)
         } while (state.again)
       } catch (error) {
-        this.logger.debug(`store-postgres: reading the answers to session ${id} failed (${(error as Error).message}); the next poll reads them again`)
+        this.logger.debug(
+          `store-postgres: reading the answers to session ${id} failed (${(error as Error).message}); the next poll reads them again`,
+        )
       } finally {
         this.reading.delete(id)
       }
@@ -145,7 +161,15 @@ export class PostgresAnswerDesk implements AnswerDesk {
       }
       if (decision === undefined) {
         const take = this.open_.get(session.id)?.get(row.question_id)
-        const decided = take === undefined ? this.fromLog(session, row, inFlight) : await take({ submission: row.id, questionId: row.question_id, answers: row.answers, ...(row.answered_by === null ? {} : { by: row.answered_by }) })
+        const decided =
+          take === undefined
+            ? this.fromLog(session, row, inFlight)
+            : await take({
+                submission: row.id,
+                questionId: row.question_id,
+                answers: row.answers,
+                ...(row.answered_by === null ? {} : { by: row.answered_by }),
+              })
         if (decided.status === 'unknown') {
           this.unsure.set(row.id, session.id)
           return
@@ -157,10 +181,14 @@ export class PostgresAnswerDesk implements AnswerDesk {
         this.owed.delete(row.id)
       } catch (error) {
         this.owed.set(row.id, { sessionId: session.id, decision })
-        this.logger.warn(`store-postgres: cannot write the decision on answer ${row.id} to session ${session.id} (${(error as Error).message}); written at the next read`)
+        this.logger.warn(
+          `store-postgres: cannot write the decision on answer ${row.id} to session ${session.id} (${(error as Error).message}); written at the next read`,
+        )
       }
     } catch (error) {
-      this.logger.debug(`store-postgres: answer ${row.id} to session ${session.id} is decided at the next read (${(error as Error).message})`)
+      this.logger.debug(
+        `store-postgres: answer ${row.id} to session ${session.id} is decided at the next read (${(error as Error).message})`,
+      )
     } finally {
       this.busy.delete(row.id)
     }

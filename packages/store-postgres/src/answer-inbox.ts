@@ -1,7 +1,14 @@
 import { randomBytes } from 'node:crypto'
 import type { Logger } from '@planmode/context'
 import { checkAnswerer, checkAnswers, checkSessionId, verdictOfLog, type AnswerDecision } from '@planmode/store'
-import { AnswerInboxError, openQuestionsOf, type AnswerInbox, type AnswerResult, type AnswerSubmission, type OpenAsks } from '@planmode/seams'
+import {
+  AnswerInboxError,
+  openQuestionsOf,
+  type AnswerInbox,
+  type AnswerResult,
+  type AnswerSubmission,
+  type OpenAsks,
+} from '@planmode/seams'
 import type { AnswerRows } from './answer-rows.js'
 import type { AnswerSignals } from './answer-signals.js'
 import type { Database } from './database.js'
@@ -28,7 +35,10 @@ import type { Database } from './database.js'
 export const ANSWER_POLL_MS = 500
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
-const refused = (code: 'UNKNOWN_SESSION' | 'UNKNOWN_QUESTION' | 'INVALID_ANSWER' | 'NO_WRITER' | 'WRITER_GONE' | 'UNAVAILABLE', message: string): AnswerResult => ({ status: 'refused', code, message })
+const refused = (
+  code: 'UNKNOWN_SESSION' | 'UNKNOWN_QUESTION' | 'INVALID_ANSWER' | 'NO_WRITER' | 'WRITER_GONE' | 'UNAVAILABLE',
+  message: string,
+): AnswerResult => ({ status: 'refused', code, message })
 /** Whether `signal` has aborted (read each time: it changes while the submitter waits). */
 const isAborted = (signal: AbortSignal | undefined): boolean => signal?.aborted === true
 const reason = (error: unknown): string => (error instanceof Error ? error.message : String(error))
@@ -50,7 +60,8 @@ export class PostgresAnswerInbox implements AnswerInbox {
     } catch {
       return refused('UNKNOWN_SESSION', `${JSON.stringify(sessionId)} is not a session id`)
     }
-    if (typeof questionId !== 'string' || questionId === '') return refused('UNKNOWN_QUESTION', `${JSON.stringify(questionId)} is not a question id`)
+    if (typeof questionId !== 'string' || questionId === '')
+      return refused('UNKNOWN_QUESTION', `${JSON.stringify(questionId)} is not a question id`)
     const who = checkAnswerer(by)
     if (!who.ok) return refused('INVALID_ANSWER', `the answer says who answered wrongly: ${who.problem}; nothing was sent`)
     const id = `a_${Date.now().toString(36)}_${randomBytes(8).toString('hex')}`
@@ -64,9 +75,16 @@ export class PostgresAnswerInbox implements AnswerInbox {
       if (verdict !== undefined || state.state !== 'open') return verdict!
       askedSeq = state.askedSeq
       const checked = checkAnswers(state.asked.question, answers)
-      if (!checked.ok) return refused('INVALID_ANSWER', `the answer does not fit question ${questionId} of session ${sessionId}: ${checked.problem}; nothing was sent and the question is still open`)
+      if (!checked.ok)
+        return refused(
+          'INVALID_ANSWER',
+          `the answer does not fit question ${questionId} of session ${sessionId}: ${checked.problem}; nothing was sent and the question is still open`,
+        )
       if (!lease.held) {
-        return refused('NO_WRITER', `no process holds the lease of session ${sessionId}, so nobody waits for an answer to question ${questionId}: the process that asked it has ended, and the next process to open the session settles it interrupted`)
+        return refused(
+          'NO_WRITER',
+          `no process holds the lease of session ${sessionId}, so nobody waits for an answer to question ${questionId}: the process that asked it has ended, and the next process to open the session settles it interrupted`,
+        )
       }
       if (signal?.aborted === true) return refused('UNAVAILABLE', 'the submission was aborted before it was sent; nothing was sent')
       await this.signals.listen()
@@ -86,20 +104,33 @@ export class PostgresAnswerInbox implements AnswerInbox {
         await this.rows.insert({ id, sessionId, questionId, answers, by: who.by })
       } catch (error) {
         const sent = await this.rows.exists(id).catch(() => undefined)
-        if (sent === false) return refused('UNAVAILABLE', `cannot send the answer to session ${sessionId}: ${reason(error)}; nothing was sent`)
-        if (sent === undefined) return { status: 'unknown', submission: id, message: `the answer may or may not have been sent to session ${sessionId} (${reason(error)}); the log tells: a question/settled with submission ${id}` }
+        if (sent === false)
+          return refused('UNAVAILABLE', `cannot send the answer to session ${sessionId}: ${reason(error)}; nothing was sent`)
+        if (sent === undefined)
+          return {
+            status: 'unknown',
+            submission: id,
+            message: `the answer may or may not have been sent to session ${sessionId} (${reason(error)}); the log tells: a question/settled with submission ${id}`,
+          }
       }
-      for (let failures = 0; ; ) {
+      for (let failures = 0; ;) {
         try {
           const result = await this.check(id, sessionId, questionId, askedSeq)
           if (result !== undefined) return result
           failures = 0
         } catch (error) {
           failures += 1
-          if (failures === 1) this.logger.warn(`store-postgres: answer ${id} to session ${sessionId}: cannot read what became of it (${reason(error)}); trying again`)
+          if (failures === 1)
+            this.logger.warn(
+              `store-postgres: answer ${id} to session ${sessionId}: cannot read what became of it (${reason(error)}); trying again`,
+            )
         }
         if (isAborted(signal)) {
-          return { status: 'unknown', submission: id, message: `stopped waiting for the writer of session ${sessionId}; the answer may still be applied: the log tells (a question/settled with submission ${id})` }
+          return {
+            status: 'unknown',
+            submission: id,
+            message: `stopped waiting for the writer of session ${sessionId}; the answer may still be applied: the log tells (a question/settled with submission ${id})`,
+          }
         }
         if (!woken) {
           await new Promise<void>((resolve) => {

@@ -50,7 +50,10 @@ export class AnswerRows {
 
   /** Whether session `id` exists, and whether a live connection holds its lease. `undefined`: no such session. */
   async lease(id: string): Promise<{ readonly held: boolean } | undefined> {
-    const { rows } = await this.db.pool.query<{ held: boolean }>(`SELECT ${LEASE_HELD} AS held FROM ${this.db.table.sessions} s WHERE s.id = $2`, [this.lockClass, id])
+    const { rows } = await this.db.pool.query<{ held: boolean }>(
+      `SELECT ${LEASE_HELD} AS held FROM ${this.db.table.sessions} s WHERE s.id = $2`,
+      [this.lockClass, id],
+    )
     return rows[0] === undefined ? undefined : { held: rows[0].held }
   }
 
@@ -61,7 +64,10 @@ export class AnswerRows {
    * a live connection holds the lease (its writer decides).
    */
   async fenceIfFree(id: string): Promise<boolean> {
-    const { rows } = await this.db.pool.query(`UPDATE ${this.db.table.sessions} s SET epoch = s.epoch + 1 WHERE s.id = $2 AND NOT ${LEASE_HELD} RETURNING s.epoch`, [this.lockClass, id])
+    const { rows } = await this.db.pool.query(
+      `UPDATE ${this.db.table.sessions} s SET epoch = s.epoch + 1 WHERE s.id = $2 AND NOT ${LEASE_HELD} RETURNING s.epoch`,
+      [this.lockClass, id],
+    )
     return rows.length === 1
   }
 
@@ -92,17 +98,26 @@ export class AnswerRows {
   }
 
   /** Inserts a pending answer and tells the writers, in one transaction. */
-  async insert(answer: { id: string; sessionId: string; questionId: string; answers: unknown; by: QuestionAnswerer | undefined }): Promise<void> {
+  async insert(answer: {
+    id: string
+    sessionId: string
+    questionId: string
+    answers: unknown
+    by: QuestionAnswerer | undefined
+  }): Promise<void> {
     const client = await this.db.checkout()
     try {
       await client.query('BEGIN')
-      await client.query(`INSERT INTO ${this.db.table.answers} (id, session_id, question_id, answers, answered_by) VALUES ($1, $2, $3, $4::json, $5::json)`, [
-        answer.id,
-        answer.sessionId,
-        answer.questionId,
-        JSON.stringify(answer.answers),
-        answer.by === undefined ? null : JSON.stringify(answer.by),
-      ])
+      await client.query(
+        `INSERT INTO ${this.db.table.answers} (id, session_id, question_id, answers, answered_by) VALUES ($1, $2, $3, $4::json, $5::json)`,
+        [
+          answer.id,
+          answer.sessionId,
+          answer.questionId,
+          JSON.stringify(answer.answers),
+          answer.by === undefined ? null : JSON.stringify(answer.by),
+        ],
+      )
       await client.query('SELECT pg_notify($1, $2)', [this.channel, `s ${answer.sessionId}`])
       await client.query('COMMIT')
       client.release()
@@ -130,12 +145,20 @@ export class AnswerRows {
 
   /** What answer `id` says now: its result once decided, `'pending'` before, `undefined` when there is no such row. */
   async read(id: string, sessionId: string): Promise<AnswerResult | 'pending' | undefined> {
-    const { rows } = await this.db.pool.query<DecidedRow>(`SELECT id, question_id, status, code, message, reply_by, seq FROM ${this.db.table.answers} WHERE id = $1 AND session_id = $2`, [id, sessionId])
+    const { rows } = await this.db.pool.query<DecidedRow>(
+      `SELECT id, question_id, status, code, message, reply_by, seq FROM ${this.db.table.answers} WHERE id = $1 AND session_id = $2`,
+      [id, sessionId],
+    )
     const row = rows[0]
     if (row === undefined) return undefined
     if (row.status === 'pending') return 'pending'
     if (row.status === 'accepted') return { status: 'accepted', questionId: row.question_id, submission: row.id, seq: Number(row.seq) }
-    return { status: 'refused', code: row.code as never, message: row.message ?? '', ...(row.reply_by === null ? {} : { by: row.reply_by }) }
+    return {
+      status: 'refused',
+      code: row.code as never,
+      message: row.message ?? '',
+      ...(row.reply_by === null ? {} : { by: row.reply_by }),
+    }
   }
 
   /**
@@ -143,7 +166,11 @@ export class AnswerRows {
    * Resolves with what the row says afterwards: this decision, or the one
    * made before it.
    */
-  async decide(id: string, sessionId: string, decision: Exclude<AnswerDecision, { status: 'unknown' }>): Promise<AnswerResult | 'pending' | undefined> {
+  async decide(
+    id: string,
+    sessionId: string,
+    decision: Exclude<AnswerDecision, { status: 'unknown' }>,
+  ): Promise<AnswerResult | 'pending' | undefined> {
     const refused = decision.status === 'refused' ? decision : undefined
     await this.db.pool.query(
       `WITH decided AS (

@@ -51,7 +51,8 @@ export function postgresAnswers(config: PostgresAnswersConfig): PostgresAnswers 
   const schema = config.schema ?? 'planmode'
   checkSchema(schema)
   const pollMs = config.pollMs ?? ANSWER_POLL_MS
-  if (!Number.isInteger(pollMs) || pollMs < 1) throw new TypeError(`postgresAnswers: pollMs must be a positive integer, got ${String(config.pollMs)}`)
+  if (!Number.isInteger(pollMs) || pollMs < 1)
+    throw new TypeError(`postgresAnswers: pollMs must be a positive integer, got ${String(config.pollMs)}`)
   const connection = poolConfig(config.connection)
   const logger = config.logger ?? silent
   const db = new Database(schema, connection, 2, logger)

@@ -14,10 +14,13 @@ export async function within(promise: Promise<unknown>, ms: number): Promise<boo
     timer = setTimeout(() => resolve(false), ms)
   })
   try {
-    return await Promise.race([promise.then(
-      () => true,
-      () => true,
-    ), timeout])
+    return await Promise.race([
+      promise.then(
+        () => true,
+        () => true,
+      ),
+      timeout,
+    ])
   } finally {
     clearTimeout(timer)
   }

@@ -181,7 +181,8 @@ export class Committer {
     for (let ask = 0; ask < this.asks; ask++) {
       try {
         const outcome = await this.ask(session, lost)
-        if (outcome.kind === 'landed' || (outcome.kind === 'lost' && outcome.landed)) this.notifier.notify(session.id, lost.rows[lost.rows.length - 1]!.event.seq)
+        if (outcome.kind === 'landed' || (outcome.kind === 'lost' && outcome.landed))
+          this.notifier.notify(session.id, lost.rows[lost.rows.length - 1]!.event.seq)
         return outcome
       } catch (error) {
         failure = error
@@ -210,7 +211,12 @@ export class Committer {
       [session.id],
     )
     const row = found.rows[0]
-    if (row === undefined) return { kind: 'lost', landed: false, error: session.leaseLost(`its session row is gone, so the append of ${seqsOf(rows)} was not written`) }
+    if (row === undefined)
+      return {
+        kind: 'lost',
+        landed: false,
+        error: session.leaseLost(`its session row is gone, so the append of ${seqsOf(rows)} was not written`),
+      }
     const epoch = Number(row.epoch)
     const now = Number(row.head)
     if (epoch === session.epoch && now === head) return { kind: 'landed' }
@@ -218,9 +224,21 @@ export class Committer {
     const batch = `this writer's append of ${seqsOf(rows)}, whose connection failed, ${landed ? 'had landed' : 'was not written'}`
     const ownFence = again && epoch === session.epoch + 1 && row.holder_pid === session.lease.pid
     if (epoch !== session.epoch && !ownFence) {
-      return { kind: 'lost', landed, error: session.leaseLost(`another process${row.holder === null ? '' : ` (${row.holder})`} took the lease (epoch ${epoch}, this writer had ${session.epoch}); ${batch} before that`) }
+      return {
+        kind: 'lost',
+        landed,
+        error: session.leaseLost(
+          `another process${row.holder === null ? '' : ` (${row.holder})`} took the lease (epoch ${epoch}, this writer had ${session.epoch}); ${batch} before that`,
+        ),
+      }
     }
-    return { kind: 'lost', landed, error: session.leaseLost(`the log ends at seq ${now}, where this writer did not leave it (it wrote up to seq ${previous}, then the append of ${seqsOf(rows)}): it was changed outside this writer; ${batch}`) }
+    return {
+      kind: 'lost',
+      landed,
+      error: session.leaseLost(
+        `the log ends at seq ${now}, where this writer did not leave it (it wrote up to seq ${previous}, then the append of ${seqsOf(rows)}): it was changed outside this writer; ${batch}`,
+      ),
+    }
   }
 
   /** Whether the log holds exactly `rows` at their seqs (same time, type and JSON text). */
@@ -229,23 +247,43 @@ export class Committer {
       `SELECT seq, time, type, data::text AS json FROM ${this.db.table.events} WHERE session_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq`,
       [id, rows[0]!.event.seq, rows[rows.length - 1]!.event.seq],
     )
-    return found.length === rows.length && found.every((logged, index) => {
-      const row = rows[index]!
-      return Number(logged.seq) === row.event.seq && logged.time === row.event.time && logged.type === row.event.type && logged.json === row.json
-    })
+    return (
+      found.length === rows.length &&
+      found.every((logged, index) => {
+        const row = rows[index]!
+        return (
+          Number(logged.seq) === row.event.seq &&
+          logged.time === row.event.time &&
+          logged.type === row.event.type &&
+          logged.json === row.json
+        )
+      })
+    )
   }
 
   private async whyFenced(session: WriterSession): Promise<SessionLogError> {
-    const found = await this.db.query<{ epoch: string; holder: string | null; head: string }>('', `SELECT epoch, holder, head FROM ${this.db.table.sessions} WHERE id = $1`, [session.id]).catch(() => undefined)
+    const found = await this.db
+      .query<{ epoch: string; holder: string | null; head: string }>(
+        '',
+        `SELECT epoch, holder, head FROM ${this.db.table.sessions} WHERE id = $1`,
+        [session.id],
+      )
+      .catch(() => undefined)
     const row = found?.rows[0]
     if (row !== undefined && Number(row.epoch) !== session.epoch) {
-      return session.leaseLost(`another process${row.holder === null ? '' : ` (${row.holder})`} took the lease (epoch ${row.epoch}, this writer had ${session.epoch})`)
+      return session.leaseLost(
+        `another process${row.holder === null ? '' : ` (${row.holder})`} took the lease (epoch ${row.epoch}, this writer had ${session.epoch})`,
+      )
     }
     const last = session.events[session.events.length - 1]
     if (row !== undefined && Number(row.head) !== (last === undefined ? -1 : last.seq)) {
       // Every statement of this writer was answered or settled before this one: the change is not its own.
-      return session.leaseLost(`the log ends at seq ${row.head}, not at this writer's seq ${last === undefined ? -1 : last.seq}: it was changed outside this writer`)
+      return session.leaseLost(
+        `the log ends at seq ${row.head}, not at this writer's seq ${last === undefined ? -1 : last.seq}: it was changed outside this writer`,
+      )
     }
-    return session.leaseLost(row === undefined ? 'its session row could not be read after the commit was refused' : 'the session row changed while the commit ran')
+    return session.leaseLost(
+      row === undefined ? 'its session row could not be read after the commit was refused' : 'the session row changed while the commit ran',
+    )
   }
 }

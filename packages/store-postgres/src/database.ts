@@ -69,10 +69,26 @@ export class Database {
       } catch (error) {
         throw unavailable(`cannot read schema ${this.schema}`, error)
       }
-      if (!Number.isInteger(version)) throw new SessionLogError('SCHEMA', `schema ${this.schema} has no readable version in its meta table; it was not made by setup() of @planmode/store-postgres`)
-      if (version === 0) throw new SessionLogError('SCHEMA', `schema ${this.schema} is not set up: run setup({ connection, schema: '${this.schema}' }) of @planmode/store-postgres once`)
-      if (version < SCHEMA_VERSION) throw new SessionLogError('SCHEMA', `schema ${this.schema} is at version ${version}, this package needs ${SCHEMA_VERSION}: run setup() to migrate it`)
-      if (version > SCHEMA_VERSION) throw new SessionLogError('SCHEMA', `schema ${this.schema} is at version ${version}, newer than this package knows (${SCHEMA_VERSION}); upgrade @planmode/store-postgres`)
+      if (!Number.isInteger(version))
+        throw new SessionLogError(
+          'SCHEMA',
+          `schema ${this.schema} has no readable version in its meta table; it was not made by setup() of @planmode/store-postgres`,
+        )
+      if (version === 0)
+        throw new SessionLogError(
+          'SCHEMA',
+          `schema ${this.schema} is not set up: run setup({ connection, schema: '${this.schema}' }) of @planmode/store-postgres once`,
+        )
+      if (version < SCHEMA_VERSION)
+        throw new SessionLogError(
+          'SCHEMA',
+          `schema ${this.schema} is at version ${version}, this package needs ${SCHEMA_VERSION}: run setup() to migrate it`,
+        )
+      if (version > SCHEMA_VERSION)
+        throw new SessionLogError(
+          'SCHEMA',
+          `schema ${this.schema} is at version ${version}, newer than this package knows (${SCHEMA_VERSION}); upgrade @planmode/store-postgres`,
+        )
     })().catch((error: unknown) => {
       this.checked = undefined
       throw error

@@ -43,25 +43,44 @@ export interface Row {
  */
 export function rowOf(id: string, type: unknown, data: unknown, seq: number, time: number): Row {
   if (typeof type !== 'string' || type === '') {
-    throw new SessionLogError('INVALID_EVENT', `session ${id}: event type must be a non-empty string, got ${describe(type)}; nothing was written`)
+    throw new SessionLogError(
+      'INVALID_EVENT',
+      `session ${id}: event type must be a non-empty string, got ${describe(type)}; nothing was written`,
+    )
   }
   if (NOT_TEXT.test(type)) {
-    throw new SessionLogError('INVALID_EVENT', `session ${id}: event type ${JSON.stringify(type)} has a NUL or a lone surrogate, which PostgreSQL text cannot hold; nothing was written`)
+    throw new SessionLogError(
+      'INVALID_EVENT',
+      `session ${id}: event type ${JSON.stringify(type)} has a NUL or a lone surrogate, which PostgreSQL text cannot hold; nothing was written`,
+    )
   }
   if (seq > Number.MAX_SAFE_INTEGER) {
-    throw new SessionLogError('SEQ_LIMIT', `session ${id}: ${type} would get seq ${seq}, past Number.MAX_SAFE_INTEGER, which a reopen cannot read exactly; nothing was written`)
+    throw new SessionLogError(
+      'SEQ_LIMIT',
+      `session ${id}: ${type} would get seq ${seq}, past Number.MAX_SAFE_INTEGER, which a reopen cannot read exactly; nothing was written`,
+    )
   }
   let json: string | undefined
   try {
     json = JSON.stringify(data)
   } catch (error) {
-    throw new SessionLogError('INVALID_EVENT', `session ${id}: ${type} data is not JSON-serializable (${(error as Error).message}); nothing was written`, { cause: error })
+    throw new SessionLogError(
+      'INVALID_EVENT',
+      `session ${id}: ${type} data is not JSON-serializable (${(error as Error).message}); nothing was written`,
+      { cause: error },
+    )
   }
   if (json === undefined) {
-    throw new SessionLogError('INVALID_EVENT', `session ${id}: ${type} data is not JSON-serializable (JSON has no form for ${data === undefined ? 'undefined' : describe(data)}); nothing was written`)
+    throw new SessionLogError(
+      'INVALID_EVENT',
+      `session ${id}: ${type} data is not JSON-serializable (JSON has no form for ${data === undefined ? 'undefined' : describe(data)}); nothing was written`,
+    )
   }
   if (QUESTION_EVENTS.has(type) && NOT_TEXT_JSON.test(json)) {
-    throw new SessionLogError('INVALID_EVENT', `session ${id}: ${type} data holds a NUL or a lone surrogate, which PostgreSQL cannot index (its questionId is read as text); nothing was written`)
+    throw new SessionLogError(
+      'INVALID_EVENT',
+      `session ${id}: ${type} data holds a NUL or a lone surrogate, which PostgreSQL cannot index (its questionId is read as text); nothing was written`,
+    )
   }
   return { event: { type, seq, time, data: JSON.parse(json) } as SessionEvent, json }
 }
@@ -71,7 +90,8 @@ export function forkRow(value: unknown): Row | string {
   if (typeof value !== 'object' || value === null) return 'not an object'
   const { type, seq, time, data } = value as Record<string, unknown>
   if (typeof type !== 'string' || type === '') return `type must be a non-empty string, got ${describe(type)}`
-  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) return `seq must be a safe non-negative integer, got ${describe(seq)}`
+  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0)
+    return `seq must be a safe non-negative integer, got ${describe(seq)}`
   if (typeof time !== 'number' || !Number.isFinite(time)) return `time must be a finite number, got ${describe(time)}`
   try {
     return rowOf('fork', type, data, seq, time)

@@ -29,7 +29,9 @@ export class Follower implements FollowerSession {
   ) {}
 
   append(): Promise<never> {
-    return Promise.reject(new SessionLogError('READ_ONLY', `session ${this.id} is open read-only here: the process that holds its lease writes it`))
+    return Promise.reject(
+      new SessionLogError('READ_ONLY', `session ${this.id} is open read-only here: the process that holds its lease writes it`),
+    )
   }
 
   get head(): number {

@@ -53,7 +53,11 @@ export class Followers {
   async follow(id: string, alive: () => void): Promise<Follower> {
     await this.listener.listen()
     alive()
-    const found = await this.db.query<{ id: string }>(`cannot follow session ${id}`, `SELECT id FROM ${this.db.table.sessions} WHERE id = $1`, [id])
+    const found = await this.db.query<{ id: string }>(
+      `cannot follow session ${id}`,
+      `SELECT id FROM ${this.db.table.sessions} WHERE id = $1`,
+      [id],
+    )
     alive()
     if (found.rows.length === 0) throw new SessionLogError('NOT_FOUND', `session ${id} not found in schema ${this.db.schema}`)
     const follower = new Follower(id, await readAll(this.db, id), this.db, this.announce)
@@ -92,7 +96,9 @@ export class Followers {
 
   /** A follower's read failed: it tries again (100 ms, doubling up to 5 s) until it reads, closes, or the store ends. */
   private readFailed(follower: Follower, error: unknown, delay = 100): void {
-    this.logger.warn(`store-postgres: follower of session ${follower.id} could not read new events (${(error as Error).message}); trying again in ${delay} ms`)
+    this.logger.warn(
+      `store-postgres: follower of session ${follower.id} could not read new events (${(error as Error).message}); trying again in ${delay} ms`,
+    )
     setTimeout(() => {
       if (follower.closed || this.disposed()) return
       follower.catchUp().catch((again: unknown) => this.readFailed(follower, again, Math.min(delay * 2, 5_000)))
@@ -110,7 +116,10 @@ export class Followers {
       void (async () => {
         const ids = [...this.byId.keys()]
         if (ids.length === 0 || this.disposed()) return
-        const { rows } = await this.db.pool.query<{ id: string; head: string }>(`SELECT id, head FROM ${this.db.table.sessions} WHERE id = ANY($1)`, [ids])
+        const { rows } = await this.db.pool.query<{ id: string; head: string }>(
+          `SELECT id, head FROM ${this.db.table.sessions} WHERE id = ANY($1)`,
+          [ids],
+        )
         for (const row of rows) {
           for (const follower of this.byId.get(row.id) ?? []) {
             if (follower.head < Number(row.head)) this.catchUp(follower)

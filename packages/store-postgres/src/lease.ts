@@ -73,7 +73,14 @@ export class Leases {
       try {
         await client.connect()
         const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')
-        const connection: LeaseConnection = { client, pid: rows[0]!.pid, lost: false, held: new Map(), last: Promise.resolve(), lose: () => {} }
+        const connection: LeaseConnection = {
+          client,
+          pid: rows[0]!.pid,
+          lost: false,
+          held: new Map(),
+          last: Promise.resolve(),
+          lose: () => {},
+        }
         const lose = (error?: Error): void => {
           if (connection.lost) return
           connection.lost = true
@@ -83,7 +90,9 @@ export class Leases {
           }
           const held = this.heldBy(connection)
           if (held.length > 0) {
-            this.logger.error(`store-postgres: the lease connection failed${error === undefined ? '' : ` (${error.message})`}; sessions ${held.join(', ')} can no longer be written here`)
+            this.logger.error(
+              `store-postgres: the lease connection failed${error === undefined ? '' : ` (${error.message})`}; sessions ${held.join(', ')} can no longer be written here`,
+            )
           }
         }
         connection.lose = lose
@@ -119,7 +128,12 @@ export class Leases {
    * reuses it when the connection holds it already (a second try-lock would
    * count it twice). Resolves with the row's key and whether it is held now.
    */
-  lock(connection: LeaseConnection, what: string, where: string, values: readonly unknown[]): Promise<{ lock_key: number; got: boolean } | undefined> {
+  lock(
+    connection: LeaseConnection,
+    what: string,
+    where: string,
+    values: readonly unknown[],
+  ): Promise<{ lock_key: number; got: boolean } | undefined> {
     return this.onLease(connection, what, async (client) => {
       const { rows } = await client.query<{ lock_key: number; got: boolean }>(
         `SELECT lock_key, CASE WHEN lock_key = ANY($1::int[]) THEN true ELSE pg_try_advisory_lock($2, lock_key) END AS got FROM ${this.db.table.sessions} WHERE ${where}`,
@@ -188,7 +202,13 @@ export class Leases {
     // The row names the holder only while the pid it names holds the lock: a process that just took
     // the lock writes its row one statement later, so a mismatch is read again for a moment.
     for (let attempt = 0; ; attempt++) {
-      const { rows } = await this.db.query<{ epoch: string; holder: string | null; holder_pid: number | null; leased_at: Date | null; lock_pid: number | null }>(
+      const { rows } = await this.db.query<{
+        epoch: string
+        holder: string | null
+        holder_pid: number | null
+        leased_at: Date | null
+        lock_pid: number | null
+      }>(
         `cannot read the lease of session ${id}`,
         `SELECT s.epoch, s.holder, s.holder_pid, s.leased_at,
                 (SELECT l.pid FROM pg_locks l

@@ -32,7 +32,11 @@ export async function readRange(db: Database, id: string, seq: number, head: num
       [id, after],
     )
     if (rows.length === 0) {
-      const next = await db.query<{ seq: string | null }>(`reading session ${id}`, `SELECT min(seq) AS seq FROM ${db.table.events} WHERE session_id = $1 AND seq > $2`, [id, after])
+      const next = await db.query<{ seq: string | null }>(
+        `reading session ${id}`,
+        `SELECT min(seq) AS seq FROM ${db.table.events} WHERE session_id = $1 AND seq > $2`,
+        [id, after],
+      )
       const gapEnd = next.rows[0]?.seq
       if (gapEnd == null) return
       after = Number(gapEnd) - 1

@@ -43,7 +43,10 @@ export class Notifier {
         .query('SELECT pg_notify($1, $2)', [this.channel, `${seq} ${id}`])
         .then(
           () => {},
-          (error: unknown) => this.logger.warn(`store-postgres: could not notify the followers of session ${id} (${(error as Error).message}); they catch up at their next poll`),
+          (error: unknown) =>
+            this.logger.warn(
+              `store-postgres: could not notify the followers of session ${id} (${(error as Error).message}); they catch up at their next poll`,
+            ),
         )
         .finally(() => {
           this.sending.delete(sent)

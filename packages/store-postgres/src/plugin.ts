@@ -55,5 +55,7 @@ export function postgresSessions(config: PostgresSessionsConfig): Plugin<void> {
  * @public
  */
 export function asPostgresStore(sessions: unknown): PostgresSessionStore | undefined {
-  return typeof sessions === 'object' && sessions !== null && (sessions as Record<symbol, unknown>)[marker] === true ? (sessions as PostgresSessionStore) : undefined
+  return typeof sessions === 'object' && sessions !== null && (sessions as Record<symbol, unknown>)[marker] === true
+    ? (sessions as PostgresSessionStore)
+    : undefined
 }

@@ -12,7 +12,9 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/
 /** Throws `TypeError` unless `schema` is a plain lower-case identifier. */
 export function checkSchema(schema: string): void {
   if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema)) {
-    throw new TypeError(`store-postgres: schema must be a lower-case identifier (letters, digits, "_", at most 63), got ${JSON.stringify(schema)}`)
+    throw new TypeError(
+      `store-postgres: schema must be a lower-case identifier (letters, digits, "_", at most 63), got ${JSON.stringify(schema)}`,
+    )
   }
 }
 
@@ -170,11 +172,17 @@ export async function setup(options: SetupOptions): Promise<SetupResult> {
     const row = await client.query<{ value: string }>(`SELECT value FROM "${schema}".meta WHERE key = 'version'`)
     const from = row.rows.length === 0 ? 0 : Number(row.rows[0]!.value)
     if (!Number.isInteger(from) || from > SCHEMA_VERSION) {
-      throw new SessionLogError('SCHEMA', `schema ${schema} is at version ${row.rows[0]!.value}, newer than this @planmode/store-postgres knows (${SCHEMA_VERSION}); upgrade the package`)
+      throw new SessionLogError(
+        'SCHEMA',
+        `schema ${schema} is at version ${row.rows[0]!.value}, newer than this @planmode/store-postgres knows (${SCHEMA_VERSION}); upgrade the package`,
+      )
     }
     const steps = migrations(schema)
     for (let version = from; version < SCHEMA_VERSION; version++) await client.query(steps[version]!)
-    await client.query(`INSERT INTO "${schema}".meta (key, value) VALUES ('version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [String(SCHEMA_VERSION)])
+    await client.query(
+      `INSERT INTO "${schema}".meta (key, value) VALUES ('version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+      [String(SCHEMA_VERSION)],
+    )
     await client.query('COMMIT')
     return { schema, from, version: SCHEMA_VERSION }
   } catch (error) {

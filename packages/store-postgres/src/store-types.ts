@@ -1,5 +1,5 @@
 import type { CreateSessionOptions, HostSession, SessionStore } from '@planmode/store'
-import type { AnswerInbox, Session } from '@planmode/seams'
+import type { AnswerInbox, Session, SessionEvent } from '@planmode/seams'
 import type { Connection } from './schema.js'
 
 // The public types of the store: its config, its sessions (a writer's and a
@@ -128,6 +128,14 @@ export interface PostgresSessionStore extends SessionStore {
    * warning), committed like any append, so followers see it at once.
    */
   open(id: string): Promise<PostgresSession>
+  /**
+   * The committed events of session `id` (the rows up to the head its row
+   * shows now), read without taking its lease and without changing
+   * anything; a session this store writes gives its own `events`.
+   * `NOT_FOUND` when there is no such session, `INVALID_ID` for an id that
+   * is not one.
+   */
+  read(id: string): Promise<readonly SessionEvent[]>
   /** Creates an empty session holding its lease (`EXISTS` if the id is taken, in any process). */
   create(options?: CreateSessionOptions): Promise<PostgresSession>
   /** A new session whose log is a copy of `session.events[0, end)`, checked as the JSONL store's `fork` checks it; written in one transaction. */

@@ -2,7 +2,14 @@ import { hostname } from 'node:os'
 import pg from 'pg'
 import type { Context } from '@planmode/context'
 import type { AnswerInbox, Session, SessionEvent } from '@planmode/seams'
-import { checkSessionId, closeInterruptedAtOpen, forkCopies, SessionLogError, type AnswerDesk, type CreateSessionOptions } from '@planmode/store'
+import {
+  checkSessionId,
+  closeInterruptedAtOpen,
+  forkCopies,
+  SessionLogError,
+  type AnswerDesk,
+  type CreateSessionOptions,
+} from '@planmode/store'
 import { PostgresAnswerDesk } from './answer-desk.js'
 import { ANSWER_POLL_MS, PostgresAnswerInbox } from './answer-inbox.js'
 import { AnswerRows } from './answer-rows.js'
@@ -83,13 +90,16 @@ class Store implements PostgresSessionStore {
     this.schema = config.schema === undefined ? 'planmode' : config.schema
     checkSchema(this.schema)
     const poolSize = config.poolSize ?? 10
-    if (!Number.isInteger(poolSize) || poolSize < 1) throw new TypeError(`postgresSessions: poolSize must be a positive integer, got ${String(config.poolSize)}`)
+    if (!Number.isInteger(poolSize) || poolSize < 1)
+      throw new TypeError(`postgresSessions: poolSize must be a positive integer, got ${String(config.poolSize)}`)
     const followerPollMs = config.followerPollMs ?? 2_000
     if (!Number.isInteger(followerPollMs) || followerPollMs < 1) {
       throw new TypeError(`postgresSessions: followerPollMs must be a positive integer, got ${String(config.followerPollMs)}`)
     }
     if (config.holder !== undefined && (typeof config.holder !== 'string' || config.holder === '' || NOT_TEXT.test(config.holder))) {
-      throw new TypeError(`postgresSessions: holder must be a non-empty string PostgreSQL text can hold (no NUL, no lone surrogate), got ${describe(config.holder)}`)
+      throw new TypeError(
+        `postgresSessions: holder must be a non-empty string PostgreSQL text can hold (no NUL, no lone surrogate), got ${describe(config.holder)}`,
+      )
     }
     this.holder = config.holder ?? `${hostname()}:${process.pid}`
     const connection = poolConfig(config.connection)
@@ -102,9 +112,15 @@ class Store implements PostgresSessionStore {
     const announce = (session: Session, event: SessionEvent): void => this.announce(session, event)
     this.followers = new Followers(this.db, connection, channel, followerPollMs, logger, () => this.disposed, announce)
     const answerPollMs = config.answerPollMs ?? ANSWER_POLL_MS
-    if (!Number.isInteger(answerPollMs) || answerPollMs < 1) throw new TypeError(`postgresSessions: answerPollMs must be a positive integer, got ${String(config.answerPollMs)}`)
+    if (!Number.isInteger(answerPollMs) || answerPollMs < 1)
+      throw new TypeError(`postgresSessions: answerPollMs must be a positive integer, got ${String(config.answerPollMs)}`)
     const rows = new AnswerRows(this.db, this.leases.lockClass, answersChannelOf(this.schema))
-    this.answerSignals = new AnswerSignals(connection, rows.channel, logger, () => !this.disposed && (this.answerDesk.wanted || this.answerSignals.waiting))
+    this.answerSignals = new AnswerSignals(
+      connection,
+      rows.channel,
+      logger,
+      () => !this.disposed && (this.answerDesk.wanted || this.answerSignals.waiting),
+    )
     this.answerDesk = new PostgresAnswerDesk(rows, this.answerSignals, { writer: (id) => this.writable(id) }, logger, answerPollMs)
     this.answers = new PostgresAnswerInbox(this.db, rows, this.answerSignals, logger, answerPollMs)
   }
@@ -199,13 +215,20 @@ class Store implements PostgresSessionStore {
         if (inserted.rows.length === 0) throw new SessionLogError('EXISTS', `session ${id} already exists`)
         const key = inserted.rows[0]!.lock_key
         // The key is new: nobody else can hold it, and nobody sees the session before the commit.
-        if (!(await this.leases.lockNew(lease, id, key))) throw new SessionLogError('LOCKED', `session ${id}: its new lease is held by another connection`)
+        if (!(await this.leases.lockNew(lease, id, key)))
+          throw new SessionLogError('LOCKED', `session ${id}: its new lease is held by another connection`)
         lockKey = key
         for (let start = 0; start < rows.length; start += CHUNK) {
           const chunk = rows.slice(start, start + CHUNK)
           await client.query(
             `INSERT INTO ${table.events} (session_id, seq, time, type, data) SELECT $1, * FROM unnest($2::bigint[], $3::float8[], $4::text[], $5::json[])`,
-            [id, chunk.map((row) => row.event.seq), chunk.map((row) => row.event.time), chunk.map((row) => row.event.type), chunk.map((row) => row.json)],
+            [
+              id,
+              chunk.map((row) => row.event.seq),
+              chunk.map((row) => row.event.time),
+              chunk.map((row) => row.event.type),
+              chunk.map((row) => row.json),
+            ],
           )
         }
         await client.query('COMMIT')
@@ -217,7 +240,14 @@ class Store implements PostgresSessionStore {
         if (SessionLogError.isInstance(error)) throw error
         throw unavailable(`cannot create session ${id}`, error)
       }
-      const session = new WriterSession(id, rows.map((row) => row.event), 1, lockKey, lease, this)
+      const session = new WriterSession(
+        id,
+        rows.map((row) => row.event),
+        1,
+        lockKey,
+        lease,
+        this,
+      )
       if (this.disposed) {
         await this.release(session)
         this.alive()
@@ -270,7 +300,11 @@ class Store implements PostgresSessionStore {
     if (loaded !== undefined) return loaded.events
     await this.db.ready()
     // Up to the head the row shows now: every committed event, none half-written, and no lease taken.
-    const found = await this.db.query<{ head: string }>(`cannot read session ${id}`, `SELECT head FROM ${this.db.table.sessions} WHERE id = $1`, [id])
+    const found = await this.db.query<{ head: string }>(
+      `cannot read session ${id}`,
+      `SELECT head FROM ${this.db.table.sessions} WHERE id = $1`,
+      [id],
+    )
     const head = found.rows[0]?.head
     if (head === undefined) throw new SessionLogError('NOT_FOUND', `session ${id} not found in schema ${this.schema}`)
     return readAll(this.db, id, Number(head))
@@ -287,7 +321,10 @@ class Store implements PostgresSessionStore {
         (info) => info.holder,
         () => undefined,
       )
-      throw new SessionLogError('LOCKED', `session ${id} is being written by another process${holder === undefined ? '' : ` (${holder})`}, which holds its lease; open it read-only with follow(), or wait until that process closes it or dies`)
+      throw new SessionLogError(
+        'LOCKED',
+        `session ${id} is being written by another process${holder === undefined ? '' : ` (${holder})`}, which holds its lease; open it read-only with follow(), or wait until that process closes it or dies`,
+      )
     }
     let epoch: number | undefined
     try {
@@ -301,7 +338,10 @@ class Store implements PostgresSessionStore {
       const events = await readAll(this.db, id, head)
       const last = events.length === 0 ? -1 : events[events.length - 1]!.seq
       if (last !== head) {
-        throw new SessionLogError('SEQ_ORDER', `session ${id}: the log ends at seq ${last} but the session row says ${head}; the tables were changed outside this store`)
+        throw new SessionLogError(
+          'SEQ_ORDER',
+          `session ${id}: the log ends at seq ${last} but the session row says ${head}; the tables were changed outside this store`,
+        )
       }
       const session = new WriterSession(id, events, epoch, row.lock_key, lease, this)
       for (const event of events) this.checkInvariants(event, session)
@@ -311,7 +351,9 @@ class Store implements PostgresSessionStore {
       this.register(session)
       // Answers sent to the writer that died: decided from the log now final, so none waits for it.
       await this.answerDesk.settleAtOpen(session).catch((error: unknown) => {
-        this.ctx.logger.warn(`store-postgres: could not decide the answers left pending on session ${id}: ${error instanceof Error ? error.message : String(error)}`)
+        this.ctx.logger.warn(
+          `store-postgres: could not decide the answers left pending on session ${id}: ${error instanceof Error ? error.message : String(error)}`,
+        )
       })
       return session
     } catch (error) {
@@ -375,14 +417,20 @@ class Store implements PostgresSessionStore {
       for (const follower of this.following()) await this.close(follower)
       closing.push(...[...this.writers.values()].map((session) => session.close()), ...this.closingWriters.values())
       const failures = (await Promise.allSettled(closing)).filter((result) => result.status === 'rejected')
-      for (const failure of failures) this.ctx.logger.error('store-postgres: closing a session failed', (failure as PromiseRejectedResult).reason)
+      for (const failure of failures)
+        this.ctx.logger.error('store-postgres: closing a session failed', (failure as PromiseRejectedResult).reason)
       this.answerDesk.stop()
       const answerListener = this.answerSignals.detach()
       const lease = this.leases.detach()
       const listener = this.followers.stop()
       // The last commits' notifies go out before the pool ends (followers elsewhere wait for them).
       await this.notifier.drain()
-      await Promise.allSettled([this.leases.end(lease), listener?.then((client) => endClient(client)), answerListener?.then((client) => endClient(client)), this.db.pool.end()])
+      await Promise.allSettled([
+        this.leases.end(lease),
+        listener?.then((client) => endClient(client)),
+        answerListener?.then((client) => endClient(client)),
+        this.db.pool.end(),
+      ])
     })()
     return this.ended
   }

@@ -193,7 +193,10 @@ export class WriterSession implements PostgresSession {
         this.lease.lost || this.closed
           ? `this writer ${this.closed ? 'is closed' : 'lost its lease'}, so only a reopen can settle it`
           : 'the database cannot be asked yet; sync() again, or reopen the session'
-      throw new SessionLogError('OUTCOME_UNKNOWN', `session ${this.id}: the outcome of the append of ${seqsOf(lost.rows)} is still unknown: ${why}`)
+      throw new SessionLogError(
+        'OUTCOME_UNKNOWN',
+        `session ${this.id}: the outcome of the append of ${seqsOf(lost.rows)} is still unknown: ${why}`,
+      )
     }
   }
 

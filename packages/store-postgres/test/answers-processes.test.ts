@@ -40,12 +40,17 @@ const start = (file: string, args: readonly string[]): StartedChild =>
   startChild(file, args, { env: { PLANMODE_PG_URL: db.url(), PLANMODE_TEST_REVIEW: JSON.stringify(REVIEW_QUESTION) } })
 
 async function rows(id: string): Promise<SessionEvent[]> {
-  const found = await db.admin<{ seq: string; time: number; type: string; data: unknown }>(`SELECT seq, time, type, data FROM "${db.schema}".events WHERE session_id = $1 ORDER BY seq`, [id])
+  const found = await db.admin<{ seq: string; time: number; type: string; data: unknown }>(
+    `SELECT seq, time, type, data FROM "${db.schema}".events WHERE session_id = $1 ORDER BY seq`,
+    [id],
+  )
   return found.map((row) => ({ type: row.type, seq: Number(row.seq), time: row.time, data: row.data }) as SessionEvent)
 }
 
 const settlementsOf = (events: readonly SessionEvent[], questionId: string): QuestionSettled[] =>
-  events.filter((event) => event.type === 'question/settled' && (event.data as QuestionSettled).questionId === questionId).map((event) => event.data as QuestionSettled)
+  events
+    .filter((event) => event.type === 'question/settled' && (event.data as QuestionSettled).questionId === questionId)
+    .map((event) => event.data as QuestionSettled)
 
 /** Opens the session as the next writer would (settling and deciding what a killed writer left), then ends the store. */
 async function reopen(lane: WorkLane, id: string): Promise<void> {
@@ -63,7 +68,9 @@ async function reopen(lane: WorkLane, id: string): Promise<void> {
 }
 
 describe('answers between processes over PostgreSQL', () => {
-  it(`${ROUNDS} rounds of three submitter processes answering at once while the writer is killed (before or after it commits the answer it took, at a random moment) or answers at its own terminal: each result is true to the rows`, ({ signal }) =>
+  it(`${ROUNDS} rounds of three submitter processes answering at once while the writer is killed (before or after it commits the answer it took, at a random moment) or answers at its own terminal: each result is true to the rows`, ({
+    signal,
+  }) =>
     boundedWork({ what: `answers between processes (${ROUNDS} rounds)`, stepMs: STEP_MS, signal }, async (work) => {
       const id = 'answer-kills'
       const labels = ['Approve', 'Keep planning', 'Stop planning']
@@ -72,15 +79,26 @@ describe('answers between processes over PostgreSQL', () => {
       for (let round = 1; round <= ROUNDS; round++) {
         const mode = (['kill-before-log', 'kill-after-log', 'random', 'local', 'plain'] as const)[round % 5]!
         const writer = start(writerFile, [db.schema, id, mode === 'kill-before-log' || mode === 'kill-after-log' ? mode : 'plain'])
-        const questionId = await work.wait(writer.line(/^asked (\S+)$/m), `round ${round} (${mode}): writer pid ${String(writer.child.pid)} starting and asking`, writer.output)
+        const questionId = await work.wait(
+          writer.line(/^asked (\S+)$/m),
+          `round ${round} (${mode}): writer pid ${String(writer.child.pid)} starting and asking`,
+          writer.output,
+        )
         const submitters = labels.map((label, index) => start(submitterFile, [db.schema, id, questionId, label, `user-${round}-${index}`]))
-        await work.wait(Promise.all(submitters.map((submitter) => submitter.line(/^(ready)$/m))), `round ${round}: three submitters starting`)
+        await work.wait(
+          Promise.all(submitters.map((submitter) => submitter.line(/^(ready)$/m))),
+          `round ${round}: three submitters starting`,
+        )
         for (const submitter of submitters) submitter.child.stdin!.write('go\n')
         if (mode === 'local') setTimeout(() => writer.child.stdin!.write('local\n'), Math.floor(Math.random() * 40))
         if (mode === 'random') setTimeout(() => writer.child.kill('SIGKILL'), Math.floor(Math.random() * 150))
-        const results = (await work.wait(Promise.all(submitters.map((submitter) => submitter.line(/^result (.+)$/m))), `round ${round}: waiting for the three results`, () => submitters.map((s) => s.output()).join('; '))).map(
-          (line) => JSON.parse(line) as AnswerResult,
-        )
+        const results = (
+          await work.wait(
+            Promise.all(submitters.map((submitter) => submitter.line(/^result (.+)$/m))),
+            `round ${round}: waiting for the three results`,
+            () => submitters.map((s) => s.output()).join('; '),
+          )
+        ).map((line) => JSON.parse(line) as AnswerResult)
         const exit = await work.wait(writer.exited, `round ${round}: waiting for the writer to exit`, writer.output)
         if (mode === 'local' || mode === 'plain') expect(exit.code, writer.output()).toBe(0)
         else if (mode !== 'random') expect(exit.signal).toBe('SIGKILL')
@@ -97,7 +115,9 @@ describe('answers between processes over PostgreSQL', () => {
           const winner = results.indexOf(accepted[0]!)
           expect(settled!.submission).toBe((accepted[0] as { submission: string }).submission)
           expect(settled!.answer).toEqual([{ id: 'plan-review', selected: [labels[winner]], by: { id: `user-${round}-${winner}` } }])
-          for (const [index, result] of results.entries()) if (index !== winner) expect(result, context).toMatchObject({ status: 'refused', code: 'ALREADY_ANSWERED', by: { id: `user-${round}-${winner}` } })
+          for (const [index, result] of results.entries())
+            if (index !== winner)
+              expect(result, context).toMatchObject({ status: 'refused', code: 'ALREADY_ANSWERED', by: { id: `user-${round}-${winner}` } })
           tally.accepted += 1
           tally.refusedAlready += results.length - 1
         } else if (settled!.outcome === 'answered') {
@@ -115,8 +135,14 @@ describe('answers between processes over PostgreSQL', () => {
           }
         }
         // Every row is decided, and says what its submitter was told.
-        const decided = await db.admin<{ id: string; status: string; code: string | null }>(`SELECT id, status, code FROM "${db.schema}".answers WHERE session_id = $1 AND question_id = $2`, [id, questionId])
-        expect(decided.filter((row) => row.status === 'pending'), context).toEqual([])
+        const decided = await db.admin<{ id: string; status: string; code: string | null }>(
+          `SELECT id, status, code FROM "${db.schema}".answers WHERE session_id = $1 AND question_id = $2`,
+          [id, questionId],
+        )
+        expect(
+          decided.filter((row) => row.status === 'pending'),
+          context,
+        ).toEqual([])
         for (const result of results) {
           if (result.status === 'accepted') expect(decided.find((row) => row.id === result.submission)?.status).toBe('accepted')
         }
@@ -128,7 +154,9 @@ describe('answers between processes over PostgreSQL', () => {
           expect(before === undefined || before === data.questionId, context).toBe(true)
           applied.set(data.submission, data.questionId)
         }
-        const named = events.filter((event) => event.type === 'question/settled' && (event.data as QuestionSettled).submission !== undefined).map((event) => (event.data as QuestionSettled).submission)
+        const named = events
+          .filter((event) => event.type === 'question/settled' && (event.data as QuestionSettled).submission !== undefined)
+          .map((event) => (event.data as QuestionSettled).submission)
         expect(new Set(named).size).toBe(named.length)
         work.done()
       }
@@ -139,11 +167,17 @@ describe('answers between processes over PostgreSQL', () => {
   it('a standalone submitter of a session nobody writes is refused NO_WRITER without writing anything', async () => {
     const w = db.process()
     const session = await w.store.create({ id: 'nobody-writes' })
-    await session.append('question/asked', { questionId: 'q_left', agent: 'a', question: [{ id: 'q', header: 'Q', question: 'Yes?', options: [{ label: 'Yes', description: 'yes' }] }] })
+    await session.append('question/asked', {
+      questionId: 'q_left',
+      agent: 'a',
+      question: [{ id: 'q', header: 'Q', question: 'Yes?', options: [{ label: 'Yes', description: 'yes' }] }],
+    })
     await w.store.end()
     const answers = postgresAnswers({ connection: db.url(), schema: db.schema })
     try {
-      expect(await answers.submit({ sessionId: 'nobody-writes', questionId: 'q_left', answers: [{ id: 'q', selected: ['Yes'] }] })).toMatchObject({ status: 'refused', code: 'NO_WRITER' })
+      expect(
+        await answers.submit({ sessionId: 'nobody-writes', questionId: 'q_left', answers: [{ id: 'q', selected: ['Yes'] }] }),
+      ).toMatchObject({ status: 'refused', code: 'NO_WRITER' })
     } finally {
       await answers.end()
     }

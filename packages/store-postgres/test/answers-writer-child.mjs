@@ -19,9 +19,22 @@ import { asPostgresStore, postgresSessions } from '@planmode/store-postgres'
 const [schema, id, mode] = process.argv.slice(2)
 const connection = process.env.PLANMODE_PG_URL
 if (connection === undefined || connection === '') throw new Error('answers-writer-child: PLANMODE_PG_URL is not set')
-const quiet = { debug() {}, info() {}, warn(message) { process.stderr.write(`warn: ${message}\n`) }, error(message) { process.stderr.write(`error: ${message}\n`) } }
+const quiet = {
+  debug() {},
+  info() {},
+  warn(message) {
+    process.stderr.write(`warn: ${message}\n`)
+  },
+  error(message) {
+    process.stderr.write(`error: ${message}\n`)
+  },
+}
 const root = new Context({ logger: quiet })
-root.plugin(hostPlugin, { sessions: postgresSessions({ connection, schema, holder: `answers-writer-${process.pid}`, poolSize: 2, answerPollMs: 100 }), model: createScriptedModel([]), retryDelayMs: 0 })
+root.plugin(hostPlugin, {
+  sessions: postgresSessions({ connection, schema, holder: `answers-writer-${process.pid}`, poolSize: 2, answerPollMs: 100 }),
+  model: createScriptedModel([]),
+  retryDelayMs: 0,
+})
 const store = asPostgresStore(root.require('sessions'))
 let session
 for (;;) {
@@ -36,16 +49,27 @@ for (;;) {
 }
 let mine
 const remote = (event) => event.type === 'question/settled' && event.data.questionId === mine && event.data.submission !== undefined
-if (mode === 'kill-before-log') root.require('sessionInvariants').register('kill', (event) => { if (remote(event)) process.kill(process.pid, 'SIGKILL') })
-if (mode === 'kill-after-log') root.on('session/event', ({ event }) => { if (remote(event)) process.kill(process.pid, 'SIGKILL') })
-root.on('session/event', ({ event }) => { if (event.type === 'question/asked') process.stdout.write(`asked ${(mine = event.data.questionId)}\n`) })
+if (mode === 'kill-before-log')
+  root.require('sessionInvariants').register('kill', (event) => {
+    if (remote(event)) process.kill(process.pid, 'SIGKILL')
+  })
+if (mode === 'kill-after-log')
+  root.on('session/event', ({ event }) => {
+    if (remote(event)) process.kill(process.pid, 'SIGKILL')
+  })
+root.on('session/event', ({ event }) => {
+  if (event.type === 'question/asked') process.stdout.write(`asked ${(mine = event.data.questionId)}\n`)
+})
 let answerLocally
-process.stdin.on('data', (chunk) => { if (String(chunk).includes('local')) answerLocally?.() })
+process.stdin.on('data', (chunk) => {
+  if (String(chunk).includes('local')) answerLocally?.()
+})
 root.require('userQuestions').registerProvider({
-  ask: ({ signal }) => new Promise((resolve, reject) => {
-    answerLocally = () => resolve([{ id: 'plan-review', selected: ['Keep planning'], custom: 'answered at the terminal' }])
-    signal?.addEventListener('abort', () => reject(signal.reason), { once: true })
-  }),
+  ask: ({ signal }) =>
+    new Promise((resolve, reject) => {
+      answerLocally = () => resolve([{ id: 'plan-review', selected: ['Keep planning'], custom: 'answered at the terminal' }])
+      signal?.addEventListener('abort', () => reject(signal.reason), { once: true })
+    }),
 })
 // The review to ask, as the parent test passes it (testkit's REVIEW_QUESTION).
 const review = JSON.parse(process.env.PLANMODE_TEST_REVIEW)

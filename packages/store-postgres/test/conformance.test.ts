@@ -17,7 +17,12 @@ afterAll(async () => {
 /** The reference host over PostgreSQL sessions; a restart is a new context (a new "process") over the same schema. */
 const postgresHost: HostFactory<HostAgent> = ({ model, models }): ConformanceHost<HostAgent> => {
   const context = new Context({ logger: { debug() {}, info() {}, warn() {}, error() {} } })
-  context.plugin(hostPlugin, { sessions: postgresSessions({ connection: pgTestUrl(), schema, poolSize: 2 }), model, models, retryDelayMs: 0 })
+  context.plugin(hostPlugin, {
+    sessions: postgresSessions({ connection: pgTestUrl(), schema, poolSize: 2 }),
+    model,
+    models,
+    retryDelayMs: 0,
+  })
   const store = asPostgresStore(context.require('sessions'))!
   return {
     context,

@@ -59,7 +59,16 @@ const nextLine = async () => {
   return value.trim()
 }
 
-const quiet = { debug() {}, info() {}, warn(message) { process.stderr.write(`warn: ${message}\n`) }, error(message) { process.stderr.write(`error: ${message}\n`) } }
+const quiet = {
+  debug() {},
+  info() {},
+  warn(message) {
+    process.stderr.write(`warn: ${message}\n`)
+  },
+  error(message) {
+    process.stderr.write(`error: ${message}\n`)
+  },
+}
 const SECTION = 'PLAN MODE: explore, do not change anything, present a plan with exit_plan_mode.'
 
 /** The plan layers, composed as plan-e2e's plan-host does (plan-core first). */
@@ -152,12 +161,21 @@ async function writer() {
     await turn(`round ${n}: look around`, read(`src/a-${n}.ts`), read(`src/b-${n}.ts`), { text: `found the entry point (${n})` })
     await command('/plan')
     reviews.push(keepPlanning(`round ${n}: add a rollback step`))
-    await turn(`round ${n}: plan the change`, read(`src/c-${n}.ts`), exit(`# Plan ${n}\n\n- change a\n- test`), { text: 'I will add the rollback step.' })
+    await turn(`round ${n}: plan the change`, read(`src/c-${n}.ts`), exit(`# Plan ${n}\n\n- change a\n- test`), {
+      text: 'I will add the rollback step.',
+    })
     reviews.push(approve)
-    await turn(`round ${n}: revise it`, exit(`# Plan ${n}, revised\n\n- change a\n- roll back on failure\n- test`), write(`src/a-${n}.ts`), { text: `changed src/a-${n}.ts` })
+    await turn(
+      `round ${n}: revise it`,
+      exit(`# Plan ${n}, revised\n\n- change a\n- roll back on failure\n- test`),
+      write(`src/a-${n}.ts`),
+      { text: `changed src/a-${n}.ts` },
+    )
     // `/plan <message>`: plan mode on, and the message starts a turn.
     reviews.push(keepPlanning(`round ${n}: smaller steps`))
-    await command(`/plan round ${n}: sketch the follow-up`, read(`src/d-${n}.ts`), exit(`# Follow-up ${n}\n\n- one big step`), { text: 'Splitting it up.' })
+    await command(`/plan round ${n}: sketch the follow-up`, read(`src/d-${n}.ts`), exit(`# Follow-up ${n}\n\n- one big step`), {
+      text: 'Splitting it up.',
+    })
     await command('/plan off')
     // A `/plan` selected mid-turn, while a request is in flight: pending until the next step.
     const midTurn = async () => {
@@ -168,7 +186,13 @@ async function writer() {
     await command('/plan off')
     // The model asks to plan; the user agrees; the plan is approved.
     reviews.push(approve)
-    await turn(`round ${n}: risky part`, { toolCalls: [{ toolName: 'enter_plan_mode', input: { reason: `round ${n} is risky` } }] }, read(`src/e-${n}.ts`), exit(`# Risky ${n}\n\n- guard it`), { text: 'Approved; going ahead.' })
+    await turn(
+      `round ${n}: risky part`,
+      { toolCalls: [{ toolName: 'enter_plan_mode', input: { reason: `round ${n} is risky` } }] },
+      read(`src/e-${n}.ts`),
+      exit(`# Risky ${n}\n\n- guard it`),
+      { text: 'Approved; going ahead.' },
+    )
     await command('/plan off')
   }
 
@@ -182,7 +206,8 @@ async function writer() {
   if ((await nextLine()) !== 'continue') throw new Error('writer: expected continue')
   await round(3)
   await round(4)
-  if (model.remaining !== 0 || reviews.length !== 0) throw new Error(`writer: ${model.remaining} responses and ${reviews.length} reviews left over: the script and the loop disagree`)
+  if (model.remaining !== 0 || reviews.length !== 0)
+    throw new Error(`writer: ${model.remaining} responses and ${reviews.length} reviews left over: the script and the loop disagree`)
   print({ kind: 'done', head: head(), events: session.events })
   await store.end()
   process.exit(0)

@@ -31,7 +31,6 @@ const here = dirname(fileURLToPath(import.meta.url))
 const childFile = join(here, 'follower-processes-child.mjs')
 const PACKAGES = ['context', 'seams', 'host', 'plan-core', 'plan-policy', 'plan-commands', 'plan-tool', 'plan-projection', 'store-postgres']
 
-
 /** A projection snapshot as a child printed it. */
 interface Snapshot {
   readonly asOfSeq: number
@@ -58,7 +57,11 @@ class Child {
   stderr = ''
   readonly exited: Promise<number | null>
   private readonly process: ChildProcessByStdio<Writable, Readable, Readable>
-  private readonly waiting: { readonly kind: Line['kind']; readonly resolve: (line: Line) => void; readonly reject: (error: Error) => void }[] = []
+  private readonly waiting: {
+    readonly kind: Line['kind']
+    readonly resolve: (line: Line) => void
+    readonly reject: (error: Error) => void
+  }[] = []
   private exitCode: number | null | undefined
 
   constructor(
@@ -66,7 +69,10 @@ class Child {
     args: readonly string[],
     url: string,
   ) {
-    this.process = spawn(process.execPath, [childFile, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, PLANMODE_PG_URL: url } })
+    this.process = spawn(process.execPath, [childFile, ...args], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, PLANMODE_PG_URL: url },
+    })
     let buffered = ''
     this.process.stdout.on('data', (chunk: Buffer) => {
       buffered += chunk.toString()
@@ -90,7 +96,8 @@ class Child {
     this.exited = new Promise((resolveExit) => {
       this.process.on('exit', (code) => {
         this.exitCode = code
-        for (const waiter of this.waiting.splice(0)) waiter.reject(new Error(`${this.name} exited (code ${code}) before printing ${waiter.kind}:\n${this.stderr}`))
+        for (const waiter of this.waiting.splice(0))
+          waiter.reject(new Error(`${this.name} exited (code ${code}) before printing ${waiter.kind}:\n${this.stderr}`))
         resolveExit(code)
       })
     })
@@ -100,7 +107,8 @@ class Child {
   next<K extends Line['kind']>(kind: K): Promise<Extract<Line, { kind: K }>> {
     const seen = this.lines.find((line) => line.kind === kind)
     if (seen !== undefined) return Promise.resolve(seen as Extract<Line, { kind: K }>)
-    if (this.exitCode !== undefined) return Promise.reject(new Error(`${this.name} exited (code ${this.exitCode}) without printing ${kind}:\n${this.stderr}`))
+    if (this.exitCode !== undefined)
+      return Promise.reject(new Error(`${this.name} exited (code ${this.exitCode}) without printing ${kind}:\n${this.stderr}`))
     return new Promise((resolveLine, reject) => this.waiting.push({ kind, resolve: resolveLine as (line: Line) => void, reject }))
   }
 
@@ -161,86 +169,95 @@ afterAll(async () => {
   if (url !== undefined) await dropSchema(url, schema)
 })
 
-it('followers in two other processes see every event once, in order, and agree with the writer at every asOfSeq', async () => {
-  const id = 'followed'
-  const start = (name: string, args: readonly string[]): Child => {
-    const child = new Child(name, args, url!)
-    children.push(child)
-    return child
-  }
-
-  const writer = start('writer', ['writer', schema, id])
-  const created = await writer.next('created')
-  const early = start('early follower', ['follower', schema, id, 'early'])
-  const earlyOpen = await early.next('open')
-  writer.send('go')
-  const half = await writer.next('half')
-  // The late follower follows while the writer goes on: `continue` goes out as it is about to call follow().
-  const late = start('late follower', ['follower', schema, id, 'late'])
-  await late.next('ready')
-  writer.send('continue')
-  const done = await writer.next('done')
-  expect(await writer.exited).toBe(0)
-  for (const follower of [early, late]) follower.send(`until ${done.head}`)
-  const finals = await Promise.all([early.next('final'), late.next('final')])
-  expect(await early.exited).toBe(0)
-  expect(await late.exited).toBe(0)
-  // Nothing logged a warning or an error (a projection that threw while folding would, and fold on regardless).
-  for (const child of [writer, early, late]) expect(child.stderr, `${child.name} stderr`).toBe('')
-
-  // The writer appended every seq once, in order, and printed its snapshot as of each.
-  const written = writer.lines.filter((line): line is EventLine => line.kind === 'event')
-  expect(written.map((line) => line.seq)).toEqual(range(0, done.head))
-  expect(written.every((line) => line.asOfSeq === line.seq)).toBe(true)
-  expect(done.events.map((event) => event.seq)).toEqual(range(0, done.head))
-  const byType = new Set(done.events.map((event) => event.type))
-  for (const type of ['plan/mode', 'plan/review', 'command/run', 'tool/result']) expect(byType).toContain(type)
-  const writerAt = new Map<number, Snapshot>([[created.asOfSeq, created], ...written.map((line) => [line.seq, line] as const)])
-  expect(created.asOfSeq).toBe(-1)
-
-  const agree = (name: string, lines: readonly Line[]): void => {
-    const open = lines.find((line) => line.kind === 'open')!
-    const opened = lines.indexOf(open)
-    const received = lines.filter((line): line is EventLine => line.kind === 'event')
-    const duringFollow = lines.slice(0, opened).filter((line): line is EventLine => line.kind === 'event')
-    // What follow() read at once (never announced), then every announced event: each seq once, in order.
-    const loaded = open.seqs.slice(0, open.seqs.length - duringFollow.length)
-    expect(open.seqs.slice(loaded.length), `${name}: announced while following`).toEqual(duringFollow.map((line) => line.seq))
-    expect([...loaded, ...received.map((line) => line.seq)], `${name}: seqs seen`).toEqual(range(0, done.head))
-    // Every snapshot, the first one included, is the writer's at that asOfSeq.
-    const snapshots = lines.filter((line): line is Extract<Line, { kind: 'event' | 'open' }> => line.kind === 'event' || line.kind === 'open')
-    for (const snapshot of snapshots) {
-      const mine = writerAt.get(snapshot.asOfSeq)
-      expect(mine, `${name}: the writer printed no snapshot as of ${snapshot.asOfSeq}`).toBeDefined()
-      expect(snapshot.values, `${name}: snapshot as of seq ${snapshot.asOfSeq}`).toStrictEqual(mine!.values)
+it(
+  'followers in two other processes see every event once, in order, and agree with the writer at every asOfSeq',
+  async () => {
+    const id = 'followed'
+    const start = (name: string, args: readonly string[]): Child => {
+      const child = new Child(name, args, url!)
+      children.push(child)
+      return child
     }
-    for (const line of received) expect(line.asOfSeq, `${name}: snapshot after seq ${line.seq}`).toBe(line.seq)
-  }
-  agree('early', early.lines)
-  agree('late', late.lines)
 
-  // The early follower followed the empty session: it saw every event live.
-  expect(earlyOpen.seqs).toEqual([])
-  expect(earlyOpen.values).toStrictEqual(created.values)
-  // The late one started after half the arc, and agreed from its first snapshot on (checked above).
-  const lateFirst = late.lines.find((line) => line.kind === 'event' || line.kind === 'open') as Snapshot
-  expect(lateFirst.asOfSeq).toBeGreaterThanOrEqual(half.head)
+    const writer = start('writer', ['writer', schema, id])
+    const created = await writer.next('created')
+    const early = start('early follower', ['follower', schema, id, 'early'])
+    const earlyOpen = await early.next('open')
+    writer.send('go')
+    const half = await writer.next('half')
+    // The late follower follows while the writer goes on: `continue` goes out as it is about to call follow().
+    const late = start('late follower', ['follower', schema, id, 'late'])
+    await late.next('ready')
+    writer.send('continue')
+    const done = await writer.next('done')
+    expect(await writer.exited).toBe(0)
+    for (const follower of [early, late]) follower.send(`until ${done.head}`)
+    const finals = await Promise.all([early.next('final'), late.next('final')])
+    expect(await early.exited).toBe(0)
+    expect(await late.exited).toBe(0)
+    // Nothing logged a warning or an error (a projection that threw while folding would, and fold on regardless).
+    for (const child of [writer, early, late]) expect(child.stderr, `${child.name} stderr`).toBe('')
 
-  // Both followers end with the writer's events, which are the table's rows.
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  const { rows } = await client
-    .query<{ seq: string; time: number; type: string; data: unknown }>(`SELECT seq, time, type, data FROM "${schema}".events WHERE session_id = $1 ORDER BY seq`, [id])
-    .finally(() => client.end())
-  const table = rows.map((row) => ({ type: row.type, seq: Number(row.seq), time: row.time, data: row.data }))
-  expect(done.events).toStrictEqual(table)
-  for (const final of finals) expect(final.events).toStrictEqual(table)
+    // The writer appended every seq once, in order, and printed its snapshot as of each.
+    const written = writer.lines.filter((line): line is EventLine => line.kind === 'event')
+    expect(written.map((line) => line.seq)).toEqual(range(0, done.head))
+    expect(written.every((line) => line.asOfSeq === line.seq)).toBe(true)
+    expect(done.events.map((event) => event.seq)).toEqual(range(0, done.head))
+    const byType = new Set(done.events.map((event) => event.type))
+    for (const type of ['plan/mode', 'plan/review', 'command/run', 'tool/result']) expect(byType).toContain(type)
+    const writerAt = new Map<number, Snapshot>([[created.asOfSeq, created], ...written.map((line) => [line.seq, line] as const)])
+    expect(created.asOfSeq).toBe(-1)
 
-  console.log(
-    [
-      `commit → follower projection update, ${done.head + 1} events (late follower started at seq ${lateFirst.asOfSeq}):`,
-      describeLatencies('  early follower', commitToUpdateLatencies(written, early.lines)),
-      describeLatencies('  late follower ', commitToUpdateLatencies(written, late.lines)),
-    ].join('\n'),
-  )
-}, scaledMs(60_000))
+    const agree = (name: string, lines: readonly Line[]): void => {
+      const open = lines.find((line) => line.kind === 'open')!
+      const opened = lines.indexOf(open)
+      const received = lines.filter((line): line is EventLine => line.kind === 'event')
+      const duringFollow = lines.slice(0, opened).filter((line): line is EventLine => line.kind === 'event')
+      // What follow() read at once (never announced), then every announced event: each seq once, in order.
+      const loaded = open.seqs.slice(0, open.seqs.length - duringFollow.length)
+      expect(open.seqs.slice(loaded.length), `${name}: announced while following`).toEqual(duringFollow.map((line) => line.seq))
+      expect([...loaded, ...received.map((line) => line.seq)], `${name}: seqs seen`).toEqual(range(0, done.head))
+      // Every snapshot, the first one included, is the writer's at that asOfSeq.
+      const snapshots = lines.filter(
+        (line): line is Extract<Line, { kind: 'event' | 'open' }> => line.kind === 'event' || line.kind === 'open',
+      )
+      for (const snapshot of snapshots) {
+        const mine = writerAt.get(snapshot.asOfSeq)
+        expect(mine, `${name}: the writer printed no snapshot as of ${snapshot.asOfSeq}`).toBeDefined()
+        expect(snapshot.values, `${name}: snapshot as of seq ${snapshot.asOfSeq}`).toStrictEqual(mine!.values)
+      }
+      for (const line of received) expect(line.asOfSeq, `${name}: snapshot after seq ${line.seq}`).toBe(line.seq)
+    }
+    agree('early', early.lines)
+    agree('late', late.lines)
+
+    // The early follower followed the empty session: it saw every event live.
+    expect(earlyOpen.seqs).toEqual([])
+    expect(earlyOpen.values).toStrictEqual(created.values)
+    // The late one started after half the arc, and agreed from its first snapshot on (checked above).
+    const lateFirst = late.lines.find((line) => line.kind === 'event' || line.kind === 'open') as Snapshot
+    expect(lateFirst.asOfSeq).toBeGreaterThanOrEqual(half.head)
+
+    // Both followers end with the writer's events, which are the table's rows.
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    const { rows } = await client
+      .query<{ seq: string; time: number; type: string; data: unknown }>(
+        `SELECT seq, time, type, data FROM "${schema}".events WHERE session_id = $1 ORDER BY seq`,
+        [id],
+      )
+      .finally(() => client.end())
+    const table = rows.map((row) => ({ type: row.type, seq: Number(row.seq), time: row.time, data: row.data }))
+    expect(done.events).toStrictEqual(table)
+    for (const final of finals) expect(final.events).toStrictEqual(table)
+
+    console.log(
+      [
+        `commit → follower projection update, ${done.head + 1} events (late follower started at seq ${lateFirst.asOfSeq}):`,
+        describeLatencies('  early follower', commitToUpdateLatencies(written, early.lines)),
+        describeLatencies('  late follower ', commitToUpdateLatencies(written, late.lines)),
+      ].join('\n'),
+    )
+  },
+  scaledMs(60_000),
+)

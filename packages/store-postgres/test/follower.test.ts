@@ -45,14 +45,21 @@ describe('followers in one process', () => {
     const writer = db.process().store
     const session = await writer.create({ id: 'read-only' })
     const follower = await db.process().store.follow('read-only')
-    await expect(append(follower, 'custom/e', {})).rejects.toMatchObject({ code: 'READ_ONLY', message: expect.stringContaining('read-only') })
+    await expect(append(follower, 'custom/e', {})).rejects.toMatchObject({
+      code: 'READ_ONLY',
+      message: expect.stringContaining('read-only'),
+    })
     expect((await append(session, 'custom/e', {})).seq).toBe(0)
   })
 
   it('a follower in the writer store itself follows too; several followers of one session each get every event', async () => {
     const { store } = db.process()
     const session = await store.create({ id: 'many-followers' })
-    const followers = await Promise.all([store.follow('many-followers'), store.follow('many-followers'), db.process().store.follow('many-followers')])
+    const followers = await Promise.all([
+      store.follow('many-followers'),
+      store.follow('many-followers'),
+      db.process().store.follow('many-followers'),
+    ])
     expect(new Set(followers).size).toBe(3)
     for (let n = 0; n < 10; n++) await append(session, 'custom/e', { n })
     await Promise.all(followers.map((follower) => follower.reached(9)))
@@ -122,7 +129,10 @@ describe('followers in one process', () => {
     const reader = db.process({ connection: { connectionString: db.url(), application_name: application } })
     const follower = await reader.store.follow('relisten')
     const seen = seqsSeen(reader.ctx, () => follower)
-    const listeners = await db.admin<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN %'`, [application])
+    const listeners = await db.admin<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN %'`,
+      [application],
+    )
     expect(listeners).toHaveLength(1)
     await db.admin('SELECT pg_terminate_backend($1, 10000)', [listeners[0]!.pid])
     for (let n = 1; n <= 20; n++) await append(session, 'custom/e', { n })
@@ -233,7 +243,9 @@ describe('followers in one process', () => {
       await db.admin(`GRANT SELECT ON ALL TABLES IN SCHEMA ${s} TO ${role}`)
       await db.admin(`GRANT USAGE ON SEQUENCE ${s}.gate_reads TO ${role}`)
       await db.admin(`ALTER TABLE ${s}.sessions ENABLE ROW LEVEL SECURITY`)
-      await db.admin(`CREATE POLICY gate ON ${s}.sessions FOR SELECT TO ${role} USING (CASE WHEN id = 'gated' THEN ${s}.gate() ELSE true END)`)
+      await db.admin(
+        `CREATE POLICY gate ON ${s}.sessions FOR SELECT TO ${role} USING (CASE WHEN id = 'gated' THEN ${s}.gate() ELSE true END)`,
+      )
       const url = new URL(db.url())
       url.username = role
       const reader = db.process({ connection: url.toString(), followerPollMs: 60_000 }).store
@@ -263,7 +275,11 @@ describe('followers in one process', () => {
 })
 
 describe('projections agree', () => {
-  const layers: Plugin<void>[] = [sessionProjectionsPlugin as Plugin<void>, planCorePlugin as Plugin<void>, planProjectionPlugin as Plugin<void>]
+  const layers: Plugin<void>[] = [
+    sessionProjectionsPlugin as Plugin<void>,
+    planCorePlugin as Plugin<void>,
+    planProjectionPlugin as Plugin<void>,
+  ]
 
   function snapshots(ctx: ReturnType<typeof db.process>['ctx'], session: () => Session | undefined): Map<number, unknown> {
     const out = new Map<number, unknown>()
@@ -306,7 +322,10 @@ describe('projections agree', () => {
     await writer.store.end()
     const third = db.process({}, layers)
     const reopened = await third.store.open('projections')
-    expect(third.ctx.require('sessionProjections').snapshot(reopened)).toEqual({ asOfSeq: script.length - 1, values: written.get(script.length - 1) })
+    expect(third.ctx.require('sessionProjections').snapshot(reopened)).toEqual({
+      asOfSeq: script.length - 1,
+      values: written.get(script.length - 1),
+    })
     expect(reopened.events).toHaveLength(script.length)
   })
 })

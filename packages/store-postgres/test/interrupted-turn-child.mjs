@@ -17,7 +17,16 @@ const [schema, id] = process.argv.slice(2)
 const connection = process.env.PLANMODE_PG_URL
 if (connection === undefined || connection === '') throw new Error('interrupted-turn-child: PLANMODE_PG_URL is not set')
 
-const quiet = { debug() {}, info() {}, warn(message) { process.stderr.write(`warn: ${message}\n`) }, error(message) { process.stderr.write(`error: ${message}\n`) } }
+const quiet = {
+  debug() {},
+  info() {},
+  warn(message) {
+    process.stderr.write(`warn: ${message}\n`)
+  },
+  error(message) {
+    process.stderr.write(`error: ${message}\n`)
+  },
+}
 const root = new Context({ logger: quiet })
 const model = createScriptedModel([{ text: 'Starting.', toolCalls: [{ toolName: 'wait', input: { what: 'the build' } }] }])
 root.plugin(hostPlugin, { sessions: postgresSessions({ connection, schema, holder: 'killed-writer' }), model, retryDelayMs: 0 })

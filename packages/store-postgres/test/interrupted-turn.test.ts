@@ -44,7 +44,10 @@ async function openWhenFree(store: PostgresSessionStore, id: string): Promise<Po
 
 /** Runs the child writer on session `id` until it is mid-turn, then SIGKILLs it; resolves with the head it reported. */
 async function killMidTurn(id: string): Promise<number> {
-  const child = spawn(process.execPath, [childFile, db.schema, id], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PLANMODE_PG_URL: db.url() } })
+  const child = spawn(process.execPath, [childFile, db.schema, id], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, PLANMODE_PG_URL: db.url() },
+  })
   let stderr = ''
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
   const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)))
@@ -63,7 +66,7 @@ async function killMidTurn(id: string): Promise<number> {
 }
 
 describe('the next writer closes the turn a dead writer left open', () => {
-  it('a writer SIGKILLed mid-turn: the next writer\'s open closes it (step/end, turn/end interrupted), a follower sees the closure live, later readers see it', async () => {
+  it("a writer SIGKILLed mid-turn: the next writer's open closes it (step/end, turn/end interrupted), a follower sees the closure live, later readers see it", async () => {
     const id = 'killed-mid-turn'
     const maker = db.process().store
     await maker.close(await maker.create({ id }))
@@ -144,7 +147,9 @@ describe('the next writer closes the turn a dead writer left open', () => {
         IF NEW.session_id = 'refused-close' AND NEW.type = 'turn/end' THEN RAISE EXCEPTION 'refused by the test trigger'; END IF;
         RETURN NEW;
       END $$`)
-    await db.admin(`CREATE TRIGGER refuse_interrupted BEFORE INSERT ON "${db.schema}".events FOR EACH ROW EXECUTE FUNCTION "${db.schema}".refuse_interrupted()`)
+    await db.admin(
+      `CREATE TRIGGER refuse_interrupted BEFORE INSERT ON "${db.schema}".events FOR EACH ROW EXECUTE FUNCTION "${db.schema}".refuse_interrupted()`,
+    )
     const a = db.process().store
     const session = await a.create({ id: 'refused-close' })
     await append(session, 'turn/start', { turn: 1 })

@@ -30,7 +30,10 @@ async function terminate(pids: readonly number[]): Promise<void> {
 }
 
 async function rows(id: string) {
-  return db.admin<{ seq: string; type: string; data: unknown }>(`SELECT seq, type, data FROM "${db.schema}".events WHERE session_id = $1 ORDER BY seq`, [id])
+  return db.admin<{ seq: string; type: string; data: unknown }>(
+    `SELECT seq, type, data FROM "${db.schema}".events WHERE session_id = $1 ORDER BY seq`,
+    [id],
+  )
 }
 
 /** Opens `id` in `store` once the old lease has gone (the server frees it as soon as the backend exits). */
@@ -103,7 +106,10 @@ describe('one writer per session', () => {
     const session = await a.create({ id: 'fenced-held' })
     await append(session, 'custom/a', {})
     await db.admin(`UPDATE "${db.schema}".sessions SET head = 5 WHERE id = 'fenced-held'`)
-    await expect(append(session, 'custom/a', {})).rejects.toMatchObject({ code: 'LEASE_LOST', message: expect.stringContaining('changed outside this writer') })
+    await expect(append(session, 'custom/a', {})).rejects.toMatchObject({
+      code: 'LEASE_LOST',
+      message: expect.stringContaining('changed outside this writer'),
+    })
     await db.admin(`UPDATE "${db.schema}".sessions SET head = 0 WHERE id = 'fenced-held'`)
     const again = await a.open('fenced-held')
     expect(again).not.toBe(session)
@@ -166,7 +172,10 @@ describe('fencing a writer that lost its lease without noticing', () => {
     expect(taken.epoch).toBe(2)
     await append(taken, 'custom/new', { n: 2 })
     const stale = await append(session, 'custom/old', { n: 99 }).catch((error: unknown) => error)
-    expect(stale).toMatchObject({ code: 'LEASE_LOST', message: expect.stringContaining('(new-writer) took the lease (epoch 2, this writer had 1)') })
+    expect(stale).toMatchObject({
+      code: 'LEASE_LOST',
+      message: expect.stringContaining('(new-writer) took the lease (epoch 2, this writer had 1)'),
+    })
     // Broken for good: later appends reject too, without touching the log.
     await expect(append(session, 'custom/old', { n: 100 })).rejects.toMatchObject({ code: 'LEASE_LOST' })
     await append(taken, 'custom/new', { n: 3 })
@@ -192,7 +201,10 @@ describe('fencing a writer that lost its lease without noticing', () => {
     for (let tries = 0; tries < 500 && old.logger.lines.every((line) => !line.message.includes('lease connection failed')); tries++) {
       await new Promise((resolve) => setTimeout(resolve, 10))
     }
-    await expect(append(session, 'custom/old', { n: 2 })).rejects.toMatchObject({ code: 'LEASE_LOST', message: expect.stringContaining('lost its connection') })
+    await expect(append(session, 'custom/old', { n: 2 })).rejects.toMatchObject({
+      code: 'LEASE_LOST',
+      message: expect.stringContaining('lost its connection'),
+    })
     expect((await rows('fenced-alone')).map((row) => Number(row.seq))).toEqual([0, 1])
     // open() in the same store replaces the dead writer: a new lease, the log read again.
     const again = await old.store.open('fenced-alone')
@@ -236,8 +248,13 @@ describe('fencing a writer that lost its lease without noticing', () => {
     for (let tries = 0; tries < 100 && writer.logger.lines.every((line) => !line.message.includes('lease connection failed')); tries++) {
       await new Promise((resolve) => setTimeout(resolve, 10))
     }
-    expect(writer.logger.lines.some((line) => line.level === 'error' && line.message.includes('sessions noticed can no longer be written here'))).toBe(true)
-    await expect(append(session, 'custom/b', {})).rejects.toMatchObject({ code: 'LEASE_LOST', message: expect.stringContaining('lost its connection') })
+    expect(
+      writer.logger.lines.some((line) => line.level === 'error' && line.message.includes('sessions noticed can no longer be written here')),
+    ).toBe(true)
+    await expect(append(session, 'custom/b', {})).rejects.toMatchObject({
+      code: 'LEASE_LOST',
+      message: expect.stringContaining('lost its connection'),
+    })
     expect(await db.process().store.lease('noticed')).toMatchObject({ held: false })
   })
 })
@@ -274,7 +291,9 @@ describe('an append whose connection drops while its statement waits for a lock'
     const lockRow = `SELECT 1 FROM "${db.schema}".sessions WHERE id = '${id}' FOR UPDATE`
     /** The backends waiting for the blocker or for `behind` (found by that wait: their queries may not be tracked). */
     const waiting = (behind: number[]) =>
-      db.admin<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE pg_blocking_pids(pid) && $1::int[]`, [behind]).then((rows) => rows.map((row) => row.pid))
+      db
+        .admin<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE pg_blocking_pids(pid) && $1::int[]`, [behind])
+        .then((rows) => rows.map((row) => row.pid))
     try {
       await blocker.query('BEGIN')
       await blocker.query(lockRow)
@@ -313,7 +332,7 @@ describe('an append whose connection drops while its statement waits for a lock'
     }
   }
 
-  it('behind a pooler (pids not the server\'s): the orphaned statement commits once the row is free, and the append resolves', async () => {
+  it("behind a pooler (pids not the server's): the orphaned statement commits once the row is free, and the append resolves", async () => {
     expect(await dropWhileWaiting('dropped-wait')).toBe('landed')
   })
 
@@ -353,13 +372,19 @@ describe('a lease or listen connection reset during its first statement', () => 
 
   it('create() rejects with UNAVAILABLE (the connection error is not an uncaught event)', async () => {
     const { store } = db.process({ connection: await resetting('pg_backend_pid') })
-    await expect(store.create({ id: 'reset-lease' })).rejects.toMatchObject({ code: 'UNAVAILABLE', message: expect.stringContaining('cannot open the lease connection') })
+    await expect(store.create({ id: 'reset-lease' })).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringContaining('cannot open the lease connection'),
+    })
   })
 
   it('follow() rejects with UNAVAILABLE and registers no follower', async () => {
     await db.process().store.create({ id: 'reset-listen' })
     const { store } = db.process({ connection: await resetting('LISTEN') })
-    await expect(store.follow('reset-listen')).rejects.toMatchObject({ code: 'UNAVAILABLE', message: expect.stringContaining('cannot open the listen connection') })
+    await expect(store.follow('reset-listen')).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringContaining('cannot open the listen connection'),
+    })
     expect(store.following()).toEqual([])
   })
 })
@@ -372,7 +397,9 @@ describe('failure paths', () => {
         IF NEW.data::jsonb ? 'refuse' THEN RAISE EXCEPTION 'refused by the test trigger'; END IF;
         RETURN NEW;
       END $$`)
-    await db.admin(`CREATE TRIGGER refuse_marked BEFORE INSERT ON "${db.schema}".events FOR EACH ROW EXECUTE FUNCTION "${db.schema}".refuse_marked()`)
+    await db.admin(
+      `CREATE TRIGGER refuse_marked BEFORE INSERT ON "${db.schema}".events FOR EACH ROW EXECUTE FUNCTION "${db.schema}".refuse_marked()`,
+    )
   })
 
   it('a statement error rejects that batch with UNAVAILABLE; nothing is written and the session goes on', async () => {
@@ -381,7 +408,10 @@ describe('failure paths', () => {
     await append(session, 'custom/a', { n: 0 })
     const batch = await Promise.allSettled([append(session, 'custom/a', { n: 1 }), append(session, 'custom/a', { refuse: true })])
     expect(batch.map((result) => result.status)).toEqual(['rejected', 'rejected'])
-    expect((batch[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'UNAVAILABLE', message: expect.stringMatching(/refused the append; nothing was written: refused by the test trigger/) })
+    expect((batch[1] as PromiseRejectedResult).reason).toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringMatching(/refused the append; nothing was written: refused by the test trigger/),
+    })
     expect((await append(session, 'custom/a', { n: 2 })).seq).toBe(1)
     expect((await rows('statement-error')).map((row) => row.data)).toEqual([{ n: 0 }, { n: 2 }])
     await store.close(session)
@@ -406,7 +436,10 @@ describe('failure paths', () => {
           },
         )
       })
-      const pool = await db.admin<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND pid <> $2`, [writer.application, lease])
+      const pool = await db.admin<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND pid <> $2`, [
+        writer.application,
+        lease,
+      ])
       await terminate(pool.map((row) => row.pid))
       await Promise.all(wave)
     }

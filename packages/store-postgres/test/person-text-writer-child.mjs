@@ -20,19 +20,40 @@ const connection = process.env.PLANMODE_PG_URL
 if (connection === undefined || connection === '') throw new Error('person-text-writer-child: PLANMODE_PG_URL is not set')
 const quiet = { debug() {}, info() {}, warn() {}, error() {} }
 const root = new Context({ logger: quiet })
-root.plugin(hostPlugin, { sessions: postgresSessions({ connection, schema, holder: `person-text-${process.pid}`, poolSize: 2, answerPollMs: 100 }), model: createScriptedModel([]), retryDelayMs: 0 })
+root.plugin(hostPlugin, {
+  sessions: postgresSessions({ connection, schema, holder: `person-text-${process.pid}`, poolSize: 2, answerPollMs: 100 }),
+  model: createScriptedModel([]),
+  retryDelayMs: 0,
+})
 const store = asPostgresStore(root.require('sessions'))
 const session = await store.create({ id })
-root.on('session/event', ({ event }) => { if (event.type === 'question/asked') process.stdout.write(`asked ${event.data.questionId}\n`) })
+root.on('session/event', ({ event }) => {
+  if (event.type === 'question/asked') process.stdout.write(`asked ${event.data.questionId}\n`)
+})
 const lines = []
 let heard
-process.stdin.on('data', (chunk) => { lines.push(...String(chunk).split('\n').filter(Boolean)); heard?.() })
-const next = (word) => new Promise((resolve) => { const look = () => { const at = lines.indexOf(word); if (at >= 0) { lines.splice(at, 1); resolve() } else heard = look }; look() })
+process.stdin.on('data', (chunk) => {
+  lines.push(...String(chunk).split('\n').filter(Boolean))
+  heard?.()
+})
+const next = (word) =>
+  new Promise((resolve) => {
+    const look = () => {
+      const at = lines.indexOf(word)
+      if (at >= 0) {
+        lines.splice(at, 1)
+        resolve()
+      } else heard = look
+    }
+    look()
+  })
 root.require('userQuestions').registerProvider({
-  ask: ({ signal }) => new Promise((resolve, reject) => {
-    if (mode === 'local') void next('local').then(() => resolve([{ id: 'plan-review', selected: ['Keep planning'], custom: 'answered at the terminal' }]))
-    signal?.addEventListener('abort', () => reject(signal.reason), { once: true })
-  }),
+  ask: ({ signal }) =>
+    new Promise((resolve, reject) => {
+      if (mode === 'local')
+        void next('local').then(() => resolve([{ id: 'plan-review', selected: ['Keep planning'], custom: 'answered at the terminal' }]))
+      signal?.addEventListener('abort', () => reject(signal.reason), { once: true })
+    }),
 })
 // The review to ask, as the parent test passes it (testkit's REVIEW_QUESTION).
 const review = JSON.parse(process.env.PLANMODE_TEST_REVIEW)

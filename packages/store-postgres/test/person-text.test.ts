@@ -26,7 +26,9 @@ const here = dirname(fileURLToPath(import.meta.url))
 const writerFile = join(here, 'person-text-writer-child.mjs')
 const db = pgFile('person_text')
 const start = (mode: string, id: string) =>
-  startChild(writerFile, [db.schema, id, mode], { env: { PLANMODE_PG_URL: db.url(), PLANMODE_TEST_REVIEW: JSON.stringify(REVIEW_QUESTION) } })
+  startChild(writerFile, [db.schema, id, mode], {
+    env: { PLANMODE_PG_URL: db.url(), PLANMODE_TEST_REVIEW: JSON.stringify(REVIEW_QUESTION) },
+  })
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 beforeAll(() => {
@@ -37,20 +39,36 @@ afterAll(() => {
 })
 
 async function events(id: string): Promise<SessionEvent[]> {
-  const found = await db.admin<{ seq: string; type: string; data: unknown }>(`SELECT seq, type, data FROM "${db.schema}".events WHERE session_id = $1 ORDER BY seq`, [id])
+  const found = await db.admin<{ seq: string; type: string; data: unknown }>(
+    `SELECT seq, type, data FROM "${db.schema}".events WHERE session_id = $1 ORDER BY seq`,
+    [id],
+  )
   return found.map((row) => ({ type: row.type, seq: Number(row.seq), time: 0, data: row.data }) as SessionEvent)
 }
 
 const settlementsOf = (log: readonly SessionEvent[], questionId: string): QuestionSettled[] =>
-  log.filter((event) => event.type === 'question/settled' && (event.data as QuestionSettled).questionId === questionId).map((event) => event.data as QuestionSettled)
+  log
+    .filter((event) => event.type === 'question/settled' && (event.data as QuestionSettled).questionId === questionId)
+    .map((event) => event.data as QuestionSettled)
 
 /** Inserts a pending answer as an old or hostile submitter would, past the inbox's checks; resolves with the row once its writer decided it. */
-async function insertRaw(sessionId: string, questionId: string, answers: unknown, by: unknown): Promise<{ status: string; code: string | null; message: string | null }> {
+async function insertRaw(
+  sessionId: string,
+  questionId: string,
+  answers: unknown,
+  by: unknown,
+): Promise<{ status: string; code: string | null; message: string | null }> {
   const id = `raw_${randomBytes(6).toString('hex')}`
-  await db.admin(`INSERT INTO "${db.schema}".answers (id, session_id, question_id, answers, answered_by) VALUES ($1, $2, $3, $4::json, $5::json)`, [id, sessionId, questionId, JSON.stringify(answers), JSON.stringify(by)])
+  await db.admin(
+    `INSERT INTO "${db.schema}".answers (id, session_id, question_id, answers, answered_by) VALUES ($1, $2, $3, $4::json, $5::json)`,
+    [id, sessionId, questionId, JSON.stringify(answers), JSON.stringify(by)],
+  )
   const until = Date.now() + scaledMs(30_000)
   for (;;) {
-    const [row] = await db.admin<{ status: string; code: string | null; message: string | null }>(`SELECT status, code, message FROM "${db.schema}".answers WHERE id = $1`, [id])
+    const [row] = await db.admin<{ status: string; code: string | null; message: string | null }>(
+      `SELECT status, code, message FROM "${db.schema}".answers WHERE id = $1`,
+      [id],
+    )
     if (row!.status !== 'pending') return row!
     if (Date.now() > until) throw new Error(`answer ${id} is still pending: its writer never decided it`)
     await sleep(50)
@@ -82,20 +100,41 @@ describe('text a person writes cannot kill a review: PostgreSQL’s answer inbox
     try {
       const approve = [{ id: 'plan-review', selected: ['Approve'] }]
       for (const [what, by] of BAD_BY) {
-        expect(await inbox.submit({ sessionId: id, questionId, answers: approve, by }), what).toMatchObject({ status: 'refused', code: 'INVALID_ANSWER' })
-        expect(await insertRaw(id, questionId, approve, by), `${what}, inserted raw`).toMatchObject({ status: 'refused', code: 'INVALID_ANSWER', message: expect.stringContaining('still open') })
+        expect(await inbox.submit({ sessionId: id, questionId, answers: approve, by }), what).toMatchObject({
+          status: 'refused',
+          code: 'INVALID_ANSWER',
+        })
+        expect(await insertRaw(id, questionId, approve, by), `${what}, inserted raw`).toMatchObject({
+          status: 'refused',
+          code: 'INVALID_ANSWER',
+          message: expect.stringContaining('still open'),
+        })
       }
       for (const [what, answers] of BAD_ANSWERS) {
-        expect(await inbox.submit({ sessionId: id, questionId, answers, by: { id: 'ada' } }), what).toMatchObject({ status: 'refused', code: 'INVALID_ANSWER' })
-        expect(await insertRaw(id, questionId, answers, { id: 'ada' }), `${what}, inserted raw`).toMatchObject({ status: 'refused', code: 'INVALID_ANSWER', message: expect.stringContaining('still open') })
+        expect(await inbox.submit({ sessionId: id, questionId, answers, by: { id: 'ada' } }), what).toMatchObject({
+          status: 'refused',
+          code: 'INVALID_ANSWER',
+        })
+        expect(await insertRaw(id, questionId, answers, { id: 'ada' }), `${what}, inserted raw`).toMatchObject({
+          status: 'refused',
+          code: 'INVALID_ANSWER',
+          message: expect.stringContaining('still open'),
+        })
       }
       expect(settlementsOf(await events(id), questionId)).toEqual([])
       expect(await inbox.questions(id)).toMatchObject({ open: [{ questionId }], writer: true })
-      const accepted = (await inbox.submit({ sessionId: id, questionId, answers: [{ id: 'plan-review', selected: ['Keep planning'], custom: 'two lines\nof feedback' }], by: { id: 'ada', name: 'Ada Lovelace' } })) as AnswerResult
+      const accepted = (await inbox.submit({
+        sessionId: id,
+        questionId,
+        answers: [{ id: 'plan-review', selected: ['Keep planning'], custom: 'two lines\nof feedback' }],
+        by: { id: 'ada', name: 'Ada Lovelace' },
+      })) as AnswerResult
       expect(accepted).toMatchObject({ status: 'accepted' })
       expect(await writer.line(/^(answered .+)$/m)).toContain('"by":{"id":"ada","name":"Ada Lovelace"}')
       expect((await writer.exited).code).toBe(0)
-      expect(settlementsOf(await events(id), questionId)).toMatchObject([{ outcome: 'answered', submission: (accepted as { submission: string }).submission }])
+      expect(settlementsOf(await events(id), questionId)).toMatchObject([
+        { outcome: 'answered', submission: (accepted as { submission: string }).submission },
+      ])
     } finally {
       await inbox.end()
     }
@@ -103,7 +142,10 @@ describe('text a person writes cannot kill a review: PostgreSQL’s answer inbox
 
   it('from the writer’s own provider: the review fails as a bad answer does, records nothing, and the question is settled failed (never the raw database error)', async () => {
     const root = new Context({ logger: recordingLogger() })
-    root.plugin(hostPlugin, { sessions: postgresSessions({ connection: db.url(), schema: db.schema, poolSize: 2 }), model: createScriptedModel([]) })
+    root.plugin(hostPlugin, {
+      sessions: postgresSessions({ connection: db.url(), schema: db.schema, poolSize: 2 }),
+      model: createScriptedModel([]),
+    })
     root.plugin(planCorePlugin)
     root.plugin(planToolPlugin)
     const store = asPostgresStore(root.require('sessions'))!
@@ -113,16 +155,25 @@ describe('text a person writes cannot kill a review: PostgreSQL’s answer inbox
         ['a lone surrogate in the feedback', 'more tests\uD800', undefined, EXIT_PLAN_MODE_MESSAGES.badAnswerText],
         ['U+0000 in by.name', 'more tests', { id: 'ada', name: 'Ada\u0000' }, EXIT_PLAN_MODE_MESSAGES.badAnswerer],
       ] as const) {
-        const provider = root.require('userQuestions').registerProvider({ ask: async () => [{ id: 'plan-review', selected: ['Keep planning'], custom, ...(by === undefined ? {} : { by }) }] })
+        const provider = root.require('userQuestions').registerProvider({
+          ask: async () => [{ id: 'plan-review', selected: ['Keep planning'], custom, ...(by === undefined ? {} : { by }) }],
+        })
         const session = await store.create()
         const agent: HostAgent = root.require('agents').create({ session })
         await root.require('planMode').set(agent, true)
-        const result = await root.require('tools').execute(EXIT_PLAN_MODE, { plan: '# Plan\n\n1. read' }, { agent, signal: new AbortController().signal, toolCallId: 't1' })
+        const result = await root
+          .require('tools')
+          .execute(EXIT_PLAN_MODE, { plan: '# Plan\n\n1. read' }, { agent, signal: new AbortController().signal, toolCallId: 't1' })
         expect(result.content, what).toEqual([{ type: 'text', text: `Error: ${message}` }])
         const log = await events(session.id)
         const [asked] = log.filter((event) => event.type === 'question/asked')
-        expect(settlementsOf(log, (asked!.data as { questionId: string }).questionId), what).toEqual([{ questionId: expect.any(String), outcome: 'failed', error: expect.stringContaining('the answer cannot be logged') }])
-        expect(log.some((event) => event.type === 'plan/review'), what).toBe(false)
+        expect(settlementsOf(log, (asked!.data as { questionId: string }).questionId), what).toEqual([
+          { questionId: expect.any(String), outcome: 'failed', error: expect.stringContaining('the answer cannot be logged') },
+        ])
+        expect(
+          log.some((event) => event.type === 'plan/review'),
+          what,
+        ).toBe(false)
         agent.dispose()
         provider()
       }
@@ -137,7 +188,9 @@ describe('a settlement the database refuses is never left open with nobody waiti
   /** A trigger that makes PostgreSQL refuse every answered settlement of session `id` (a real database error, SQLSTATE P0001). */
   async function refuseAnsweredSettlements(id: string): Promise<void> {
     const fn = `"${db.schema}".refuse_${id.replace(/\W/g, '_')}`
-    await db.admin(`CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'the test refuses this settlement'; END $$`)
+    await db.admin(
+      `CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'the test refuses this settlement'; END $$`,
+    )
     await db.admin(
       `CREATE TRIGGER refuse_${id.replace(/\W/g, '_')} BEFORE INSERT ON "${db.schema}".events FOR EACH ROW
         WHEN (NEW.session_id = '${id}' AND NEW.type = 'question/settled' AND NEW.data->>'outcome' = 'answered') EXECUTE FUNCTION ${fn}()`,
@@ -152,14 +205,19 @@ describe('a settlement the database refuses is never left open with nobody waiti
     ctx.require('userQuestions').registerProvider({ ask: async () => [{ id: 'plan-review', selected: ['Approve'] }] })
     const agent = { id: 'writer-agent', session, steer() {}, async inject() {} }
     const question = { id: 'plan-review', header: 'Plan review', question: 'Approve?', options: [{ label: 'Approve', description: 'yes' }] }
-    await expect(ctx.require('userQuestions').ask({ agent, questions: [question] })).rejects.toMatchObject({ code: 'UNAVAILABLE', message: expect.stringContaining('the test refuses this settlement') })
+    await expect(ctx.require('userQuestions').ask({ agent, questions: [question] })).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringContaining('the test refuses this settlement'),
+    })
     const [asked] = (await events(id)).filter((event) => event.type === 'question/asked')
     const questionId = (asked!.data as { questionId: string }).questionId
     expect(settlementsOf(await events(id), questionId)).toEqual([])
     await append(session, 'test/event', { turn: 1 })
     const log = await events(id)
     expect(log.map((event) => event.type)).toEqual(['question/asked', 'question/settled', 'test/event'])
-    expect(settlementsOf(log, questionId)).toEqual([{ questionId, outcome: 'failed', error: expect.stringContaining('its settlement could not be logged') }])
+    expect(settlementsOf(log, questionId)).toEqual([
+      { questionId, outcome: 'failed', error: expect.stringContaining('its settlement could not be logged') },
+    ])
   })
 
   it('the writer killed before it commits again: the next writer settles the question interrupted when it opens the session', async () => {

@@ -9,7 +9,12 @@ import { append, pgFile, plain } from './support/stores.js'
 // follower and later reader sees that nobody will answer them.
 
 const db = pgFile('questions')
-const question: UserQuestion = { id: 'plan-review', header: 'Plan review', question: 'Approve?', options: [{ label: 'Approve', description: 'yes' }] }
+const question: UserQuestion = {
+  id: 'plan-review',
+  header: 'Plan review',
+  question: 'Approve?',
+  options: [{ label: 'Approve', description: 'yes' }],
+}
 const shape = (events: readonly SessionEvent[]) => events.map((event) => ({ type: event.type, data: event.data }))
 const agentOver = (session: Session): Agent => ({ id: 'writer-agent', session, steer() {}, async inject() {} })
 
@@ -23,7 +28,10 @@ async function askForever(ctx: ReturnType<typeof db.process>['ctx'], session: Se
       return new Promise(() => {})
     },
   })
-  void ctx.require('userQuestions').ask({ agent: agentOver(session), questions: [question] }).catch(() => {})
+  void ctx
+    .require('userQuestions')
+    .ask({ agent: agentOver(session), questions: [question] })
+    .catch(() => {})
   await asked
   return (session.events.findLast((event) => event.type === 'question/asked')!.data as { questionId: string }).questionId
 }

@@ -67,7 +67,7 @@ it('quotes that example word for word', () => {
   const code = block.slice(block.indexOf('```ts\n') + 6, block.indexOf('```\n', block.indexOf('```ts\n') + 6))
   const unindented = body.replace(/^ {2}/gm, '')
   expect(code).toContain(unindented.trimEnd())
-  expect(code).toContain("const connection = process.env.DATABASE_URL!\n")
+  expect(code).toContain('const connection = process.env.DATABASE_URL!\n')
 })
 
 it('documents every error code the store throws', () => {
@@ -76,7 +76,7 @@ it('documents every error code the store throws', () => {
     .filter((file) => file.endsWith('.ts'))
     .map((file) => readFileSync(new URL(file, src), 'utf8'))
     .join('\n')
-  const codes = new Set([...store.matchAll(/new SessionLogError\('([A-Z_]+)'/g)].map((match) => match[1]!))
+  const codes = new Set([...store.matchAll(/new SessionLogError\(\s*'([A-Z_]+)'/g)].map((match) => match[1]!))
   expect(codes.size).toBeGreaterThan(8)
   for (const code of codes) expect(readme, code).toMatch(new RegExp('`' + code + '`'))
 })

@@ -89,17 +89,23 @@ describe('setup', () => {
     const schema = schemaName()
     await setup({ connection: pgTestUrl(), schema })
     await sql(`UPDATE "${schema}".meta SET value = $1 WHERE key = 'version'`, [String(SCHEMA_VERSION + 1)])
-    await expect(setup({ connection: pgTestUrl(), schema })).rejects.toMatchObject({ code: 'SCHEMA', message: expect.stringMatching(/newer than this .*upgrade/) })
+    await expect(setup({ connection: pgTestUrl(), schema })).rejects.toMatchObject({
+      code: 'SCHEMA',
+      message: expect.stringMatching(/newer than this .*upgrade/),
+    })
     expect(await sql(`SELECT value FROM "${schema}".meta WHERE key = 'version'`)).toEqual([{ value: String(SCHEMA_VERSION + 1) }])
     const store = storeOver(schema)
     await expect(store.create()).rejects.toMatchObject({ code: 'SCHEMA', message: expect.stringContaining('newer') })
     await store.end()
   })
 
-  it.each([['Bad'], ['1abc'], ['a-b'], ['a"b'], [''], ['x'.repeat(64)], [42], [null]])('refuses schema %j with TypeError', async (schema) => {
-    await expect(setup({ connection: pgTestUrl(), schema: schema as string })).rejects.toBeInstanceOf(TypeError)
-    expect(() => storeOver(schema as string)).toThrow(TypeError)
-  })
+  it.each([['Bad'], ['1abc'], ['a-b'], ['a"b'], [''], ['x'.repeat(64)], [42], [null]])(
+    'refuses schema %j with TypeError',
+    async (schema) => {
+      await expect(setup({ connection: pgTestUrl(), schema: schema as string })).rejects.toBeInstanceOf(TypeError)
+      expect(() => storeOver(schema as string)).toThrow(TypeError)
+    },
+  )
 
   it('accepts the longest plain identifier (63 characters)', async () => {
     const schema = `t_${'a'.repeat(45)}${freshSchemaName('x').slice(-16)}`
@@ -112,7 +118,10 @@ describe('setup', () => {
     const port = await closedPort()
     const connection = `postgres://postgres@127.0.0.1:${port}/test`
     const error = await setup({ connection, schema: 'planmode' }).catch((caught: unknown) => caught)
-    expect(error).toMatchObject({ code: 'UNAVAILABLE', message: expect.stringMatching(/cannot connect to set up schema planmode: .*ECONNREFUSED/) })
+    expect(error).toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringMatching(/cannot connect to set up schema planmode: .*ECONNREFUSED/),
+    })
     const store = storeOver('planmode', connection)
     await expect(store.create()).rejects.toMatchObject({ code: 'UNAVAILABLE', message: expect.stringContaining('ECONNREFUSED') })
     await expect(store.list()).rejects.toMatchObject({ code: 'UNAVAILABLE' })
@@ -123,7 +132,10 @@ describe('setup', () => {
     const schema = schemaName()
     const store = storeOver(schema)
     for (const attempt of [store.create(), store.open('x'), store.list(), store.follow('x'), store.lease('x')]) {
-      await expect(attempt).rejects.toMatchObject({ code: 'SCHEMA', message: expect.stringContaining(`setup({ connection, schema: '${schema}' })`) })
+      await expect(attempt).rejects.toMatchObject({
+        code: 'SCHEMA',
+        message: expect.stringContaining(`setup({ connection, schema: '${schema}' })`),
+      })
     }
     // Set up afterwards, the same store works: the check is not cached as failed.
     await setup({ connection: pgTestUrl(), schema })

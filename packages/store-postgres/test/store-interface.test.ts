@@ -203,7 +203,7 @@ describe('create, open, get, loaded, list, close', () => {
 describe('events round-trip exactly', () => {
   const values: [string, unknown][] = [
     ['nested objects, arrays and key order', { z: 1, a: { y: [1, 2, { x: null, b: true }], c: 'c' }, m: [], o: {} }],
-    ['unicode', { text: 'grüße — 日本語 — 👩‍👩‍👧 — \u2028\u2029', 'ключ': 'значение' }],
+    ['unicode', { text: 'grüße — 日本語 — 👩‍👩‍👧 — \u2028\u2029', ключ: 'значение' }],
     ['a NUL and a lone surrogate inside data', { nul: 'a\u0000b', lone: 'x\uD800y', low: '\uDC00' }],
     ['numbers', { int: 42, neg: -7, frac: 1.5, tiny: 5e-324, big: 1.7976931348623157e308, safe: Number.MAX_SAFE_INTEGER, zero: 0 }],
     ['top-level scalars', 'just a string'],
@@ -255,11 +255,15 @@ describe('invalid appends', () => {
     ['a function as data', 'custom/x', () => 1],
     ['a symbol as data', 'custom/x', Symbol('s')],
     ['a BigInt', 'custom/x', { n: 1n }],
-    ['cyclic data', 'custom/x', (() => {
-      const cycle: Record<string, unknown> = {}
-      cycle.self = cycle
-      return cycle
-    })()],
+    [
+      'cyclic data',
+      'custom/x',
+      (() => {
+        const cycle: Record<string, unknown> = {}
+        cycle.self = cycle
+        return cycle
+      })(),
+    ],
     ['an empty type', '', {}],
     ['a non-string type', 42, {}],
     ['an undefined type', undefined, {}],
@@ -274,7 +278,10 @@ describe('invalid appends', () => {
     const session = await store.create({ id })
     await append(session, 'custom/ok', { n: 0 })
     const results = await Promise.allSettled([append(session, type as string, data), append(session, 'custom/ok', { n: 1 })])
-    expect(results[0]).toMatchObject({ status: 'rejected', reason: { code: 'INVALID_EVENT', message: expect.stringContaining('nothing was written') } })
+    expect(results[0]).toMatchObject({
+      status: 'rejected',
+      reason: { code: 'INVALID_EVENT', message: expect.stringContaining('nothing was written') },
+    })
     expect(results[1]).toMatchObject({ status: 'fulfilled', value: { seq: 1 } })
     await store.close(session)
     expect((await db.process().store.open(id)).events.map((event) => event.seq)).toEqual([0, 1])
@@ -328,8 +335,13 @@ describe('fork', () => {
     await expect(store.fork(session, undefined, { id: 'fork-exists' })).rejects.toMatchObject({ code: 'EXISTS' })
   })
 
-  const event = (seq: number, extra: Record<string, unknown> = {}): SessionEvent => ({ type: 'custom/x', seq, time: 1000 + seq, data: { seq }, ...extra }) as unknown as SessionEvent
-  const foreign = (events: unknown[]) => ({ id: 'foreign', events: events as SessionEvent[], append: () => Promise.reject(new Error('no')) })
+  const event = (seq: number, extra: Record<string, unknown> = {}): SessionEvent =>
+    ({ type: 'custom/x', seq, time: 1000 + seq, data: { seq }, ...extra }) as unknown as SessionEvent
+  const foreign = (events: unknown[]) => ({
+    id: 'foreign',
+    events: events as SessionEvent[],
+    append: () => Promise.reject(new Error('no')),
+  })
 
   it.each<[string, unknown]>([
     ['not an object', 'x'],
@@ -346,7 +358,13 @@ describe('fork', () => {
   ])('rejects an event that is %s with INVALID_EVENT, writing nothing', async (_name, bad) => {
     const { store } = db.process()
     const id = `fork-bad-${Math.random().toString(36).slice(2, 10)}`
-    await expect(store.fork(foreign([event(0), bad].slice(bad === null || typeof bad !== 'object' || (bad as { seq?: unknown }).seq !== 0 ? 0 : 1)), undefined, { id })).rejects.toMatchObject({
+    await expect(
+      store.fork(
+        foreign([event(0), bad].slice(bad === null || typeof bad !== 'object' || (bad as { seq?: unknown }).seq !== 0 ? 0 : 1)),
+        undefined,
+        { id },
+      ),
+    ).rejects.toMatchObject({
       code: 'INVALID_EVENT',
     })
     await expect(store.open(id)).rejects.toMatchObject({ code: 'NOT_FOUND' })
@@ -354,7 +372,9 @@ describe('fork', () => {
 
   it('rejects a seq that does not strictly increase with SEQ_ORDER; equal times are kept', async () => {
     const { store } = db.process()
-    await expect(store.fork(foreign([event(0), event(2), event(2)]), undefined, { id: 'fork-order' })).rejects.toMatchObject({ code: 'SEQ_ORDER' })
+    await expect(store.fork(foreign([event(0), event(2), event(2)]), undefined, { id: 'fork-order' })).rejects.toMatchObject({
+      code: 'SEQ_ORDER',
+    })
     await expect(store.fork(foreign([event(3), event(1)]), undefined, { id: 'fork-order' })).rejects.toMatchObject({ code: 'SEQ_ORDER' })
     await expect(store.open('fork-order')).rejects.toMatchObject({ code: 'NOT_FOUND' })
     const gaps = [event(3, { time: 5 }), event(7, { time: 5 }), event(8, { time: 5 })]
@@ -387,7 +407,9 @@ describe('fork', () => {
 
   it('SEQ_LIMIT: an append after seq Number.MAX_SAFE_INTEGER is refused, nothing written', async () => {
     const { store } = db.process()
-    const forked = await store.fork(foreign([event(Number.MAX_SAFE_INTEGER - 1), event(Number.MAX_SAFE_INTEGER)]), undefined, { id: 'seq-limit' })
+    const forked = await store.fork(foreign([event(Number.MAX_SAFE_INTEGER - 1), event(Number.MAX_SAFE_INTEGER)]), undefined, {
+      id: 'seq-limit',
+    })
     await expect(append(forked, 'custom/x', {})).rejects.toMatchObject({ code: 'SEQ_LIMIT' })
     await store.close(forked)
     const read = (await db.process().store.open('seq-limit')).events
@@ -398,7 +420,11 @@ describe('fork', () => {
 describe('invariants', () => {
   it('a registered invariant refuses an append: nothing is written, the next append gets the next seq', async () => {
     const { ctx, store } = db.process()
-    const dispose = ctx.require('sessionInvariants').register('test/no-forbidden', (event) => ((event.type as string) === 'custom/forbidden' ? 'forbidden events are refused' : undefined))
+    const dispose = ctx
+      .require('sessionInvariants')
+      .register('test/no-forbidden', (event) =>
+        (event.type as string) === 'custom/forbidden' ? 'forbidden events are refused' : undefined,
+      )
     const session = await store.create({ id: 'inv-append' })
     await append(session, 'custom/ok', {})
     const refused = append(session, 'custom/forbidden', {})
@@ -412,11 +438,19 @@ describe('invariants', () => {
 
   it('invariants see the earlier events of the same batch', async () => {
     const { ctx, store } = db.process()
-    ctx.require('sessionInvariants').register('test/one-start', (event, session) =>
-      (event.type as string) === 'custom/start' && session.events.some((other) => (other.type as string) === 'custom/start') ? 'only one start' : undefined,
-    )
+    ctx
+      .require('sessionInvariants')
+      .register('test/one-start', (event, session) =>
+        (event.type as string) === 'custom/start' && session.events.some((other) => (other.type as string) === 'custom/start')
+          ? 'only one start'
+          : undefined,
+      )
     const session = await store.create()
-    const results = await Promise.allSettled([append(session, 'custom/start', {}), append(session, 'custom/start', {}), append(session, 'custom/next', {})])
+    const results = await Promise.allSettled([
+      append(session, 'custom/start', {}),
+      append(session, 'custom/start', {}),
+      append(session, 'custom/next', {}),
+    ])
     expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
     expect(session.events.map((event) => event.seq)).toEqual([0, 1])
   })
@@ -427,7 +461,11 @@ describe('invariants', () => {
     await append(session, 'custom/forbidden', {})
     await writer.close(session)
     const { ctx, store } = db.process()
-    ctx.require('sessionInvariants').register('test/no-forbidden', (event) => ((event.type as string) === 'custom/forbidden' ? 'forbidden events are refused' : undefined))
+    ctx
+      .require('sessionInvariants')
+      .register('test/no-forbidden', (event) =>
+        (event.type as string) === 'custom/forbidden' ? 'forbidden events are refused' : undefined,
+      )
     await expect(store.open('inv-open')).rejects.toBeInstanceOf(InvariantViolationError)
     expect(store.get('inv-open')).toBeUndefined()
     expect(await store.lease('inv-open')).toMatchObject({ held: false })
@@ -438,6 +476,8 @@ describe('invariants', () => {
     const { ctx, store } = db.process()
     const session = await store.create()
     await append(session, 'custom/forbidden', {})
-    expect(() => ctx.require('sessionInvariants').register('test/late', (event) => ((event.type as string) === 'custom/forbidden' ? 'no' : undefined))).toThrow(InvariantViolationError)
+    expect(() =>
+      ctx.require('sessionInvariants').register('test/late', (event) => ((event.type as string) === 'custom/forbidden' ? 'no' : undefined)),
+    ).toThrow(InvariantViolationError)
   })
 })

@@ -125,7 +125,10 @@ describe('an outcome the store cannot tell: OUTCOME_UNKNOWN, settled later', () 
     const { session, announced, store } = await writer('unknown-landed')
     const held = await unknownBatch(session)
     // Still out of reach: a later append is not sent, and says so.
-    await expect(append(session, 'custom/n', { n: 50 })).rejects.toMatchObject({ code: 'UNAVAILABLE', message: expect.stringContaining('this append was not sent, so nothing was written') })
+    await expect(append(session, 'custom/n', { n: 50 })).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringContaining('this append was not sent, so nothing was written'),
+    })
     await held.deliver()
     expect(await logged('unknown-landed')).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8])
     proxy.up()
@@ -157,13 +160,16 @@ describe('an outcome the store cannot tell: OUTCOME_UNKNOWN, settled later', () 
     expect(await logged('unknown-fenced')).toEqual([0, 9])
   })
 
-  it('a reopen settles it: the new lease\'s epoch fences the statement off, delivered afterwards it never lands', async () => {
+  it("a reopen settles it: the new lease's epoch fences the statement off, delivered afterwards it never lands", async () => {
     const { session, store } = await writer('unknown-reopened')
     const held = await unknownBatch(session)
     proxy.up()
     await store.close(session)
     // Closed, the writer no longer asks (its fence would be a write without the lease).
-    await expect(session.sync()).rejects.toMatchObject({ code: 'OUTCOME_UNKNOWN', message: expect.stringContaining('is closed, so only a reopen can settle it') })
+    await expect(session.sync()).rejects.toMatchObject({
+      code: 'OUTCOME_UNKNOWN',
+      message: expect.stringContaining('is closed, so only a reopen can settle it'),
+    })
     const other = db.process({ holder: 'process-B' }).store
     const reopened = await other.open('unknown-reopened')
     expect(reopened.epoch).toBe(2)
@@ -218,7 +224,10 @@ describe('an outcome the store cannot tell: OUTCOME_UNKNOWN, settled later', () 
     }
     expect(ns(taken.events)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8])
     const lost = (await append(session, 'custom/n', { n: 9 }).catch((error: unknown) => error)) as { code?: string; message: string }
-    expect(lost).toMatchObject({ code: 'LEASE_LOST', message: expect.stringContaining('(process-B) took the lease (epoch 2, this writer had 1)') })
+    expect(lost).toMatchObject({
+      code: 'LEASE_LOST',
+      message: expect.stringContaining('(process-B) took the lease (epoch 2, this writer had 1)'),
+    })
     expect(lost.message).toContain("this writer's append of seqs 1–8, whose connection failed, had landed before that")
     expect(lost.message).not.toContain('changed outside')
     // What landed is in the old writer's events too; nothing more is written there.

@@ -60,12 +60,14 @@ function handoffOf(offer: ReviewIntent['handoff'], value: unknown, at: string): 
 /** One answer checked against its question: the clean copy, or the problem. */
 function checkOne(question: UserQuestion, item: Record<string, unknown>, at: string): UserAnswer | string {
   const { selected, custom, edit, comments, handoff } = item
-  if (!Array.isArray(selected) || selected.some((label) => typeof label !== 'string')) return `${at}.selected must be an array of option labels`
+  if (!Array.isArray(selected) || selected.some((label) => typeof label !== 'string'))
+    return `${at}.selected must be an array of option labels`
   const labels = new Set(question.options.map((option) => option.label))
   const unknown = (selected as string[]).find((label) => !labels.has(label))
   if (unknown !== undefined) return `${at}.selected: ${JSON.stringify(unknown)} is not an option of question ${JSON.stringify(question.id)}`
   if (new Set(selected).size !== selected.length) return `${at}.selected repeats an option`
-  if (selected.length > 1 && question.multiSelect !== true) return `${at}.selected: question ${JSON.stringify(question.id)} takes one option`
+  if (selected.length > 1 && question.multiSelect !== true)
+    return `${at}.selected: question ${JSON.stringify(question.id)} takes one option`
   if (custom !== undefined && typeof custom !== 'string') return `${at}.custom must be a string`
   if (selected.length === 0 && blank(custom)) return `${at} selects no option and has no custom text`
   const intent = question.intent as ReviewIntent | undefined
@@ -130,7 +132,8 @@ function checkOne(question: UserQuestion, item: Record<string, unknown>, at: str
  */
 export function checkAnswers(questions: readonly UserQuestion[], raw: unknown): AnswerCheck {
   const fail = (problem: string): AnswerCheck => ({ ok: false, problem })
-  if (!Array.isArray(raw)) return fail('answers must be an array with one { id, selected, custom?, edit?, comments?, handoff? } per question')
+  if (!Array.isArray(raw))
+    return fail('answers must be an array with one { id, selected, custom?, edit?, comments?, handoff? } per question')
   const byId = new Map(questions.map((question) => [question.id, question]))
   const answers: UserAnswer[] = []
   const seen = new Set<string>()
@@ -138,11 +141,17 @@ export function checkAnswers(questions: readonly UserQuestion[], raw: unknown): 
     const at = `answers[${index}]`
     if (!isRecord(item)) return fail(`${at} must be an object`)
     const extra = Object.keys(item).find((key) => !ANSWER_KEYS.has(key))
-    if (extra !== undefined) return fail(`${at} has an unknown member ${JSON.stringify(extra)}${extra === 'by' ? ' (who answered is given with the submission, not in an answer)' : ''}`)
+    if (extra !== undefined)
+      return fail(
+        `${at} has an unknown member ${JSON.stringify(extra)}${extra === 'by' ? ' (who answered is given with the submission, not in an answer)' : ''}`,
+      )
     const id = item.id
     if (typeof id !== 'string') return fail(`${at}.id must be a string`)
     const question = byId.get(id)
-    if (question === undefined) return fail(`${at}.id ${JSON.stringify(id)} is not a question of this ask (its questions: ${[...byId.keys()].map((key) => JSON.stringify(key)).join(', ')})`)
+    if (question === undefined)
+      return fail(
+        `${at}.id ${JSON.stringify(id)} is not a question of this ask (its questions: ${[...byId.keys()].map((key) => JSON.stringify(key)).join(', ')})`,
+      )
     if (seen.has(id)) return fail(`question ${JSON.stringify(id)} is answered twice`)
     seen.add(id)
     const answer = checkOne(question, item, at)

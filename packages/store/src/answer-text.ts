@@ -19,7 +19,9 @@ function stringsOf(answers: readonly unknown[]): UserAnswer[] {
   return answers.map((answer): UserAnswer => {
     if (!isRecord(answer)) return { id: '', selected: [] }
     const selected = Array.isArray(answer.selected) ? answer.selected.map((label) => text(label) ?? '') : []
-    const comments = Array.isArray(answer.comments) ? answer.comments.map((comment): UserAnswerComment => ({ line: 0, text: isRecord(comment) ? (text(comment.text) ?? '') : '' })) : []
+    const comments = Array.isArray(answer.comments)
+      ? answer.comments.map((comment): UserAnswerComment => ({ line: 0, text: isRecord(comment) ? (text(comment.text) ?? '') : '' }))
+      : []
     const model = isRecord(answer.handoff) ? text(answer.handoff.model) : undefined
     const by = answererOf(answer.by)
     const custom = text(answer.custom)

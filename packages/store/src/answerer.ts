@@ -6,7 +6,8 @@ const MAX_ANSWERER = 200
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** What {@link checkAnswerer} found: who answered (`undefined`: anonymous), or what is wrong. @public */
-export type AnswererCheck = { readonly ok: true; readonly by: QuestionAnswerer | undefined } | { readonly ok: false; readonly problem: string }
+export type AnswererCheck =
+  { readonly ok: true; readonly by: QuestionAnswerer | undefined } | { readonly ok: false; readonly problem: string }
 
 /**
  * Checks who an answer says answered, before anything is logged: `undefined`
@@ -40,9 +41,11 @@ export function checkAnswerer(raw: unknown): AnswererCheck {
   if (extra !== undefined) return { ok: false, problem: `by has an unknown member ${JSON.stringify(extra)}` }
   const { id, name } = raw
   const rule = 'a name a person may have (a visible character; no control character, U+0000, lone surrogate or bidirectional control)'
-  if (typeof id !== 'string' || id.trim() === '' || id.length > MAX_ANSWERER) return { ok: false, problem: `by.id must be a non-blank string of at most ${MAX_ANSWERER} characters` }
+  if (typeof id !== 'string' || id.trim() === '' || id.length > MAX_ANSWERER)
+    return { ok: false, problem: `by.id must be a non-blank string of at most ${MAX_ANSWERER} characters` }
   if (!isPersonName(id)) return { ok: false, problem: `by.id must be ${rule}` }
-  if (name !== undefined && (typeof name !== 'string' || name.length > MAX_ANSWERER)) return { ok: false, problem: `by.name must be a string of at most ${MAX_ANSWERER} characters` }
+  if (name !== undefined && (typeof name !== 'string' || name.length > MAX_ANSWERER))
+    return { ok: false, problem: `by.name must be a string of at most ${MAX_ANSWERER} characters` }
   if (name !== undefined && !isPersonName(name)) return { ok: false, problem: `by.name must be ${rule}` }
   return { ok: true, by: name === undefined ? { id } : { id, name } }
 }

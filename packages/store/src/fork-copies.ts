@@ -25,7 +25,11 @@ import { SessionLogError } from './session-log-error.js'
  *
  * @public
  */
-export function forkCopies<T extends { readonly event: SessionEvent }>(session: Pick<Session, 'id' | 'events'>, end: number | undefined, copy: (event: unknown) => T | string): T[] {
+export function forkCopies<T extends { readonly event: SessionEvent }>(
+  session: Pick<Session, 'id' | 'events'>,
+  end: number | undefined,
+  copy: (event: unknown) => T | string,
+): T[] {
   const source = session.events
   const stop = end === undefined ? source.length : end
   if (!Number.isInteger(stop) || stop < 0 || stop > source.length) {
@@ -36,7 +40,10 @@ export function forkCopies<T extends { readonly event: SessionEvent }>(session: 
   for (let index = 0; index < stop; index++) {
     const copied = copy(source[index])
     if (typeof copied === 'string') {
-      throw new SessionLogError('INVALID_EVENT', `fork of session ${session.id}: event ${index} cannot be written so that a reopen reads it back: ${copied}; nothing was written`)
+      throw new SessionLogError(
+        'INVALID_EVENT',
+        `fork of session ${session.id}: event ${index} cannot be written so that a reopen reads it back: ${copied}; nothing was written`,
+      )
     }
     if (copied.event.seq <= previousSeq) {
       throw new SessionLogError(

@@ -22,7 +22,10 @@ import { closeInterruptedTurn, type Session } from '@planmode/seams'
  *
  * @public
  */
-export async function closeInterruptedAtOpen(session: Pick<Session, 'id' | 'events' | 'append'>, warn: (message: string) => void): Promise<void> {
+export async function closeInterruptedAtOpen(
+  session: Pick<Session, 'id' | 'events' | 'append'>,
+  warn: (message: string) => void,
+): Promise<void> {
   try {
     await closeInterruptedTurn(session, warn)
   } catch (error) {

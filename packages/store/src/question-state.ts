@@ -11,7 +11,13 @@ import { answererText } from './answerer.js'
 export type QuestionState =
   | { readonly state: 'unknown' }
   | { readonly state: 'open'; readonly asked: QuestionAsked; readonly askedSeq: number }
-  | { readonly state: 'settled'; readonly asked: QuestionAsked; readonly askedSeq: number; readonly settled: QuestionSettled; readonly settledSeq: number }
+  | {
+      readonly state: 'settled'
+      readonly asked: QuestionAsked
+      readonly askedSeq: number
+      readonly settled: QuestionSettled
+      readonly settledSeq: number
+    }
 
 /**
  * The state of ask `questionId` in `events` (one pass). A malformed
@@ -51,11 +57,21 @@ export function questionStateOf(events: Iterable<SessionEvent>, questionId: stri
  *
  * @public
  */
-export function verdictOfLog(state: QuestionState, sessionId: string, questionId: string, submission: string, inFlight: boolean): AnswerResult | undefined {
+export function verdictOfLog(
+  state: QuestionState,
+  sessionId: string,
+  questionId: string,
+  submission: string,
+  inFlight: boolean,
+): AnswerResult | undefined {
   const name = `question ${questionId} of session ${sessionId}`
   switch (state.state) {
     case 'unknown':
-      return { status: 'refused', code: 'UNKNOWN_QUESTION', message: `session ${sessionId} has no question ${questionId} (no question/asked with that id in its log)` }
+      return {
+        status: 'refused',
+        code: 'UNKNOWN_QUESTION',
+        message: `session ${sessionId} has no question ${questionId} (no question/asked with that id in its log)`,
+      }
     case 'open':
       return undefined
     case 'settled': {
@@ -76,7 +92,11 @@ export function verdictOfLog(state: QuestionState, sessionId: string, questionId
           message: `the process that asked ${name} ended before it logged this answer, which was not applied; the question is settled interrupted (the agent asks again on its next turn)`,
         }
       }
-      return { status: 'refused', code: 'QUESTION_CLOSED', message: `${name} is closed: ${closedWhy(settled)}; this answer was not applied` }
+      return {
+        status: 'refused',
+        code: 'QUESTION_CLOSED',
+        message: `${name} is closed: ${closedWhy(settled)}; this answer was not applied`,
+      }
     }
   }
 }

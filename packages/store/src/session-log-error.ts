@@ -54,11 +54,7 @@ export class SessionLogError extends CodedError<SessionLogErrorCode> {
   readonly line: number | undefined
   private readonly [marker] = true
 
-  constructor(
-    code: SessionLogErrorCode,
-    message: string,
-    options: { file?: string; line?: number; cause?: unknown } = {},
-  ) {
+  constructor(code: SessionLogErrorCode, message: string, options: { file?: string; line?: number; cause?: unknown } = {}) {
     super(code, message, options)
     this.name = 'SessionLogError'
     this.file = options.file

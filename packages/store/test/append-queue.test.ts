@@ -3,7 +3,8 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { AppendQueue, type PendingAppend } from '@planmode/store'
 
-const event = (pending: PendingAppend, seq: number): SessionEvent => ({ type: pending.type, seq, time: 0, data: pending.data }) as SessionEvent
+const event = (pending: PendingAppend, seq: number): SessionEvent =>
+  ({ type: pending.type, seq, time: 0, data: pending.data }) as SessionEvent
 
 describe('AppendQueue', () => {
   it('commits one batch at a time, in order; appends added while a batch commits form the next batch', async () => {
@@ -74,14 +75,21 @@ describe('AppendQueue', () => {
             settle()
             return undefined
           }
-          return new Promise<void>((resolve) => setTimeout(() => {
-            settle()
-            resolve()
-          }, 0))
+          return new Promise<void>((resolve) =>
+            setTimeout(() => {
+              settle()
+              resolve()
+            }, 0),
+          )
         })
         const results: Promise<unknown>[] = []
         for (let index = 0; index < plan.length; index++) {
-          results.push(queue.add('x', index).then(() => 'ok', () => 'no'))
+          results.push(
+            queue.add('x', index).then(
+              () => 'ok',
+              () => 'no',
+            ),
+          )
           // Some appends come after a pause, so they fall into later batches.
           for (let wait = 0; wait < plan[index]![1]; wait++) await Promise.resolve()
         }

@@ -12,7 +12,15 @@ declare module '@planmode/seams' {
   }
 }
 
-const quiet = () => ({ lines: [] as string[], debug() {}, info() {}, warn(message: string) { this.lines.push(message) }, error() {} })
+const quiet = () => ({
+  lines: [] as string[],
+  debug() {},
+  info() {},
+  warn(message: string) {
+    this.lines.push(message)
+  },
+  error() {},
+})
 const event = (seq: number, type = 'test/event', data: unknown = { seq }): SessionEvent => ({ type, seq, time: seq, data }) as SessionEvent
 
 describe('SessionLogError', () => {
@@ -20,7 +28,10 @@ describe('SessionLogError', () => {
     const error = new SessionLogError('CORRUPT_LINE', 'log.jsonl:3: bad', { file: 'log.jsonl', line: 3 })
     expect([error.code, error.file, error.line, error.name]).toEqual(['CORRUPT_LINE', 'log.jsonl', 3, 'SessionLogError'])
     expect(SessionLogError.isInstance(error)).toBe(true)
-    const olderCopy = Object.assign(new Error('from another copy'), { [Symbol.for('@planmode/host/SessionLogError')]: true, code: 'LOCKED' })
+    const olderCopy = Object.assign(new Error('from another copy'), {
+      [Symbol.for('@planmode/host/SessionLogError')]: true,
+      code: 'LOCKED',
+    })
     expect(SessionLogError.isInstance(olderCopy)).toBe(true)
     expect(SessionLogError.isInstance(new Error('plain'))).toBe(false)
     expect(SessionLogError.isInstance(null)).toBe(false)
@@ -40,7 +51,9 @@ describe('checkSessionId', () => {
 
 describe('forkCopies', () => {
   const copy = (value: unknown): { event: SessionEvent } | string =>
-    typeof value === 'object' && value !== null && typeof (value as SessionEvent).type === 'string' ? { event: value as SessionEvent } : 'not an event'
+    typeof value === 'object' && value !== null && typeof (value as SessionEvent).type === 'string'
+      ? { event: value as SessionEvent }
+      : 'not an event'
 
   it('copies events[0, end) (all by default) through the store’s copy', () => {
     const events = [event(0), event(1), event(2)]
@@ -50,12 +63,16 @@ describe('forkCopies', () => {
   })
 
   it('refuses an end outside [0, length] with a RangeError', () => {
-    for (const end of [-1, 4, 1.5, Number.NaN]) expect(() => forkCopies({ id: 's', events: [event(0), event(1), event(2)] }, end, copy)).toThrow(RangeError)
+    for (const end of [-1, 4, 1.5, Number.NaN])
+      expect(() => forkCopies({ id: 's', events: [event(0), event(1), event(2)] }, end, copy)).toThrow(RangeError)
   })
 
   it('names the first event the copy refuses (INVALID_EVENT) and a seq that does not increase (SEQ_ORDER)', () => {
     expect(() => forkCopies({ id: 's', events: [event(0), 'junk' as unknown as SessionEvent] }, undefined, copy)).toThrow(
-      expect.objectContaining({ code: 'INVALID_EVENT', message: expect.stringContaining('event 1 cannot be written so that a reopen reads it back: not an event') }),
+      expect.objectContaining({
+        code: 'INVALID_EVENT',
+        message: expect.stringContaining('event 1 cannot be written so that a reopen reads it back: not an event'),
+      }),
     )
     expect(() => forkCopies({ id: 's', events: [event(0), event(2), event(2)] }, undefined, copy)).toThrow(
       expect.objectContaining({ code: 'SEQ_ORDER', message: expect.stringContaining('event 2 has seq 2, which does not follow seq 2') }),

@@ -21,7 +21,8 @@ export interface MemoryDisk {
 /** An event as a reopen reads it back (a JSON copy), or why it could not be. */
 function copyOf(event: unknown): { readonly event: SessionEvent } | string {
   const copy = JSON.parse(JSON.stringify(event ?? null)) as Partial<SessionEvent> | null
-  if (typeof copy?.type !== 'string' || !Number.isSafeInteger(copy.seq) || typeof copy.time !== 'number' || !('data' in copy)) return 'not an event'
+  if (typeof copy?.type !== 'string' || !Number.isSafeInteger(copy.seq) || typeof copy.time !== 'number' || !('data' in copy))
+    return 'not an event'
   return { event: copy as SessionEvent }
 }
 
@@ -47,7 +48,8 @@ class MemorySession implements HostSession {
       try {
         const seq = (this.events.at(-1)?.seq ?? -1) + 1
         const copied = copyOf({ type: pending.type, seq, time: Date.now(), data: pending.data })
-        if (typeof copied === 'string') throw new SessionLogError('INVALID_EVENT', `session ${this.id}: ${pending.type} ${copied}; nothing was written`)
+        if (typeof copied === 'string')
+          throw new SessionLogError('INVALID_EVENT', `session ${this.id}: ${pending.type} ${copied}; nothing was written`)
         this.ctx.get('sessionInvariants')?.check(copied.event, this)
         this.events.push(copied.event)
         this.ctx.emit('session/event', { session: this, event: copied.event })
@@ -105,7 +107,10 @@ export function memorySessions(ctx: Context, disk: MemoryDisk): SessionStore {
     },
     async fork(session: Session, end?: number, options: CreateSessionOptions = {}) {
       const copies = forkCopies(session, end, copyOf)
-      return create(options.id ?? `s_${Date.now().toString(36)}_${open.size}`, copies.map((copy) => copy.event))
+      return create(
+        options.id ?? `s_${Date.now().toString(36)}_${open.size}`,
+        copies.map((copy) => copy.event),
+      )
     },
     async list() {
       return [...disk.logs.keys()].sort()

@@ -2,8 +2,10 @@ import type { SessionEvent } from '@planmode/seams'
 import { OwedSettlements } from '@planmode/store'
 import { describe, expect, it } from 'vitest'
 
-const asked = (seq: number, questionId: string): SessionEvent => ({ type: 'question/asked', seq, time: 0, data: { questionId, agent: 'a', question: [] } }) as SessionEvent
-const settled = (seq: number, questionId: string): SessionEvent => ({ type: 'question/settled', seq, time: 0, data: { questionId, outcome: 'answered' } }) as SessionEvent
+const asked = (seq: number, questionId: string): SessionEvent =>
+  ({ type: 'question/asked', seq, time: 0, data: { questionId, agent: 'a', question: [] } }) as SessionEvent
+const settled = (seq: number, questionId: string): SessionEvent =>
+  ({ type: 'question/settled', seq, time: 0, data: { questionId, outcome: 'answered' } }) as SessionEvent
 
 describe('OwedSettlements', () => {
   it('owes a question whose question/settled append rejected, and pays it failed at the next batch while the log leaves it open', async () => {
@@ -35,7 +37,9 @@ describe('OwedSettlements', () => {
     const owed = new OwedSettlements()
     await owed.watch('turn/end', { questionId: 'q1' }, Promise.reject(new Error('x'))).catch(() => {})
     await owed.watch('question/settled', { outcome: 'failed' }, Promise.reject(new Error('x'))).catch(() => {})
-    await expect(owed.watch('question/settled', { questionId: 'q2', outcome: 'answered' }, Promise.resolve('landed'))).resolves.toBe('landed')
+    await expect(owed.watch('question/settled', { questionId: 'q2', outcome: 'answered' }, Promise.resolve('landed'))).resolves.toBe(
+      'landed',
+    )
     expect(owed.size).toBe(0)
     expect(owed.due([asked(0, 'q1'), asked(1, 'q2')])).toEqual([])
   })

@@ -23,6 +23,8 @@ it('shows test/readme-example.ts whole, and the example runs on a third store', 
 })
 
 it('says how long the third store of test/memory-store.ts is, as it is', () => {
-  const lines = readFileSync(new URL('./memory-store.ts', import.meta.url), 'utf8').trimEnd().split('\n').length
+  const lines = readFileSync(new URL('./memory-store.ts', import.meta.url), 'utf8')
+    .trimEnd()
+    .split('\n').length
   expect(readme).toContain(`(logs in memory, about ${Math.round(lines / 10) * 10} lines)`)
 })

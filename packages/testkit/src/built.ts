@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url'
 const packagesDir = fileURLToPath(new URL('../../', import.meta.url))
 
 function listFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? listFiles(join(dir, entry.name)) : [join(dir, entry.name)]))
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? listFiles(join(dir, entry.name)) : [join(dir, entry.name)],
+  )
 }
 
 /**
@@ -18,10 +20,13 @@ export function assertBuilt(what: string, packages: readonly string[]): void {
   for (const name of packages) {
     const pkg = join(packagesDir, name)
     const built = join(pkg, 'dist', 'index.js')
-    if (!existsSync(built)) throw new Error(`${what}: ${built} is missing; run \`pnpm build\` first (the child processes run the built packages)`)
+    if (!existsSync(built))
+      throw new Error(`${what}: ${built} is missing; run \`pnpm build\` first (the child processes run the built packages)`)
     const newest = Math.max(...listFiles(join(pkg, 'src')).map((file) => statSync(file).mtimeMs))
     if (newest > statSync(built).mtimeMs) {
-      throw new Error(`${what}: ${built} is older than packages/${name}/src; run \`pnpm build\` first, or \`pnpm build --force\` when turbo restored that build from its cache (the child processes run the built packages)`)
+      throw new Error(
+        `${what}: ${built} is older than packages/${name}/src; run \`pnpm build\` first, or \`pnpm build --force\` when turbo restored that build from its cache (the child processes run the built packages)`,
+      )
     }
   }
 }

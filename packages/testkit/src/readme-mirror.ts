@@ -32,12 +32,19 @@ function body(text: string, indent = 0): string[] {
  * expect(mirror.missingImports).toEqual([])
  * ```
  */
-export function readmeMirror(readme: URL, test: URL, options: { readonly block?: RegExp | number; readonly marker?: string; readonly indent?: number } = {}): ReadmeMirror {
+export function readmeMirror(
+  readme: URL,
+  test: URL,
+  options: { readonly block?: RegExp | number; readonly marker?: string; readonly indent?: number } = {},
+): ReadmeMirror {
   const text = readFileSync(readme, 'utf8')
   const self = readFileSync(test, 'utf8')
   const which = options.block ?? 0
   const found = typeof which === 'number' ? [...text.matchAll(/```ts\n([\s\S]*?)```/g)][which]?.[1] : which.exec(text)?.[1]
-  if (found === undefined) throw new Error(`readmeMirror: ${readme.pathname} has no block ${typeof which === 'number' ? `#${which} (ts)` : `matching ${String(which)}`}`)
+  if (found === undefined)
+    throw new Error(
+      `readmeMirror: ${readme.pathname} has no block ${typeof which === 'number' ? `#${which} (ts)` : `matching ${String(which)}`}`,
+    )
   const marker = options.marker ?? 'readme'
   const start = self.indexOf(`// ${marker}:start\n`)
   const end = self.lastIndexOf(`// ${marker}:end`)

@@ -133,7 +133,17 @@ export function boundedWork<T>(options: BoundedWorkOptions, body: (work: Work) =
   const main: LaneState = newLane('main', undefined, undefined)
 
   function newLane(name: string, total: number | undefined, unit: string | undefined): LaneState {
-    return { name, total, unit: unit ?? 'units', doing: 'starting', detail: undefined, since: performance.now(), units: 0, ended: false, endedAt: 0 }
+    return {
+      name,
+      total,
+      unit: unit ?? 'units',
+      doing: 'starting',
+      detail: undefined,
+      since: performance.now(),
+      units: 0,
+      ended: false,
+      endedAt: 0,
+    }
   }
 
   function describe(state: LaneState, now: number): string {

@@ -14,12 +14,12 @@ beforeAll(async () => {
   await writeFile(
     script,
     [
-      "const [mode, code] = process.argv.slice(2)",
+      'const [mode, code] = process.argv.slice(2)',
       "process.stdout.write('asked a\\nasked b\\nhalf')",
       "setTimeout(() => process.stdout.write(' line\\n'), 20)",
       "process.stderr.write(`env ${process.env.TESTKIT_CHILD ?? 'unset'}\\n`)",
       "if (mode === 'wait') process.stdin.once('data', (chunk) => { process.stdout.write(`got ${chunk}`); process.exit(0) })",
-      "else setTimeout(() => process.exit(Number(code ?? 0)), 40)",
+      'else setTimeout(() => process.exit(Number(code ?? 0)), 40)',
     ].join('\n'),
   )
 })

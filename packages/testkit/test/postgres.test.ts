@@ -67,9 +67,7 @@ describe('the run-wide server', () => {
     })
     await dropSchema(url, schema)
     await dropSchema(url, schema) // dropping a missing schema is fine
-    const { rowCount } = await withClient(url, (client) =>
-      client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]),
-    )
+    const { rowCount } = await withClient(url, (client) => client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]))
     expect(rowCount).toBe(0)
   })
 })
@@ -142,26 +140,30 @@ describe('startEmbeddedPostgres', () => {
     scaledMs(60_000),
   )
 
-  it('makes its data directory inside `dir` and listens on `port` when given them', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'testkit-pg-dir-'))
-    // As root the server runs as another OS user, who must be able to pass through `dir`.
-    await chmod(dir, 0o755)
-    try {
-      const port = await freePort()
-      server = await startEmbeddedPostgres({ dir, port })
-      expect(server.dataDir!.startsWith(`${dir}/`)).toBe(true)
-      expect(Number(new URL(server.url).port)).toBe(port)
-      const { rows } = await withClient(server.url, (client) => client.query('SELECT 1 AS one'))
-      expect(rows).toEqual([{ one: 1 }])
-      const dataDir = server.dataDir!
-      await server.stop()
-      server = undefined
-      expect(existsSync(dataDir)).toBe(false)
-      expect(readdirSync(dir)).toEqual([])
-    } finally {
-      await rm(dir, { recursive: true, force: true })
-    }
-  }, scaledMs(60_000))
+  it(
+    'makes its data directory inside `dir` and listens on `port` when given them',
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'testkit-pg-dir-'))
+      // As root the server runs as another OS user, who must be able to pass through `dir`.
+      await chmod(dir, 0o755)
+      try {
+        const port = await freePort()
+        server = await startEmbeddedPostgres({ dir, port })
+        expect(server.dataDir!.startsWith(`${dir}/`)).toBe(true)
+        expect(Number(new URL(server.url).port)).toBe(port)
+        const { rows } = await withClient(server.url, (client) => client.query('SELECT 1 AS one'))
+        expect(rows).toEqual([{ one: 1 }])
+        const dataDir = server.dataDir!
+        await server.stop()
+        server = undefined
+        expect(existsSync(dataDir)).toBe(false)
+        expect(readdirSync(dir)).toEqual([])
+      } finally {
+        await rm(dir, { recursive: true, force: true })
+      }
+    },
+    scaledMs(60_000),
+  )
 })
 
 describe('resolvePostgres', () => {

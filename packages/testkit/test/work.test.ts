@@ -70,9 +70,13 @@ describe('boundedWork (fake clock)', () => {
     expect(error).toBeInstanceOf(StuckWorkError)
     const stuck = error as StuckWorkError
     expect(stuck.lane).toBe('lane 1')
-    expect(stuck.message).toMatch(/^crash test \(4 kills\): stuck: lane 1 has been on one step for 1\.\d s, past its bound of 1\.0 s \(1\.0 s on an idle machine × load factor 1\.0\)/)
+    expect(stuck.message).toMatch(
+      /^crash test \(4 kills\): stuck: lane 1 has been on one step for 1\.\d s, past its bound of 1\.0 s \(1\.0 s on an idle machine × load factor 1\.0\)/,
+    )
     expect(stuck.report).toContain('- lane 1 (1 of 2 kills done), for 1.')
-    expect(stuck.report).toContain('round 1 (seed 77): child pid 2001, waiting for 12 acks before the kill\n    so far: 3 acks, last seq 41')
+    expect(stuck.report).toContain(
+      'round 1 (seed 77): child pid 2001, waiting for 12 acks before the kill\n    so far: 3 acks, last seq 41',
+    )
     expect(stuck.report).toMatch(/- lane 0: finished \d+\.\d s ago \(2 of 2 kills done\)/)
     expect(stuck.report).toMatch(/load average [\d. ]+ on \d+ cores, load factor 1\.0/)
     expect(stuck.message).toContain(stuck.report)
@@ -103,7 +107,9 @@ describe('boundedWork (fake clock)', () => {
     await vi.advanceTimersByTimeAsync(2_500)
     expect(settled).toBe(false)
     await vi.advanceTimersByTimeAsync(1_000)
-    await expect(outcome).rejects.toThrow(/stuck: main has been on one step for 3\.\d s, past its bound of 3\.0 s \(1\.0 s on an idle machine × load factor 3\.0\)/)
+    await expect(outcome).rejects.toThrow(
+      /stuck: main has been on one step for 3\.\d s, past its bound of 3\.0 s \(1\.0 s on an idle machine × load factor 3\.0\)/,
+    )
     await expect(outcome).rejects.toThrow('- main (0 units done), for 3.')
   })
 
@@ -182,7 +188,10 @@ describe('boundedWork (fake clock)', () => {
 
   it('wait resolves with what it waited for, as a step of the lane', async () => {
     const outcome = boundedWork({ what: 'wait', stepMs: 1_000 }, async (work) => {
-      const value = await work.wait(tick(500).then(() => 42), 'waiting for 42')
+      const value = await work.wait(
+        tick(500).then(() => 42),
+        'waiting for 42',
+      )
       return work.wait(Promise.resolve(value + 1), 'adding one')
     })
     await vi.advanceTimersByTimeAsync(600)

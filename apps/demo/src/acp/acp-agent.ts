@@ -48,13 +48,17 @@ export async function runAcpAgent(argv: readonly string[], io: AcpAgentIo): Prom
   const model = chooseModel(cli, section, io.env)
   const models = chooseModels(cli.models, cli, section, io.env)
   const sessionDir = store === undefined ? resolve(cli.sessionDir ?? join(homedir(), '.planmode', 'sessions')) : undefined
-  const workspace = cli.workspace === undefined ? keptWorkspace(join(sessionDir ?? join(homedir(), '.planmode'), 'acp-workspace')) : resolve(cli.workspace)
+  const workspace =
+    cli.workspace === undefined ? keptWorkspace(join(sessionDir ?? join(homedir(), '.planmode'), 'acp-workspace')) : resolve(cli.workspace)
   if (!statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) {
     say(`--workspace ${workspace} is not a directory`)
     return 2
   }
   if (store !== undefined) await setup({ connection: store.url, schema: store.schema })
-  const write = (level: string) => (message: string, ...details: unknown[]) => say(`${level}: ${[message, ...details.map((detail) => (detail instanceof Error ? detail.message : String(detail)))].join(' ')}`)
+  const write =
+    (level: string) =>
+    (message: string, ...details: unknown[]) =>
+      say(`${level}: ${[message, ...details.map((detail) => (detail instanceof Error ? detail.message : String(detail)))].join(' ')}`)
   const logger: Logger = { debug() {}, info() {}, warn: write('warn'), error: write('error') }
   const ctx = new Context({ logger })
   composePlanHost(ctx, {
@@ -72,7 +76,8 @@ export async function runAcpAgent(argv: readonly string[], io: AcpAgentIo): Prom
   ctx.plugin({
     name: '@planmode/demo/acp-base-prompt',
     requires: ['systemPrompt'],
-    apply: (child) => void child.effect(child.require('systemPrompt').section({ name: 'demo:base', order: 10, text: basePromptSection(workspace) })),
+    apply: (child) =>
+      void child.effect(child.require('systemPrompt').section({ name: 'demo:base', order: 10, text: basePromptSection(workspace) })),
   })
   ctx.plugin(acpPlugin, {
     agentInfo: { name: 'planmode-demo', title: `planmode (${model.description})` },
@@ -86,7 +91,9 @@ export async function runAcpAgent(argv: readonly string[], io: AcpAgentIo): Prom
       },
     },
   })
-  say(`planmode ACP agent: ${model.description}; sessions in ${store === undefined ? sessionDir : `PostgreSQL (schema ${store.schema})`}; workspace ${workspace}`)
+  say(
+    `planmode ACP agent: ${model.description}; sessions in ${store === undefined ? sessionDir : `PostgreSQL (schema ${store.schema})`}; workspace ${workspace}`,
+  )
   const connection = serveAcpStdio(ctx.require('acp'), io)
   await connection.closed
   const sessions = ctx.require('sessions')

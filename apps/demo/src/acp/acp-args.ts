@@ -43,7 +43,8 @@ export function parseAcpArgs(argv: readonly string[]): AcpOptions {
   let schema: string | undefined
   for (let index = argv[0] === '--' ? 1 : 0; index < argv.length; index++) {
     const arg = argv[index]!
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined]
+    const [flag, inline] =
+      arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined]
     if (flag !== '--store' && flag !== '--schema') {
       rest.push(arg)
       continue

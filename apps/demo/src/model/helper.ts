@@ -47,14 +47,14 @@ function stem(word: string): string {
 
 /** The files a helper reads for `question`: the README, then the two source files whose paths share most words with it. */
 function filesFor(question: string, listed: readonly string[]): string[] {
-  const stems = keywords(question).map(stem).filter((word) => word.length >= 3)
+  const stems = keywords(question)
+    .map(stem)
+    .filter((word) => word.length >= 3)
   const files = listed.filter((file) => !file.endsWith('/'))
   const readme = files.find((file) => /^readme(\.md)?$/i.test(file))
   const code = files.filter((file) => CODE.test(file) && !TEST.test(file))
   const score = (file: string): number => stems.filter((word) => file.toLowerCase().includes(word)).length
-  const ranked = code
-    .map((file, index) => ({ file, index, score: score(file) }))
-    .sort((a, b) => b.score - a.score || a.index - b.index)
+  const ranked = code.map((file, index) => ({ file, index, score: score(file) })).sort((a, b) => b.score - a.score || a.index - b.index)
   const matching = ranked.filter((entry) => entry.score > 0)
   const picked = (matching.length > 0 ? matching : ranked).slice(0, 2).map((entry) => entry.file)
   return [...(readme === undefined ? [] : [readme]), ...picked]
@@ -108,12 +108,15 @@ export function decideAsHelper(items: readonly ReadItem[], inPlanMode: boolean):
       calls: [{ name: 'list_files', input: {} }],
     }
   }
-  const listed = listing === undefined || listing.isError ? [] : listing.text.split('\n').filter((line) => line !== '' && !line.startsWith('('))
+  const listed =
+    listing === undefined || listing.isError ? [] : listing.text.split('\n').filter((line) => line !== '' && !line.startsWith('('))
   const reads = results.filter((result) => result.name === 'read_file')
   const searches = results.filter((result) => result.name === 'search')
   const explored = [...calls.values()].some((call) => call.name === 'read_file' || call.name === 'search')
   if (!explored) {
-    const query = keywords(topic).map(stem).find((word) => word.length >= 4)
+    const query = keywords(topic)
+      .map(stem)
+      .find((word) => word.length >= 4)
     const reading: PlannedCall[] = filesFor(topic, listed).map((path) => ({ name: 'read_file', input: { path } }))
     if (query !== undefined) reading.push({ name: 'search', input: { query } })
     if (reading.length > 0) return { text: 'Reading what the question touches.', calls: reading }

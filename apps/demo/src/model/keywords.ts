@@ -26,7 +26,10 @@ export function firstLine(text: string): string {
   const lines = text.split('\n').map((line) => line.trim())
   for (const line of lines.slice(0, 60)) {
     if (line.startsWith('#!') || !COMMENT.test(line)) continue
-    const cleaned = line.replace(COMMENT, '').replace(/\*\/$|-->$/, '').trim()
+    const cleaned = line
+      .replace(COMMENT, '')
+      .replace(/\*\/$|-->$/, '')
+      .trim()
     if (cleaned !== '' && !/^@[a-zA-Z]+(\s|$)/.test(cleaned) && !/^eslint|^prettier/.test(cleaned)) return clip(cleaned)
   }
   const declaration = lines.find((line) => DECLARATION.test(line))

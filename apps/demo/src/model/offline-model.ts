@@ -89,7 +89,9 @@ function careless(text: string, last: ReadItem | undefined, inPlanMode: boolean)
   const write = lastResults(last).find((result) => MUTATING.has(result.name))
   if (write === undefined) return undefined
   if (write.isError && /is not available in plan mode/.test(write.text)) {
-    return say(`The plan guard refused ${write.name}: in plan mode only read-only tools run here, and ${path} was not written. I'll stay read-only; tell me what to plan and I'll present a plan for your review.`)
+    return say(
+      `The plan guard refused ${write.name}: in plan mode only read-only tools run here, and ${path} was not written. I'll stay read-only; tell me what to plan and I'll present a plan for your review.`,
+    )
   }
   if (write.isError) return say(`${write.name} failed: ${write.text.replace(/^Error: /, '')}`)
   return say(
@@ -104,7 +106,8 @@ function askHelper(text: string, last: ReadItem | undefined, hasExploreTool: boo
   const question = helperQuestion(text)
   if (last?.kind === 'user') {
     if (question === undefined) return say('What should the helper look into? Say "Ask a helper: <question>".')
-    if (!hasExploreTool) return say(`I have no helper to ask here (no \`${EXPLORE_TOOL}\` tool), so I'll look myself: send the question as a message.`)
+    if (!hasExploreTool)
+      return say(`I have no helper to ask here (no \`${EXPLORE_TOOL}\` tool), so I'll look myself: send the question as a message.`)
     return { text: "I'll ask a helper agent to look into that.", calls: [{ name: EXPLORE_TOOL, input: { question } }] }
   }
   const result = lastResults(last).find((candidate) => candidate.name === EXPLORE_TOOL)
@@ -117,14 +120,18 @@ function askHelper(text: string, last: ReadItem | undefined, hasExploreTool: boo
 function askToPlan(text: string, hasEnterTool: boolean): OfflineAction {
   const goal = goalOf(text).replace(/[.!]+$/, '')
   if (!hasEnterTool) {
-    return say(`You asked to plan first, but I can't switch to plan mode myself here. Send \`/plan ${goal}\` and I'll explore the workspace read-only and present a plan.`)
+    return say(
+      `You asked to plan first, but I can't switch to plan mode myself here. Send \`/plan ${goal}\` and I'll explore the workspace read-only and present a plan.`,
+    )
   }
   return {
     text: 'You asked to plan first, so I am asking to switch to plan mode.',
     calls: [
       {
         name: ENTER_TOOL,
-        input: { reason: `You asked to plan first: ${goal}. In plan mode I only read the workspace, then present a plan for your review before changing anything.` },
+        input: {
+          reason: `You asked to plan first: ${goal}. In plan mode I only read the workspace, then present a plan for your review before changing anything.`,
+        },
       },
     ],
   }
@@ -140,7 +147,7 @@ function afterEntryRefused(result: { text: string; isError: boolean }): OfflineA
       `Understood: no plan mode${note === undefined ? '' : ` (your note: “${note}”)`}. I'm the offline demo model, so in the default mode I only chat; send \`/plan <goal>\` when you want a plan.`,
     )
   }
-  if (!result.isError) return say("Plan mode was agreed, but this request carries no plan guidance yet; send `/plan` to switch.")
+  if (!result.isError) return say('Plan mode was agreed, but this request carries no plan guidance yet; send `/plan` to switch.')
   return say(`I could not switch to plan mode (${text}). Send \`/plan\` to switch yourself.`)
 }
 
@@ -156,7 +163,10 @@ function explore(episode: Episode, hasExitTool: boolean): OfflineAction {
     }
     const plan = writePlan(episode, recipe)
     const what = problems.length === 1 ? `it said: ${problems[0]}` : `it listed ${problems.length} problems`
-    return { text: `The plan check sent my plan back before review (${what}). Here it is again with that fixed.`, calls: [{ name: EXIT_TOOL, input: { plan } }] }
+    return {
+      text: `The plan check sent my plan back before review (${what}). Here it is again with that fixed.`,
+      calls: [{ name: EXIT_TOOL, input: { plan } }],
+    }
   }
   if (episode.needsRevision) {
     const feedback = episode.feedback[episode.feedback.length - 1] ?? ''
@@ -166,7 +176,10 @@ function explore(episode: Episode, hasExitTool: boolean): OfflineAction {
     }
   } else if (episode.submissions.length === 0) {
     if (episode.listed === undefined) {
-      return { text: "I'll plan this before touching anything. First, a look at the workspace.", calls: [{ name: 'list_files', input: {} }] }
+      return {
+        text: "I'll plan this before touching anything. First, a look at the workspace.",
+        calls: [{ name: 'list_files', input: {} }],
+      }
     }
     const toRead = recipe.filesToRead(episode.listed).filter((file) => !episode.reads.has(file))
     if (episode.reads.size === 0 && toRead.length > 0) {
@@ -197,11 +210,19 @@ function explore(episode: Episode, hasExitTool: boolean): OfflineAction {
  * first step of this batch is in progress; once every batch ran, one more
  * step marks what is still open done (unless a change failed).
  */
-function implement(episode: Episode, progress: PlanningState['progress'], hasUpdateTool: boolean, refused: ReturnType<typeof refusedStep>): OfflineAction {
+function implement(
+  episode: Episode,
+  progress: PlanningState['progress'],
+  hasUpdateTool: boolean,
+  refused: ReturnType<typeof refusedStep>,
+): OfflineAction {
   if (episode.handedOff && episode.listed === undefined) {
     // A fresh session knows only the plan: a look at the workspace first, as a real model would.
     const title = /^#{1,6}\s+(.*)$/m.exec(episode.approvedEdit ?? '')?.[1]?.trim() ?? 'the plan'
-    return { text: `I'm carrying out the approved plan “${title}” handed to this session. First, a look at the workspace.`, calls: [{ name: 'list_files', input: {} }] }
+    return {
+      text: `I'm carrying out the approved plan “${title}” handed to this session. First, a look at the workspace.`,
+      calls: [{ name: 'list_files', input: {} }],
+    }
   }
   const recipe = pickRecipe(episode.goal, episode.listed)
   const submitted = episode.submissions[episode.submissions.length - 1] ?? ''
@@ -245,13 +266,23 @@ function implement(episode: Episode, progress: PlanningState['progress'], hasUpd
  * every open step marked done again; then the summary. A refusal the code
  * did not fix is said, not retried.
  */
-function testFirst(recipe: Recipe, tracked: readonly ReadStep[], done: number, refused: ReturnType<typeof refusedStep>, feedback: readonly string[]): OfflineAction {
+function testFirst(
+  recipe: Recipe,
+  tracked: readonly ReadStep[],
+  done: number,
+  refused: ReturnType<typeof refusedStep>,
+  feedback: readonly string[],
+): OfflineAction {
   const plan = recipe.testFirst!
   const update = (status: string): PlannedCall => ({ name: UPDATE_TOOL, input: { updates: [{ step: plan.step, status }] } })
-  if (done === 0) return { text: 'The plan is approved. Tests first: I am writing them before the code.', calls: [update('in_progress'), ...plan.tests] }
+  if (done === 0)
+    return { text: 'The plan is approved. Tests first: I am writing them before the code.', calls: [update('in_progress'), ...plan.tests] }
   if (done === 1) return { text: `The tests are written, so step ${plan.step} is done.`, calls: [update('done')] }
   if (done === 2) {
-    const why = refused === undefined ? '' : ` The check refused step ${refused.step}: ${refused.problems[0] ?? 'it is not done'}. The tests exercise code I have not written yet, so I am writing it now.`
+    const why =
+      refused === undefined
+        ? ''
+        : ` The check refused step ${refused.step}: ${refused.problems[0] ?? 'it is not done'}. The tests exercise code I have not written yet, so I am writing it now.`
     return { text: `${why === '' ? `Step ${plan.step} is marked; now the code.` : why.trim()}`, calls: [...plan.code] }
   }
   if (done === 3) {
@@ -259,7 +290,9 @@ function testFirst(recipe: Recipe, tracked: readonly ReadStep[], done: number, r
     if (finish !== undefined) return { text: `The code is in place: marking step ${plan.step} done again, and the rest.`, calls: [finish] }
   }
   if (refused !== undefined) {
-    return say(`The check still refuses step ${refused.step}:\n${refused.problems.map((problem) => `- ${problem}`).join('\n')}\nI could not make it pass; tell me how to proceed.`)
+    return say(
+      `The check still refuses step ${refused.step}:\n${refused.problems.map((problem) => `- ${problem}`).join('\n')}\nI could not make it pass; tell me how to proceed.`,
+    )
   }
   return say(`Done. ${recipe.summary(feedback)}`)
 }
@@ -273,7 +306,10 @@ function testFirst(recipe: Recipe, tracked: readonly ReadStep[], done: number, r
  * to plain chat. Plan mode is read from the system prompt or from a
  * guidance message in the transcript. Pure and deterministic.
  */
-export function decide(options: LanguageModelV3CallOptions, modelOptions: OfflineModelOptions = {}): OfflineAction & { state: PlanningState } {
+export function decide(
+  options: LanguageModelV3CallOptions,
+  modelOptions: OfflineModelOptions = {},
+): OfflineAction & { state: PlanningState } {
   const section = modelOptions.planSection?.trim()
   const systemText = options.prompt.flatMap((message) => (message.role === 'system' ? [message.content] : [])).join('\n\n')
   if (systemText.trimStart().startsWith(HELPER_PROMPT_OPENING)) {
@@ -286,14 +322,19 @@ export function decide(options: LanguageModelV3CallOptions, modelOptions: Offlin
   const { system, items } = readPrompt(options.prompt, section)
   const state = foldPlanning(items)
   // The guidance in the system prompt (placement 'system'), or held from a transcript message (placement 'transcript').
-  const inPlanMode = (section !== undefined && section !== '' && system.includes(section)) || system.includes(EXIT_TOOL) || state.transcriptPlanMode === true
+  const inPlanMode =
+    (section !== undefined && section !== '' && system.includes(section)) || system.includes(EXIT_TOOL) || state.transcriptPlanMode === true
   const hasExitTool = (options.tools ?? []).some((tool) => tool.name === EXIT_TOOL)
   const hasEnterTool = (options.tools ?? []).some((tool) => tool.name === ENTER_TOOL)
   const hasUpdateTool = (options.tools ?? []).some((tool) => tool.name === UPDATE_TOOL)
   const hasExploreTool = (options.tools ?? []).some((tool) => tool.name === EXPLORE_TOOL)
   const { episode } = state
   // A plan-mode notice or guidance message says the mode changed; what to do next depends on what came before it.
-  const last = items.filter((item) => item.kind !== 'user' || (!item.notice && item.guidance !== true && item.progress !== true && item.handoff === undefined)).at(-1)
+  const last = items
+    .filter(
+      (item) => item.kind !== 'user' || (!item.notice && item.guidance !== true && item.progress !== true && item.handoff === undefined),
+    )
+    .at(-1)
   const act = (action: OfflineAction): OfflineAction & { state: PlanningState } => ({ ...action, state })
 
   if (state.careless !== undefined) {
@@ -310,17 +351,24 @@ export function decide(options: LanguageModelV3CallOptions, modelOptions: Offlin
     if (inPlanMode && episode.implementationSteps > 0) {
       return act(say("Plan mode is on again, so I've stopped making changes. Tell me what to plan next."))
     }
-    const refused = lastResults(last).flatMap((result) => (result.name === UPDATE_TOOL && result.isError ? [refusedStep(result.text.replace(/^Error: /, ''))] : [])).find((item) => item !== undefined)
+    const refused = lastResults(last)
+      .flatMap((result) => (result.name === UPDATE_TOOL && result.isError ? [refusedStep(result.text.replace(/^Error: /, ''))] : []))
+      .find((item) => item !== undefined)
     return act(implement(episode, state.progress, hasUpdateTool, refused))
   }
 
   const exitResult = lastResults(last).some((result) => result.name === EXIT_TOOL)
   if (exitResult && episode !== undefined) {
-    if (episode.review === 'stopped') return act(say("Understood: planning is over and I won't carry out that plan. Tell me what you'd like next."))
-    if (episode.review === 'handed-off') return act(say('The plan goes on in a fresh session, so I stop here and change nothing in this one.'))
+    if (episode.review === 'stopped')
+      return act(say("Understood: planning is over and I won't carry out that plan. Tell me what you'd like next."))
+    if (episode.review === 'handed-off')
+      return act(say('The plan goes on in a fresh session, so I stop here and change nothing in this one.'))
     if (episode.review === 'dismissed') {
       // The person may have left plan mode as they dismissed it (`/plan off` at the review): the notice after the result says so.
-      if (!inPlanMode) return act(say("Understood: plan mode is off now, so I've stopped planning and won't carry out that plan. I'll wait for your message."))
+      if (!inPlanMode)
+        return act(
+          say("Understood: plan mode is off now, so I've stopped planning and won't carry out that plan. I'll wait for your message."),
+        )
       return act(say("Understood: I'm staying in plan mode and waiting for your message."))
     }
     if (episode.review === 'failed') {
@@ -349,9 +397,14 @@ export function decide(options: LanguageModelV3CallOptions, modelOptions: Offlin
     const text = state.unclaimedUserText
     if (text === undefined) return act(say('Plan mode is on. What should I plan?'))
     if (isQuestion(text) && entry === undefined) {
-      return act(say("I'm in plan mode, so I only read and plan. Tell me what you want changed and I'll explore the workspace and present a plan."))
+      return act(
+        say("I'm in plan mode, so I only read and plan. Tell me what you want changed and I'll explore the workspace and present a plan."),
+      )
     }
-    return act({ text: "I'll plan this before touching anything. First, a look at the workspace.", calls: [{ name: 'list_files', input: {} }] })
+    return act({
+      text: "I'll plan this before touching anything. First, a look at the workspace.",
+      calls: [{ name: 'list_files', input: {} }],
+    })
   }
   return act(explore(episode, hasExitTool))
 }
@@ -391,7 +444,10 @@ export function createOfflineModel(modelOptions: OfflineModelOptions = {}): Lang
       toolName: call.name,
       input: JSON.stringify(call.input),
     }))
-    const finishReason = { unified: calls.length > 0 ? ('tool-calls' as const) : ('stop' as const), raw: calls.length > 0 ? 'tool_calls' : 'stop' }
+    const finishReason = {
+      unified: calls.length > 0 ? ('tool-calls' as const) : ('stop' as const),
+      raw: calls.length > 0 ? 'tool_calls' : 'stop',
+    }
     return { action, calls, finishReason, usage: usage(options, action.text + calls.map((call) => call.input).join('')) }
   }
   return {

@@ -12,7 +12,8 @@ export function asksToPlanFirst(text: string): boolean {
 
 const LEADING =
   /^(?:please[\s,]+)?(?:(?:let'?s|let us|we should|i(?:'d| would)? like to|can we|could we)\s+)?(?:make a plan|plan(?: (?:it|this|that))?(?: first)?)(?:\s+(?:for|to|on|how to)\b|\s*[:,;.—-])?\s*/i
-const TRAILING = /[\s,;.—-]*(?:but\s+|and\s+|so\s+)?(?:let'?s\s+|let us\s+|please\s+)?(?:make a plan first|plan (?:it |this |that )?first|make a plan)[\s.!]*$/i
+const TRAILING =
+  /[\s,;.—-]*(?:but\s+|and\s+|so\s+)?(?:let'?s\s+|let us\s+|please\s+)?(?:make a plan first|plan (?:it |this |that )?first|make a plan)[\s.!]*$/i
 
 /**
  * The goal in a plan-first request, without the request to plan:

@@ -16,10 +16,18 @@ const FEEDBACK_SECTION = 'feedback addressed'
 /** What the offline model writes under a heading a plan check asked for (SPEC §20), by what the name says. */
 function sectionBody(name: string, episode: Episode, recipe: Recipe, files: readonly string[]): string[] {
   const key = name.trim().toLowerCase()
-  if (/risk/.test(key)) return ['- Old data: tasks saved before the change must still load; the steps keep every new field optional.', '- Scope creep: anything beyond the goal stays out (see "Out of scope").']
-  if (/roll ?back|revert|undo/.test(key)) return ['- Every change is in the files the steps name; reverting them (one commit) restores the old behaviour, and no data format changes in a way the old code cannot read.']
+  if (/risk/.test(key))
+    return [
+      '- Old data: tasks saved before the change must still load; the steps keep every new field optional.',
+      '- Scope creep: anything beyond the goal stays out (see "Out of scope").',
+    ]
+  if (/roll ?back|revert|undo/.test(key))
+    return [
+      '- Every change is in the files the steps name; reverting them (one commit) restores the old behaviour, and no data format changes in a way the old code cannot read.',
+    ]
   if (/test/.test(key)) return recipe.verification(files).map((check) => `- ${check}`)
-  if (/file|touch/.test(key)) return files.length === 0 ? ['- None read yet: the steps name the files.'] : files.map((file) => `- \`${file}\``)
+  if (/file|touch/.test(key))
+    return files.length === 0 ? ['- None read yet: the steps name the files.'] : files.map((file) => `- \`${file}\``)
   if (/question/.test(key)) return ['- None: inspecting the workspace answered what the plan needs.']
   if (/summary|overview|context|background|goal/.test(key)) return [`- ${episode.goal.trim()}`]
   return [`- (The offline demo model has nothing specific to say under “${name.trim()}”; a real model would fill this in.)`]
@@ -30,7 +38,11 @@ export function writePlan(episode: Episode, recipe: Recipe): string {
   const revision = episode.submissions.length + 1
   const files = [...episode.reads.keys()]
   const lines = [`# ${recipe.title(episode.goal)}`, '', `Goal: ${episode.goal.trim()}`]
-  if (revision > 1) lines.push('', `_Revision ${revision}: ${episode.review === 'not-ready' ? 'revised to pass the plan check' : 'revised after your review'}._`)
+  if (revision > 1)
+    lines.push(
+      '',
+      `_Revision ${revision}: ${episode.review === 'not-ready' ? 'revised to pass the plan check' : 'revised after your review'}._`,
+    )
   lines.push('', '## What I found')
   for (const [path, text] of episode.reads) lines.push(`- \`${path}\`: ${text === '' ? 'could not be read.' : firstLine(text)}`)
   for (const search of episode.searches) lines.push(searchLine(search.query, search.text))

@@ -133,10 +133,13 @@ function keepPlanning(text: string): { feedback: string | undefined; comments: s
   const rows = text.split('\n')
   const first = rows.findIndex((row, index) => index > 0 && COMMENT.test(row))
   const head = first < 0 ? text : rows.slice(0, first).join('\n')
-  const comments = first < 0 ? [] : rows.slice(first).flatMap((row) => {
-    const match = COMMENT.exec(row)
-    return match === null ? [] : [`line ${match[1]}: ${match[2]!.trim()}`]
-  })
+  const comments =
+    first < 0
+      ? []
+      : rows.slice(first).flatMap((row) => {
+          const match = COMMENT.exec(row)
+          return match === null ? [] : [`line ${match[1]}: ${match[2]!.trim()}`]
+        })
   return { feedback: FEEDBACK.exec(head)?.[1]?.trim(), comments }
 }
 
@@ -200,7 +203,12 @@ export function foldPlanning(items: readonly ReadItem[]): PlanningState {
       }
     } else if (item.kind === 'assistant') {
       // In a fresh session the model first looks at the workspace: part of carrying the plan out, not a new plan.
-      const pickup = episode?.handedOff === true && episode.implementationSteps === 0 && episode.listed === undefined && item.calls.length > 0 && item.calls.every((call) => call.name === 'list_files')
+      const pickup =
+        episode?.handedOff === true &&
+        episode.implementationSteps === 0 &&
+        episode.listed === undefined &&
+        item.calls.length > 0 &&
+        item.calls.every((call) => call.name === 'list_files')
       if (episode?.approved === true && !pickup) episode.implementationSteps++
       for (const call of item.calls) {
         callCount++

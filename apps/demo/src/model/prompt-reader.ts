@@ -92,7 +92,10 @@ export function readPrompt(prompt: LanguageModelV3Prompt, guidance?: string): Re
         system.push(message.content)
         break
       case 'user': {
-        const text = message.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n').trim()
+        const text = message.content
+          .map((part) => (part.type === 'text' ? part.text : ''))
+          .join('\n')
+          .trim()
         const isGuidance = (guidanceText !== undefined && guidanceText !== '' && text === guidanceText) || text === PLAN_GUIDANCE_AGAIN
         const handoff = handedOffPlan(text)
         items.push({

@@ -153,7 +153,7 @@ export const dueDatesRecipe: Recipe = {
     const steps = [
       '`src/tasks.js`: `add(title, { due })` accepts an optional `due` date as `YYYY-MM-DD`, refuses anything else with a clear error, and stores it on the task only when given (old `tasks.json` files stay valid).',
       overdue
-        ? '`src/format.js`: `formatTask(task, on)` appends `(due YYYY-MM-DD)`, and a new `isOverdue(task, on)` flags an open task whose date is before `on` with `OVERDUE`; `formatList` passes today\'s date down so `tasks list` shows both.'
+        ? "`src/format.js`: `formatTask(task, on)` appends `(due YYYY-MM-DD)`, and a new `isOverdue(task, on)` flags an open task whose date is before `on` with `OVERDUE`; `formatList` passes today's date down so `tasks list` shows both."
         : '`src/format.js`: `formatTask(task, on)` appends `(due YYYY-MM-DD)` when a task has one; `formatList` passes the date down.',
       '`src/cli.js`: `tasks add <title> --due YYYY-MM-DD` takes the flag out of the title and passes it to `add`; the usage line mentions it.',
       `\`test/due-dates.test.js\`: storing, refusing a malformed date, formatting, the \`--due\` flag end to end${overdue ? ', and the overdue flag (open vs done, before vs on the day)' : ''}.`,
@@ -168,7 +168,10 @@ export const dueDatesRecipe: Recipe = {
     /overdue|past due|late\b/i.test(feedback)
       ? 'step 2 now adds `isOverdue` and flags overdue tasks in `tasks list`; step 4 tests it.'
       : 'added as a step of its own.',
-  verification: () => ['`npm test` (node --test) passes, old and new tests.', '`tasks add "pay rent" --due 2025-02-01` then `tasks list` shows the date.'],
+  verification: () => [
+    '`npm test` (node --test) passes, old and new tests.',
+    '`tasks add "pay rent" --due 2025-02-01` then `tasks list` shows the date.',
+  ],
   outOfScope: () => ['Reminders, time zones and times of day: dates are plain `YYYY-MM-DD` strings compared as text.'],
   implementation: (feedback) => {
     const overdue = wantsOverdue(feedback)
@@ -259,10 +262,15 @@ export function genericRecipe(goal: string, listed: readonly string[] = []): Rec
       return steps
     },
     addressed: () => 'added as a step of its own.',
-    verification: () => ['Run the project\'s tests and try the change by hand.'],
+    verification: () => ["Run the project's tests and try the change by hand."],
     outOfScope: () => ['Anything not named in the goal above.'],
     implementation: (_feedback, plan) => [
-      [{ name: 'write_file', input: { path: `PLAN-${slug(goal)}.md`, content: `${plan.trim()}\n\nStatus: approved; recorded by the offline demo model.\n` } }],
+      [
+        {
+          name: 'write_file',
+          input: { path: `PLAN-${slug(goal)}.md`, content: `${plan.trim()}\n\nStatus: approved; recorded by the offline demo model.\n` },
+        },
+      ],
     ],
     summary: () =>
       `I recorded the approved plan in \`PLAN-${slug(goal)}.md\`. The offline demo model only carries out its scripted change on the sample workspace; connect a real model (\`--base-url\`/\`--model\` or \`DEEPSEEK_API_KEY\`) to have the plan implemented.`,

@@ -2,7 +2,9 @@ import type { Style } from './style.js'
 
 function inline(text: string, style: Style): string {
   if (!style.color) return text
-  return text.replace(/`([^`]+)`/g, (_, code: string) => style.cyan(code)).replace(/\*\*([^*]+)\*\*/g, (_, bold: string) => style.bold(bold))
+  return text
+    .replace(/`([^`]+)`/g, (_, code: string) => style.cyan(code))
+    .replace(/\*\*([^*]+)\*\*/g, (_, bold: string) => style.bold(bold))
 }
 
 /** Splits `text` into lines of at most `width` characters at spaces (a longer word gets a line of its own). */

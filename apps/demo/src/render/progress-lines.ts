@@ -26,7 +26,8 @@ export function progressMessageLine(text: string): string {
   const count = countOf(text)
   const done = count === undefined ? '' : ` (${count} done)`
   if (text.startsWith('Track the approved plan with update_plan')) return `track the approved plan with update_plan${done}`
-  if (text.startsWith('The approved plan still has open steps')) return `the approved plan still has open steps; update them with update_plan${done}`
+  if (text.startsWith('The approved plan still has open steps'))
+    return `the approved plan still has open steps; update them with update_plan${done}`
   return text.split('\n')[0]!
 }
 

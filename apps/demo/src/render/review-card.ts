@@ -110,7 +110,9 @@ export function writeReviewCard(out: CardOutput, question: UserQuestion, revisio
     const what = `— what changed since #${revision.earlier.rev}: ${added} line${added === 1 ? '' : 's'} added, ${removed} removed (/plans show ${revision.rev} prints it whole)`
     const head = `┌ ${header}, revision ${revision.rev}`
     const columns = out.width ?? Number.POSITIVE_INFINITY
-    fill(what, columns - head.length - 3, columns - 4).forEach((row, at) => out.line(at === 0 ? `  ${s.bold(s.yellow(head))} ${s.dim(row)}` : `    ${s.dim(row)}`))
+    fill(what, columns - head.length - 3, columns - 4).forEach((row, at) =>
+      out.line(at === 0 ? `  ${s.bold(s.yellow(head))} ${s.dim(row)}` : `    ${s.dim(row)}`),
+    )
     out.line()
     numberedRows(out, changed, digits)
     out.line()
@@ -118,7 +120,12 @@ export function writeReviewCard(out: CardOutput, question: UserQuestion, revisio
     out.line(`  ${s.bold(s.yellow(`┌ ${header}`))}`)
     if (detail !== undefined) {
       out.line()
-      if (commentable) numberedRows(out, rows.map((text, index) => ({ mark: ' ', at: index + 1, text })), digits)
+      if (commentable)
+        numberedRows(
+          out,
+          rows.map((text, index) => ({ mark: ' ', at: index + 1, text })),
+          digits,
+        )
       else out.line(renderMarkdown(detail, s, '    ', out.width))
       out.line()
     }
@@ -128,13 +135,27 @@ export function writeReviewCard(out: CardOutput, question: UserQuestion, revisio
   const bar = `  ${s.yellow('│')} `
   fill(printableLine(question.question), columns - 4, columns - 4).forEach((row) => out.line(`${bar}${row}`))
   // The approvals that hand the plan on (SPEC §18), numbered after the options: the terminal's, not the question's.
-  const choices = [...question.options, ...handoffChoices(question)].map((option) => ({ label: printableLine(option.label), description: printableLine(option.description) }))
+  const choices = [...question.options, ...handoffChoices(question)].map((option) => ({
+    label: printableLine(option.label),
+    description: printableLine(option.description),
+  }))
   const short = shortHandoffForms(question)
   if (changed !== undefined) {
     // A revision: the options on a line, the ways to answer on another.
-    fill(choices.map((choice, index) => `${index + 1} ${choice.label}`).join(' · '), columns - 4, columns - 4).forEach((row) => out.line(`${bar}${s.bold(row)}`))
-    const ways = ['yes approves', 'other text is feedback', commentable ? '`c <line> <text>` comments' : undefined, editable ? '`e` edits' : undefined, short, 'a /command dismisses']
-    fill(ways.filter((way) => way !== undefined).join(' · '), columns - 4, columns - 4).forEach((row, at) => out.line(`  ${at === 0 ? s.yellow('└') : ' '} ${s.dim(row)}`))
+    fill(choices.map((choice, index) => `${index + 1} ${choice.label}`).join(' · '), columns - 4, columns - 4).forEach((row) =>
+      out.line(`${bar}${s.bold(row)}`),
+    )
+    const ways = [
+      'yes approves',
+      'other text is feedback',
+      commentable ? '`c <line> <text>` comments' : undefined,
+      editable ? '`e` edits' : undefined,
+      short,
+      'a /command dismisses',
+    ]
+    fill(ways.filter((way) => way !== undefined).join(' · '), columns - 4, columns - 4).forEach((row, at) =>
+      out.line(`  ${at === 0 ? s.yellow('└') : ' '} ${s.dim(row)}`),
+    )
     return
   }
   choices.forEach((choice, index) => {
@@ -148,9 +169,11 @@ export function writeReviewCard(out: CardOutput, question: UserQuestion, revisio
     ? `answer with a number or a label (yes agrees, no declines)${decline > 0 ? `; ${decline}: <note> declines with a note for the agent` : ''}; a /command dismisses`
     : 'answer with a number or a label (yes approves); other text is feedback (keep planning); a /command dismisses'
   fill(hint, columns - 4, columns - 4).forEach((row, at) => out.line(`  ${at === 0 ? s.yellow('└') : ' '} ${s.dim(row)}`))
-  const extras = [editable ? '`e` edits the plan (Approve then sends your version)' : undefined, commentable ? '`c <line> <text>` comments on a line' : undefined, short].filter(
-    (text) => text !== undefined,
-  )
+  const extras = [
+    editable ? '`e` edits the plan (Approve then sends your version)' : undefined,
+    commentable ? '`c <line> <text>` comments on a line' : undefined,
+    short,
+  ].filter((text) => text !== undefined)
   if (extras.length > 0) fill(extras.join('; '), columns - 4, columns - 4).forEach((row) => out.line(`    ${s.dim(row)}`))
 }
 
@@ -174,10 +197,14 @@ export function writeAnswers(
     const custom = answer.custom === undefined ? '' : `${chosen === '' ? '' : ': '}“${printable(answer.custom)}”`
     out.line(`  ${s.yellow(entering ? 'you ›' : 'reviewer ›')} ${chosen}${custom}`)
     if (elsewhere !== undefined) {
-      const who = elsewhere.by === undefined ? 'from another process (no name given)' : `by ${printableLine(answererText(elsewhere.by))}, from another process`
+      const who =
+        elsewhere.by === undefined
+          ? 'from another process (no name given)'
+          : `by ${printableLine(answererText(elsewhere.by))}, from another process`
       out.line(`    ${s.dim(`answered ${who}`)}`)
     }
-    if (answer.handoff !== undefined && (answer.handoff.fresh === true || answer.handoff.model !== undefined)) out.line(`    ${s.dim(printableLine(describeHandoff(answer.handoff)))}`)
+    if (answer.handoff !== undefined && (answer.handoff.fresh === true || answer.handoff.model !== undefined))
+      out.line(`    ${s.dim(printableLine(describeHandoff(answer.handoff)))}`)
     if (answer.edit !== undefined) out.line(`    ${s.dim(`with an edited plan (${answer.edit.split('\n').length} lines)`)}`)
     for (const comment of answer.comments ?? []) out.line(`    ${s.dim(`line ${comment.line}: ${printable(comment.text)}`)}`)
   }

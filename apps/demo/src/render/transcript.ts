@@ -1,4 +1,12 @@
-import { isInterruptedTurnEnd, type CommandResult, type RequestHeader, type SessionEvent, type ToolPresentation, type UserAnswer, type UserQuestion } from '@planmode/seams'
+import {
+  isInterruptedTurnEnd,
+  type CommandResult,
+  type RequestHeader,
+  type SessionEvent,
+  type ToolPresentation,
+  type UserAnswer,
+  type UserQuestion,
+} from '@planmode/seams'
 import { fill } from './fill.js'
 import { renderMarkdown } from './markdown.js'
 import { printable, printableData, printableLine } from './printable.js'
@@ -131,7 +139,13 @@ export class TranscriptRenderer {
    */
   helper(sessionId: string, childSection: string): TranscriptRenderer {
     const width = this.width === undefined ? undefined : Math.max(40, this.width - [...HELPER_GUTTER].length)
-    const helper = new TranscriptRenderer({ ...this.options, planSection: childSection, role: 'helper', live: false, ...(width === undefined ? {} : { width }) })
+    const helper = new TranscriptRenderer({
+      ...this.options,
+      planSection: childSection,
+      role: 'helper',
+      live: false,
+      ...(width === undefined ? {} : { width }),
+    })
     helper.line(this.style.dim(`helper agent, a child of this one (session ${sessionId})`))
     return helper
   }
@@ -300,24 +314,46 @@ export class TranscriptRenderer {
         const questions = this.asked.get(event.data.questionId)
         this.asked.delete(event.data.questionId)
         if (event.data.outcome === 'answered' && event.data.submission !== undefined) {
-          writeAnswers(this.card, event.data.answer ?? [], questions, { by: event.data.by ?? event.data.answer?.find((answer) => answer.by !== undefined)?.by })
+          writeAnswers(this.card, event.data.answer ?? [], questions, {
+            by: event.data.by ?? event.data.answer?.find((answer) => answer.by !== undefined)?.by,
+          })
         }
         return
       }
       case 'user/message': {
         const source = event.data.source
-        const text = event.data.content.map((block) => (block.type === 'text' ? block.text : `[image ${block.attachment.name ?? block.attachment.id}]`)).join(' ')
-        if (source.kind === 'plugin' && source.form === 'notice') this.hanging(`  ${s.cyan('ⓘ notice')} ${s.dim('(to the model)')} `, '  ⓘ notice (to the model) '.length, text)
+        const text = event.data.content
+          .map((block) => (block.type === 'text' ? block.text : `[image ${block.attachment.name ?? block.attachment.id}]`))
+          .join(' ')
+        if (source.kind === 'plugin' && source.form === 'notice')
+          this.hanging(`  ${s.cyan('ⓘ notice')} ${s.dim('(to the model)')} `, '  ⓘ notice (to the model) '.length, text)
         else if (source.kind === 'plugin' && source.form === 'guidance') {
           const lines = text.trimEnd().split('\n').length
-          this.hanging(`  ${s.cyan('ⓘ guidance')} ${s.dim('(to the model)')} `, '  ⓘ guidance (to the model) '.length, `the ${this.sectionName} as a transcript message (${lines} line${lines === 1 ? '' : 's'})`)
+          this.hanging(
+            `  ${s.cyan('ⓘ guidance')} ${s.dim('(to the model)')} `,
+            '  ⓘ guidance (to the model) '.length,
+            `the ${this.sectionName} as a transcript message (${lines} line${lines === 1 ? '' : 's'})`,
+          )
         }
         // SPEC §24: coming back to plan mode with a section already logged costs one line.
         else if (source.kind === 'plugin' && source.form === 'guidance-again') {
-          this.hanging(`  ${s.cyan('ⓘ guidance')} ${s.dim('(to the model)')} `, '  ⓘ guidance (to the model) '.length, `one line pointing back to the ${this.sectionName} sent earlier: “${text}”`)
-        }
-        else if (source.kind === 'plugin' && source.form === 'handoff') this.hanging(`  ${s.cyan('ⓘ handoff')} ${s.dim('(to the model)')} `, '  ⓘ handoff (to the model) '.length, handoffMessageLine(text))
-        else if (source.kind === 'plugin' && source.form === 'progress') this.hanging(`  ${s.cyan('ⓘ progress')} ${s.dim('(to the model)')} `, '  ⓘ progress (to the model) '.length, progressMessageLine(event.data.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n')))
+          this.hanging(
+            `  ${s.cyan('ⓘ guidance')} ${s.dim('(to the model)')} `,
+            '  ⓘ guidance (to the model) '.length,
+            `one line pointing back to the ${this.sectionName} sent earlier: “${text}”`,
+          )
+        } else if (source.kind === 'plugin' && source.form === 'handoff')
+          this.hanging(
+            `  ${s.cyan('ⓘ handoff')} ${s.dim('(to the model)')} `,
+            '  ⓘ handoff (to the model) '.length,
+            handoffMessageLine(text),
+          )
+        else if (source.kind === 'plugin' && source.form === 'progress')
+          this.hanging(
+            `  ${s.cyan('ⓘ progress')} ${s.dim('(to the model)')} `,
+            '  ⓘ progress (to the model) '.length,
+            progressMessageLine(event.data.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n')),
+          )
         else if (source.kind === 'plugin') this.line(`  ${s.cyan(`ⓘ ${source.plugin}`)} ${text}`)
         else if (this.options.role === 'helper') this.line(`  ${s.dim('asked →')} ${oneLine(text)}`)
         else {
@@ -331,8 +367,7 @@ export class TranscriptRenderer {
         for (const block of event.data.content) {
           if (block.type === 'text' && block.text.trim() !== '') {
             if (!this.live) this.assistantText(block.text)
-          }
-          else if (block.type === 'tool-call') this.toolCall(block.toolCallId, block.toolName, block.input)
+          } else if (block.type === 'tool-call') this.toolCall(block.toolCallId, block.toolName, block.input)
         }
         return
       }
@@ -342,7 +377,13 @@ export class TranscriptRenderer {
           if (!event.data.isError) this.resultLine(s.green('✓'), oneLine(text, 160))
           else if (text.startsWith('Error: The plan is not ready for review:')) {
             // SPEC §20: the checks sent the plan back before any review; each problem is shown.
-            this.resultLine(s.yellow('↺'), text.replace(/^Error: /, '').replace(/:\n- /, ': ').replace(/\n- /g, '; '))
+            this.resultLine(
+              s.yellow('↺'),
+              text
+                .replace(/^Error: /, '')
+                .replace(/:\n- /, ': ')
+                .replace(/\n- /g, '; '),
+            )
           } else this.resultLine(s.yellow('↺'), oneLine(text.replace(/^Error: /, ''), 160))
           return
         }
@@ -366,9 +407,12 @@ export class TranscriptRenderer {
       }
       case 'turn/end':
         // Both forms of an interrupted turn (reason interrupted, and the error text of older logs) read the same.
-        if (isInterruptedTurnEnd(event.data)) this.ended(`turn ${event.data.turn} ended: interrupted (the process running it ended before the turn did)`)
+        if (isInterruptedTurnEnd(event.data))
+          this.ended(`turn ${event.data.turn} ended: interrupted (the process running it ended before the turn did)`)
         else if (event.data.reason !== 'completed') {
-          this.line(`  ${s.yellow('■')} turn ${event.data.turn} ended: ${event.data.reason}${event.data.error === undefined ? '' : ` (${event.data.error})`}`)
+          this.line(
+            `  ${s.yellow('■')} turn ${event.data.turn} ended: ${event.data.reason}${event.data.error === undefined ? '' : ` (${event.data.error})`}`,
+          )
         }
         return
       case 'request/header': {
@@ -403,7 +447,9 @@ export class TranscriptRenderer {
           // The first event of a session that carries out a plan approved in another one (SPEC §18).
           const data = event.data as { from?: { session?: unknown }; title?: unknown; model?: unknown }
           const model = typeof data.model === 'string' ? `, model ${data.model}` : ''
-          this.line(`  ${s.magenta('●')} ${s.dim(`plan/handoff logged: “${String(data.title)}” from session ${String(data.from?.session)}${model}`)}`)
+          this.line(
+            `  ${s.magenta('●')} ${s.dim(`plan/handoff logged: “${String(data.title)}” from session ${String(data.from?.session)}${model}`)}`,
+          )
         }
         if ((event.type as string) === 'plan/mode') {
           const active = (event.data as { active?: unknown }).active === true

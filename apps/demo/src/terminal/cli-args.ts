@@ -53,7 +53,8 @@ export function parsePlacement(value: string | undefined): Placement {
 export function parseRequiredSections(value: string | undefined): readonly string[] {
   if (value === undefined) return []
   const names = value.split(',').map((name) => name.trim())
-  if (names.some((name) => name === '')) throw new Error(`--require-sections takes heading names separated by commas ("Steps,Verification"), not ${JSON.stringify(value)}`)
+  if (names.some((name) => name === ''))
+    throw new Error(`--require-sections takes heading names separated by commas ("Steps,Verification"), not ${JSON.stringify(value)}`)
   const seen = new Set<string>()
   for (const name of names) {
     const key = name.toLowerCase()
@@ -71,7 +72,8 @@ export function parseRequiredSections(value: string | undefined): readonly strin
 export function parseModelIds(value: string | undefined): readonly string[] {
   if (value === undefined) return []
   const ids = value.split(',').map((id) => id.trim())
-  if (ids.some((id) => id === '')) throw new Error(`--models takes model ids separated by commas ("fast,careful"), not ${JSON.stringify(value)}`)
+  if (ids.some((id) => id === ''))
+    throw new Error(`--models takes model ids separated by commas ("fast,careful"), not ${JSON.stringify(value)}`)
   const seen = new Set<string>()
   for (const id of ids) {
     if (seen.has(id)) throw new Error(`--models names "${id}" twice`)

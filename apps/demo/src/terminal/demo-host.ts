@@ -20,7 +20,10 @@ import { WORKSPACE_EVENT } from './workspace-event.js'
 import { EXPLORE_EVENT } from '../workspace/explore-tool.js'
 
 /** Answers the questions of one ask (a plan review, or the plan-mode entry question); `undefined` dismisses them. */
-export type QuestionAnswerer = (questions: readonly UserQuestion[], signal: AbortSignal | undefined) => Promise<readonly UserAnswer[] | undefined>
+export type QuestionAnswerer = (
+  questions: readonly UserQuestion[],
+  signal: AbortSignal | undefined,
+) => Promise<readonly UserAnswer[] | undefined>
 
 /** Options of {@link createDemoHost}. */
 export interface DemoHostOptions {
@@ -119,7 +122,8 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
     debug() {},
     info() {},
     warn: (message, ...details) => renderer.warn([message, ...details.map(String)].join(' ')),
-    error: (message, ...details) => renderer.warn([message, ...details.map((detail) => (detail instanceof Error ? detail.message : String(detail)))].join(' ')),
+    error: (message, ...details) =>
+      renderer.warn([message, ...details.map((detail) => (detail instanceof Error ? detail.message : String(detail)))].join(' ')),
   }
   const ctx = new Context({ logger })
   try {
@@ -142,7 +146,10 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
             async ask({ agent, questions, signal }) {
               // The entry question (SPEC §12) asks whether to plan; it is not a review of a plan.
               const what = questions.some((question) => question.intent?.kind === 'plan-enter') ? 'question' : 'review'
-              renderer.review(questions, earlierRevision(ctx.get('sessionProjections')?.snapshot(agent.session).values.planHistory, questions, agent.session.events))
+              renderer.review(
+                questions,
+                earlierRevision(ctx.get('sessionProjections')?.snapshot(agent.session).values.planHistory, questions, agent.session.events),
+              )
               const answers = await options.answer(questions, signal)
               if (signal?.aborted === true) throw new UserQuestionError('ASK_ABORTED', `the ${what} was aborted`)
               if (answers === undefined) {
@@ -176,7 +183,9 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
   const followed: HostSession[] = [opened]
   const current: { session: HostSession; agent: HostAgent } = {
     session: opened,
-    agent: ctx.require('agents').create({ session: opened, ...(resumedModel?.kind === 'model' ? { model: models[resumedModel.id]! } : {}) }),
+    agent: ctx
+      .require('agents')
+      .create({ session: opened, ...(resumedModel?.kind === 'model' ? { model: models[resumedModel.id]! } : {}) }),
   }
   const handoffListeners = new Set<(handoff: HandedOff) => void>()
   // A helper agent's session (a child the explore tool started for this session's agent) is shown under the explore call.
@@ -192,22 +201,30 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
     const model = typeof data.model === 'string' ? `, with model ${printableLine(data.model)}` : ''
     const handing = current.session
     renderer.stage(`fresh session ${next.id}: “${printableLine(String(data.title))}”`)
-    renderer.info(`the plan approved in ${handing.id} is carried out here${model}; that session stops here (--resume ${handing.id} reopens it)`)
+    renderer.info(
+      `the plan approved in ${handing.id} is carried out here${model}; that session stops here (--resume ${handing.id} reopens it)`,
+    )
     current.session = next
     followed.push(next)
     for (const event of next.events) renderer.event(event)
-    next.append(WORKSPACE_EVENT, { root: options.workspace }).catch((error: unknown) => renderer.warn(error instanceof Error ? error.message : String(error)))
+    next
+      .append(WORKSPACE_EVENT, { root: options.workspace })
+      .catch((error: unknown) => renderer.warn(error instanceof Error ? error.message : String(error)))
   }
   ctx.on('session/event', ({ session: from, event }) => {
     if (from === current.session) {
       renderer.event(event)
       return
     }
-    if ((event.type as string) === 'plan/handoff' && (event.data as { from?: { session?: unknown } }).from?.session === current.session.id) {
+    if (
+      (event.type as string) === 'plan/handoff' &&
+      (event.data as { from?: { session?: unknown } }).from?.session === current.session.id
+    ) {
       follow(from as HostSession)
       return
     }
-    if (event.type === EXPLORE_EVENT && event.data.parent.session === current.session.id) helpers.set(from, renderer.helper(from.id, RECOMMENDED_CHILD_SECTION))
+    if (event.type === EXPLORE_EVENT && event.data.parent.session === current.session.id)
+      helpers.set(from, renderer.helper(from.id, RECOMMENDED_CHILD_SECTION))
     helpers.get(from)?.event(event)
   })
   ctx.on('agent/handed-off', ({ from, agent }) => {
@@ -239,8 +256,15 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
   const trackingOf = (): ProgressTracking => {
     const events = current.session.events
     const handed = handedTo(events, current.session.id, options.sessionDir)
-    const title = handed === undefined ? undefined : snapshot()?.planHistory?.revisions.find((revision) => revision.toolCallId === handed.toolCallId)?.title
-    return { refused: refusedSteps(events, progress()), ...(handed === undefined ? {} : { handedTo: handed }), ...(title === undefined ? {} : { title }) }
+    const title =
+      handed === undefined
+        ? undefined
+        : snapshot()?.planHistory?.revisions.find((revision) => revision.toolCallId === handed.toolCallId)?.title
+    return {
+      refused: refusedSteps(events, progress()),
+      ...(handed === undefined ? {} : { handedTo: handed }),
+      ...(title === undefined ? {} : { title }),
+    }
   }
   const modelId = (): string | undefined => {
     const model = current.agent.model
@@ -249,7 +273,9 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
   }
 
   const help = (): string => {
-    const rows: [string, string][] = commands.list().map((command) => [`/${command.name}${command.input?.hint === undefined ? '' : ` ${command.input.hint}`}`, command.description])
+    const rows: [string, string][] = commands
+      .list()
+      .map((command) => [`/${command.name}${command.input?.hint === undefined ? '' : ` ${command.input.hint}`}`, command.description])
     rows.push(['/plans [show N | diff A B | save [N] <file>]', 'The plan revisions of this session'])
     rows.push(['/plans progress', "The approved plan's steps and where each stands (update_plan)"])
     rows.push(['/help', 'Show this help'])

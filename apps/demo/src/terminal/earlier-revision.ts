@@ -14,12 +14,19 @@ import type { EarlierRevision } from '../render/review-card.js'
  * does): a new round's plan is shown whole. `undefined` then, and for any question that is not a
  * plan review.
  */
-export function earlierRevision(history: PlanHistoryView | undefined, questions: readonly UserQuestion[], events: readonly SessionEvent[]): EarlierRevision | undefined {
+export function earlierRevision(
+  history: PlanHistoryView | undefined,
+  questions: readonly UserQuestion[],
+  events: readonly SessionEvent[],
+): EarlierRevision | undefined {
   const question = questions.find((candidate) => candidate.intent?.kind === 'plan-review')
   const revisions = history?.revisions ?? []
   const current = revisions.at(-1)
   if (question === undefined || current === undefined || current.plan !== question.detail) return undefined
-  const seen = revisions.slice(0, -1).filter((revision) => revision.status !== 'refused').at(-1)
+  const seen = revisions
+    .slice(0, -1)
+    .filter((revision) => revision.status !== 'refused')
+    .at(-1)
   if (seen === undefined || !['keep-planning', 'dismissed', 'open'].includes(seen.status)) return undefined
   if (events.some((event) => event.type === 'plan/mode' && event.seq > seen.seq && event.seq < current.seq)) return undefined
   return { rev: current.rev, earlier: { rev: seen.rev, plan: seen.plan } }

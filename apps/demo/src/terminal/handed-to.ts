@@ -47,7 +47,8 @@ export function handedTo(events: readonly SessionEvent[], self: string, dir: str
     } catch {
       continue
     }
-    if (head.startsWith('{"type":"plan/handoff"') && head.includes(`"from":${wanted}`)) return { toolCallId, session: name.slice(0, -'.jsonl'.length) }
+    if (head.startsWith('{"type":"plan/handoff"') && head.includes(`"from":${wanted}`))
+      return { toolCallId, session: name.slice(0, -'.jsonl'.length) }
   }
   return { toolCallId }
 }

@@ -23,7 +23,9 @@ export function handoffOffer(question: UserQuestion): HandoffOffer | undefined {
   const intent = question.intent as { kind?: unknown; handoff?: { fresh?: unknown; models?: unknown } } | undefined
   if (intent?.kind !== 'plan-review' || typeof intent.handoff !== 'object' || intent.handoff === null) return undefined
   const fresh = intent.handoff.fresh === true
-  const models = Array.isArray(intent.handoff.models) ? intent.handoff.models.filter((id): id is string => typeof id === 'string' && id.trim() !== '') : []
+  const models = Array.isArray(intent.handoff.models)
+    ? intent.handoff.models.filter((id): id is string => typeof id === 'string' && id.trim() !== '')
+    : []
   return fresh || models.length > 0 ? { fresh, models } : undefined
 }
 
@@ -101,6 +103,9 @@ export function readHandoffChoice(question: UserQuestion, line: string): Handoff
 
 /** How an answer's handoff reads in the transcript: `with model fast`, `in a fresh session`, `in a fresh session, with model fast`. */
 export function describeHandoff(handoff: UserAnswerHandoff): string {
-  const parts = [handoff.fresh === true ? 'in a fresh session' : undefined, handoff.model === undefined ? undefined : `with model ${handoff.model}`]
+  const parts = [
+    handoff.fresh === true ? 'in a fresh session' : undefined,
+    handoff.model === undefined ? undefined : `with model ${handoff.model}`,
+  ]
   return parts.filter((part) => part !== undefined).join(', ')
 }

@@ -52,7 +52,13 @@ export function chooseModel(flags: ModelFlags, section: string, env: NodeJS.Proc
  * OpenAI-compatible server, DeepSeek, or the offline planner reporting that
  * id). Ids are trimmed; a blank or repeated id is an error.
  */
-export function chooseModels(ids: readonly string[], flags: ModelFlags, section: string, env: NodeJS.ProcessEnv = process.env, chunkDelayMs = 0): Record<string, LanguageModelV3> {
+export function chooseModels(
+  ids: readonly string[],
+  flags: ModelFlags,
+  section: string,
+  env: NodeJS.ProcessEnv = process.env,
+  chunkDelayMs = 0,
+): Record<string, LanguageModelV3> {
   const models: Record<string, LanguageModelV3> = {}
   for (const raw of ids) {
     const id = raw.trim()

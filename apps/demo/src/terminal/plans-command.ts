@@ -48,7 +48,8 @@ export function progressLines(progress: PlanProgressView | undefined, style: Sty
     return { lines: ['no approved plan is tracked in this session (once you approve a plan, its steps are tracked here with update_plan)'] }
   }
   const title = printableLine(progress.plan.title)
-  if (progress.total === 0) return { lines: [`the approved plan “${title}” has no steps to track (a numbered list, a task list or a "Steps" section makes them)`] }
+  if (progress.total === 0)
+    return { lines: [`the approved plan “${title}” has no steps to track (a numbered list, a task list or a "Steps" section makes them)`] }
   const lines = [`plan ${progress.done}/${progress.total}  “${title}”${progress.done === progress.total ? '  (every step done)' : ''}`]
   for (const step of progress.steps) {
     const row = `  ${MARKS[step.status]} ${step.step}. ${printableLine(step.text)}`
@@ -58,7 +59,10 @@ export function progressLines(progress: PlanProgressView | undefined, style: Sty
     else lines.push(`${row}${note}`)
     // A completion the host's checks refused (SPEC §25): what was refused, and why.
     const problems = refused.get(step.step)
-    if (problems !== undefined) lines.push(`      ${style.red('✗ marked done, refused:')} ${problems.map(printableLine).join('; ') || 'the checks said it is not done'}`)
+    if (problems !== undefined)
+      lines.push(
+        `      ${style.red('✗ marked done, refused:')} ${problems.map(printableLine).join('; ') || 'the checks said it is not done'}`,
+      )
   }
   return { lines }
 }
@@ -122,10 +126,19 @@ export function runPlansCommand(
   const [sub, ...rest] = words
   if (sub === undefined || sub === 'list') {
     if (revisions.length === 0 && origin !== undefined) {
-      return { lines: [`no plan revisions in this session: it carries out “${printableLine(origin.title)}”, approved in session ${printableLine(origin.session)} (/plans there lists its revisions; /plans progress here)`] }
+      return {
+        lines: [
+          `no plan revisions in this session: it carries out “${printableLine(origin.title)}”, approved in session ${printableLine(origin.session)} (/plans there lists its revisions; /plans progress here)`,
+        ],
+      }
     }
     if (revisions.length === 0) return { lines: ['no plans yet in this session (the model presents one with exit_plan_mode)'] }
-    return { lines: [`${revisions.length} plan revision${revisions.length === 1 ? '' : 's'}:`, ...revisions.map((revision) => `  ${revisionLine(revision, interrupted)}`)] }
+    return {
+      lines: [
+        `${revisions.length} plan revision${revisions.length === 1 ? '' : 's'}:`,
+        ...revisions.map((revision) => `  ${revisionLine(revision, interrupted)}`),
+      ],
+    }
   }
   if (sub === 'progress') {
     if (rest.length !== 0) return refuse(PLANS_USAGE)

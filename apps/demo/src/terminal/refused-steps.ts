@@ -10,14 +10,18 @@ import { refusedStep } from '../model/plan-progress.js'
  * approved, `plan/handoff`) starts a new plan: earlier refusals are dropped.
  * Read from the log alone, so a reopened session shows them too.
  */
-export function refusedSteps(events: readonly SessionEvent[], progress: PlanProgressView | undefined): ReadonlyMap<number, readonly string[]> {
+export function refusedSteps(
+  events: readonly SessionEvent[],
+  progress: PlanProgressView | undefined,
+): ReadonlyMap<number, readonly string[]> {
   const refused = new Map<number, readonly string[]>()
   for (const event of events) {
     const type = event.type as string
     const data = event.data as Record<string, unknown>
     if ((type === 'plan/review' && data.outcome === 'approved') || type === 'plan/handoff') refused.clear()
     else if (type === 'plan/progress') {
-      for (const step of (data.steps ?? []) as { step: number; status: string }[]) if (step.status === 'done' || step.status === 'skipped') refused.delete(step.step)
+      for (const step of (data.steps ?? []) as { step: number; status: string }[])
+        if (step.status === 'done' || step.status === 'skipped') refused.delete(step.step)
     } else if (type === 'tool/result' && data.toolName === 'update_plan' && data.isError === true) {
       const text = ((data.content ?? []) as { text?: string }[]).map((block) => block.text ?? '').join('\n')
       const found = refusedStep(text)

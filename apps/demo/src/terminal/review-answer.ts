@@ -133,10 +133,15 @@ export class ReviewDraft {
     if (text === '') return { kind: 'note', text: this.reminder() }
     const enter = enterApproveLabel(this.question)
     if (enter !== undefined) return this.checked(this.readEnter(text, enter))
-    if (YES.test(text)) return this.checked({ kind: 'answer', answer: this.finish({ id: this.question.id, selected: [approveLabelOf(this.question)] }) })
+    if (YES.test(text))
+      return this.checked({ kind: 'answer', answer: this.finish({ id: this.question.id, selected: [approveLabelOf(this.question)] }) })
     if (NO.test(text)) {
       const keep = this.question.options.findIndex((option) => option.label !== approveLabelOf(this.question)) + 1
-      return { kind: 'note', text: `“${oneLine(text)}” says nothing the agent can revise: type what should change (that keeps planning)${keep > 0 ? `, or ${keep} to keep planning as it is` : ''}`, refused: true }
+      return {
+        kind: 'note',
+        text: `“${oneLine(text)}” says nothing the agent can revise: type what should change (that keeps planning)${keep > 0 ? `, or ${keep} to keep planning as it is` : ''}`,
+        refused: true,
+      }
     }
     if (/^e$/i.test(text)) {
       if (!this.editable) return { kind: 'note', text: 'this review does not take an edited plan', refused: true }
@@ -155,7 +160,11 @@ export class ReviewDraft {
       return { kind: 'note', text: `(comment on line ${lineNo}; ${this.comments.length} so far — pick an option to send)` }
     }
     const handoff = readHandoffChoice(this.question, text)
-    if (handoff !== undefined) return this.checked({ kind: 'answer', answer: this.finish({ id: this.question.id, selected: [approveLabelOf(this.question)], handoff: handoff.handoff }) })
+    if (handoff !== undefined)
+      return this.checked({
+        kind: 'answer',
+        answer: this.finish({ id: this.question.id, selected: [approveLabelOf(this.question)], handoff: handoff.handoff }),
+      })
     const refused = this.refuseHandoff(text)
     if (refused !== undefined) return { kind: 'note', text: refused, refused: true }
     const parsed = parseReviewAnswer(this.question, text)!

@@ -22,7 +22,11 @@ const nameOf = (model: LanguageModelV3): string => `${model.provider}:${model.mo
  * `models` (this only says which of `--models` it is, for the terminal to
  * print). A handoff model that `--models` does not name now is `unknown`.
  */
-export function loggedModel(events: readonly SessionEvent[], models: Readonly<Record<string, LanguageModelV3>>, fallback: LanguageModelV3): LoggedModel {
+export function loggedModel(
+  events: readonly SessionEvent[],
+  models: Readonly<Record<string, LanguageModelV3>>,
+  fallback: LanguageModelV3,
+): LoggedModel {
   const handedTo = handoffModelToResume(events)
   if (handedTo !== undefined) return Object.hasOwn(models, handedTo) ? { kind: 'model', id: handedTo } : { kind: 'unknown', name: handedTo }
   const header = events.findLast((event) => event.type === 'request/header')?.data as { model?: unknown } | undefined

@@ -10,7 +10,10 @@ declare module '@planmode/seams' {
      * the question it was given. UIs use it to show the helper's work under
      * that call.
      */
-    'demo/explore': { readonly parent: { readonly session: string; readonly agent: string; readonly toolCallId: string }; readonly question: string }
+    'demo/explore': {
+      readonly parent: { readonly session: string; readonly agent: string; readonly toolCallId: string }
+      readonly question: string
+    }
   }
 }
 
@@ -52,13 +55,19 @@ export interface ExploreValue {
 const REFUSED = /is not available in plan mode/
 
 /** The helper's calls, with their outcomes, and its last text, read from its log. */
-function readRun(events: readonly SessionEvent[], title: (name: string, input: unknown) => string): { calls: HelperCall[]; findings: string } {
+function readRun(
+  events: readonly SessionEvent[],
+  title: (name: string, input: unknown) => string,
+): { calls: HelperCall[]; findings: string } {
   const calls: HelperCall[] = []
   const at = new Map<string, number>()
   let findings = ''
   for (const event of events) {
     if (event.type === 'assistant/message') {
-      const text = event.data.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('').trim()
+      const text = event.data.content
+        .flatMap((block) => (block.type === 'text' ? [block.text] : []))
+        .join('')
+        .trim()
       if (text !== '') findings = text
       for (const block of event.data.content) {
         if (block.type !== 'tool-call') continue
@@ -68,7 +77,10 @@ function readRun(events: readonly SessionEvent[], title: (name: string, input: u
     } else if (event.type === 'tool/result' && event.data.isError) {
       const index = at.get(event.data.toolCallId)
       if (index === undefined) continue
-      const text = event.data.content.map((block) => block.text).join('\n').replace(/^Error: /, '')
+      const text = event.data.content
+        .map((block) => block.text)
+        .join('\n')
+        .replace(/^Error: /, '')
       calls[index] = { ...calls[index]!, status: REFUSED.test(text) ? 'refused' : 'failed', error: text.split('\n')[0]! }
     }
   }
@@ -79,7 +91,10 @@ const MARK: Record<HelperCall['status'], string> = { done: '✓', failed: '✗',
 
 /** The markdown a UI shows for an explore result: the helper's calls, then its findings. */
 export function presentExploreValue(value: ExploreValue): string {
-  const lines = [`**Helper agent** — ${value.planMode ? 'plan mode, inherited from this agent' : 'default mode'}; session \`${value.session}\``, '']
+  const lines = [
+    `**Helper agent** — ${value.planMode ? 'plan mode, inherited from this agent' : 'default mode'}; session \`${value.session}\``,
+    '',
+  ]
   for (const call of value.calls) lines.push(`- ${MARK[call.status]} \`${call.title}\`${call.error === undefined ? '' : `: ${call.error}`}`)
   if (value.calls.length === 0) lines.push('- (no tool calls)')
   lines.push('', '**Findings**', '', value.findings === '' ? '(the helper said nothing)' : value.findings)
@@ -104,7 +119,12 @@ function present(title: string, text: string): ToolPresentation {
 export function createExploreTool(ctx: Context): ToolDefinition<{ question: string }, ExploreValue> {
   const titleOf = (name: string, input: unknown): string => {
     try {
-      return ctx.get('tools')?.get(name)?.presentCall?.(input as never)?.title ?? name
+      return (
+        ctx
+          .get('tools')
+          ?.get(name)
+          ?.presentCall?.(input as never)?.title ?? name
+      )
     } catch {
       return name
     }
@@ -123,14 +143,18 @@ export function createExploreTool(ctx: Context): ToolDefinition<{ question: stri
     async execute(input, execution) {
       const parent: Agent | undefined = execution.agent
       if (parent === undefined) throw new Error('explore requires a calling agent')
-      if (parent.owner !== undefined) throw new Error('explore is not available to a helper agent: answer with the read-only tools yourself')
+      if (parent.owner !== undefined)
+        throw new Error('explore is not available to a helper agent: answer with the read-only tools yourself')
       const question = input.question.trim()
       if (question === '') throw new Error('explore needs a non-empty question')
       const sessions: SessionStore = ctx.require('sessions')
       const agents: AgentRegistry = ctx.require('agents')
       const session = await sessions.create()
       try {
-        await session.append(EXPLORE_EVENT, { parent: { session: parent.session.id, agent: parent.id, toolCallId: execution.toolCallId }, question })
+        await session.append(EXPLORE_EVENT, {
+          parent: { session: parent.session.id, agent: parent.id, toolCallId: execution.toolCallId },
+          question,
+        })
         const helper = agents.create({ session, owner: parent, maxSteps: HELPER_MAX_STEPS })
         const cancel = (): void => void helper.cancel()
         execution.signal.addEventListener('abort', cancel, { once: true })
@@ -141,7 +165,9 @@ export function createExploreTool(ctx: Context): ToolDefinition<{ question: stri
           execution.signal.removeEventListener('abort', cancel)
           helper.dispose()
         }
-        const planMode = session.events.some((event) => (event.type as string) === 'plan/mode' && (event.data as { active?: unknown }).active === true)
+        const planMode = session.events.some(
+          (event) => (event.type as string) === 'plan/mode' && (event.data as { active?: unknown }).active === true,
+        )
         const { calls, findings } = readRun(session.events, titleOf)
         if (outcome.reason === 'error') throw new Error(`the helper failed: ${outcome.error ?? 'unknown error'}`)
         return { session: session.id, planMode, reason: outcome.reason, calls, findings }
@@ -149,7 +175,8 @@ export function createExploreTool(ctx: Context): ToolDefinition<{ question: stri
         await sessions.close(session)
       }
     },
-    toModelOutput: (value) => `${value.findings === '' ? '(the helper said nothing)' : value.findings}${value.reason === 'completed' ? '' : `\n(The helper's turn ended: ${value.reason}.)`}`,
+    toModelOutput: (value) =>
+      `${value.findings === '' ? '(the helper said nothing)' : value.findings}${value.reason === 'completed' ? '' : `\n(The helper's turn ended: ${value.reason}.)`}`,
     presentCall: (input) => present(`explore “${input.question}”`, input.question),
     presentResult: (result: ToolResult) => {
       const value = result.value as ExploreValue | undefined

@@ -62,8 +62,15 @@ function failures(tap: string): { name: string; error?: string }[] {
 export function runProjectTests(root: string, timeoutMs = 120_000): Promise<TestRun> {
   return new Promise((resolve) => {
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '', NODE_OPTIONS: '' }
-    for (const name of ['HOME', 'TMPDIR', 'TEMP', 'TMP', 'LANG', 'SYSTEMROOT']) if (process.env[name] !== undefined) env[name] = process.env[name]
-    const child = spawn(process.execPath, ['--test', '--test-reporter=tap'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs, killSignal: 'SIGKILL' })
+    for (const name of ['HOME', 'TMPDIR', 'TEMP', 'TMP', 'LANG', 'SYSTEMROOT'])
+      if (process.env[name] !== undefined) env[name] = process.env[name]
+    const child = spawn(process.execPath, ['--test', '--test-reporter=tap'], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: timeoutMs,
+      killSignal: 'SIGKILL',
+    })
     let output = ''
     const take = (chunk: Buffer): void => {
       if (output.length < OUTPUT_LIMIT) output += chunk.toString()
@@ -73,7 +80,10 @@ export function runProjectTests(root: string, timeoutMs = 120_000): Promise<Test
     child.on('error', (error) => resolve({ passed: false, summary: `node --test could not run in the workspace: ${error.message}` }))
     child.on('close', (code, signal) => {
       if (signal !== null) {
-        resolve({ passed: false, summary: `node --test did not finish within ${Math.round(timeoutMs / 1000)} s and was stopped (${signal})` })
+        resolve({
+          passed: false,
+          summary: `node --test did not finish within ${Math.round(timeoutMs / 1000)} s and was stopped (${signal})`,
+        })
         return
       }
       const count = (name: string): number | undefined => {
@@ -82,7 +92,11 @@ export function runProjectTests(root: string, timeoutMs = 120_000): Promise<Test
       }
       const total = count('tests')
       if (code === 0) {
-        resolve(total === 0 ? { passed: false, summary: 'node --test found no tests in the workspace' } : { passed: true, summary: `node --test: ${total ?? 'all'} passed` })
+        resolve(
+          total === 0
+            ? { passed: false, summary: 'node --test found no tests in the workspace' }
+            : { passed: true, summary: `node --test: ${total ?? 'all'} passed` },
+        )
         return
       }
       const failed = failures(output)

@@ -7,7 +7,19 @@ import type { SessionEvent } from '@planmode/seams'
 /** The repository root. */
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), '../../../..')
 const DEMO = join(REPO, 'apps/demo')
-const PACKAGES = ['context', 'seams', 'plan-core', 'plan-policy', 'plan-commands', 'plan-tool', 'plan-projection', 'plan-guard', 'plan-file', 'plan-progress', 'host']
+const PACKAGES = [
+  'context',
+  'seams',
+  'plan-core',
+  'plan-policy',
+  'plan-commands',
+  'plan-tool',
+  'plan-projection',
+  'plan-guard',
+  'plan-file',
+  'plan-progress',
+  'host',
+]
 
 function newest(dir: string): number {
   if (!existsSync(dir)) return 0
@@ -76,11 +88,16 @@ export function runScript(
 }
 
 /** Spawns `pnpm start` with piped stdin, for tests that interact step by step. */
-export function spawnStart(args: readonly string[], env: NodeJS.ProcessEnv = childEnv()): ChildProcessWithoutNullStreams & { output(): string; waitFor(text: string | RegExp): Promise<void> } {
+export function spawnStart(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = childEnv(),
+): ChildProcessWithoutNullStreams & { output(): string; waitFor(text: string | RegExp): Promise<void> } {
   return watch(spawn(process.execPath, [join(REPO, 'scripts/run-demo.mjs'), 'start', ...args], { cwd: REPO, env }))
 }
 
-function watch(child: ChildProcessWithoutNullStreams): ChildProcessWithoutNullStreams & { output(): string; waitFor(text: string | RegExp): Promise<void> } {
+function watch(
+  child: ChildProcessWithoutNullStreams,
+): ChildProcessWithoutNullStreams & { output(): string; waitFor(text: string | RegExp): Promise<void> } {
   let output = ''
   const waiters: { test: (text: string) => boolean; resolve: () => void }[] = []
   const onData = (chunk: Buffer): void => {
@@ -155,7 +172,9 @@ export function planTrace(events: readonly SessionEvent[], section: string): str
             `review:${!data.isError ? 'approved' : /keep planning/i.test(text) ? 'keep-planning' : /ended planning without approving/.test(text) ? 'stopped' : /dismissed/i.test(text) ? 'dismissed' : /^Error: The plan is not ready for review:/.test(text) ? 'not-ready' : 'failed'}`,
           )
         } else if (data.toolName === 'enter_plan_mode') {
-          trace.push(`enter:${!data.isError ? 'entered' : /declined/.test(text) ? 'declined' : /dismissed/.test(text) ? 'dismissed' : 'failed'}`)
+          trace.push(
+            `enter:${!data.isError ? 'entered' : /declined/.test(text) ? 'declined' : /dismissed/.test(text) ? 'dismissed' : 'failed'}`,
+          )
         } else if (data.toolName === 'explore') {
           trace.push(`explore:${data.isError ? 'failed' : 'reported'}`)
         } else if (data.isError && /is not available in plan mode/.test(text)) {
@@ -187,6 +206,10 @@ export function hasScriptPty(): boolean {
  */
 export function spawnStartOnPty(args: readonly string[], env: NodeJS.ProcessEnv): ReturnType<typeof spawnStart> {
   const quote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`
-  const command = ['stty cols 100 rows 40 &&', 'exec', ...[process.execPath, join(REPO, 'scripts/run-demo.mjs'), 'start', ...args].map(quote)].join(' ')
+  const command = [
+    'stty cols 100 rows 40 &&',
+    'exec',
+    ...[process.execPath, join(REPO, 'scripts/run-demo.mjs'), 'start', ...args].map(quote),
+  ].join(' ')
   return watch(spawn('script', ['-qfec', command, '/dev/null'], { cwd: REPO, env }))
 }

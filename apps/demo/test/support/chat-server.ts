@@ -23,7 +23,9 @@ export interface ReceivedRequest {
  * A chat-completions server on 127.0.0.1 that answers from a script, in the
  * OpenAI streaming protocol (SSE chunks, then `[DONE]`) or as one JSON body.
  */
-export async function startChatServer(replies: ScriptedReply[]): Promise<{ url: string; requests: ReceivedRequest[]; close(): Promise<void> }> {
+export async function startChatServer(
+  replies: ScriptedReply[],
+): Promise<{ url: string; requests: ReceivedRequest[]; close(): Promise<void> }> {
   const requests: ReceivedRequest[] = []
   let calls = 0
   const server: Server = createServer((req, res) => {
@@ -75,13 +77,28 @@ export async function startChatServer(replies: ScriptedReply[]): Promise<{ url: 
       }
       send({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] })
       if ('text' in reply) {
-        for (const piece of reply.text.match(/.{1,8}/gs) ?? []) send({ ...base, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] })
+        for (const piece of reply.text.match(/.{1,8}/gs) ?? [])
+          send({ ...base, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] })
       } else {
         for (const call of toolCalls!) {
           const args = call.function.arguments
           const half = Math.ceil(args.length / 2)
-          send({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ ...call, function: { name: call.function.name, arguments: args.slice(0, half) } }] }, finish_reason: null }] })
-          send({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: call.index, function: { arguments: args.slice(half) } }] }, finish_reason: null }] })
+          send({
+            ...base,
+            choices: [
+              {
+                index: 0,
+                delta: { tool_calls: [{ ...call, function: { name: call.function.name, arguments: args.slice(0, half) } }] },
+                finish_reason: null,
+              },
+            ],
+          })
+          send({
+            ...base,
+            choices: [
+              { index: 0, delta: { tool_calls: [{ index: call.index, function: { arguments: args.slice(half) } }] }, finish_reason: null },
+            ],
+          })
         }
       }
       send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: finish }], usage })

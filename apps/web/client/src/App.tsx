@@ -35,8 +35,8 @@ export function App() {
         <h1>planmode</h1>
         <p role="alert">No access token — this tab has no token: open the printed URL again, or duplicate the tab.</p>
         <p>
-          The token is kept per tab and removed from the address bar, so a tab opened by typing or pasting an address
-          (<code>/#/s/…</code>) starts without it. The URL the server printed at start ends with <code>?token=…</code>.
+          The token is kept per tab and removed from the address bar, so a tab opened by typing or pasting an address (<code>/#/s/…</code>)
+          starts without it. The URL the server printed at start ends with <code>?token=…</code>.
         </p>
       </main>
     )
@@ -50,7 +50,9 @@ export function App() {
       {current === null ? (
         <main className="welcome" data-testid="welcome">
           <h1>planmode</h1>
-          <p>Open a session or start a new one. In a session, <code>/plan</code> enters plan mode and <code>/plan off</code> leaves it.</p>
+          <p>
+            Open a session or start a new one. In a session, <code>/plan</code> enters plan mode and <code>/plan off</code> leaves it.
+          </p>
         </main>
       ) : (
         <SessionView key={current} id={current} onOpenSession={open} onActivity={onActivity} />

@@ -79,7 +79,12 @@ async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown):
     const code = typeof body.code === 'string' ? body.code : undefined
     const holder = typeof body.holder === 'string' || body.holder === null ? body.holder : undefined
     // the token is new for every server run: say where the right one is
-    throw new ApiError(response.status === 401 ? `${message} (open the address the server printed at start)` : message, response.status, code, holder)
+    throw new ApiError(
+      response.status === 401 ? `${message} (open the address the server printed at start)` : message,
+      response.status,
+      code,
+      holder,
+    )
   }
   return parsed as T
 }
@@ -100,7 +105,8 @@ export const api = {
   listSessions: () => request<{ sessions: SessionSummary[] }>('GET', '/api/sessions'),
   createSession: () => request<{ id: string }>('POST', '/api/sessions', {}),
   session: (id: string, tail = PAGE_SIZE) => request<SessionTail>('GET', `/api/sessions/${enc(id)}?tail=${tail}`),
-  events: (id: string, before: number, limit = PAGE_SIZE) => request<EventPage>('GET', `/api/sessions/${enc(id)}/events?before=${before}&limit=${limit}`),
+  events: (id: string, before: number, limit = PAGE_SIZE) =>
+    request<EventPage>('GET', `/api/sessions/${enc(id)}/events?before=${before}&limit=${limit}`),
   prompt: (id: string, text: string, images: readonly ImageUpload[]) =>
     request<unknown>('POST', `/api/sessions/${enc(id)}/prompt`, images.length > 0 ? { text, images } : { text }),
   command: (id: string, line: string, images: readonly ImageUpload[]) =>
@@ -112,7 +118,8 @@ export const api = {
   me: () => request<Me>('GET', '/api/me'),
   comment: (id: string, qid: string, line: number, text: string) =>
     request<{ comment: SharedComment }>('POST', `/api/sessions/${enc(id)}/questions/${enc(qid)}/comment`, { line, text }),
-  uncomment: (id: string, qid: string, commentId: string) => request<unknown>('POST', `/api/sessions/${enc(id)}/questions/${enc(qid)}/uncomment`, { id: commentId }),
+  uncomment: (id: string, qid: string, commentId: string) =>
+    request<unknown>('POST', `/api/sessions/${enc(id)}/questions/${enc(qid)}/uncomment`, { id: commentId }),
 }
 
 /** The stream URL: EventSource cannot set headers, so the token rides in the query. */

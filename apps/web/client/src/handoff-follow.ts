@@ -10,7 +10,10 @@ export function handedOffAfter(events: readonly SessionEvent[], seq: number): st
 /** What an approval chose, as the transcript says it: ` · in a fresh session with fast`, or `''` when it chose nothing. */
 export function handoffWords(handoff: PlanReviewEventData['handoff']): string {
   if (handoff === undefined) return ''
-  const parts = [handoff.fresh === true ? 'in a fresh session' : undefined, handoff.model === undefined ? undefined : `with ${handoff.model}`].filter((part) => part !== undefined)
+  const parts = [
+    handoff.fresh === true ? 'in a fresh session' : undefined,
+    handoff.model === undefined ? undefined : `with ${handoff.model}`,
+  ].filter((part) => part !== undefined)
   return parts.length === 0 ? '' : ` · ${parts.join(' ')}`
 }
 

@@ -49,7 +49,8 @@ export const isReviewer = (me: Me | undefined): boolean => me?.role === 'reviewe
 export const OWNERS_ONLY_TITLE = 'Only owners can approve or stop planning: you are a reviewer (comment, then Keep planning)'
 
 /** A person as shown: their name, else their id. */
-export const personName = (by: PlanReviewer | undefined): string | undefined => (by === undefined ? undefined : by.name !== undefined && by.name.trim() !== '' ? by.name : by.id)
+export const personName = (by: PlanReviewer | undefined): string | undefined =>
+  by === undefined ? undefined : by.name !== undefined && by.name.trim() !== '' ? by.name : by.id
 
 /** Whether `by` is `me`. */
 export const isMe = (me: Me | undefined, by: PlanReviewer | undefined): boolean => me?.id !== undefined && by?.id === me.id

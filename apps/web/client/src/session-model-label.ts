@@ -12,9 +12,12 @@ export function modelIdOf(model: string): string {
  * (until a request has gone to it), else the model of the last request;
  * `null` before any request.
  */
-export function modelLabel(view: SessionModelView | undefined): { readonly text: string; readonly title: string; readonly chosen: boolean } | null {
+export function modelLabel(
+  view: SessionModelView | undefined,
+): { readonly text: string; readonly title: string; readonly chosen: boolean } | null {
   if (view === undefined) return null
-  if (view.chosen !== null) return { text: `Model: ${view.chosen}`, title: `Chosen with the plan's approval: the next steps use ${view.chosen}.`, chosen: true }
+  if (view.chosen !== null)
+    return { text: `Model: ${view.chosen}`, title: `Chosen with the plan's approval: the next steps use ${view.chosen}.`, chosen: true }
   if (view.model === null) return null
   return { text: `Model: ${modelIdOf(view.model)}`, title: `The last request went to ${view.model}.`, chosen: false }
 }

@@ -8,8 +8,10 @@ import type { SessionAccess } from './wire.js'
  */
 export function roleNotice(access: SessionAccess | null): string | null {
   if (access === null || access.role === 'writer') return null
-  if (access.holderUnknown === true) return 'Read-only here: which server writes this session is unknown for now (the database did not say). Your next message here takes the session over if nobody holds it.'
-  if (access.holder === null) return 'Read-only here: the server that wrote this session has stopped. Your next message here takes the session over.'
+  if (access.holderUnknown === true)
+    return 'Read-only here: which server writes this session is unknown for now (the database did not say). Your next message here takes the session over if nobody holds it.'
+  if (access.holder === null)
+    return 'Read-only here: the server that wrote this session has stopped. Your next message here takes the session over.'
   return `Read-only here: written by ${access.holder}. This view follows it live, and answers its questions from here; to send messages, open the page that server printed at start.`
 }
 

@@ -240,7 +240,10 @@ export class SessionStore {
       questions,
       streaming: mergeLoadedPartial(this.state.streaming, events, tail.partial),
       running: openTurn(events, tail.running),
-      access: tail.role === undefined ? this.state.access : { role: tail.role, holder: tail.holder ?? null, ...(tail.holderUnknown === true ? { holderUnknown: true as const } : {}) },
+      access:
+        tail.role === undefined
+          ? this.state.access
+          : { role: tail.role, holder: tail.holder ?? null, ...(tail.holderUnknown === true ? { holderUnknown: true as const } : {}) },
     })
     return true
   }
@@ -319,7 +322,11 @@ export class SessionStore {
   private onRole(access: SessionAccess | undefined): void {
     if (access === undefined || (access.role !== 'writer' && access.role !== 'follower')) return
     if (typeof access.holder !== 'string' && access.holder !== null) return
-    this.noteAccess({ role: access.role, holder: access.holder, ...(access.holderUnknown === true ? { holderUnknown: true as const } : {}) })
+    this.noteAccess({
+      role: access.role,
+      holder: access.holder,
+      ...(access.holderUnknown === true ? { holderUnknown: true as const } : {}),
+    })
   }
 
   private onAppend(frame: AppendFrame | undefined): void {
@@ -365,7 +372,8 @@ export class SessionStore {
 
   /** The opening burst's text so far for the step being answered: it replaces what this tab held for that step. */
   private onPartial(partial: DeltaFrame | undefined): void {
-    if (partial === undefined || typeof partial.text !== 'string' || typeof partial.turn !== 'number' || typeof partial.step !== 'number') return
+    if (partial === undefined || typeof partial.text !== 'string' || typeof partial.turn !== 'number' || typeof partial.step !== 'number')
+      return
     const streaming = applyPartial(this.state.streaming, this.state.events, partial)
     if (streaming !== this.state.streaming) this.set({ streaming })
   }

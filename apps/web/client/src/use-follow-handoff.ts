@@ -7,7 +7,10 @@ import type { SessionEvent } from './wire.js'
  * (with the last seq held) as the approval goes out, it opens the session the
  * next `web/handed-off` names. Returns whether it waits, and the arm/disarm.
  */
-export function useFollowHandoff(events: readonly SessionEvent[], onOpenSession: (id: string) => void): { waiting: boolean; follow: (armed: boolean) => void } {
+export function useFollowHandoff(
+  events: readonly SessionEvent[],
+  onOpenSession: (id: string) => void,
+): { waiting: boolean; follow: (armed: boolean) => void } {
   const latest = useRef(events)
   latest.current = events
   const [after, setAfter] = useState<number | null>(null)

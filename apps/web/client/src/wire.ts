@@ -9,7 +9,16 @@ import type { PlanHandoffEventData, PlanReviewEventData } from '@planmode/plan-t
 import type { PlanProgressStep, PlanProgressView } from '@planmode/plan-progress/client'
 
 export type { CommandResult, SessionEvent, ToolPresentation, UserAnswer, UserQuestion }
-export type { PlanHistoryView, PlanProjection, PlanReviewer, PlanRevision, PlanReviewEventData, PlanHandoffEventData, PlanProgressStep, PlanProgressView }
+export type {
+  PlanHistoryView,
+  PlanProjection,
+  PlanReviewer,
+  PlanRevision,
+  PlanReviewEventData,
+  PlanHandoffEventData,
+  PlanProgressStep,
+  PlanProgressView,
+}
 
 declare module '@planmode/seams' {
   interface SessionEventMap {

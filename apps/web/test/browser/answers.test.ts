@@ -88,10 +88,15 @@ describe.sequential('two servers, one review', () => {
       async () => `tab A at asOfSeq ${await asOfSeq(tabA)}, tab B at ${await asOfSeq(tabB)}`,
     )
     // The same panel: its title, revision and text.
-    const shown = async (tab: Page) => ({ title: await byId(tab, 'plan-review-title').innerText(), rev: await byId(tab, 'plan-review-rev').innerText(), text: await byId(tab, 'plan-review-plan').innerText() })
+    const shown = async (tab: Page) => ({
+      title: await byId(tab, 'plan-review-title').innerText(),
+      rev: await byId(tab, 'plan-review-rev').innerText(),
+      text: await byId(tab, 'plan-review-plan').innerText(),
+    })
     expect(await shown(tabB)).toEqual(await shown(tabA))
     // Every decision is offered on B (an answer goes to A through the inbox); a dismissal is a write, so B does not offer it.
-    for (const decision of ['plan-review-approve', 'plan-review-keep', 'plan-review-stop']) expect(await byId(tabB, decision).count(), decision).toBe(1)
+    for (const decision of ['plan-review-approve', 'plan-review-keep', 'plan-review-stop'])
+      expect(await byId(tabB, decision).count(), decision).toBe(1)
     expect(await byId(tabB, 'plan-review-dismiss').count()).toBe(0)
     expect(await byId(tabA, 'plan-review-dismiss').count()).toBe(1)
     await snap(tabA, 'two-servers-review-on-a')
@@ -109,8 +114,17 @@ describe.sequential('two servers, one review', () => {
     const events = await logged()
     const settled = events.filter((event) => event.type === 'question/settled')
     expect(settled).toHaveLength(1)
-    expect(settled[0].data).toMatchObject({ questionId: question, outcome: 'answered', answer: [{ id: 'plan-review', selected: ['Approve'] }], by: { id: 'otto', name: 'Otto' }, submission: expect.any(String) })
-    expect(events.find((event) => event.type === 'plan/review').data).toMatchObject({ outcome: 'approved', by: { id: 'otto', name: 'Otto' } })
+    expect(settled[0].data).toMatchObject({
+      questionId: question,
+      outcome: 'answered',
+      answer: [{ id: 'plan-review', selected: ['Approve'] }],
+      by: { id: 'otto', name: 'Otto' },
+      submission: expect.any(String),
+    })
+    expect(events.find((event) => event.type === 'plan/review').data).toMatchObject({
+      outcome: 'approved',
+      by: { id: 'otto', name: 'Otto' },
+    })
     // The transcripts on both servers name who answered, and that the answer came from another process.
     for (const tab of [tabA, tabB]) {
       const row = byId(tab, 'review-outcome').last()
@@ -118,7 +132,11 @@ describe.sequential('two servers, one review', () => {
       expect(await byId(row, 'answered-by').getAttribute('data-remote')).toBe('true')
     }
     await soon(byId(tabB, 'session')).toHaveAttribute('data-role', 'follower')
-    expect((await api(serverB, OTTO, `/api/sessions/${session}`)).body).toMatchObject({ role: 'follower', holder: serverA.origin, questions: [] })
+    expect((await api(serverB, OTTO, `/api/sessions/${session}`)).body).toMatchObject({
+      role: 'follower',
+      holder: serverA.origin,
+      questions: [],
+    })
     await until(
       async () => (await asOfSeq(tabA)) === (await asOfSeq(tabB)),
       async () => `tab A at asOfSeq ${await asOfSeq(tabA)}, tab B at ${await asOfSeq(tabB)}`,
@@ -140,7 +158,14 @@ describe.sequential('two servers, one review', () => {
       },
       { session, question },
     )
-    expect(reply).toEqual({ status: 409, body: { error: `question ${question} is already closed: Otto answered it`, code: 'ALREADY_ANSWERED', by: { id: 'otto', name: 'Otto' } } })
+    expect(reply).toEqual({
+      status: 409,
+      body: {
+        error: `question ${question} is already closed: Otto answered it`,
+        code: 'ALREADY_ANSWERED',
+        by: { id: 'otto', name: 'Otto' },
+      },
+    })
     expect(await logged()).toEqual(before)
   })
 })

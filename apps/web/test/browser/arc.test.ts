@@ -12,7 +12,23 @@ import type { Page } from 'playwright-core'
 import { snap } from './support/artifacts.js'
 import { launchChromium, type TestBrowser } from './support/chromium.js'
 import { startServer, type TestServer } from './support/server.js'
-import { asOfSeq, byId, chipState, reviewId, waitIdle, createSession, openSession, send, tid, toolCards, transcriptShape, waitChip, waitNoReview, waitReview, WAIT_MS } from './support/app.js'
+import {
+  asOfSeq,
+  byId,
+  chipState,
+  reviewId,
+  waitIdle,
+  createSession,
+  openSession,
+  send,
+  tid,
+  toolCards,
+  transcriptShape,
+  waitChip,
+  waitNoReview,
+  waitReview,
+  WAIT_MS,
+} from './support/app.js'
 import { soon } from './support/wait.js'
 
 let browser: TestBrowser
@@ -56,7 +72,9 @@ describe.sequential('the whole arc', () => {
     await waitReview(tabB, 1)
     expect(await chipState(tabB)).toBe('on')
     expect(await transcriptShape(tabB)).toEqual(await transcriptShape(tabA))
-    expect(await byId(tabB, 'plan-review').getAttribute('data-question-id')).toBe(await byId(tabA, 'plan-review').getAttribute('data-question-id'))
+    expect(await byId(tabB, 'plan-review').getAttribute('data-question-id')).toBe(
+      await byId(tabA, 'plan-review').getAttribute('data-question-id'),
+    )
   })
 
   it('Keep planning with feedback and a line comment: the panel closes in both tabs', async () => {
@@ -90,7 +108,12 @@ describe.sequential('the whole arc', () => {
     await diff.waitFor()
     await soon(diff).toContainText('rev 1')
     expect(await diff.locator(tid('diff-added')).count()).toBeGreaterThan(0)
-    await soon(diff.locator(tid('diff-added')).filter({ hasText: /overdue/i }).first()).toBeVisible()
+    await soon(
+      diff
+        .locator(tid('diff-added'))
+        .filter({ hasText: /overdue/i })
+        .first(),
+    ).toBeVisible()
     await snap(tabA, 'review-rev2-diff')
     // The search that checked the feedback ran before the revision.
     expect((await toolCards(tabA)).filter((card) => card.tool === 'exit_plan_mode')).toHaveLength(2)
@@ -134,7 +157,12 @@ describe.sequential('the whole arc', () => {
     await waitChip(tabB, 'off')
     // The implementation: writes and edits after the approval, then the summary.
     await soon(tabA.locator(`${tid('assistant-message')}`).filter({ hasText: /You edited the plan before approving it/ })).toHaveCount(1)
-    await soon(tabA.locator(tid('assistant-message')).filter({ hasText: /Done\. / }).last()).toBeVisible()
+    await soon(
+      tabA
+        .locator(tid('assistant-message'))
+        .filter({ hasText: /Done\. / })
+        .last(),
+    ).toBeVisible()
     const tools = (await toolCards(tabA)).map((card) => card.tool)
     const approvedAt = tools.lastIndexOf('exit_plan_mode')
     expect(tools.slice(approvedAt + 1).some((tool) => tool === 'write_file' || tool === 'edit_file')).toBe(true)
@@ -142,7 +170,12 @@ describe.sequential('the whole arc', () => {
     // Both tabs agree on everything at the end, at the same asOfSeq.
     await Promise.all([waitIdle(tabA), waitIdle(tabB)])
     await soon(byId(tabB, 'session')).toHaveAttribute('data-as-of-seq', String(await asOfSeq(tabA)))
-    await soon(tabB.locator(tid('assistant-message')).filter({ hasText: /Done\. / }).last()).toBeVisible()
+    await soon(
+      tabB
+        .locator(tid('assistant-message'))
+        .filter({ hasText: /Done\. / })
+        .last(),
+    ).toBeVisible()
     expect(await transcriptShape(tabB)).toEqual(await transcriptShape(tabA))
   })
 })

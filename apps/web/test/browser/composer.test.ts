@@ -13,7 +13,10 @@ import { byId, createSession, openSession, send, tid, waitChip, waitIdle, waitRe
 import { soon } from './support/wait.js'
 
 // A 2×2 PNG.
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAFklEQVR4nGP8z8DwnwEIGBkZGBgYAAAuCAL+XV4ZOQAAAABJRU5ErkJggg==', 'base64')
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAFklEQVR4nGP8z8DwnwEIGBkZGBgYAAAuCAL+XV4ZOQAAAABJRU5ErkJggg==',
+  'base64',
+)
 
 let browser: TestBrowser
 let server: TestServer
@@ -38,7 +41,7 @@ describe.sequential('the composer', () => {
     await soon(streaming).toContainText(/\S/)
     await snap(page, 'streaming')
     await soon(streaming).toHaveCount(0)
-    await soon(page.locator(tid('assistant-message')).last()).toContainText("offline demo model")
+    await soon(page.locator(tid('assistant-message')).last()).toContainText('offline demo model')
     await waitIdle(page)
     expect(await page.locator(tid('assistant-message')).count()).toBe(1)
   })

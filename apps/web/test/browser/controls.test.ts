@@ -9,7 +9,19 @@ import type { Page, Route } from 'playwright-core'
 import { snap } from './support/artifacts.js'
 import { launchChromium, type TestBrowser } from './support/chromium.js'
 import { startServer, type TestServer } from './support/server.js'
-import { byId, createSession, waitIdle, openSession, send, tid, toolCards, waitChip, waitNoReview, waitReview, WAIT_MS } from './support/app.js'
+import {
+  byId,
+  createSession,
+  waitIdle,
+  openSession,
+  send,
+  tid,
+  toolCards,
+  waitChip,
+  waitNoReview,
+  waitReview,
+  WAIT_MS,
+} from './support/app.js'
 import { soon, until } from './support/wait.js'
 
 let browser: TestBrowser
@@ -83,7 +95,10 @@ describe.sequential('the enter_plan_mode question and Stop planning', () => {
     })
     await byId(panel, 'plan-review-feedback').fill('Smaller steps, please.')
     await byId(panel, 'plan-review-keep').dblclick()
-    await until(async () => held !== undefined, () => 'the answer never left the page')
+    await until(
+      async () => held !== undefined,
+      () => 'the answer never left the page',
+    )
     // While it is in flight every decision button is disabled: the second click sent nothing.
     await soon(byId(panel, 'plan-review-keep')).toBeDisabled()
     await soon(byId(panel, 'plan-review-approve')).toBeDisabled()

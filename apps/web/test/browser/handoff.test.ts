@@ -25,7 +25,10 @@ let tabB: Page
 let tabC: Page
 
 beforeAll(async () => {
-  ;[browser, server] = await Promise.all([launchChromium(), startServer({ args: ['--models', 'fast,careful'], env: { PLANMODE_DEMO_DELAY_MS: '10' } })])
+  ;[browser, server] = await Promise.all([
+    launchChromium(),
+    startServer({ args: ['--models', 'fast,careful'], env: { PLANMODE_DEMO_DELAY_MS: '10' } }),
+  ])
   session = await createSession(server)
   other = await createSession(server)
   tabA = await browser.newTab()
@@ -51,7 +54,9 @@ describe.sequential('approve with a model in a fresh session', () => {
     await handoff.waitFor()
     const fresh = byId(handoff, 'plan-review-handoff-fresh')
     expect(await fresh.isChecked()).toBe(false)
-    const options = await byId(handoff, 'plan-review-handoff-model').locator('option').evaluateAll((items) => items.map((item) => [(item as HTMLOptionElement).value, item.textContent]))
+    const options = await byId(handoff, 'plan-review-handoff-model')
+      .locator('option')
+      .evaluateAll((items) => items.map((item) => [(item as HTMLOptionElement).value, item.textContent]))
     expect(options).toEqual([
       ['', 'the current model (planner-1)'],
       ['fast', 'fast'],
@@ -73,7 +78,10 @@ describe.sequential('approve with a model in a fresh session', () => {
     await byId(tabA, 'plan-review-approve').click()
     await waitNoReview(tabB, question)
     // Tab A opens the new session by itself (the address follows).
-    await until(async () => (await shownSession(tabA)) !== session, async () => `tab A still shows ${await shownSession(tabA)}`)
+    await until(
+      async () => (await shownSession(tabA)) !== session,
+      async () => `tab A still shows ${await shownSession(tabA)}`,
+    )
     await byId(tabA, 'handoff-from').waitFor()
     fresh = (await shownSession(tabA))!
     expect(fresh).not.toBe(session)
@@ -96,13 +104,16 @@ describe.sequential('approve with a model in a fresh session', () => {
     expect(log[0]).toMatchObject({ type: 'plan/handoff', data: { from: { session }, model: 'fast' } })
     const headers = log.filter((event) => event.type === 'request/header').map((event) => event.data.model)
     expect(headers).toEqual(['planmode-offline:fast'])
-    expect(log.filter((event) => event.type === 'plan/progress').map((event) => event.data.steps.map((step: { status: string }) => step.status).join(','))).toEqual([
-      'in_progress,pending,pending,pending,pending',
-      'done,done,done,in_progress,pending',
-      'done,done,done,done,done',
-    ])
+    expect(
+      log
+        .filter((event) => event.type === 'plan/progress')
+        .map((event) => event.data.steps.map((step: { status: string }) => step.status).join(',')),
+    ).toEqual(['in_progress,pending,pending,pending,pending', 'done,done,done,in_progress,pending', 'done,done,done,done,done'])
     // The plan's handoff message and the tracking message are shown collapsed, for what they are.
-    expect(await tabA.locator(tid('plan-message')).evaluateAll((items) => items.map((item) => item.getAttribute('data-form')))).toEqual(['handoff', 'progress'])
+    expect(await tabA.locator(tid('plan-message')).evaluateAll((items) => items.map((item) => item.getAttribute('data-form')))).toEqual([
+      'handoff',
+      'progress',
+    ])
     await snap(tabA, 'handoff-new-session')
   })
 

@@ -12,7 +12,19 @@ import type { Page } from 'playwright-core'
 import { snap } from './support/artifacts.js'
 import { launchChromium, type TestBrowser } from './support/chromium.js'
 import { startServer, type TestServer } from './support/server.js'
-import { byId, createSession, openSession, send, tid, toolCards, waitChip, waitIdle, waitNoReview, waitReview, WAIT_MS } from './support/app.js'
+import {
+  byId,
+  createSession,
+  openSession,
+  send,
+  tid,
+  toolCards,
+  waitChip,
+  waitIdle,
+  waitNoReview,
+  waitReview,
+  WAIT_MS,
+} from './support/app.js'
 import { soon } from './support/wait.js'
 
 let browser: TestBrowser
@@ -20,7 +32,10 @@ let server: TestServer
 let page: Page
 
 beforeAll(async () => {
-  ;[browser, server] = await Promise.all([launchChromium(), startServer({ args: ['--guard', '--require-sections', 'Steps,Verification,Rollback'] })])
+  ;[browser, server] = await Promise.all([
+    launchChromium(),
+    startServer({ args: ['--guard', '--require-sections', 'Steps,Verification,Rollback'] }),
+  ])
   page = await browser.newTab()
 })
 
@@ -44,7 +59,9 @@ describe.sequential('a helper agent under its tool card, and a plan sent back by
     const work = byId(card, 'helper-work')
     await soon(work).toHaveAttribute('data-plan-mode', 'true')
     await soon(work).toHaveAttribute('data-reason', 'completed')
-    const calls = await byId(work, 'helper-call').evaluateAll((items) => items.map((item) => `${item.getAttribute('data-tool')}:${item.getAttribute('data-status')}`))
+    const calls = await byId(work, 'helper-call').evaluateAll((items) =>
+      items.map((item) => `${item.getAttribute('data-tool')}:${item.getAttribute('data-status')}`),
+    )
     expect(calls).toEqual(['list_files:done', 'read_file:done', 'read_file:done', 'read_file:done', 'search:done', 'write_file:refused'])
     await soon(work.locator(`${tid('helper-call')}[data-status="refused"]`)).toContainText('write_file is not available in plan mode')
     await soon(byId(work, 'helper-findings')).toContainText('src/store.js: Loading and saving tasks.json.')
@@ -68,20 +85,27 @@ describe.sequential('a helper agent under its tool card, and a plan sent back by
     await waitChip(page, 'off')
   })
 
-  it('a plan without a required section fails its first exit_plan_mode before review; the review shows the revision with the section', async () => {
-    await openSession(page, server, await createSession(server))
-    await send(page, '/plan Add due dates to tasks')
-    const panel = await waitReview(page, 2)
-    const exits = page.locator(`${tid('tool-card')}[data-tool="exit_plan_mode"]`)
-    await soon(exits).toHaveCount(2)
-    await soon(exits.first()).toHaveAttribute('data-status', 'failed')
-    await soon(byId(exits.first(), 'tool-card-result')).toContainText('The plan is not ready for review:')
-    await soon(byId(exits.first(), 'tool-card-result')).toContainText('missing section "Rollback"')
-    await soon(byId(panel, 'plan-review-plan').locator('h2', { hasText: 'Rollback' })).toHaveCount(1)
-    await snap(page, 'plan-check-revision')
-    await byId(panel, 'plan-review-stop').click()
-    await waitNoReview(page)
-    await waitIdle(page)
-    expect((await toolCards(page)).filter((card) => card.tool === 'exit_plan_mode').map((card) => card.status)).toEqual(['failed', 'stopped'])
-  }, WAIT_MS * 3)
+  it(
+    'a plan without a required section fails its first exit_plan_mode before review; the review shows the revision with the section',
+    async () => {
+      await openSession(page, server, await createSession(server))
+      await send(page, '/plan Add due dates to tasks')
+      const panel = await waitReview(page, 2)
+      const exits = page.locator(`${tid('tool-card')}[data-tool="exit_plan_mode"]`)
+      await soon(exits).toHaveCount(2)
+      await soon(exits.first()).toHaveAttribute('data-status', 'failed')
+      await soon(byId(exits.first(), 'tool-card-result')).toContainText('The plan is not ready for review:')
+      await soon(byId(exits.first(), 'tool-card-result')).toContainText('missing section "Rollback"')
+      await soon(byId(panel, 'plan-review-plan').locator('h2', { hasText: 'Rollback' })).toHaveCount(1)
+      await snap(page, 'plan-check-revision')
+      await byId(panel, 'plan-review-stop').click()
+      await waitNoReview(page)
+      await waitIdle(page)
+      expect((await toolCards(page)).filter((card) => card.tool === 'exit_plan_mode').map((card) => card.status)).toEqual([
+        'failed',
+        'stopped',
+      ])
+    },
+    WAIT_MS * 3,
+  )
 })

@@ -154,7 +154,11 @@ describe.sequential('a review a person can read', () => {
         measure.remove()
         const send = document.querySelector('[data-testid="composer-send"]')!.getBoundingClientRect()
         const top = document.elementFromPoint(send.left + send.width / 2, send.top + send.height / 2)
-        return { fits: field.clientWidth > text, sendUncovered: top?.closest('[data-testid="composer-send"]') !== null, width: field.clientWidth }
+        return {
+          fits: field.clientWidth > text,
+          sendUncovered: top?.closest('[data-testid="composer-send"]') !== null,
+          width: field.clientWidth,
+        }
       })
     // 1280 px: the drawer takes the checklist's column while it is open (the count stays in the header).
     expect(await composerFits()).toMatchObject({ fits: true, sendUncovered: true })

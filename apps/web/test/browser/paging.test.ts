@@ -50,8 +50,14 @@ function view(page: Page) {
 /** The texts of the user messages shown, in order. */
 const userTexts = (page: Page) => page.locator(`${tid('transcript')} ${tid('user-message-text')}`).allTextContents()
 /** The `data-seq` of every transcript row, in order. */
-const rowSeqs = (page: Page) => page.locator(`${tid('transcript')} [data-seq]`).evaluateAll((rows) => rows.map((row) => Number(row.getAttribute('data-seq'))))
-const earlierCount = async (page: Page) => Number((await byId(page, 'earlier-events').getAttribute('data-earlier', { timeout: 1_000 }).catch(() => null)) ?? 0)
+const rowSeqs = (page: Page) =>
+  page.locator(`${tid('transcript')} [data-seq]`).evaluateAll((rows) => rows.map((row) => Number(row.getAttribute('data-seq'))))
+const earlierCount = async (page: Page) =>
+  Number(
+    (await byId(page, 'earlier-events')
+      .getAttribute('data-earlier', { timeout: 1_000 })
+      .catch(() => null)) ?? 0,
+  )
 
 beforeAll(async () => {
   ;[browser, server] = await Promise.all([launchChromium(), startServer()])
@@ -119,7 +125,9 @@ describe.sequential('a session longer than one page', () => {
     // Every user message of the log has its row, with its seq.
     const log = (await server.api(`/api/sessions/${session}?tail=100000`)).body.events as { seq: number; type: string }[]
     const userSeqs = log.filter((event) => event.type === 'user/message').map((event) => event.seq)
-    const shown = await tab.locator(`${tid('transcript')} ${tid('user-message')}`).evaluateAll((rows) => rows.map((row) => Number(row.getAttribute('data-seq'))))
+    const shown = await tab
+      .locator(`${tid('transcript')} ${tid('user-message')}`)
+      .evaluateAll((rows) => rows.map((row) => Number(row.getAttribute('data-seq'))))
     expect(shown).toEqual(userSeqs)
     await snap(tab, 'paging-top')
   })
@@ -137,7 +145,13 @@ describe.sequential('a session longer than one page', () => {
       await until(
         async () => {
           await transcript.evaluate((element) => (element.scrollTop = 0))
-          if ((await byId(fresh, 'load-earlier').count()) > 0 && (await byId(fresh, 'earlier-events').getAttribute('data-paging')) === 'idle') await byId(fresh, 'load-earlier').click({ timeout: 1_000 }).catch(() => {})
+          if (
+            (await byId(fresh, 'load-earlier').count()) > 0 &&
+            (await byId(fresh, 'earlier-events').getAttribute('data-paging')) === 'idle'
+          )
+            await byId(fresh, 'load-earlier')
+              .click({ timeout: 1_000 })
+              .catch(() => {})
           return (await byId(fresh, 'earlier-events').count()) === 0
         },
         async () => `still ${await earlierCount(fresh)} earlier events`,
@@ -145,7 +159,10 @@ describe.sequential('a session longer than one page', () => {
       )
       await growing
       await soon(fresh.locator(tid('user-message-text')).last()).toHaveText('while paging 4')
-      const want = [...Array.from({ length: TURNS }, (_, index) => `message number ${index + 1}`), ...Array.from({ length: 4 }, (_, index) => `while paging ${index + 1}`)]
+      const want = [
+        ...Array.from({ length: TURNS }, (_, index) => `message number ${index + 1}`),
+        ...Array.from({ length: 4 }, (_, index) => `while paging ${index + 1}`),
+      ]
       expect(await userTexts(fresh)).toEqual(want)
       // Both tabs show the same rows.
       await soon(tab.locator(tid('user-message-text')).last()).toHaveText('while paging 4')

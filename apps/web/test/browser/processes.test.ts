@@ -14,7 +14,21 @@ import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sampleWorkspaceDir } from '../../server/options.js'
-import { asOfSeq, byId, chipState, createSession, openSession, reviewId, send, tid, transcriptShape, waitChip, waitIdle, waitNoReview, waitReview } from './support/app.js'
+import {
+  asOfSeq,
+  byId,
+  chipState,
+  createSession,
+  openSession,
+  reviewId,
+  send,
+  tid,
+  transcriptShape,
+  waitChip,
+  waitIdle,
+  waitNoReview,
+  waitReview,
+} from './support/app.js'
 import { snap } from './support/artifacts.js'
 import { launchChromium, type TestBrowser } from './support/chromium.js'
 import { dropSchema, freshSchemaName, pgTestUrl } from './support/postgres.js'
@@ -34,7 +48,11 @@ let tabF: Page
 beforeAll(async () => {
   workspace = join(mkdtempSync(join(tmpdir(), 'planmode-web-pg-ws-')), 'ws')
   cpSync(sampleWorkspaceDir(), workspace, { recursive: true })
-  ;[browser, writer, follower] = await Promise.all([launchChromium(), startServer({ store: { url, schema }, workspace }), startServer({ store: { url, schema }, workspace })])
+  ;[browser, writer, follower] = await Promise.all([
+    launchChromium(),
+    startServer({ store: { url, schema }, workspace }),
+    startServer({ store: { url, schema }, workspace }),
+  ])
   session = await createSession(writer)
   tabW = await browser.newTab()
   tabF = await browser.newTab()
@@ -51,7 +69,9 @@ afterAll(async () => {
 /** Waits until both tabs show the same projection frame, then compares their transcripts. */
 async function agree(): Promise<void> {
   await until(
-    async () => (await asOfSeq(tabF)) === (await asOfSeq(tabW)) && JSON.stringify(await transcriptShape(tabF)) === JSON.stringify(await transcriptShape(tabW)),
+    async () =>
+      (await asOfSeq(tabF)) === (await asOfSeq(tabW)) &&
+      JSON.stringify(await transcriptShape(tabF)) === JSON.stringify(await transcriptShape(tabW)),
     async () => `writer tab at asOfSeq ${await asOfSeq(tabW)}, follower tab at ${await asOfSeq(tabF)}`,
   )
   expect(await chipState(tabF)).toBe(await chipState(tabW))
@@ -86,7 +106,12 @@ describe.sequential('tabs on two server processes', () => {
     await waitNoReview(tabF, question)
     await waitChip(tabW, 'off')
     await waitChip(tabF, 'off')
-    await soon(tabF.locator(tid('assistant-message')).filter({ hasText: /Done\. / }).last()).toBeVisible()
+    await soon(
+      tabF
+        .locator(tid('assistant-message'))
+        .filter({ hasText: /Done\. / })
+        .last(),
+    ).toBeVisible()
     await Promise.all([waitIdle(tabW), waitIdle(tabF)])
     await agree()
     await snap(tabF, 'follower-implemented')
@@ -94,7 +119,8 @@ describe.sequential('tabs on two server processes', () => {
 
   it('the follower tab offers no Send, Attach or Stop turn: its composer says which server writes the session', async () => {
     await soon(byId(tabF, 'composer-read-only')).toContainText(`Read-only here: ${writer.origin} writes this session`)
-    for (const control of ['composer-send', 'composer-attach', 'composer-cancel']) expect(await byId(tabF, control).count(), control).toBe(0)
+    for (const control of ['composer-send', 'composer-attach', 'composer-cancel'])
+      expect(await byId(tabF, control).count(), control).toBe(0)
     expect(await byId(tabF, 'composer-input').isDisabled()).toBe(true)
     // The plan chip's × would send /plan off: not offered either.
     await send(tabW, '/plan Add priorities to tasks')

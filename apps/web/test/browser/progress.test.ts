@@ -40,7 +40,9 @@ afterAll(async () => {
 /** The step statuses of every `plan/progress` in the session's log, in order. */
 async function loggedProgress(): Promise<string[][]> {
   const page = await server.api(`/api/sessions/${session}?tail=100000`)
-  return (page.body.events as { type: string; data: { steps: { status: string }[] } }[]).filter((event) => event.type === 'plan/progress').map((event) => event.data.steps.map((step) => step.status))
+  return (page.body.events as { type: string; data: { steps: { status: string }[] } }[])
+    .filter((event) => event.type === 'plan/progress')
+    .map((event) => event.data.steps.map((step) => step.status))
 }
 
 describe.sequential('the approved plan’s checklist', () => {
@@ -101,7 +103,9 @@ describe.sequential('the approved plan’s checklist', () => {
 
   it('marks the step in progress and shows done/total beside the plan chip', async () => {
     // The end state: every step done, none current; the count beside where the chip is.
-    const steps = await tabA.locator(tid('plan-progress-step')).evaluateAll((items) => items.map((item) => [item.getAttribute('data-status'), item.getAttribute('aria-current')]))
+    const steps = await tabA
+      .locator(tid('plan-progress-step'))
+      .evaluateAll((items) => items.map((item) => [item.getAttribute('data-status'), item.getAttribute('aria-current')]))
     expect(steps).toEqual(Array.from({ length: 5 }, () => ['done', null]))
     await soon(byId(tabA, 'plan-progress-count')).toHaveText('✓ 5/5')
     const head = byId(tabA, 'session').locator('.session-head')

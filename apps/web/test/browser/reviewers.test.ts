@@ -190,8 +190,15 @@ describe.sequential('an owner and a reviewer', () => {
       ['approved', { id: 'olga', name: 'Olga' }],
     ])
     const history = (await api(RITA, `/api/sessions/${session}`)).body.snapshot.values.planHistory.revisions
-    expect(history.map((revision: any) => ({ rev: revision.rev, status: revision.status, by: revision.by, comments: revision.comments }))).toEqual([
-      { rev: 1, status: 'keep-planning', by: { id: 'rita', name: 'Rita' }, comments: [{ line: 1, text: 'A shorter title, please.', by: { id: 'rita', name: 'Rita' } }] },
+    expect(
+      history.map((revision: any) => ({ rev: revision.rev, status: revision.status, by: revision.by, comments: revision.comments })),
+    ).toEqual([
+      {
+        rev: 1,
+        status: 'keep-planning',
+        by: { id: 'rita', name: 'Rita' },
+        comments: [{ line: 1, text: 'A shorter title, please.', by: { id: 'rita', name: 'Rita' } }],
+      },
       { rev: 2, status: 'approved', by: { id: 'olga', name: 'Olga' }, comments: undefined },
     ])
   })

@@ -54,7 +54,11 @@ describe('a refused token', () => {
 
   it('the API refuses a missing or wrong bearer token and changes nothing', async () => {
     const before = await sessionCount()
-    const missing = await fetch(`${server.origin}/api/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+    const missing = await fetch(`${server.origin}/api/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    })
     expect(missing.status).toBe(401)
     const wrong = await fetch(`${server.origin}/api/sessions`, {
       method: 'POST',
@@ -79,7 +83,12 @@ describe('a refused origin', () => {
     const outcome = await page.evaluate(
       async ({ origin, token }) => {
         try {
-          const response = await fetch(`${origin}/api/sessions?token=${token}`, { method: 'POST', mode: 'no-cors', headers: { 'content-type': 'text/plain' }, body: '{}' })
+          const response = await fetch(`${origin}/api/sessions?token=${token}`, {
+            method: 'POST',
+            mode: 'no-cors',
+            headers: { 'content-type': 'text/plain' },
+            body: '{}',
+          })
           return response.type
         } catch (error) {
           return error instanceof TypeError ? 'blocked' : String(error)
@@ -91,14 +100,22 @@ describe('a refused origin', () => {
     expect(['opaque', 'blocked']).toContain(outcome)
     // …and whatever reached the server was refused there, by its Origin.
     expect(statuses.every((status) => status === 403)).toBe(true)
-    const direct = await fetch(`${server.origin}/api/sessions?token=${server.token}`, { method: 'POST', headers: { origin: otherOrigin, 'content-type': 'application/json' }, body: '{}' })
+    const direct = await fetch(`${server.origin}/api/sessions?token=${server.token}`, {
+      method: 'POST',
+      headers: { origin: otherOrigin, 'content-type': 'application/json' },
+      body: '{}',
+    })
     expect(direct.status).toBe(403)
     expect(await direct.json()).toEqual({ error: expect.stringMatching(/Origin/) })
     // A JSON POST needs a preflight, which the server does not grant: the browser never sends it.
     const blocked = await page.evaluate(
       async ({ origin, token }) => {
         try {
-          await fetch(`${origin}/api/sessions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: '{}' })
+          await fetch(`${origin}/api/sessions`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+            body: '{}',
+          })
           return 'sent'
         } catch (error) {
           return error instanceof TypeError ? 'blocked' : String(error)
@@ -120,7 +137,13 @@ describe('a refused origin', () => {
     // Same origin as far as the browser knows: only the server's Host check stands in the way.
     const status = await page.evaluate(
       async ({ token }) =>
-        (await fetch(`/api/sessions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: '{}' })).status,
+        (
+          await fetch(`/api/sessions`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+            body: '{}',
+          })
+        ).status,
       { token: server.token },
     )
     expect([403, 421]).toContain(status)

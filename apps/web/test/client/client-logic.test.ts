@@ -11,14 +11,24 @@ import { planFileName } from '../../client/src/plan-file.js'
 import { revisionsFor } from '../../client/src/review-revisions.js'
 import type { PlanRevision } from '../../client/src/wire.js'
 
-const revision = (rev: number, plan: string, status: PlanRevision['status']): PlanRevision => ({ rev, toolCallId: `call-${rev}`, seq: rev * 10, title: 'T', plan, status })
+const revision = (rev: number, plan: string, status: PlanRevision['status']): PlanRevision => ({
+  rev,
+  toolCallId: `call-${rev}`,
+  seq: rev * 10,
+  title: 'T',
+  plan,
+  status,
+})
 
 describe('plan chip', () => {
   it('shows Plan while active, the pending switch while one waits, nothing when off', () => {
     expect([chipLabel(undefined), chipState(undefined)]).toEqual([null, null])
     expect([chipLabel({ active: false, pending: false }), chipState({ active: false, pending: false })]).toEqual([null, null])
     expect([chipLabel({ active: true, pending: false }), chipState({ active: true, pending: false })]).toEqual(['Plan', 'on'])
-    expect([chipLabel({ active: false, pending: true }), chipState({ active: false, pending: true })]).toEqual(['Plan (entering…)', 'entering'])
+    expect([chipLabel({ active: false, pending: true }), chipState({ active: false, pending: true })]).toEqual([
+      'Plan (entering…)',
+      'entering',
+    ])
     expect([chipLabel({ active: true, pending: true }), chipState({ active: true, pending: true })]).toEqual(['Plan (leaving…)', 'leaving'])
   })
 
@@ -49,7 +59,10 @@ describe('revisions of a review', () => {
   })
 
   it('has no previous revision for the first plan, and takes the newest as previous while the history lags', () => {
-    expect(revisionsFor({ revisions: [revision(1, '# A', 'open')] }, '# A')).toEqual({ current: revision(1, '# A', 'open'), previous: undefined })
+    expect(revisionsFor({ revisions: [revision(1, '# A', 'open')] }, '# A')).toEqual({
+      current: revision(1, '# A', 'open'),
+      previous: undefined,
+    })
     expect(revisionsFor(history, '# D')).toEqual({ previous: history.revisions[2] })
     expect(revisionsFor(undefined, '# A')).toEqual({})
   })

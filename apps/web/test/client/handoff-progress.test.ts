@@ -16,7 +16,13 @@ import type { PlanProgressView, SessionEvent } from '../../client/src/wire.js'
 const view = (statuses: PlanProgressView['steps'][number]['status'][], title = 'Cache'): PlanProgressView => {
   const steps = statuses.map((status, index) => ({ step: index + 1, text: `Step ${index + 1}`, status }))
   const active = steps.find((step) => step.status === 'in_progress')?.step ?? null
-  return { plan: { toolCallId: 'x1', title }, steps, done: steps.filter((step) => step.status === 'done' || step.status === 'skipped').length, total: steps.length, active }
+  return {
+    plan: { toolCallId: 'x1', title },
+    steps,
+    done: steps.filter((step) => step.status === 'done' || step.status === 'skipped').length,
+    total: steps.length,
+    active,
+  }
 }
 
 let seq = 0
@@ -78,7 +84,11 @@ describe('handing the plan on', () => {
 
   it('a tab follows the first web/handed-off after the seq it approved at', () => {
     seq = 0
-    const events = [event('plan/review', { toolCallId: 'a', outcome: 'approved', handoff: { fresh: true } }), event('web/handed-off', { toolCallId: 'a', session: 's1' }), event('web/handed-off', { toolCallId: 'b', session: 's2' })]
+    const events = [
+      event('plan/review', { toolCallId: 'a', outcome: 'approved', handoff: { fresh: true } }),
+      event('web/handed-off', { toolCallId: 'a', session: 's1' }),
+      event('web/handed-off', { toolCallId: 'b', session: 's2' }),
+    ]
     expect(handedOffAfter(events, -1)).toBe('s1')
     expect(handedOffAfter(events, 1)).toBe('s2')
     expect(handedOffAfter(events, 2)).toBeUndefined()

@@ -16,7 +16,9 @@ describe('session role notice', () => {
     )
     expect(roleNotice({ role: 'follower', holder: null })).toMatch(/has stopped\. Your next message here takes the session over\.$/)
     // A lease that could not be read is not a stopped writer.
-    expect(roleNotice({ role: 'follower', holder: null, holderUnknown: true })).toMatch(/^Read-only here: which server writes this session is unknown/)
+    expect(roleNotice({ role: 'follower', holder: null, holderUnknown: true })).toMatch(
+      /^Read-only here: which server writes this session is unknown/,
+    )
   })
 
   it('a turn left open by a writer that is gone is not running', () => {

@@ -9,7 +9,8 @@ import fc from 'fast-check'
 import { applyDelta, applyPartial, keepOpenQuestions, mergeLoadedPartial, stepSettled } from '../../client/src/streaming-text.js'
 import type { DeltaFrame, PendingQuestion, SessionEvent } from '../../client/src/wire.js'
 
-const message = (turn: number, step: number) => ({ seq: 10, type: 'assistant/message', data: { turn, step, content: [] } }) as unknown as SessionEvent
+const message = (turn: number, step: number) =>
+  ({ seq: 10, type: 'assistant/message', data: { turn, step, content: [] } }) as unknown as SessionEvent
 const turnEnd = (turn: number) => ({ seq: 11, type: 'turn/end', data: { turn } }) as unknown as SessionEvent
 const question = (id: string): PendingQuestion => ({ id, sessionId: 's', request: { questions: [] } })
 
@@ -38,7 +39,9 @@ describe('streamed text', () => {
         const l = loadedAt % (chunks.length + 1)
         const held: readonly DeltaFrame[] = h === 0 ? [] : [{ turn: 2, step: 3, text: chunks.slice(0, h).join('') }]
         const merged = mergeLoadedPartial(held, [], { turn: 2, step: 3, text: chunks.slice(0, l).join('') })
-        expect(merged).toEqual([{ turn: 2, step: 3, text: chunks.slice(0, Math.max(h, l)).join('') }].filter((item) => item.text !== '' || h === 0))
+        expect(merged).toEqual(
+          [{ turn: 2, step: 3, text: chunks.slice(0, Math.max(h, l)).join('') }].filter((item) => item.text !== '' || h === 0),
+        )
       }),
     )
   })
@@ -64,13 +67,17 @@ describe('streamed text', () => {
 describe('the open question ids of a stream', () => {
   it('keeps exactly the listed questions and names the others as closed', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.string({ minLength: 1, maxLength: 4 }), { maxLength: 6 }), fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }), (ids, stillOpen) => {
-        const held = ids.map(question)
-        const open = ids.filter((_, index) => stillOpen[index])
-        const { kept, dropped } = keepOpenQuestions(held, [...open, 'opened-later'])
-        expect(kept.map((item) => item.id)).toEqual(open)
-        expect(dropped).toEqual(ids.filter((_, index) => !stillOpen[index]))
-      }),
+      fc.property(
+        fc.uniqueArray(fc.string({ minLength: 1, maxLength: 4 }), { maxLength: 6 }),
+        fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }),
+        (ids, stillOpen) => {
+          const held = ids.map(question)
+          const open = ids.filter((_, index) => stillOpen[index])
+          const { kept, dropped } = keepOpenQuestions(held, [...open, 'opened-later'])
+          expect(kept.map((item) => item.id)).toEqual(open)
+          expect(dropped).toEqual(ids.filter((_, index) => !stillOpen[index]))
+        },
+      ),
     )
     const held = [question('a')]
     expect(keepOpenQuestions(held, ['a']).kept).toBe(held)

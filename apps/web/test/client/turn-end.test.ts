@@ -20,7 +20,9 @@ describe('turn/end as the transcript shows it', () => {
   it('is interrupted for both spellings, and says so in plain words', () => {
     expect(turnEndReason(end({ turn: 2, reason: 'interrupted' }))).toBe('interrupted')
     expect(turnEndReason(end({ turn: 2, reason: 'error', error: LEGACY }))).toBe('interrupted')
-    expect(turnEndLine(end({ turn: 2, reason: 'interrupted' }))).toBe('Turn 2 was interrupted: the server running it stopped before the turn ended.')
+    expect(turnEndLine(end({ turn: 2, reason: 'interrupted' }))).toBe(
+      'Turn 2 was interrupted: the server running it stopped before the turn ended.',
+    )
     expect(turnEndLine(end({ turn: 2, reason: 'error', error: LEGACY }))).toBe(turnEndLine(end({ turn: 2, reason: 'interrupted' })))
   })
 
@@ -40,7 +42,11 @@ describe('turn/end as the transcript shows it', () => {
 describe('the open turn', () => {
   it('is the last turn/start with no turn/end after it', () => {
     expect(openTurnOf([])).toBeUndefined()
-    const closed = [event('turn/start', { turn: 1 }), event('step/start', { turn: 1, step: 1 }), event('turn/end', { turn: 1, reason: 'completed' })]
+    const closed = [
+      event('turn/start', { turn: 1 }),
+      event('step/start', { turn: 1, step: 1 }),
+      event('turn/end', { turn: 1, reason: 'completed' }),
+    ]
     expect(openTurnOf(closed)).toBeUndefined()
     expect(openTurnOf([...closed, event('turn/start', { turn: 2 }), event('assistant/message', { turn: 2, step: 1, content: [] })])).toBe(2)
     // A page that starts inside a turn (its turn/start not held) says nothing of it.
@@ -59,7 +65,14 @@ describe('the open turn', () => {
 })
 
 describe('a plan revision whose review never ended', () => {
-  const rev = (n: number, status: PlanRevision['status']): PlanRevision => ({ rev: n, toolCallId: `call-${n}`, seq: n * 10, title: 'T', plan: '# T', status })
+  const rev = (n: number, status: PlanRevision['status']): PlanRevision => ({
+    rev: n,
+    toolCallId: `call-${n}`,
+    seq: n * 10,
+    title: 'T',
+    plan: '# T',
+    status,
+  })
 
   it('is under review only while it is the newest and a turn runs; else interrupted', () => {
     const revisions = [rev(1, 'keep-planning'), rev(2, 'open')]

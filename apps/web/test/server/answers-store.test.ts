@@ -13,7 +13,18 @@ import { cpSync } from 'node:fs'
 import { join } from 'node:path'
 import { sampleWorkspaceDir } from '../../server/options.js'
 import { dropSchema, freshSchemaName, pgTestUrl } from '../browser/support/postgres.js'
-import { call, cleanup, post, SseClient, startTestServer, tempDir, turnEnded, waitForEvent, type Endpoint, type SseItem } from './support.js'
+import {
+  call,
+  cleanup,
+  post,
+  SseClient,
+  startTestServer,
+  tempDir,
+  turnEnded,
+  waitForEvent,
+  type Endpoint,
+  type SseItem,
+} from './support.js'
 
 const USERS: WebUser[] = [
   { token: 'olga-owner-token-0123456789abcdefghijkl', id: 'olga', name: 'Olga', role: 'owner' },
@@ -78,33 +89,56 @@ describe('answers from a follower', () => {
 
       // Bad input on the follower: refused there, nothing sent, nothing logged.
       const before = await logOf(id)
-      const wrong = await post(as(follower, OTTO), `/api/sessions/${id}/questions/${qa.id}`, { answers: [{ id: 'plan-review', selected: ['Maybe'] }] })
+      const wrong = await post(as(follower, OTTO), `/api/sessions/${id}/questions/${qa.id}`, {
+        answers: [{ id: 'plan-review', selected: ['Maybe'] }],
+      })
       expect(wrong.status).toBe(400)
       expect(wrong.body.error).toMatch(/"Maybe" is not an option/)
-      const unknown = await post(as(follower, OTTO), `/api/sessions/${id}/questions/q_nope`, { answers: [{ id: 'plan-review', selected: ['Approve'] }] })
+      const unknown = await post(as(follower, OTTO), `/api/sessions/${id}/questions/q_nope`, {
+        answers: [{ id: 'plan-review', selected: ['Approve'] }],
+      })
       expect(unknown.status).toBe(404)
-      const reviewer = await post(as(follower, RITA), `/api/sessions/${id}/questions/${qa.id}`, { answers: [{ id: 'plan-review', selected: ['Approve'] }] })
+      const reviewer = await post(as(follower, RITA), `/api/sessions/${id}/questions/${qa.id}`, {
+        answers: [{ id: 'plan-review', selected: ['Approve'] }],
+      })
       expect(reviewer.status).toBe(403)
       expect(reviewer.body).toMatchObject({ code: 'OWNERS_ONLY' })
       expect(await logOf(id)).toEqual(before)
 
       // Otto approves on the follower: the writer logs it with his name, and the follower is still a follower.
-      const approved = await post(as(follower, OTTO), `/api/sessions/${id}/questions/${qa.id}`, { answers: [{ id: 'plan-review', selected: ['Approve'] }] })
+      const approved = await post(as(follower, OTTO), `/api/sessions/${id}/questions/${qa.id}`, {
+        answers: [{ id: 'plan-review', selected: ['Approve'] }],
+      })
       expect(approved.status, JSON.stringify(approved.body)).toBe(200)
-      for (const client of [a, b]) expect((await client.waitFor((item) => item.event === 'question-closed')).data).toEqual({ id: qa.id, outcome: 'answered' })
+      for (const client of [a, b])
+        expect((await client.waitFor((item) => item.event === 'question-closed')).data).toEqual({ id: qa.id, outcome: 'answered' })
       const review = await waitForEvent(a, (event) => event.type === 'plan/review')
       expect(review.data).toMatchObject({ outcome: 'approved', by: { id: 'otto', name: 'Otto' } })
       const settled = (await logOf(id)).filter((event) => event.type === 'question/settled')
       expect(settled).toHaveLength(1)
-      expect(settled[0]!.data).toMatchObject({ questionId: qa.id, outcome: 'answered', by: { id: 'otto', name: 'Otto' }, submission: expect.any(String) })
+      expect(settled[0]!.data).toMatchObject({
+        questionId: qa.id,
+        outcome: 'answered',
+        by: { id: 'otto', name: 'Otto' },
+        submission: expect.any(String),
+      })
       const after = (await call(as(follower, OTTO), 'GET', `/api/sessions/${id}`)).body
       expect(after).toMatchObject({ role: 'follower', holder: writer.origin, questions: [] })
 
       // A second answer, on the writer and on the follower: refused, naming Otto; nothing more is logged.
-      for (const [on, user] of [[writer, OLGA], [follower, OLGA]] as const) {
-        const late = await post(as(on, user), `/api/sessions/${id}/questions/${qa.id}`, { answers: [{ id: 'plan-review', selected: ['Stop planning'] }] })
+      for (const [on, user] of [
+        [writer, OLGA],
+        [follower, OLGA],
+      ] as const) {
+        const late = await post(as(on, user), `/api/sessions/${id}/questions/${qa.id}`, {
+          answers: [{ id: 'plan-review', selected: ['Stop planning'] }],
+        })
         expect(late.status).toBe(409)
-        expect(late.body).toEqual({ error: `question ${qa.id} is already closed: Otto answered it`, code: 'ALREADY_ANSWERED', by: { id: 'otto', name: 'Otto' } })
+        expect(late.body).toEqual({
+          error: `question ${qa.id} is already closed: Otto answered it`,
+          code: 'ALREADY_ANSWERED',
+          by: { id: 'otto', name: 'Otto' },
+        })
       }
       await waitForEvent(a, turnEnded(1))
       await waitForEvent(b, turnEnded(1))
@@ -132,19 +166,37 @@ describe('answers from a follower', () => {
       const enter = (await b.waitFor((item) => item.event === 'question')).data
       expect(enter.request.questions[0]).toMatchObject({ id: 'plan-enter', intent: { kind: 'plan-enter' } })
       // A reviewer may not enter plan mode; an owner on the follower may.
-      expect((await post(as(follower, RITA), `/api/sessions/${id}/questions/${enter.id}`, { answers: [{ id: 'plan-enter', selected: ['Enter plan mode'] }] })).status).toBe(403)
-      expect((await post(as(follower, OTTO), `/api/sessions/${id}/questions/${enter.id}`, { answers: [{ id: 'plan-enter', selected: ['Enter plan mode'] }] })).status).toBe(200)
+      expect(
+        (
+          await post(as(follower, RITA), `/api/sessions/${id}/questions/${enter.id}`, {
+            answers: [{ id: 'plan-enter', selected: ['Enter plan mode'] }],
+          })
+        ).status,
+      ).toBe(403)
+      expect(
+        (
+          await post(as(follower, OTTO), `/api/sessions/${id}/questions/${enter.id}`, {
+            answers: [{ id: 'plan-enter', selected: ['Enter plan mode'] }],
+          })
+        ).status,
+      ).toBe(200)
       const on = await waitForEvent(b, (event) => (event.type as string) === 'plan/mode')
       expect(on.data).toEqual({ active: true, cause: 'model' })
       const review = (await b.waitFor((item) => item.event === 'question' && item.data.id !== enter.id)).data
-      const kept = await post(as(follower, RITA), `/api/sessions/${id}/questions/${review.id}`, { answers: [{ id: 'plan-review', selected: ['Keep planning'], custom: 'Say which file holds the tasks' }] })
+      const kept = await post(as(follower, RITA), `/api/sessions/${id}/questions/${review.id}`, {
+        answers: [{ id: 'plan-review', selected: ['Keep planning'], custom: 'Say which file holds the tasks' }],
+      })
       expect(kept.status, JSON.stringify(kept.body)).toBe(200)
       const record = await waitForEvent(a, (event) => event.type === 'plan/review')
       expect(record.data).toMatchObject({ outcome: 'keep-planning', by: { id: 'rita', name: 'Rita' } })
       const next = (await a.waitFor((item) => item.event === 'question' && item.data.id !== enter.id && item.data.id !== review.id)).data
       await post(as(writer, OLGA), `/api/sessions/${id}/questions/${next.id}/dismiss`, {})
       await waitForEvent(a, turnEnded(1))
-      expect((await call(as(follower, RITA), 'GET', `/api/sessions/${id}`)).body).toMatchObject({ role: 'follower', holder: writer.origin, questions: [] })
+      expect((await call(as(follower, RITA), 'GET', `/api/sessions/${id}`)).body).toMatchObject({
+        role: 'follower',
+        holder: writer.origin,
+        questions: [],
+      })
     } finally {
       a.close()
       b.close()

@@ -45,16 +45,30 @@ describe('the whole arc through HTTP and SSE', () => {
       expect(review.id).toBe('plan-review')
       expect(review.header).toBe('Plan review')
       expect(review.options.map((option: { label: string }) => option.label)).toEqual(['Approve', 'Keep planning', 'Stop planning'])
-      expect(review.intent).toEqual({ kind: 'plan-review', approve: 'Approve', keep: 'Keep planning', stop: 'Stop planning', editable: true, comments: true, handoff: { fresh: true, models: [] } })
+      expect(review.intent).toEqual({
+        kind: 'plan-review',
+        approve: 'Approve',
+        keep: 'Keep planning',
+        stop: 'Stop planning',
+        editable: true,
+        comments: true,
+        handoff: { fresh: true, models: [] },
+      })
       expect(review.detail).toMatch(/^# /)
       const appends = stream.items.filter((item) => item.event === 'append')
-      const explored = appends.filter((item) => item.data.event.type === 'tool/result' && item.data.event.data.toolName !== 'exit_plan_mode')
+      const explored = appends.filter(
+        (item) => item.data.event.type === 'tool/result' && item.data.event.data.toolName !== 'exit_plan_mode',
+      )
       expect(explored.length).toBeGreaterThan(0)
       // The workspace tools present their calls only; their results have no card of their own.
       for (const item of explored) expect(item.data.presentation).toBeUndefined()
       const callCards = appends.flatMap((item) => Object.values(item.data.presentation?.calls ?? {})) as { title: string; kind?: string }[]
       expect(callCards.some((card) => card.title.startsWith('list_files') && card.kind === 'read')).toBe(true)
-      const exitCall = appends.find((item) => item.data.event.type === 'assistant/message' && item.data.event.data.content.some((block: { toolName?: string }) => block.toolName === 'exit_plan_mode'))!
+      const exitCall = appends.find(
+        (item) =>
+          item.data.event.type === 'assistant/message' &&
+          item.data.event.data.content.some((block: { toolName?: string }) => block.toolName === 'exit_plan_mode'),
+      )!
       const exitCard = Object.values(exitCall.data.presentation.calls)[0] as { title: string; content: { text: string }[] }
       expect(exitCard.content[0]!.text).toBe(review.detail)
       // The question is in the page too, and the plan chip is on.
@@ -67,15 +81,28 @@ describe('the whole arc through HTTP and SSE', () => {
 
       // Keep planning, with feedback and a comment on line 1.
       const kept = await post(server, `/api/sessions/${id}/questions/${first.id}`, {
-        answers: [{ id: 'plan-review', selected: ['Keep planning'], custom: 'Also cover the README.', comments: [{ line: 1, text: 'A shorter title, please.' }] }],
+        answers: [
+          {
+            id: 'plan-review',
+            selected: ['Keep planning'],
+            custom: 'Also cover the README.',
+            comments: [{ line: 1, text: 'A shorter title, please.' }],
+          },
+        ],
       })
       expect(kept.status).toBe(200)
       const closed = await stream.waitFor((item) => item.event === 'question-closed')
       expect(closed.data).toEqual({ id: first.id, outcome: 'answered' })
       const keptResult = await waitForEvent(stream, (event) => event.type === 'tool/result' && event.data.toolName === 'exit_plan_mode')
       const keptItem = stream.items.find((item) => item.event === 'append' && item.data.event.seq === keptResult.seq)!
-      expect(keptItem.data.presentation.result).toEqual({ card: 'generic', title: 'Plan review', content: keptResult.type === 'tool/result' ? keptResult.data.content : [] })
-      expect(texts(keptResult)).toBe('Error: The user chose to keep planning; their feedback: Also cover the README.\n- line 1: A shorter title, please.')
+      expect(keptItem.data.presentation.result).toEqual({
+        card: 'generic',
+        title: 'Plan review',
+        content: keptResult.type === 'tool/result' ? keptResult.data.content : [],
+      })
+      expect(texts(keptResult)).toBe(
+        'Error: The user chose to keep planning; their feedback: Also cover the README.\n- line 1: A shorter title, please.',
+      )
 
       // The revision: a second review, and the history holds both.
       const second = (await stream.waitFor((item) => item.event === 'question' && item.data.id !== first.id)).data
@@ -90,14 +117,29 @@ describe('the whole arc through HTTP and SSE', () => {
 
       // Approve an edited version: plan mode goes off and the implementation follows.
       const edit = `${revised.trimEnd()}\n\n## Edited in the browser\n- one more step\n`
-      expect((await post(server, `/api/sessions/${id}/questions/${second.id}`, { answers: [{ id: 'plan-review', selected: ['Approve'], edit }] })).status).toBe(200)
+      expect(
+        (
+          await post(server, `/api/sessions/${id}/questions/${second.id}`, {
+            answers: [{ id: 'plan-review', selected: ['Approve'], edit }],
+          })
+        ).status,
+      ).toBe(200)
       const turnEnd = await waitForEvent(stream, turnEnded(1))
       expect(turnEnd.data).toEqual({ turn: 1, reason: 'completed' })
       const events = stream.events()
       const approval = events.filter((event) => event.type === 'tool/result' && event.data.toolName === 'exit_plan_mode').at(-1)!
-      expect(texts(approval)).toBe(`The user edited and approved the plan; plan mode is now off. Carry out this version from your next step:\n\n${edit}`)
+      expect(texts(approval)).toBe(
+        `The user edited and approved the plan; plan mode is now off. Carry out this version from your next step:\n\n${edit}`,
+      )
       expect(events.some((event) => event.type === 'plan/mode' && event.data.active === false && event.data.cause === 'review')).toBe(true)
-      expect(events.some((event) => event.type === 'tool/result' && (event.data.toolName === 'write_file' || event.data.toolName === 'edit_file') && !event.data.isError)).toBe(true)
+      expect(
+        events.some(
+          (event) =>
+            event.type === 'tool/result' &&
+            (event.data.toolName === 'write_file' || event.data.toolName === 'edit_file') &&
+            !event.data.isError,
+        ),
+      ).toBe(true)
       const last = stream.frames().at(-1)!
       expect(last.values.plan).toEqual({ active: false, pending: false })
       expect(last.values.planHistory.revisions[1]).toMatchObject({ rev: 2, status: 'approved', approvedPlan: edit })
@@ -107,7 +149,10 @@ describe('the whole arc through HTTP and SSE', () => {
       expect(deltas.length).toBeGreaterThan(0)
       for (const message of events.filter((event) => event.type === 'assistant/message')) {
         if (message.type !== 'assistant/message') continue
-        const streamed = deltas.filter((item) => item.data.turn === message.data.turn && item.data.step === message.data.step).map((item) => item.data.text).join('')
+        const streamed = deltas
+          .filter((item) => item.data.turn === message.data.turn && item.data.step === message.data.step)
+          .map((item) => item.data.text)
+          .join('')
         expect(streamed).toBe(texts(message))
       }
 
@@ -116,7 +161,14 @@ describe('the whole arc through HTTP and SSE', () => {
       expect(events).toEqual(readLog(sessionDir, id))
       expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index))
       const list = await call(server, 'GET', '/api/sessions')
-      expect(list.body.sessions.find((row: { id: string }) => row.id === id)).toMatchObject({ id, open: true, events: events.length, updatedSeq: events.length - 1, running: false, title: 'Add due dates to tasks' })
+      expect(list.body.sessions.find((row: { id: string }) => row.id === id)).toMatchObject({
+        id,
+        open: true,
+        events: events.length,
+        updatedSeq: events.length - 1,
+        running: false,
+        title: 'Add due dates to tasks',
+      })
     } finally {
       stream.close()
     }
@@ -126,9 +178,15 @@ describe('the whole arc through HTTP and SSE', () => {
     const id = await newSession()
     const stream = await SseClient.open(server, `/api/sessions/${id}/stream`)
     try {
-      const refused = await post(server, `/api/sessions/${id}/command`, { line: '/plan off', images: [{ mediaType: 'image/png', data: PNG_1X1 }] })
+      const refused = await post(server, `/api/sessions/${id}/command`, {
+        line: '/plan off',
+        images: [{ mediaType: 'image/png', data: PNG_1X1 }],
+      })
       expect(refused.body.result).toEqual({ kind: 'error', text: 'Image attachments cannot accompany /plan off.' })
-      const entered = await post(server, `/api/sessions/${id}/command`, { line: '/plan Add due dates to tasks', images: [{ mediaType: 'image/png', data: PNG_1X1, name: 'sketch.png' }] })
+      const entered = await post(server, `/api/sessions/${id}/command`, {
+        line: '/plan Add due dates to tasks',
+        images: [{ mediaType: 'image/png', data: PNG_1X1, name: 'sketch.png' }],
+      })
       expect(entered.body.result.text).toBe('Plan mode on. Send /plan off to leave.')
       const steered = await waitForEvent(stream, (event) => event.type === 'user/message' && event.data.source.kind === 'user')
       if (steered.type !== 'user/message') throw new Error('expected a user message')
@@ -150,7 +208,10 @@ describe('the whole arc through HTTP and SSE', () => {
     const id = await newSession()
     const stream = await SseClient.open(server, `/api/sessions/${id}/stream`)
     try {
-      const started = await post(server, `/api/sessions/${id}/prompt`, { text: 'hello', images: [{ mediaType: 'image/png', data: PNG_1X1 }] })
+      const started = await post(server, `/api/sessions/${id}/prompt`, {
+        text: 'hello',
+        images: [{ mediaType: 'image/png', data: PNG_1X1 }],
+      })
       expect(started.status).toBe(202)
       expect(started.body).toEqual({ steered: false })
       const prompt = await waitForEvent(stream, (event) => event.type === 'user/message')
@@ -191,7 +252,9 @@ describe('the whole arc through HTTP and SSE', () => {
       expect((await stream.waitFor((item) => item.event === 'question-closed')).data).toEqual({ id: question.id, outcome: 'aborted' })
       const end = await waitForEvent(stream, turnEnded(1))
       expect(end.data).toEqual({ turn: 1, reason: 'cancelled' })
-      const late = await post(server, `/api/sessions/${id}/questions/${question.id}`, { answers: [{ id: 'plan-review', selected: ['Approve'] }] })
+      const late = await post(server, `/api/sessions/${id}/questions/${question.id}`, {
+        answers: [{ id: 'plan-review', selected: ['Approve'] }],
+      })
       expect(late.status).toBe(409)
       expect((await call(server, 'GET', `/api/sessions/${id}`)).body.questions).toEqual([])
       expect((await post(server, `/api/sessions/${id}/cancel`, {})).body).toEqual({ cancelled: false })
@@ -210,18 +273,24 @@ describe('the whole arc through HTTP and SSE', () => {
       expect(entry).toMatchObject({ id: 'plan-enter', header: 'Plan mode', intent: { kind: 'plan-enter', approve: 'Enter plan mode' } })
       expect(entry.options.map((option: { label: string }) => option.label)).toEqual(['Enter plan mode', 'Not now'])
       // An edit is refused: this intent takes none.
-      const refused = await post(server, `/api/sessions/${id}/questions/${question.id}`, { answers: [{ id: 'plan-enter', selected: ['Enter plan mode'], edit: '# x' }] })
+      const refused = await post(server, `/api/sessions/${id}/questions/${question.id}`, {
+        answers: [{ id: 'plan-enter', selected: ['Enter plan mode'], edit: '# x' }],
+      })
       expect(refused.status).toBe(400)
       expect(refused.body.error).toMatch(/does not take an edit/)
       await post(server, `/api/sessions/${id}/questions/${question.id}`, { answers: [{ id: 'plan-enter', selected: ['Enter plan mode'] }] })
       const on = await waitForEvent(stream, (event) => (event.type as string) === 'plan/mode')
       expect(on.data).toEqual({ active: true, cause: 'model' })
       const result = stream.events().find((event) => event.type === 'tool/result' && event.data.toolName === 'enter_plan_mode')!
-      expect(texts(result)).toBe('The user agreed to plan mode. From your next step, explore and plan, then present the plan with exit_plan_mode.')
+      expect(texts(result)).toBe(
+        'The user agreed to plan mode. From your next step, explore and plan, then present the plan with exit_plan_mode.',
+      )
       // The plan review follows in the same turn; stop there.
       const review = (await stream.waitFor((item) => item.event === 'question' && item.data.id !== question.id)).data
       expect(review.request.questions[0].id).toBe('plan-review')
-      await post(server, `/api/sessions/${id}/questions/${review.id}`, { answers: [{ id: 'plan-review', selected: ['Stop planning'], custom: 'not now' }] })
+      await post(server, `/api/sessions/${id}/questions/${review.id}`, {
+        answers: [{ id: 'plan-review', selected: ['Stop planning'], custom: 'not now' }],
+      })
       await waitForEvent(stream, turnEnded(1))
       expect(stream.frames().at(-1)!.values.plan).toEqual({ active: false, pending: false })
     } finally {

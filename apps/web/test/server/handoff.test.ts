@@ -54,7 +54,11 @@ const answer = (server: WebServer, id: string, qid: string, body: Record<string,
 
 const headers = (events: readonly SessionEvent[]) => events.flatMap((event) => (event.type === 'request/header' ? [event.data.model] : []))
 const updates = (events: readonly SessionEvent[]) =>
-  events.flatMap((event) => (event.type === 'assistant/message' ? event.data.content.flatMap((block) => (block.type === 'tool-call' && block.toolName === 'update_plan' ? [block.input] : [])) : []))
+  events.flatMap((event) =>
+    event.type === 'assistant/message'
+      ? event.data.content.flatMap((block) => (block.type === 'tool-call' && block.toolName === 'update_plan' ? [block.input] : []))
+      : [],
+  )
 
 describe('the review offers a handoff', () => {
   it('a fresh session (always) and the --models ids; without --models only the fresh session', async () => {
@@ -99,7 +103,9 @@ describe('the review offers a handoff', () => {
     await post(server, `/api/sessions/${id}/prompt`, { text: "Let's plan first: add due dates to tasks" })
     const question = (await stream.waitFor((item) => item.event === 'question')).data
     const reply = await post(server, `/api/sessions/${id}/questions/${question.id}`, {
-      answers: [{ id: question.request.questions[0].id, selected: [question.request.questions[0].options[0].label], handoff: { fresh: true } }],
+      answers: [
+        { id: question.request.questions[0].id, selected: [question.request.questions[0].options[0].label], handoff: { fresh: true } },
+      ],
     })
     expect(reply.status).toBe(400)
     expect(reply.body.error).toMatch(/offers no handoff/)
@@ -159,10 +165,21 @@ describe('approving with a handoff', () => {
     const end = old.findIndex((event) => event.type === 'turn/end')
     expect(old.slice(old.indexOf(record), end).filter((event) => event.type === 'step/start')).toEqual([])
     expect(old.findIndex((event) => event.type === 'web/handed-off')).toBeGreaterThan(end)
-    expect(old.flatMap((event) => (event.type === 'assistant/message' ? event.data.content : [])).some((block) => block.type === 'tool-call' && block.toolName === 'edit_file')).toBe(false)
-    for (const client of [stream, other]) expect((await client.waitFor((item) => item.event === 'sessions' && item.data.created === fresh)).data).toEqual({ created: fresh, from: id })
+    expect(
+      old
+        .flatMap((event) => (event.type === 'assistant/message' ? event.data.content : []))
+        .some((block) => block.type === 'tool-call' && block.toolName === 'edit_file'),
+    ).toBe(false)
+    for (const client of [stream, other])
+      expect((await client.waitFor((item) => item.event === 'sessions' && item.data.created === fresh)).data).toEqual({
+        created: fresh,
+        from: id,
+      })
     // Listed under its plan's title (it has no message of its own).
-    expect((await call(server, 'GET', '/api/sessions')).body.sessions.find((row: { id: string }) => row.id === fresh)).toMatchObject({ open: true, title: 'Plan: due dates for tasks' })
+    expect((await call(server, 'GET', '/api/sessions')).body.sessions.find((row: { id: string }) => row.id === fresh)).toMatchObject({
+      open: true,
+      title: 'Plan: due dates for tasks',
+    })
     // The old session tracks nothing (the plan is tracked where it went) and still talks to the default model.
     expect(stream.frames().at(-1)!.values.planProgress).toEqual({ plan: null, steps: [], done: 0, total: 0, active: null })
     expect(stream.frames().at(-1)!.values.sessionModel).toEqual({ model: 'planmode-offline:planner-1', chosen: null })
@@ -171,17 +188,40 @@ describe('approving with a handoff', () => {
     const next = await open(server, fresh)
     await waitForEvent(next, turnEnded(1))
     const events = next.events()
-    expect(events[0]).toMatchObject({ type: 'plan/handoff', data: { from: { session: id, toolCallId: (record.data as { toolCallId: string }).toolCallId }, model: 'fast', title: 'Plan: due dates for tasks' } })
+    expect(events[0]).toMatchObject({
+      type: 'plan/handoff',
+      data: {
+        from: { session: id, toolCallId: (record.data as { toolCallId: string }).toolCallId },
+        model: 'fast',
+        title: 'Plan: due dates for tasks',
+      },
+    })
     expect(events.some((event) => event.type === 'demo/workspace')).toBe(true)
     expect(headers(events)).toEqual(['planmode-offline:fast'])
-    const forms = events.flatMap((event) => (event.type === 'user/message' && event.data.source.kind === 'plugin' ? [event.data.source.form] : []))
+    const forms = events.flatMap((event) =>
+      event.type === 'user/message' && event.data.source.kind === 'plugin' ? [event.data.source.form] : [],
+    )
     expect(forms).toEqual(['handoff', 'progress'])
     expect(updates(events)).toEqual([
       { updates: [{ step: 1, status: 'in_progress' }] },
-      { updates: [{ step: 1, status: 'done' }, { step: 2, status: 'done' }, { step: 3, status: 'done' }, { step: 4, status: 'in_progress' }] },
-      { updates: [{ step: 4, status: 'done' }, { step: 5, status: 'done' }] },
+      {
+        updates: [
+          { step: 1, status: 'done' },
+          { step: 2, status: 'done' },
+          { step: 3, status: 'done' },
+          { step: 4, status: 'in_progress' },
+        ],
+      },
+      {
+        updates: [
+          { step: 4, status: 'done' },
+          { step: 5, status: 'done' },
+        ],
+      },
     ])
-    const written = events.flatMap((event) => (event.type === 'tool/result' && ['edit_file', 'write_file'].includes(event.data.toolName) ? [event.data.isError] : []))
+    const written = events.flatMap((event) =>
+      event.type === 'tool/result' && ['edit_file', 'write_file'].includes(event.data.toolName) ? [event.data.isError] : [],
+    )
     expect(written.length).toBeGreaterThan(0)
     expect(written.every((isError) => !isError)).toBe(true)
     // Its checklist: the plan's five steps, one in progress at a time, then all done.
@@ -206,7 +246,10 @@ describe('approving with a handoff', () => {
     await servers.splice(0).at(0)!.close()
     // The log as a process that died before its first request would have left it: nothing from the first header on.
     const log = readLog(sessionDir, fresh)
-    const kept = log.slice(0, log.findIndex((event) => event.type === 'request/header'))
+    const kept = log.slice(
+      0,
+      log.findIndex((event) => event.type === 'request/header'),
+    )
     expect(kept[0]).toMatchObject({ type: 'plan/handoff', data: { model: 'fast' } })
     writeFileSync(join(sessionDir, `${fresh}.jsonl`), kept.map((event) => `${JSON.stringify(event)}\n`).join(''))
     const again = await start({ sessionDir })

@@ -85,8 +85,13 @@ describe('kill -9 of the server while a review waits, then a restart on the same
 
     // Nothing to cancel; the dead question is settled `interrupted` in the log, so an answer is refused; nothing is logged by either.
     expect(await second.api(`/api/sessions/${id}/cancel`, { body: {} })).toEqual({ status: 200, body: { cancelled: false } })
-    const answer = await second.api(`/api/sessions/${id}/questions/${question.id}`, { body: { answers: [{ id: 'plan-review', selected: ['Approve'] }] } })
-    expect(answer).toEqual({ status: 409, body: { error: `question ${question.id} is already closed (interrupted)`, code: 'QUESTION_CLOSED' } })
+    const answer = await second.api(`/api/sessions/${id}/questions/${question.id}`, {
+      body: { answers: [{ id: 'plan-review', selected: ['Approve'] }] },
+    })
+    expect(answer).toEqual({
+      status: 409,
+      body: { error: `question ${question.id} is already closed (interrupted)`, code: 'QUESTION_CLOSED' },
+    })
     expect(readLog(sessionDir, id)).toEqual(log)
 
     // The session goes on: the next turn starts after the closed one, and nothing else is closed.
@@ -112,18 +117,22 @@ describe('kill -9 of the server while a review waits, then a restart on the same
     const second = await start(sessionDir)
     const page = (await second.api(`/api/sessions/${id}?tail=100000`)).body
     expect(page.events.slice(0, left.length + legacy.length)).toEqual([...left, ...legacy])
-    expect(page.events.slice(left.length + legacy.length).map((event: { type: string; data: unknown }) => [event.type, event.data])).toEqual([
-      ['question/settled', { questionId: expect.any(String), outcome: 'interrupted' }],
-    ])
+    expect(
+      page.events.slice(left.length + legacy.length).map((event: { type: string; data: unknown }) => [event.type, event.data]),
+    ).toEqual([['question/settled', { questionId: expect.any(String), outcome: 'interrupted' }]])
     expect(page).toMatchObject({ running: false, questions: [] })
   })
 
   it('a PLANMODE_WEB_TOKEN that is too short or has other characters is a usage error that does not echo it', () => {
     for (const bad of ['short', 'x'.repeat(31), `${'a'.repeat(40)} b`, 'ü'.repeat(40), 'y'.repeat(257)]) {
-      const run = spawnSync(process.execPath, [SERVER_ENTRY, '--offline', '--port', '0', '--session-dir', join(tempDir('planmode-web-token-'), 's')], {
-        encoding: 'utf8',
-        env: { ...process.env, PLANMODE_WEB_TOKEN: bad },
-      })
+      const run = spawnSync(
+        process.execPath,
+        [SERVER_ENTRY, '--offline', '--port', '0', '--session-dir', join(tempDir('planmode-web-token-'), 's')],
+        {
+          encoding: 'utf8',
+          env: { ...process.env, PLANMODE_WEB_TOKEN: bad },
+        },
+      )
       expect(run.status, bad).toBe(2)
       expect(run.stderr).toMatch(/PLANMODE_WEB_TOKEN must be 32 to 256 characters of A-Z a-z 0-9 - _/)
       expect(run.stderr).not.toContain(bad)

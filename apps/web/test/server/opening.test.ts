@@ -38,7 +38,13 @@ describe('the opening burst of a stream', () => {
         during.close()
       }
       // ...and it closes before that page's stream opens: the stream says no question is open.
-      expect((await post(server, `/api/sessions/${id}/questions/${question.id}`, { answers: [{ id: 'plan-review', selected: ['Stop planning'] }] })).status).toBe(200)
+      expect(
+        (
+          await post(server, `/api/sessions/${id}/questions/${question.id}`, {
+            answers: [{ id: 'plan-review', selected: ['Stop planning'] }],
+          })
+        ).status,
+      ).toBe(200)
       await waitForEvent(watcher, turnEnded(1))
       const after = await SseClient.open(server, `/api/sessions/${id}/stream?from=${page.body.lastSeq}`)
       try {

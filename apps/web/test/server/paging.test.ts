@@ -107,7 +107,11 @@ describe('GET /api/sessions/:id/events', () => {
         expect(reply.body.events).toEqual(expected)
         expect(reply.body.firstSeq).toBe(expected[0]?.seq ?? before)
         expect(reply.body.earlier).toBe(below.length - expected.length)
-        const cards = Object.fromEntries(expected.filter((event) => full.presentations[event.seq] !== undefined).map((event) => [String(event.seq), full.presentations[event.seq]]))
+        const cards = Object.fromEntries(
+          expected
+            .filter((event) => full.presentations[event.seq] !== undefined)
+            .map((event) => [String(event.seq), full.presentations[event.seq]]),
+        )
         expect(reply.body.presentations).toEqual(cards)
       }),
       { numRuns: 60 },

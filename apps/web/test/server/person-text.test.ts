@@ -49,15 +49,30 @@ async function reviewOpen(server: WebServer) {
   return { id, stream, question }
 }
 
-const logOf = async (server: WebServer, id: string): Promise<SessionEvent[]> => (await call(as(server, OLGA), 'GET', `/api/sessions/${id}?tail=100000`)).body.events
-const answer = (on: Endpoint, id: string, qid: string, body: Record<string, unknown>) => post(on, `/api/sessions/${id}/questions/${qid}`, { answers: [{ id: 'plan-review', ...body }] })
+const logOf = async (server: WebServer, id: string): Promise<SessionEvent[]> =>
+  (await call(as(server, OLGA), 'GET', `/api/sessions/${id}?tail=100000`)).body.events
+const answer = (on: Endpoint, id: string, qid: string, body: Record<string, unknown>) =>
+  post(on, `/api/sessions/${id}/questions/${qid}`, { answers: [{ id: 'plan-review', ...body }] })
 
 /** Every answer and comment here breaks a rule: a 400 naming the member, and nothing appended. */
-async function refusesBadText(on: (user: WebUser) => Endpoint, logged: () => Promise<SessionEvent[]>, id: string, qid: string): Promise<void> {
+async function refusesBadText(
+  on: (user: WebUser) => Endpoint,
+  logged: () => Promise<SessionEvent[]>,
+  id: string,
+  qid: string,
+): Promise<void> {
   const before = await logged()
   const refused: [WebUser, Record<string, unknown>, RegExp][] = [
-    [RITA, { selected: ['Keep planning'], custom: 'split\u0000step 2' }, /^answers\[0\]\.custom must be well-formed Unicode text without U\+0000/],
-    [RITA, { selected: ['Keep planning'], comments: [{ line: 1, text: 'half \ud800 a pair' }] }, /^answers\[0\]\.comments\[0\]\.text must be well-formed/],
+    [
+      RITA,
+      { selected: ['Keep planning'], custom: 'split\u0000step 2' },
+      /^answers\[0\]\.custom must be well-formed Unicode text without U\+0000/,
+    ],
+    [
+      RITA,
+      { selected: ['Keep planning'], comments: [{ line: 1, text: 'half \ud800 a pair' }] },
+      /^answers\[0\]\.comments\[0\]\.text must be well-formed/,
+    ],
     [OLGA, { selected: ['Approve'], edit: '# Plan\n\nstep \udc00\n' }, /^answers\[0\]\.edit must be well-formed/],
   ]
   for (const [user, body, message] of refused) {
@@ -72,8 +87,16 @@ describe('SPEC §22.4: what a person writes is checked before it is logged', () 
   it("on the writer: a reviewer's Keep planning with U+0000 is a 400, so are a bad comment and a bad edit; the review stays open and a good answer closes it", async () => {
     const server = await start()
     const { id, stream, question } = await reviewOpen(server)
-    await refusesBadText((user) => as(server, user), () => logOf(server, id), id, question.id)
-    const comment = await post(as(server, RITA), `/api/sessions/${id}/questions/${question.id}/comment`, { line: 1, text: 'nul \u0000 here' })
+    await refusesBadText(
+      (user) => as(server, user),
+      () => logOf(server, id),
+      id,
+      question.id,
+    )
+    const comment = await post(as(server, RITA), `/api/sessions/${id}/questions/${question.id}/comment`, {
+      line: 1,
+      text: 'nul \u0000 here',
+    })
     expect(comment.status).toBe(400)
     expect(comment.body.error).toBe('text must be well-formed Unicode text without U+0000')
     const page = (await call(as(server, RITA), 'GET', `/api/sessions/${id}`)).body
@@ -92,9 +115,16 @@ describe('SPEC §22.4: what a person writes is checked before it is logged', () 
     const follower = await start({ sessionDir: undefined, store, workspace })
     const { id, stream, question } = await reviewOpen(writer)
     expect((await call(as(follower, RITA), 'GET', `/api/sessions/${id}`)).body).toMatchObject({ role: 'follower', holder: writer.origin })
-    await refusesBadText((user) => as(follower, user), () => logOf(writer, id), id, question.id)
+    await refusesBadText(
+      (user) => as(follower, user),
+      () => logOf(writer, id),
+      id,
+      question.id,
+    )
     for (const server of [writer, follower]) {
-      expect((await call(as(server, RITA), 'GET', `/api/sessions/${id}`)).body.questions.map((open: { id: string }) => open.id)).toEqual([question.id])
+      expect((await call(as(server, RITA), 'GET', `/api/sessions/${id}`)).body.questions.map((open: { id: string }) => open.id)).toEqual([
+        question.id,
+      ])
     }
     const kept = await answer(as(follower, RITA), id, question.id, { selected: ['Keep planning'], custom: 'split step 2' })
     expect(kept.status, JSON.stringify(kept.body)).toBe(200)

@@ -118,7 +118,9 @@ describe('two server processes on one PostgreSQL schema', () => {
     expect(pageB.body.snapshot.values.plan).toEqual({ active: true, pending: false })
     expect(pageB.body.running).toBe(true)
 
-    const approved = await post(a, `/api/sessions/${id}/questions/${question.id}`, { answers: [{ id: 'plan-review', selected: ['Approve'] }] })
+    const approved = await post(a, `/api/sessions/${id}/questions/${question.id}`, {
+      answers: [{ id: 'plan-review', selected: ['Approve'] }],
+    })
     expect(approved.status).toBe(200)
     await waitForEvent(onA, turnEnded(1))
     await waitForEvent(onB, turnEnded(1))
@@ -133,7 +135,8 @@ describe('two server processes on one PostgreSQL schema', () => {
     expect(onA.frames().at(-1)!.values.plan).toEqual({ active: false, pending: false })
     expect(onA.events().some((event) => event.type === 'tool/result' && event.data.toolName === 'write_file')).toBe(true)
     // The tools' cards are the same on both (each process presents with its own tool registry).
-    const cards = (client: SseClient) => client.items.filter((item) => item.event === 'append').map((item) => item.data.presentation ?? null)
+    const cards = (client: SseClient) =>
+      client.items.filter((item) => item.event === 'append').map((item) => item.data.presentation ?? null)
     expect(cards(onB)).toEqual(cards(onA))
     const [pageA2, pageB2] = await Promise.all([call(a, 'GET', `/api/sessions/${id}`), call(b, 'GET', `/api/sessions/${id}`)])
     expect(pageB2.body.events).toEqual(pageA2.body.events)
@@ -174,7 +177,14 @@ describe('two server processes on one PostgreSQL schema', () => {
     await onA.waitFor((item) => item.event === 'question', mark)
     const off = await post(a, `/api/sessions/${id}/command`, { line: '/plan off' })
     expect(off.body.result).toEqual({ kind: 'success', text: 'Leaving plan mode (applies from the next step).' })
-    await waitForEvent(onA, (event) => event.type === 'command/done' && event.seq > markSeq && event.data.kind === 'success' && /Leaving plan mode/.test(String((event.data as { text?: string }).text)))
+    await waitForEvent(
+      onA,
+      (event) =>
+        event.type === 'command/done' &&
+        event.seq > markSeq &&
+        event.data.kind === 'success' &&
+        /Leaving plan mode/.test(String((event.data as { text?: string }).text)),
+    )
     await until(
       async () => lastSeq(onB) === lastSeq(onA),
       () => `follower at seq ${lastSeq(onB)}, writer at ${lastSeq(onA)}`,
@@ -185,9 +195,17 @@ describe('two server processes on one PostgreSQL schema', () => {
     await a.kill()
     // The database lets the dead process's lease go; the follower's lease timer notices without any request.
     await onB.waitFor((item) => item.event === 'role' && item.data.holder === null)
-    expect((await call(b, 'GET', `/api/sessions/${id}`)).body).toMatchObject({ role: 'follower', holder: null, running: false, questions: [] })
+    expect((await call(b, 'GET', `/api/sessions/${id}`)).body).toMatchObject({
+      role: 'follower',
+      holder: null,
+      running: false,
+      questions: [],
+    })
     // The review the dead writer asked is still open in the log, but nobody waits for it: the tab's panel closed, an answer is refused and takes nothing over.
-    const deadAsk = onB.events().filter((event) => event.type === 'question/asked').at(-1)!
+    const deadAsk = onB
+      .events()
+      .filter((event) => event.type === 'question/asked')
+      .at(-1)!
     const deadId = (deadAsk.data as { questionId: string }).questionId
     expect(onB.items.some((item) => item.event === 'question-closed' && item.data.id === deadId)).toBe(true)
     const noWriter = await post(b, `/api/sessions/${id}/questions/${deadId}`, { answers: [{ id: 'plan-review', selected: ['Approve'] }] })
@@ -212,7 +230,9 @@ describe('two server processes on one PostgreSQL schema', () => {
     ])
     const mode = after.find((event) => event.type === 'plan/mode')
     expect(mode?.data).toEqual({ active: false, cause: 'user' })
-    expect(after.findIndex((event) => event.type === 'plan/mode')).toBeLessThan(after.findIndex((event) => event.type === 'assistant/message'))
+    expect(after.findIndex((event) => event.type === 'plan/mode')).toBeLessThan(
+      after.findIndex((event) => event.type === 'assistant/message'),
+    )
     expect(onB.frames().at(-1)!.values.plan).toEqual({ active: false, pending: false })
     const page = await call(b, 'GET', `/api/sessions/${id}?tail=100000`)
     expect(page.body).toMatchObject({ role: 'writer', holder: b.origin })
@@ -226,7 +246,9 @@ describe('two server processes on one PostgreSQL schema', () => {
     const resumed = await SseClient.open(b, `/api/sessions/${id}/stream`, { 'Last-Event-ID': String(resumeAt) })
     streams.push(resumed)
     await resumed.waitFor((item) => item.event === 'questions')
-    expect(resumed.events().map((event) => event.seq)).toEqual(page.body.events.filter((event: SessionEvent) => event.seq > resumeAt).map((event: SessionEvent) => event.seq))
+    expect(resumed.events().map((event) => event.seq)).toEqual(
+      page.body.events.filter((event: SessionEvent) => event.seq > resumeAt).map((event: SessionEvent) => event.seq),
+    )
     expect(resumed.events()).toEqual(page.body.events.filter((event: SessionEvent) => event.seq > resumeAt))
   })
 
@@ -246,7 +268,10 @@ describe('two server processes on one PostgreSQL schema', () => {
         () => `the lease of ${id} is still held after the writer was killed`,
       )
     }
-    const replies = await Promise.all([post(c, `/api/sessions/${id}/prompt`, { text: 'hello' }), post(d, `/api/sessions/${id}/prompt`, { text: 'hello' })])
+    const replies = await Promise.all([
+      post(c, `/api/sessions/${id}/prompt`, { text: 'hello' }),
+      post(d, `/api/sessions/${id}/prompt`, { text: 'hello' }),
+    ])
     const statuses = replies.map((reply) => reply.status).sort()
     expect(statuses).toEqual([202, 409])
     const loser = replies.find((reply) => reply.status === 409)!
@@ -267,7 +292,7 @@ describe('two server processes on one PostgreSQL schema', () => {
     follower = other
   })
 
-  it('SIGTERM of the writer (a normal close): the other process\'s tab sees no holder, and its next write takes the session over', async () => {
+  it("SIGTERM of the writer (a normal close): the other process's tab sees no holder, and its next write takes the session over", async () => {
     const onFollower = await stream(follower, id)
     await onFollower.waitFor((item) => item.event === 'questions')
     expect(roles(onFollower)).toEqual([{ role: 'follower', holder: writer.origin }])
@@ -282,7 +307,11 @@ describe('two server processes on one PostgreSQL schema', () => {
     // Turn 5 follows turn 4 with no interrupted turn between, and the stream's seqs are 0..n.
     const events = onFollower.events()
     const turn4End = events.findIndex(turnEnded(4))
-    expect(events.slice(turn4End + 1).some((event) => event.type === 'turn/end' && (event.data.reason === 'interrupted' || event.data.reason === 'error'))).toBe(false)
+    expect(
+      events
+        .slice(turn4End + 1)
+        .some((event) => event.type === 'turn/end' && (event.data.reason === 'interrupted' || event.data.reason === 'error')),
+    ).toBe(false)
     const seqs = events.map((event) => event.seq)
     expect(seqs).toEqual(seqs.map((_, index) => index))
   })
@@ -314,7 +343,9 @@ describe('pnpm web --store: usage', () => {
     const { redactUrl } = await import('../../server/options.js')
     expect(redactUrl('postgres://postgres:s3cret@127.0.0.1:5432/test')).toBe('postgres://postgres:***@127.0.0.1:5432/test')
     expect(redactUrl('postgres://user:p@ss@db.example/app')).toBe('postgres://user:***@db.example/app')
-    expect(redactUrl('postgres://user@db.example/app?password=hunter2&sslmode=require')).toBe('postgres://user@db.example/app?password=***&sslmode=require')
+    expect(redactUrl('postgres://user@db.example/app?password=hunter2&sslmode=require')).toBe(
+      'postgres://user@db.example/app?password=***&sslmode=require',
+    )
     expect(redactUrl('postgresql://db.example/app?sslpassword=keypass')).toBe('postgresql://db.example/app?sslpassword=***')
     expect(redactUrl('postgres://user@db.example/app')).toBe('postgres://user@db.example/app')
     // A URL that does not parse shows only its host and database.

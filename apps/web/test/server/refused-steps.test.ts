@@ -26,11 +26,14 @@ describe('refused completions (SPEC §25)', () => {
     const server = await startTestServer()
     servers.push(server)
     let refused = 0
-    server.host.ctx.on('plan/verify', async (payload: PlanVerifyPayload, next: (payload?: PlanVerifyPayload) => Promise<PlanVerifyPayload>) => {
-      if (payload.step !== 4 || refused > 0) return next()
-      refused += 1
-      return next({ ...payload, problems: [...payload.problems, 'the tests fail: 2 of 9', 'README.md says nothing of --due'] })
-    })
+    server.host.ctx.on(
+      'plan/verify',
+      async (payload: PlanVerifyPayload, next: (payload?: PlanVerifyPayload) => Promise<PlanVerifyPayload>) => {
+        if (payload.step !== 4 || refused > 0) return next()
+        refused += 1
+        return next({ ...payload, problems: [...payload.problems, 'the tests fail: 2 of 9', 'README.md says nothing of --due'] })
+      },
+    )
     const id = (await post(server, '/api/sessions', {})).body.id as string
     const stream = await SseClient.open(server, `/api/sessions/${id}/stream?from=-1`)
     streams.push(stream)
@@ -39,7 +42,9 @@ describe('refused completions (SPEC §25)', () => {
     await post(server, `/api/sessions/${id}/questions/${question.id}`, { answers: [{ id: 'plan-review', selected: ['Approve'] }] })
     await waitForEvent(stream, turnEnded(1))
     expect(refused).toBe(1)
-    const failed = stream.events().find((event) => event.type === 'tool/result' && event.data.toolName === 'update_plan' && event.data.isError)!
+    const failed = stream
+      .events()
+      .find((event) => event.type === 'tool/result' && event.data.toolName === 'update_plan' && event.data.isError)!
     const toolCallId = (failed.data as { toolCallId: string }).toolCallId
     const expected = { 4: { toolCallId, problems: ['the tests fail: 2 of 9', 'README.md says nothing of --due'] } }
     // The frame of the refusal carries it, and so does every frame after.
@@ -57,17 +62,31 @@ describe('refused completions (SPEC §25)', () => {
 
     // The step done after all: a plan/progress with step 4 done clears it.
     const open = server.host.get(id)!
-    const last = stream.events().filter((event) => event.type === 'plan/progress').at(-1)!
-    const steps = (last.data as { readonly steps: readonly { step: number; text: string; status: string }[] }).steps.map((step) => (step.step === 4 ? { ...step, status: 'done' } : step))
-    await (open.session.append as (type: string, data: unknown) => Promise<unknown>)('plan/progress', { ...(last.data as object), toolCallId: 'by-hand', steps })
-    expect((await stream.waitFor((item) => item.event === 'frame' && Object.keys(item.data.values.refusedSteps).length === 0)).data.values.refusedSteps).toEqual({})
+    const last = stream
+      .events()
+      .filter((event) => event.type === 'plan/progress')
+      .at(-1)!
+    const steps = (last.data as { readonly steps: readonly { step: number; text: string; status: string }[] }).steps.map((step) =>
+      step.step === 4 ? { ...step, status: 'done' } : step,
+    )
+    await (open.session.append as (type: string, data: unknown) => Promise<unknown>)('plan/progress', {
+      ...(last.data as object),
+      toolCallId: 'by-hand',
+      steps,
+    })
+    expect(
+      (await stream.waitFor((item) => item.event === 'frame' && Object.keys(item.data.values.refusedSteps).length === 0)).data.values
+        .refusedSteps,
+    ).toEqual({})
   })
 
   it('plan mode entered again leaves no refusal of the plan before', async () => {
     const server = await startTestServer()
     servers.push(server)
-    server.host.ctx.on('plan/verify', async (payload: PlanVerifyPayload, next: (payload?: PlanVerifyPayload) => Promise<PlanVerifyPayload>) =>
-      payload.step === 4 ? next({ ...payload, problems: [...payload.problems, 'the tests fail'] }) : next(),
+    server.host.ctx.on(
+      'plan/verify',
+      async (payload: PlanVerifyPayload, next: (payload?: PlanVerifyPayload) => Promise<PlanVerifyPayload>) =>
+        payload.step === 4 ? next({ ...payload, problems: [...payload.problems, 'the tests fail'] }) : next(),
     )
     const id = (await post(server, '/api/sessions', {})).body.id as string
     const stream = await SseClient.open(server, `/api/sessions/${id}/stream?from=-1`)
@@ -83,7 +102,10 @@ describe('refused completions (SPEC §25)', () => {
   })
 
   it('reads plan-progress’s refusal, and nothing else, from an update_plan error', () => {
-    expect(refusalOf('Error: update_plan: step 4 is not done:\n- the tests fail\n- the README says nothing')).toEqual({ step: 4, problems: ['the tests fail', 'the README says nothing'] })
+    expect(refusalOf('Error: update_plan: step 4 is not done:\n- the tests fail\n- the README says nothing')).toEqual({
+      step: 4,
+      problems: ['the tests fail', 'the README says nothing'],
+    })
     expect(refusalOf('update_plan: step 12 is not done:\n- x')).toEqual({ step: 12, problems: ['x'] })
     expect(refusalOf('Error: update_plan: only one step can be in progress')).toBeUndefined()
     expect(refusalOf('Error: update_plan: no step 9')).toBeUndefined()

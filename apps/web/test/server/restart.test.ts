@@ -25,7 +25,11 @@ function ensureBuilt(): void {
   const built = existsSync(ENTRY) ? statSync(ENTRY).mtimeMs : 0
   const sources = Math.max(newest(join(WEB, 'server')), newest(join(REPO, 'apps/demo/src')))
   if (built > sources && existsSync(join(REPO, 'packages/host/dist/index.js'))) return
-  const deps = spawnSync('npx', ['turbo', 'run', 'build', '--filter=@planmode/web^...', '--output-logs=errors-only'], { cwd: REPO, encoding: 'utf8', env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' } })
+  const deps = spawnSync('npx', ['turbo', 'run', 'build', '--filter=@planmode/web^...', '--output-logs=errors-only'], {
+    cwd: REPO,
+    encoding: 'utf8',
+    env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' },
+  })
   if (deps.status !== 0) throw new Error(`build of the web server's dependencies failed:\n${deps.stdout}\n${deps.stderr}`)
   const server = spawnSync('npx', ['tsup'], { cwd: WEB, encoding: 'utf8' })
   if (server.status !== 0) throw new Error(`build of the web server failed:\n${server.stdout}\n${server.stderr}`)
@@ -89,7 +93,9 @@ describe('the server process', () => {
       first.process.kill('SIGTERM')
       expect(await first.exited).toBe(0)
       expect(first.output()).toContain('SIGTERM, closing the sessions')
-      expect(stream.items.some((item) => item.event === 'question-closed' && item.data.id === question.id && item.data.outcome === 'aborted')).toBe(true)
+      expect(
+        stream.items.some((item) => item.event === 'question-closed' && item.data.id === question.id && item.data.outcome === 'aborted'),
+      ).toBe(true)
       stream.close()
     } finally {
       first.process.kill('SIGKILL')
@@ -151,14 +157,22 @@ describe('the server process', () => {
       // The write runs beside the agent loop: wait until the file is there (the test's timeout bounds the wait).
       while (!existsSync(file)) await new Promise((resolve) => setTimeout(resolve, 10))
       const open = readFileSync(file, 'utf8')
-      expect(open).toMatch(new RegExp(`^---\\nsession: "${id}"\\nrev: 1\\nstatus: "open"\\ntitle: "Plan: due dates for tasks"\\n---\\n# Plan: due dates for tasks\\n`))
+      expect(open).toMatch(
+        new RegExp(
+          `^---\\nsession: "${id}"\\nrev: 1\\nstatus: "open"\\ntitle: "Plan: due dates for tasks"\\n---\\n# Plan: due dates for tasks\\n`,
+        ),
+      )
       await post(server, `/api/sessions/${id}/questions/${question.id}`, { answers: [{ id: 'plan-review', selected: ['Approve'] }] })
       await waitForEvent(stream, turnEnded(1))
       stream.close()
       server.process.kill('SIGTERM')
       expect(await server.exited).toBe(0)
       // Approved, and carried out to the end: plan-file writes the progress of the plan plan-progress tracks.
-      expect(readFileSync(file, 'utf8')).toBe(open.replace('status: "open"', 'status: "approved"').replace('title: "Plan: due dates for tasks"\n', 'title: "Plan: due dates for tasks"\nprogress: "5/5"\n'))
+      expect(readFileSync(file, 'utf8')).toBe(
+        open
+          .replace('status: "open"', 'status: "approved"')
+          .replace('title: "Plan: due dates for tasks"\n', 'title: "Plan: due dates for tasks"\nprogress: "5/5"\n'),
+      )
       expect(readdirSync(planDir)).toEqual([`${id}.md`])
     } finally {
       server.process.kill('SIGKILL')
@@ -203,13 +217,22 @@ describe('the server process', () => {
     const port = spawnSync(process.execPath, [join(REPO, 'scripts/run-web.mjs'), '--port', 'x'], { encoding: 'utf8', env: childEnv() })
     expect(port.status).toBe(2)
     expect(port.stderr).toMatch(/--port takes 0–65535/)
-    const placement = spawnSync(process.execPath, [join(REPO, 'scripts/run-web.mjs'), '--placement', 'middle'], { encoding: 'utf8', env: childEnv() })
+    const placement = spawnSync(process.execPath, [join(REPO, 'scripts/run-web.mjs'), '--placement', 'middle'], {
+      encoding: 'utf8',
+      env: childEnv(),
+    })
     expect(placement.status).toBe(2)
     expect(placement.stderr).toMatch(/--placement takes system or transcript/)
-    const publicUrl = spawnSync(process.execPath, [join(REPO, 'scripts/run-web.mjs'), '--public-url', 'ftp://planmode.example/'], { encoding: 'utf8', env: childEnv() })
+    const publicUrl = spawnSync(process.execPath, [join(REPO, 'scripts/run-web.mjs'), '--public-url', 'ftp://planmode.example/'], {
+      encoding: 'utf8',
+      env: childEnv(),
+    })
     expect(publicUrl.status).toBe(2)
     expect(publicUrl.stderr).toMatch(/--public-url takes an http:\/\/ or https:\/\/ URL/)
-    const models = spawnSync(process.execPath, [join(REPO, 'scripts/run-web.mjs'), '--models', 'fast,,careful'], { encoding: 'utf8', env: childEnv() })
+    const models = spawnSync(process.execPath, [join(REPO, 'scripts/run-web.mjs'), '--models', 'fast,,careful'], {
+      encoding: 'utf8',
+      env: childEnv(),
+    })
     expect(models.status).toBe(2)
     expect(models.stderr).toMatch(/--models takes model ids separated by commas/)
     expect(help.stdout).toMatch(/--models <ids>/)

@@ -54,8 +54,16 @@ describe('reviewers on a follower', () => {
       for (const [path, body, what] of [
         [`/api/sessions/${id}/prompt`, { text: 'go' }, /^only owners can send messages/],
         [`/api/sessions/${id}/command`, { line: '/plan off' }, /^only owners can run commands/],
-        [`/api/sessions/${id}/questions/${question.id}`, { answers: [{ id: 'plan-review', selected: ['Approve'] }] }, /^only owners can approve a plan/],
-        [`/api/sessions/${id}/questions/${question.id}`, { answers: [{ id: 'plan-review', selected: ['Stop planning'] }] }, /^only owners can stop planning/],
+        [
+          `/api/sessions/${id}/questions/${question.id}`,
+          { answers: [{ id: 'plan-review', selected: ['Approve'] }] },
+          /^only owners can approve a plan/,
+        ],
+        [
+          `/api/sessions/${id}/questions/${question.id}`,
+          { answers: [{ id: 'plan-review', selected: ['Stop planning'] }] },
+          /^only owners can stop planning/,
+        ],
         [`/api/sessions/${id}/questions/${question.id}/dismiss`, {}, /^only owners can dismiss a question/],
       ] as const) {
         const reply = await post(as(follower, RITA), path, body)
@@ -65,7 +73,9 @@ describe('reviewers on a follower', () => {
       expect((await call(as(follower, RITA), 'GET', `/api/sessions/${id}`)).body.role).toBe('follower')
       expect((await call(as(writer, OLGA), 'GET', `/api/sessions/${id}?tail=100000`)).body.events).toEqual(logged)
       // Keep planning goes to the writer through the answer inbox: no takeover, and the writer names the reviewer.
-      const kept = await post(as(follower, RITA), `/api/sessions/${id}/questions/${question.id}`, { answers: [{ id: 'plan-review', selected: ['Keep planning'] }] })
+      const kept = await post(as(follower, RITA), `/api/sessions/${id}/questions/${question.id}`, {
+        answers: [{ id: 'plan-review', selected: ['Keep planning'] }],
+      })
       expect(kept.status, JSON.stringify(kept.body)).toBe(200)
       expect((await call(as(follower, RITA), 'GET', `/api/sessions/${id}`)).body).toMatchObject({ role: 'follower', holder: writer.origin })
       const review = await waitForEvent(stream, (event) => event.type === 'plan/review')
@@ -100,11 +110,15 @@ describe('shared comments on two servers', () => {
       for (const server of [follower, writer]) {
         const over = await post(as(server, OLGA), base, { answers: [{ id: 'plan-review', selected: ['Approve'] }] })
         expect(over.status).toBe(400)
-        expect(over.body.error).toBe('this review has 2 shared comments (by Rita, Olga): send them with "Keep planning", or remove them to approve')
+        expect(over.body.error).toBe(
+          'this review has 2 shared comments (by Rita, Olga): send them with "Keep planning", or remove them to approve',
+        )
       }
       expect((await call(as(writer, OLGA), 'GET', `/api/sessions/${id}?tail=100000`)).body.events).toEqual(logged)
       // Rita keeps planning from the follower: the shared comments go first, each with its author, then her own.
-      const kept = await post(as(follower, RITA), base, { answers: [{ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 3, text: 'Which file?' }] }] })
+      const kept = await post(as(follower, RITA), base, {
+        answers: [{ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 3, text: 'Which file?' }] }],
+      })
       expect(kept.status, JSON.stringify(kept.body)).toBe(200)
       const review = await waitForEvent(onWriter, (event) => event.type === 'plan/review')
       expect(review.data).toEqual({
@@ -122,7 +136,9 @@ describe('shared comments on two servers', () => {
       expect(second.comments).toBeUndefined()
       // An owner approves an edited plan from the follower: an edit is part of the answer, so it goes to the writer too.
       const edit = '# Due dates, smaller\n\n1. Store the date.\n'
-      const approved = await post(as(follower, OLGA), `/api/sessions/${id}/questions/${second.id}`, { answers: [{ id: 'plan-review', selected: ['Approve'], edit }] })
+      const approved = await post(as(follower, OLGA), `/api/sessions/${id}/questions/${second.id}`, {
+        answers: [{ id: 'plan-review', selected: ['Approve'], edit }],
+      })
       expect(approved.status, JSON.stringify(approved.body)).toBe(200)
       const record = await waitForEvent(onWriter, (event) => event.type === 'plan/review' && event.seq > review.seq)
       expect(record.data).toMatchObject({ outcome: 'approved', by: { id: 'olga', name: 'Olga' }, plan: edit })

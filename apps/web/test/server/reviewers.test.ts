@@ -8,7 +8,18 @@ import type { SessionEvent } from '@planmode/seams'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { WebServer } from '../../server/http-server.js'
 import type { WebUser } from '../../server/users.js'
-import { call, cleanup, post, readLog, SseClient, startTestServer, turnEnded, waitForEvent, type Endpoint, type SseItem } from './support.js'
+import {
+  call,
+  cleanup,
+  post,
+  readLog,
+  SseClient,
+  startTestServer,
+  turnEnded,
+  waitForEvent,
+  type Endpoint,
+  type SseItem,
+} from './support.js'
 
 const USERS: WebUser[] = [
   { token: 'olga-owner-token-0123456789abcdefghijkl', id: 'olga', name: 'Olga', role: 'owner' },
@@ -73,7 +84,10 @@ describe('reviewers and owners (--users)', () => {
       const sessionsBefore = (await call(as(OLGA), 'GET', '/api/sessions')).body.sessions.length
       const created = await post(as(RITA), '/api/sessions', {})
       expect(created.status).toBe(403)
-      expect(created.body).toEqual({ error: expect.stringMatching(/^only owners can start a session: Rita is a reviewer/), code: 'OWNERS_ONLY' })
+      expect(created.body).toEqual({
+        error: expect.stringMatching(/^only owners can start a session: Rita is a reviewer/),
+        code: 'OWNERS_ONLY',
+      })
       expect((await call(as(OLGA), 'GET', '/api/sessions')).body.sessions).toHaveLength(sessionsBefore)
       // Reading: the list, the page, the events and the stream.
       expect((await call(as(RITA), 'GET', '/api/sessions')).status).toBe(200)
@@ -100,7 +114,8 @@ describe('reviewers and owners (--users)', () => {
   it('a reviewer may not approve, stop or edit: 403, nothing logged, the review stays open', async () => {
     const { id, stream, question } = await reviewOpen()
     try {
-      const answer = (extra: Record<string, unknown>) => post(as(RITA), `/api/sessions/${id}/questions/${question.id}`, { answers: [{ id: 'plan-review', ...extra }] })
+      const answer = (extra: Record<string, unknown>) =>
+        post(as(RITA), `/api/sessions/${id}/questions/${question.id}`, { answers: [{ id: 'plan-review', ...extra }] })
       await refused(id, answer({ selected: ['Approve'] }), /^only owners can approve a plan: Rita/)
       await refused(id, answer({ selected: ['Stop planning'], custom: 'no' }), /^only owners can stop planning/)
       await refused(id, answer({ selected: ['Keep planning'], edit: '# Mine\n' }), /^only owners can edit a plan/)
@@ -110,7 +125,13 @@ describe('reviewers and owners (--users)', () => {
       expect(bad.status).toBe(400)
       expect(stream.items.some((item) => item.event === 'question-closed')).toBe(false)
       // An owner may.
-      expect((await post(as(OLGA), `/api/sessions/${id}/questions/${question.id}`, { answers: [{ id: 'plan-review', selected: ['Stop planning'] }] })).status).toBe(200)
+      expect(
+        (
+          await post(as(OLGA), `/api/sessions/${id}/questions/${question.id}`, {
+            answers: [{ id: 'plan-review', selected: ['Stop planning'] }],
+          })
+        ).status,
+      ).toBe(200)
       await waitForEvent(stream, turnEnded(1))
       const review = (await logOf(id)).find((event) => event.type === 'plan/review')!
       expect(review.data).toEqual({ toolCallId: expect.any(String), outcome: 'stopped', by: by(OLGA) })
@@ -140,7 +161,12 @@ describe('reviewers and owners (--users)', () => {
       expect(theirs.status).toBe(403)
       expect(theirs.body).toEqual({ error: 'only its author (Rita) or an owner can remove that comment', code: 'OWNERS_ONLY' })
       const shared = (await logOf(id)).slice(before)
-      expect(shared.map((event) => event.type)).toEqual(['web/review-comment', 'web/review-comment', 'web/review-comment', 'web/review-comment-removed'])
+      expect(shared.map((event) => event.type)).toEqual([
+        'web/review-comment',
+        'web/review-comment',
+        'web/review-comment',
+        'web/review-comment-removed',
+      ])
       expect(shared[0]!.data).toEqual({ questionId: question.id, comment: rita.body.comment })
       expect(shared[3]!.data).toEqual({ questionId: question.id, commentId: dropped.body.comment.id, by: by(SAM) })
       const logged = (await logOf(id)).length
@@ -168,11 +194,22 @@ describe('reviewers and owners (--users)', () => {
       // The owner cannot approve over shared comments: they go back with Keep planning, or are removed first.
       const over = await post(as(OLGA), base, { answers: [{ id: 'plan-review', selected: ['Approve'] }] })
       expect(over.status).toBe(400)
-      expect(over.body.error).toBe('this review has 2 shared comments (by Rita, Sam): send them with "Keep planning", or remove them to approve')
+      expect(over.body.error).toBe(
+        'this review has 2 shared comments (by Rita, Sam): send them with "Keep planning", or remove them to approve',
+      )
       expect((await logOf(id)).length).toBe(logged)
 
       // Rita keeps planning with her feedback and one more comment of her own.
-      const kept = await post(as(RITA), base, { answers: [{ id: 'plan-review', selected: ['Keep planning'], custom: 'Also cover the README.', comments: [{ line: 3, text: 'Which file?' }] }] })
+      const kept = await post(as(RITA), base, {
+        answers: [
+          {
+            id: 'plan-review',
+            selected: ['Keep planning'],
+            custom: 'Also cover the README.',
+            comments: [{ line: 3, text: 'Which file?' }],
+          },
+        ],
+      })
       expect(kept.status).toBe(200)
       const first = await waitForEvent(stream, (event) => event.type === 'plan/review')
       const comments = [
@@ -180,9 +217,19 @@ describe('reviewers and owners (--users)', () => {
         { line: 2, text: 'Where do due dates show?', by: by(SAM) },
         { line: 3, text: 'Which file?', by: by(RITA) },
       ]
-      expect(first.data).toEqual({ toolCallId: expect.any(String), outcome: 'keep-planning', by: by(RITA), feedback: 'Also cover the README.', comments })
+      expect(first.data).toEqual({
+        toolCallId: expect.any(String),
+        outcome: 'keep-planning',
+        by: by(RITA),
+        feedback: 'Also cover the README.',
+        comments,
+      })
       const settledFirst = (await logOf(id)).filter((event) => event.type === 'question/settled')[0]!
-      expect(settledFirst.data).toMatchObject({ outcome: 'answered', by: by(RITA), answer: [{ id: 'plan-review', selected: ['Keep planning'], by: by(RITA), comments }] })
+      expect(settledFirst.data).toMatchObject({
+        outcome: 'answered',
+        by: by(RITA),
+        answer: [{ id: 'plan-review', selected: ['Keep planning'], by: by(RITA), comments }],
+      })
       // The model reads the comments, not the names.
       const result = await waitForEvent(stream, (event) => event.type === 'tool/result' && event.data.toolName === 'exit_plan_mode')
       expect(result.type === 'tool/result' && result.data.content[0]).toEqual({
@@ -193,7 +240,10 @@ describe('reviewers and owners (--users)', () => {
       // The revision: Olga approves it.
       const second = (await stream.waitFor((item: SseItem) => item.event === 'question' && item.data.id !== question.id)).data
       expect(second.comments).toBeUndefined()
-      expect((await post(as(OLGA), `/api/sessions/${id}/questions/${second.id}`, { answers: [{ id: 'plan-review', selected: ['Approve'] }] })).status).toBe(200)
+      expect(
+        (await post(as(OLGA), `/api/sessions/${id}/questions/${second.id}`, { answers: [{ id: 'plan-review', selected: ['Approve'] }] }))
+          .status,
+      ).toBe(200)
       await waitForEvent(stream, turnEnded(1))
       const reviews = (await logOf(id)).filter((event) => event.type === 'plan/review').map((event) => event.data)
       expect(reviews[1]).toEqual({ toolCallId: expect.any(String), outcome: 'approved', by: by(OLGA) })
@@ -212,7 +262,13 @@ describe('reviewers and owners (--users)', () => {
     try {
       const base = `/api/sessions/${id}/questions/${question.id}`
       expect((await post(as(SAM), `${base}/comment`, { line: 1, text: 'Not this week.' })).status).toBe(201)
-      expect((await post(as(OLGA), base, { answers: [{ id: 'plan-review', selected: ['Stop planning'], comments: [{ line: 2, text: 'Agreed.' }] }] })).status).toBe(200)
+      expect(
+        (
+          await post(as(OLGA), base, {
+            answers: [{ id: 'plan-review', selected: ['Stop planning'], comments: [{ line: 2, text: 'Agreed.' }] }],
+          })
+        ).status,
+      ).toBe(200)
       const review = await waitForEvent(stream, (event) => event.type === 'plan/review')
       expect(review.data).toEqual({
         toolCallId: expect.any(String),
@@ -269,12 +325,34 @@ describe('without --users: one anonymous owner, answers as before', () => {
       // A shared comment works without users too, with no author.
       const shared = await post(single, `/api/sessions/${id}/questions/${question.id}/comment`, { line: 1, text: 'shared' })
       expect(shared.body.comment).toEqual({ id: expect.any(String), line: 1, text: 'shared' })
-      await post(single, `/api/sessions/${id}/questions/${question.id}`, { answers: [{ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 2, text: 'mine' }] }] })
+      await post(single, `/api/sessions/${id}/questions/${question.id}`, {
+        answers: [{ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 2, text: 'mine' }] }],
+      })
       const review = await waitForEvent(stream, (event) => event.type === 'plan/review')
-      expect(review.data).toEqual({ toolCallId: expect.any(String), outcome: 'keep-planning', comments: [{ line: 1, text: 'shared' }, { line: 2, text: 'mine' }] })
+      expect(review.data).toEqual({
+        toolCallId: expect.any(String),
+        outcome: 'keep-planning',
+        comments: [
+          { line: 1, text: 'shared' },
+          { line: 2, text: 'mine' },
+        ],
+      })
       const settled = stream.events().find((event) => event.type === 'question/settled')!
       expect(settled.data).not.toHaveProperty('by')
-      expect(settled.data).toEqual({ questionId: expect.any(String), outcome: 'answered', answer: [{ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 1, text: 'shared' }, { line: 2, text: 'mine' }] }] })
+      expect(settled.data).toEqual({
+        questionId: expect.any(String),
+        outcome: 'answered',
+        answer: [
+          {
+            id: 'plan-review',
+            selected: ['Keep planning'],
+            comments: [
+              { line: 1, text: 'shared' },
+              { line: 2, text: 'mine' },
+            ],
+          },
+        ],
+      })
       const second = (await stream.waitFor((item) => item.event === 'question' && item.data.id !== question.id)).data
       await post(single, `/api/sessions/${id}/questions/${second.id}`, { answers: [{ id: 'plan-review', selected: ['Approve'] }] })
       await waitForEvent(stream, turnEnded(1))

@@ -76,7 +76,10 @@ describe('the access token', () => {
     expect(page.headers['content-type']).toMatch(/^text\/html/)
     expect(page.text).toContain('Wrong or old token: the server prints a new URL every time it starts; open the latest one.')
     expect(page.headers['set-cookie']).toBeUndefined()
-    const stale = await call(server, 'GET', '/assets/app.js', { token: null, headers: { Cookie: `planmode_token_${server.port}=${wrong}` } })
+    const stale = await call(server, 'GET', '/assets/app.js', {
+      token: null,
+      headers: { Cookie: `planmode_token_${server.port}=${wrong}` },
+    })
     expect(stale.status).toBe(401)
     expect(stale.text).toContain('Wrong or old token')
   })
@@ -113,7 +116,9 @@ describe('the access token', () => {
     const asset = await call(server, 'GET', '/assets/app.js', { token: null, headers: { Cookie: cookie } })
     expect(asset.status).toBe(200)
     expect(asset.headers['content-type']).toMatch(/^text\/javascript/)
-    expect((await call(server, 'GET', '/api/sessions', { token: null, headers: { Cookie: `planmode_token_1=${server.token}` } })).status).toBe(401)
+    expect(
+      (await call(server, 'GET', '/api/sessions', { token: null, headers: { Cookie: `planmode_token_1=${server.token}` } })).status,
+    ).toBe(401)
   })
 
   it('compares in constant time over hashes, so any length is just unequal', () => {
@@ -126,7 +131,13 @@ describe('the access token', () => {
 describe('Host and Origin', () => {
   it('refuses a Host that is not the server (DNS rebinding): 403, nothing done', async () => {
     const before = await eventCount()
-    for (const host of ['evil.example', `evil.example:${server.port}`, `127.0.0.1:${server.port + 1}`, '127.0.0.1', `127.0.0.2:${server.port}`]) {
+    for (const host of [
+      'evil.example',
+      `evil.example:${server.port}`,
+      `127.0.0.1:${server.port + 1}`,
+      '127.0.0.1',
+      `127.0.0.2:${server.port}`,
+    ]) {
       const reply = await call(server, 'GET', '/api/sessions', { headers: { Host: host } })
       expect(reply.status, host).toBe(403)
       expect(reply.body.error).toMatch(/is not this server/)
@@ -213,13 +224,26 @@ describe('bad input gets a clear 4xx with nothing changed', () => {
       const unfinished = (headers: Record<string, string>) =>
         new Promise<{ status: number; closed: boolean }>((resolve, reject) => {
           const req = httpRequest(
-            { host: '127.0.0.1', port: small.port, method: 'POST', path: `/api/sessions/${created.body.id}/prompt`, headers: { Host: `127.0.0.1:${small.port}`, Authorization: `Bearer ${small.token}`, 'Content-Type': 'application/json', ...headers } },
+            {
+              host: '127.0.0.1',
+              port: small.port,
+              method: 'POST',
+              path: `/api/sessions/${created.body.id}/prompt`,
+              headers: {
+                Host: `127.0.0.1:${small.port}`,
+                Authorization: `Bearer ${small.token}`,
+                'Content-Type': 'application/json',
+                ...headers,
+              },
+            },
             (res) => {
               res.resume()
               res.on('end', () => req.socket?.once('close', () => resolve({ status: res.statusCode ?? 0, closed: true })))
             },
           )
-          req.on('error', (error) => ((error as NodeJS.ErrnoException).code === 'ECONNRESET' || error.message.includes('socket hang up') ? undefined : reject(error)))
+          req.on('error', (error) =>
+            (error as NodeJS.ErrnoException).code === 'ECONNRESET' || error.message.includes('socket hang up') ? undefined : reject(error),
+          )
           req.write('{"text":"' + 'z'.repeat(4096)) // never ended
         })
       expect(await unfinished({ 'Content-Length': String(1024 * 1024 * 1024) })).toEqual({ status: 413, closed: true })
@@ -246,7 +270,15 @@ describe('bad input gets a clear 4xx with nothing changed', () => {
   })
 
   it('serves only files inside the client folder', async () => {
-    for (const path of ['/../secret.txt', '/%2e%2e/secret.txt', '/assets/../../secret.txt', '/assets%2F..%2F..%2Fsecret.txt', '/..%5csecret.txt', '/assets/missing.js', '/assets']) {
+    for (const path of [
+      '/../secret.txt',
+      '/%2e%2e/secret.txt',
+      '/assets/../../secret.txt',
+      '/assets%2F..%2F..%2Fsecret.txt',
+      '/..%5csecret.txt',
+      '/assets/missing.js',
+      '/assets',
+    ]) {
       const reply = await call(server, 'GET', path)
       expect(reply.status, path).toBe(404)
       expect(reply.text).not.toContain('TOP-SECRET-CONTENT')
@@ -281,11 +313,26 @@ describe('bad input gets a clear 4xx with nothing changed', () => {
         [[{ id: 'plan-review', selected: 'Approve' }], /array of option labels/],
         [[{ id: 'plan-review', selected: ['Approve'], custom: 3 }], /custom must be a string/],
         [[{ id: 'plan-review', selected: ['Approve'], edit: 3 }], /edit must be a string/],
-        [[{ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 0, text: 'x' }] }], /comments\[0\]\.line must be a line of the question's detail/],
-        [[{ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 1.5, text: 'x' }] }], /comments\[0\]\.line must be a line of the question's detail/],
-        [[{ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 1, text: ' ' }] }], /comments\[0\]\.text must be a non-blank string/],
+        [
+          [{ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 0, text: 'x' }] }],
+          /comments\[0\]\.line must be a line of the question's detail/,
+        ],
+        [
+          [{ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 1.5, text: 'x' }] }],
+          /comments\[0\]\.line must be a line of the question's detail/,
+        ],
+        [
+          [{ id: 'plan-review', selected: ['Keep planning'], comments: [{ line: 1, text: ' ' }] }],
+          /comments\[0\]\.text must be a non-blank string/,
+        ],
         [[{ id: 'plan-review', selected: ['Approve'], vote: 1 }], /unknown member "vote"/],
-        [[{ id: 'plan-review', selected: ['Approve'] }, { id: 'plan-review', selected: ['Approve'] }], /answered twice/],
+        [
+          [
+            { id: 'plan-review', selected: ['Approve'] },
+            { id: 'plan-review', selected: ['Approve'] },
+          ],
+          /answered twice/,
+        ],
       ]
       for (const [answers, message] of bad) {
         const reply = await post(server, `/api/sessions/${id}/questions/${question.id}`, { answers })
@@ -298,7 +345,13 @@ describe('bad input gets a clear 4xx with nothing changed', () => {
       expect(page.body.questions.map((open: { id: string }) => open.id)).toEqual([question.id])
       expect(stream.items.some((item) => item.event === 'question-closed')).toBe(false)
       // A valid answer still closes it.
-      expect((await post(server, `/api/sessions/${id}/questions/${question.id}`, { answers: [{ id: 'plan-review', selected: ['Stop planning'] }] })).status).toBe(200)
+      expect(
+        (
+          await post(server, `/api/sessions/${id}/questions/${question.id}`, {
+            answers: [{ id: 'plan-review', selected: ['Stop planning'] }],
+          })
+        ).status,
+      ).toBe(200)
       await waitForEvent(stream, turnEnded(1))
     } finally {
       stream.close()

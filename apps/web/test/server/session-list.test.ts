@@ -37,7 +37,8 @@ async function talkedTo(server: WebServer, text: string): Promise<string> {
   return id
 }
 
-const rows = async (server: WebServer) => (await call(server, 'GET', '/api/sessions')).body.sessions as { id: string; open: boolean; title?: string }[]
+const rows = async (server: WebServer) =>
+  (await call(server, 'GET', '/api/sessions')).body.sessions as { id: string; open: boolean; title?: string }[]
 
 describe('the session list names sessions this server has not opened', () => {
   it('after a restart on the same folder: every row has its title, and nothing is opened to list it', async () => {

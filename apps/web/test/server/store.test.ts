@@ -54,7 +54,11 @@ async function server(options: Partial<WebServerOptions> = {}): Promise<WebServe
 }
 
 async function stream(on: WebServer, id: string, headers: Record<string, string> = {}, from = '-1'): Promise<SseClient> {
-  const opened = await SseClient.open(on, `/api/sessions/${id}/stream${headers['Last-Event-ID'] === undefined ? `?from=${from}` : ''}`, headers)
+  const opened = await SseClient.open(
+    on,
+    `/api/sessions/${id}/stream${headers['Last-Event-ID'] === undefined ? `?from=${from}` : ''}`,
+    headers,
+  )
   streams.push(opened)
   return opened
 }
@@ -107,14 +111,19 @@ describe('--store: reads take no lease', () => {
     const id = await freeSession()
     const b = await server()
     const before = (await page(b, id)).lastSeq as number
-    const replies = await Promise.all([post(b, `/api/sessions/${id}/prompt`, { text: 'first' }), post(b, `/api/sessions/${id}/prompt`, { text: 'second' })])
+    const replies = await Promise.all([
+      post(b, `/api/sessions/${id}/prompt`, { text: 'first' }),
+      post(b, `/api/sessions/${id}/prompt`, { text: 'second' }),
+    ])
     expect(replies.map((reply) => reply.status)).toEqual([202, 202])
     expect(replies.map((reply) => reply.body.steered).sort()).toEqual([false, true])
     const onB = await stream(b, id)
     await waitForEvent(onB, turnEnded(1))
     const after = onB.events().filter((event) => event.seq > before)
     expect(after.filter((event) => event.type === 'turn/start')).toHaveLength(1)
-    const said = after.filter((event) => event.type === 'user/message').map((event) => (event.data as unknown as { content: { text?: string }[] }).content[0]?.text)
+    const said = after
+      .filter((event) => event.type === 'user/message')
+      .map((event) => (event.data as unknown as { content: { text?: string }[] }).content[0]?.text)
     expect(said.sort()).toEqual(['first', 'second'])
     // Each test server has its own workspace folder: the takeover logs it, once.
     expect(after.filter((event) => event.type === 'demo/workspace')).toHaveLength(1)
@@ -187,7 +196,7 @@ describe('--store: followers nobody watches', () => {
 })
 
 describe('--store: a writer that lost its lease', () => {
-  it('follows the session again: its write is refused naming the new writer, and its tabs see the role, then the new writer\'s events', async () => {
+  it("follows the session again: its write is refused naming the new writer, and its tabs see the role, then the new writer's events", async () => {
     // a checks its leases only on writes (leaseCheckMs 0): the write finds the lost lease.
     const a = await server({ leaseCheckMs: 0 })
     const id = (await post(a, '/api/sessions', {})).body.id as string
@@ -221,7 +230,9 @@ describe('--store: a writer that lost its lease', () => {
     const seqs = onA.events().map((event) => event.seq)
     expect(seqs).toEqual(seqs.map((_, index) => index))
     expect(onA.events()).toEqual((await page(b, id)).events)
-    expect(onA.events().some((event: SessionEvent) => event.type === 'user/message' && JSON.stringify(event.data).includes('a still thinks'))).toBe(false)
+    expect(
+      onA.events().some((event: SessionEvent) => event.type === 'user/message' && JSON.stringify(event.data).includes('a still thinks')),
+    ).toBe(false)
     // Another write on a: refused again; b keeps writing.
     expect((await post(a, `/api/sessions/${id}/command`, { line: '/plan' })).status).toBe(409)
   })
@@ -248,7 +259,9 @@ describe('--public-url', () => {
     expect(await page(b, id)).toMatchObject({ role: 'follower', holder: 'http://planmode-a.example:4100' })
     const refused = await post(b, `/api/sessions/${id}/prompt`, { text: 'hi' })
     expect(refused.body).toMatchObject({ code: 'NOT_LEASE_HOLDER', holder: 'http://planmode-a.example:4100' })
-    const viaPublic = await call(a, 'GET', `/api/sessions/${id}`, { headers: { Host: 'planmode-a.example:4100', Origin: 'http://planmode-a.example:4100' } })
+    const viaPublic = await call(a, 'GET', `/api/sessions/${id}`, {
+      headers: { Host: 'planmode-a.example:4100', Origin: 'http://planmode-a.example:4100' },
+    })
     expect(viaPublic.status).toBe(200)
     expect((await call(a, 'GET', `/api/sessions/${id}`, { headers: { Host: 'elsewhere.example:4100' } })).status).toBe(403)
   })

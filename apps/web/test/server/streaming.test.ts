@@ -26,7 +26,10 @@ function pausingModel() {
             controller.enqueue({
               type: 'finish',
               finishReason: { unified: 'stop', raw: 'stop' },
-              usage: { inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 0, text: 0, reasoning: 0 } },
+              usage: {
+                inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 },
+                outputTokens: { total: 0, text: 0, reasoning: 0 },
+              },
             })
             controller.close()
           },

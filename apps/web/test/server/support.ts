@@ -98,7 +98,8 @@ export function call(server: Endpoint, method: string, path: string, options: Ca
 }
 
 /** A POST with a JSON body. */
-export const post = (server: Endpoint, path: string, body: unknown, options: CallOptions = {}): Promise<Reply> => call(server, 'POST', path, { ...options, body })
+export const post = (server: Endpoint, path: string, body: unknown, options: CallOptions = {}): Promise<Reply> =>
+  call(server, 'POST', path, { ...options, body })
 
 /** One Server-Sent Event. */
 export interface SseItem {
@@ -124,7 +125,12 @@ export class SseClient {
   static open(server: Endpoint, path: string, headers: Record<string, string> = {}): Promise<SseClient> {
     return new Promise((resolve, reject) => {
       const req = httpRequest(
-        { host: '127.0.0.1', port: server.port, path, headers: { Host: `127.0.0.1:${server.port}`, Authorization: `Bearer ${server.token}`, Accept: 'text/event-stream', ...headers } },
+        {
+          host: '127.0.0.1',
+          port: server.port,
+          path,
+          headers: { Host: `127.0.0.1:${server.port}`, Authorization: `Bearer ${server.token}`, Accept: 'text/event-stream', ...headers },
+        },
         (res) => {
           if (res.statusCode !== 200) {
             let text = ''
@@ -196,7 +202,9 @@ export class SseClient {
 
 /** Waits for an appended event of the stream that passes `test`. */
 export function waitForEvent(client: SseClient, test: (event: SessionEvent) => boolean): Promise<SessionEvent> {
-  return client.waitFor((item) => item.event === 'append' && test(item.data.event as SessionEvent)).then((item) => item.data.event as SessionEvent)
+  return client
+    .waitFor((item) => item.event === 'append' && test(item.data.event as SessionEvent))
+    .then((item) => item.data.event as SessionEvent)
 }
 
 /** The `turn/end` of turn `turn`. */
@@ -223,7 +231,12 @@ export function appendLegacyClose(sessionDir: string, id: string, events: readon
   const last = events.at(-1)!
   const added = [
     { type: 'step/end', seq: last.seq + 1, time: last.time, data: { turn: step.turn, step: step.step } },
-    { type: 'turn/end', seq: last.seq + 2, time: last.time, data: { turn: step.turn, reason: 'error', error: 'interrupted: the process running this turn ended before the turn did' } },
+    {
+      type: 'turn/end',
+      seq: last.seq + 2,
+      time: last.time,
+      data: { turn: step.turn, reason: 'error', error: 'interrupted: the process running this turn ended before the turn did' },
+    },
   ] as unknown as SessionEvent[]
   appendFileSync(join(sessionDir, `${id}.jsonl`), added.map((event) => `${JSON.stringify(event)}\n`).join(''))
   return added

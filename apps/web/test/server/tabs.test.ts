@@ -73,7 +73,10 @@ describe('two tabs on one session', () => {
       // B's first frame (the snapshot at connect) is what A knew at that seq.
       const bFirst = b.frames()[0]!
       expect(bFirst.asOfSeq).toBe(page.body.lastSeq)
-      const aBefore = a.frames().filter((frame) => frame.asOfSeq <= bFirst.asOfSeq).at(-1)!
+      const aBefore = a
+        .frames()
+        .filter((frame) => frame.asOfSeq <= bFirst.asOfSeq)
+        .at(-1)!
       expect(bFirst.values).toEqual(aBefore.values)
       // Every frame equals a cold fold of the log as of its seq, and comes right after that event.
       const log = readLog(server.host.sessions.dir!, id)
@@ -81,7 +84,10 @@ describe('two tabs on one session', () => {
       for (const client of [a, b]) {
         for (const [index, item] of client.items.entries()) {
           if (item.event !== 'frame' || index === 0) continue
-          const before = client.items.slice(0, index).filter((earlier) => earlier.event === 'append').at(-1)
+          const before = client.items
+            .slice(0, index)
+            .filter((earlier) => earlier.event === 'append')
+            .at(-1)
           if (before !== undefined) expect(before.data.event.seq).toBe(item.data.asOfSeq)
         }
       }
@@ -112,12 +118,17 @@ describe('two tabs on one session', () => {
       const joined = [...a.events(), ...again.events()]
       expect(joined).toEqual(all)
       expect(again.events()[0]!.seq).toBe(Number(seen) + 1)
-      expect(again.items.filter((item) => item.event === 'append').map((item) => item.id)).toEqual(again.events().map((event) => String(event.seq)))
+      expect(again.items.filter((item) => item.event === 'append').map((item) => item.id)).toEqual(
+        again.events().map((event) => String(event.seq)),
+      )
       // Every resume point of the finished log, by header or by ?from=: the events after it, then a frame of the end state.
       const end = await call(server, 'GET', `/api/sessions/${id}?tail=0`)
       for (const from of [-1, 0, 3, all.length - 2, all.length - 1]) {
         for (const how of ['header', 'query'] as const) {
-          const client = how === 'header' ? await SseClient.open(server, `/api/sessions/${id}/stream`, { 'Last-Event-ID': String(from) }) : await SseClient.open(server, `/api/sessions/${id}/stream?from=${from}`)
+          const client =
+            how === 'header'
+              ? await SseClient.open(server, `/api/sessions/${id}/stream`, { 'Last-Event-ID': String(from) })
+              : await SseClient.open(server, `/api/sessions/${id}/stream?from=${from}`)
           const frame = await client.waitFor((item) => item.event === 'frame')
           client.close()
           expect(client.events(), `${how} ${from}`).toEqual(all.filter((event) => event.seq > from))
@@ -156,7 +167,8 @@ describe('two tabs on one session', () => {
       expect(loser.body).toEqual({ error: `question ${qa.id} is already closed: someone answered it`, code: 'ALREADY_ANSWERED' })
       const winner = replies[0]!.status === 200 ? 'stopped' : 'approved'
       expect((await post(server, `/api/sessions/${id}/questions/${qa.id}/dismiss`, {})).status).toBe(409)
-      for (const client of [a, b]) expect((await client.waitFor((item) => item.event === 'question-closed')).data).toEqual({ id: qa.id, outcome: 'answered' })
+      for (const client of [a, b])
+        expect((await client.waitFor((item) => item.event === 'question-closed')).data).toEqual({ id: qa.id, outcome: 'answered' })
       await waitForEvent(a, turnEnded(1))
       const reviews = a.events().filter((event) => (event.type as string) === 'plan/review')
       expect(reviews.map((event) => (event.data as { outcome: string }).outcome)).toEqual([winner])
@@ -182,7 +194,10 @@ describe('two tabs on one session', () => {
       const result = a.events().find((event) => event.type === 'tool/result' && event.data.toolName === 'exit_plan_mode')!
       expect(result.type === 'tool/result' && result.data.isError).toBe(true)
       expect(a.frames().at(-1)!.values.plan).toEqual({ active: true, pending: false })
-      expect((await post(server, `/api/sessions/${id}/questions/${question.id}`, { answers: [{ id: 'plan-review', selected: ['Approve'] }] })).status).toBe(409)
+      expect(
+        (await post(server, `/api/sessions/${id}/questions/${question.id}`, { answers: [{ id: 'plan-review', selected: ['Approve'] }] }))
+          .status,
+      ).toBe(409)
     } finally {
       a.close()
       b.close()
@@ -194,12 +209,24 @@ describe('two tabs on one session', () => {
     const streams = await Promise.all(ids.map((id) => SseClient.open(server, `/api/sessions/${id}/stream`)))
     try {
       await Promise.all(ids.map((id) => post(server, `/api/sessions/${id}/command`, { line: '/plan Add due dates to tasks' })))
-      const questions = await Promise.all(streams.map((stream) => stream.waitFor((item) => item.event === 'question').then((item) => item.data)))
+      const questions = await Promise.all(
+        streams.map((stream) => stream.waitFor((item) => item.event === 'question').then((item) => item.data)),
+      )
       expect(questions.map((question) => question.sessionId)).toEqual(ids)
       for (const stream of streams) expect(stream.items.filter((item) => item.event === 'question')).toHaveLength(1)
       // A question id belongs to its session: another session does not know it.
-      expect((await post(server, `/api/sessions/${ids[1]}/questions/${questions[0].id}`, { answers: [{ id: 'plan-review', selected: ['Approve'] }] })).status).toBe(404)
-      await Promise.all(ids.map((id, index) => post(server, `/api/sessions/${id}/questions/${questions[index].id}`, { answers: [{ id: 'plan-review', selected: ['Approve'] }] })))
+      expect(
+        (
+          await post(server, `/api/sessions/${ids[1]}/questions/${questions[0].id}`, {
+            answers: [{ id: 'plan-review', selected: ['Approve'] }],
+          })
+        ).status,
+      ).toBe(404)
+      await Promise.all(
+        ids.map((id, index) =>
+          post(server, `/api/sessions/${id}/questions/${questions[index].id}`, { answers: [{ id: 'plan-review', selected: ['Approve'] }] }),
+        ),
+      )
       await Promise.all(streams.map((stream) => waitForEvent(stream, turnEnded(1))))
       const list = (await call(server, 'GET', '/api/sessions')).body.sessions as { id: string; running: boolean }[]
       for (const id of ids) expect(list.find((row) => row.id === id)).toMatchObject({ id, running: false })

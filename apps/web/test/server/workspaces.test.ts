@@ -40,7 +40,9 @@ async function carriedOut(server: WebServer, handoff?: { fresh: true }) {
   const stream = await open(server, id)
   await post(server, `/api/sessions/${id}/command`, { line: '/plan Add due dates to tasks' })
   const question = (await stream.waitFor((item) => item.event === 'question')).data
-  const answer = await post(server, `/api/sessions/${id}/questions/${question.id}`, { answers: [{ id: 'plan-review', selected: ['Approve'], ...(handoff === undefined ? {} : { handoff }) }] })
+  const answer = await post(server, `/api/sessions/${id}/questions/${question.id}`, {
+    answers: [{ id: 'plan-review', selected: ['Approve'], ...(handoff === undefined ? {} : { handoff }) }],
+  })
   expect(answer.status).toBe(200)
   await waitForEvent(stream, turnEnded(1))
   return { id, stream }
@@ -51,7 +53,11 @@ const rootOf = (events: readonly SessionEvent[]): string | undefined => {
   return logged === undefined ? undefined : (logged.data as { root: string }).root
 }
 const writes = (events: readonly SessionEvent[]) =>
-  events.flatMap((event) => (event.type === 'tool/result' && ['edit_file', 'write_file'].includes(event.data.toolName) ? [{ tool: event.data.toolName, isError: event.data.isError }] : []))
+  events.flatMap((event) =>
+    event.type === 'tool/result' && ['edit_file', 'write_file'].includes(event.data.toolName)
+      ? [{ tool: event.data.toolName, isError: event.data.isError }]
+      : [],
+  )
 
 describe('each web session works in its own copy of the workspace', () => {
   it('two sessions carry out the same plan, each in its own copy beside the logs, and a restart finds them again', async () => {
@@ -96,7 +102,7 @@ describe('each web session works in its own copy of the workspace', () => {
 
     // A helper agent (explore) reads the workspace of the session that asked: the file only this session's copy has.
     const id = (await post(server, '/api/sessions', {})).body.id as string
-    writeFileSync(join(sessionDir, 'workspaces', id, 'ONLY-HERE.md'), 'a file of this session\'s copy alone\n')
+    writeFileSync(join(sessionDir, 'workspaces', id, 'ONLY-HERE.md'), "a file of this session's copy alone\n")
     const stream = await open(server, id)
     await post(server, `/api/sessions/${id}/command`, { line: '/plan' })
     await post(server, `/api/sessions/${id}/prompt`, { text: 'Ask a helper: how are tasks stored on disk? Write your notes to NOTES.md.' })

@@ -25,7 +25,9 @@ const script = JSON.parse(readFileSync(scriptFile, 'utf8'))
 const toStderr = (level) => (message) => process.stderr.write(`${level}: ${message}\n`)
 const ctx = new Context({ logger: { debug() {}, info() {}, warn: toStderr('warn'), error: toStderr('error') } })
 const model = createScriptedModel(script.default ?? [], { chunkSize: 64 })
-const models = Object.fromEntries(Object.entries(script.models ?? {}).map(([id, responses]) => [id, createScriptedModel(responses, { modelId: id, chunkSize: 64 })]))
+const models = Object.fromEntries(
+  Object.entries(script.models ?? {}).map(([id, responses]) => [id, createScriptedModel(responses, { modelId: id, chunkSize: 64 })]),
+)
 ctx.plugin(hostPlugin, { dir, durability: 'append', model, models, retryDelayMs: 0 })
 ctx.plugin(planCorePlugin)
 ctx.plugin(planPolicyPlugin, { section: RECOMMENDED_PLAN_SECTION })
@@ -51,6 +53,10 @@ ctx.plugin(acpPlugin, {
 })
 const connection = serveAcpStdio(ctx.require('acp'))
 await connection.closed
-for (const session of ctx.require('sessions').loaded()) await ctx.require('sessions').close(session).catch(() => undefined)
+for (const session of ctx.require('sessions').loaded())
+  await ctx
+    .require('sessions')
+    .close(session)
+    .catch(() => undefined)
 ctx.dispose()
 process.exit(0)

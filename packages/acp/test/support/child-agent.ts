@@ -17,8 +17,16 @@ export interface ChildAgent {
 }
 
 /** Starts `command args` as an ACP agent over stdio; every line it writes on stdout is checked against the protocol schema. */
-export function spawnAgent(command: string, args: readonly string[], options: { readonly env?: NodeJS.ProcessEnv; readonly cwd?: string } = {}): ChildAgent {
-  const child = spawn(command, [...args], { stdio: ['pipe', 'pipe', 'pipe'], env: options.env ?? process.env, ...(options.cwd === undefined ? {} : { cwd: options.cwd }) })
+export function spawnAgent(
+  command: string,
+  args: readonly string[],
+  options: { readonly env?: NodeJS.ProcessEnv; readonly cwd?: string } = {},
+): ChildAgent {
+  const child = spawn(command, [...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: options.env ?? process.env,
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+  })
   let stderr = ''
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
   const exited = once(child, 'exit').then(([code, signal]) => (code ?? signal) as number | string)

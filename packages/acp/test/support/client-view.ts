@@ -16,7 +16,9 @@ export interface ClientView {
 
 const contentText = (content: unknown): string => {
   if (!Array.isArray(content)) return ''
-  return content.map((block: { type?: string; content?: { text?: string } }) => (block.type === 'content' ? (block.content?.text ?? '') : '')).join('\n')
+  return content
+    .map((block: { type?: string; content?: { text?: string } }) => (block.type === 'content' ? (block.content?.text ?? '') : ''))
+    .join('\n')
 }
 
 /** Applies `updates` in order as a client would. */
@@ -32,7 +34,8 @@ export function clientView(updates: readonly Update[]): ClientView {
       case 'user_message_chunk':
       case 'agent_message_chunk':
       case 'agent_thought_chunk': {
-        const who = update.sessionUpdate === 'user_message_chunk' ? 'user' : update.sessionUpdate === 'agent_message_chunk' ? 'agent' : 'thought'
+        const who =
+          update.sessionUpdate === 'user_message_chunk' ? 'user' : update.sessionUpdate === 'agent_message_chunk' ? 'agent' : 'thought'
         const key = `${who}:${update.messageId ?? messages.length}`
         const text = update.content.type === 'text' ? update.content.text : `[${update.content.type}]`
         const last = messages.at(-1)

@@ -59,8 +59,16 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
   const logger = recordingLogger()
   const ctx = new Context({ logger })
   const model = createScriptedModel(options.script ?? [], { chunkSize: 64 })
-  const models = Object.fromEntries(Object.entries(options.models ?? {}).map(([id, script]) => [id, createScriptedModel(script, { modelId: id, chunkSize: 64 })]))
-  ctx.plugin(hostPlugin, { model, models, retryDelayMs: 0, ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }), ...(options.dir === undefined ? {} : { dir: options.dir, durability: 'never' as const }) })
+  const models = Object.fromEntries(
+    Object.entries(options.models ?? {}).map(([id, script]) => [id, createScriptedModel(script, { modelId: id, chunkSize: 64 })]),
+  )
+  ctx.plugin(hostPlugin, {
+    model,
+    models,
+    retryDelayMs: 0,
+    ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
+    ...(options.dir === undefined ? {} : { dir: options.dir, durability: 'never' as const }),
+  })
   ctx.plugin(planCorePlugin)
   ctx.plugin(planPolicyPlugin, { section: RECOMMENDED_PLAN_SECTION })
   ctx.plugin(planCommandsPlugin)
@@ -73,7 +81,8 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     name: 'test/tools',
     requires: ['tools'],
     apply: (child) => {
-      for (const tool of [readFileTool as ToolDefinition<never, unknown>, ...(options.tools ?? [])]) child.effect(child.require('tools').register(tool))
+      for (const tool of [readFileTool as ToolDefinition<never, unknown>, ...(options.tools ?? [])])
+        child.effect(child.require('tools').register(tool))
     },
   })
   ctx.plugin(acpPlugin, {
@@ -97,7 +106,11 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
       return session
     },
     async close() {
-      for (const session of ctx.require('sessions').loaded()) await ctx.require('sessions').close(session).catch(() => undefined)
+      for (const session of ctx.require('sessions').loaded())
+        await ctx
+          .require('sessions')
+          .close(session)
+          .catch(() => undefined)
       ctx.dispose()
     },
   }

@@ -20,15 +20,28 @@ export interface OpenReview {
 }
 
 /** The model's answer that presents PLAN_V1 for review. */
-export const PRESENT_V1: ScriptedResponse = { toolCalls: [{ toolCallId: 'call-plan-1', toolName: 'exit_plan_mode', input: { plan: PLAN_V1 } }] }
+export const PRESENT_V1: ScriptedResponse = {
+  toolCalls: [{ toolCallId: 'call-plan-1', toolName: 'exit_plan_mode', input: { plan: PLAN_V1 } }],
+}
 
 /**
  * A new session in plan mode whose first turn presents PLAN_V1: resolves
  * once the permission request reached the client. `after` is what the
  * model answers next.
  */
-export async function openReview(options: { readonly after?: ScriptedResponse[]; readonly elicitation?: boolean; readonly planTool?: PlanToolConfig; readonly dir?: string } = {}): Promise<OpenReview> {
-  const host = createAcpHost({ script: [PRESENT_V1, ...(options.after ?? [])], ...(options.planTool === undefined ? {} : { planTool: options.planTool }), ...(options.dir === undefined ? {} : { dir: options.dir }) })
+export async function openReview(
+  options: {
+    readonly after?: ScriptedResponse[]
+    readonly elicitation?: boolean
+    readonly planTool?: PlanToolConfig
+    readonly dir?: string
+  } = {},
+): Promise<OpenReview> {
+  const host = createAcpHost({
+    script: [PRESENT_V1, ...(options.after ?? [])],
+    ...(options.planTool === undefined ? {} : { planTool: options.planTool }),
+    ...(options.dir === undefined ? {} : { dir: options.dir }),
+  })
   const { client, closed, disconnect } = connectTestClient(host.ctx.require('acp'))
   await client.initialize({ elicitation: options.elicitation !== false })
   const { sessionId } = await client.agent.request('session/new', { cwd: '/work/project', mcpServers: [] })

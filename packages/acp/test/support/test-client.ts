@@ -64,8 +64,14 @@ export class TestClient {
         this.notifications.push(params)
         for (const watch of [...this.watchers]) watch()
       })
-      .onRequest('session/request_permission', ({ params, signal }) => new Promise((respond) => this.permissions.push({ params, signal, respond })))
-      .onRequest('elicitation/create', ({ params, signal }) => new Promise((respond) => this.elicitations.push({ params, signal, respond })))
+      .onRequest(
+        'session/request_permission',
+        ({ params, signal }) => new Promise((respond) => this.permissions.push({ params, signal, respond })),
+      )
+      .onRequest(
+        'elicitation/create',
+        ({ params, signal }) => new Promise((respond) => this.elicitations.push({ params, signal, respond })),
+      )
     this.connection = app.connect(ndJsonStream(output, input))
   }
 

@@ -42,7 +42,13 @@ const AGENT_ANSWERS: Record<string, string> = {
 /** One JSON-RPC message as it crossed the wire. */
 export interface WireMessage {
   readonly from: 'agent' | 'client'
-  readonly message: { readonly id?: unknown; readonly method?: string; readonly params?: unknown; readonly result?: unknown; readonly error?: { code: number; message: string } }
+  readonly message: {
+    readonly id?: unknown
+    readonly method?: string
+    readonly params?: unknown
+    readonly result?: unknown
+    readonly error?: { code: number; message: string }
+  }
 }
 
 /**

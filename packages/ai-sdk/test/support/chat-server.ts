@@ -6,7 +6,12 @@ import type { Reply } from './mock-model.js'
 export interface ChatRequest {
   readonly model: string
   readonly stream?: boolean
-  readonly messages: readonly { readonly role: string; readonly content?: unknown; readonly tool_calls?: unknown; readonly tool_call_id?: string }[]
+  readonly messages: readonly {
+    readonly role: string
+    readonly content?: unknown
+    readonly tool_calls?: unknown
+    readonly tool_call_id?: string
+  }[]
   readonly tools?: readonly { readonly type: string; readonly function: { readonly name: string } }[]
 }
 
@@ -44,7 +49,21 @@ function sse(response: ServerResponse, reply: Reply, n: number): void {
   toolCalls(reply, n).forEach((call, index) => {
     // Arguments in two deltas: the provider must join them.
     const half = Math.ceil(call.function.arguments.length / 2)
-    response.write(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments.slice(0, half) } }] }, null))
+    response.write(
+      chunk(
+        {
+          tool_calls: [
+            {
+              index,
+              id: call.id,
+              type: 'function',
+              function: { name: call.function.name, arguments: call.function.arguments.slice(0, half) },
+            },
+          ],
+        },
+        null,
+      ),
+    )
     response.write(chunk({ tool_calls: [{ index, function: { arguments: call.function.arguments.slice(half) } }] }, null))
   })
   const finish = (reply.calls?.length ?? 0) > 0 ? 'tool_calls' : 'stop'
@@ -92,7 +111,9 @@ export async function startChatServer(replies: Reply[]): Promise<ChatServer> {
       const n = ++next
       const reply = replies[n - 1]
       if (reply === undefined) {
-        response.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no reply left for request #${n}` } }))
+        response
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: `no reply left for request #${n}` } }))
         return
       }
       if (body.stream === true) sse(response, reply, n)

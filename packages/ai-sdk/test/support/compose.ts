@@ -48,7 +48,9 @@ export interface Composition {
  * The host's runtime plugins (no agent loop: the AI SDK runs the loop) and
  * every plan layer, with a scripted question provider.
  */
-export function compose(options: { dir?: string; placement?: PlanPolicyPlacement; answers?: Answer[]; planTool?: PlanToolConfig } = {}): Composition {
+export function compose(
+  options: { dir?: string; placement?: PlanPolicyPlacement; answers?: Answer[]; planTool?: PlanToolConfig } = {},
+): Composition {
   const logger = recordingLogger()
   const ctx = new Context({ logger })
   ctx.plugin(sessionInvariantsPlugin)

@@ -20,7 +20,10 @@ const usage = {
 }
 
 /** The AI SDK's own mock model, answering both doGenerate and doStream from one script, in order. */
-export function scriptedMock(script: Script[], { modelId = 'scripted' }: { readonly modelId?: string } = {}): MockLanguageModelV3 & { requests: LanguageModelV3CallOptions[] } {
+export function scriptedMock(
+  script: Script[],
+  { modelId = 'scripted' }: { readonly modelId?: string } = {},
+): MockLanguageModelV3 & { requests: LanguageModelV3CallOptions[] } {
   const requests: LanguageModelV3CallOptions[] = []
   let index = 0
   const next = async (request: LanguageModelV3CallOptions): Promise<{ reply: Reply; n: number }> => {
@@ -43,7 +46,10 @@ export function scriptedMock(script: Script[], { modelId = 'scripted' }: { reado
       ...(call.signature === undefined ? {} : { providerMetadata: { mock: { signature: call.signature } } }),
     })),
   ]
-  const finishReason = (reply: Reply) => ({ unified: (reply.calls?.length ?? 0) > 0 ? ('tool-calls' as const) : ('stop' as const), raw: undefined })
+  const finishReason = (reply: Reply) => ({
+    unified: (reply.calls?.length ?? 0) > 0 ? ('tool-calls' as const) : ('stop' as const),
+    raw: undefined,
+  })
   const model = new MockLanguageModelV3({
     provider: 'mock',
     modelId,
@@ -64,7 +70,8 @@ export function scriptedMock(script: Script[], { modelId = 'scripted' }: { reado
         parts.push({ type: 'text-start', id: 't1' })
         // Two deltas, so the fold of a streamed answer is exercised.
         const half = Math.ceil(reply.text.length / 2)
-        for (const delta of reply.deltas ?? [reply.text.slice(0, half), reply.text.slice(half)]) parts.push({ type: 'text-delta', id: 't1', delta })
+        for (const delta of reply.deltas ?? [reply.text.slice(0, half), reply.text.slice(half)])
+          parts.push({ type: 'text-delta', id: 't1', delta })
         parts.push({ type: 'text-end', id: 't1' })
       }
       for (const part of content(reply, n)) if (part.type === 'tool-call') parts.push(part)

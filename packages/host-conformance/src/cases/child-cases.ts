@@ -27,8 +27,14 @@ function checkInherited(h: Harness, child: Agent): void {
     () =>
       `a child whose owner is in plan mode must inherit it at its first accepted pre-step: plan-core appends plan/mode { active: true, cause: 'inherit' }, reading the owner's log through agent.owner.session; the child's log has ${mode < 0 ? 'no plan/mode' : `plan/mode ${JSON.stringify(data)}`}. Log: ${logSummary(events)}`,
   )
-  h.check(header > mode, `the inherited plan/mode must be logged before the child's first request/header (it is at ${mode}, the header at ${header}). Log: ${logSummary(events)}`)
-  h.check(!events.some((event) => event.type === 'user/message' && event.data.source.kind === 'plugin' && event.data.source.form === 'notice'), `an inherited plan mode tells the model nothing: the child's log must hold no notice. Log: ${logSummary(events)}`)
+  h.check(
+    header > mode,
+    `the inherited plan/mode must be logged before the child's first request/header (it is at ${mode}, the header at ${header}). Log: ${logSummary(events)}`,
+  )
+  h.check(
+    !events.some((event) => event.type === 'user/message' && event.data.source.kind === 'plugin' && event.data.source.form === 'notice'),
+    `an inherited plan mode tells the model nothing: the child's log must hold no notice. Log: ${logSummary(events)}`,
+  )
 }
 
 const childInherits: CaseSpec = {
@@ -41,8 +47,14 @@ const childInherits: CaseSpec = {
     const planMode = h.context.require('planMode')
     h.check(planMode.get(parent).active, 'an idle /plan must put the owner in plan mode (the case needs it)')
     const child = await h.agent(parent)
-    h.check(child.owner?.id === parent.id, `createAgent({ owner }) must return an agent whose owner is that agent; its owner is ${String(child.owner?.id)}`)
-    h.check(!planMode.get(child).active, 'before its first step a child is not in plan mode: inheritance happens at its first accepted pre-step (SPEC §21)')
+    h.check(
+      child.owner?.id === parent.id,
+      `createAgent({ owner }) must return an agent whose owner is that agent; its owner is ${String(child.owner?.id)}`,
+    )
+    h.check(
+      !planMode.get(child).active,
+      'before its first step a child is not in plan mode: inheritance happens at its first accepted pre-step (SPEC §21)',
+    )
     const seen: PreStepPayload[] = []
     h.context.on('agent/pre-step', async (payload, next) => {
       if (payload.agent.id === child.id) seen.push(payload)
@@ -50,7 +62,10 @@ const childInherits: CaseSpec = {
     })
     h.script({ toolCalls: [{ toolName: KIT_READ_TOOL, input: { path: 'a.txt' } }] }, { text: 'found it' })
     await h.prompt(child, 'look around')
-    h.check(seen.length === 2, `the agent/pre-step waterfall must run once before each of the child's 2 steps; it ran ${seen.length} time(s)`)
+    h.check(
+      seen.length === 2,
+      `the agent/pre-step waterfall must run once before each of the child's 2 steps; it ran ${seen.length} time(s)`,
+    )
     const owner = seen[0]!.agent.owner
     h.checkDuty(
       'services',
@@ -75,14 +90,21 @@ const childInherits: CaseSpec = {
     const second = await h.agent(parent)
     h.script({ text: 'default mode' })
     await h.prompt(second, 'look around')
-    h.check(!h.events(second).some((event) => event.type === 'plan/mode'), `a child whose owner is in the default mode at its first step inherits nothing. Log: ${logSummary(h.events(second))}`)
-    h.check(!systemOf(h.model.requests[2]!).includes(RECOMMENDED_CHILD_SECTION.trim()), 'a child in the default mode must not read the child section')
+    h.check(
+      !h.events(second).some((event) => event.type === 'plan/mode'),
+      `a child whose owner is in the default mode at its first step inherits nothing. Log: ${logSummary(h.events(second))}`,
+    )
+    h.check(
+      !systemOf(h.model.requests[2]!).includes(RECOMMENDED_CHILD_SECTION.trim()),
+      'a child in the default mode must not read the child section',
+    )
   },
 }
 
 const childQuestionsInTool: CaseSpec = {
   duty: 'child-questions',
-  title: "a child started inside its owner's tool call inherits plan mode; its exit_plan_mode is refused by the seam without asking, and its report returns",
+  title:
+    "a child started inside its owner's tool call inherits plan mode; its exit_plan_mode is refused by the seam without asking, and its report returns",
   async body(h: Harness) {
     await h.start()
     const parent = await h.agent()
@@ -107,7 +129,9 @@ const childQuestionsInTool: CaseSpec = {
         }
         child = await h.agent(caller)
         await h.within(`prompt(child, ${JSON.stringify(question)}) from the owner's tool call`, () => h.host.prompt(child!, question))
-        const said = ofType(child.session.events, 'assistant/message').flatMap((event) => event.data.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])))
+        const said = ofType(child.session.events, 'assistant/message').flatMap((event) =>
+          event.data.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])),
+        )
         return said.at(-1) ?? ''
       },
     })
@@ -128,7 +152,10 @@ const childQuestionsInTool: CaseSpec = {
     )
     if (prompted !== undefined) throw prompted
     h.check(child !== undefined, `the owner's tool call must run (it starts the child). Log: ${logSummary(h.events(parent))}`)
-    h.check(child.owner?.id === parent.id, `createAgent({ owner }) from a tool call must return a child of the calling agent; its owner is ${String(child.owner?.id)}`)
+    h.check(
+      child.owner?.id === parent.id,
+      `createAgent({ owner }) from a tool call must return a child of the calling agent; its owner is ${String(child.owner?.id)}`,
+    )
     const firstOwner = childPreSteps[0]?.agent.owner
     h.checkDuty(
       'services',
@@ -142,8 +169,14 @@ const childQuestionsInTool: CaseSpec = {
       h.asks.length === 0,
       `an inheriting child's exit_plan_mode must be refused by the seam without asking the provider (its owner is live); the provider was asked ${h.asks.length} time(s)${h.asks[0] === undefined ? '' : ` for agent ${h.asks[0].agent.id} (the child is ${child.id}: a child's tools must run as the child)`}`,
     )
-    h.check(result?.data.isError === true, `a child's exit_plan_mode must fail (the seam refuses its review); its result is ${JSON.stringify(result?.data)}`)
-    h.check(!h.events(child).some((event) => event.type === 'plan/review'), 'a refused review records nothing (no plan/review in the child log)')
+    h.check(
+      result?.data.isError === true,
+      `a child's exit_plan_mode must fail (the seam refuses its review); its result is ${JSON.stringify(result?.data)}`,
+    )
+    h.check(
+      !h.events(child).some((event) => event.type === 'plan/review'),
+      'a refused review records nothing (no plan/review in the child log)',
+    )
     h.check(h.context.require('planMode').get(child).active, 'a refused review must leave the child in plan mode')
     h.check(h.context.require('planMode').get(parent).active, "the child's refused review must leave its owner in plan mode")
     const report = ofType(h.events(parent), 'tool/result').find((event) => event.data.toolName === KIT_EXPLORE_TOOL)

@@ -27,7 +27,8 @@ interface CaseRun {
   log(id: string): readonly SessionEvent[]
 }
 
-const modesOf = (events: readonly SessionEvent[]): boolean[] => events.flatMap((event) => (event.type === 'plan/mode' ? [(event.data as { active: boolean }).active] : []))
+const modesOf = (events: readonly SessionEvent[]): boolean[] =>
+  events.flatMap((event) => (event.type === 'plan/mode' ? [(event.data as { active: boolean }).active] : []))
 const describe = (value: unknown): string => JSON.stringify(value)
 
 const CASES: readonly { readonly duty: ClientAdapterDuty; readonly title: string; body(run: CaseRun): Promise<void> }[] = [
@@ -39,17 +40,26 @@ const CASES: readonly { readonly duty: ClientAdapterDuty; readonly title: string
       await served.setMode(true)
       model.push({ toolCalls: [{ toolName: 'exit_plan_mode', input: { plan: PLAN } }] }, { text: 'Carrying it out.' })
       await served.prompt('Plan the rename.')
-      model.push({ toolCalls: [{ toolName: 'enter_plan_mode', input: { reason: 'The next change is wide.' } }] }, { text: 'Exploring first.' })
+      model.push(
+        { toolCalls: [{ toolName: 'enter_plan_mode', input: { reason: 'The next change is wide.' } }] },
+        { text: 'Exploring first.' },
+      )
       await served.prompt('Now the next change.')
       await served.setMode(false)
       await served.client.settle()
       const logged = modesOf(log(served.sessionId))
       if (!isDeepStrictEqual(logged, [true, false, true, false])) {
-        throw new ClientAdapterConformanceError('client-mode', `the kit's run logged plan/mode ${describe(logged)}, not [true,false,true,false] (user on, approved exit, approved entry, user off): is the host's plan-tool composed with its entry tool?`)
+        throw new ClientAdapterConformanceError(
+          'client-mode',
+          `the kit's run logged plan/mode ${describe(logged)}, not [true,false,true,false] (user on, approved exit, approved entry, user off): is the host's plan-tool composed with its entry tool?`,
+        )
       }
       const published = [...served.client.modes()]
       if (!isDeepStrictEqual(published, logged)) {
-        throw new ClientAdapterConformanceError('client-mode', `the client was told the modes ${describe(published)}, but the log holds plan/mode ${describe(logged)} (each plan/mode, whatever its cause, must be published, and nothing else)`)
+        throw new ClientAdapterConformanceError(
+          'client-mode',
+          `the client was told the modes ${describe(published)}, but the log holds plan/mode ${describe(logged)} (each plan/mode, whatever its cause, must be published, and nothing else)`,
+        )
       }
     },
   },
@@ -64,7 +74,10 @@ const CASES: readonly { readonly duty: ClientAdapterDuty; readonly title: string
       const events = log(served.sessionId)
       const approved = events.some((event) => event.type === 'plan/review' && (event.data as { outcome?: string }).outcome === 'approved')
       if (approved || !foldPlanMode(events)) {
-        throw new ClientAdapterConformanceError('client-unknown-outcome', `an outcome the client was not offered ${approved ? 'approved the plan' : 'left plan mode'}: it must count as a dismissal (plan mode stays on, nothing approved)`)
+        throw new ClientAdapterConformanceError(
+          'client-unknown-outcome',
+          `an outcome the client was not offered ${approved ? 'approved the plan' : 'left plan mode'}: it must count as a dismissal (plan mode stays on, nothing approved)`,
+        )
       }
     },
   },
@@ -87,7 +100,10 @@ const CASES: readonly { readonly duty: ClientAdapterDuty; readonly title: string
       const live = served.client.view()
       const replayed = later.view()
       if (!isDeepStrictEqual(replayed, live)) {
-        throw new ClientAdapterConformanceError('client-replay', `the replay shows ${describe(replayed).slice(0, 600)}, but the client attached from the start shows ${describe(live).slice(0, 600)}`)
+        throw new ClientAdapterConformanceError(
+          'client-replay',
+          `the replay shows ${describe(replayed).slice(0, 600)}, but the client attached from the start shows ${describe(live).slice(0, 600)}`,
+        )
       }
     },
   },
@@ -124,7 +140,9 @@ export function clientAdapterCases(factory: ClientAdapterFactory): ClientAdapter
         })
         await spec.body({ adapter, model, log: (id) => logs.get(id) ?? [] })
       } catch (error) {
-        throw ClientAdapterConformanceError.isInstance(error) ? error : new ClientAdapterConformanceError(spec.duty, `the case failed: ${messageOf(error)}`, { cause: error })
+        throw ClientAdapterConformanceError.isInstance(error)
+          ? error
+          : new ClientAdapterConformanceError(spec.duty, `the case failed: ${messageOf(error)}`, { cause: error })
       } finally {
         await adapter?.close()
         await rm(dir, { recursive: true, force: true })

@@ -5,7 +5,12 @@ import { KIT_SECTION, type Harness } from '../harness.js'
 import { logSummary, messageText, ofType, userTextsOf } from '../log-readers.js'
 
 /** One idle `/plan` line (or none), then a one-step turn answered with `reply`. */
-async function turn(h: Harness, agent: Parameters<Harness['prompt']>[0], line: string | undefined, text: string): Promise<readonly string[]> {
+async function turn(
+  h: Harness,
+  agent: Parameters<Harness['prompt']>[0],
+  line: string | undefined,
+  text: string,
+): Promise<readonly string[]> {
   if (line !== undefined) await h.command(agent, line)
   h.script({ text: `ok: ${text}` })
   await h.prompt(agent, text)
@@ -14,7 +19,8 @@ async function turn(h: Harness, agent: Parameters<Harness['prompt']>[0], line: s
 
 const compaction: CaseSpec = {
   duty: 'compaction',
-  title: 'a re-entry to plan mode reads the guidance-again line, and after a compaction the model still reads the full guidance it refers to',
+  title:
+    'a re-entry to plan mode reads the guidance-again line, and after a compaction the model still reads the full guidance it refers to',
   async body(h: Harness) {
     await h.start('transcript')
     const agent = await h.agent()

@@ -1,6 +1,13 @@
 import type {} from '@planmode/plan-core'
 import { foldPlanMode } from '@planmode/plan-core'
-import { APPROVE_LABEL, EXIT_PLAN_MODE, EXIT_PLAN_MODE_MESSAGES, PLAN_HANDOFF_INTRO, planToolPlugin, type PlanToolHandoffConfig } from '@planmode/plan-tool'
+import {
+  APPROVE_LABEL,
+  EXIT_PLAN_MODE,
+  EXIT_PLAN_MODE_MESSAGES,
+  PLAN_HANDOFF_INTRO,
+  planToolPlugin,
+  type PlanToolHandoffConfig,
+} from '@planmode/plan-tool'
 import type { Agent, Session, SessionEvent, UserAnswer } from '@planmode/seams'
 import { KIT_SECTION, type Harness } from '../harness.js'
 import { HANDOFF_MODEL_ID, HANDOFF_MODEL_NAME, handoffModelsOf } from '../handoff-models.js'
@@ -12,7 +19,9 @@ const TITLE = 'Handoff plan'
 const CALL = 'conformance_handoff_exit'
 const HANDOFF_TEXT = `${PLAN_HANDOFF_INTRO}\n\n${PLAN}`
 const exit = { toolCalls: [{ toolName: EXIT_PLAN_MODE, input: { plan: PLAN }, toolCallId: CALL }] }
-const approve = (handoff: UserAnswer['handoff']): UserAnswer[] => [{ id: 'plan-review', selected: [APPROVE_LABEL], ...(handoff === undefined ? {} : { handoff }) }]
+const approve = (handoff: UserAnswer['handoff']): UserAnswer[] => [
+  { id: 'plan-review', selected: [APPROVE_LABEL], ...(handoff === undefined ? {} : { handoff }) },
+]
 
 /**
  * Replaces the kit's plan-tool with one whose review offers `handoff` (the
@@ -101,7 +110,8 @@ function watchFreshSessions(h: Harness, origin: Agent) {
 
 const handoffModel: CaseSpec = {
   duty: 'handoff-model',
-  title: "a model chosen at the review carries the agent's requests from its next step (and later turns), and the step's request/header names it",
+  title:
+    "a model chosen at the review carries the agent's requests from its next step (and later turns), and the step's request/header names it",
   async body(h: Harness) {
     await h.start()
     offerHandoff(h, { models: [HANDOFF_MODEL_ID] })
@@ -113,7 +123,10 @@ const handoffModel: CaseSpec = {
     h.checkHeaderLogged(agent)
     checkApproval(h, agent, { approved: true, handoff: { model: HANDOFF_MODEL_ID } }, EXIT_PLAN_MODE_MESSAGES.approved)
     const events = agent.session.events
-    h.check(modelOf(h, 0) !== HANDOFF_MODEL_NAME, `request #1, before the approval, must go to the model the agent was created with; it went to ${modelOf(h, 0)}`)
+    h.check(
+      modelOf(h, 0) !== HANDOFF_MODEL_NAME,
+      `request #1, before the approval, must go to the model the agent was created with; it went to ${modelOf(h, 0)}`,
+    )
     h.check(
       modelOf(h, 1) === HANDOFF_MODEL_NAME,
       () =>
@@ -121,7 +134,9 @@ const handoffModel: CaseSpec = {
     )
     const firstEnd = ofType(events, 'step/end').find((event) => event.data.turn === 1 && event.data.step === 1)
     const secondStart = ofType(events, 'step/start').find((event) => event.data.turn === 1 && event.data.step === 2)
-    const between = ofType(events, 'request/header').filter((event) => firstEnd !== undefined && secondStart !== undefined && event.seq > firstEnd.seq && event.seq < secondStart.seq)
+    const between = ofType(events, 'request/header').filter(
+      (event) => firstEnd !== undefined && secondStart !== undefined && event.seq > firstEnd.seq && event.seq < secondStart.seq,
+    )
     h.check(
       between.length === 1 && between[0]!.data.model === HANDOFF_MODEL_NAME && between[0]!.data.reason === 'change',
       () =>
@@ -130,7 +145,10 @@ const handoffModel: CaseSpec = {
     h.checkTranscript(agent)
     h.script({ text: 'one more thing done' })
     await h.prompt(agent, 'one more thing')
-    h.check(modelOf(h, 2) === HANDOFF_MODEL_NAME, () => `the agent must keep the chosen model for its later turns: request #3 went to ${modelOf(h, 2)}`)
+    h.check(
+      modelOf(h, 2) === HANDOFF_MODEL_NAME,
+      () => `the agent must keep the chosen model for its later turns: request #3 went to ${modelOf(h, 2)}`,
+    )
   },
 }
 
@@ -173,7 +191,12 @@ function freshCase(withModel: boolean): CaseSpec {
         const errors = h.model.scriptErrors
         if (errors.length > 0) h.fail(`while the model answered, the case's own step failed: ${String(errors[0])}`, errors[0])
         h.checkTurn(origin, logged, 'prompt("plan it")')
-        checkApproval(h, origin, { approved: true, handoff: withModel ? { fresh: true, model: HANDOFF_MODEL_ID } : { fresh: true } }, EXIT_PLAN_MODE_MESSAGES.fresh)
+        checkApproval(
+          h,
+          origin,
+          { approved: true, handoff: withModel ? { fresh: true, model: HANDOFF_MODEL_ID } : { fresh: true } },
+          EXIT_PLAN_MODE_MESSAGES.fresh,
+        )
         const events = origin.session.events
         const later = ofType(events, 'step/start').filter((event) => event.data.turn === 1 && event.data.step > 1)
         h.check(
@@ -186,10 +209,16 @@ function freshCase(withModel: boolean): CaseSpec {
           () => watch.first(),
         )
         const first = session.events[0] as SessionEvent | undefined
-        const expected = { from: { session: origin.session.id, toolCallId: CALL }, plan: PLAN, title: TITLE, ...(withModel ? { model: HANDOFF_MODEL_ID } : {}) }
+        const expected = {
+          from: { session: origin.session.id, toolCallId: CALL },
+          plan: PLAN,
+          title: TITLE,
+          ...(withModel ? { model: HANDOFF_MODEL_ID } : {}),
+        }
         h.check(
           first?.type === 'plan/handoff' && stableJson(first.data) === stableJson(expected),
-          () => `the new session's first event must be plan/handoff ${JSON.stringify(expected)} exactly, as agent/handoff gave it; it is ${JSON.stringify(first)}`,
+          () =>
+            `the new session's first event must be plan/handoff ${JSON.stringify(expected)} exactly, as agent/handoff gave it; it is ${JSON.stringify(first)}`,
         )
         await h.within("the new session's first turn (the host starts it, with no user message)", () => watch.firstTurnEnded(session))
         const fresh = session.events
@@ -213,16 +242,19 @@ function freshCase(withModel: boolean): CaseSpec {
         )
         h.check(
           messages.length === 1 && messageText(messages[0]!.data) === HANDOFF_TEXT,
-          () => `the new session's first step must log the handoff message once, ${JSON.stringify(HANDOFF_TEXT)}, from the pre-step decision; it logged ${JSON.stringify(messages.map((event) => messageText(event.data)))}. Log: ${logSummary(fresh)}`,
+          () =>
+            `the new session's first step must log the handoff message once, ${JSON.stringify(HANDOFF_TEXT)}, from the pre-step decision; it logged ${JSON.stringify(messages.map((event) => messageText(event.data)))}. Log: ${logSummary(fresh)}`,
         )
         h.check(
           h.model.requests.length === 2 && h.model.remaining === 0,
-          () => `the origin's step and the new session's first step must make the case's two requests; the model got ${h.model.requests.length} and has ${h.model.remaining} scripted reply(ies) left. New session: ${logSummary(fresh)}`,
+          () =>
+            `the origin's step and the new session's first step must make the case's two requests; the model got ${h.model.requests.length} and has ${h.model.remaining} scripted reply(ies) left. New session: ${logSummary(fresh)}`,
         )
         const request = h.model.requests[1]!
         h.check(
           stableJson(userTextsOf(request)) === stableJson([HANDOFF_TEXT]),
-          () => `the new session's first request must be built from its own log: its one user message is the handoff message; it carried ${JSON.stringify(userTextsOf(request))}`,
+          () =>
+            `the new session's first request must be built from its own log: its one user message is the handoff message; it carried ${JSON.stringify(userTextsOf(request))}`,
         )
         h.check(
           !foldPlanMode(fresh) && !systemOf(request).includes(KIT_SECTION),
@@ -246,12 +278,10 @@ function freshCase(withModel: boolean): CaseSpec {
             `the new session's agent must use the model chosen at the review, resolved from the environment's models["${HANDOFF_MODEL_ID}"] (${HANDOFF_MODEL_NAME}) as for a switch in the session; its request went to the handing agent's model, ${modelOf(h, 1)}`,
           )
         }
-        h.check(
-          modelOf(h, 1) === want && header?.data.model === want,
-          () =>
-            withModel
-              ? `the new session's agent must use the model chosen at the review (${HANDOFF_MODEL_NAME}, the environment's models["${HANDOFF_MODEL_ID}"]): its request went to ${modelOf(h, 1)}, its request/header names ${header?.data.model}`
-              : `without a model chosen, the new session's agent uses the handing agent's model (${want}): its request went to ${modelOf(h, 1)}, its request/header names ${header?.data.model}`,
+        h.check(modelOf(h, 1) === want && header?.data.model === want, () =>
+          withModel
+            ? `the new session's agent must use the model chosen at the review (${HANDOFF_MODEL_NAME}, the environment's models["${HANDOFF_MODEL_ID}"]): its request went to ${modelOf(h, 1)}, its request/header names ${header?.data.model}`
+            : `without a model chosen, the new session's agent uses the handing agent's model (${want}): its request went to ${modelOf(h, 1)}, its request/header names ${header?.data.model}`,
         )
         if (withModel) await checkHandingAgentKeepsItsModel(h, origin)
       } finally {

@@ -21,7 +21,10 @@ const services: CaseSpec = {
   async body(h: Harness) {
     await h.start()
     const agent = await h.agent()
-    h.check(typeof agent.id === 'string' && agent.session !== undefined && typeof agent.session.append === 'function', 'createAgent() must return a seams Agent (id, session with events and append)')
+    h.check(
+      typeof agent.id === 'string' && agent.session !== undefined && typeof agent.session.append === 'function',
+      'createAgent() must return a seams Agent (id, session with events and append)',
+    )
     h.check(agent.owner === undefined, 'createAgent() without an owner must return a root agent (no `owner`)')
     const seen: PreStepPayload[] = []
     h.context.on('agent/pre-step', async (payload, next) => {
@@ -30,14 +33,23 @@ const services: CaseSpec = {
     })
     h.script(read('a.txt'), { text: 'done' })
     await h.prompt(agent, 'read a.txt')
-    h.check(h.model.requests.length === 2, `a turn whose model called a tool and then answered must send 2 requests; the model got ${h.model.requests.length}`)
+    h.check(
+      h.model.requests.length === 2,
+      `a turn whose model called a tool and then answered must send 2 requests; the model got ${h.model.requests.length}`,
+    )
     h.check(
       seen.length === 2,
       `the agent/pre-step waterfall must run once before each of the turn's 2 steps; it ran ${seen.length} time(s)`,
     )
     seen.forEach((payload, index) => {
-      h.check(payload.agent.id === agent.id, `agent/pre-step payload.agent must be the stepping agent (${agent.id}), got ${String(payload.agent?.id)}`)
-      h.check(payload.step === index + 1, `agent/pre-step payload.step must count from 1 in the turn; call ${index + 1} had step ${String(payload.step)}`)
+      h.check(
+        payload.agent.id === agent.id,
+        `agent/pre-step payload.agent must be the stepping agent (${agent.id}), got ${String(payload.agent?.id)}`,
+      )
+      h.check(
+        payload.step === index + 1,
+        `agent/pre-step payload.step must count from 1 in the turn; call ${index + 1} had step ${String(payload.step)}`,
+      )
       h.check(payload.signal instanceof AbortSignal, 'agent/pre-step payload.signal must be an AbortSignal')
       h.check(Array.isArray(payload.messages), 'agent/pre-step payload.messages must be an array of the steered user messages')
     })
@@ -83,12 +95,20 @@ const turnsAndSteps: CaseSpec = {
     )
     const first = events.findIndex((event) => event.type === 'user/message' && messageText(event.data) === 'one')
     const firstTurn = events.findIndex((event) => event.type === 'turn/start')
-    h.check(first > firstTurn && first < events.findIndex((event) => event.type === 'step/start'), `the prompt's user/message must be logged after its turn/start and before the first step/start. Log: ${logSummary(events)}`)
+    h.check(
+      first > firstTurn && first < events.findIndex((event) => event.type === 'step/start'),
+      `the prompt's user/message must be logged after its turn/start and before the first step/start. Log: ${logSummary(events)}`,
+    )
     for (const message of ofType(events, 'assistant/message')) {
       const index = events.indexOf(message)
-      const start = events.slice(0, index).reverse().find((event) => event.type === 'step/start' || event.type === 'step/end')
+      const start = events
+        .slice(0, index)
+        .reverse()
+        .find((event) => event.type === 'step/start' || event.type === 'step/end')
       h.check(
-        start?.type === 'step/start' && (start.data as { step: number }).step === message.data.step && (start.data as { turn: number }).turn === message.data.turn,
+        start?.type === 'step/start' &&
+          (start.data as { step: number }).step === message.data.step &&
+          (start.data as { turn: number }).turn === message.data.turn,
         `each assistant/message must be logged inside its own step (after step/start of turn ${message.data.turn} step ${message.data.step}). Log: ${logSummary(events)}`,
       )
     }
@@ -127,11 +147,20 @@ const requestHeader: CaseSpec = {
       `4 requests where only the 3rd (a tool added) and the 4th (plan guidance in the system text) change the request must log exactly 3 request/header events (initial, change, change); the log has ${headers.length}. Log: ${logSummary(events)}`,
     )
     const reasons = headers.map((header) => header.data.reason)
-    h.check(reasons.join(',') === 'initial,change,change', `request/header reasons must be initial, change, change; got ${reasons.join(', ')}`)
+    h.check(
+      reasons.join(',') === 'initial,change,change',
+      `request/header reasons must be initial, change, change; got ${reasons.join(', ')}`,
+    )
     const starts = stepStarts(events)
-    h.check(starts.length === h.model.requests.length, `every request must be a logged step: ${h.model.requests.length} request(s), ${starts.length} step/start(s)`)
+    h.check(
+      starts.length === h.model.requests.length,
+      `every request must be a logged step: ${h.model.requests.length} request(s), ${starts.length} step/start(s)`,
+    )
     const headerTurns = headers.map((header) => `${header.data.turn}.${header.data.step}`)
-    h.check(headerTurns.join(',') === '1.1,3.1,4.1', `the headers must belong to turn 1, 3 and 4 (step 1 each); they say ${headerTurns.join(', ')}`)
+    h.check(
+      headerTurns.join(',') === '1.1,3.1,4.1',
+      `the headers must belong to turn 1, 3 and 4 (step 1 each); they say ${headerTurns.join(', ')}`,
+    )
     starts.forEach((start, index) => {
       const at = events.indexOf(start)
       const header = events
@@ -145,14 +174,27 @@ const requestHeader: CaseSpec = {
         `the last request/header before step ${start.data.turn}.${start.data.step} must hold the system text the model received; header ${JSON.stringify(header.data.system.slice(0, 80))}, request ${JSON.stringify(systemOf(request).slice(0, 80))}`,
       )
       const logged = header.data.tools.map((tool) => tool.name).join(',')
-      h.check(logged === toolNamesOf(request).join(','), `the last request/header before step ${start.data.turn}.${start.data.step} must list the tools the model received, in order; header [${logged}], request [${toolNamesOf(request).join(',')}]`)
-      h.check(typeof header.data.model === 'string' && header.data.model !== '', 'request/header.model must name the model (provider:modelId)')
+      h.check(
+        logged === toolNamesOf(request).join(','),
+        `the last request/header before step ${start.data.turn}.${start.data.step} must list the tools the model received, in order; header [${logged}], request [${toolNamesOf(request).join(',')}]`,
+      )
+      h.check(
+        typeof header.data.model === 'string' && header.data.model !== '',
+        'request/header.model must name the model (provider:modelId)',
+      )
     })
-    h.check(headers[1]!.data.tools.some((tool) => tool.name === 'conformance_extra'), 'the change header of turn 3 must list the tool registered before it')
+    h.check(
+      headers[1]!.data.tools.some((tool) => tool.name === 'conformance_extra'),
+      'the change header of turn 3 must list the tool registered before it',
+    )
     h.check(headers[2]!.data.system.includes(KIT_SECTION), 'the change header of turn 4 must hold the plan guidance in its system text')
-    const turnOf = (header: SessionEvent<'request/header'>) => events.findIndex((event) => event.type === 'step/start' && (event.data as { turn: number }).turn === header.data.turn)
+    const turnOf = (header: SessionEvent<'request/header'>) =>
+      events.findIndex((event) => event.type === 'step/start' && (event.data as { turn: number }).turn === header.data.turn)
     for (const header of headers) {
-      h.check(events.indexOf(header) < turnOf(header), `request/header of turn ${header.data.turn} must be logged before that step's step/start. Log: ${logSummary(events)}`)
+      h.check(
+        events.indexOf(header) < turnOf(header),
+        `request/header of turn ${header.data.turn} must be logged before that step's step/start. Log: ${logSummary(events)}`,
+      )
     }
   },
 }
@@ -169,12 +211,18 @@ const transcriptFromLog: CaseSpec = {
     h.checkHeaderLogged(agent)
     await h.command(agent, '/plan')
     const appended = 'conformance: a user message appended to the log between turns'
-    await h.within('session.append(user/message)', () => agent.session.append('user/message', { content: [{ type: 'text', text: appended }], source: { kind: 'user' } }))
+    await h.within('session.append(user/message)', () =>
+      agent.session.append('user/message', { content: [{ type: 'text', text: appended }], source: { kind: 'user' } }),
+    )
     h.script(read('a.txt'), { text: 'planned' })
     await h.prompt(agent, 'plan it')
     const events = h.events(agent)
     const starts = stepStarts(events)
-    h.checkDuty('turns-and-steps', starts.length === h.model.requests.length, `every request must be a logged step: ${h.model.requests.length} request(s), ${starts.length} step/start(s)`)
+    h.checkDuty(
+      'turns-and-steps',
+      starts.length === h.model.requests.length,
+      `every request must be a logged step: ${h.model.requests.length} request(s), ${starts.length} step/start(s)`,
+    )
     // The notice and the guidance message reach the log through the pre-step decision (pre-step-order), then the model from the log.
     const loggedNotice = events.findIndex((event) => event.type === 'user/message' && messageText(event.data) === ENTER_NOTICE)
     const loggedGuidance = events.findIndex((event) => event.type === 'user/message' && messageText(event.data) === KIT_SECTION)
@@ -185,8 +233,14 @@ const transcriptFromLog: CaseSpec = {
     )
     h.checkTranscript(agent)
     const second = userTextsOf(h.model.requests[1]!)
-    h.check(second.includes(appended), 'a user/message appended to the session log must reach the next request (the transcript is built from the log, not from a list of its own)')
-    h.check(second.includes(ENTER_NOTICE), `the plan-mode notice (${JSON.stringify(ENTER_NOTICE)}) logged by the pre-step must reach the model`)
+    h.check(
+      second.includes(appended),
+      'a user/message appended to the session log must reach the next request (the transcript is built from the log, not from a list of its own)',
+    )
+    h.check(
+      second.includes(ENTER_NOTICE),
+      `the plan-mode notice (${JSON.stringify(ENTER_NOTICE)}) logged by the pre-step must reach the model`,
+    )
     h.check(second.includes(KIT_SECTION), 'the guidance message (placement "transcript") logged by the pre-step must reach the model')
     h.check(second.indexOf(ENTER_NOTICE) < second.indexOf(KIT_SECTION), 'the notice must come before the guidance message in the request')
     const results = ofType(events, 'tool/result')
@@ -197,8 +251,12 @@ const transcriptFromLog: CaseSpec = {
       `the logged tool/result of ${KIT_READ_TOOL} must reach the next request as a tool result; it carried ${JSON.stringify(sentResult)}`,
     )
     h.check(
-      h.model.requests[2]!.prompt.some((message) => message.role === 'assistant' && message.content.some((part) => part.type === 'tool-call' && part.toolCallId === results[0]!.data.toolCallId)),
-      "the logged assistant/message with the tool call must reach the next request",
+      h.model.requests[2]!.prompt.some(
+        (message) =>
+          message.role === 'assistant' &&
+          message.content.some((part) => part.type === 'tool-call' && part.toolCallId === results[0]!.data.toolCallId),
+      ),
+      'the logged assistant/message with the tool call must reach the next request',
     )
   },
 }
@@ -228,7 +286,10 @@ const sessionEvent: CaseSpec = {
     const events = agent.session.events
     h.check(events.length > 0 && seen.length > 0, 'the host emitted no session/event for the agent session')
     events.forEach((event, index) => {
-      h.check(event.seq === index, `session.events[${index}].seq must be ${index} (seq counts from 0, strictly increasing); it is ${String(event.seq)}`)
+      h.check(
+        event.seq === index,
+        `session.events[${index}].seq must be ${index} (seq counts from 0, strictly increasing); it is ${String(event.seq)}`,
+      )
     })
     const emitted = seen.map((entry) => entry.event.seq).join(',')
     h.check(
@@ -236,12 +297,18 @@ const sessionEvent: CaseSpec = {
       `session/event must be emitted exactly once per append, in order: the log has seq ${events.map((event) => event.seq).join(',')}, session/event carried ${emitted}`,
     )
     seen.forEach((entry) => {
-      h.check(entry.holds, `when session/event is emitted for seq ${entry.event.seq} (${entry.event.type}), payload.session.events must already hold that event object`)
+      h.check(
+        entry.holds,
+        `when session/event is emitted for seq ${entry.event.seq} (${entry.event.type}), payload.session.events must already hold that event object`,
+      )
       h.check(
         entry.events === events,
         `session/event for seq ${entry.event.seq} (${entry.event.type}) must hand listeners the same events array the session has while the log only grows (readers fold incrementally by array identity); it was a different array`,
       )
-      h.check(entry.session === agent.session, `session/event for seq ${entry.event.seq} must carry the agent's session object itself, not a copy`)
+      h.check(
+        entry.session === agent.session,
+        `session/event for seq ${entry.event.seq} must carry the agent's session object itself, not a copy`,
+      )
     })
     h.check(emittedBeforeResolve, 'session.append() must resolve after its session/event was emitted')
     h.check(
@@ -258,7 +325,8 @@ const sessionEvent: CaseSpec = {
 
 const commandArgs: CaseSpec = {
   duty: 'command-args',
-  title: "command/run { args: string } before the handler and command/done after it, for every command; args as typed, '' when only whitespace follows",
+  title:
+    "command/run { args: string } before the handler and command/done after it, for every command; args as typed, '' when only whitespace follows",
   async body(h: Harness) {
     await h.start()
     const agent = await h.agent()
@@ -279,7 +347,10 @@ const commandArgs: CaseSpec = {
       },
     })
     const plan = await h.command(agent, '/plan')
-    h.check(plan?.text === PLAN_COMMAND_REPLIES.on, `an idle /plan must answer ${JSON.stringify(PLAN_COMMAND_REPLIES.on)}; it answered ${JSON.stringify(plan)}`)
+    h.check(
+      plan?.text === PLAN_COMMAND_REPLIES.on,
+      `an idle /plan must answer ${JSON.stringify(PLAN_COMMAND_REPLIES.on)}; it answered ${JSON.stringify(plan)}`,
+    )
     await h.command(agent, '/conformance_echo')
     await h.command(agent, '/conformance_echo  two words ')
     await h.command(agent, '/conformance_echo   ')
@@ -299,14 +370,23 @@ const commandArgs: CaseSpec = {
         typeof args === 'string',
         `command/run.args must be a string, '' when nothing follows the name; /${String(name)} logged ${args === undefined ? 'no args' : JSON.stringify(args)} (a missing args loses a pending /plan on restart)`,
       )
-      h.check(typeof commandId === 'string' && commandId !== '', `command/run.commandId must be a non-empty string; /${String(name)} logged ${JSON.stringify(commandId)}`)
+      h.check(
+        typeof commandId === 'string' && commandId !== '',
+        `command/run.commandId must be a non-empty string; /${String(name)} logged ${JSON.stringify(commandId)}`,
+      )
       h.check(typeof source === 'object' && source !== null, `command/run.source must say who ran /${String(name)}`)
       const done = ofType(events, 'command/done').filter((event) => event.data.commandId === commandId)
-      h.check(done.length === 1, `command/run ${String(commandId)} (/${String(name)}) must be followed by exactly one command/done with its commandId; found ${done.length}`)
+      h.check(
+        done.length === 1,
+        `command/run ${String(commandId)} (/${String(name)}) must be followed by exactly one command/done with its commandId; found ${done.length}`,
+      )
       h.check(events.indexOf(done[0]!) > events.indexOf(run), `command/done of /${String(name)} must be logged after its command/run`)
     }
     const argsOf = runs.map((run) => run.data.args)
-    h.check(runs[0]!.data.name === 'plan' && argsOf[0] === '', `a bare /plan must log command/run { name: 'plan', args: '' }; it logged ${JSON.stringify(runs[0]!.data)}`)
+    h.check(
+      runs[0]!.data.name === 'plan' && argsOf[0] === '',
+      `a bare /plan must log command/run { name: 'plan', args: '' }; it logged ${JSON.stringify(runs[0]!.data)}`,
+    )
     h.check(argsOf[1] === '', `a bare /conformance_echo must log args ''; it logged ${JSON.stringify(argsOf[1])}`)
     // The plan layers read `args.trim()` (SPEC §5, §7): the spaces around the text are the host's to keep or drop.
     h.check(
@@ -323,13 +403,25 @@ const commandArgs: CaseSpec = {
     )
     inputs.forEach((input, index) => {
       const run = runs[index + 1]!
-      h.check(input.rawInput === run.data.args, `the handler's rawInput must be the logged args; logged ${JSON.stringify(run.data.args)}, handler got ${JSON.stringify(input.rawInput)}`)
-      h.check(input.last === run || input.last?.seq === run.seq, 'command/run must be logged before the handler runs (it was not the last event when the handler ran)')
+      h.check(
+        input.rawInput === run.data.args,
+        `the handler's rawInput must be the logged args; logged ${JSON.stringify(run.data.args)}, handler got ${JSON.stringify(input.rawInput)}`,
+      )
+      h.check(
+        input.last === run || input.last?.seq === run.seq,
+        'command/run must be logged before the handler runs (it was not the last event when the handler ran)',
+      )
     })
     const kinds = ofType(events, 'command/done').map((event) => event.data.kind)
-    h.check(kinds.join(',') === 'success,success,success,success,error,success', `command/done.kind must be the result's kind (success, success, success, success, error, success); got ${kinds.join(', ')}`)
+    h.check(
+      kinds.join(',') === 'success,success,success,success,error,success',
+      `command/done.kind must be the result's kind (success, success, success, success, error, success); got ${kinds.join(', ')}`,
+    )
     const planRun = events.indexOf(runs[0]!)
-    h.check(events[planRun + 1]?.type === 'plan/mode', `the idle /plan's plan/mode must be logged between its command/run and command/done. Log: ${logSummary(events)}`)
+    h.check(
+      events[planRun + 1]?.type === 'plan/mode',
+      `the idle /plan's plan/mode must be logged between its command/run and command/done. Log: ${logSummary(events)}`,
+    )
   },
 }
 
@@ -340,7 +432,10 @@ const childQuestions: CaseSpec = {
     await h.start()
     const parent = await h.agent()
     const child = await h.agent(parent)
-    h.check(child.owner?.id === parent.id, `createAgent({ owner }) must return an agent whose owner is that agent; its owner is ${String(child.owner?.id)}`)
+    h.check(
+      child.owner?.id === parent.id,
+      `createAgent({ owner }) must return an agent whose owner is that agent; its owner is ${String(child.owner?.id)}`,
+    )
     const questions = [{ id: 'conformance', header: 'Check', question: 'Proceed?', options: [{ label: 'Yes', description: 'Go on.' }] }]
     let refusal: unknown
     try {
@@ -357,15 +452,23 @@ const childQuestions: CaseSpec = {
     const asked = (): number => h.asks.length
     // The answer carries only what every seam passes on (a host that drops other keys is review's to name).
     h.answers.push([{ id: 'conformance', selected: ['Yes'] }])
-    const answers = await h.within('userQuestions.ask for a root agent', () => h.context.require('userQuestions').ask({ agent: parent, questions }))
+    const answers = await h.within('userQuestions.ask for a root agent', () =>
+      h.context.require('userQuestions').ask({ agent: parent, questions }),
+    )
     h.check(asked() === 1 && h.asks[0]!.agent.id === parent.id, "a root agent's ask must reach the provider with that agent")
-    h.check(JSON.stringify(answers) === JSON.stringify([{ id: 'conformance', selected: ['Yes'] }]), `the provider's answers must come back to the asking agent; got ${JSON.stringify(answers)}`)
+    h.check(
+      JSON.stringify(answers) === JSON.stringify([{ id: 'conformance', selected: ['Yes'] }]),
+      `the provider's answers must come back to the asking agent; got ${JSON.stringify(answers)}`,
+    )
     // Through the exit tool: the child's review is refused, and the child stays in plan mode.
     await h.command(child, '/plan')
     h.script({ toolCalls: [{ toolName: EXIT_PLAN_MODE, input: { plan: PLAN } }] }, { text: 'waiting' })
     await h.prompt(child, 'present the plan')
     const result = ofType(h.events(child), 'tool/result')[0]
-    h.check(result?.data.isError === true, `a child's exit_plan_mode must fail (its review is refused by the seam); its result is ${JSON.stringify(result?.data)}`)
+    h.check(
+      result?.data.isError === true,
+      `a child's exit_plan_mode must fail (its review is refused by the seam); its result is ${JSON.stringify(result?.data)}`,
+    )
     h.check(asked() === 1, "a child's exit_plan_mode must not reach the provider")
     h.check(h.context.require('planMode').get(child).active, 'a refused review must leave the child in plan mode')
   },
@@ -377,10 +480,13 @@ const preStepOrder: CaseSpec = {
   async body(h: Harness) {
     await h.start()
     const agent = await h.agent()
-    h.script(async () => {
-      await h.commandDuringStep(agent, '/plan draft the change')
-      return read('a.txt')
-    }, { text: 'planning' })
+    h.script(
+      async () => {
+        await h.commandDuringStep(agent, '/plan draft the change')
+        return read('a.txt')
+      },
+      { text: 'planning' },
+    )
     await h.prompt(agent, 'build it')
     h.checkHeaderLogged(agent)
     // The steered message is the /plan command's input (command-args), the notice needs a header (request-header).
@@ -392,7 +498,10 @@ const preStepOrder: CaseSpec = {
       return index
     }
     const mode = find('the flushed plan/mode', (event) => event.type === 'plan/mode')
-    const steered = find('the steered user/message "draft the change"', (event) => event.type === 'user/message' && messageText(event.data) === 'draft the change')
+    const steered = find(
+      'the steered user/message "draft the change"',
+      (event) => event.type === 'user/message' && messageText(event.data) === 'draft the change',
+    )
     const notice = find('the entering notice', (event) => event.type === 'user/message' && messageText(event.data) === ENTER_NOTICE)
     const step2 = find('step/start of step 2', (event) => event.type === 'step/start' && (event.data as { step: number }).step === 2)
     const header = events.findIndex((event, index) => index > mode && event.type === 'request/header')
@@ -400,11 +509,17 @@ const preStepOrder: CaseSpec = {
       mode < steered && steered < notice,
       `the decision's messages (the steered message, then the notice) must be logged after the plan/mode the flush appended, in the decision's order; the log has plan/mode at ${mode}, steered at ${steered}, notice at ${notice}. Log: ${logSummary(events)}`,
     )
-    h.check(header > notice && header < step2, `the step's request/header must come after its decision's messages and before its step/start. Log: ${logSummary(events)}`)
+    h.check(
+      header > notice && header < step2,
+      `the step's request/header must come after its decision's messages and before its step/start. Log: ${logSummary(events)}`,
+    )
     h.check(notice < step2, 'the decision messages must be logged before the step/start of their step')
     h.check(systemOf(h.model.requests[1]!).includes(KIT_SECTION), 'the step after the flush must carry the plan guidance')
     const texts = userTextsOf(h.model.requests[1]!)
-    h.check(texts.slice(-2).join('|') === `draft the change|${ENTER_NOTICE}`, `step 2's request must end with the steered message, then the notice; it ends ${JSON.stringify(texts.slice(-2))}`)
+    h.check(
+      texts.slice(-2).join('|') === `draft the change|${ENTER_NOTICE}`,
+      `step 2's request must end with the steered message, then the notice; it ends ${JSON.stringify(texts.slice(-2))}`,
+    )
   },
 }
 
@@ -424,7 +539,9 @@ const preStepReject: CaseSpec = {
       return { kind: 'reject', reason: REJECTION }
     })
     h.script(async () => {
-      await h.within('agent.steer() during a step', () => agent.steer({ content: [{ type: 'text', text: STEERED }], source: { kind: 'user' } }))
+      await h.within('agent.steer() during a step', () =>
+        agent.steer({ content: [{ type: 'text', text: STEERED }], source: { kind: 'user' } }),
+      )
       return read('a.txt')
     })
     await h.prompt(agent, 'build it', { mayReject: true })
@@ -434,7 +551,10 @@ const preStepReject: CaseSpec = {
       proposed.length === 1 && proposed[0]!.includes(STEERED),
       `agent/pre-step of step 2 must be proposed the message steered during step 1 (payload.messages); it ran ${proposed.length} time(s) with ${JSON.stringify(proposed)}`,
     )
-    h.check(h.model.requests.length === 1, `a rejected pre-step must take no step: the model got ${h.model.requests.length} request(s), not 1`)
+    h.check(
+      h.model.requests.length === 1,
+      `a rejected pre-step must take no step: the model got ${h.model.requests.length} request(s), not 1`,
+    )
     const ends = ofType(events, 'turn/end')
     h.check(ends.length === 1, `the rejected turn must log exactly one turn/end; the log has ${ends.length}. Log: ${logSummary(events)}`)
     const end = events.indexOf(ends[0]!)

@@ -8,32 +8,57 @@ import type { CaseSpec } from './case-spec.js'
 const PLAN = '# Conformance plan\n\n1. Do the thing.'
 const EXIT_CALL = 'conformance_question_exit'
 const REVIEWER = { id: 'conformance-reviewer', name: 'Conformance Reviewer' }
-const QUESTION: UserQuestion = { id: 'conformance', header: 'Check', question: 'Proceed?', options: [{ label: 'Yes', description: 'Go on.' }] }
+const QUESTION: UserQuestion = {
+  id: 'conformance',
+  header: 'Check',
+  question: 'Proceed?',
+  options: [{ label: 'Yes', description: 'Go on.' }],
+}
 
 type Asked = SessionEvent<'question/asked'>
 type Settled = SessionEvent<'question/settled'>
 
-const questionEvents = (events: readonly SessionEvent[]): SessionEvent[] => events.filter((event) => event.type === 'question/asked' || event.type === 'question/settled')
+const questionEvents = (events: readonly SessionEvent[]): SessionEvent[] =>
+  events.filter((event) => event.type === 'question/asked' || event.type === 'question/settled')
 
 /** Asks through the host's seam and resolves with how the ask ended (an answer or the rejection), failing the case on a hang. */
-function askOutcome(h: Harness, what: string, request: AskRequest): Promise<{ readonly answers?: readonly UserAnswer[]; readonly error?: unknown }> {
+function askOutcome(
+  h: Harness,
+  what: string,
+  request: AskRequest,
+): Promise<{ readonly answers?: readonly UserAnswer[]; readonly error?: unknown }> {
   return h.within(what, () =>
-    h.context.require('userQuestions').ask(request).then(
-      (answers) => ({ answers }),
-      (error: unknown) => ({ error }),
-    ),
+    h.context
+      .require('userQuestions')
+      .ask(request)
+      .then(
+        (answers) => ({ answers }),
+        (error: unknown) => ({ error }),
+      ),
   )
 }
 
 /** Checks that `asked` is a well-formed question/asked of `agent` for `questions`. */
-function checkAsked(h: Harness, asked: Asked | undefined, agent: Agent, questions: readonly UserQuestion[], when: string): asserts asked is Asked {
+function checkAsked(
+  h: Harness,
+  asked: Asked | undefined,
+  agent: Agent,
+  questions: readonly UserQuestion[],
+  when: string,
+): asserts asked is Asked {
   h.check(
     asked !== undefined,
     `${when}: userQuestions.ask must log question/asked { questionId, agent, question } on the asking agent's session before the provider is asked; the log held none then. Log: ${logSummary(agent.session.events)}`,
   )
   const data = asked.data as Partial<Asked['data']>
-  h.check(typeof data.questionId === 'string' && data.questionId !== '', `${when}: question/asked.questionId must be a non-empty string; got ${JSON.stringify(data.questionId)}`)
-  h.check(data.agent === agent.id, `${when}: question/asked.agent must be the asking agent's id (${agent.id}); got ${JSON.stringify(data.agent)}`)
+  h.check(
+    typeof data.questionId === 'string' && data.questionId !== '',
+    `${when}: question/asked.questionId must be a non-empty string; got ${JSON.stringify(data.questionId)}`,
+  )
+  h.check(
+    data.agent === agent.id,
+    `${when}: question/asked.agent must be the asking agent's id (${agent.id}); got ${JSON.stringify(data.agent)}`,
+  )
   h.check(
     stableJson(data.question) === stableJson(questions),
     `${when}: question/asked.question must be the ask's questions as asked; got ${JSON.stringify(data.question)}`,
@@ -52,7 +77,8 @@ function settledOf(h: Harness, events: readonly SessionEvent[], asked: Asked, wh
 
 const questionsInLog: CaseSpec = {
   duty: 'questions-in-log',
-  title: 'every ask that reaches the provider is logged: question/asked before it, question/settled (answered with by, cancelled, failed) after; refusals log nothing; an ask open at a restart is settled interrupted',
+  title:
+    'every ask that reaches the provider is logged: question/asked before it, question/settled (answered with by, cancelled, failed) after; refusals log nothing; an ask open at a restart is settled interrupted',
   async body(h: Harness) {
     await h.start()
     const agent = await h.agent()
@@ -81,7 +107,10 @@ const questionsInLog: CaseSpec = {
       settled.data.outcome === 'answered' && stableJson(settled.data.answer) === stableJson(reviewAnswers),
       `${when}: an answered ask must log question/settled { outcome: 'answered', answer: <the provider's answers> }; got ${JSON.stringify(settled.data)}`,
     )
-    h.check(stableJson(settled.data.by) === stableJson(REVIEWER), `${when}: question/settled.by must be the answering user the answer names (${JSON.stringify(REVIEWER)}); got ${JSON.stringify(settled.data.by)}`)
+    h.check(
+      stableJson(settled.data.by) === stableJson(REVIEWER),
+      `${when}: question/settled.by must be the answering user the answer names (${JSON.stringify(REVIEWER)}); got ${JSON.stringify(settled.data.by)}`,
+    )
     const result = ofType(logged(), 'tool/result').find((event) => event.data.toolCallId === EXIT_CALL)
     h.check(
       result !== undefined && settled.seq < result.seq,
@@ -89,10 +118,24 @@ const questionsInLog: CaseSpec = {
     )
 
     // Outside a turn, through the seam: dismissed, failed, aborted mid-ask.
-    const outcomes: { readonly title: string; readonly answer: () => Promise<readonly UserAnswer[]>; readonly outcome: string; readonly abort?: boolean }[] = [
-      { title: 'an ask the user dismissed (ASK_CANCELLED)', answer: () => Promise.reject(new UserQuestionError('ASK_CANCELLED', 'dismissed to type')), outcome: 'cancelled' },
+    const outcomes: {
+      readonly title: string
+      readonly answer: () => Promise<readonly UserAnswer[]>
+      readonly outcome: string
+      readonly abort?: boolean
+    }[] = [
+      {
+        title: 'an ask the user dismissed (ASK_CANCELLED)',
+        answer: () => Promise.reject(new UserQuestionError('ASK_CANCELLED', 'dismissed to type')),
+        outcome: 'cancelled',
+      },
       { title: 'an ask whose provider failed', answer: () => Promise.reject(new Error('the provider broke')), outcome: 'failed' },
-      { title: 'an ask whose signal aborted while the provider was answering', answer: () => new Promise(() => {}), outcome: 'cancelled', abort: true },
+      {
+        title: 'an ask whose signal aborted while the provider was answering',
+        answer: () => new Promise(() => {}),
+        outcome: 'cancelled',
+        abort: true,
+      },
     ]
     for (const { title, answer, outcome, abort } of outcomes) {
       const controller = new AbortController()
@@ -118,11 +161,18 @@ const questionsInLog: CaseSpec = {
     const asksBefore = h.asks.length
     const beforeParent = questionEvents(logged()).length
     await askOutcome(h, 'userQuestions.ask for a child', { agent: child, questions: [QUESTION] })
-    h.checkDuty('child-questions', h.asks.length === asksBefore, "userQuestions must refuse a child owned by a live agent before the provider is asked; the child's ask reached it")
+    h.checkDuty(
+      'child-questions',
+      h.asks.length === asksBefore,
+      "userQuestions must refuse a child owned by a live agent before the provider is asked; the child's ask reached it",
+    )
     const aborted = new AbortController()
     aborted.abort()
     await askOutcome(h, 'userQuestions.ask with an aborted signal', { agent, questions: [QUESTION], signal: aborted.signal })
-    h.check(h.asks.length === asksBefore, 'an ask whose signal is already aborted must be refused before the provider is asked; it reached the provider')
+    h.check(
+      h.asks.length === asksBefore,
+      'an ask whose signal is already aborted must be refused before the provider is asked; it reached the provider',
+    )
     h.check(
       questionEvents(h.events(child)).length === 0 && questionEvents(logged()).length === beforeParent,
       `a refusal before any provider is asked must log no question/asked or question/settled. Child's log: ${logSummary(h.events(child))}`,
@@ -138,7 +188,10 @@ const questionsInLog: CaseSpec = {
       reachedPending()
       return new Promise(() => {})
     })
-    void h.context.require('userQuestions').ask({ agent, questions: [QUESTION] }).catch(() => {})
+    void h.context
+      .require('userQuestions')
+      .ask({ agent, questions: [QUESTION] })
+      .catch(() => {})
     await h.within('an ask that never settles reaching the provider', () => reachedPromise)
     checkAsked(h, pendingAsked, agent, [QUESTION], 'the ask left open')
     const id = agent.session.id
@@ -146,23 +199,33 @@ const questionsInLog: CaseSpec = {
     const asWritten = logged().map((event) => `${event.seq}:${event.type}`)
     await h.restart()
     const reopened = await h.within(`openAgent(${JSON.stringify(id)})`, () => h.host.openAgent!(id))
-    const reread = h.events(reopened).slice(0, written).map((event) => `${event.seq}:${event.type}`)
+    const reread = h
+      .events(reopened)
+      .slice(0, written)
+      .map((event) => `${event.seq}:${event.type}`)
     h.checkDuty(
       'restart-from-log',
       stableJson(reread) === stableJson(asWritten),
       `a session opened again must hold its whole log as written (${written} events, the open question/asked among them) before anything is appended; it starts ${JSON.stringify(reread.slice(0, 12))}. Log: ${logSummary(h.events(reopened))}`,
     )
-    const settlementsOf = (events: readonly SessionEvent[]) => ofType(events, 'question/settled').filter((event) => event.data.questionId === pendingAsked!.data.questionId)
+    const settlementsOf = (events: readonly SessionEvent[]) =>
+      ofType(events, 'question/settled').filter((event) => event.data.questionId === pendingAsked!.data.questionId)
     const atOpen = h.events(reopened).slice(written)
     h.check(
-      atOpen[0]?.type === 'question/settled' && settlementsOf(atOpen).length === 1 && settlementsOf(atOpen)[0]!.data.outcome === 'interrupted',
+      atOpen[0]?.type === 'question/settled' &&
+        settlementsOf(atOpen).length === 1 &&
+        settlementsOf(atOpen)[0]!.data.outcome === 'interrupted',
       () =>
         `an ask left open when its host went away must be settled at open: once openAgent() resolved, the log as written must be followed by one question/settled { questionId: ${JSON.stringify(pendingAsked!.data.questionId)}, outcome: 'interrupted' }, before anything else is appended (closeInterruptedTurn of @planmode/seams does it); it is followed by ${JSON.stringify(atOpen.map((event) => event.type))}. Log: ${logSummary(h.events(reopened))}`,
     )
     h.script({ text: 'after the restart' })
     await h.prompt(reopened, 'after the restart')
     const settlements = settlementsOf(h.events(reopened))
-    h.check(settlements.length === 1, () => `an ask is settled once: after the next turn the log has ${settlements.length} question/settled for it. Log: ${logSummary(h.events(reopened))}`)
+    h.check(
+      settlements.length === 1,
+      () =>
+        `an ask is settled once: after the next turn the log has ${settlements.length} question/settled for it. Log: ${logSummary(h.events(reopened))}`,
+    )
   },
 }
 

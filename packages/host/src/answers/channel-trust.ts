@@ -26,7 +26,8 @@ import { processUid, trustedFolderProblem } from './socket-folder.js'
  */
 export function untrustedChannel(read: ReadAnnouncement, log: Stats): string | undefined {
   const { announcement, stats } = read
-  if ((stats.mode & 0o022) !== 0) return `its announcement can be written by others than its owner (mode ${(stats.mode & 0o777).toString(8)})`
+  if ((stats.mode & 0o022) !== 0)
+    return `its announcement can be written by others than its owner (mode ${(stats.mode & 0o777).toString(8)})`
   const byGroup = (log.mode & 0o020) !== 0 && stats.gid === log.gid
   const me = processUid()
   if (stats.uid !== 0 && stats.uid !== me && stats.uid !== log.uid && !byGroup) {
@@ -39,8 +40,10 @@ export function untrustedChannel(read: ReadAnnouncement, log: Stats): string | u
     return `its socket ${announcement.socket} cannot be looked at (${(error as Error).message})`
   }
   if (!socket.isSocket()) return `${announcement.socket} is not a socket`
-  if (socket.uid !== stats.uid) return `its socket ${announcement.socket} belongs to user ${socket.uid}, not to the announcement's owner ${stats.uid}`
-  if (stats.uid !== 0 && stats.uid !== me && stats.uid !== log.uid && socket.gid !== log.gid) return `its socket ${announcement.socket} does not have the log's group`
+  if (socket.uid !== stats.uid)
+    return `its socket ${announcement.socket} belongs to user ${socket.uid}, not to the announcement's owner ${stats.uid}`
+  if (stats.uid !== 0 && stats.uid !== me && stats.uid !== log.uid && socket.gid !== log.gid)
+    return `its socket ${announcement.socket} does not have the log's group`
   const folder = trustedFolderProblem(dirname(announcement.socket), stats.uid)
   if (folder !== undefined) return `its socket's folder is not private to user ${stats.uid}: ${folder}`
   return undefined

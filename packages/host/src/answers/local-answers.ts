@@ -26,6 +26,8 @@ export function provideLocalAnswers(ctx: Context, store: WritingStore, socketDir
   ctx.provide('answerDesk', desk)
   ctx.provide('answerInbox', localAnswers({ dir: store.dir! }))
   ctx.effect(() => {
-    desk.close().catch((error: unknown) => ctx.logger.warn(`session store: closing the answer channels failed: ${(error as Error).message}`))
+    desk
+      .close()
+      .catch((error: unknown) => ctx.logger.warn(`session store: closing the answer channels failed: ${(error as Error).message}`))
   })
 }

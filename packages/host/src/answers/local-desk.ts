@@ -99,9 +99,11 @@ export class LocalAnswerDesk implements AnswerDesk {
     this.closed = true
     const channels = [...this.channels.values()]
     this.channels.clear()
-    await Promise.allSettled(channels.map(async ({ channel, started }) => {
-      await started.catch(() => {})
-      await channel.stop()
-    }))
+    await Promise.allSettled(
+      channels.map(async ({ channel, started }) => {
+        await started.catch(() => {})
+        await channel.stop()
+      }),
+    )
   }
 }

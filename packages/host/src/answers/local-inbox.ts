@@ -1,7 +1,15 @@
 import { lstatSync, type Stats } from 'node:fs'
 import { createConnection, type Socket } from 'node:net'
 import { join } from 'node:path'
-import { AnswerInboxError, openQuestionsOf, type AnswerInbox, type AnswerResult, type AnswerSubmission, type OpenAsks, type SessionEvent } from '@planmode/seams'
+import {
+  AnswerInboxError,
+  openQuestionsOf,
+  type AnswerInbox,
+  type AnswerResult,
+  type AnswerSubmission,
+  type OpenAsks,
+  type SessionEvent,
+} from '@planmode/seams'
 import { messageOf } from '../error-text.js'
 import { newId } from '../ids.js'
 import { readLogEvents } from '../session/jsonl-read.js'
@@ -32,7 +40,10 @@ const REREAD_MS = 100
 /** How long the log is read again for, while that writer still runs, before the outcome is called unknown. */
 const REREAD_FOR_MS = 10_000
 
-const refused = (code: 'UNKNOWN_SESSION' | 'INVALID_ANSWER' | 'NO_WRITER' | 'WRITER_GONE' | 'UNAVAILABLE', message: string): AnswerResult => ({ status: 'refused', code, message })
+const refused = (
+  code: 'UNKNOWN_SESSION' | 'INVALID_ANSWER' | 'NO_WRITER' | 'WRITER_GONE' | 'UNAVAILABLE',
+  message: string,
+): AnswerResult => ({ status: 'refused', code, message })
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** What a reply line says, checked: a result, or `undefined` when it is not one. */
@@ -43,7 +54,8 @@ function resultOf(line: string, questionId: string, submission: string): AnswerR
   } catch {
     return undefined
   }
-  if (value?.status === 'accepted' && Number.isSafeInteger(value.seq)) return { status: 'accepted', questionId, submission, seq: value.seq as number }
+  if (value?.status === 'accepted' && Number.isSafeInteger(value.seq))
+    return { status: 'accepted', questionId, submission, seq: value.seq as number }
   if (value?.status === 'refused' && typeof value.code === 'string' && typeof value.message === 'string') {
     const by = checkAnswerer(value.by)
     return { status: 'refused', code: value.code as never, message: value.message, ...(by.ok && by.by !== undefined ? { by: by.by } : {}) }
@@ -63,15 +75,18 @@ class LocalAnswerInbox implements AnswerInbox {
     try {
       return await readLogEvents(this.logOf(sessionId))
     } catch (error) {
-      if (SessionLogError.isInstance(error) && error.code === 'NOT_FOUND') return refused('UNKNOWN_SESSION', `there is no session ${sessionId} in ${this.dir}`)
+      if (SessionLogError.isInstance(error) && error.code === 'NOT_FOUND')
+        return refused('UNKNOWN_SESSION', `there is no session ${sessionId} in ${this.dir}`)
       return refused('UNAVAILABLE', `cannot read the log of session ${sessionId}: ${messageOf(error)}; nothing was sent`)
     }
   }
 
   async submit(submission: AnswerSubmission): Promise<AnswerResult> {
     const { sessionId, questionId, answers, by, signal } = submission ?? ({} as AnswerSubmission)
-    if (typeof sessionId !== 'string' || !ID.test(sessionId) || sessionId.length > 200) return refused('UNKNOWN_SESSION', `${JSON.stringify(sessionId)} is not a session id`)
-    if (typeof questionId !== 'string' || questionId === '') return { status: 'refused', code: 'UNKNOWN_QUESTION', message: `${JSON.stringify(questionId)} is not a question id` }
+    if (typeof sessionId !== 'string' || !ID.test(sessionId) || sessionId.length > 200)
+      return refused('UNKNOWN_SESSION', `${JSON.stringify(sessionId)} is not a session id`)
+    if (typeof questionId !== 'string' || questionId === '')
+      return { status: 'refused', code: 'UNKNOWN_QUESTION', message: `${JSON.stringify(questionId)} is not a question id` }
     const who = checkAnswerer(by)
     if (!who.ok) return refused('INVALID_ANSWER', `the answer says who answered wrongly: ${who.problem}; nothing was sent`)
     const events = await this.events(sessionId)
@@ -81,7 +96,11 @@ class LocalAnswerInbox implements AnswerInbox {
     const verdict = verdictOfLog(state, sessionId, questionId, id, false)
     if (verdict !== undefined || state.state !== 'open') return verdict!
     const checked = checkAnswers(state.asked.question, answers)
-    if (!checked.ok) return refused('INVALID_ANSWER', `the answer does not fit question ${questionId} of session ${sessionId}: ${checked.problem}; nothing was sent and the question is still open`)
+    if (!checked.ok)
+      return refused(
+        'INVALID_ANSWER',
+        `the answer does not fit question ${questionId} of session ${sessionId}: ${checked.problem}; nothing was sent and the question is still open`,
+      )
     if (signal?.aborted === true) return refused('UNAVAILABLE', 'the submission was aborted before it was sent; nothing was sent')
     const announced = this.writer(sessionId)
     if ('code' in announced) return (await this.again(sessionId, questionId, id)) ?? refused(announced.code, announced.message)
@@ -89,9 +108,23 @@ class LocalAnswerInbox implements AnswerInbox {
     try {
       socket = await connect(announced.socket)
     } catch (error) {
-      return (await this.again(sessionId, questionId, id)) ?? refused('NO_WRITER', `no process waits for answers to session ${sessionId} (its answer channel ${announced.socket} refused the connection: ${messageOf(error)}); the process that asked question ${questionId} has ended, and the next process to open the session settles it interrupted`)
+      return (
+        (await this.again(sessionId, questionId, id)) ??
+        refused(
+          'NO_WRITER',
+          `no process waits for answers to session ${sessionId} (its answer channel ${announced.socket} refused the connection: ${messageOf(error)}); the process that asked question ${questionId} has ended, and the next process to open the session settles it interrupted`,
+        )
+      )
     }
-    const request = { v: 1, token: announced.token, session: sessionId, submission: id, questionId, answers, ...(who.by === undefined ? {} : { by: who.by }) }
+    const request = {
+      v: 1,
+      token: announced.token,
+      session: sessionId,
+      submission: id,
+      questionId,
+      answers,
+      ...(who.by === undefined ? {} : { by: who.by }),
+    }
     const onAbort = (): void => void socket.destroy()
     signal?.addEventListener('abort', onAbort, { once: true })
     let line: string | undefined
@@ -119,7 +152,10 @@ class LocalAnswerInbox implements AnswerInbox {
     const log = this.logOf(sessionId)
     const file = announcementOf(log)
     const noWriter = (message: string) => ({ code: 'NO_WRITER' as const, message })
-    const untrusted = (why: string) => ({ code: 'UNAVAILABLE' as const, message: `the answer channel of session ${sessionId} cannot be trusted: ${why}; nothing was sent` })
+    const untrusted = (why: string) => ({
+      code: 'UNAVAILABLE' as const,
+      message: `the answer channel of session ${sessionId} cannot be trusted: ${why}; nothing was sent`,
+    })
     let read: ReturnType<typeof readAnnouncement>
     let logStats: Stats
     try {
@@ -128,13 +164,20 @@ class LocalAnswerInbox implements AnswerInbox {
     } catch (error) {
       return untrusted(`it cannot be read (${messageOf(error)})`)
     }
-    if (read === undefined) return noWriter(`no process waits for answers to session ${sessionId} (no ${file}): the process that asked has ended, and the next process to open the session settles its questions interrupted`)
+    if (read === undefined)
+      return noWriter(
+        `no process waits for answers to session ${sessionId} (no ${file}): the process that asked has ended, and the next process to open the session settles its questions interrupted`,
+      )
     if ('unreadable' in read) return untrusted(`${read.unreadable}, not an announcement of its writer`)
     const announced = read.announcement
     if (announced.session !== sessionId) return untrusted(`${file} announces session ${announced.session}`)
     const state = writerState(announced)
-    if (state === 'gone') return noWriter(`no process waits for answers to session ${sessionId}: process ${announced.pid}, which announced its channel, has ended (the next process to open the session settles its questions interrupted)`)
-    if (state === 'elsewhere') return noWriter(`session ${sessionId} is written on host ${announced.host}: its answer channel cannot be reached from here`)
+    if (state === 'gone')
+      return noWriter(
+        `no process waits for answers to session ${sessionId}: process ${announced.pid}, which announced its channel, has ended (the next process to open the session settles its questions interrupted)`,
+      )
+    if (state === 'elsewhere')
+      return noWriter(`session ${sessionId} is written on host ${announced.host}: its answer channel cannot be reached from here`)
     const why = untrustedChannel(read, logStats)
     if (why !== undefined) return untrusted(why)
     return announced
@@ -152,12 +195,23 @@ class LocalAnswerInbox implements AnswerInbox {
    * answer once the writer can write no more (it ended), or once it settles
    * the question. Until then, and at most for a while, it is read again.
    */
-  private async settle(sessionId: string, questionId: string, id: string, announced: Announcement, signal: AbortSignal | undefined): Promise<AnswerResult> {
+  private async settle(
+    sessionId: string,
+    questionId: string,
+    id: string,
+    announced: Announcement,
+    signal: AbortSignal | undefined,
+  ): Promise<AnswerResult> {
     const started = Date.now()
     for (;;) {
       const gone = writerState(announced) !== 'alive'
       const events = await this.events(sessionId)
-      if (!Array.isArray(events)) return { status: 'unknown', submission: id, message: `the answer was sent, and the log can no longer be read to tell whether it was applied: ${(events as { message: string }).message}` }
+      if (!Array.isArray(events))
+        return {
+          status: 'unknown',
+          submission: id,
+          message: `the answer was sent, and the log can no longer be read to tell whether it was applied: ${(events as { message: string }).message}`,
+        }
       const verdict = verdictOfLog(questionStateOf(events, questionId), sessionId, questionId, id, true)
       if (verdict !== undefined) return verdict
       if (gone) {
@@ -167,14 +221,19 @@ class LocalAnswerInbox implements AnswerInbox {
         )
       }
       if (signal?.aborted === true || Date.now() - started > REREAD_FOR_MS) {
-        return { status: 'unknown', submission: id, message: `the answer was sent to process ${announced.pid}, which did not reply and still runs; whether it applies it will show in the log (a question/settled with submission ${id})` }
+        return {
+          status: 'unknown',
+          submission: id,
+          message: `the answer was sent to process ${announced.pid}, which did not reply and still runs; whether it applies it will show in the log (a question/settled with submission ${id})`,
+        }
       }
       await sleep(REREAD_MS)
     }
   }
 
   async questions(sessionId: string): Promise<OpenAsks> {
-    if (typeof sessionId !== 'string' || !ID.test(sessionId) || sessionId.length > 200) throw new AnswerInboxError('UNKNOWN_SESSION', `${JSON.stringify(sessionId)} is not a session id`)
+    if (typeof sessionId !== 'string' || !ID.test(sessionId) || sessionId.length > 200)
+      throw new AnswerInboxError('UNKNOWN_SESSION', `${JSON.stringify(sessionId)} is not a session id`)
     const events = await this.events(sessionId)
     if (!Array.isArray(events)) {
       const refusal = events as { code: string; message: string }
@@ -213,6 +272,7 @@ function connect(path: string): Promise<Socket> {
  * @public
  */
 export function localAnswers(options: LocalAnswersOptions): AnswerInbox {
-  if (typeof options?.dir !== 'string' || options.dir === '') throw new TypeError('localAnswers: `dir` must be the folder of the session logs')
+  if (typeof options?.dir !== 'string' || options.dir === '')
+    throw new TypeError('localAnswers: `dir` must be the folder of the session logs')
   return new LocalAnswerInbox(options.dir)
 }

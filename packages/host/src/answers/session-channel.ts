@@ -58,7 +58,9 @@ export class SessionChannel {
         resolve()
       })
     })
-    server.on('error', (error) => this.logger.warn(`user-questions: the answer channel of session ${this.session.id} failed: ${error.message}`))
+    server.on('error', (error) =>
+      this.logger.warn(`user-questions: the answer channel of session ${this.session.id} failed: ${error.message}`),
+    )
     this.server = server
     try {
       const made = await lstat(socket)
@@ -119,7 +121,11 @@ export class SessionChannel {
       },
       (error: unknown) => {
         if (error instanceof WireError && error.kind === 'too-long') {
-          void writeLine(connection, { status: 'refused', code: 'INVALID_ANSWER', message: `${error.message}: the answer was not read; the question is still open` }).finally(() => connection.destroy())
+          void writeLine(connection, {
+            status: 'refused',
+            code: 'INVALID_ANSWER',
+            message: `${error.message}: the answer was not read; the question is still open`,
+          }).finally(() => connection.destroy())
         } else connection.destroy()
       },
     )
@@ -131,11 +137,20 @@ export class SessionChannel {
       request = JSON.parse(line) as Record<string, unknown>
       if (typeof request !== 'object' || request === null || Array.isArray(request)) throw new Error('not an object')
     } catch {
-      await writeLine(connection, { status: 'refused', code: 'INVALID_ANSWER', message: 'the request is not a JSON object; nothing was applied' })
+      await writeLine(connection, {
+        status: 'refused',
+        code: 'INVALID_ANSWER',
+        message: 'the request is not a JSON object; nothing was applied',
+      })
       return
     }
     const announcement: Announcement | undefined = this.channel?.announcement
-    if (request.v !== 1 || announcement === undefined || !tokenMatches(request.token, announcement.token) || request.session !== this.session.id) {
+    if (
+      request.v !== 1 ||
+      announcement === undefined ||
+      !tokenMatches(request.token, announcement.token) ||
+      request.session !== this.session.id
+    ) {
       await writeLine(connection, {
         status: 'refused',
         code: 'UNAVAILABLE',
@@ -145,11 +160,18 @@ export class SessionChannel {
     }
     const { submission, questionId } = request
     if (typeof submission !== 'string' || !SUBMISSION.test(submission) || typeof questionId !== 'string' || questionId === '') {
-      await writeLine(connection, { status: 'refused', code: 'INVALID_ANSWER', message: 'the request needs a submission id (1 to 64 letters, digits, "_" or "-") and a questionId; nothing was applied' })
+      await writeLine(connection, {
+        status: 'refused',
+        code: 'INVALID_ANSWER',
+        message: 'the request needs a submission id (1 to 64 letters, digits, "_" or "-") and a questionId; nothing was applied',
+      })
       return
     }
     const take = this.questions.get(questionId)
-    const decision: AnswerDecision = take !== undefined ? await take({ submission, questionId, answers: request.answers, by: request.by }) : this.fromLog(questionId, submission)
+    const decision: AnswerDecision =
+      take !== undefined
+        ? await take({ submission, questionId, answers: request.answers, by: request.by })
+        : this.fromLog(questionId, submission)
     await writeLine(connection, decision.status === 'unknown' ? this.fromLog(questionId, submission) : decision)
   }
 

@@ -46,7 +46,8 @@ const octal = (stats: Stats): string => (stats.mode & 0o7777).toString(8)
 /** What is wrong with folder `path` above a socket folder of user `uid`: another user may change what is below it. */
 function aboveProblem(path: string, stats: Stats, uid: number): string | undefined {
   if (stats.uid !== 0 && stats.uid !== uid) return `${path} belongs to user ${stats.uid}, who could replace what is below it`
-  if ((stats.mode & 0o022) !== 0 && (stats.mode & 0o1000) === 0) return `${path} can be written by others and is not sticky (mode ${octal(stats)})`
+  if ((stats.mode & 0o022) !== 0 && (stats.mode & 0o1000) === 0)
+    return `${path} can be written by others and is not sticky (mode ${octal(stats)})`
   return undefined
 }
 
@@ -61,7 +62,9 @@ function folderProblem(path: string, stats: Stats, uid: number): string | undefi
 
 /** {@link trustedFolderProblem} for the folders of `path` from the root down, the last one judged `asFolder` or as one above. */
 function chainProblem(path: string, uid: number, asFolder: boolean, links: number): string | undefined {
-  const parts = resolve(path).split('/').filter((part) => part !== '')
+  const parts = resolve(path)
+    .split('/')
+    .filter((part) => part !== '')
   let current = '/'
   const root = aboveProblem('/', lstatSync('/'), uid)
   if (root !== undefined) return root
@@ -76,7 +79,8 @@ function chainProblem(path: string, uid: number, asFolder: boolean, links: numbe
       current = realpathSync(next)
       continue
     }
-    const problem = last && asFolder ? folderProblem(next, stats, uid) : stats.isDirectory() ? aboveProblem(next, stats, uid) : `${next} is not a folder`
+    const problem =
+      last && asFolder ? folderProblem(next, stats, uid) : stats.isDirectory() ? aboveProblem(next, stats, uid) : `${next} is not a folder`
     if (problem !== undefined) return problem
     current = next
   }

@@ -140,7 +140,10 @@ export class LoopAgent implements HostAgent {
     try {
       this.alive()
       if (this.busy) {
-        throw new AgentError('BUSY', `agent ${this.id} is running a turn; use followup() to queue input or steer() to join the running turn`)
+        throw new AgentError(
+          'BUSY',
+          `agent ${this.id} is running a turn; use followup() to queue input or steer() to join the running turn`,
+        )
       }
       return this.start(toMessage(input))
     } catch (error) {

@@ -84,9 +84,15 @@ export const agentsPlugin: Plugin<AgentsConfig> = {
         }
         resolved = { ...options, model: resumed.model }
       }
-      const agent = new LoopAgent(ctx, config, resolved, (gone) => {
-        if (agents.get(gone.id) === gone) agents.delete(gone.id)
-      }, family)
+      const agent = new LoopAgent(
+        ctx,
+        config,
+        resolved,
+        (gone) => {
+          if (agents.get(gone.id) === gone) agents.delete(gone.id)
+        },
+        family,
+      )
       agents.set(agent.id, agent)
       return agent
     }

@@ -42,7 +42,9 @@ export function resolveModel(models: AgentModels | undefined, id: string, logger
     return undefined
   }
   if (model?.specificationVersion === 'v3') return model
-  logger.warn(`${who}: a handoff chose model "${id}", which the \`models\` option does not resolve to an AI SDK LanguageModelV3; it is not used`)
+  logger.warn(
+    `${who}: a handoff chose model "${id}", which the \`models\` option does not resolve to an AI SDK LanguageModelV3; it is not used`,
+  )
   return undefined
 }
 
@@ -89,5 +91,8 @@ export function resumeModel(events: readonly SessionEvent[], fallback: LanguageM
       : typeof models === 'function'
         ? 'the `models` option is a function, which cannot be searched for it (pass `model` to agents.create to go on with it)'
         : 'no entry of the `models` option is that model'
-  return { model: fallback, warning: `the session's last request went to "${named}", but ${why}; the agent starts on the default model "${usual}"` }
+  return {
+    model: fallback,
+    warning: `the session's last request went to "${named}", but ${why}; the agent starts on the default model "${usual}"`,
+  }
 }

@@ -55,7 +55,13 @@ export async function requestWithRetries(
   const who = agentLabel(agent)
   for (let attempt = 1; ; attempt += 1) {
     try {
-      const content = await streamAnswer(agent.model, request, signal, (part) => ctx.emit('agent/stream', { agent, turn, step, part }), limits)
+      const content = await streamAnswer(
+        agent.model,
+        request,
+        signal,
+        (part) => ctx.emit('agent/stream', { agent, turn, step, part }),
+        limits,
+      )
       // A stream cut short by a cancel is not an answer: nothing of it is logged.
       if (signal.aborted) return { cancelled: true }
       return { content }
@@ -72,11 +78,15 @@ export async function requestWithRetries(
       if (signal.aborted) return { cancelled: true }
       if (decision.kind !== 'retry' || !allowed) {
         if (decision.kind === 'retry') ctx.logger.warn(`${who}: retry refused after ${maxRetries} retries`)
-        ctx.logger.warn(`${who}: request of turn ${turn} step ${step} failed (attempt ${attempt}): ${messageOf(error)}; not retried, the turn ends`)
+        ctx.logger.warn(
+          `${who}: request of turn ${turn} step ${step} failed (attempt ${attempt}): ${messageOf(error)}; not retried, the turn ends`,
+        )
         return { error }
       }
       const delayMs = decision.delayMs ?? 0
-      ctx.logger.warn(`${who}: request of turn ${turn} step ${step} failed (attempt ${attempt}): ${messageOf(error)}; retrying in ${delayMs} ms`)
+      ctx.logger.warn(
+        `${who}: request of turn ${turn} step ${step} failed (attempt ${attempt}): ${messageOf(error)}; retrying in ${delayMs} ms`,
+      )
       await sleep(delayMs, signal)
       if (signal.aborted) return { cancelled: true }
     }

@@ -8,7 +8,10 @@ import { buildPrompt } from './transcript.js'
 import type { TurnHost, TurnState } from './turn-host.js'
 
 /** How a step ended: the model answered (with `calls` tool calls, all run), the turn was cancelled, or the request failed. */
-export type StepResult = { readonly kind: 'answered'; readonly calls: number } | { readonly kind: 'cancelled' } | { readonly kind: 'error'; readonly message: string }
+export type StepResult =
+  | { readonly kind: 'answered'; readonly calls: number }
+  | { readonly kind: 'cancelled' }
+  | { readonly kind: 'error'; readonly message: string }
 
 function assemble(host: TurnHost): AssembledRequest {
   const systemPrompt = host.ctx.get('systemPrompt')
@@ -31,14 +34,12 @@ export async function runStep(host: TurnHost, turn: number, step: number, state:
   // The frozen request: a retry re-sends exactly this.
   const request: LanguageModelV3CallOptions = {
     prompt: buildPrompt(session.events, assembled.system),
-    tools: assembled.tools.map(
-      (tool): LanguageModelV3FunctionTool => ({
-        type: 'function',
-        name: tool.name,
-        description: tool.description,
-        inputSchema: tool.parameters as LanguageModelV3FunctionTool['inputSchema'],
-      }),
-    ),
+    tools: assembled.tools.map((tool): LanguageModelV3FunctionTool => ({
+      type: 'function',
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.parameters as LanguageModelV3FunctionTool['inputSchema'],
+    })),
     ...(assembled.tools.length > 0 ? { toolChoice: { type: 'auto' } } : {}),
     abortSignal: signal,
   }

@@ -45,7 +45,10 @@ async function logResult(host: TurnHost, toolCallId: string, toolName: string, r
     await session.append('tool/result', { ...base, value: result.value })
   } catch (error) {
     if (!(SessionLogError.isInstance(error) && error.code === 'INVALID_EVENT')) throw error
-    host.ctx.logger.debug(`agent ${host.agent.id}: the value of tool ${toolName} (${toolCallId}) is not JSON; logged without it`, messageOf(error))
+    host.ctx.logger.debug(
+      `agent ${host.agent.id}: the value of tool ${toolName} (${toolCallId}) is not JSON; logged without it`,
+      messageOf(error),
+    )
     await session.append('tool/result', base)
   }
 }

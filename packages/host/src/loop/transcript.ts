@@ -8,8 +8,14 @@ type UserParts = Extract<LanguageModelV3Message, { role: 'user' }>['content']
 
 function toolResultPart(result: TranscriptToolResult): LanguageModelV3ToolResultPart {
   const { toolCallId, toolName } = result
-  if (result.kind === 'missing') return { type: 'tool-result', toolCallId, toolName, output: { type: 'error-text', value: MISSING_TOOL_RESULT } }
-  return { type: 'tool-result', toolCallId, toolName, output: result.isError ? { type: 'error-text', value: result.text } : { type: 'text', value: result.text } }
+  if (result.kind === 'missing')
+    return { type: 'tool-result', toolCallId, toolName, output: { type: 'error-text', value: MISSING_TOOL_RESULT } }
+  return {
+    type: 'tool-result',
+    toolCallId,
+    toolName,
+    output: result.isError ? { type: 'error-text', value: result.text } : { type: 'text', value: result.text },
+  }
 }
 
 /** One transcript entry as an AI SDK `LanguageModelV3` message: images as file parts, with their name. */
@@ -32,7 +38,9 @@ function messageOf(entry: TranscriptEntry): LanguageModelV3Message {
       return {
         role: 'assistant',
         content: entry.content.map((block) =>
-          block.type === 'text' ? { type: 'text', text: block.text } : { type: 'tool-call', toolCallId: block.toolCallId, toolName: block.toolName, input: block.input },
+          block.type === 'text'
+            ? { type: 'text', text: block.text }
+            : { type: 'tool-call', toolCallId: block.toolCallId, toolName: block.toolName, input: block.input },
         ),
       }
     case 'tool':

@@ -36,9 +36,13 @@ function checkDecision(decision: PreStepDecision): void {
 export function logSteered(host: TurnHost): Promise<void> {
   const { agent, ctx } = host
   return Promise.all(
-    host.steered.takeAll().map((message) =>
-      agent.session.append('user/message', message).catch((error: unknown) => ctx.logger.error(`agent ${agent.id}: could not log a steered message`, error)),
-    ),
+    host.steered
+      .takeAll()
+      .map((message) =>
+        agent.session
+          .append('user/message', message)
+          .catch((error: unknown) => ctx.logger.error(`agent ${agent.id}: could not log a steered message`, error)),
+      ),
   ).then(() => undefined)
 }
 
@@ -60,7 +64,9 @@ export async function runTurn(host: TurnHost, turn: number, initial: UserMessage
     if (state.openStep !== undefined) {
       const step = state.openStep
       state.openStep = undefined
-      await session.append('step/end', { turn, step }).catch((e: unknown) => ctx.logger.error(`agent ${agent.id}: could not close step ${step}`, e))
+      await session
+        .append('step/end', { turn, step })
+        .catch((e: unknown) => ctx.logger.error(`agent ${agent.id}: could not close step ${step}`, e))
     }
     // A completed turn took every steered message; any other end logs the ones no step took (the batch
     // a failed or rejected pre-step was proposed included), so they stay durable and ahead of whatever

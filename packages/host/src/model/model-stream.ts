@@ -37,7 +37,8 @@ export async function streamAnswer(
   if (signal.aborted) forward()
   else signal.addEventListener('abort', forward, { once: true })
   const timeOut = (kind: ModelTimeoutKind, ms: number) => (): void => call.abort(new ModelTimeoutError(kind, ms))
-  const requestTimer = limits.requestTimeoutMs > 0 ? setTimeout(timeOut('request', limits.requestTimeoutMs), limits.requestTimeoutMs) : undefined
+  const requestTimer =
+    limits.requestTimeoutMs > 0 ? setTimeout(timeOut('request', limits.requestTimeoutMs), limits.requestTimeoutMs) : undefined
   let idleTimer: ReturnType<typeof setTimeout> | undefined
   const idle = limits.idleTimeoutMs > 0 ? timeOut('idle', limits.idleTimeoutMs) : undefined
   const rearm = (): void => {
@@ -104,7 +105,12 @@ async function collect(
           textual(part.type === 'text-delta' ? 'text' : 'reasoning', part.id).text += part.delta
           break
         case 'tool-call':
-          blocks.push({ type: 'tool-call', toolCallId: part.toolCallId || newId('call'), toolName: part.toolName, input: argumentsForLog(part.input) })
+          blocks.push({
+            type: 'tool-call',
+            toolCallId: part.toolCallId || newId('call'),
+            toolName: part.toolName,
+            input: argumentsForLog(part.input),
+          })
           break
         case 'error':
           throw part.error

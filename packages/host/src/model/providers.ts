@@ -68,7 +68,8 @@ export interface OpenAICompatibleModelOptions {
  * @public
  */
 export function createOpenAICompatibleModel(options: OpenAICompatibleModelOptions): LanguageModelV3 {
-  if (typeof options?.baseURL !== 'string' || options.baseURL === '') throw new TypeError('createOpenAICompatibleModel: `baseURL` is required')
+  if (typeof options?.baseURL !== 'string' || options.baseURL === '')
+    throw new TypeError('createOpenAICompatibleModel: `baseURL` is required')
   if (typeof options.model !== 'string' || options.model === '') throw new TypeError('createOpenAICompatibleModel: `model` is required')
   const provider = createOpenAICompatible({
     name: options.name ?? 'openai-compatible',
@@ -105,7 +106,11 @@ export function modelFromEnv(env: Readonly<Record<string, string | undefined>> =
   const apiKey = set('DEEPSEEK_API_KEY')
   if (apiKey !== undefined) {
     const deepseekBase = set('DEEPSEEK_BASE_URL')
-    return createDeepSeekModel({ apiKey, model: set('DEEPSEEK_MODEL') ?? 'deepseek-chat', ...(deepseekBase === undefined ? {} : { baseURL: deepseekBase }) })
+    return createDeepSeekModel({
+      apiKey,
+      model: set('DEEPSEEK_MODEL') ?? 'deepseek-chat',
+      ...(deepseekBase === undefined ? {} : { baseURL: deepseekBase }),
+    })
   }
   return undefined
 }

@@ -6,7 +6,12 @@ import { messageOf } from '../error-text.js'
 /** What won an ask: the local provider's answers, or an answer another process sent. */
 export type AskWinner =
   | { readonly kind: 'local'; readonly answers: readonly UserAnswer[] }
-  | { readonly kind: 'remote'; readonly answers: readonly UserAnswer[]; readonly submission: string; readonly by: QuestionAnswerer | undefined }
+  | {
+      readonly kind: 'remote'
+      readonly answers: readonly UserAnswer[]
+      readonly submission: string
+      readonly by: QuestionAnswerer | undefined
+    }
 
 /** How the ask's settlement ended: logged as this event, or not logged because of this error. */
 type Settlement = { readonly logged: SessionEvent<'question/settled'> } | { readonly failed: unknown }
@@ -90,12 +95,23 @@ export class AskRace {
   async offer(incoming: IncomingAnswer): Promise<AnswerDecision> {
     const ready = await this.ready
     const name = `question ${this.questionId} of session ${this.sessionId}`
-    if (!ready) return { status: 'refused', code: 'UNKNOWN_QUESTION', message: `${name} was never asked: its question/asked could not be logged` }
+    if (!ready)
+      return { status: 'refused', code: 'UNKNOWN_QUESTION', message: `${name} was never asked: its question/asked could not be logged` }
     if (this.winner !== undefined) return this.afterSettlement(incoming.submission)
     const checked = checkAnswers(this.questions, incoming.answers)
-    if (!checked.ok) return { status: 'refused', code: 'INVALID_ANSWER', message: `the answer does not fit ${name}: ${checked.problem}; the question is still open` }
+    if (!checked.ok)
+      return {
+        status: 'refused',
+        code: 'INVALID_ANSWER',
+        message: `the answer does not fit ${name}: ${checked.problem}; the question is still open`,
+      }
     const who = checkAnswerer(incoming.by)
-    if (!who.ok) return { status: 'refused', code: 'INVALID_ANSWER', message: `the answer to ${name} says who answered wrongly: ${who.problem}; the question is still open` }
+    if (!who.ok)
+      return {
+        status: 'refused',
+        code: 'INVALID_ANSWER',
+        message: `the answer to ${name} says who answered wrongly: ${who.problem}; the question is still open`,
+      }
     // Decided now, before any await: the local provider's answer, should it come later, loses.
     this.winner = 'remote'
     this.winningSubmission = incoming.submission
@@ -114,12 +130,26 @@ export class AskRace {
       const settled: QuestionSettled = settlement.logged.data
       if (settled.outcome === 'answered' && settled.submission === submission) return { status: 'accepted', seq: settlement.logged.seq }
       if (settled.outcome === 'answered') {
-        return { status: 'refused', code: 'ALREADY_ANSWERED', message: `${name} was already answered by ${answererText(settled.by)}; this answer was not applied`, ...(settled.by === undefined ? {} : { by: settled.by }) }
+        return {
+          status: 'refused',
+          code: 'ALREADY_ANSWERED',
+          message: `${name} was already answered by ${answererText(settled.by)}; this answer was not applied`,
+          ...(settled.by === undefined ? {} : { by: settled.by }),
+        }
       }
-      return { status: 'refused', code: 'QUESTION_CLOSED', message: `${name} is closed: it was settled ${settled.outcome} before this answer was taken; this answer was not applied` }
+      return {
+        status: 'refused',
+        code: 'QUESTION_CLOSED',
+        message: `${name} is closed: it was settled ${settled.outcome} before this answer was taken; this answer was not applied`,
+      }
     }
     // The settlement could not be logged. Whether it landed is unknown only for OUTCOME_UNKNOWN: the desk settles that from the log.
-    if (this.winningSubmission === submission && SessionLogError.isInstance(settlement.failed) && settlement.failed.code === 'OUTCOME_UNKNOWN') return { status: 'unknown' }
+    if (
+      this.winningSubmission === submission &&
+      SessionLogError.isInstance(settlement.failed) &&
+      settlement.failed.code === 'OUTCOME_UNKNOWN'
+    )
+      return { status: 'unknown' }
     return {
       status: 'refused',
       code: 'QUESTION_CLOSED',

@@ -37,7 +37,9 @@ export function checkJsonSchema(schema: JsonSchema | boolean, value: unknown, pa
     return [`${at(path)}: expected ${types.join(' or ')}, got ${typeOf(value)}`]
   }
   if (schema.enum !== undefined && !schema.enum.some((option) => equal(option, value))) {
-    issues.push(`${at(path)}: expected one of ${schema.enum.map((option) => JSON.stringify(option)).join(', ')}, got ${JSON.stringify(value)}`)
+    issues.push(
+      `${at(path)}: expected one of ${schema.enum.map((option) => JSON.stringify(option)).join(', ')}, got ${JSON.stringify(value)}`,
+    )
   }
   if ('const' in schema && schema.const !== undefined && !equal(schema.const, value)) {
     issues.push(`${at(path)}: expected ${JSON.stringify(schema.const)}, got ${JSON.stringify(value)}`)

@@ -53,11 +53,13 @@ function questionIssues(value: unknown, path: Path, issues: Issue[]): void {
   for (const key of ['id', 'header', 'question']) {
     if (typeof value[key] !== 'string') issues.push({ message: 'expected a string', path: [...path, key] })
   }
-  if (value['detail'] !== undefined && typeof value['detail'] !== 'string') issues.push({ message: 'expected a string', path: [...path, 'detail'] })
+  if (value['detail'] !== undefined && typeof value['detail'] !== 'string')
+    issues.push({ message: 'expected a string', path: [...path, 'detail'] })
   const options = value['options']
   if (!Array.isArray(options)) issues.push({ message: 'expected an array', path: [...path, 'options'] })
   else options.forEach((option, at) => optionIssues(option, [...path, 'options', at], issues))
-  if (value['multiSelect'] !== undefined && typeof value['multiSelect'] !== 'boolean') issues.push({ message: 'expected a boolean', path: [...path, 'multiSelect'] })
+  if (value['multiSelect'] !== undefined && typeof value['multiSelect'] !== 'boolean')
+    issues.push({ message: 'expected a boolean', path: [...path, 'multiSelect'] })
   const intent = value['intent']
   if (intent !== undefined && !(isObject(intent) && typeof intent['kind'] === 'string')) {
     issues.push({ message: 'expected an intent with a string kind', path: [...path, 'intent'] })
@@ -77,7 +79,8 @@ function openIssues(value: unknown, at: number, issues: Issue[]): void {
   for (const key of ['questionId', 'agent']) {
     if (typeof value[key] !== 'string') issues.push({ message: 'expected a string', path: [...path, key] })
   }
-  if (!Number.isInteger(value['seq']) || (value['seq'] as number) < 0) issues.push({ message: 'expected an integer ≥ 0', path: [...path, 'seq'] })
+  if (!Number.isInteger(value['seq']) || (value['seq'] as number) < 0)
+    issues.push({ message: 'expected an integer ≥ 0', path: [...path, 'seq'] })
   questionListIssues(value['question'], [...path, 'question'], issues)
   for (const key of Object.keys(value)) if (!OPEN_KEYS.has(key)) issues.push({ message: 'unexpected key', path: [...path, key] })
 }
@@ -96,7 +99,8 @@ const questionsSchema: StandardSchemaV1<unknown, QuestionsView> = {
         open.forEach((entry, at) => openIssues(entry, at, issues))
         const ids = open.map((entry: unknown) => (isObject(entry) ? entry['questionId'] : undefined))
         ids.forEach((id, at) => {
-          if (typeof id === 'string' && ids.indexOf(id) !== at) issues.push({ message: 'a questionId open twice', path: ['open', at, 'questionId'] })
+          if (typeof id === 'string' && ids.indexOf(id) !== at)
+            issues.push({ message: 'a questionId open twice', path: ['open', at, 'questionId'] })
         })
       }
       for (const key of Object.keys(value)) if (key !== 'open') issues.push({ message: 'unexpected key', path: [key] })

@@ -149,9 +149,11 @@ export const sessionProjectionsPlugin: Plugin = {
 
     const registry: SessionProjectionRegistry = {
       register<State, View>(unit: ProjectionUnit<State, View>): Disposer {
-        if (typeof unit?.key !== 'string' || unit.key === '') throw new TypeError('sessionProjections.register: a unit needs a non-empty `key`')
+        if (typeof unit?.key !== 'string' || unit.key === '')
+          throw new TypeError('sessionProjections.register: a unit needs a non-empty `key`')
         for (const member of ['initial', 'apply', 'view'] as const) {
-          if (typeof unit[member] !== 'function') throw new TypeError(`sessionProjections.register(${unit.key}): \`${member}\` must be a function`)
+          if (typeof unit[member] !== 'function')
+            throw new TypeError(`sessionProjections.register(${unit.key}): \`${member}\` must be a function`)
         }
         if (typeof unit.schema?.['~standard']?.validate !== 'function') {
           throw new TypeError(`sessionProjections.register(${unit.key}): \`schema\` must be a Standard Schema`)
@@ -195,7 +197,10 @@ export const sessionProjectionsPlugin: Plugin = {
         try {
           folded = foldOf(entry, session, event.seq)
         } catch (error) {
-          ctx.logger.error(`projection "${entry.unit.key}" threw while folding ${event.type} (session ${session.id}, seq ${event.seq})`, error)
+          ctx.logger.error(
+            `projection "${entry.unit.key}" threw while folding ${event.type} (session ${session.id}, seq ${event.seq})`,
+            error,
+          )
           continue
         }
         // Appends are serialized and announced synchronously, so the fold now ends at this event.

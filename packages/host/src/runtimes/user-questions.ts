@@ -126,7 +126,9 @@ export const userQuestionsPlugin: Plugin = {
         const opened = await desk.open(agent.session, questionId, (incoming) => race.offer(incoming))
         return { opened, remote: opened !== NOTHING_OPENED }
       } catch (error) {
-        ctx.logger.warn(`user-questions: question ${questionId} of session ${agent.session.id} takes no answers from other processes: ${messageOf(error)}`)
+        ctx.logger.warn(
+          `user-questions: question ${questionId} of session ${agent.session.id} takes no answers from other processes: ${messageOf(error)}`,
+        )
         return { opened: NOTHING_OPENED, remote: false }
       }
     }
@@ -180,7 +182,9 @@ export const userQuestionsPlugin: Plugin = {
         const refused = unloggable(winner)
         if (refused !== undefined) {
           // Nothing of the answers is logged: the ask failed, as a provider's rejection does.
-          await logSettled(agent, { questionId, outcome: 'failed', error: refused.message }, ctx.logger, race).finally(() => desk.opened.close())
+          await logSettled(agent, { questionId, outcome: 'failed', error: refused.message }, ctx.logger, race).finally(() =>
+            desk.opened.close(),
+          )
           throw refused
         }
         await logSettled(agent, answered(questionId, winner), ctx.logger, race).finally(() => desk.opened.close())

@@ -19,10 +19,19 @@ function describe(value: unknown): string {
  * the log). Throws `INVALID_EVENT` for what JSON cannot write or would not
  * read back as an event, `SEQ_LIMIT` past `Number.MAX_SAFE_INTEGER`.
  */
-export function eventOf(session: { readonly id: string; readonly file: string | undefined }, type: unknown, data: unknown, seq: number): { event: SessionEvent; line: string } {
+export function eventOf(
+  session: { readonly id: string; readonly file: string | undefined },
+  type: unknown,
+  data: unknown,
+  seq: number,
+): { event: SessionEvent; line: string } {
   const where = { file: session.file }
   if (typeof type !== 'string' || type === '') {
-    throw new SessionLogError('INVALID_EVENT', `session ${session.id}: event type must be a non-empty string, got ${describe(type)}; nothing was written`, where)
+    throw new SessionLogError(
+      'INVALID_EVENT',
+      `session ${session.id}: event type must be a non-empty string, got ${describe(type)}; nothing was written`,
+      where,
+    )
   }
   if (seq > Number.MAX_SAFE_INTEGER) {
     throw new SessionLogError(
@@ -42,10 +51,14 @@ export function eventOf(session: { readonly id: string; readonly file: string | 
   try {
     line = JSON.stringify({ type, seq, time, data })
   } catch (error) {
-    throw new SessionLogError('INVALID_EVENT', `session ${session.id}: ${type} data is not JSON-serializable (${(error as Error).message}); nothing was written`, {
-      ...where,
-      cause: error,
-    })
+    throw new SessionLogError(
+      'INVALID_EVENT',
+      `session ${session.id}: ${type} data is not JSON-serializable (${(error as Error).message}); nothing was written`,
+      {
+        ...where,
+        cause: error,
+      },
+    )
   }
   const event = JSON.parse(line) as { type: string; data?: unknown }
   if (!('data' in event)) {

@@ -126,10 +126,14 @@ class LineParser {
       throw new SessionLogError('CORRUPT_LINE', `${file}:${line}: corrupt session log line: ${parsed}`, { file, line })
     }
     if (parsed.seq <= this.previousSeq) {
-      throw new SessionLogError('SEQ_ORDER', `${file}:${line}: seq ${parsed.seq} does not follow seq ${this.previousSeq} (seq must strictly increase)`, {
-        file,
-        line,
-      })
+      throw new SessionLogError(
+        'SEQ_ORDER',
+        `${file}:${line}: seq ${parsed.seq} does not follow seq ${this.previousSeq} (seq must strictly increase)`,
+        {
+          file,
+          line,
+        },
+      )
     }
     this.previousSeq = parsed.seq
     this.events.push(parsed)
@@ -168,7 +172,11 @@ class LineParser {
  * last line, empty when the file ends with a newline) and the file offset
  * where they start.
  */
-async function readLines(handle: FileHandle, size: number, parser: LineParser): Promise<{ readonly tail: Buffer; readonly tailAt: number }> {
+async function readLines(
+  handle: FileHandle,
+  size: number,
+  parser: LineParser,
+): Promise<{ readonly tail: Buffer; readonly tailAt: number }> {
   // A small log is read in one piece of its own size (one more byte sees the end).
   let buffer = Buffer.allocUnsafe(Math.min(READ_CHUNK, size + 1))
   /** File offset of `buffer[0]`. */
@@ -205,7 +213,14 @@ export function reason(error: unknown): string {
 }
 
 /** A name for what an `fs.Stats` describes, when it is not a regular file. */
-export function kindOf(stats: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSymbolicLink(): boolean }): string {
+export function kindOf(stats: {
+  isDirectory(): boolean
+  isFIFO(): boolean
+  isSocket(): boolean
+  isCharacterDevice(): boolean
+  isBlockDevice(): boolean
+  isSymbolicLink(): boolean
+}): string {
   if (stats.isDirectory()) return 'a directory'
   if (stats.isFIFO()) return 'a FIFO'
   if (stats.isSocket()) return 'a socket'
@@ -286,4 +301,3 @@ export async function readLog(file: string): Promise<ReadLog> {
 export async function readLogEvents(file: string): Promise<SessionEvent[]> {
   return (await readLog(file)).events
 }
-

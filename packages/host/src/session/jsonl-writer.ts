@@ -29,18 +29,26 @@ export async function openLog(file: string): Promise<OpenedLog> {
   try {
     writer = await JsonlWriter.open(file, read.size)
   } catch (error) {
-    if (read.repair === undefined || !SessionLogError.isInstance(error) || error.code !== 'UNREADABLE' || error.cause === undefined) throw error
-    throw new SessionLogError('UNWRITABLE', `${file}: cannot repair the torn last line: cannot open the log for writing (${reason(error.cause)}); the file was left as it was`, {
-      file,
-      cause: error.cause,
-    })
+    if (read.repair === undefined || !SessionLogError.isInstance(error) || error.code !== 'UNREADABLE' || error.cause === undefined)
+      throw error
+    throw new SessionLogError(
+      'UNWRITABLE',
+      `${file}: cannot repair the torn last line: cannot open the log for writing (${reason(error.cause)}); the file was left as it was`,
+      {
+        file,
+        cause: error.cause,
+      },
+    )
   }
   if (read.repair !== undefined) {
     try {
       writer.repair(read.repair)
     } catch (error) {
       await writer.close().catch(() => {})
-      throw new SessionLogError('UNWRITABLE', `${file}: cannot repair the torn last line (${reason(error)}); the file was left as it was`, { file, cause: error })
+      throw new SessionLogError('UNWRITABLE', `${file}: cannot repair the torn last line (${reason(error)}); the file was left as it was`, {
+        file,
+        cause: error,
+      })
     }
   }
   return { events: read.events, warnings: read.warnings, writer }
@@ -110,7 +118,10 @@ export class JsonlWriter {
       this.broken = new SessionLogError('UNWRITABLE', message, { file: this.file, cause: truncateError })
       return new SessionLogError('UNWRITABLE', message, { file: this.file, cause: error })
     }
-    return new SessionLogError('UNWRITABLE', `${this.file}: cannot ${what} session log (${reason(error)}); nothing was appended`, { file: this.file, cause: error })
+    return new SessionLogError('UNWRITABLE', `${this.file}: cannot ${what} session log (${reason(error)}); nothing was appended`, {
+      file: this.file,
+      cause: error,
+    })
   }
 
   /**
@@ -127,10 +138,14 @@ export class JsonlWriter {
    */
   append(text: string, sync: boolean): Promise<void> | undefined {
     if (this.broken !== undefined) {
-      throw new SessionLogError('UNWRITABLE', `${this.file}: the session log is unusable after an earlier failure (${this.broken.message}); nothing was appended`, {
-        file: this.file,
-        cause: this.broken,
-      })
+      throw new SessionLogError(
+        'UNWRITABLE',
+        `${this.file}: the session log is unusable after an earlier failure (${this.broken.message}); nothing was appended`,
+        {
+          file: this.file,
+          cause: this.broken,
+        },
+      )
     }
     const bytes = Buffer.from(text, 'utf8')
     const before = this.size

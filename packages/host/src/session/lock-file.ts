@@ -33,7 +33,8 @@ export function shapeProblem(value: unknown): string | undefined {
   const owner = value as Record<string, unknown>
   const identity = identityProblem(owner)
   if (identity !== undefined) return identity
-  if (typeof owner.token !== 'string' || !TOKEN.test(owner.token)) return `"token" is ${JSON.stringify(owner.token)}; expected 1 to 64 letters, digits, "_" or "-"`
+  if (typeof owner.token !== 'string' || !TOKEN.test(owner.token))
+    return `"token" is ${JSON.stringify(owner.token)}; expected 1 to 64 letters, digits, "_" or "-"`
   if (owner.since !== undefined && typeof owner.since !== 'number') return `"since" is ${JSON.stringify(owner.since)}; expected a number`
   return undefined
 }
@@ -87,7 +88,10 @@ export async function readOwner(file: string, log: string): Promise<LockOwner | 
       text = readLockText(file, log)
     } catch (error) {
       if (SessionLogError.isInstance(error)) throw error
-      throw new SessionLogError('UNREADABLE', `${file}: cannot read the session lock (${(error as Error).message})`, { file: log, cause: error })
+      throw new SessionLogError('UNREADABLE', `${file}: cannot read the session lock (${(error as Error).message})`, {
+        file: log,
+        cause: error,
+      })
     }
     if (text === undefined) return undefined
     if (text !== '') break

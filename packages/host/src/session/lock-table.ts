@@ -24,7 +24,11 @@ interface LockTable {
 }
 
 /** The table, with every member present. */
-export type Locks = LockTable & { readonly tokens: Set<string>; readonly claims: Map<string, string>; releasing?: Map<string, Promise<void>> }
+export type Locks = LockTable & {
+  readonly tokens: Set<string>
+  readonly claims: Map<string, string>
+  releasing?: Map<string, Promise<void>>
+}
 
 const TABLE = Symbol.for('@planmode/host/session-locks')
 

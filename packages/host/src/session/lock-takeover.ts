@@ -18,7 +18,9 @@ export function judge(owner: LockOwner): Verdict {
   const state = processState(owner)
   switch (state.state) {
     case 'self':
-      return standsBehind(owner.token) ? { live: true, who: 'another session store of this process' } : { live: false, why: 'of this process (no longer held)' }
+      return standsBehind(owner.token)
+        ? { live: true, who: 'another session store of this process' }
+        : { live: false, why: 'of this process (no longer held)' }
     case 'alive':
       return { live: true, who }
     case 'gone':
@@ -43,7 +45,14 @@ export type Outcome = { readonly won: true } | { readonly won: false; readonly w
  * behind), taking over a stale file there by rules 2–4. `onStale` hears of
  * each stale file removed.
  */
-export async function take(path: string, content: string, log: string, depth: number, onStale: (message: string) => void, durable: boolean): Promise<Outcome> {
+export async function take(
+  path: string,
+  content: string,
+  log: string,
+  depth: number,
+  onStale: (message: string) => void,
+  durable: boolean,
+): Promise<Outcome> {
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
     if (await createExclusive(path, content, durable)) return { won: true }
     const owner = await readOwner(path, log)
@@ -62,7 +71,11 @@ export async function take(path: string, content: string, log: string, depth: nu
       try {
         const again = await readOwner(path, log)
         if (again?.token === owner.token) {
-          onStale(depth === 0 ? `${path}: taking over a stale lock ${verdict.why}` : `${path}: removing an abandoned takeover claim ${verdict.why}`)
+          onStale(
+            depth === 0
+              ? `${path}: taking over a stale lock ${verdict.why}`
+              : `${path}: removing an abandoned takeover claim ${verdict.why}`,
+          )
           await unlink(path).catch((error: NodeJS.ErrnoException) => {
             if (error.code !== 'ENOENT') throw error
           })

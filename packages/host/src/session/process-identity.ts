@@ -103,12 +103,16 @@ export function thisProcess(): ProcessIdentity {
 
 /** The problem with the identity fields of a parsed record, or `undefined` when they are well formed. */
 export function identityProblem(record: Record<string, unknown>): string | undefined {
-  if (typeof record.pid !== 'number' || !Number.isSafeInteger(record.pid) || record.pid <= 0) return `"pid" is ${JSON.stringify(record.pid)}; expected a positive integer`
+  if (typeof record.pid !== 'number' || !Number.isSafeInteger(record.pid) || record.pid <= 0)
+    return `"pid" is ${JSON.stringify(record.pid)}; expected a positive integer`
   if (typeof record.host !== 'string' || record.host === '') return `"host" is ${JSON.stringify(record.host)}; expected a non-empty string`
-  if (record.machine !== undefined && typeof record.machine !== 'string') return `"machine" is ${JSON.stringify(record.machine)}; expected a string`
+  if (record.machine !== undefined && typeof record.machine !== 'string')
+    return `"machine" is ${JSON.stringify(record.machine)}; expected a string`
   if (record.boot !== undefined && typeof record.boot !== 'string') return `"boot" is ${JSON.stringify(record.boot)}; expected a string`
-  if (record.start !== undefined && (typeof record.start !== 'number' || !Number.isSafeInteger(record.start))) return `"start" is ${JSON.stringify(record.start)}; expected an integer`
-  if (record.pidns !== undefined && (typeof record.pidns !== 'number' || !Number.isSafeInteger(record.pidns))) return `"pidns" is ${JSON.stringify(record.pidns)}; expected an integer`
+  if (record.start !== undefined && (typeof record.start !== 'number' || !Number.isSafeInteger(record.start)))
+    return `"start" is ${JSON.stringify(record.start)}; expected an integer`
+  if (record.pidns !== undefined && (typeof record.pidns !== 'number' || !Number.isSafeInteger(record.pidns)))
+    return `"pidns" is ${JSON.stringify(record.pidns)}; expected an integer`
   return undefined
 }
 
@@ -129,7 +133,8 @@ export function processState(who: ProcessIdentity): ProcessState {
     return { state: 'unchecked', where: 'machine', why: `another machine with the same host name, machine id ${who.machine}` }
   }
   // Without a machine id on either side, a same host name with another boot id is taken for this machine restarted.
-  if (who.boot !== undefined && self.boot !== undefined && who.boot !== self.boot) return { state: 'gone', why: 'the machine has restarted since' }
+  if (who.boot !== undefined && self.boot !== undefined && who.boot !== self.boot)
+    return { state: 'gone', why: 'the machine has restarted since' }
   if (who.pidns !== undefined && self.pidns !== undefined && who.pidns !== self.pidns) {
     return { state: 'unchecked', where: 'namespace', why: 'another pid namespace (a container?)' }
   }

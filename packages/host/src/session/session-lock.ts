@@ -88,7 +88,11 @@ export class SessionLock {
    * hears about a takeover. `durable` (default true) fsyncs the lock's
    * content before it appears, so a power loss cannot leave it empty.
    */
-  static async acquire(log: string, onStale: (message: string) => void, options: { readonly durable?: boolean } = {}): Promise<SessionLock> {
+  static async acquire(
+    log: string,
+    onStale: (message: string) => void,
+    options: { readonly durable?: boolean } = {},
+  ): Promise<SessionLock> {
     const file = `${log}.lock`
     const key = lockKey(file)
     const locks = lockTable()
@@ -108,7 +112,10 @@ export class SessionLock {
       } catch (error) {
         locks.tokens.delete(token)
         if (SessionLogError.isInstance(error)) throw error
-        throw new SessionLogError('UNREADABLE', `${file}: cannot create the session lock (${(error as Error).message})`, { file: log, cause: error })
+        throw new SessionLogError('UNREADABLE', `${file}: cannot create the session lock (${(error as Error).message})`, {
+          file: log,
+          cause: error,
+        })
       }
       if (outcome.won) {
         locks.held.set(key, token)

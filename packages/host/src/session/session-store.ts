@@ -147,7 +147,9 @@ class Store implements SessionStore, SessionHost {
 
   private lock(file: string): Promise<SessionLock> {
     // With durability 'never' a power loss may cost the log's tail anyway: no fsync for the lock either.
-    return SessionLock.acquire(file, (message) => this.ctx.logger.info(`session store: ${message}`), { durable: this.durability !== 'never' })
+    return SessionLock.acquire(file, (message) => this.ctx.logger.info(`session store: ${message}`), {
+      durable: this.durability !== 'never',
+    })
   }
 
   create(options: CreateSessionOptions = {}): Promise<HostSession> {

@@ -175,10 +175,14 @@ export class StoredSession implements HostSession {
     let failure: SessionLogError | undefined
     if (this.store.durability !== 'never') {
       await this.writer.sync().catch((error: unknown) => {
-        failure = new SessionLogError('UNWRITABLE', `${this.writer!.file}: cannot sync session log on close (${(error as Error).message}); appends since the last sync may not be durable`, {
-          file: this.writer!.file,
-          cause: error,
-        })
+        failure = new SessionLogError(
+          'UNWRITABLE',
+          `${this.writer!.file}: cannot sync session log on close (${(error as Error).message}); appends since the last sync may not be durable`,
+          {
+            file: this.writer!.file,
+            cause: error,
+          },
+        )
       })
     }
     await this.writer.close().catch(() => {})

@@ -9,7 +9,12 @@ import { open, unlink, type FileHandle } from 'node:fs/promises'
  * failure the temp file is removed and the error thrown: nothing half
  * written is ever left behind or made visible.
  */
-export async function writeTempBeside(path: string, content: string, mode: number, finish?: (handle: FileHandle) => Promise<void>): Promise<string> {
+export async function writeTempBeside(
+  path: string,
+  content: string,
+  mode: number,
+  finish?: (handle: FileHandle) => Promise<void>,
+): Promise<string> {
   const temp = `${path}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`
   const handle = await open(temp, 'wx', mode)
   try {

@@ -59,7 +59,11 @@ function pidFaker(): (chunk: Buffer) => void {
   }
 }
 
-export async function partitionProxy(target: { host: string; port: number }, marker: string, options: ProxyOptions = {}): Promise<PartitionProxy> {
+export async function partitionProxy(
+  target: { host: string; port: number },
+  marker: string,
+  options: ProxyOptions = {},
+): Promise<PartitionProxy> {
   const links = new Set<Link>()
   const server: Server = createServer((client) => {
     const upstream = connect(target.port, target.host)

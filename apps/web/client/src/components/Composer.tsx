@@ -118,7 +118,11 @@ export function Composer({
     const ok = await action.run(async () => {
       if (line.startsWith('/')) {
         const result = await send.command(line, uploads)
-        setReply(result === null ? { text: `Unknown command: ${line.split(/\s/)[0]}`, error: true } : { text: result.text, error: result.kind === 'error' })
+        setReply(
+          result === null
+            ? { text: `Unknown command: ${line.split(/\s/)[0]}`, error: true }
+            : { text: result.text, error: result.kind === 'error' },
+        )
       } else {
         await send.prompt(text, uploads)
       }
@@ -152,7 +156,13 @@ export function Composer({
           {images.map((image) => (
             <li key={image.key} data-testid="composer-attachment">
               <img src={image.url} alt={image.name} />
-              <button type="button" aria-label={`Remove ${image.name}`} data-testid="composer-attachment-remove" onClick={() => remove(image.key)} disabled={action.busy}>
+              <button
+                type="button"
+                aria-label={`Remove ${image.name}`}
+                data-testid="composer-attachment-remove"
+                onClick={() => remove(image.key)}
+                disabled={action.busy}
+              >
                 ×
               </button>
             </li>
@@ -192,16 +202,33 @@ export function Composer({
         />
         {readOnly === undefined && (
           <>
-            <button type="button" className="secondary" data-testid="composer-attach" onClick={() => fileInput.current?.click()} disabled={action.busy || closed} aria-label="Attach images">
+            <button
+              type="button"
+              className="secondary"
+              data-testid="composer-attach"
+              onClick={() => fileInput.current?.click()}
+              disabled={action.busy || closed}
+              aria-label="Attach images"
+            >
               Attach
             </button>
-            <button type="submit" data-testid="composer-send" disabled={closed || action.busy || (text.trim() === '' && images.length === 0)}>
+            <button
+              type="submit"
+              data-testid="composer-send"
+              disabled={closed || action.busy || (text.trim() === '' && images.length === 0)}
+            >
               {action.busy ? 'Sending…' : 'Send'}
             </button>
           </>
         )}
         {running && !closed && readOnly === undefined && (
-          <button type="button" className="secondary" data-testid="composer-cancel" disabled={cancel.busy} onClick={() => void cancel.run(onCancel)}>
+          <button
+            type="button"
+            className="secondary"
+            data-testid="composer-cancel"
+            disabled={cancel.busy}
+            onClick={() => void cancel.run(onCancel)}
+          >
             Stop turn
           </button>
         )}

@@ -36,27 +36,47 @@ export function EnterPlanCard({
         {question.header}
       </h2>
       <p className="question">{question.question}</p>
-      {question.detail !== undefined && question.detail !== '' && <Markdown text={question.detail} testId="plan-enter-reason" className="reason" />}
+      {question.detail !== undefined && question.detail !== '' && (
+        <Markdown text={question.detail} testId="plan-enter-reason" className="reason" />
+      )}
       <div className="feedback">
         <label htmlFor={`${ids}-note`}>Note (optional, sent with {no})</label>
-        <textarea id={`${ids}-note`} data-testid="plan-enter-note" rows={2} value={note} onChange={(event) => setNote(event.target.value)} readOnly={action.busy} />
+        <textarea
+          id={`${ids}-note`}
+          data-testid="plan-enter-note"
+          rows={2}
+          value={note}
+          onChange={(event) => setNote(event.target.value)}
+          readOnly={action.busy}
+        />
       </div>
       <div className="panel-footer">
-      <div className="actions" role="group" aria-label="Plan mode decision">
-        <button type="button" className="primary" data-testid="plan-enter-accept" disabled={action.busy || note.trim() !== ''} onClick={() => send([{ id: question.id, selected: [yes] }])}>
-          {yes}
-        </button>
-        <button type="button" data-testid="plan-enter-decline" disabled={action.busy} onClick={() => send([{ id: question.id, selected: [no], ...(note.trim() !== '' ? { custom: note.trim() } : {}) }])}>
-          {no}
-        </button>
-        {writerElsewhere === null && (
-          <button type="button" className="secondary" data-testid="plan-enter-dismiss" disabled={action.busy} onClick={() => send(null)}>
-            Chat about it
+        <div className="actions" role="group" aria-label="Plan mode decision">
+          <button
+            type="button"
+            className="primary"
+            data-testid="plan-enter-accept"
+            disabled={action.busy || note.trim() !== ''}
+            onClick={() => send([{ id: question.id, selected: [yes] }])}
+          >
+            {yes}
           </button>
-        )}
-      </div>
-      {note.trim() !== '' && <p className="hint">A note goes with {no}; clear it to enter plan mode.</p>}
-      <ErrorLine error={action.error} testId="plan-enter-error" />
+          <button
+            type="button"
+            data-testid="plan-enter-decline"
+            disabled={action.busy}
+            onClick={() => send([{ id: question.id, selected: [no], ...(note.trim() !== '' ? { custom: note.trim() } : {}) }])}
+          >
+            {no}
+          </button>
+          {writerElsewhere === null && (
+            <button type="button" className="secondary" data-testid="plan-enter-dismiss" disabled={action.busy} onClick={() => send(null)}>
+              Chat about it
+            </button>
+          )}
+        </div>
+        {note.trim() !== '' && <p className="hint">A note goes with {no}; clear it to enter plan mode.</p>}
+        <ErrorLine error={action.error} testId="plan-enter-error" />
       </div>
     </section>
   )

@@ -45,7 +45,13 @@ export function GenericQuestion({
         const multi = question.multiSelect === true
         const chosen = selected[question.id] ?? []
         return (
-          <fieldset key={question.id} className="question-block" data-testid="question" data-id={question.id} data-intent={question.intent?.kind}>
+          <fieldset
+            key={question.id}
+            className="question-block"
+            data-testid="question"
+            data-id={question.id}
+            data-intent={question.intent?.kind}
+          >
             <legend>
               {questions.length > 1 && `${index + 1}. ${question.header}: `}
               {question.question}
@@ -63,7 +69,11 @@ export function GenericQuestion({
                   onChange={(event) =>
                     setSelected((held) => ({
                       ...held,
-                      [question.id]: multi ? (event.target.checked ? [...chosen, option.label] : chosen.filter((label) => label !== option.label)) : [option.label],
+                      [question.id]: multi
+                        ? event.target.checked
+                          ? [...chosen, option.label]
+                          : chosen.filter((label) => label !== option.label)
+                        : [option.label],
                     }))
                   }
                 />
@@ -73,23 +83,35 @@ export function GenericQuestion({
             ))}
             <label className="custom">
               Or type an answer
-              <input type="text" data-testid="question-custom" value={custom[question.id] ?? ''} readOnly={action.busy} onChange={(event) => setCustom((held) => ({ ...held, [question.id]: event.target.value }))} />
+              <input
+                type="text"
+                data-testid="question-custom"
+                value={custom[question.id] ?? ''}
+                readOnly={action.busy}
+                onChange={(event) => setCustom((held) => ({ ...held, [question.id]: event.target.value }))}
+              />
             </label>
           </fieldset>
         )
       })}
       <div className="panel-footer">
-      <div className="actions">
-        <button type="button" className="primary" data-testid="question-submit" disabled={action.busy || !answered} onClick={submit}>
-          Answer
-        </button>
-        {writerElsewhere === null && (
-          <button type="button" className="secondary" data-testid="question-dismiss" disabled={action.busy} onClick={() => void action.run(() => sendAnswer(sessionId, pending.id, null, onClosed))}>
-            Dismiss
+        <div className="actions">
+          <button type="button" className="primary" data-testid="question-submit" disabled={action.busy || !answered} onClick={submit}>
+            Answer
           </button>
-        )}
-      </div>
-      <ErrorLine error={action.error} testId="question-error" />
+          {writerElsewhere === null && (
+            <button
+              type="button"
+              className="secondary"
+              data-testid="question-dismiss"
+              disabled={action.busy}
+              onClick={() => void action.run(() => sendAnswer(sessionId, pending.id, null, onClosed))}
+            >
+              Dismiss
+            </button>
+          )}
+        </div>
+        <ErrorLine error={action.error} testId="question-error" />
       </div>
     </section>
   )

@@ -41,7 +41,13 @@ export function HandoffChoice({
       {offer.models.length > 0 && (
         <label className="handoff-model" htmlFor={`${idPrefix}-model`}>
           Model for carrying it out{' '}
-          <select id={`${idPrefix}-model`} data-testid="plan-review-handoff-model" value={value.model} disabled={disabled} onChange={(event) => onChange({ ...value, model: event.target.value })}>
+          <select
+            id={`${idPrefix}-model`}
+            data-testid="plan-review-handoff-model"
+            value={value.model}
+            disabled={disabled}
+            onChange={(event) => onChange({ ...value, model: event.target.value })}
+          >
             <option value="">{currentModel === undefined ? 'the current model' : `the current model (${currentModel})`}</option>
             {offer.models.map((model) => (
               <option key={model} value={model}>

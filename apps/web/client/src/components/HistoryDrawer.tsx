@@ -18,7 +18,15 @@ const STATUS: Record<string, string> = {
 }
 
 /** The plan history (`planHistory`): every revision with its rev, title and status, each viewable, diffable and exportable. */
-export function HistoryDrawer({ history, turnLive, onClose }: { history: PlanHistoryView | undefined; /** A turn runs (the newest open revision may still be answered). */ turnLive: boolean; onClose: () => void }) {
+export function HistoryDrawer({
+  history,
+  turnLive,
+  onClose,
+}: {
+  history: PlanHistoryView | undefined
+  /** A turn runs (the newest open revision may still be answered). */ turnLive: boolean
+  onClose: () => void
+}) {
   const revisions = history?.revisions ?? []
   const [chosen, setChosen] = useState<number | null>(revisions.length > 0 ? revisions[revisions.length - 1]!.rev : null)
   const [diff, setDiff] = useState(false)
@@ -39,7 +47,14 @@ export function HistoryDrawer({ history, turnLive, onClose }: { history: PlanHis
     <aside className="drawer" data-testid="history-drawer" role="dialog" aria-labelledby={`${ids}-title`}>
       <header className="drawer-head">
         <h2 id={`${ids}-title`}>Plan history</h2>
-        <button type="button" ref={closeButton} className="secondary" data-testid="history-close" aria-label="Close plan history" onClick={onClose}>
+        <button
+          type="button"
+          ref={closeButton}
+          className="secondary"
+          data-testid="history-close"
+          aria-label="Close plan history"
+          onClick={onClose}
+        >
           ×
         </button>
       </header>
@@ -77,10 +92,21 @@ export function HistoryDrawer({ history, turnLive, onClose }: { history: PlanHis
           <div className="tools">
             {previous !== undefined && (
               <label className="toggle">
-                <input type="checkbox" data-testid="history-diff-toggle" checked={diff} onChange={(event) => setDiff(event.target.checked)} /> Diff vs rev {previous.rev}
+                <input
+                  type="checkbox"
+                  data-testid="history-diff-toggle"
+                  checked={diff}
+                  onChange={(event) => setDiff(event.target.checked)}
+                />{' '}
+                Diff vs rev {previous.rev}
               </label>
             )}
-            <button type="button" className="link" data-testid="history-export" onClick={() => download(planFileName(revision.title), revision.approvedPlan ?? revision.plan)}>
+            <button
+              type="button"
+              className="link"
+              data-testid="history-export"
+              onClick={() => download(planFileName(revision.title), revision.approvedPlan ?? revision.plan)}
+            >
               Export {planFileName(revision.title)}
             </button>
           </div>

@@ -2,14 +2,25 @@ import { diffPlans } from '@planmode/plan-projection/client'
 import { useMemo } from 'react'
 
 /** A line diff of two plans (`diffPlans`, the same diff every client shows). */
-export function PlanDiff({ before, after, beforeLabel, afterLabel }: { before: string; after: string; beforeLabel: string; afterLabel: string }) {
+export function PlanDiff({
+  before,
+  after,
+  beforeLabel,
+  afterLabel,
+}: {
+  before: string
+  after: string
+  beforeLabel: string
+  afterLabel: string
+}) {
   const lines = useMemo(() => diffPlans(before, after), [before, after])
   const added = lines.filter((line) => line.kind === 'added').length
   const removed = lines.filter((line) => line.kind === 'removed').length
   return (
     <figure className="diff" data-testid="plan-diff">
       <figcaption>
-        {beforeLabel} → {afterLabel}: <span className="diff-added-count">+{added}</span> <span className="diff-removed-count">−{removed}</span>
+        {beforeLabel} → {afterLabel}: <span className="diff-added-count">+{added}</span>{' '}
+        <span className="diff-removed-count">−{removed}</span>
       </figcaption>
       <table>
         <tbody>

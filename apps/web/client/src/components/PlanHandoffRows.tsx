@@ -18,7 +18,14 @@ export function HandedOffRow({ seq, session }: { seq: number; session: string })
 /** `plan/handoff`, the first event of a session carrying out a plan approved elsewhere: which plan, from where, with which model. */
 export function HandoffFromRow({ seq, data }: { seq: number; data: PlanHandoffEventData }) {
   return (
-    <div className="handoff-row from" data-testid="handoff-from" data-seq={seq} data-from-session={data.from.session} data-model={data.model ?? ''} role="note">
+    <div
+      className="handoff-row from"
+      data-testid="handoff-from"
+      data-seq={seq}
+      data-from-session={data.from.session}
+      data-model={data.model ?? ''}
+      role="note"
+    >
       This session carries out “{data.title}”, approved in{' '}
       <a href={sessionHref(data.from.session)} data-testid="handoff-from-link">
         <code>{data.from.session}</code>

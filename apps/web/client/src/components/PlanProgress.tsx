@@ -46,7 +46,15 @@ function RefusedCompletion({ step, refusal }: { step: number; refusal: RefusedSt
  * under their steps. Live: it changes with every frame, the same in every
  * tab at the same `asOfSeq`.
  */
-export function PlanProgressPanel({ progress, refused = {}, onHide }: { progress: ShownProgress; refused?: Readonly<Record<string, RefusedStep>>; onHide: () => void }) {
+export function PlanProgressPanel({
+  progress,
+  refused = {},
+  onHide,
+}: {
+  progress: ShownProgress
+  refused?: Readonly<Record<string, RefusedStep>>
+  onHide: () => void
+}) {
   return (
     <aside
       className="progress-panel"

@@ -111,7 +111,14 @@ export function PlanReview({
       return
     }
     const chosen = intent.handoff === undefined ? undefined : handoffAnswer(handoff)
-    const answers = [{ id: question.id, selected: [intent.approve], ...(isEdited ? { edit: edited } : {}), ...(chosen === undefined ? {} : { handoff: chosen }) }]
+    const answers = [
+      {
+        id: question.id,
+        selected: [intent.approve],
+        ...(isEdited ? { edit: edited } : {}),
+        ...(chosen === undefined ? {} : { handoff: chosen }),
+      },
+    ]
     if (chosen?.fresh !== true) return void answer(answers)
     // This tab follows the plan to its fresh session: armed before the answer goes out, disarmed when it fails.
     void action.run(async () => {
@@ -149,7 +156,13 @@ export function PlanReview({
   const shownPlan = isEdited ? edited : plan
 
   return (
-    <section className="panel review" data-testid="plan-review" data-question-id={pending.id} data-reveal={pending.id} aria-labelledby={`${ids}-title`}>
+    <section
+      className="panel review"
+      data-testid="plan-review"
+      data-question-id={pending.id}
+      data-reveal={pending.id}
+      aria-labelledby={`${ids}-title`}
+    >
       <header className="panel-head">
         <h2 id={`${ids}-title`} ref={heading} tabIndex={-1}>
           {question.header}: <span data-testid="plan-review-title">{title}</span>
@@ -168,7 +181,9 @@ export function PlanReview({
         {(
           [
             ['plan', 'Plan'],
-            ...(intent.comments === true ? [['lines', `Comment on lines${comments.list.length > 0 ? ` (${comments.list.length})` : ''}`]] : []),
+            ...(intent.comments === true
+              ? [['lines', `Comment on lines${comments.list.length > 0 ? ` (${comments.list.length})` : ''}`]]
+              : []),
             ...(previous !== undefined ? [['diff', `Diff vs rev ${previous.rev}`]] : []),
             ...(intent.editable === true && !reviewer ? [['edit', isEdited ? 'Edit (edited)' : 'Edit']] : []),
           ] as [View, string][]
@@ -201,11 +216,16 @@ export function PlanReview({
         {view === 'plan' && <Markdown text={shownPlan} testId="plan-review-plan" className="plan" />}
         {view === 'lines' && commentsElsewhere !== null && (
           <p className="hint" data-testid="plan-review-comments-elsewhere">
-            Comments are added on the page of {commentsElsewhere}, which writes this session; here you read them, and they go with whichever answer decides.
+            Comments are added on the page of {commentsElsewhere}, which writes this session; here you read them, and they go with whichever
+            answer decides.
           </p>
         )}
         {view === 'lines' && (
-          <ol className="plan-lines" data-testid="plan-review-lines" aria-label={commentsElsewhere === null ? 'Plan lines: choose one to comment on it' : 'Plan lines and their comments'}>
+          <ol
+            className="plan-lines"
+            data-testid="plan-review-lines"
+            aria-label={commentsElsewhere === null ? 'Plan lines: choose one to comment on it' : 'Plan lines and their comments'}
+          >
             {lines.map((text, index) => {
               const line = index + 1
               const here = comments.list.filter((comment) => comment.line === line)
@@ -229,7 +249,9 @@ export function PlanReview({
                   </button>
                   {here.map((comment) => (
                     <div key={comment.key} className="line-comment" data-testid="line-comment" data-line={line} data-by={comment.by?.id}>
-                      <span><span className="comment-mark">{personName(comment.by) ?? 'Comment'}:</span> {comment.text}</span>
+                      <span>
+                        <span className="comment-mark">{personName(comment.by) ?? 'Comment'}:</span> {comment.text}
+                      </span>
                       {comment.removable && commentsElsewhere === null && (
                         <button
                           type="button"
@@ -271,11 +293,25 @@ export function PlanReview({
             })}
           </ol>
         )}
-        {view === 'diff' && previous !== undefined && <PlanDiff before={previous.plan} after={plan} beforeLabel={`rev ${previous.rev}`} afterLabel={current !== undefined ? `rev ${current.rev}` : 'this plan'} />}
+        {view === 'diff' && previous !== undefined && (
+          <PlanDiff
+            before={previous.plan}
+            after={plan}
+            beforeLabel={`rev ${previous.rev}`}
+            afterLabel={current !== undefined ? `rev ${current.rev}` : 'this plan'}
+          />
+        )}
         {view === 'edit' && (
           <div className="edit">
             <label htmlFor={`${ids}-edit`}>Edit the plan before approving it (Approve sends your version)</label>
-            <textarea id={`${ids}-edit`} data-testid="plan-review-edit" rows={Math.min(24, Math.max(8, edited.split('\n').length + 1))} value={edited} onChange={(event) => setEdited(event.target.value)} readOnly={busy} />
+            <textarea
+              id={`${ids}-edit`}
+              data-testid="plan-review-edit"
+              rows={Math.min(24, Math.max(8, edited.split('\n').length + 1))}
+              value={edited}
+              onChange={(event) => setEdited(event.target.value)}
+              readOnly={busy}
+            />
             {isEdited && (
               <button type="button" className="link" data-testid="plan-review-edit-reset" onClick={() => setEdited(plan)} disabled={busy}>
                 Undo my edits
@@ -286,51 +322,93 @@ export function PlanReview({
       </div>
 
       <div className="feedback">
-        <label htmlFor={`${ids}-feedback`}>Feedback (sent with {keepLabel ?? 'Keep planning'}{stopLabel !== undefined ? ` or ${stopLabel}` : ''})</label>
-        <textarea id={`${ids}-feedback`} data-testid="plan-review-feedback" rows={2} value={feedback} onChange={(event) => setFeedback(event.target.value)} readOnly={busy} />
+        <label htmlFor={`${ids}-feedback`}>
+          Feedback (sent with {keepLabel ?? 'Keep planning'}
+          {stopLabel !== undefined ? ` or ${stopLabel}` : ''})
+        </label>
+        <textarea
+          id={`${ids}-feedback`}
+          data-testid="plan-review-feedback"
+          rows={2}
+          value={feedback}
+          onChange={(event) => setFeedback(event.target.value)}
+          readOnly={busy}
+        />
       </div>
 
-      {intent.handoff !== undefined && <HandoffChoice offer={intent.handoff} value={handoff} onChange={setHandoff} currentModel={currentModel} disabled={busy} idPrefix={ids} />}
+      {intent.handoff !== undefined && (
+        <HandoffChoice
+          offer={intent.handoff}
+          value={handoff}
+          onChange={setHandoff}
+          currentModel={currentModel}
+          disabled={busy}
+          idPrefix={ids}
+        />
+      )}
 
       <div className="panel-footer">
-      <div className="actions" role="group" aria-label="Review decision">
-        <button type="button" className="primary" data-testid="plan-review-approve" disabled={busy || hasNotes || reviewer} title={reviewer ? OWNERS_ONLY_TITLE : undefined} aria-describedby={hasNotes && !reviewer ? `${ids}-approve-hint` : undefined} onClick={approve}>
-          {approveLabel(intent.approve, isEdited, intent.handoff === undefined ? { fresh: false, model: '' } : handoff)}
-        </button>
-        {keepLabel !== undefined && (
-          <button type="button" data-testid="plan-review-keep" disabled={busy} aria-describedby={isEdited ? `${ids}-edit-hint` : undefined} onClick={() => void answer([{ id: question.id, selected: [keepLabel], ...notes() }])}>
-            {keepLabel}
-          </button>
-        )}
-        {stopLabel !== undefined && (
-          <button type="button" className="danger" data-testid="plan-review-stop" disabled={busy || reviewer} title={reviewer ? OWNERS_ONLY_TITLE : undefined} aria-describedby={isEdited ? `${ids}-edit-hint` : undefined} onClick={() => void answer([{ id: question.id, selected: [stopLabel], ...notes() }])}>
-            {stopLabel}
-          </button>
-        )}
-        {writerElsewhere === null && (
+        <div className="actions" role="group" aria-label="Review decision">
           <button
             type="button"
-            className="secondary"
-            data-testid="plan-review-dismiss"
-            disabled={busy || reviewer}
-            title={reviewer ? 'Only owners can dismiss the review to chat' : undefined}
-            onClick={() => void answer(null)}
+            className="primary"
+            data-testid="plan-review-approve"
+            disabled={busy || hasNotes || reviewer}
+            title={reviewer ? OWNERS_ONLY_TITLE : undefined}
+            aria-describedby={hasNotes && !reviewer ? `${ids}-approve-hint` : undefined}
+            onClick={approve}
           >
-            Chat about it
+            {approveLabel(intent.approve, isEdited, intent.handoff === undefined ? { fresh: false, model: '' } : handoff)}
           </button>
+          {keepLabel !== undefined && (
+            <button
+              type="button"
+              data-testid="plan-review-keep"
+              disabled={busy}
+              aria-describedby={isEdited ? `${ids}-edit-hint` : undefined}
+              onClick={() => void answer([{ id: question.id, selected: [keepLabel], ...notes() }])}
+            >
+              {keepLabel}
+            </button>
+          )}
+          {stopLabel !== undefined && (
+            <button
+              type="button"
+              className="danger"
+              data-testid="plan-review-stop"
+              disabled={busy || reviewer}
+              title={reviewer ? OWNERS_ONLY_TITLE : undefined}
+              aria-describedby={isEdited ? `${ids}-edit-hint` : undefined}
+              onClick={() => void answer([{ id: question.id, selected: [stopLabel], ...notes() }])}
+            >
+              {stopLabel}
+            </button>
+          )}
+          {writerElsewhere === null && (
+            <button
+              type="button"
+              className="secondary"
+              data-testid="plan-review-dismiss"
+              disabled={busy || reviewer}
+              title={reviewer ? 'Only owners can dismiss the review to chat' : undefined}
+              onClick={() => void answer(null)}
+            >
+              Chat about it
+            </button>
+          )}
+        </div>
+        {hasNotes && !reviewer && (
+          <p className="hint" id={`${ids}-approve-hint`}>
+            Approving sends no feedback or comments: send them with {keepLabel ?? 'Keep planning'}, or clear them to approve.
+          </p>
         )}
-      </div>
-      {hasNotes && !reviewer && (
-        <p className="hint" id={`${ids}-approve-hint`}>
-          Approving sends no feedback or comments: send them with {keepLabel ?? 'Keep planning'}, or clear them to approve.
-        </p>
-      )}
-      {isEdited && (keepLabel !== undefined || stopLabel !== undefined) && (
-        <p className="hint" id={`${ids}-edit-hint`} data-testid="plan-review-edit-hint">
-          Your edit is sent only with {intent.approve}: {[keepLabel, stopLabel].filter((label) => label !== undefined).join(' and ')} send the feedback and comments, not the edit.
-        </p>
-      )}
-      <ErrorLine error={localError ?? action.error ?? comments.error} testId="plan-review-error" />
+        {isEdited && (keepLabel !== undefined || stopLabel !== undefined) && (
+          <p className="hint" id={`${ids}-edit-hint`} data-testid="plan-review-edit-hint">
+            Your edit is sent only with {intent.approve}: {[keepLabel, stopLabel].filter((label) => label !== undefined).join(' and ')} send
+            the feedback and comments, not the edit.
+          </p>
+        )}
+        <ErrorLine error={localError ?? action.error ?? comments.error} testId="plan-review-error" />
       </div>
 
       <div className="tools" role="group" aria-label="Plan tools">

@@ -9,7 +9,9 @@ const DECIDED: Record<string, string> = {
 
 /** The names of the people who commented on a revision, each once, in the order they first appear. */
 export function commenters(revision: PlanRevision): string[] {
-  return [...new Set((revision.comments ?? []).map((comment) => personName(comment.by)).filter((name): name is string => name !== undefined))]
+  return [
+    ...new Set((revision.comments ?? []).map((comment) => personName(comment.by)).filter((name): name is string => name !== undefined)),
+  ]
 }
 
 /**
@@ -17,7 +19,13 @@ export function commenters(revision: PlanRevision): string[] {
  * names them (`--users`): "Rita sent back (Keep planning); comments by Rita,
  * Sam". Nothing when it names nobody.
  */
-export function ReviewPeople({ revision, label }: { revision: PlanRevision | undefined; /** Put before it, e.g. `rev 1:`. */ label?: string }) {
+export function ReviewPeople({
+  revision,
+  label,
+}: {
+  revision: PlanRevision | undefined
+  /** Put before it, e.g. `rev 1:`. */ label?: string
+}) {
   if (revision === undefined) return null
   const decider = personName(revision.by)
   const names = commenters(revision)
@@ -25,7 +33,13 @@ export function ReviewPeople({ revision, label }: { revision: PlanRevision | und
   if (decider === undefined && names.length === 0) return null
   const decided = decider === undefined ? undefined : `${decider} ${DECIDED[revision.status] ?? revision.status}`
   return (
-    <p className="review-people" data-testid="review-people" data-rev={revision.rev} data-decided-by={revision.by?.id ?? ''} data-commenters={ids.join(',')}>
+    <p
+      className="review-people"
+      data-testid="review-people"
+      data-rev={revision.rev}
+      data-decided-by={revision.by?.id ?? ''}
+      data-commenters={ids.join(',')}
+    >
       {label !== undefined && <span className="rev">{label} </span>}
       {decided !== undefined && <span data-testid="review-decided-by">{decided}</span>}
       {decided !== undefined && names.length > 0 && '; '}

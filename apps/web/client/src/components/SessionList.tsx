@@ -9,18 +9,32 @@ import { ErrorLine } from './ErrorLine.js'
 function shortTime(ms: number): string {
   const when = new Date(ms)
   const time = when.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })
-  return when.toDateString() === new Date().toDateString() ? time : `${when.toLocaleDateString(undefined, { day: 'numeric', month: 'short' })} ${time}`
+  return when.toDateString() === new Date().toDateString()
+    ? time
+    : `${when.toLocaleDateString(undefined, { day: 'numeric', month: 'short' })} ${time}`
 }
 
 /** The whole title (the list cuts it), the id and the last activity. */
 function sessionTooltip(session: SessionSummary): string {
-  return [session.title, `session ${session.id}`, session.updatedAt !== undefined && session.updatedAt > 0 ? `updated ${new Date(session.updatedAt).toLocaleString()}` : undefined]
+  return [
+    session.title,
+    `session ${session.id}`,
+    session.updatedAt !== undefined && session.updatedAt > 0 ? `updated ${new Date(session.updatedAt).toLocaleString()}` : undefined,
+  ]
     .filter((line) => line !== undefined)
     .join('\n')
 }
 
 /** The sessions on the server (in its order: latest activity first), and a button for a new one (owners only). */
-export function SessionList({ current, onOpen, activity = 0 }: { current: string | null; onOpen: (id: string) => void; activity?: number }) {
+export function SessionList({
+  current,
+  onOpen,
+  activity = 0,
+}: {
+  current: string | null
+  onOpen: (id: string) => void
+  activity?: number
+}) {
   const [sessions, setSessions] = useState<readonly SessionSummary[] | null>(null)
   const [loadError, setLoadError] = useState<string | null>(null)
   const create = useAction()
@@ -40,7 +54,7 @@ export function SessionList({ current, onOpen, activity = 0 }: { current: string
         // Nothing of the old one's runs any more; the rows stay as last listed, without "working…".
         if (listed.current) {
           setSessions((held) => (held === null ? held : held.map(({ running: _running, ...row }) => row)))
-          setLoadError('The server was restarted: this tab\'s token is no longer taken. Open the URL it printed at start.')
+          setLoadError("The server was restarted: this tab's token is no longer taken. Open the URL it printed at start.")
           return
         }
       }
@@ -81,23 +95,25 @@ export function SessionList({ current, onOpen, activity = 0 }: { current: string
       {sessions !== null && sessions.length === 0 && <p className="empty">No sessions yet.</p>}
       <ul>
         {(sessions ?? []).map((session) => (
-            <li key={session.id}>
-              <a
-                href={`#/s/${encodeURIComponent(session.id)}`}
-                title={sessionTooltip(session)}
-                className={session.id === current ? 'active' : ''}
-                aria-current={session.id === current ? 'page' : undefined}
-                data-testid="session-item"
-                data-session-id={session.id}
-              >
-                <span className="session-name">{session.title ?? <code>{session.id}</code>}</span>
-                <span className="count">
-                  {session.updatedAt !== undefined && session.updatedAt > 0 && <time dateTime={new Date(session.updatedAt).toISOString()}>{shortTime(session.updatedAt)}</time>}
-                  {session.running === true ? ' · working…' : session.events !== undefined ? ` · ${session.events} events` : ''}
-                </span>
-              </a>
-            </li>
-          ))}
+          <li key={session.id}>
+            <a
+              href={`#/s/${encodeURIComponent(session.id)}`}
+              title={sessionTooltip(session)}
+              className={session.id === current ? 'active' : ''}
+              aria-current={session.id === current ? 'page' : undefined}
+              data-testid="session-item"
+              data-session-id={session.id}
+            >
+              <span className="session-name">{session.title ?? <code>{session.id}</code>}</span>
+              <span className="count">
+                {session.updatedAt !== undefined && session.updatedAt > 0 && (
+                  <time dateTime={new Date(session.updatedAt).toISOString()}>{shortTime(session.updatedAt)}</time>
+                )}
+                {session.running === true ? ' · working…' : session.events !== undefined ? ` · ${session.events} events` : ''}
+              </span>
+            </a>
+          </li>
+        ))}
       </ul>
     </nav>
   )

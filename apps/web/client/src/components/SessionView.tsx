@@ -39,7 +39,15 @@ function writerElsewhere(access: SessionAccess | null): string | null {
 }
 
 /** One open session: header with the plan chip, transcript, pending questions, composer, history drawer. */
-export function SessionView({ id, onOpenSession, onActivity }: { id: string; onOpenSession: (id: string) => void; onActivity?: () => void }) {
+export function SessionView({
+  id,
+  onOpenSession,
+  onActivity,
+}: {
+  id: string
+  onOpenSession: (id: string) => void
+  onActivity?: () => void
+}) {
   const store = useMemo(() => new SessionStore(id), [id])
   useEffect(() => {
     void store.start()
@@ -83,7 +91,8 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
       try {
         return await task()
       } catch (error) {
-        if (error instanceof ApiError && error.code === 'NOT_LEASE_HOLDER' && error.holder !== undefined) store.noteAccess({ role: 'follower', holder: error.holder })
+        if (error instanceof ApiError && error.code === 'NOT_LEASE_HOLDER' && error.holder !== undefined)
+          store.noteAccess({ role: 'follower', holder: error.holder })
         throw error
       }
     },
@@ -110,33 +119,77 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
   const firstReview = state.questions.find((pending) => isReviewQuestion(pending))
 
   return (
-    <div className="session" data-testid="session" data-session-id={id} data-status={state.status} data-as-of-seq={state.frame.asOfSeq} data-running={String(running)} data-role={state.access?.role ?? 'writer'} data-server-gone={String(state.serverGone)}>
+    <div
+      className="session"
+      data-testid="session"
+      data-session-id={id}
+      data-status={state.status}
+      data-as-of-seq={state.frame.asOfSeq}
+      data-running={String(running)}
+      data-role={state.access?.role ?? 'writer'}
+      data-server-gone={String(state.serverGone)}
+    >
       <header className="session-head">
         <h1 className="session-title">
           Session <code data-testid="session-id">{id}</code>
         </h1>
-        <PlanChip plan={chipPlan(plan, state.events)} busy={chipAction.busy || state.serverGone || reviewer} offered={readOnly === null} onOff={() => void chipAction.run(() => writing(() => api.command(id, '/plan off', [])))} />
+        <PlanChip
+          plan={chipPlan(plan, state.events)}
+          busy={chipAction.busy || state.serverGone || reviewer}
+          offered={readOnly === null}
+          onOff={() => void chipAction.run(() => writing(() => api.command(id, '/plan off', [])))}
+        />
         {progress !== null && <ProgressCount progress={progress} open={progressOpen} onToggle={() => setProgressOpen((open) => !open)} />}
         {model !== null && (
-          <span className={`model-label ${model.chosen ? 'chosen' : ''}`} data-testid="session-model" data-model={state.frame.values.sessionModel?.model ?? ''} data-chosen={state.frame.values.sessionModel?.chosen ?? ''} title={model.title}>
+          <span
+            className={`model-label ${model.chosen ? 'chosen' : ''}`}
+            data-testid="session-model"
+            data-model={state.frame.values.sessionModel?.model ?? ''}
+            data-chosen={state.frame.values.sessionModel?.chosen ?? ''}
+            title={model.title}
+          >
             {model.text}
           </span>
         )}
         <span className={`connection conn-${state.status}`} data-testid="connection" role="status">
-          {state.serverGone ? 'server gone' : state.status === 'live' ? (waiting === 'review' ? 'waiting for your review' : waiting === 'question' ? 'waiting for your answer' : running ? 'working…' : 'live') : state.status}
+          {state.serverGone
+            ? 'server gone'
+            : state.status === 'live'
+              ? waiting === 'review'
+                ? 'waiting for your review'
+                : waiting === 'question'
+                  ? 'waiting for your answer'
+                  : running
+                    ? 'working…'
+                    : 'live'
+              : state.status}
         </span>
-        <button type="button" ref={historyButton} className="secondary" data-testid="history-open" onClick={() => setHistoryOpen((open) => !open)} aria-expanded={historyOpen}>
+        <button
+          type="button"
+          ref={historyButton}
+          className="secondary"
+          data-testid="history-open"
+          onClick={() => setHistoryOpen((open) => !open)}
+          aria-expanded={historyOpen}
+        >
           Plans{history !== undefined && history.revisions.length > 0 ? ` (${history.revisions.length})` : ''}
         </button>
       </header>
       {notice !== null && (
-        <p className="role-notice" role="status" data-testid="session-role" data-role={state.access?.role} data-holder={state.access?.holder ?? ''}>
+        <p
+          className="role-notice"
+          role="status"
+          data-testid="session-role"
+          data-role={state.access?.role}
+          data-holder={state.access?.holder ?? ''}
+        >
           {notice}
         </p>
       )}
       {reviewer && (
         <p className="role-notice" role="status" data-testid="reviewer-notice">
-          You are a reviewer here: read along, comment on plans and send them back with Keep planning. Only owners send messages, approve or stop planning.
+          You are a reviewer here: read along, comment on plans and send them back with Keep planning. Only owners send messages, approve or
+          stop planning.
         </p>
       )}
       <ErrorLine error={chipAction.error} testId="plan-chip-error" />
@@ -173,7 +226,9 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
             after={
               <>
                 <p className="visually-hidden" role="status" data-testid="questions-status">
-                  {state.questions.length === 0 ? '' : `${state.questions.length} question${state.questions.length === 1 ? '' : 's'} waiting for your answer`}
+                  {state.questions.length === 0
+                    ? ''
+                    : `${state.questions.length} question${state.questions.length === 1 ? '' : 's'} waiting for your answer`}
                 </p>
                 <div className="questions" role="region" aria-label="Questions waiting for you">
                   {state.questions.map((pending) => {
@@ -194,8 +249,20 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
                           writerElsewhere={readOnly}
                         />
                       )
-                    if (only !== undefined && kind === 'plan-enter') return <EnterPlanCard key={pending.id} sessionId={id} pending={pending} question={only} onClosed={onClosed} writerElsewhere={readOnly} />
-                    return <GenericQuestion key={pending.id} sessionId={id} pending={pending} onClosed={onClosed} writerElsewhere={readOnly} />
+                    if (only !== undefined && kind === 'plan-enter')
+                      return (
+                        <EnterPlanCard
+                          key={pending.id}
+                          sessionId={id}
+                          pending={pending}
+                          question={only}
+                          onClosed={onClosed}
+                          writerElsewhere={readOnly}
+                        />
+                      )
+                    return (
+                      <GenericQuestion key={pending.id} sessionId={id} pending={pending} onClosed={onClosed} writerElsewhere={readOnly} />
+                    )
                   })}
                 </div>
               </>
@@ -206,11 +273,17 @@ export function SessionView({ id, onOpenSession, onActivity }: { id: string; onO
             running={running}
             closed={state.serverGone || reviewer}
             waiting={waiting}
-            {...(readOnly === null ? {} : { readOnly: `Read-only here: ${readOnly} writes this session; send messages, commands and Stop turn from its page. Questions and reviews are answered here.` })}
+            {...(readOnly === null
+              ? {}
+              : {
+                  readOnly: `Read-only here: ${readOnly} writes this session; send messages, commands and Stop turn from its page. Questions and reviews are answered here.`,
+                })}
             onCancel={async () => void (await writing(() => api.cancel(id)))}
           />
         </main>
-        {progress !== null && progressOpen && <PlanProgressPanel progress={progress} refused={state.frame.values.refusedSteps ?? {}} onHide={() => setProgressOpen(false)} />}
+        {progress !== null && progressOpen && (
+          <PlanProgressPanel progress={progress} refused={state.frame.values.refusedSteps ?? {}} onHide={() => setProgressOpen(false)} />
+        )}
         {historyOpen && <HistoryDrawer history={history} turnLive={running && !turnOver} onClose={closeHistory} />}
       </div>
     </div>

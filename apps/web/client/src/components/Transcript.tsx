@@ -17,7 +17,10 @@ const IMAGE_TYPES = /^image\/(png|jpeg|gif|webp)$/
 const NEAR_TOP_PX = 600
 
 const isPresentation = (value: unknown): value is ToolPresentation =>
-  typeof value === 'object' && value !== null && typeof (value as ToolPresentation).title === 'string' && Array.isArray((value as ToolPresentation).content)
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as ToolPresentation).title === 'string' &&
+  Array.isArray((value as ToolPresentation).content)
 
 /** The server's presentation of a call (by `toolCallId`) or of a result. */
 function pick(wire: PresentationWire | undefined, toolCallId: string | null): ToolPresentation | undefined {
@@ -37,7 +40,12 @@ function fallbackCall(call: ToolCall): ToolPresentation {
       kind: 'other',
       content: typeof input.reason === 'string' ? [{ type: 'text', text: input.reason }] : [],
     }
-  return { card: 'generic', title: call.toolName, kind: 'other', content: [{ type: 'text', text: '```json\n' + JSON.stringify(call.input, null, 2) + '\n```' }] }
+  return {
+    card: 'generic',
+    title: call.toolName,
+    kind: 'other',
+    content: [{ type: 'text', text: '```json\n' + JSON.stringify(call.input, null, 2) + '\n```' }],
+  }
 }
 
 const textOf = (blocks: readonly { type: string; text?: string }[]): string =>
@@ -49,15 +57,30 @@ const textOf = (blocks: readonly { type: string; text?: string }[]): string =>
 /** One call of a helper agent, as the demo's `explore` tool reports it in its result's `value`. */
 type HelperCall = { readonly tool: string; readonly title: string; readonly status: 'done' | 'failed' | 'refused'; readonly error?: string }
 /** The `value` of an `explore` result: the helper agent's session, mode, calls and findings. */
-type HelperReport = { readonly session: string; readonly planMode: boolean; readonly reason: string; readonly calls: readonly HelperCall[]; readonly findings: string }
+type HelperReport = {
+  readonly session: string
+  readonly planMode: boolean
+  readonly reason: string
+  readonly calls: readonly HelperCall[]
+  readonly findings: string
+}
 
 /** The helper report of an `explore` result, when its value has that shape. */
 function helperReport(toolName: string, result: ToolResultData | undefined): HelperReport | undefined {
   const value = (result as { value?: unknown } | undefined)?.value as Partial<HelperReport> | undefined
   if (toolName !== 'explore' || result === undefined || result.isError || typeof value !== 'object' || value === null) return undefined
   if (typeof value.session !== 'string' || typeof value.findings !== 'string' || !Array.isArray(value.calls)) return undefined
-  const calls = value.calls.filter((call): call is HelperCall => typeof call === 'object' && call !== null && typeof call.title === 'string' && typeof call.status === 'string')
-  return { session: value.session, planMode: value.planMode === true, reason: typeof value.reason === 'string' ? value.reason : 'completed', calls, findings: value.findings }
+  const calls = value.calls.filter(
+    (call): call is HelperCall =>
+      typeof call === 'object' && call !== null && typeof call.title === 'string' && typeof call.status === 'string',
+  )
+  return {
+    session: value.session,
+    planMode: value.planMode === true,
+    reason: typeof value.reason === 'string' ? value.reason : 'completed',
+    calls,
+    findings: value.findings,
+  }
 }
 
 const HELPER_MARK: Record<HelperCall['status'], string> = { done: '✓', failed: '✗', refused: '⊘' }
@@ -65,19 +88,38 @@ const HELPER_MARK: Record<HelperCall['status'], string> = { done: '✓', failed:
 /** A helper agent's work (a child the `explore` tool ran), inside its parent's tool card: its mode, each call with its outcome, its findings. */
 function HelperWork({ report }: { report: HelperReport }) {
   return (
-    <section className="helper-work" data-testid="helper-work" data-helper-session={report.session} data-plan-mode={String(report.planMode)} data-reason={report.reason} aria-label="Helper agent">
+    <section
+      className="helper-work"
+      data-testid="helper-work"
+      data-helper-session={report.session}
+      data-plan-mode={String(report.planMode)}
+      data-reason={report.reason}
+      aria-label="Helper agent"
+    >
       <header className="helper-head">
         Helper agent <span className="helper-mode">{report.planMode ? 'plan mode, inherited' : 'default mode'}</span>
         <code className="helper-session">{report.session}</code>
       </header>
       <ol className="helper-calls">
         {report.calls.map((call, index) => (
-          <li key={index} className={`helper-call call-${call.status}`} data-testid="helper-call" data-tool={call.tool} data-status={call.status}>
+          <li
+            key={index}
+            className={`helper-call call-${call.status}`}
+            data-testid="helper-call"
+            data-tool={call.tool}
+            data-status={call.status}
+          >
             <span className="helper-mark" aria-hidden="true">
               {HELPER_MARK[call.status]}
             </span>{' '}
             <code>{call.title}</code>
-            {call.status !== 'done' && <span className="helper-error"> {call.status}{call.error === undefined ? '' : `: ${call.error}`}</span>}
+            {call.status !== 'done' && (
+              <span className="helper-error">
+                {' '}
+                {call.status}
+                {call.error === undefined ? '' : `: ${call.error}`}
+              </span>
+            )}
           </li>
         ))}
       </ol>
@@ -93,7 +135,10 @@ type Settled = Extract<SessionEvent, { type: 'question/settled' }>['data']
 
 /** What an answer chose, in words: the selected labels and the typed text. */
 function answerWords(answers: Settled['answer']): string {
-  const parts = (answers ?? []).flatMap((answer) => [...answer.selected, ...(answer.custom === undefined || answer.custom.trim() === '' ? [] : [`“${answer.custom.trim()}”`])])
+  const parts = (answers ?? []).flatMap((answer) => [
+    ...answer.selected,
+    ...(answer.custom === undefined || answer.custom.trim() === '' ? [] : [`“${answer.custom.trim()}”`]),
+  ])
   return parts.length === 0 ? '(nothing chosen)' : parts.join(', ')
 }
 
@@ -138,11 +183,18 @@ function ToolCard({
   const status = review !== undefined ? review : result === undefined ? pending : result.isError ? 'failed' : 'done'
   const body = textOf(shown.content)
   // a presentation is markdown; a raw result is shown as text
-  const resultBody = resultPresentation !== undefined ? textOf(resultPresentation.content) : result !== undefined ? textOf(result.content) : ''
+  const resultBody =
+    resultPresentation !== undefined ? textOf(resultPresentation.content) : result !== undefined ? textOf(result.content) : ''
   const label = REVIEW_STATUS[status] ?? status
   const helper = helperReport(call.toolName, result)
   return (
-    <article className={`tool-card tool-${result?.isError === true && review === undefined ? 'failed' : 'ok'}`} data-testid="tool-card" data-tool={call.toolName} data-status={status} aria-label={`Tool ${call.toolName}: ${shown.title}`}>
+    <article
+      className={`tool-card tool-${result?.isError === true && review === undefined ? 'failed' : 'ok'}`}
+      data-testid="tool-card"
+      data-tool={call.toolName}
+      data-status={status}
+      aria-label={`Tool ${call.toolName}: ${shown.title}`}
+    >
       <header className="tool-head">
         <span className={`tool-kind kind-${shown.kind ?? 'other'}`} aria-hidden="true">
           {shown.kind === 'read' ? '◎' : shown.kind === 'edit' ? '✎' : shown.kind === 'execute' ? '▶' : '◆'}
@@ -259,7 +311,8 @@ export function Transcript({
     let lastSettled: Settled | undefined
     for (const event of events) {
       if (event.type === 'plan/review' && !reviews.has(event.data.toolCallId)) reviews.set(event.data.toolCallId, event.data.outcome)
-      if (event.type === 'question/asked' && event.data.question.some((question) => question.intent?.kind === 'plan-review')) reviewAsks.add(event.data.questionId)
+      if (event.type === 'question/asked' && event.data.question.some((question) => question.intent?.kind === 'plan-review'))
+        reviewAsks.add(event.data.questionId)
       else if (event.type === 'question/settled') lastSettled = event.data
       else if (event.type === 'plan/review' && lastSettled?.outcome === 'answered') answeredBy.set(event.seq, lastSettled)
       if (event.type === 'tool/result') results.set(event.data.toolCallId, { data: event.data, seq: event.seq })
@@ -316,7 +369,10 @@ export function Transcript({
   const before = useRef<{ first: number; height: number; top: number } | null>(null)
   if (firstHeld !== shownFirst.current) {
     const element = scroller.current
-    before.current = element !== null && shownFirst.current !== undefined ? { first: shownFirst.current, height: element.scrollHeight, top: element.scrollTop } : null
+    before.current =
+      element !== null && shownFirst.current !== undefined
+        ? { first: shownFirst.current, height: element.scrollHeight, top: element.scrollTop }
+        : null
     shownFirst.current = firstHeld
   }
   useLayoutEffect(() => {
@@ -325,7 +381,8 @@ export function Transcript({
     before.current = null
     if (element === null) return
     if (pinned.current) element.scrollTop = element.scrollHeight
-    else if (measured !== null && firstHeld !== undefined && firstHeld < measured.first) element.scrollTop = measured.top + (element.scrollHeight - measured.height)
+    else if (measured !== null && firstHeld !== undefined && firstHeld < measured.first)
+      element.scrollTop = measured.top + (element.scrollHeight - measured.height)
   }, [events, streaming, firstHeld])
   // A review appearing is read from its start: its top comes to the top of the view, which stops following the end
   // (before any resize observer could pull it down again); when it goes, the view follows the end again.
@@ -390,10 +447,19 @@ export function Transcript({
           } else {
             const from = source.kind === 'plugin' ? `${source.plugin}` : 'You'
             rows.push(
-              <div key={key} className={`message user ${source.kind === 'plugin' ? 'from-plugin' : ''}`} data-testid="user-message" data-seq={key}>
+              <div
+                key={key}
+                className={`message user ${source.kind === 'plugin' ? 'from-plugin' : ''}`}
+                data-testid="user-message"
+                data-seq={key}
+              >
                 <div className="who">{from}</div>
                 <UserImages blocks={content} />
-                {text !== '' && <p className="pre" data-testid="user-message-text">{text}</p>}
+                {text !== '' && (
+                  <p className="pre" data-testid="user-message-text">
+                    {text}
+                  </p>
+                )}
               </div>,
             )
           }
@@ -402,7 +468,8 @@ export function Transcript({
         case 'assistant/message': {
           const parts: ReactNode[] = []
           event.data.content.forEach((block: Block, index) => {
-            if (block.type === 'text' && block.text.trim() !== '') parts.push(<Markdown key={index} text={block.text} testId="assistant-text" />)
+            if (block.type === 'text' && block.text.trim() !== '')
+              parts.push(<Markdown key={index} text={block.text} testId="assistant-text" />)
             else if (block.type === 'reasoning' && block.text.trim() !== '')
               parts.push(
                 <details key={index} className="reasoning" data-testid="reasoning">
@@ -438,7 +505,8 @@ export function Transcript({
           if (!calls.has(event.data.toolCallId))
             rows.push(
               <div key={key} className="tool-card orphan" data-testid="tool-result" data-seq={key}>
-                <strong>{event.data.toolName}</strong> {event.data.isError ? 'failed' : 'returned'}: <span className="pre">{textOf(event.data.content)}</span>
+                <strong>{event.data.toolName}</strong> {event.data.isError ? 'failed' : 'returned'}:{' '}
+                <span className="pre">{textOf(event.data.content)}</span>
               </div>,
             )
           break
@@ -446,7 +514,10 @@ export function Transcript({
           const done = commands.get(event.data.commandId)
           rows.push(
             <div key={key} className={`command ${done?.kind === 'error' ? 'command-error' : ''}`} data-testid="command" data-seq={key}>
-              <code data-testid="command-line">/{event.data.name}{event.data.args.trim() !== '' ? ` ${event.data.args.trim()}` : ''}</code>
+              <code data-testid="command-line">
+                /{event.data.name}
+                {event.data.args.trim() !== '' ? ` ${event.data.args.trim()}` : ''}
+              </code>
               {done?.text !== undefined && <span data-testid="command-reply"> → {done.text}</span>}
             </div>,
           )
@@ -454,19 +525,33 @@ export function Transcript({
         }
         case 'plan/mode':
           rows.push(
-            <div key={key} className={`mode-switch ${event.data.active ? 'on' : 'off'}`} data-testid="plan-mode-switch" data-active={String(event.data.active)} data-seq={key} role="separator">
+            <div
+              key={key}
+              className={`mode-switch ${event.data.active ? 'on' : 'off'}`}
+              data-testid="plan-mode-switch"
+              data-active={String(event.data.active)}
+              data-seq={key}
+              role="separator"
+            >
               <span>Plan mode {event.data.active ? 'on' : 'off'}</span>
             </div>,
           )
           break
         case 'plan/review':
           rows.push(
-            <div key={key} className={`review-outcome outcome-${event.data.outcome}`} data-testid="review-outcome" data-outcome={event.data.outcome} data-seq={key}>
+            <div
+              key={key}
+              className={`review-outcome outcome-${event.data.outcome}`}
+              data-testid="review-outcome"
+              data-outcome={event.data.outcome}
+              data-seq={key}
+            >
               Plan review: {event.data.outcome}
               <AnsweredBy by={event.data.by ?? answeredBy.get(key)?.by} remote={answeredBy.get(key)?.submission !== undefined} />
               {event.data.plan !== undefined && ' (edited)'}
               {event.data.feedback !== undefined && <> — “{event.data.feedback}”</>}
-              {event.data.comments !== undefined && ` · ${event.data.comments.length} comment${event.data.comments.length === 1 ? '' : 's'}`}
+              {event.data.comments !== undefined &&
+                ` · ${event.data.comments.length} comment${event.data.comments.length === 1 ? '' : 's'}`}
               {handoffWords(event.data.handoff)}
             </div>,
           )
@@ -475,7 +560,13 @@ export function Transcript({
           // A plan review's answer is its plan/review row; any other answered question says what was chosen, and by whom.
           if (event.data.outcome === 'answered' && !reviewAsks.has(event.data.questionId))
             rows.push(
-              <div key={key} className="review-outcome question-answered" data-testid="question-answered" data-seq={key} data-remote={String(event.data.submission !== undefined)}>
+              <div
+                key={key}
+                className="review-outcome question-answered"
+                data-testid="question-answered"
+                data-seq={key}
+                data-remote={String(event.data.submission !== undefined)}
+              >
                 Answered: {answerWords(event.data.answer)}
                 <AnsweredBy by={event.data.by} remote={event.data.submission !== undefined} />
               </div>,
@@ -491,7 +582,14 @@ export function Transcript({
           const line = turnEndLine(event.data)
           if (line !== null)
             rows.push(
-              <div key={key} className={`turn-end reason-${turnEndReason(event.data)}`} data-testid="turn-end" data-reason={turnEndReason(event.data)} data-logged-reason={event.data.reason} data-seq={key}>
+              <div
+                key={key}
+                className={`turn-end reason-${turnEndReason(event.data)}`}
+                data-testid="turn-end"
+                data-reason={turnEndReason(event.data)}
+                data-logged-reason={event.data.reason}
+                data-seq={key}
+              >
                 {line}
               </div>,
             )
@@ -504,7 +602,8 @@ export function Transcript({
     if (openTurnOver && openTurn !== undefined)
       rows.push(
         <div key="open-turn-over" className="turn-end reason-interrupted" data-testid="turn-over" data-turn={openTurn}>
-          Turn {openTurn} was interrupted: the server running it is gone (the log does not say so yet; the next server to write this session closes it).
+          Turn {openTurn} was interrupted: the server running it is gone (the log does not say so yet; the next server to write this session
+          closes it).
         </div>,
       )
     return rows
@@ -513,29 +612,34 @@ export function Transcript({
   return (
     <div className="transcript" ref={scroller} data-testid="transcript">
       <div className="transcript-content" ref={content} role="log" aria-label="Transcript" aria-live="polite" aria-relevant="additions">
-      {earlier > 0 && (
-        <p className="earlier" data-testid="earlier-events" data-earlier={earlier} data-paging={paging}>
-          {paging === 'loading' ? (
-            <>Loading earlier events…</>
-          ) : (
-            <>
-              {earlier} earlier event{earlier === 1 ? '' : 's'}{' '}
-              {paging === 'error' && <span role="alert">could not be loaded ({pagingError}) </span>}
-              <button type="button" className="link" data-testid="load-earlier" onClick={onLoadEarlier}>
-                {paging === 'error' ? 'Try again' : 'Load earlier'}
-              </button>
-            </>
-          )}
-        </p>
-      )}
-      {rows.length === 0 && streaming.length === 0 && <p className="empty">No messages yet. Type below, or start with /plan.</p>}
-      {rows}
-      {streaming.map((delta) => (
-        <div key={`delta-${delta.turn}-${delta.step}`} className="message assistant streaming" data-testid="assistant-streaming" aria-busy="true">
-          <div className="who">Assistant</div>
-          <p className="pre">{delta.text}</p>
-        </div>
-      ))}
+        {earlier > 0 && (
+          <p className="earlier" data-testid="earlier-events" data-earlier={earlier} data-paging={paging}>
+            {paging === 'loading' ? (
+              <>Loading earlier events…</>
+            ) : (
+              <>
+                {earlier} earlier event{earlier === 1 ? '' : 's'}{' '}
+                {paging === 'error' && <span role="alert">could not be loaded ({pagingError}) </span>}
+                <button type="button" className="link" data-testid="load-earlier" onClick={onLoadEarlier}>
+                  {paging === 'error' ? 'Try again' : 'Load earlier'}
+                </button>
+              </>
+            )}
+          </p>
+        )}
+        {rows.length === 0 && streaming.length === 0 && <p className="empty">No messages yet. Type below, or start with /plan.</p>}
+        {rows}
+        {streaming.map((delta) => (
+          <div
+            key={`delta-${delta.turn}-${delta.step}`}
+            className="message assistant streaming"
+            data-testid="assistant-streaming"
+            aria-busy="true"
+          >
+            <div className="who">Assistant</div>
+            <p className="pre">{delta.text}</p>
+          </div>
+        ))}
       </div>
       {after !== undefined && <div ref={below}>{after}</div>}
     </div>

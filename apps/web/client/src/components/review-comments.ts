@@ -43,7 +43,13 @@ export function useReviewComments(sessionId: string, pending: PendingQuestion, m
   const list = useMemo<readonly ReviewComment[]>(
     () =>
       shared
-        ? (pending.comments ?? []).map((comment) => ({ key: comment.id, line: comment.line, text: comment.text, ...(comment.by === undefined ? {} : { by: comment.by }), removable: me?.role === 'owner' || isMe(me, comment.by) }))
+        ? (pending.comments ?? []).map((comment) => ({
+            key: comment.id,
+            line: comment.line,
+            text: comment.text,
+            ...(comment.by === undefined ? {} : { by: comment.by }),
+            removable: me?.role === 'owner' || isMe(me, comment.by),
+          }))
         : local.map((comment) => ({ ...comment, removable: true })),
     [shared, pending.comments, local, me],
   )

@@ -25,7 +25,8 @@ export function sessionUrl(server: TestServer, id: string): string {
 /** Creates a session through the API (from Node) and returns its id. */
 export async function createSession(server: TestServer): Promise<string> {
   const created = await server.api('/api/sessions', { body: {} })
-  if (created.status !== 200 && created.status !== 201) throw new Error(`POST /api/sessions: ${created.status} ${JSON.stringify(created.body)}`)
+  if (created.status !== 200 && created.status !== 201)
+    throw new Error(`POST /api/sessions: ${created.status} ${JSON.stringify(created.body)}`)
   return created.body.id as string
 }
 
@@ -36,7 +37,10 @@ export async function openSession(page: Page, server: TestServer, id: string): P
     await byId(page, 'transcript').waitFor({ timeout: WAIT_MS })
     await byId(page, 'composer-input').waitFor({ timeout: WAIT_MS })
   } catch (error) {
-    const body = await page.locator('body').innerText({ timeout: 1_000 }).catch(() => '(no body)')
+    const body = await page
+      .locator('body')
+      .innerText({ timeout: 1_000 })
+      .catch(() => '(no body)')
     throw new Error(`${(error as Error).message}\npage ${page.url()} (status ${response?.status()}) shows: ${body.slice(0, 800)}`)
   }
 }
@@ -96,14 +100,20 @@ export async function asOfSeq(page: Page): Promise<number> {
 
 /** The texts of the tool cards' titles, in order. */
 export async function toolCards(page: Page): Promise<{ tool: string; status: string }[]> {
-  return page.locator(tid('tool-card')).evaluateAll((cards) =>
-    cards.map((card) => ({ tool: card.getAttribute('data-tool') ?? '', status: card.getAttribute('data-status') ?? '' })),
-  )
+  return page
+    .locator(tid('tool-card'))
+    .evaluateAll((cards) =>
+      cards.map((card) => ({ tool: card.getAttribute('data-tool') ?? '', status: card.getAttribute('data-status') ?? '' })),
+    )
 }
 
 /** The transcript's entries as `{ seq, testid }`, for comparing two tabs. */
 export async function transcriptShape(page: Page): Promise<{ seq: string; id: string; text: string }[]> {
   return page.locator(`${tid('transcript')} [data-seq]`).evaluateAll((nodes) =>
-    nodes.map((node) => ({ seq: node.getAttribute('data-seq') ?? '', id: node.getAttribute('data-testid') ?? '', text: (node.textContent ?? '').replace(/\s+/g, ' ').trim() })),
+    nodes.map((node) => ({
+      seq: node.getAttribute('data-seq') ?? '',
+      id: node.getAttribute('data-testid') ?? '',
+      text: (node.textContent ?? '').replace(/\s+/g, ' ').trim(),
+    })),
   )
 }

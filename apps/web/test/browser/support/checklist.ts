@@ -34,7 +34,10 @@ export async function recordChecklist(page: Page): Promise<void> {
           : [
               `count ${count?.getAttribute('data-done')}/${count?.getAttribute('data-total')} ${(count?.textContent ?? '').trim()}`,
               `panel ${panel?.getAttribute('data-done')}/${panel?.getAttribute('data-total')} active ${panel?.getAttribute('data-active')} ${(panel?.querySelector('[data-testid="plan-progress-title"]')?.textContent ?? '').trim()}`,
-              ...steps.map((step) => `${step.getAttribute('data-step')} ${step.getAttribute('data-status')} ${step.getAttribute('aria-current') ?? '-'} ${(step.textContent ?? '').replace(/\s+/g, ' ').trim()}`),
+              ...steps.map(
+                (step) =>
+                  `${step.getAttribute('data-step')} ${step.getAttribute('data-status')} ${step.getAttribute('aria-current') ?? '-'} ${(step.textContent ?? '').replace(/\s+/g, ' ').trim()}`,
+              ),
             ].join('\n')
       return { asOfSeq: Number(session.getAttribute('data-as-of-seq')), checklist }
     }

@@ -60,10 +60,19 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   if (!existsSync(SERVER_ENTRY)) throw new Error(`${SERVER_ENTRY} is missing: run \`pnpm build\` first`)
   const ownDir = options.sessionDir === undefined && options.store === undefined
   const sessionDir = options.store !== undefined ? '' : (options.sessionDir ?? (await mkdtemp(join(tmpdir(), 'planmode-web-sessions-'))))
-  const where = options.store !== undefined ? ['--store', options.store.url, '--schema', options.store.schema] : ['--session-dir', sessionDir]
+  const where =
+    options.store !== undefined ? ['--store', options.store.url, '--schema', options.store.schema] : ['--session-dir', sessionDir]
   const child: ChildProcess = spawn(
     process.execPath,
-    [SERVER_ENTRY, '--offline', '--port', '0', ...where, ...(options.workspace === undefined ? [] : ['--workspace', options.workspace]), ...(options.args ?? [])],
+    [
+      SERVER_ENTRY,
+      '--offline',
+      '--port',
+      '0',
+      ...where,
+      ...(options.workspace === undefined ? [] : ['--workspace', options.workspace]),
+      ...(options.args ?? []),
+    ],
     // The offline model streams without pauses (PLANMODE_DEMO_DELAY_MS=0) unless the caller's environment sets one.
     { stdio: ['ignore', 'pipe', 'pipe'], env: { NO_COLOR: '1', PLANMODE_DEMO_DELAY_MS: '0', ...process.env, ...options.env } },
   )

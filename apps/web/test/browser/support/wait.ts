@@ -27,46 +27,67 @@ export async function until(check: () => Promise<boolean>, describe: () => Promi
   }
 }
 
-const matches = (value: string | null, want: string | RegExp): boolean => (value === null ? false : typeof want === 'string' ? value === want : want.test(value))
-const contains = (value: string | null, want: string | RegExp): boolean => (value === null ? false : typeof want === 'string' ? value.includes(want) : want.test(value))
+const matches = (value: string | null, want: string | RegExp): boolean =>
+  value === null ? false : typeof want === 'string' ? value === want : want.test(value)
+const contains = (value: string | null, want: string | RegExp): boolean =>
+  value === null ? false : typeof want === 'string' ? value.includes(want) : want.test(value)
 
 /** Waiting assertions on one locator. */
 export function soon(locator: Locator, timeoutMs = WAIT_MS) {
   const name = locator.toString()
   return {
     async toHaveCount(n: number) {
-      await until(async () => (await locator.count()) === n, async () => `${name}: expected ${n} element(s), found ${await locator.count()}`, timeoutMs)
+      await until(
+        async () => (await locator.count()) === n,
+        async () => `${name}: expected ${n} element(s), found ${await locator.count()}`,
+        timeoutMs,
+      )
     },
     async toBeVisible() {
       await locator.waitFor({ state: 'visible', timeout: timeoutMs })
     },
     async toBeEnabled() {
-      await until(() => locator.isEnabled(), () => `${name}: expected enabled`, timeoutMs)
+      await until(
+        () => locator.isEnabled(),
+        () => `${name}: expected enabled`,
+        timeoutMs,
+      )
     },
     async toBeDisabled() {
-      await until(() => locator.isDisabled(), () => `${name}: expected disabled`, timeoutMs)
+      await until(
+        () => locator.isDisabled(),
+        () => `${name}: expected disabled`,
+        timeoutMs,
+      )
     },
     async toHaveValue(value: string) {
-      await until(async () => (await locator.inputValue()) === value, async () => `${name}: expected value ${JSON.stringify(value)}, saw ${JSON.stringify(await locator.inputValue().catch(() => null))}`, timeoutMs)
+      await until(
+        async () => (await locator.inputValue()) === value,
+        async () => `${name}: expected value ${JSON.stringify(value)}, saw ${JSON.stringify(await locator.inputValue().catch(() => null))}`,
+        timeoutMs,
+      )
     },
     async toHaveAttribute(attribute: string, want: string | RegExp) {
       await until(
         async () => matches(await locator.getAttribute(attribute, { timeout: 1_000 }), want),
-        async () => `${name}: expected [${attribute}] ${String(want)}, saw ${JSON.stringify(await locator.getAttribute(attribute, { timeout: 1_000 }).catch(() => null))}`,
+        async () =>
+          `${name}: expected [${attribute}] ${String(want)}, saw ${JSON.stringify(await locator.getAttribute(attribute, { timeout: 1_000 }).catch(() => null))}`,
         timeoutMs,
       )
     },
     async toHaveText(want: string | RegExp) {
       await until(
         async () => matches(((await locator.textContent({ timeout: 1_000 })) ?? '').trim(), want),
-        async () => `${name}: expected text ${String(want)}, saw ${JSON.stringify(await locator.textContent({ timeout: 1_000 }).catch(() => null))}`,
+        async () =>
+          `${name}: expected text ${String(want)}, saw ${JSON.stringify(await locator.textContent({ timeout: 1_000 }).catch(() => null))}`,
         timeoutMs,
       )
     },
     async toContainText(want: string | RegExp) {
       await until(
         async () => contains(await locator.textContent({ timeout: 1_000 }), want),
-        async () => `${name}: expected text containing ${String(want)}, saw ${JSON.stringify((await locator.textContent({ timeout: 1_000 }).catch(() => null))?.slice(0, 400))}`,
+        async () =>
+          `${name}: expected text containing ${String(want)}, saw ${JSON.stringify((await locator.textContent({ timeout: 1_000 }).catch(() => null))?.slice(0, 400))}`,
         timeoutMs,
       )
     },
