@@ -110,6 +110,26 @@ describe('the released packages', () => {
     }
   })
 
+  it('every pending changeset names workspace packages, and never a published one beside a private one (changesets refuses to version such a set)', () => {
+    const manifests = ['packages', 'apps', 'examples']
+      .flatMap((folder) => readdirSync(join(root, folder)).map((name) => join(root, folder, name, 'package.json')))
+      .concat(join(root, 'bench', 'package.json'))
+      .filter((file) => existsSync(file))
+      .map((file) => JSON.parse(readFileSync(file, 'utf8')) as { name: string; private?: boolean })
+    const isPrivate = new Map(manifests.map((manifest) => [manifest.name, manifest.private === true]))
+    const pending = readdirSync(join(root, '.changeset')).filter((name) => name.endsWith('.md') && name !== 'README.md')
+    const problems: string[] = []
+    for (const name of pending) {
+      const front = /^---\n([\s\S]*?)\n---/.exec(readFileSync(join(root, '.changeset', name), 'utf8'))?.[1] ?? ''
+      const named = [...front.matchAll(/^['"]([^'"]+)['"]:\s*(major|minor|patch)\s*$/gm)].map((match) => match[1]!)
+      if (named.length === 0) problems.push(`${name}: names no package`)
+      for (const pkg of named) if (!isPrivate.has(pkg)) problems.push(`${name}: ${pkg} is not a workspace package`)
+      const kinds = new Set(named.filter((pkg) => isPrivate.has(pkg)).map((pkg) => isPrivate.get(pkg)))
+      if (kinds.size > 1) problems.push(`${name}: names a published and a private package together`)
+    }
+    expect(problems).toEqual([])
+  })
+
   it('pnpm release builds, runs the whole test and publishes with changesets; CI packs the versioned tarballs', () => {
     const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts
     expect(scripts.release).toBe('pnpm test && changeset publish')
