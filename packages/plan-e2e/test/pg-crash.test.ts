@@ -286,8 +286,11 @@ function checkReopen(
 
   if (opened.retries > 0) counts.lockedAtOpen += 1
   if (folded.pending !== undefined && !folded.fromExit) counts.selectionsPending += 1
-  if (folded.fromExit && folded.pending === false) counts.approvedExitsRebuilt += 1
-  if (folded.fromExit && folded.pending === true) counts.approvedEntriesRebuilt += 1
+  // What the kill hit is read from what the dead writer acknowledged: since SPEC §22.2 the next writer's open
+  // commits an approval the interrupted turn left waiting, so the reopened rows rarely still show it pending.
+  const left = previous === undefined ? folded : foldPlan(rows.slice(0, (previous.acks.at(-1) ?? -1) + 1))
+  if (left.fromExit && left.pending === false) counts.approvedExitsRebuilt += 1
+  if (left.fromExit && left.pending === true) counts.approvedEntriesRebuilt += 1
   const lastRun = reopened.findLast((e) => e.type === 'command/run' && e.data.name === 'plan')
   if (
     folded.pending !== undefined &&
@@ -441,7 +444,7 @@ async function failoverTrials(work: Work): Promise<void> {
     `pg crash test: ${total.kills} kills (${total.selfKills} by the child at its target) over ${total.sessions} sessions, ${total.events} events in the final rows; ` +
       `${total.openTurnsAtKill} kills mid-turn, ${total.interruptedTurnsClosed} interrupted turns closed by the next writer; ` +
       `${total.runningPlanRebuilt} reopens rebuilt a pending /plan still running (command/run without command/done), ${total.selectionsPending} any pending /plan; ` +
-      `${total.approvedExitsRebuilt} approved reviews rebuilt as a pending exit, ${total.approvedEntriesRebuilt} agreed entries as a pending entry; ` +
+      `${total.approvedExitsRebuilt} approved reviews and ${total.approvedEntriesRebuilt} agreed entries not applied yet at the kill; ` +
       `${total.lockedAtOpen} next writers found the lease still held and waited. ` +
       `Lease gone after SIGKILL: ${summary(total.leaseReleaseMs)}; kill to the next process writing: ${summary(total.failoverMs)}`,
   )
