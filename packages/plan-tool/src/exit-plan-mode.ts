@@ -12,7 +12,7 @@ import type {
 import { isPersonName, UserQuestionError } from '@planmode/seams'
 import { isPlanMarkdown, planTitle, type PlanModeController } from '@planmode/plan-core'
 import { resolveConfig, type PlanToolConfig } from './config.js'
-import type { PlanHandoffChoice, PlanReviewEventData, PlanReviewOutcome } from './review-record.js'
+import type { PlanHandoffChoice, PlanReviewEventData } from './review-record.js'
 import { handoffEventData } from './handoff.js'
 import { notReadyMessage, validatePlan } from './plan-validate.js'
 

@@ -5,6 +5,7 @@ import type { Agent, PreStepPayload, SessionEvent } from '@planmode/seams'
 import { KIT_READ_TOOL, KIT_SECTION, type Harness } from '../harness.js'
 import { logSummary, messageText, ofType, systemOf } from '../log-readers.js'
 import type { CaseSpec } from './case-spec.js'
+import { isNotice } from './notices.js'
 
 /** The tool the kit registers to run a child agent from inside its owner's tool call, as a host's sub-agent tool does. */
 export const KIT_EXPLORE_TOOL = 'conformance_explore'
@@ -32,7 +33,7 @@ function checkInherited(h: Harness, child: Agent): void {
     `the inherited plan/mode must be logged before the child's first request/header (it is at ${mode}, the header at ${header}). Log: ${logSummary(events)}`,
   )
   h.check(
-    !events.some((event) => event.type === 'user/message' && event.data.source.kind === 'plugin' && event.data.source.form === 'notice'),
+    !events.some(isNotice),
     `an inherited plan mode tells the model nothing: the child's log must hold no notice. Log: ${logSummary(events)}`,
   )
 }

@@ -5,8 +5,8 @@ import { UserQuestionError, type PreStepPayload, type Session, type SessionEvent
 import { KIT_READ_TOOL, KIT_SECTION, type Harness } from '../harness.js'
 import { logSummary, messageText, ofType, stableJson, systemOf, toolNamesOf, toolResultsOf, userTextsOf } from '../log-readers.js'
 import type { CaseSpec } from './case-spec.js'
+import { ENTER_NOTICE } from './notices.js'
 
-const ENTER_NOTICE = 'The user switched this session to plan mode.'
 const read = (path: string) => ({ toolCalls: [{ toolName: KIT_READ_TOOL, input: { path } }] })
 const PLAN = '# Conformance plan\n\n1. Do the thing.'
 
